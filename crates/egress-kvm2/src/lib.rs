@@ -1,0 +1,3 @@
+//! The KVM provider for egress proxies, built on `libvirt-rpc`.
+//!
+//! Skeleton: see issue "egress-kvm2".

@@ -1,0 +1,3 @@
+//! The provider contract the egress operator codes against.
+//!
+//! Skeleton: see issue "egress-provider".

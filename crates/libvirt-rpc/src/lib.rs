@@ -1,0 +1,2 @@
+//! The libvirt remote protocol (work in progress).
+#![forbid(unsafe_code)]

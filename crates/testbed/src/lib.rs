@@ -1,0 +1,21 @@
+//! Real daemons for tests, started by the tests themselves and torn down on drop.
+//!
+//! Scope: a private session-mode `libvirtd` ([`libvirtd`]), an OpenSSH `sshd` on 127.0.0.1
+//! ([`sshd`]), a freezable TCP relay ([`relay`]) and the unprivileged user they run as
+//! ([`user`]). Non-scope: anything system-wide. Every daemon lives in its own temp dir, listens
+//! on loopback or a unix socket in that dir, and dies with its guard.
+//!
+//! ```text
+//!  test ──unix──▶ libvirtd (session, runs as TestUser, HOME/XDG_* in a temp dir)
+//!  test ──tcp 127.0.0.1──▶ [relay] ──▶ sshd (runs as TestUser) ──streamlocal──▶ libvirt-sock
+//! ```
+//!
+//! When `TESTBED_REQUIRED=1` (set by `scripts/test`, hence in CI) a daemon that cannot start is
+//! a test failure with the reason, never a silent skip.
+
+pub mod user;
+
+/// Whether daemon-backed tests must fail (rather than skip) when a daemon cannot start.
+pub fn required() -> bool {
+    std::env::var("TESTBED_REQUIRED").is_ok_and(|v| v == "1")
+}
