@@ -1,2 +1,29 @@
-//! The libvirt remote protocol (work in progress).
+//! The libvirt remote protocol, in Rust, without libvirt.
+//!
+//! **Scope.** Everything needed to talk to `libvirtd` (or `virtqemud`/`virtproxyd`) over a
+//! byte stream: packet framing, bounded XDR, a typed procedure table, the connection state
+//! machine (calls multiplexed by serial, upload/download streams including sparse holes,
+//! keepalive, events), the opening handshake, and — behind the default `client` feature — a
+//! thin tokio driver over any `AsyncRead + AsyncWrite`.
+//!
+//! **Non-scope.** Dialling SSH (see the `ssh-socket` crate), SASL and TLS authentication,
+//! file-descriptor passing (it cannot cross an SSH forward), and domain XML.
+//!
+//! ```text
+//!   your code ──▶ client (tokio, feature "client") ──▶ conn::Connection (sans-io) ──▶ proto ──▶ wire
+//!                  one driver task: socket ⇄ bytes        calls, streams, keepalive,     types,   framing,
+//!                  timers ⇄ handle_timeout               events; time is an input      procs    bounded XDR
+//! ```
+//!
+//! The layers below `client` never touch a socket, a clock or a runtime: the same core runs
+//! the client, the tests' scripted peer and the fuzz targets.
 #![forbid(unsafe_code)]
+
+pub mod conn;
+pub mod peer;
+pub mod proto;
+pub mod wire;
+
+pub use conn::{CallError, Connection, ConnectionError, StreamError};
+pub use proto::{Procedure, RemoteError};
+pub use wire::xdr::LvString;

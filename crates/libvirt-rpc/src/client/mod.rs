@@ -1,0 +1,1 @@
+//! The tokio driver (work in progress).

@@ -1,0 +1,7 @@
+//! Network procedures.
+
+use crate::procedures;
+
+procedures! {
+    table PROCEDURES;
+}

@@ -1,0 +1,640 @@
+//! Every sequence of the protocol reference (§3-§5) driven through the sans-io core against
+//! the scripted peer, with a virtual clock. Deterministic: no sockets, no sleeps.
+
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use libvirt_rpc::conn::handshake::{Handshake, HandshakeOptions};
+use libvirt_rpc::conn::{
+    CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
+    StreamError, StreamItem,
+};
+use libvirt_rpc::peer::{self, Peer};
+use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
+use libvirt_rpc::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload};
+use libvirt_rpc::proto::types::StorageVol;
+use libvirt_rpc::proto::{ErrorCode, events};
+use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
+use libvirt_rpc::wire::xdr;
+
+struct Pair {
+    c: Connection,
+    peer: Peer,
+    now: Instant,
+    rx: BytesMut,
+}
+
+impl Pair {
+    fn new(config: Config) -> Self {
+        let now = Instant::now();
+        Self { c: Connection::new(config, now), peer: Peer::new(), now, rx: BytesMut::new() }
+    }
+
+    fn no_keepalive() -> Self {
+        Self::new(Config { keepalive: None, ..Config::default() })
+    }
+
+    /// Move everything the client queued to the peer; return the client's packets.
+    fn flush(&mut self) -> Vec<Frame> {
+        while let Some(t) = self.c.poll_transmit() {
+            self.peer.feed(&t.head);
+            self.peer.feed(&t.body);
+        }
+        let mut out = Vec::new();
+        while let Some(f) = self.peer.recv().expect("client frames are valid") {
+            out.push(f);
+        }
+        out
+    }
+
+    fn deliver(&mut self, bytes: &[u8]) -> Result<(), ConnectionError> {
+        self.rx.extend_from_slice(bytes);
+        self.c.handle_input(&mut self.rx, self.now)
+    }
+
+    fn outputs(&mut self) -> Vec<Output> {
+        std::iter::from_fn(|| self.c.poll_output()).collect()
+    }
+
+    fn advance(&mut self, d: Duration) {
+        self.now += d;
+        if self.c.poll_timeout().is_some_and(|t| t <= self.now) {
+            self.c.handle_timeout(self.now);
+        }
+    }
+
+    /// Call get_lib_version and answer it: proves the connection still works.
+    fn roundtrip_works(&mut self) {
+        let serial = self.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+        let f = self.flush().pop().expect("call sent");
+        assert_eq!(f.header.serial, serial);
+        self.deliver(&peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 9_000_000 }))
+            .unwrap();
+        let outs = self.outputs();
+        let Some(Output::CallDone { serial: s, result: Ok(p) }) = outs.last() else {
+            panic!("no reply: {outs:?}")
+        };
+        assert_eq!(*s, serial);
+        let ret: ConnectGetLibVersionRet = xdr::from_bytes(p.clone()).unwrap();
+        assert_eq!(ret.lib_ver, 9_000_000);
+    }
+}
+
+fn vol() -> StorageVol {
+    StorageVol {
+        pool: "probe".into(),
+        name: "rpc-rpcprobe.raw".into(),
+        key: "/srv/pool/rpc-rpcprobe.raw".into(),
+    }
+}
+
+fn transfer(length: u64, flags: u32) -> StorageVolTransferArgs {
+    StorageVolTransferArgs { vol: vol(), offset: 0, length, flags }
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+}
+
+/// A captured server packet re-addressed to our stream (captures use serial 10).
+fn reframe(call: &Header, captured: &str) -> Vec<u8> {
+    let b = hex(captured);
+    let mut head = [0u8; 24];
+    head.copy_from_slice(&b[4..28]);
+    let cap = Header::decode(&head).unwrap();
+    peer::raw(Header { serial: call.serial, procedure: call.procedure, ..cap }, &b[28..]).to_vec()
+}
+
+fn kinds(frames: &[Frame]) -> Vec<(MessageType, MessageStatus, usize)> {
+    frames.iter().map(|f| (f.header.kind, f.header.status, f.payload.len())).collect()
+}
+
+fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
+    let id = p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)), sparse).unwrap();
+    let call = p.flush().pop().unwrap();
+    assert_eq!(call.header.procedure, 208);
+    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
+    (id, call.header)
+}
+
+fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
+    let id =
+        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)), sparse).unwrap();
+    let call = p.flush().pop().unwrap();
+    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
+    (id, call.header)
+}
+
+// ---- §5 handshake ---------------------------------------------------------------------
+
+#[test]
+fn handshake_sends_virsh_bytes() {
+    // captures/version.decoded.txt, client packets #000-#005 and server #000-#005.
+    let client = [
+        "0000001c20008086000000010000004200000000000000000000000000",
+        "0000002020008086000000010000003c0000000000000001000000000000000a",
+        "00000038200080860000000100000001000000000000000200000000000000010000000e71656d753a2f2f2f73797374656d000000000000",
+        "0000002020008086000000010000003c0000000000000003000000000000000e",
+        "0000002020008086000000010000003c0000000000000004000000000000000f",
+        "0000001c20008086000000010000016800000000000000050000000000",
+    ];
+    let server = [
+        "000000242000808600000001000000420000000100000000000000000000000100000000",
+        "0000002020008086000000010000003c00000001000000010000000000000001",
+        "0000001c200080860000000100000001000000010000000200000000",
+        "0000002020008086000000010000003c00000001000000030000000000000001",
+        "0000002020008086000000010000003c00000001000000040000000000000001",
+        "0000001c200080860000000100000168000000010000000500000000",
+    ];
+    let mut p = Pair::no_keepalive();
+    let mut hs = Handshake::new(HandshakeOptions {
+        name: Some("qemu:///system".into()),
+        read_only: false,
+        keepalive: true,
+        events: true,
+        close_callback: true,
+    });
+    let mut i = 0;
+    while let Some(call) = hs.next_call() {
+        let serial = p.c.call(libvirt_rpc::proto::REMOTE_PROGRAM, call.procedure, &RawArgs(call.args), None).unwrap();
+        let f = p.flush().pop().unwrap();
+        let mut wire = (f.payload.len() as u32 + 28).to_be_bytes().to_vec();
+        let mut h = BytesMut::new();
+        f.header.encode(&mut h);
+        wire.extend_from_slice(&h);
+        wire.extend_from_slice(&f.payload);
+        // The capture's empty-payload lines are 28 bytes; compare what we have.
+        assert_eq!(wire, hex(client[i])[..wire.len()], "client packet {i}");
+        p.deliver(&hex(server[i])).unwrap();
+        let Some(Output::CallDone { serial: s, result }) = p.outputs().pop() else { panic!() };
+        assert_eq!(s, serial);
+        hs.handle_reply(result).unwrap();
+        i += 1;
+    }
+    assert_eq!(i, 6);
+    let o = hs.outcome();
+    assert!(o.keepalive && o.event_callbacks && o.close_callback);
+    assert_eq!(o.auth_types, vec![0]);
+}
+
+/// Already-encoded XDR arguments.
+struct RawArgs(Bytes);
+impl xdr::Encode for RawArgs {
+    fn encode(&self, enc: &mut xdr::Encoder) {
+        enc.put_fixed_opaque(&self.0);
+    }
+}
+
+// ---- §3.2 upload ----------------------------------------------------------------------
+
+#[test]
+fn upload_chunks_like_virsh_and_finishes() {
+    let mut p = Pair::no_keepalive();
+    let (id, _) = open_upload(&mut p, false);
+    p.c.stream_send(id, Bytes::from(vec![7u8; 1_126_400])).unwrap();
+    p.c.stream_finish(id).unwrap();
+    let frames = p.flush();
+    let sizes: Vec<usize> = frames.iter().map(|f| f.payload.len()).collect();
+    assert_eq!(sizes, vec![262_120, 262_120, 262_120, 262_120, 77_920, 0]);
+    assert_eq!(frames.last().unwrap().header.status, MessageStatus::Ok);
+    assert!(frames[..5].iter().all(|f| f.header.status == MessageStatus::Continue && f.header.serial == id));
+    p.deliver(&peer::stream_ok_to(&frames[0].header)).unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
+    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.streams(), 0);
+    p.roundtrip_works();
+}
+
+// ---- §3.3 download ---------------------------------------------------------------------
+
+#[test]
+fn download_delivers_zero_copy_then_finishes_after_eof() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_download(&mut p, false);
+    let mut bytes = Vec::new();
+    for _ in 0..8 {
+        bytes.extend(peer::stream_data_to(&h, &[1u8; 262_120]));
+        bytes.extend(peer::stream_data_to(&h, &[2u8; 24]));
+    }
+    bytes.extend(peer::stream_data_to(&h, &[]));
+    p.deliver(&bytes).unwrap();
+    // EOF makes the client send the finish, like virsh.
+    let fin = p.flush();
+    assert_eq!(kinds(&fin), vec![(MessageType::Stream, MessageStatus::Ok, 0)]);
+    let mut total = 0;
+    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+        total += d.len();
+    }
+    assert_eq!(total, 2 * 1024 * 1024);
+    assert_eq!(p.c.stream_end(id), None, "not confirmed yet");
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    p.roundtrip_works();
+}
+
+#[test]
+fn download_window_stops_reading_until_consumed() {
+    let mut p = Pair::new(Config { keepalive: None, stream_window: 1 << 20, ..Config::default() });
+    let (id, h) = open_download(&mut p, false);
+    let mut bytes = Vec::new();
+    for _ in 0..8 {
+        bytes.extend(peer::stream_data_to(&h, &[0u8; 262_120]));
+    }
+    p.deliver(&bytes).unwrap();
+    assert!(!p.c.wants_read(), "window full");
+    assert!(p.rx.len() > 3 * 262_000, "rest left undecoded in the caller's buffer");
+    let mut got = 0;
+    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+        got += d.len();
+    }
+    // Reading stops at the first packet that fills the window.
+    assert_eq!(got, 5 * 262_120);
+    assert!(p.c.wants_read());
+    p.deliver(&[]).unwrap();
+    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+        got += d.len();
+    }
+    assert_eq!(got, 8 * 262_120);
+}
+
+// ---- §3.4 sparse -----------------------------------------------------------------------
+
+#[test]
+fn sparse_download_delivers_holes_in_order() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_download(&mut p, true);
+    // captures/download_sparse.decoded.txt server #011-#015.
+    p.deliver(&reframe(&h, "000000282000808600000001000000d1000000060000000a00000002000000000020000000000000")).unwrap();
+    p.deliver(&peer::stream_data_to(&h, &[9u8; 102_400])).unwrap();
+    p.deliver(&reframe(&h, "000000282000808600000001000000d1000000060000000a0000000200000000001e700000000000")).unwrap();
+    p.deliver(&peer::stream_data_to(&h, &[])).unwrap();
+    let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    assert_eq!(
+        items,
+        vec![
+            StreamItem::Hole(0x20_0000),
+            StreamItem::Data(Bytes::from(vec![9u8; 102_400])),
+            StreamItem::Hole(0x1e_7000)
+        ]
+    );
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+}
+
+#[test]
+fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_upload(&mut p, true);
+    p.c.stream_send_hole(id, 0x20_0000).unwrap();
+    p.c.stream_send(id, Bytes::from_static(&[1; 100])).unwrap();
+    p.c.stream_send_hole(id, 4096).unwrap();
+    p.c.stream_finish(id).unwrap();
+    let f = p.flush();
+    assert_eq!(
+        kinds(&f),
+        vec![
+            (MessageType::StreamHole, MessageStatus::Continue, 12),
+            (MessageType::Stream, MessageStatus::Continue, 100),
+            (MessageType::StreamHole, MessageStatus::Continue, 12),
+            (MessageType::Stream, MessageStatus::Ok, 0),
+        ]
+    );
+    assert_eq!(&f[0].payload[..], &hex("000000000020000000000000")[..]);
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    p.outputs();
+
+    // Non-sparse: refused locally, nothing on the wire (the daemon would drop the connection).
+    let (id, _) = open_upload(&mut p, false);
+    assert_eq!(p.c.stream_send_hole(id, 4096), Err(StreamError::NotSparse));
+    assert!(p.flush().is_empty());
+}
+
+#[test]
+fn hole_on_non_sparse_download_fails_only_that_stream() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_download(&mut p, false);
+    p.deliver(&peer::stream_hole_to(&h, 4096)).unwrap();
+    assert_eq!(kinds(&p.flush()), vec![(MessageType::Stream, MessageStatus::Error, 0)], "abort sent");
+    assert_eq!(p.c.stream_end(id), Some(Err(StreamError::UnexpectedHole)));
+    // The daemon's answer to the abort is a straggler.
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    p.roundtrip_works();
+}
+
+// ---- §3.5 abort ------------------------------------------------------------------------
+
+#[test]
+fn source_error_aborts_and_reports_the_source_reason() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_upload(&mut p, false);
+    p.c.stream_send(id, Bytes::from(vec![0u8; 600_000])).unwrap();
+    p.c.stream_abort(id, "read /dev/sdz: Input/output error").unwrap();
+    let f = p.flush();
+    // Queued data that was not yet taken is dropped; the abort is an empty STREAM ERROR.
+    assert_eq!(kinds(&f), vec![(MessageType::Stream, MessageStatus::Error, 0)]);
+    // captures/upload_abort: the daemon confirms with STREAM OK.
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    let Some(Err(StreamError::Aborted { reason, server: None })) = p.c.stream_end(id) else {
+        panic!()
+    };
+    assert_eq!(&*reason, "read /dev/sdz: Input/output error");
+    p.roundtrip_works();
+}
+
+#[test]
+fn abort_answered_with_error_still_ends() {
+    // Old daemons answered the abort with an error: the go-libvirt hang trigger.
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_upload(&mut p, false);
+    p.c.stream_abort(id, "source failed").unwrap();
+    p.flush();
+    p.deliver(&peer::stream_error_to(&h, &peer::error(1, 38, "stream aborted at client request")))
+        .unwrap();
+    let Some(Err(StreamError::Aborted { server: Some(e), .. })) = p.c.stream_end(id) else {
+        panic!()
+    };
+    assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+    p.roundtrip_works();
+}
+
+// ---- §3.6 server error mid-stream --------------------------------------------------------
+
+#[test]
+fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_upload(&mut p, false);
+    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120])).unwrap();
+    assert_eq!(p.flush().len(), 1);
+    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120 * 3])).unwrap();
+    // captures/upload_srverr server #011.
+    p.deliver(&reframe(&h, "000000b82000808600000001000000d0000000030000000a000000010000002600000026000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e20646576696365000000000200000000000000010000000225730000000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e2064657669636500000000000000001cffffffff00000000")).unwrap();
+    assert!(p.flush().is_empty(), "queued data dropped, nothing more sent");
+    let err = p.c.stream_send(id, Bytes::from_static(b"more")).unwrap_err();
+    let StreamError::Remote(e) = &err else { panic!("{err:?}") };
+    assert_eq!(e.code, ErrorCode::SYSTEM_ERROR);
+    assert_eq!(e.errno(), Some(28));
+    assert_eq!(p.c.stream_finish(id), Err(err.clone()), "finish reports it too, sends nothing");
+    assert!(p.flush().is_empty());
+    assert_eq!(p.c.stream_end(id), Some(Err(err)));
+    p.roundtrip_works();
+}
+
+#[test]
+fn go_libvirt_wedge_sequence_ends_cleanly() {
+    // go-libvirt-lessons §2.3: C data, C finish, S ERROR, S trailing OK. go-libvirt parked
+    // its reader holding a lock on the trailing OK and wedged the whole connection.
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_upload(&mut p, false);
+    p.c.stream_send(id, Bytes::from(vec![0u8; 1 << 20])).unwrap();
+    p.c.stream_finish(id).unwrap();
+    p.flush();
+    p.deliver(&peer::stream_error_to(&h, &peer::error(38, 38, "cannot write to stream"))).unwrap();
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else { panic!() };
+    assert_eq!(e.message(), "cannot write to stream");
+    p.deliver(&peer::stream_ok_to(&h)).unwrap(); // after collection: still a straggler
+    assert!(p.c.stats().stragglers >= 1);
+    p.roundtrip_works();
+}
+
+#[test]
+fn abort_after_finish_still_terminates() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_upload(&mut p, false);
+    p.c.stream_finish(id).unwrap();
+    p.c.stream_abort(id, "deadline").unwrap();
+    p.flush();
+    // The daemon answers the finish; our abort is ignored by it. Either answer ends the stream.
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    assert!(matches!(p.c.stream_end(id), Some(Err(StreamError::Aborted { .. }))));
+    p.roundtrip_works();
+}
+
+#[test]
+fn open_refused_ends_the_stream_with_the_daemon_error() {
+    let mut p = Pair::no_keepalive();
+    let id = p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false).unwrap();
+    let call = p.flush().pop().unwrap();
+    p.deliver(&peer::reply_error_to(&call.header, &peer::error(50, 18, "Storage volume not found")))
+        .unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
+    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else { panic!() };
+    assert!(e.is_not_found());
+}
+
+#[test]
+fn dropped_download_aborts_and_drops_stragglers() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_download(&mut p, false);
+    p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
+    p.c.stream_forget(id);
+    assert_eq!(kinds(&p.flush()), vec![(MessageType::Stream, MessageStatus::Error, 0)]);
+    p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
+    assert_eq!(p.c.streams(), 0);
+    assert!(p.outputs().iter().all(|o| !matches!(o, Output::StreamEnded(_))));
+    p.roundtrip_works();
+}
+
+#[test]
+fn abort_while_opening_is_sent_once_the_stream_exists() {
+    let mut p = Pair::no_keepalive();
+    let id = p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false).unwrap();
+    let call = p.flush().pop().unwrap();
+    p.c.stream_abort(id, "cancelled").unwrap();
+    assert!(p.flush().is_empty());
+    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    assert_eq!(kinds(&p.flush()), vec![(MessageType::Stream, MessageStatus::Error, 0)]);
+    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    assert!(matches!(p.c.stream_end(id), Some(Err(StreamError::Aborted { .. }))));
+}
+
+// ---- calls -------------------------------------------------------------------------------
+
+#[test]
+fn forgotten_call_discards_its_late_reply() {
+    let mut p = Pair::no_keepalive();
+    let s = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let f = p.flush().pop().unwrap();
+    p.c.forget_call(s);
+    p.deliver(&peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 })).unwrap();
+    assert!(p.outputs().is_empty());
+    assert_eq!(p.c.stats().late_replies, 1);
+    p.roundtrip_works();
+}
+
+#[test]
+fn call_deadline_times_out_and_connection_stays_usable() {
+    let mut p = Pair::no_keepalive();
+    let s = p.c.call_typed::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2))).unwrap();
+    let f = p.flush().pop().unwrap();
+    p.advance(Duration::from_secs(1));
+    assert!(p.outputs().is_empty());
+    p.advance(Duration::from_secs(1));
+    assert_eq!(p.outputs(), vec![Output::CallDone { serial: s, result: Err(CallError::TimedOut) }]);
+    p.deliver(&peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 })).unwrap();
+    assert!(p.outputs().is_empty(), "late reply discarded");
+    p.roundtrip_works();
+}
+
+#[test]
+fn reply_nobody_waits_for_is_fatal_and_sticky() {
+    let mut p = Pair::no_keepalive();
+    let pending = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let mut h = p.flush().pop().unwrap().header;
+    h.serial = 4242;
+    let err = p.deliver(&peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 1 })).unwrap_err();
+    assert!(matches!(
+        err,
+        ConnectionError::Protocol(ProtocolViolation::UnexpectedReply { serial: 4242, .. })
+    ));
+    let outs = p.outputs();
+    assert_eq!(
+        outs,
+        vec![
+            Output::CallDone { serial: pending, result: Err(CallError::Connection(err.clone())) },
+            Output::Closed(err.clone())
+        ]
+    );
+    // Sticky: every later use returns the same error.
+    assert_eq!(p.c.call_typed::<ConnectGetLibVersion>(&(), None), Err(CallError::Connection(err.clone())));
+    assert_eq!(p.deliver(&[]), Err(err.clone()));
+    assert!(p.outputs().is_empty(), "Closed is reported once");
+}
+
+// ---- bad input -----------------------------------------------------------------------------
+
+#[test]
+fn bad_frames_are_typed_fatal_errors() {
+    let h = Header {
+        program: libvirt_rpc::proto::REMOTE_PROGRAM,
+        version: 1,
+        procedure: 157,
+        kind: MessageType::Reply,
+        serial: 0,
+        status: MessageStatus::Ok,
+    };
+    let cases: Vec<(Vec<u8>, fn(&ConnectionError) -> bool)> = vec![
+        (hex("0000001b"), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::TooShort(27))))),
+        (hex("7fffffff"), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::TooLong(_))))),
+        (peer::raw(Header { program: 0x1234, ..h }, &[]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::UnknownProgram { program: 0x1234, .. }))),
+        (peer::raw(Header { version: 2, ..h }, &[]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::BadVersion { version: 2, .. }))),
+        (peer::raw(Header { kind: MessageType::Call, ..h }, &[]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::UnexpectedType { .. }))),
+        ({ let mut v = peer::raw(h, &[]).to_vec(); v[16..20].copy_from_slice(&9u32.to_be_bytes()); v }, |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::UnknownType(9))))),
+        ({ let mut v = peer::raw(h, &[]).to_vec(); v[24..28].copy_from_slice(&7u32.to_be_bytes()); v }, |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::UnknownStatus(7))))),
+        (peer::raw(Header { status: MessageStatus::Error, ..h }, &[0, 0, 0]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::BadPayload { what: "error", .. }))),
+    ];
+    for (i, (bytes, ok)) in cases.into_iter().enumerate() {
+        let mut p = Pair::no_keepalive();
+        let _ = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+        p.flush();
+        let err = p.deliver(&bytes).expect_err(&format!("case {i}"));
+        assert!(ok(&err), "case {i}: {err:?}");
+        assert!(p.c.is_closed());
+    }
+}
+
+#[test]
+fn truncated_input_is_partial_not_an_error() {
+    let mut p = Pair::no_keepalive();
+    let _ = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let h = p.flush().pop().unwrap().header;
+    let reply = peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 5 });
+    for b in reply.iter() {
+        assert!(p.outputs().is_empty());
+        p.deliver(&[*b]).unwrap();
+    }
+    assert_eq!(p.outputs().len(), 1);
+}
+
+#[test]
+fn eof_fails_everything_pending_at_once() {
+    let mut p = Pair::no_keepalive();
+    let c1 = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let (sid, _) = open_upload(&mut p, false);
+    p.c.handle_eof();
+    let outs = p.outputs();
+    assert!(outs.contains(&Output::CallDone { serial: c1, result: Err(CallError::Connection(ConnectionError::PeerClosed)) }));
+    assert!(outs.contains(&Output::StreamEnded(sid)));
+    assert_eq!(outs.last(), Some(&Output::Closed(ConnectionError::PeerClosed)));
+    assert_eq!(p.c.stream_end(sid), Some(Err(StreamError::Connection(ConnectionError::PeerClosed))));
+}
+
+// ---- §4 keepalive --------------------------------------------------------------------------
+
+#[test]
+fn daemon_ping_is_answered_even_with_keepalive_off() {
+    let mut p = Pair::no_keepalive();
+    p.deliver(&peer::ping()).unwrap();
+    let f = p.flush();
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].header.program, 0x6b65_6570);
+    assert_eq!(f[0].header.procedure, 2, "PONG");
+    assert_eq!(f[0].header.kind, MessageType::Message);
+}
+
+#[test]
+fn keepalive_pings_then_declares_dead() {
+    let mut p = Pair::new(Config {
+        keepalive: Some(KeepaliveConfig { interval: Duration::from_secs(5), count: 6 }),
+        ..Config::default()
+    });
+    let pending = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    p.flush();
+    let mut pings = 0;
+    for _ in 0..29 {
+        p.advance(Duration::from_secs(1));
+        pings += p.flush().iter().filter(|f| f.header.procedure == 1).count();
+    }
+    assert_eq!(pings, 5);
+    assert!(!p.c.is_closed());
+    p.advance(Duration::from_secs(1));
+    let outs = p.outputs();
+    let Some(Output::Closed(ConnectionError::KeepaliveTimeout { silent, .. })) = outs.last() else {
+        panic!("{outs:?}")
+    };
+    assert_eq!(*silent, Duration::from_secs(30));
+    assert!(outs.iter().any(|o| matches!(o, Output::CallDone { serial, result: Err(CallError::Connection(_)) } if *serial == pending)));
+}
+
+#[test]
+fn pong_keeps_the_link_alive() {
+    let mut p = Pair::new(Config {
+        keepalive: Some(KeepaliveConfig { interval: Duration::from_secs(1), count: 3 }),
+        ..Config::default()
+    });
+    for _ in 0..100 {
+        p.advance(Duration::from_millis(500));
+        if p.flush().iter().any(|f| f.header.procedure == 1) {
+            p.deliver(&peer::pong()).unwrap();
+        }
+    }
+    assert!(!p.c.is_closed());
+}
+
+// ---- §8 events -----------------------------------------------------------------------------
+
+#[test]
+fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_download(&mut p, false);
+    // captures/events.decoded.txt: lifecycle event, serial 1.
+    let ev = hex("0000004c20008086000000010000013e0000000200000001000000000000001b0000000c7270632d72706370726f6265e918a9b5508d41a19b914a1f97aed3ebffffffff0000000000000000");
+    p.deliver(&peer::stream_data_to(&h, b"abc")).unwrap();
+    p.deliver(&ev).unwrap_or_else(|e| panic!("{e}"));
+    p.deliver(&peer::raw(
+        Header { program: libvirt_rpc::proto::REMOTE_PROGRAM, version: 1, procedure: 9999, kind: MessageType::Message, serial: 1, status: MessageStatus::Ok },
+        &[1, 2, 3, 4],
+    ))
+    .unwrap();
+    p.deliver(&peer::stream_data_to(&h, b"def")).unwrap();
+    let outs = p.outputs();
+    assert!(outs.iter().any(|o| matches!(o, Output::Event(events::Event::Domain { .. }))), "{outs:?}");
+    assert_eq!(p.c.stats().unknown_messages, 1);
+    let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    assert_eq!(data, vec![StreamItem::Data(Bytes::from_static(b"abc")), StreamItem::Data(Bytes::from_static(b"def"))]);
+}
