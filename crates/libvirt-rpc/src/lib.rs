@@ -19,6 +19,8 @@
 //! the client, the tests' scripted peer and the fuzz targets.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod conn;
 pub mod peer;
 pub mod proto;
@@ -27,3 +29,5 @@ pub mod wire;
 pub use conn::{CallError, Connection, ConnectionError, StreamError};
 pub use proto::{Procedure, RemoteError};
 pub use wire::xdr::LvString;
+#[cfg(feature = "client")]
+pub use client::{Client, ConnectOptions};

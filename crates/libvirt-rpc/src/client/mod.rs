@@ -1,1 +1,366 @@
-//! The tokio driver (work in progress).
+//! Layer 4: a tokio client over any `AsyncRead + AsyncWrite` (feature `client`).
+//!
+//! [`Client`] is a cheap clone of one connection; calls from many tasks are multiplexed by
+//! serial. One spawned driver task moves bytes between the socket and the sans-io
+//! [`Connection`](crate::conn::Connection).
+//!
+//! # Cancel safety
+//! * Dropping a call future forgets the call: no waiter remains, and the daemon's late reply
+//!   is discarded when it arrives. The connection stays usable.
+//! * Dropping an [`Upload`] or [`Download`] before it ended aborts the stream on the wire; its
+//!   late packets are discarded and the connection stays usable.
+//! * [`Client::call_timeout`] bounds one call; the connection survives a timed-out call.
+//!
+//! # Connection death
+//! EOF, a transport error, a protocol violation, a keepalive timeout or [`Client::close`]
+//! fail every pending call and stream at once with a [`ConnectionError`] carrying the reason,
+//! and every later call fails with the same error. [`Client::close`] is synchronous,
+//! idempotent and never waits behind a stalled write: it marks the connection dead, then
+//! kills the transport. Dropping the last `Client` clone closes it too.
+//!
+//! # Backpressure
+//! * Uploads wait while more than 1 MiB is queued for the socket: memory stays bounded
+//!   whatever the source's speed.
+//! * Downloads buffer at most `stream_window` bytes (default 4 MiB) per stream; beyond that
+//!   the driver stops reading the socket until the consumer catches up. libvirt has no
+//!   per-stream flow control, so while a download consumer is behind, replies to other calls
+//!   on the same connection wait too: use a dedicated connection for bulk transfers.
+//! * Event subscribers have bounded queues; a subscriber whose queue is full loses events
+//!   (counted by [`EventStream::missed`]); it never slows the connection.
+
+mod driver;
+mod events;
+mod shared;
+mod stream;
+pub mod uri;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::watch;
+use tracing::Instrument;
+
+pub use events::EventStream;
+pub use shared::KillFn;
+use shared::{CallSlot, Inner, State};
+pub use stream::{Download, TransferError, Upload};
+pub use uri::{LibvirtUri, SshTarget, Transport, UriError};
+
+use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
+use crate::conn::{CallError, Config, Connection, ConnectionError};
+use crate::proto::{self, Procedure};
+use crate::wire::xdr::{self, Encode, Encoder};
+
+/// How to open a connection.
+#[derive(Clone, Default)]
+pub struct ConnectOptions {
+    /// Core settings (keepalive, stream window, chunk size).
+    pub config: Config,
+    /// Handshake settings (daemon-side URI, read-only, …).
+    pub handshake: HandshakeOptions,
+    /// Runs (outside any lock) when the connection closes, to kill the transport directly —
+    /// e.g. shut the SSH socket down so a stalled write cannot hold teardown.
+    pub kill: Option<KillFn>,
+    /// Queue length of each event subscription (default 256).
+    pub event_queue: usize,
+}
+
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("config", &self.config)
+            .field("handshake", &self.handshake)
+            .field("kill", &self.kill.is_some())
+            .field("event_queue", &self.event_queue)
+            .finish()
+    }
+}
+
+/// Why a connection could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The URI is not one we can use.
+    #[error(transparent)]
+    Uri(#[from] UriError),
+    /// Dialling the transport failed.
+    #[error("cannot connect to {target}: {source}")]
+    Dial {
+        /// Socket path or address.
+        target: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The opening handshake failed.
+    #[error("libvirt handshake failed: {0}")]
+    Handshake(#[from] HandshakeError),
+    /// A transport this build cannot dial (e.g. SSH without the `ssh` feature).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Drops the connection when the last [`Client`] clone goes away.
+struct CloseOnDrop(Arc<Inner>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close("client dropped");
+    }
+}
+
+/// A libvirt connection. Clones share it; the last clone to drop closes it.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+    outcome: Arc<HandshakeOutcome>,
+    event_queue: usize,
+    _guard: Arc<CloseOnDrop>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("closed", &self.is_closed()).finish()
+    }
+}
+
+/// Already-encoded XDR arguments, for raw calls.
+struct Raw<'a>(&'a [u8]);
+
+impl Encode for Raw<'_> {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.put_fixed_opaque(self.0);
+    }
+}
+
+impl Client {
+    /// Connect to a libvirt URI (`qemu:///system`, `qemu+unix:///session?socket=…`,
+    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`, …) and run the handshake.
+    pub async fn connect(uri: &str, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
+        let parsed = LibvirtUri::parse(uri)?;
+        if opts.handshake.name.is_none() {
+            opts.handshake.name = Some(parsed.remote_name.clone());
+        }
+        match &parsed.transport {
+            Transport::Unix { path } => {
+                let s = tokio::net::UnixStream::connect(path).await.map_err(|source| {
+                    ConnectError::Dial { target: path.display().to_string(), source }
+                })?;
+                Self::handshake(s, opts).await
+            }
+            Transport::Tcp { host, port } => {
+                let target = format!("{host}:{port}");
+                let s = tokio::net::TcpStream::connect(&target)
+                    .await
+                    .map_err(|source| ConnectError::Dial { target: target.clone(), source })?;
+                let _ = s.set_nodelay(true);
+                Self::handshake(s, opts).await
+            }
+            Transport::Ssh(_) => Err(ConnectError::Unsupported(
+                "qemu+ssh:// needs a transport: dial it with the ssh-socket crate and pass the stream to Client::handshake".into(),
+            )),
+        }
+    }
+
+    /// Run the libvirt handshake over an already-connected byte stream and start the driver
+    /// (spawned on the current tokio runtime).
+    pub async fn handshake<T>(io: T, opts: ConnectOptions) -> Result<Self, ConnectError>
+    where
+        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let client = Self::start(io, &opts);
+        let mut hs = Handshake::new(opts.handshake.clone());
+        while let Some(call) = hs.next_call() {
+            let r = client.call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args).await;
+            if let Err(e) = hs.handle_reply(r) {
+                client.close();
+                return Err(e.into());
+            }
+        }
+        Ok(Self { outcome: Arc::new(hs.outcome().clone()), ..client })
+    }
+
+    /// Start the driver on `io` without any handshake (for scripted peers and custom opens).
+    pub fn start<T>(io: T, opts: &ConnectOptions) -> Self
+    where
+        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let (closed_tx, closed_rx) = watch::channel(None);
+        let state = State {
+            conn: Connection::new(opts.config.clone(), Instant::now()),
+            calls: HashMap::new(),
+            streams: HashMap::new(),
+            subscribers: Vec::new(),
+            writable: Vec::new(),
+            driver: None,
+            read_blocked: false,
+            close_notice: None,
+            closed_tx,
+        };
+        let inner = Arc::new(Inner { state: Mutex::new(state), kill: opts.kill.clone(), closed_rx });
+        tokio::spawn(
+            driver::Driver::new(io, inner.clone()).instrument(tracing::debug_span!("libvirt.driver")),
+        );
+        Self {
+            _guard: Arc::new(CloseOnDrop(inner.clone())),
+            inner,
+            outcome: Arc::new(HandshakeOutcome::default()),
+            event_queue: if opts.event_queue == 0 { 256 } else { opts.event_queue },
+        }
+    }
+
+    /// What the handshake learned (auth types, keepalive, event callbacks).
+    pub fn handshake_outcome(&self) -> &HandshakeOutcome {
+        &self.outcome
+    }
+
+    /// Make a typed call.
+    pub async fn call<P: Procedure>(&self, args: &P::Args) -> Result<P::Ret, CallError> {
+        self.call_inner::<P>(args, None).await
+    }
+
+    /// Make a typed call that fails with [`CallError::TimedOut`] after `timeout` (the
+    /// connection stays usable; a late reply is discarded).
+    pub async fn call_timeout<P: Procedure>(
+        &self,
+        args: &P::Args,
+        timeout: Duration,
+    ) -> Result<P::Ret, CallError> {
+        self.call_inner::<P>(args, Some(Instant::now() + timeout)).await
+    }
+
+    async fn call_inner<P: Procedure>(
+        &self,
+        args: &P::Args,
+        deadline: Option<Instant>,
+    ) -> Result<P::Ret, CallError> {
+        let serial = self.start_call(P::PROGRAM, P::NUMBER, args, deadline)?;
+        let span = tracing::debug_span!("libvirt.call", proc = P::NAME, serial);
+        let payload = CallFuture { inner: &self.inner, serial, done: false }.instrument(span).await?;
+        match xdr::from_bytes::<P::Ret>(payload) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                let mut st = self.inner.lock();
+                let err = st.conn.report_bad_reply(P::NUMBER, serial, e);
+                st.dispatch();
+                st.wake_driver();
+                Err(CallError::Connection(err))
+            }
+        }
+    }
+
+    /// Call any procedure of any program with pre-encoded arguments; returns the raw reply
+    /// payload. For the procedures the typed table does not cover.
+    pub async fn call_raw(&self, program: u32, procedure: i32, args: &[u8]) -> Result<Bytes, CallError> {
+        let serial = self.start_call(program, procedure, &Raw(args), None)?;
+        let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
+        let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
+        CallFuture { inner: &self.inner, serial, done: false }.instrument(span).await
+    }
+
+    fn start_call(
+        &self,
+        program: u32,
+        procedure: i32,
+        args: &(impl Encode + ?Sized),
+        deadline: Option<Instant>,
+    ) -> Result<u32, CallError> {
+        let mut st = self.inner.lock();
+        let serial = st.conn.call(program, procedure, args, deadline)?;
+        st.calls.insert(serial, CallSlot::default());
+        st.wake_driver();
+        Ok(serial)
+    }
+
+    /// Close now: every pending call and stream fails with
+    /// [`ConnectionError::LocallyClosed`], then the transport is killed. Synchronous,
+    /// idempotent, bounded: it never waits for the peer or for a pending write.
+    pub fn close(&self) {
+        self.inner.close("closed by the application");
+    }
+
+    /// Polite teardown: unregister the close callback and send `CONNECT_CLOSE` (each bounded
+    /// by `budget`), then [`close`](Self::close) whatever happened.
+    pub async fn disconnect(&self, budget: Duration) {
+        for call in Handshake::close_calls(&self.outcome) {
+            let fut = self.call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args);
+            if tokio::time::timeout(budget, fut).await.is_err() {
+                break;
+            }
+        }
+        self.close();
+    }
+
+    /// True once the connection is dead.
+    pub fn is_closed(&self) -> bool {
+        self.inner.lock().conn.is_closed()
+    }
+
+    /// Why the connection died, if it did.
+    pub fn error(&self) -> Option<ConnectionError> {
+        self.inner.lock().conn.error().cloned()
+    }
+
+    /// Resolves when the connection dies, with the reason.
+    pub async fn closed(&self) -> ConnectionError {
+        let mut rx = self.inner.closed_rx.clone();
+        loop {
+            if let Some(e) = rx.borrow_and_update().clone() {
+                return e;
+            }
+            if rx.changed().await.is_err() {
+                return ConnectionError::locally_closed("client dropped");
+            }
+        }
+    }
+
+    /// Counters of the core (late replies, stragglers, pings, …).
+    pub fn stats(&self) -> crate::conn::Stats {
+        self.inner.lock().conn.stats()
+    }
+
+    /// The reason the daemon gave in its close notice, if one arrived.
+    pub fn close_notice(&self) -> Option<i32> {
+        self.inner.lock().close_notice
+    }
+}
+
+/// Waits for one call's completion; forgets the call when dropped early.
+pub(crate) struct CallFuture<'a> {
+    pub(crate) inner: &'a Arc<Inner>,
+    pub(crate) serial: u32,
+    pub(crate) done: bool,
+}
+
+impl Future for CallFuture<'_> {
+    type Output = Result<Bytes, CallError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut st = self.inner.lock();
+        let slot = st.calls.get_mut(&self.serial).expect("slot lives until the future ends");
+        if let Some(r) = slot.result.take() {
+            st.calls.remove(&self.serial);
+            drop(st);
+            self.done = true;
+            return Poll::Ready(r);
+        }
+        slot.waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl Drop for CallFuture<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let mut st = self.inner.lock();
+            st.calls.remove(&self.serial);
+            st.conn.forget_call(self.serial);
+        }
+    }
+}

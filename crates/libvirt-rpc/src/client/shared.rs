@@ -1,0 +1,148 @@
+//! State shared by the client handles and the driver task, behind one short-held mutex.
+//!
+//! The lock is never held across I/O or an `.await`: the driver reads and writes without it,
+//! so a writer stalled on a dead peer never blocks `close()` (H1).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Waker;
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, watch};
+
+use super::events::RegisterRet;
+use crate::conn::{CallError, Connection, ConnectionError, Output};
+use crate::proto::events::{DomainEvent, Event};
+use crate::wire::xdr;
+
+/// Upload backpressure: callers wait while more than this is queued in the core.
+pub(crate) const TRANSMIT_HIGH: usize = 1 << 20;
+
+#[derive(Default)]
+pub(crate) struct CallSlot {
+    pub(crate) result: Option<Result<Bytes, CallError>>,
+    pub(crate) waker: Option<Waker>,
+    /// For event registrations: the subscriber to install when the reply arrives, in the
+    /// same dispatch pass, so an event that follows the reply cannot be missed.
+    pub(crate) subscribe: Option<(mpsc::Sender<DomainEvent>, Arc<AtomicU64>)>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct StreamSlot {
+    pub(crate) opened: bool,
+    pub(crate) waker: Option<Waker>,
+}
+
+/// A domain event delivered to a subscriber.
+pub(crate) struct Subscriber {
+    pub(crate) callback_id: i32,
+    pub(crate) tx: mpsc::Sender<DomainEvent>,
+    pub(crate) missed: Arc<AtomicU64>,
+}
+
+pub(crate) struct State {
+    pub(crate) conn: Connection,
+    pub(crate) calls: HashMap<u32, CallSlot>,
+    pub(crate) streams: HashMap<u32, StreamSlot>,
+    pub(crate) subscribers: Vec<Subscriber>,
+    pub(crate) writable: Vec<Waker>,
+    pub(crate) driver: Option<Waker>,
+    /// The driver stopped reading because a download window is full.
+    pub(crate) read_blocked: bool,
+    /// The daemon's close notice (event 362) arrived.
+    pub(crate) close_notice: Option<i32>,
+    pub(crate) closed_tx: watch::Sender<Option<ConnectionError>>,
+}
+
+impl State {
+    pub(crate) fn wake_driver(&mut self) {
+        if let Some(w) = self.driver.take() {
+            w.wake();
+        }
+    }
+
+    /// Route everything the core produced to whoever waits for it. Never blocks: events go
+    /// to bounded queues and are counted as missed when a subscriber's queue is full.
+    pub(crate) fn dispatch(&mut self) {
+        while let Some(o) = self.conn.poll_output() {
+            match o {
+                Output::CallDone { serial, result } => {
+                    if let Some(slot) = self.calls.get_mut(&serial) {
+                        if let (Some((tx, missed)), Ok(payload)) = (slot.subscribe.take(), &result) {
+                            if let Ok(r) = xdr::from_bytes::<RegisterRet>(payload.clone()) {
+                                self.subscribers.push(Subscriber { callback_id: r.callback_id, tx, missed });
+                            }
+                        }
+                        slot.result = Some(result);
+                        if let Some(w) = slot.waker.take() {
+                            w.wake();
+                        }
+                    }
+                }
+                Output::StreamOpened(id) | Output::StreamReadable(id) | Output::StreamEnded(id) => {
+                    if let Some(slot) = self.streams.get_mut(&id) {
+                        slot.opened |= matches!(o, Output::StreamOpened(_));
+                        if let Some(w) = slot.waker.take() {
+                            w.wake();
+                        }
+                    }
+                }
+                Output::Event(Event::Domain { callback_id, event }) => {
+                    self.subscribers.retain(|s| !s.tx.is_closed());
+                    for s in self.subscribers.iter().filter(|s| s.callback_id == callback_id) {
+                        if s.tx.try_send(event.clone()).is_err() {
+                            s.missed.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+                Output::Event(Event::ConnectionClosed { reason }) => {
+                    self.close_notice = Some(reason);
+                }
+                Output::Event(_) => {}
+                Output::Closed(e) => {
+                    self.closed_tx.send_replace(Some(e));
+                    // Dropping the senders ends every subscription stream.
+                    self.subscribers.clear();
+                    for w in self.writable.drain(..) {
+                        w.wake();
+                    }
+                }
+            }
+        }
+        if self.conn.transmit_queued() < TRANSMIT_HIGH / 2 || self.conn.is_closed() {
+            for w in self.writable.drain(..) {
+                w.wake();
+            }
+        }
+    }
+}
+
+/// Runs outside any lock to kill the transport (e.g. shut the SSH socket down).
+pub type KillFn = Arc<dyn Fn() + Send + Sync>;
+
+pub(crate) struct Inner {
+    pub(crate) state: Mutex<State>,
+    pub(crate) kill: Option<KillFn>,
+    pub(crate) closed_rx: watch::Receiver<Option<ConnectionError>>,
+}
+
+impl Inner {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves the state consistent enough to fail calls.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Mark dead (publishing why) first, then kill the transport outside the lock.
+    pub(crate) fn close(&self, reason: &str) {
+        {
+            let mut st = self.lock();
+            st.conn.close(reason.to_string());
+            st.dispatch();
+            st.wake_driver();
+        }
+        if let Some(kill) = &self.kill {
+            kill();
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! Upload and download handles over the core's stream state machine.
+//!
+//! Every way a stream can end reaches the caller as a value: the daemon's verdict, the
+//! daemon's error, the local source's or sink's error (after aborting on the wire), or the
+//! connection's death. Dropping a handle mid-stream aborts it and leaves the connection usable.
+
+use std::future::poll_fn;
+use std::io::{self, SeekFrom};
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWrite, AsyncWriteExt};
+use tracing::{Instrument, Span};
+
+use super::Client;
+use super::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
+use crate::conn::{StreamError, StreamId, StreamItem};
+use crate::proto::Procedure;
+use crate::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload, VOL_STREAM_SPARSE};
+use crate::proto::types::StorageVol;
+use crate::wire::frame::STREAM_CHUNK_MAX;
+
+/// A transfer failed, either on the libvirt side or on our local side.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransferError {
+    /// The local source or sink failed; the stream was aborted on the wire first.
+    #[error("local I/O failed (stream aborted): {0}")]
+    Local(#[source] io::Error),
+    /// The stream failed (daemon error, connection death, …).
+    #[error(transparent)]
+    Stream(#[from] StreamError),
+}
+
+/// Shared plumbing of both handles.
+struct Handle {
+    inner: Arc<Inner>,
+    id: StreamId,
+    span: Span,
+    ended: bool,
+}
+
+impl Handle {
+    async fn open<P: Procedure>(client: &Client, args: &P::Args, sparse: bool) -> Result<Self, StreamError> {
+        let id = {
+            let mut st = client.inner.lock();
+            let id = st.conn.open_stream::<P>(args, sparse)?;
+            st.streams.insert(id, StreamSlot::default());
+            st.wake_driver();
+            id
+        };
+        let span = tracing::debug_span!("libvirt.stream", proc = P::NAME, serial = id, sparse);
+        let mut h = Self { inner: client.inner.clone(), id, span, ended: false };
+        poll_fn(|cx| h.poll_open(cx)).await?;
+        Ok(h)
+    }
+
+    fn poll_open(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), StreamError>> {
+        let mut st = self.inner.lock();
+        if st.streams.get(&self.id).is_some_and(|s| s.opened) {
+            return Poll::Ready(Ok(()));
+        }
+        if let Some(r) = st.conn.stream_end(self.id) {
+            st.streams.remove(&self.id);
+            self.ended = true;
+            return Poll::Ready(Err(r.err().unwrap_or(StreamError::InvalidState("ended before opening"))));
+        }
+        if let Some(slot) = st.streams.get_mut(&self.id) {
+            slot.waker = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+
+    fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), StreamError>> {
+        if self.ended {
+            return Poll::Ready(Err(StreamError::Unknown));
+        }
+        let mut st = self.inner.lock();
+        // Discard unread items: whoever waits for the end no longer wants them.
+        while st.conn.stream_recv(self.id).is_some() {}
+        if st.read_blocked && st.conn.wants_read() {
+            st.wake_driver();
+        }
+        if let Some(r) = st.conn.stream_end(self.id) {
+            st.streams.remove(&self.id);
+            self.ended = true;
+            return Poll::Ready(r);
+        }
+        if let Some(slot) = st.streams.get_mut(&self.id) {
+            slot.waker = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+
+    async fn end(&mut self) -> Result<(), StreamError> {
+        poll_fn(|cx| self.poll_end(cx)).await
+    }
+
+    fn command(&self, f: impl FnOnce(&mut crate::conn::Connection) -> Result<(), StreamError>) -> Result<(), StreamError> {
+        let mut st = self.inner.lock();
+        let r = f(&mut st.conn);
+        st.wake_driver();
+        r
+    }
+
+    async fn abort(&mut self, reason: &str) -> StreamError {
+        let _ = self.command(|c| c.stream_abort(self.id, reason.to_string()));
+        match self.end().await {
+            Err(e) => e,
+            Ok(()) => StreamError::InvalidState("stream finished before the abort"),
+        }
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if !self.ended {
+            let mut st = self.inner.lock();
+            st.conn.stream_forget(self.id);
+            st.streams.remove(&self.id);
+            st.wake_driver();
+        }
+    }
+}
+
+/// A client → daemon stream (e.g. `virStorageVolUpload`). Call [`finish`](Self::finish) to
+/// get the daemon's verdict; dropping it unfinished aborts the transfer.
+pub struct Upload {
+    h: Handle,
+    sparse: bool,
+    sent: u64,
+}
+
+impl std::fmt::Debug for Upload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upload").field("id", &self.h.id).field("sent", &self.sent).finish()
+    }
+}
+
+impl Upload {
+    /// Bytes queued so far (data only, not holes).
+    pub fn sent(&self) -> u64 {
+        self.sent
+    }
+
+    fn poll_writable(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut st = self.h.inner.lock();
+        if st.conn.is_closed() || st.conn.transmit_queued() < TRANSMIT_HIGH {
+            return Poll::Ready(());
+        }
+        // Also wake on the stream's own end (a daemon error mid-upload).
+        if let Some(slot) = st.streams.get_mut(&self.h.id) {
+            slot.waker = Some(cx.waker().clone());
+        }
+        st.writable.push(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// Queue `data` (sent in 262,120-byte packets without copying). Waits while more than
+    /// 1 MiB is already queued. A daemon error that ended the stream is returned here.
+    pub async fn send(&mut self, data: Bytes) -> Result<(), StreamError> {
+        poll_fn(|cx| self.poll_writable(cx)).await;
+        let len = data.len() as u64;
+        self.h.command(|c| c.stream_send(self.h.id, data))?;
+        self.sent += len;
+        Ok(())
+    }
+
+    /// Send a hole of `len` bytes (sparse uploads only; refused otherwise, nothing sent).
+    pub async fn send_hole(&mut self, len: u64) -> Result<(), StreamError> {
+        poll_fn(|cx| self.poll_writable(cx)).await;
+        self.h.command(|c| c.stream_send_hole(self.h.id, len))
+    }
+
+    /// Finish and wait for the daemon's verdict.
+    pub async fn finish(mut self) -> Result<(), StreamError> {
+        let span = self.h.span.clone();
+        self.h.command(|c| c.stream_finish(self.h.id))?;
+        self.h.end().instrument(span).await
+    }
+
+    /// Abort on the wire and wait for the daemon's answer; returns how the stream ended.
+    pub async fn abort(mut self, reason: &str) -> StreamError {
+        self.h.abort(reason).await
+    }
+
+    /// Send everything `reader` yields, then finish. A read error aborts the stream and is
+    /// returned as [`TransferError::Local`] once the daemon has answered the abort.
+    pub async fn send_all_and_finish<R: AsyncRead + Unpin>(mut self, mut reader: R) -> Result<u64, TransferError> {
+        loop {
+            let mut buf = BytesMut::with_capacity(STREAM_CHUNK_MAX);
+            let mut eof = false;
+            while buf.len() < STREAM_CHUNK_MAX {
+                match reader.read_buf(&mut buf).await {
+                    Ok(0) => {
+                        eof = true;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        let _ = self.h.abort(&e.to_string()).await;
+                        return Err(TransferError::Local(e));
+                    }
+                }
+            }
+            if !buf.is_empty() {
+                self.send(buf.freeze()).await?;
+            }
+            if eof {
+                break;
+            }
+        }
+        let sent = self.sent;
+        self.finish().await?;
+        Ok(sent)
+    }
+
+    /// Upload a file. With a sparse stream, holes are found with `SEEK_DATA`/`SEEK_HOLE` and
+    /// sent as holes (the daemon recreates them); otherwise every byte is sent.
+    pub async fn send_file_and_finish(mut self, path: &Path) -> Result<u64, TransferError> {
+        let file = match tokio::fs::File::open(path).await {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = self.h.abort(&e.to_string()).await;
+                return Err(TransferError::Local(e));
+            }
+        };
+        if !self.sparse {
+            return self.send_all_and_finish(file).await;
+        }
+        match self.send_sparse(file, path).await {
+            Ok(()) => {
+                let sent = self.sent;
+                self.finish().await?;
+                Ok(sent)
+            }
+            Err(TransferError::Local(e)) => {
+                let _ = self.h.abort(&e.to_string()).await;
+                Err(TransferError::Local(e))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn send_sparse(&mut self, mut file: tokio::fs::File, path: &Path) -> Result<(), TransferError> {
+        let len = file.metadata().await.map_err(TransferError::Local)?.len();
+        // A second descriptor for probing, so SEEK_DATA does not move the reading offset.
+        let probe = std::fs::File::open(path).map_err(TransferError::Local)?;
+        let mut pos = 0u64;
+        while pos < len {
+            let data = match rustix::fs::seek(&probe, rustix::fs::SeekFrom::Data(pos)) {
+                Ok(d) => d.min(len),
+                Err(rustix::io::Errno::NXIO) => len,
+                Err(e) => return Err(TransferError::Local(e.into())),
+            };
+            if data > pos {
+                self.send_hole(data - pos).await?;
+                pos = data;
+            }
+            if pos >= len {
+                break;
+            }
+            let hole = match rustix::fs::seek(&probe, rustix::fs::SeekFrom::Hole(pos)) {
+                Ok(h) => h.min(len),
+                Err(e) => return Err(TransferError::Local(e.into())),
+            };
+            file.seek(SeekFrom::Start(pos)).await.map_err(TransferError::Local)?;
+            let mut left = hole - pos;
+            while left > 0 {
+                let n = (left as usize).min(STREAM_CHUNK_MAX);
+                let mut buf = BytesMut::zeroed(n);
+                file.read_exact(&mut buf).await.map_err(TransferError::Local)?;
+                self.send(buf.freeze()).await?;
+                left -= n as u64;
+            }
+            pos = hole;
+        }
+        Ok(())
+    }
+}
+
+/// A daemon → client stream (e.g. `virStorageVolDownload`): a `futures::Stream` of
+/// [`StreamItem`]s that ends with `None` after the daemon confirmed the finish, or yields the
+/// error that ended it. Memory is bounded by the connection's stream window.
+pub struct Download {
+    h: Handle,
+}
+
+impl std::fmt::Debug for Download {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Download").field("id", &self.h.id).finish()
+    }
+}
+
+impl futures::Stream for Download {
+    type Item = Result<StreamItem, StreamError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.h.ended {
+            return Poll::Ready(None);
+        }
+        let id = self.h.id;
+        let mut st = self.h.inner.lock();
+        if let Some(item) = st.conn.stream_recv(id) {
+            if st.read_blocked && st.conn.wants_read() {
+                st.wake_driver();
+            }
+            return Poll::Ready(Some(Ok(item)));
+        }
+        if let Some(r) = st.conn.stream_end(id) {
+            st.streams.remove(&id);
+            drop(st);
+            self.h.ended = true;
+            return Poll::Ready(r.err().map(Err));
+        }
+        if st.read_blocked && st.conn.wants_read() {
+            st.wake_driver();
+        }
+        if let Some(slot) = st.streams.get_mut(&id) {
+            slot.waker = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+impl Download {
+    /// Abort on the wire and wait for the daemon's answer.
+    pub async fn abort(mut self, reason: &str) -> StreamError {
+        self.h.abort(reason).await
+    }
+
+    /// Write everything to `sink`; holes are written as zeros (a plain writer cannot seek).
+    /// A write error aborts the stream and is returned as [`TransferError::Local`].
+    pub async fn write_to<W: AsyncWrite + Unpin>(mut self, mut sink: W) -> Result<u64, TransferError> {
+        use futures::StreamExt;
+        let mut total = 0u64;
+        while let Some(item) = self.next().await {
+            let r = match item? {
+                StreamItem::Data(d) => {
+                    total += d.len() as u64;
+                    sink.write_all(&d).await
+                }
+                StreamItem::Hole(mut n) => {
+                    total += n;
+                    let zeros = vec![0u8; 64 << 10];
+                    let mut r = Ok(());
+                    while n > 0 && r.is_ok() {
+                        let k = n.min(zeros.len() as u64) as usize;
+                        r = sink.write_all(&zeros[..k]).await;
+                        n -= k as u64;
+                    }
+                    r
+                }
+            };
+            if let Err(e) = r {
+                let _ = self.h.abort(&e.to_string()).await;
+                return Err(TransferError::Local(e));
+            }
+        }
+        sink.flush().await.map_err(TransferError::Local)?;
+        Ok(total)
+    }
+
+    /// Write everything to a file; holes become holes (the file is extended by seeking).
+    /// Returns the logical size written.
+    pub async fn write_to_file(mut self, path: &Path) -> Result<u64, TransferError> {
+        use futures::StreamExt;
+        let mut file = match tokio::fs::File::create(path).await {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = self.h.abort(&e.to_string()).await;
+                return Err(TransferError::Local(e));
+            }
+        };
+        let mut pos = 0u64;
+        while let Some(item) = self.next().await {
+            let r = match item? {
+                StreamItem::Data(d) => {
+                    pos += d.len() as u64;
+                    file.write_all(&d).await
+                }
+                StreamItem::Hole(n) => {
+                    pos += n;
+                    file.seek(SeekFrom::Start(pos)).await.map(|_| ())
+                }
+            };
+            if let Err(e) = r {
+                let _ = self.h.abort(&e.to_string()).await;
+                return Err(TransferError::Local(e));
+            }
+        }
+        // A trailing hole only moved the offset: give the file its full length.
+        let r = async {
+            file.flush().await?;
+            file.set_len(pos).await?;
+            file.sync_all().await
+        };
+        r.await.map_err(TransferError::Local)?;
+        Ok(pos)
+    }
+}
+
+impl Client {
+    /// Open an upload stream with a typed stream procedure.
+    pub async fn upload<P: Procedure>(&self, args: &P::Args, sparse: bool) -> Result<Upload, StreamError> {
+        let h = Handle::open::<P>(self, args, sparse).await?;
+        Ok(Upload { h, sparse, sent: 0 })
+    }
+
+    /// Open a download stream with a typed stream procedure.
+    pub async fn download<P: Procedure>(&self, args: &P::Args, sparse: bool) -> Result<Download, StreamError> {
+        Ok(Download { h: Handle::open::<P>(self, args, sparse).await? })
+    }
+
+    /// `virStorageVolUpload` (`length` 0 = to the end of the volume).
+    pub async fn vol_upload(&self, vol: &StorageVol, offset: u64, length: u64, sparse: bool) -> Result<Upload, StreamError> {
+        let flags = if sparse { VOL_STREAM_SPARSE } else { 0 };
+        let args = StorageVolTransferArgs { vol: vol.clone(), offset, length, flags };
+        self.upload::<StorageVolUpload>(&args, sparse).await
+    }
+
+    /// `virStorageVolDownload` (`length` 0 = to the end of the volume).
+    pub async fn vol_download(&self, vol: &StorageVol, offset: u64, length: u64, sparse: bool) -> Result<Download, StreamError> {
+        let flags = if sparse { VOL_STREAM_SPARSE } else { 0 };
+        let args = StorageVolTransferArgs { vol: vol.clone(), offset, length, flags };
+        self.download::<StorageVolDownload>(&args, sparse).await
+    }
+}

@@ -1,0 +1,250 @@
+//! libvirt connection URIs: `driver[+transport]://[user@][host][:port]/path[?params]`.
+//!
+//! Supported: `qemu:///system`, `qemu:///session`, `qemu+unix:///system?socket=PATH`,
+//! `test+unix:///default?socket=PATH`, `qemu+tcp://host:port/system`, and
+//! `qemu+ssh://user@host:port/system?keyfile=PATH&known_hosts=PATH&no_verify=1&socket=PATH`
+//! (parsed into an [`SshTarget`] for an SSH transport to dial). Anything else is a clear
+//! error, never silently ignored.
+
+use std::path::PathBuf;
+
+/// libvirt's system socket.
+pub const SYSTEM_SOCKET: &str = "/var/run/libvirt/libvirt-sock";
+/// libvirtd's TCP port.
+pub const DEFAULT_TCP_PORT: u16 = 16509;
+
+/// What to dial.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// A local unix socket.
+    Unix {
+        /// Socket path.
+        path: PathBuf,
+    },
+    /// Plain TCP (libvirtd `listen_tcp`).
+    Tcp {
+        /// Host name or address.
+        host: String,
+        /// Port.
+        port: u16,
+    },
+    /// SSH to `host`, then the unix socket `socket` on it.
+    Ssh(SshTarget),
+}
+
+/// The SSH part of a `+ssh` URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshTarget {
+    /// Remote user (`None`: the local user name).
+    pub user: Option<String>,
+    /// Host.
+    pub host: String,
+    /// Port (default 22).
+    pub port: u16,
+    /// `keyfile=`: private key to authenticate with.
+    pub keyfile: Option<PathBuf>,
+    /// `known_hosts=`: known-hosts file (default `~/.ssh/known_hosts`).
+    pub known_hosts: Option<PathBuf>,
+    /// `no_verify=1`: skip host-key verification (logged as a warning).
+    pub no_verify: bool,
+    /// Remote libvirt socket (`socket=`; default: the system socket).
+    pub socket: PathBuf,
+}
+
+/// A parsed URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibvirtUri {
+    /// The URI as given.
+    pub original: String,
+    /// The hypervisor driver (`qemu`, `test`, …).
+    pub driver: String,
+    /// How to reach the daemon.
+    pub transport: Transport,
+    /// The URI the daemon should open (`qemu:///system`): the transport part removed.
+    pub remote_name: String,
+}
+
+/// A URI we cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UriError {
+    /// Not a URI at all.
+    #[error("invalid libvirt URI {uri:?}: {reason}")]
+    Invalid {
+        /// The URI.
+        uri: String,
+        /// Why.
+        reason: String,
+    },
+    /// A transport we do not implement (tls, libssh, ext, …).
+    #[error("unsupported transport {transport:?} in {uri:?} (supported: unix, tcp, ssh)")]
+    UnsupportedTransport {
+        /// The URI.
+        uri: String,
+        /// The transport.
+        transport: String,
+    },
+    /// A query parameter we do not understand for this transport.
+    #[error("unsupported parameter {param:?} in {uri:?}")]
+    UnsupportedParam {
+        /// The URI.
+        uri: String,
+        /// The parameter.
+        param: String,
+    },
+    /// Something needed is missing (e.g. no `XDG_RUNTIME_DIR` for a session socket).
+    #[error("{0}")]
+    Missing(String),
+}
+
+impl LibvirtUri {
+    /// Parse `uri`.
+    pub fn parse(uri: &str) -> Result<Self, UriError> {
+        let invalid = |reason: &str| UriError::Invalid { uri: uri.into(), reason: reason.into() };
+        let u = url::Url::parse(uri).map_err(|e| invalid(&e.to_string()))?;
+        let (driver, transport) = match u.scheme().split_once('+') {
+            Some((d, t)) => (d.to_string(), Some(t.to_string())),
+            None => (u.scheme().to_string(), None),
+        };
+        if driver.is_empty() {
+            return Err(invalid("no driver"));
+        }
+        let path = u.path().to_string();
+        let remote_name = format!("{driver}://{path}");
+        let mut socket: Option<PathBuf> = None;
+        let mut keyfile = None;
+        let mut known_hosts = None;
+        let mut no_verify = false;
+        let is_ssh = transport.as_deref() == Some("ssh");
+        for (k, v) in u.query_pairs() {
+            match (k.as_ref(), is_ssh) {
+                ("socket", _) => socket = Some(PathBuf::from(v.as_ref())),
+                ("keyfile", true) => keyfile = Some(PathBuf::from(v.as_ref())),
+                ("known_hosts", true) => known_hosts = Some(PathBuf::from(v.as_ref())),
+                ("no_verify", true) => no_verify = v != "0",
+                _ => return Err(UriError::UnsupportedParam { uri: uri.into(), param: k.into_owned() }),
+            }
+        }
+        let host = u.host_str().filter(|h| !h.is_empty()).map(str::to_string);
+        let transport = match transport.as_deref() {
+            None | Some("unix") => {
+                if host.is_some() && transport.is_none() {
+                    // libvirt would default to TLS here; we do not implement it.
+                    return Err(UriError::UnsupportedTransport { uri: uri.into(), transport: "tls".into() });
+                }
+                let path = match socket {
+                    Some(p) => p,
+                    None => default_socket(&path)?,
+                };
+                Transport::Unix { path }
+            }
+            Some("tcp") => {
+                if socket.is_some() {
+                    return Err(UriError::UnsupportedParam { uri: uri.into(), param: "socket".into() });
+                }
+                let host = host.ok_or_else(|| invalid("tcp needs a host"))?;
+                Transport::Tcp { host, port: u.port().unwrap_or(DEFAULT_TCP_PORT) }
+            }
+            Some("ssh") => {
+                let host = host.ok_or_else(|| invalid("ssh needs a host"))?;
+                let socket = match socket {
+                    Some(s) => s,
+                    None if path == "/system" => PathBuf::from(SYSTEM_SOCKET),
+                    None => {
+                        return Err(UriError::Missing(format!(
+                            "{uri}: a remote session socket cannot be guessed; add ?socket=PATH"
+                        )));
+                    }
+                };
+                let user = (!u.username().is_empty()).then(|| u.username().to_string());
+                Transport::Ssh(SshTarget {
+                    user,
+                    host,
+                    port: u.port().unwrap_or(22),
+                    keyfile,
+                    known_hosts,
+                    no_verify,
+                    socket,
+                })
+            }
+            Some(t) => {
+                return Err(UriError::UnsupportedTransport { uri: uri.into(), transport: t.into() });
+            }
+        };
+        Ok(Self { original: uri.into(), driver, transport, remote_name })
+    }
+}
+
+/// The local socket for `qemu:///system` / `qemu:///session` style paths.
+fn default_socket(path: &str) -> Result<PathBuf, UriError> {
+    if path == "/session" {
+        let dir = std::env::var_os("XDG_RUNTIME_DIR").ok_or_else(|| {
+            UriError::Missing("XDG_RUNTIME_DIR is not set: cannot find the session socket; use ?socket=PATH".into())
+        })?;
+        return Ok(PathBuf::from(dir).join("libvirt/libvirt-sock"));
+    }
+    Ok(PathBuf::from(SYSTEM_SOCKET))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_forms() {
+        let u = LibvirtUri::parse("qemu:///system").unwrap();
+        assert_eq!(u.transport, Transport::Unix { path: SYSTEM_SOCKET.into() });
+        assert_eq!(u.remote_name, "qemu:///system");
+
+        let u = LibvirtUri::parse("test+unix:///default?socket=/tmp/x/libvirt-sock").unwrap();
+        assert_eq!(u.transport, Transport::Unix { path: "/tmp/x/libvirt-sock".into() });
+        assert_eq!(u.remote_name, "test:///default");
+
+        let u = LibvirtUri::parse("qemu+tcp://10.0.0.1/system").unwrap();
+        assert_eq!(u.transport, Transport::Tcp { host: "10.0.0.1".into(), port: 16509 });
+
+        let u = LibvirtUri::parse(
+            "qemu+ssh://ops@h.example:2222/system?keyfile=/k&known_hosts=/kh&no_verify=1",
+        )
+        .unwrap();
+        let Transport::Ssh(t) = u.transport else { panic!() };
+        assert_eq!(t.user.as_deref(), Some("ops"));
+        assert_eq!((t.host.as_str(), t.port), ("h.example", 2222));
+        assert_eq!(t.keyfile, Some("/k".into()));
+        assert!(t.no_verify);
+        assert_eq!(t.socket, PathBuf::from(SYSTEM_SOCKET));
+        assert_eq!(u.remote_name, "qemu:///system");
+    }
+
+    #[test]
+    fn session_uses_xdg_runtime_dir_or_explicit_socket() {
+        let u = LibvirtUri::parse("qemu+unix:///session?socket=/run/s").unwrap();
+        assert_eq!(u.transport, Transport::Unix { path: "/run/s".into() });
+        assert!(matches!(
+            LibvirtUri::parse("qemu+ssh://h/session"),
+            Err(UriError::Missing(_))
+        ));
+    }
+
+    #[test]
+    fn unknown_things_are_errors() {
+        assert!(matches!(
+            LibvirtUri::parse("qemu+tls://h/system"),
+            Err(UriError::UnsupportedTransport { .. })
+        ));
+        assert!(matches!(
+            LibvirtUri::parse("qemu:///system?frobnicate=1"),
+            Err(UriError::UnsupportedParam { .. })
+        ));
+        assert!(matches!(
+            LibvirtUri::parse("qemu+unix:///system?keyfile=/k"),
+            Err(UriError::UnsupportedParam { .. })
+        ));
+        assert!(matches!(LibvirtUri::parse("not a uri"), Err(UriError::Invalid { .. })));
+        assert!(matches!(
+            LibvirtUri::parse("qemu://remote/system"),
+            Err(UriError::UnsupportedTransport { .. })
+        ));
+    }
+}
