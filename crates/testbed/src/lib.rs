@@ -13,6 +13,9 @@
 //! When `TESTBED_REQUIRED=1` (set by `scripts/test`, hence in CI) a daemon that cannot start is
 //! a test failure with the reason, never a silent skip.
 
+pub mod libvirtd;
+pub mod relay;
+pub mod sshd;
 pub mod user;
 
 /// Whether daemon-backed tests must fail (rather than skip) when a daemon cannot start.

@@ -289,6 +289,9 @@ impl Client {
     /// by `budget`), then [`close`](Self::close) whatever happened.
     pub async fn disconnect(&self, budget: Duration) {
         for call in Handshake::close_calls(&self.outcome) {
+            if call.procedure == crate::proto::procs::connect::ConnectClose::NUMBER {
+                self.inner.lock().conn.expect_close();
+            }
             let fut = self.call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args);
             if tokio::time::timeout(budget, fut).await.is_err() {
                 break;

@@ -165,6 +165,8 @@ pub struct Connection {
     outputs: VecDeque<Output>,
     keepalive: Keepalive,
     stats: Stats,
+    /// `CONNECT_CLOSE` was sent: the daemon's EOF that follows is our own doing.
+    closing: bool,
 }
 
 impl Connection {
@@ -185,6 +187,7 @@ impl Connection {
             outputs: VecDeque::new(),
             keepalive,
             stats: Stats::default(),
+            closing: false,
         }
     }
 
@@ -332,9 +335,19 @@ impl Connection {
         }
     }
 
-    /// The peer closed the byte stream.
+    /// The peer closed the byte stream. After [`expect_close`](Self::expect_close) that is
+    /// the end of a polite teardown and is reported as a local close.
     pub fn handle_eof(&mut self) {
-        self.fail(ConnectionError::PeerClosed);
+        if self.closing {
+            self.fail(ConnectionError::locally_closed("disconnected"));
+        } else {
+            self.fail(ConnectionError::PeerClosed);
+        }
+    }
+
+    /// A polite teardown (`CONNECT_CLOSE`) is under way: the daemon will close the stream.
+    pub fn expect_close(&mut self) {
+        self.closing = true;
     }
 
     /// The transport failed.
