@@ -1,1 +1,113 @@
-//! Shared helpers for the command-line examples.
+//! Shared plumbing of the command-line tools: default URI, a global deadline and signal
+//! handling that close the connection through the library's own close path, progress bars.
+
+use std::future::Future;
+use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use libvirt_rpc::Client;
+
+/// `$LIBVIRT_DEFAULT_URI`, else `qemu:///system` for root and `qemu:///session` otherwise
+/// (virsh's convention).
+pub fn default_uri() -> String {
+    if let Ok(u) = std::env::var("LIBVIRT_DEFAULT_URI") {
+        if !u.is_empty() {
+            return u;
+        }
+    }
+    if rustix::process::geteuid().is_root() {
+        "qemu:///system".into()
+    } else {
+        "qemu:///session".into()
+    }
+}
+
+/// The connection a command opened, so the deadline and signal paths can close it.
+#[derive(Clone, Default)]
+pub struct Slot(Arc<OnceLock<Client>>);
+
+impl Slot {
+    /// Remember the client.
+    pub fn set(&self, c: &Client) {
+        let _ = self.0.set(c.clone());
+    }
+
+    fn close(&self) {
+        if let Some(c) = self.0.get() {
+            c.close();
+        }
+    }
+}
+
+/// Exit code for a command that ran out of time (like `timeout(1)`).
+pub const EXIT_TIMEOUT: u8 = 124;
+
+/// Run `work` under an optional deadline and SIGINT/SIGTERM. On expiry or a signal, the
+/// connection in `slot` is closed through [`Client::close`] (which never waits for the peer)
+/// and the process exits at once, whatever the peer or the work is doing.
+pub fn run_bounded<F>(timeout: Option<Duration>, slot: &Slot, work: F) -> ExitCode
+where
+    F: Future<Output = Result<(), String>>,
+{
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let code = rt.block_on(async {
+        let deadline = async {
+            match timeout {
+                Some(t) => tokio::time::sleep(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            r = work => match r {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    1
+                }
+            },
+            () = deadline => {
+                slot.close();
+                eprintln!("error: timed out after {:?}; connection closed", timeout.unwrap_or_default());
+                EXIT_TIMEOUT
+            }
+            _ = tokio::signal::ctrl_c() => {
+                slot.close();
+                eprintln!("error: interrupted; connection closed");
+                130
+            }
+            _ = term.recv() => {
+                slot.close();
+                eprintln!("error: terminated; connection closed");
+                143
+            }
+        }
+    });
+    if code == 0 {
+        rt.shutdown_timeout(Duration::from_secs(1));
+        return ExitCode::SUCCESS;
+    }
+    // Do not wait for blocked file I/O or a wedged peer: the connection is already closed.
+    std::process::exit(i32::from(code));
+}
+
+/// A byte progress bar on stderr; hidden when stderr is not a terminal.
+pub fn progress_bar(total: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(total);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb
+}

@@ -49,7 +49,7 @@ use tracing::Instrument;
 pub use events::EventStream;
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
-pub use stream::{Download, TransferError, Upload};
+pub use stream::{Download, Progress, TransferError, Upload};
 pub use uri::{LibvirtUri, SshTarget, Transport, UriError};
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
@@ -289,7 +289,7 @@ impl Client {
     /// by `budget`), then [`close`](Self::close) whatever happened.
     pub async fn disconnect(&self, budget: Duration) {
         for call in Handshake::close_calls(&self.outcome) {
-            if call.procedure == crate::proto::procs::connect::ConnectClose::NUMBER {
+            if call.procedure == proto::procs::connect::ConnectClose::NUMBER {
                 self.inner.lock().conn.expect_close();
             }
             let fut = self.call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args);

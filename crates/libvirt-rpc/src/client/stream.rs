@@ -132,7 +132,12 @@ pub struct Upload {
     h: Handle,
     sparse: bool,
     sent: u64,
+    position: u64,
+    progress: Option<Progress>,
 }
+
+/// Called with the logical position (data and holes) after each chunk.
+pub type Progress = Box<dyn Fn(u64) + Send + Sync>;
 
 impl std::fmt::Debug for Upload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -144,6 +149,20 @@ impl Upload {
     /// Bytes queued so far (data only, not holes).
     pub fn sent(&self) -> u64 {
         self.sent
+    }
+
+    /// Report progress (logical bytes: data and holes) to `f` after each chunk.
+    #[must_use]
+    pub fn with_progress(mut self, f: impl Fn(u64) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+
+    fn advance(&mut self, n: u64) {
+        self.position += n;
+        if let Some(p) = &self.progress {
+            p(self.position);
+        }
     }
 
     fn poll_writable(&mut self, cx: &mut Context<'_>) -> Poll<()> {
@@ -166,13 +185,16 @@ impl Upload {
         let len = data.len() as u64;
         self.h.command(|c| c.stream_send(self.h.id, data))?;
         self.sent += len;
+        self.advance(len);
         Ok(())
     }
 
     /// Send a hole of `len` bytes (sparse uploads only; refused otherwise, nothing sent).
     pub async fn send_hole(&mut self, len: u64) -> Result<(), StreamError> {
         poll_fn(|cx| self.poll_writable(cx)).await;
-        self.h.command(|c| c.stream_send_hole(self.h.id, len))
+        self.h.command(|c| c.stream_send_hole(self.h.id, len))?;
+        self.advance(len);
+        Ok(())
     }
 
     /// Finish and wait for the daemon's verdict.
@@ -287,6 +309,7 @@ impl Upload {
 /// error that ended it. Memory is bounded by the connection's stream window.
 pub struct Download {
     h: Handle,
+    progress: Option<Progress>,
 }
 
 impl std::fmt::Debug for Download {
@@ -327,6 +350,19 @@ impl futures::Stream for Download {
 }
 
 impl Download {
+    /// Report progress (logical bytes: data and holes) to `f` while writing.
+    #[must_use]
+    pub fn with_progress(mut self, f: impl Fn(u64) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+
+    fn report(&self, pos: u64) {
+        if let Some(p) = &self.progress {
+            p(pos);
+        }
+    }
+
     /// Abort on the wire and wait for the daemon's answer.
     pub async fn abort(mut self, reason: &str) -> StreamError {
         self.h.abort(reason).await
@@ -359,6 +395,7 @@ impl Download {
                 let _ = self.h.abort(&e.to_string()).await;
                 return Err(TransferError::Local(e));
             }
+            self.report(total);
         }
         sink.flush().await.map_err(TransferError::Local)?;
         Ok(total)
@@ -391,6 +428,7 @@ impl Download {
                 let _ = self.h.abort(&e.to_string()).await;
                 return Err(TransferError::Local(e));
             }
+            self.report(pos);
         }
         // A trailing hole only moved the offset: give the file its full length.
         let r = async {
@@ -407,12 +445,12 @@ impl Client {
     /// Open an upload stream with a typed stream procedure.
     pub async fn upload<P: Procedure>(&self, args: &P::Args, sparse: bool) -> Result<Upload, StreamError> {
         let h = Handle::open::<P>(self, args, sparse).await?;
-        Ok(Upload { h, sparse, sent: 0 })
+        Ok(Upload { h, sparse, sent: 0, position: 0, progress: None })
     }
 
     /// Open a download stream with a typed stream procedure.
     pub async fn download<P: Procedure>(&self, args: &P::Args, sparse: bool) -> Result<Download, StreamError> {
-        Ok(Download { h: Handle::open::<P>(self, args, sparse).await? })
+        Ok(Download { h: Handle::open::<P>(self, args, sparse).await?, progress: None })
     }
 
     /// `virStorageVolUpload` (`length` 0 = to the end of the volume).

@@ -1,0 +1,247 @@
+//! `lv`: a small pure-Rust virsh for the operations the egress operator needs.
+//!
+//! ```text
+//! lv [-c URI] [--timeout SECS] version | list | domstate NAME | vol-list --pool P
+//!    | vol-upload --pool P VOL FILE [--sparse] | vol-download --pool P VOL FILE [--sparse]
+//!    | bench-calls --calls N --concurrency C
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand};
+use examples::{Slot, default_uri, progress_bar, run_bounded};
+use libvirt_rpc::client::ConnectOptions;
+use libvirt_rpc::conn::handshake::HandshakeOptions;
+use libvirt_rpc::proto::procs::connect::{
+    ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetVersion,
+    ConnectListAllDomains, ConnectListAllDomainsArgs,
+};
+use libvirt_rpc::proto::procs::domain::{DomainFlagsArgs, DomainGetState, DomainLookupByName, DomainLookupByNameArgs};
+use libvirt_rpc::proto::procs::storage::{
+    StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs, StoragePoolLookupByName,
+    StoragePoolLookupByNameArgs, StorageVolGetInfo, StorageVolLookupByName,
+    StorageVolLookupByNameArgs,
+};
+use libvirt_rpc::proto::types::StorageVol;
+use libvirt_rpc::Client;
+
+#[derive(Parser)]
+#[command(name = "lv", about = "A small pure-Rust virsh", version)]
+struct Cli {
+    /// libvirt URI (default: $LIBVIRT_DEFAULT_URI, else qemu:///system as root, qemu:///session otherwise).
+    #[arg(short = 'c', long = "connect")]
+    uri: Option<String>,
+    /// Bound the whole command: on expiry, close the connection and exit non-zero.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Library, daemon and hypervisor versions.
+    Version,
+    /// All domains with their state.
+    List,
+    /// A domain's state.
+    Domstate {
+        /// Domain name.
+        name: String,
+    },
+    /// Volumes of a pool.
+    VolList {
+        /// Pool name.
+        #[arg(long)]
+        pool: String,
+    },
+    /// Upload a file into a volume.
+    VolUpload {
+        /// Pool name.
+        #[arg(long)]
+        pool: String,
+        /// Volume name.
+        vol: String,
+        /// Local file.
+        file: PathBuf,
+        /// Keep holes (SEEK_DATA/SEEK_HOLE) instead of sending zeros.
+        #[arg(long)]
+        sparse: bool,
+    },
+    /// Download a volume into a file.
+    VolDownload {
+        /// Pool name.
+        #[arg(long)]
+        pool: String,
+        /// Volume name.
+        vol: String,
+        /// Local file.
+        file: PathBuf,
+        /// Keep holes.
+        #[arg(long)]
+        sparse: bool,
+    },
+    /// Throughput of `get_lib_version` calls.
+    BenchCalls {
+        /// Total calls.
+        #[arg(long, default_value_t = 10_000)]
+        calls: usize,
+        /// Concurrent tasks on the one connection.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+    },
+}
+
+fn state_name(s: i32) -> &'static str {
+    match s {
+        1 => "running",
+        2 => "idle",
+        3 => "paused",
+        4 => "in shutdown",
+        5 => "shut off",
+        6 => "crashed",
+        7 => "pmsuspended",
+        _ => "no state",
+    }
+}
+
+fn version_text(v: u64) -> String {
+    format!("{}.{}.{}", v / 1_000_000, v / 1000 % 1000, v % 1000)
+}
+
+async fn connect(uri: &str, slot: &Slot) -> Result<Client, String> {
+    let opts = ConnectOptions {
+        handshake: HandshakeOptions { keepalive: true, ..HandshakeOptions::default() },
+        ..ConnectOptions::default()
+    };
+    let c = Client::connect(uri, opts).await.map_err(|e| e.to_string())?;
+    slot.set(&c);
+    Ok(c)
+}
+
+async fn lookup_vol(c: &Client, pool: &str, vol: &str) -> Result<StorageVol, String> {
+    let pool = c
+        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: pool.into() })
+        .await
+        .map_err(|e| e.to_string())?
+        .pool;
+    Ok(c.call::<StorageVolLookupByName>(&StorageVolLookupByNameArgs { pool, name: vol.into() })
+        .await
+        .map_err(|e| e.to_string())?
+        .vol)
+}
+
+async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
+    let uri = cli.uri.unwrap_or_else(default_uri);
+    let c = connect(&uri, &slot).await?;
+    let e = |e: libvirt_rpc::CallError| e.to_string();
+    match cli.cmd {
+        Cmd::Version => {
+            let lib = c.call::<ConnectGetLibVersion>(&()).await.map_err(e)?.lib_ver;
+            let kind = c.call::<ConnectGetType>(&()).await.map_err(e)?.kind;
+            let hv = c.call::<ConnectGetVersion>(&()).await.map_err(e)?.hv_ver;
+            let host = c.call::<ConnectGetHostname>(&()).await.map_err(e)?.hostname;
+            println!("Compiled against library: lv {}", env!("CARGO_PKG_VERSION"));
+            println!("Using API: {kind} {}", version_text(lib));
+            println!("Running against daemon: {}", version_text(lib));
+            println!("Running hypervisor: {kind} {}", version_text(hv));
+            println!("Host: {host}");
+        }
+        Cmd::List => {
+            let doms = c
+                .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs { need_results: 1, flags: 0 })
+                .await
+                .map_err(e)?
+                .domains;
+            println!(" {:<5} {:<30} State", "Id", "Name");
+            println!("{}", "-".repeat(50));
+            for d in doms {
+                let st = c.call::<DomainGetState>(&DomainFlagsArgs { dom: d.clone(), flags: 0 }).await.map_err(e)?;
+                let id = if d.id < 0 { "-".to_string() } else { d.id.to_string() };
+                println!(" {id:<5} {:<30} {}", d.name, state_name(st.state));
+            }
+        }
+        Cmd::Domstate { name } => {
+            let dom = c.call::<DomainLookupByName>(&DomainLookupByNameArgs { name: name.into() }).await.map_err(e)?.dom;
+            let st = c.call::<DomainGetState>(&DomainFlagsArgs { dom, flags: 0 }).await.map_err(e)?;
+            println!("{}", state_name(st.state));
+        }
+        Cmd::VolList { pool } => {
+            let p = c
+                .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: pool.into() })
+                .await
+                .map_err(e)?
+                .pool;
+            let vols = c
+                .call::<StoragePoolListAllVolumes>(&StoragePoolListAllVolumesArgs { pool: p, need_results: 1, flags: 0 })
+                .await
+                .map_err(e)?
+                .vols;
+            println!(" {:<30} Path", "Name");
+            println!("{}", "-".repeat(60));
+            for v in vols {
+                println!(" {:<30} {}", v.name, v.key);
+            }
+        }
+        Cmd::VolUpload { pool, vol, file, sparse } => {
+            let v = lookup_vol(&c, &pool, &vol).await?;
+            let len = std::fs::metadata(&file).map_err(|err| format!("{}: {err}", file.display()))?.len();
+            let pb = progress_bar(len, "upload");
+            let pb2 = pb.clone();
+            let up = c.vol_upload(&v, 0, 0, sparse).await.map_err(|err| err.to_string())?;
+            let up = up.with_progress(move |n| pb2.set_position(n));
+            up.send_file_and_finish(&file).await.map_err(|err| err.to_string())?;
+            pb.finish_and_clear();
+        }
+        Cmd::VolDownload { pool, vol, file, sparse } => {
+            let v = lookup_vol(&c, &pool, &vol).await?;
+            let cap = c.call::<StorageVolGetInfo>(&libvirt_rpc::proto::procs::storage::StorageVolArgs { vol: v.clone() })
+                .await
+                .map_err(e)?
+                .capacity;
+            let pb = progress_bar(cap, "download");
+            let pb2 = pb.clone();
+            let dl = c.vol_download(&v, 0, 0, sparse).await.map_err(|err| err.to_string())?;
+            let dl = dl.with_progress(move |n| pb2.set_position(n));
+            dl.write_to_file(&file).await.map_err(|err| err.to_string())?;
+            pb.finish_and_clear();
+        }
+        Cmd::BenchCalls { calls, concurrency } => {
+            let concurrency = concurrency.max(1);
+            let t = Instant::now();
+            let mut tasks = Vec::new();
+            let left = Arc::new(std::sync::atomic::AtomicUsize::new(calls));
+            for _ in 0..concurrency {
+                let c = c.clone();
+                let left = left.clone();
+                tasks.push(tokio::spawn(async move {
+                    while left
+                        .fetch_update(std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed, |n| n.checked_sub(1))
+                        .is_ok()
+                    {
+                        c.call::<ConnectGetLibVersion>(&()).await?;
+                    }
+                    Ok::<(), libvirt_rpc::CallError>(())
+                }));
+            }
+            for t in tasks {
+                t.await.map_err(|err| err.to_string())?.map_err(e)?;
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!("calls/s: {:.0}", calls as f64 / secs);
+        }
+    }
+    c.disconnect(Duration::from_secs(2)).await;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let timeout = cli.timeout.map(Duration::from_secs_f64);
+    let slot = Slot::default();
+    let s2 = slot.clone();
+    run_bounded(timeout, &slot, run(cli, s2))
+}
