@@ -18,6 +18,8 @@
 //! The layers below `client` never touch a socket, a clock or a runtime: the same core runs
 //! the client, the tests' scripted peer and the fuzz targets.
 #![forbid(unsafe_code)]
+// Errors carry libvirt's complete `remote_error` by design; they are rare and not worth a box.
+#![allow(clippy::result_large_err)]
 
 #[cfg(feature = "client")]
 pub mod client;
@@ -26,8 +28,8 @@ pub mod peer;
 pub mod proto;
 pub mod wire;
 
+#[cfg(feature = "client")]
+pub use client::{Client, ConnectOptions};
 pub use conn::{CallError, Connection, ConnectionError, StreamError};
 pub use proto::{Procedure, RemoteError};
 pub use wire::xdr::LvString;
-#[cfg(feature = "client")]
-pub use client::{Client, ConnectOptions};

@@ -52,32 +52,48 @@ fn packet(header: Header, payload: &[u8]) -> Bytes {
 }
 
 fn answer(call: &Header, kind: MessageType, status: MessageStatus) -> Header {
-    Header { kind, status, ..*call }
+    Header {
+        kind,
+        status,
+        ..*call
+    }
 }
 
 /// REPLY OK to `call` with an encoded return value.
 pub fn reply_to(call: &Header, ret: &impl Encode) -> Bytes {
     let payload = xdr::to_bytes(ret).expect("scripted reply encodes");
-    packet(answer(call, MessageType::Reply, MessageStatus::Ok), &payload)
+    packet(
+        answer(call, MessageType::Reply, MessageStatus::Ok),
+        &payload,
+    )
 }
 
 /// REPLY ERROR to `call`.
 pub fn reply_error_to(call: &Header, err: &WireError) -> Bytes {
     let payload = xdr::to_bytes(err).expect("scripted error encodes");
-    packet(answer(call, MessageType::Reply, MessageStatus::Error), &payload)
+    packet(
+        answer(call, MessageType::Reply, MessageStatus::Error),
+        &payload,
+    )
 }
 
 /// STREAM CONTINUE data for the stream opened by `call` (empty `data` = EOF).
 pub fn stream_data_to(call: &Header, data: &[u8]) -> Bytes {
-    packet(answer(call, MessageType::Stream, MessageStatus::Continue), data)
+    packet(
+        answer(call, MessageType::Stream, MessageStatus::Continue),
+        data,
+    )
 }
 
-/// STREAM_HOLE CONTINUE of `len` bytes.
+/// `STREAM_HOLE` CONTINUE of `len` bytes.
 pub fn stream_hole_to(call: &Header, len: i64) -> Bytes {
     let mut p = BytesMut::with_capacity(12);
     p.put_i64(len);
     p.put_u32(0);
-    packet(answer(call, MessageType::StreamHole, MessageStatus::Continue), &p)
+    packet(
+        answer(call, MessageType::StreamHole, MessageStatus::Continue),
+        &p,
+    )
 }
 
 /// STREAM OK (finish or abort confirmation).
@@ -88,7 +104,10 @@ pub fn stream_ok_to(call: &Header) -> Bytes {
 /// STREAM ERROR with a `remote_error` (server error mid-stream).
 pub fn stream_error_to(call: &Header, err: &WireError) -> Bytes {
     let payload = xdr::to_bytes(err).expect("scripted error encodes");
-    packet(answer(call, MessageType::Stream, MessageStatus::Error), &payload)
+    packet(
+        answer(call, MessageType::Stream, MessageStatus::Error),
+        &payload,
+    )
 }
 
 /// A remote-program MESSAGE (event) with serial 1, as libvirtd sends it.

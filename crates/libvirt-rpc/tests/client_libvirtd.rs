@@ -1,6 +1,8 @@
 //! The tokio client against a real, private libvirtd 9.0 (started by the test, session mode,
 //! unprivileged user, temp dir). Nothing here is mocked.
 #![cfg(feature = "client")]
+// Short names (d = daemon, c = client, p = pool) keep the scenarios readable.
+#![allow(clippy::many_single_char_names)]
 
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -10,7 +12,10 @@ use bytes::Bytes;
 use futures::StreamExt;
 use libvirt_rpc::client::{Client, ConnectOptions, TransferError};
 use libvirt_rpc::conn::handshake::HandshakeOptions;
-use libvirt_rpc::conn::{CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem};
+use libvirt_rpc::conn::{
+    CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
+};
+use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::proto::events::{DomainEvent, event_id, lifecycle};
 use libvirt_rpc::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,
@@ -21,11 +26,10 @@ use libvirt_rpc::proto::procs::domain::{
     DomainGetState, DomainLookupByName, DomainLookupByNameArgs, DomainUndefineFlags,
 };
 use libvirt_rpc::proto::procs::storage::{
-    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml, StorageVolCreateXmlArgs,
-    StorageVolDelete, StorageVolFlagsArgs,
+    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
+    StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
 };
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
-use libvirt_rpc::proto::ErrorCode;
 use testbed::libvirtd::Libvirtd;
 use tokio::io::AsyncRead;
 
@@ -37,7 +41,10 @@ fn daemon() -> Option<Libvirtd> {
 
 fn opts(keepalive: Option<KeepaliveConfig>) -> ConnectOptions {
     ConnectOptions {
-        config: Config { keepalive, ..Config::default() },
+        config: Config {
+            keepalive,
+            ..Config::default()
+        },
         handshake: HandshakeOptions {
             keepalive: true,
             events: true,
@@ -49,24 +56,32 @@ fn opts(keepalive: Option<KeepaliveConfig>) -> ConnectOptions {
 }
 
 async fn connect(d: &Libvirtd) -> Client {
-    Client::connect(&d.uri(), opts(None)).await.expect("connect to the private libvirtd")
+    Client::connect(&d.uri(), opts(None))
+        .await
+        .expect("connect to the private libvirtd")
 }
 
 async fn pool(c: &Client, d: &Libvirtd) -> StoragePool {
-    c.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: d.pool_name().into() })
-        .await
-        .unwrap()
-        .pool
+    c.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
+        name: d.pool_name().into(),
+    })
+    .await
+    .unwrap()
+    .pool
 }
 
 async fn create_vol(c: &Client, pool: &StoragePool, name: &str, bytes: u64) -> StorageVol {
     let xml = format!(
         "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
     );
-    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs { pool: pool.clone(), xml: xml.into(), flags: 0 })
-        .await
-        .unwrap()
-        .vol
+    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
+        pool: pool.clone(),
+        xml: xml.into(),
+        flags: 0,
+    })
+    .await
+    .unwrap()
+    .vol
 }
 
 /// Deterministic pseudo-random bytes (xorshift), cheap to regenerate for comparison.
@@ -88,15 +103,30 @@ async fn handshake_and_connection_calls() {
     let Some(d) = daemon() else { return };
     let c = connect(&d).await;
     let o = c.handshake_outcome();
-    assert!(o.keepalive && o.event_callbacks && o.close_callback, "{o:?}");
+    assert!(
+        o.keepalive && o.event_callbacks && o.close_callback,
+        "{o:?}"
+    );
     let v = c.call::<ConnectGetLibVersion>(&()).await.unwrap().lib_ver;
     assert!(v >= 9_000_000, "lib version {v}");
     assert_eq!(c.call::<ConnectGetType>(&()).await.unwrap().kind, "QEMU");
     assert!(c.call::<ConnectGetVersion>(&()).await.unwrap().hv_ver > 0);
-    assert!(!c.call::<ConnectGetHostname>(&()).await.unwrap().hostname.is_empty());
-    assert_eq!(c.call::<ConnectGetUri>(&()).await.unwrap().uri, "qemu:///session");
+    assert!(
+        !c.call::<ConnectGetHostname>(&())
+            .await
+            .unwrap()
+            .hostname
+            .is_empty()
+    );
+    assert_eq!(
+        c.call::<ConnectGetUri>(&()).await.unwrap().uri,
+        "qemu:///session"
+    );
     c.disconnect(Duration::from_secs(5)).await;
-    assert!(matches!(c.error(), Some(ConnectionError::LocallyClosed { .. })));
+    assert!(matches!(
+        c.error(),
+        Some(ConnectionError::LocallyClosed { .. })
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -105,7 +135,10 @@ async fn test_driver_through_the_same_socket() {
     let c = Client::connect(&d.test_uri(), opts(None)).await.unwrap();
     assert_eq!(c.call::<ConnectGetType>(&()).await.unwrap().kind, "TEST");
     let doms = c
-        .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs { need_results: 1, flags: 0 })
+        .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
+            need_results: 1,
+            flags: 0,
+        })
         .await
         .unwrap();
     assert!(doms.domains.iter().any(|d| d.name == "test"), "{doms:?}");
@@ -115,19 +148,39 @@ async fn test_driver_through_the_same_socket() {
 async fn domain_lifecycle_with_events() {
     let Some(d) = daemon() else { return };
     let c = connect(&d).await;
-    let mut events = c.subscribe_domain_events(event_id::LIFECYCLE, None).await.unwrap();
+    let mut events = c
+        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
     let name = "lv-events";
     let dom = c
-        .call::<DomainDefineXml>(&DomainDefineXmlArgs { xml: d.minimal_domain_xml(name).into() })
+        .call::<DomainDefineXml>(&DomainDefineXmlArgs {
+            xml: d.minimal_domain_xml(name).into(),
+        })
         .await
         .unwrap()
         .dom;
     assert_eq!(dom.name, name);
-    c.call::<DomainCreate>(&DomainArgs { dom: dom.clone() }).await.unwrap();
-    let st = c.call::<DomainGetState>(&DomainFlagsArgs { dom: dom.clone(), flags: 0 }).await.unwrap();
+    c.call::<DomainCreate>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    let st = c
+        .call::<DomainGetState>(&DomainFlagsArgs {
+            dom: dom.clone(),
+            flags: 0,
+        })
+        .await
+        .unwrap();
     assert_eq!(st.state, 1, "running");
-    c.call::<DomainDestroy>(&DomainArgs { dom: dom.clone() }).await.unwrap();
-    c.call::<DomainUndefineFlags>(&DomainFlagsArgs { dom: dom.clone(), flags: 0 }).await.unwrap();
+    c.call::<DomainDestroy>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    c.call::<DomainUndefineFlags>(&DomainFlagsArgs {
+        dom: dom.clone(),
+        flags: 0,
+    })
+    .await
+    .unwrap();
     // qemu also reports RESUMED on start and SHUTDOWN (host signal) on destroy.
     let mut seen = Vec::new();
     while seen.last() != Some(&lifecycle::UNDEFINED) {
@@ -135,13 +188,23 @@ async fn domain_lifecycle_with_events() {
             .await
             .expect("event in time")
             .expect("stream open");
-        let DomainEvent::Lifecycle { dom: ed, event, .. } = ev else { continue };
+        let DomainEvent::Lifecycle { dom: ed, event, .. } = ev else {
+            continue;
+        };
         assert_eq!(ed.name, name);
         seen.push(event);
     }
-    let wanted = [lifecycle::DEFINED, lifecycle::STARTED, lifecycle::STOPPED, lifecycle::UNDEFINED];
+    let wanted = [
+        lifecycle::DEFINED,
+        lifecycle::STARTED,
+        lifecycle::STOPPED,
+        lifecycle::UNDEFINED,
+    ];
     let mut it = seen.iter();
-    assert!(wanted.iter().all(|w| it.any(|s| s == w)), "events in order {wanted:?} within {seen:?}");
+    assert!(
+        wanted.iter().all(|w| it.any(|s| s == w)),
+        "events in order {wanted:?} within {seen:?}"
+    );
     let err = c
         .call::<DomainLookupByName>(&DomainLookupByNameArgs { name: name.into() })
         .await
@@ -152,7 +215,8 @@ async fn domain_lifecycle_with_events() {
 
 async fn upload_bytes(c: &Client, vol: &StorageVol, data: &[u8]) -> Result<u64, TransferError> {
     let up = c.vol_upload(vol, 0, 0, false).await?;
-    up.send_all_and_finish(std::io::Cursor::new(data.to_vec())).await
+    up.send_all_and_finish(std::io::Cursor::new(data.to_vec()))
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -163,7 +227,11 @@ async fn upload_and_download_64_mib_byte_exact() {
     let vol = create_vol(&c, &p, "dense.raw", 64 * MIB).await;
     let data = pattern(64 * MIB as usize, 7);
     assert_eq!(upload_bytes(&c, &vol, &data).await.unwrap(), 64 * MIB);
-    assert_eq!(std::fs::read(d.pool_path().join("dense.raw")).unwrap(), data, "file on the daemon side");
+    assert_eq!(
+        std::fs::read(d.pool_path().join("dense.raw")).unwrap(),
+        data,
+        "file on the daemon side"
+    );
     let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
     let mut got = Vec::with_capacity(data.len());
     while let Some(item) = dl.next().await {
@@ -173,15 +241,19 @@ async fn upload_and_download_64_mib_byte_exact() {
         }
     }
     assert!(got == data, "download differs");
-    c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: 0 }).await.unwrap();
+    c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: 0 })
+        .await
+        .unwrap();
 }
 
 /// A 64 MiB file with 4 data islands of 1 MiB.
 fn sparse_file(path: &Path) -> Vec<(u64, Vec<u8>)> {
     use std::io::{Seek, SeekFrom, Write};
     let mut f = std::fs::File::create(path).unwrap();
-    let islands: Vec<(u64, Vec<u8>)> =
-        [3u64, 17, 40, 63].iter().map(|m| (m * MIB, pattern(MIB as usize, *m))).collect();
+    let islands: Vec<(u64, Vec<u8>)> = [3u64, 17, 40, 63]
+        .iter()
+        .map(|m| (m * MIB, pattern(MIB as usize, *m)))
+        .collect();
     for (off, data) in &islands {
         f.seek(SeekFrom::Start(*off)).unwrap();
         f.write_all(data).unwrap();
@@ -205,17 +277,28 @@ async fn sparse_upload_and_download_preserve_holes() {
     let remote = d.pool_path().join("sparse.raw");
     let meta = std::fs::metadata(&remote).unwrap();
     assert_eq!(meta.len(), 64 * MIB);
-    assert!(meta.blocks() * 512 <= 8 * MIB, "holes preserved on the daemon side: {} bytes allocated", meta.blocks() * 512);
-    assert_eq!(std::fs::read(&remote).unwrap(), std::fs::read(&src).unwrap());
+    assert!(
+        meta.blocks() * 512 <= 8 * MIB,
+        "holes preserved on the daemon side: {} bytes allocated",
+        meta.blocks() * 512
+    );
+    assert_eq!(
+        std::fs::read(&remote).unwrap(),
+        std::fs::read(&src).unwrap()
+    );
 
     let dst = tmp.path().join("dst.raw");
     let dl = c.vol_download(&vol, 0, 0, true).await.unwrap();
     assert_eq!(dl.write_to_file(&dst).await.unwrap(), 64 * MIB);
     let meta = std::fs::metadata(&dst).unwrap();
-    assert!(meta.blocks() * 512 <= 8 * MIB, "holes preserved locally: {} bytes allocated", meta.blocks() * 512);
+    assert!(
+        meta.blocks() * 512 <= 8 * MIB,
+        "holes preserved locally: {} bytes allocated",
+        meta.blocks() * 512
+    );
     let back = std::fs::read(&dst).unwrap();
     for (off, data) in &islands {
-        assert!(&back[*off as usize..*off as usize + data.len()] == &data[..]);
+        assert!(back[*off as usize..*off as usize + data.len()] == data[..]);
     }
     assert_eq!(back, std::fs::read(&src).unwrap());
 }
@@ -228,11 +311,18 @@ async fn server_error_mid_upload_then_connection_still_serves() {
     let vol = create_vol(&c, &p, "short.raw", 4 * MIB).await;
     // Declare 1000 bytes but send 4 MiB: the daemon answers ENOSPC mid-stream.
     let up = c.vol_upload(&vol, 0, 1000, false).await.unwrap();
-    let r = up.send_all_and_finish(std::io::Cursor::new(vec![1u8; 4 * MIB as usize])).await;
-    let Err(TransferError::Stream(StreamError::Remote(e))) = r else { panic!("{r:?}") };
+    let r = up
+        .send_all_and_finish(std::io::Cursor::new(vec![1u8; 4 * MIB as usize]))
+        .await;
+    let Err(TransferError::Stream(StreamError::Remote(e))) = r else {
+        panic!("{r:?}")
+    };
     assert_eq!(e.code, ErrorCode::SYSTEM_ERROR, "{e:?}");
     assert_eq!(e.errno(), Some(28), "ENOSPC: {e}");
-    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok(), "same connection serves the next call");
+    assert!(
+        c.call::<ConnectGetLibVersion>(&()).await.is_ok(),
+        "same connection serves the next call"
+    );
 }
 
 /// Yields `ok` bytes, then fails.
@@ -267,7 +357,9 @@ async fn source_error_mid_upload_aborts_and_leaves_no_task() {
     for _ in 0..5 {
         let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
         let r = up.send_all_and_finish(FailAfter { left: 3 * MIB }).await;
-        let Err(TransferError::Local(e)) = r else { panic!("{r:?}") };
+        let Err(TransferError::Local(e)) = r else {
+            panic!("{r:?}")
+        };
         assert_eq!(e.to_string(), "source exploded", "the source's own error");
     }
     assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
@@ -281,10 +373,14 @@ async fn dropped_transfers_leave_the_connection_usable() {
     let c = connect(&d).await;
     let p = pool(&c, &d).await;
     let vol = create_vol(&c, &p, "drop.raw", 64 * MIB).await;
-    upload_bytes(&c, &vol, &pattern(64 * MIB as usize, 3)).await.unwrap();
+    upload_bytes(&c, &vol, &pattern(64 * MIB as usize, 3))
+        .await
+        .unwrap();
     // Upload dropped mid-stream.
     let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-    up.send(Bytes::from(vec![0u8; 8 * MIB as usize])).await.unwrap();
+    up.send(Bytes::from(vec![0u8; 8 * MIB as usize]))
+        .await
+        .unwrap();
     drop(up);
     assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
     // Download dropped mid-stream, and a download future dropped while opening.
@@ -302,19 +398,29 @@ async fn dropped_transfers_leave_the_connection_usable() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn daemon_pings_are_answered() {
-    let Some(d) = Libvirtd::builder().keepalive_interval(1).keepalive_count(2).start_or_skip() else {
+    let Some(d) = Libvirtd::builder()
+        .keepalive_interval(1)
+        .keepalive_count(2)
+        .start_or_skip()
+    else {
         return;
     };
     let c = connect(&d).await; // our own pings off: only the daemon's
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert!(c.stats().pings_answered >= 3, "{:?}", c.stats());
-    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok(), "daemon kept us (it drops clients that do not answer after ~3 s)");
+    assert!(
+        c.call::<ConnectGetLibVersion>(&()).await.is_ok(),
+        "daemon kept us (it drops clients that do not answer after ~3 s)"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn frozen_daemon_is_declared_dead_by_keepalive() {
     let Some(d) = daemon() else { return };
-    let ka = KeepaliveConfig { interval: Duration::from_secs(1), count: 3 };
+    let ka = KeepaliveConfig {
+        interval: Duration::from_secs(1),
+        count: 3,
+    };
     let c = Client::connect(&d.uri(), opts(Some(ka))).await.unwrap();
     c.call::<ConnectGetLibVersion>(&()).await.unwrap();
     d.freeze().unwrap();
@@ -323,13 +429,29 @@ async fn frozen_daemon_is_declared_dead_by_keepalive() {
         let c = c.clone();
         tokio::spawn(async move { c.call::<ConnectGetLibVersion>(&()).await })
     };
-    let e = tokio::time::timeout(Duration::from_secs(10), c.closed()).await.expect("declared dead");
+    let e = tokio::time::timeout(Duration::from_secs(10), c.closed())
+        .await
+        .expect("declared dead");
     let took = t.elapsed();
     d.thaw().unwrap();
-    assert!(matches!(e, ConnectionError::KeepaliveTimeout { .. }), "{e:?}");
-    assert!(took <= ka.dead_after() + Duration::from_secs(1), "took {took:?}");
+    assert!(
+        matches!(e, ConnectionError::KeepaliveTimeout { .. }),
+        "{e:?}"
+    );
+    assert!(
+        took <= ka.dead_after() + Duration::from_secs(1),
+        "took {took:?}"
+    );
     let r = pending.await.unwrap();
-    assert!(matches!(r, Err(CallError::Connection(ConnectionError::KeepaliveTimeout { .. }))), "{r:?}");
+    assert!(
+        matches!(
+            r,
+            Err(CallError::Connection(
+                ConnectionError::KeepaliveTimeout { .. }
+            ))
+        ),
+        "{r:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -354,10 +476,22 @@ async fn killed_daemon_fails_pending_operations_within_a_second() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let t = Instant::now();
     d.kill().unwrap();
-    let r = tokio::time::timeout(Duration::from_secs(1), call).await.expect("call ended within 1 s").unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(1), call)
+        .await
+        .expect("call ended within 1 s")
+        .unwrap();
     assert!(matches!(r, Err(CallError::Connection(_))), "{r:?}");
-    let r = tokio::time::timeout(Duration::from_secs(1), up).await.expect("upload ended within 1 s").unwrap();
-    assert!(matches!(r, Err(TransferError::Stream(StreamError::Connection(_)))), "{r:?}");
+    let r = tokio::time::timeout(Duration::from_secs(1), up)
+        .await
+        .expect("upload ended within 1 s")
+        .unwrap();
+    assert!(
+        matches!(r, Err(TransferError::Stream(StreamError::Connection(_)))),
+        "{r:?}"
+    );
     assert!(t.elapsed() < Duration::from_secs(1));
-    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_err(), "dead stays dead");
+    assert!(
+        c.call::<ConnectGetLibVersion>(&()).await.is_err(),
+        "dead stays dead"
+    );
 }

@@ -19,11 +19,21 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc;
 
 fn opts() -> ConnectOptions {
-    ConnectOptions { config: Config { keepalive: None, ..Config::default() }, ..Default::default() }
+    ConnectOptions {
+        config: Config {
+            keepalive: None,
+            ..Config::default()
+        },
+        ..Default::default()
+    }
 }
 
 fn vol() -> StorageVol {
-    StorageVol { pool: "p".into(), name: "v".into(), key: "/p/v".into() }
+    StorageVol {
+        pool: "p".into(),
+        name: "v".into(),
+        key: "/p/v".into(),
+    }
 }
 
 /// The daemon side: frames from the client arrive on `rx`; write answers to `tx`.
@@ -62,23 +72,38 @@ impl Server {
                 }
             }
         });
-        (client, Self { frames, write, reader })
+        (
+            client,
+            Self {
+                frames,
+                write,
+                reader,
+            },
+        )
     }
 
     async fn next(&mut self) -> Frame {
-        tokio::time::timeout(Duration::from_secs(5), self.frames.recv()).await.expect("frame in time").expect("open")
+        tokio::time::timeout(Duration::from_secs(5), self.frames.recv())
+            .await
+            .expect("frame in time")
+            .expect("open")
     }
 
     async fn send(&mut self, b: Bytes) {
         self.write.write_all(&b).await.unwrap();
     }
 
-    /// Answer get_lib_version calls forever (in a task).
+    /// Answer `get_lib_version` calls forever (in a task).
     fn serve_versions(mut self) {
         tokio::spawn(async move {
             while let Some(f) = self.frames.recv().await {
                 if f.header.procedure == 157 {
-                    let r = peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: u64::from(f.header.serial) });
+                    let r = peer::reply_to(
+                        &f.header,
+                        &ConnectGetLibVersionRet {
+                            lib_ver: u64::from(f.header.serial),
+                        },
+                    );
                     if self.write.write_all(&r).await.is_err() {
                         return;
                     }
@@ -113,24 +138,52 @@ async fn close_does_not_wait_behind_a_stalled_write() {
     let (a, _b_kept_open_but_never_read) = tokio::io::duplex(4096);
     let client = Client::start(a, &opts());
     let upload_client = client.clone();
-    let pending = tokio::spawn(async move { upload_client.call::<ConnectGetLibVersion>(&()).await });
+    let pending =
+        tokio::spawn(async move { upload_client.call::<ConnectGetLibVersion>(&()).await });
     // Queue lots of bytes through calls with big arguments via raw calls.
     let big = vec![0u8; 1 << 20];
     let c2 = client.clone();
-    let stuck = tokio::spawn(async move { c2.call_raw(libvirt_rpc::proto::REMOTE_PROGRAM, 11, &big).await });
+    let stuck = tokio::spawn(async move {
+        c2.call_raw(libvirt_rpc::proto::REMOTE_PROGRAM, 11, &big)
+            .await
+    });
     tokio::time::sleep(Duration::from_millis(50)).await;
     let t = Instant::now();
     client.close();
     let closed_in = t.elapsed();
-    assert!(closed_in < Duration::from_millis(100), "close took {closed_in:?}");
-    let r = tokio::time::timeout(Duration::from_millis(500), pending).await.expect("call released").unwrap();
-    assert!(matches!(r, Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))), "{r:?}");
-    let r = tokio::time::timeout(Duration::from_millis(500), stuck).await.expect("call released").unwrap();
-    assert!(matches!(r, Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))), "{r:?}");
+    assert!(
+        closed_in < Duration::from_millis(100),
+        "close took {closed_in:?}"
+    );
+    let r = tokio::time::timeout(Duration::from_millis(500), pending)
+        .await
+        .expect("call released")
+        .unwrap();
+    assert!(
+        matches!(
+            r,
+            Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
+        ),
+        "{r:?}"
+    );
+    let r = tokio::time::timeout(Duration::from_millis(500), stuck)
+        .await
+        .expect("call released")
+        .unwrap();
+    assert!(
+        matches!(
+            r,
+            Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
+        ),
+        "{r:?}"
+    );
     // Later calls fail the same way; close is idempotent.
     client.close();
     let r = client.call::<ConnectGetLibVersion>(&()).await;
-    assert!(matches!(r, Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))));
+    assert!(matches!(
+        r,
+        Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
+    ));
 }
 
 #[tokio::test]
@@ -141,7 +194,12 @@ async fn dropped_call_is_forgotten_and_its_late_reply_discarded() {
     let f = server.next().await;
     t.abort();
     let _ = t.await;
-    server.send(peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 })).await;
+    server
+        .send(peer::reply_to(
+            &f.header,
+            &ConnectGetLibVersionRet { lib_ver: 1 },
+        ))
+        .await;
     server.serve_versions();
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
     assert_eq!(client.stats().late_replies, 1);
@@ -150,10 +208,17 @@ async fn dropped_call_is_forgotten_and_its_late_reply_discarded() {
 #[tokio::test]
 async fn call_timeout_leaves_the_connection_usable() {
     let (client, mut server) = Server::start(64 << 10);
-    let r = client.call_timeout::<ConnectGetLibVersion>(&(), Duration::from_millis(50)).await;
+    let r = client
+        .call_timeout::<ConnectGetLibVersion>(&(), Duration::from_millis(50))
+        .await;
     assert_eq!(r, Err(CallError::TimedOut));
     let f = server.next().await;
-    server.send(peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 })).await;
+    server
+        .send(peer::reply_to(
+            &f.header,
+            &ConnectGetLibVersionRet { lib_ver: 1 },
+        ))
+        .await;
     server.serve_versions();
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
 }
@@ -204,7 +269,9 @@ async fn source_error_aborts_and_returns_the_source_error() {
     assert!(data > 0);
     server.send(peer::stream_ok_to(&open.header)).await;
     let r = up.await.unwrap();
-    let Err(TransferError::Local(e)) = r else { panic!("{r:?}") };
+    let Err(TransferError::Local(e)) = r else {
+        panic!("{r:?}")
+    };
     assert_eq!(e.to_string(), "disk on fire");
     server.serve_versions();
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
@@ -229,13 +296,20 @@ async fn slow_download_consumer_keeps_memory_bounded() {
             server.write.write_all(&chunk).await.unwrap();
             s2.fetch_add(262_120, Ordering::Relaxed);
         }
-        server.write.write_all(&peer::stream_data_to(&h, &[])).await.unwrap();
+        server
+            .write
+            .write_all(&peer::stream_data_to(&h, &[]))
+            .await
+            .unwrap();
         server
     });
     // Nobody reads for a while: the peer must be held back by the window + pipe.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let pushed = sent.load(Ordering::Relaxed);
-    assert!(pushed < 8 << 20, "peer pushed {pushed} bytes with nobody reading");
+    assert!(
+        pushed < 8 << 20,
+        "peer pushed {pushed} bytes with nobody reading"
+    );
     let mut got = 0usize;
     while got < 256 * 262_120 {
         match d.next().await.unwrap().unwrap() {
@@ -266,16 +340,35 @@ async fn server_error_mid_upload_is_returned_and_connection_survives() {
     let open = server.next().await;
     server.send(peer::reply_to(&open.header, &())).await;
     let _first = server.next().await;
-    server.send(peer::stream_error_to(&open.header, &peer::error(38, 38, "cannot write to stream: No space left on device"))).await;
-    let e = tokio::time::timeout(Duration::from_secs(5), up).await.expect("upload ends").unwrap();
-    let StreamError::Remote(r) = e else { panic!("{e:?}") };
-    assert_eq!(r.message(), "cannot write to stream: No space left on device");
+    server
+        .send(peer::stream_error_to(
+            &open.header,
+            &peer::error(38, 38, "cannot write to stream: No space left on device"),
+        ))
+        .await;
+    let e = tokio::time::timeout(Duration::from_secs(5), up)
+        .await
+        .expect("upload ends")
+        .unwrap();
+    let StreamError::Remote(r) = e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(
+        r.message(),
+        "cannot write to stream: No space left on device"
+    );
     // Drain what the client had already written, then prove the connection works.
     tokio::spawn(async move {
         let mut s = server;
         while let Some(f) = s.frames.recv().await {
             if f.header.procedure == 157 {
-                let _ = s.write.write_all(&peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 7 })).await;
+                let _ = s
+                    .write
+                    .write_all(&peer::reply_to(
+                        &f.header,
+                        &ConnectGetLibVersionRet { lib_ver: 7 },
+                    ))
+                    .await;
             }
         }
     });
@@ -289,8 +382,19 @@ async fn peer_death_fails_everything_at_once() {
     let call = tokio::spawn(async move { c.call::<ConnectGetLibVersion>(&()).await });
     tokio::time::sleep(Duration::from_millis(20)).await;
     drop(server);
-    let r = tokio::time::timeout(Duration::from_secs(1), call).await.unwrap().unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(1), call)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(matches!(r, Err(CallError::Connection(_))), "{r:?}");
-    let e = tokio::time::timeout(Duration::from_secs(1), client.closed()).await.unwrap();
-    assert!(matches!(e, ConnectionError::PeerClosed | ConnectionError::Transport { .. }), "{e:?}");
+    let e = tokio::time::timeout(Duration::from_secs(1), client.closed())
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            e,
+            ConnectionError::PeerClosed | ConnectionError::Transport { .. }
+        ),
+        "{e:?}"
+    );
 }

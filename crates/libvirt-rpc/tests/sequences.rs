@@ -1,5 +1,7 @@
 //! Every sequence of the protocol reference (§3-§5) driven through the sans-io core against
 //! the scripted peer, with a virtual clock. Deterministic: no sockets, no sleeps.
+// Short names (p = pair, h = header, f = frame) keep the sequences readable.
+#![allow(clippy::many_single_char_names)]
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +13,9 @@ use libvirt_rpc::conn::{
 };
 use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
-use libvirt_rpc::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload};
+use libvirt_rpc::proto::procs::storage::{
+    StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
+};
 use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::proto::{ErrorCode, events};
 use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
@@ -27,11 +31,19 @@ struct Pair {
 impl Pair {
     fn new(config: Config) -> Self {
         let now = Instant::now();
-        Self { c: Connection::new(config, now), peer: Peer::new(), now, rx: BytesMut::new() }
+        Self {
+            c: Connection::new(config, now),
+            peer: Peer::new(),
+            now,
+            rx: BytesMut::new(),
+        }
     }
 
     fn no_keepalive() -> Self {
-        Self::new(Config { keepalive: None, ..Config::default() })
+        Self::new(Config {
+            keepalive: None,
+            ..Config::default()
+        })
     }
 
     /// Move everything the client queued to the peer; return the client's packets.
@@ -63,15 +75,25 @@ impl Pair {
         }
     }
 
-    /// Call get_lib_version and answer it: proves the connection still works.
+    /// Call `get_lib_version` and answer it: proves the connection still works.
     fn roundtrip_works(&mut self) {
-        let serial = self.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+        let serial = self
+            .c
+            .call_typed::<ConnectGetLibVersion>(&(), None)
+            .unwrap();
         let f = self.flush().pop().expect("call sent");
         assert_eq!(f.header.serial, serial);
-        self.deliver(&peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 9_000_000 }))
-            .unwrap();
+        self.deliver(&peer::reply_to(
+            &f.header,
+            &ConnectGetLibVersionRet { lib_ver: 9_000_000 },
+        ))
+        .unwrap();
         let outs = self.outputs();
-        let Some(Output::CallDone { serial: s, result: Ok(p) }) = outs.last() else {
+        let Some(Output::CallDone {
+            serial: s,
+            result: Ok(p),
+        }) = outs.last()
+        else {
             panic!("no reply: {outs:?}")
         };
         assert_eq!(*s, serial);
@@ -89,11 +111,19 @@ fn vol() -> StorageVol {
 }
 
 fn transfer(length: u64, flags: u32) -> StorageVolTransferArgs {
-    StorageVolTransferArgs { vol: vol(), offset: 0, length, flags }
+    StorageVolTransferArgs {
+        vol: vol(),
+        offset: 0,
+        length,
+        flags,
+    }
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 /// A captured server packet re-addressed to our stream (captures use serial 10).
@@ -102,15 +132,28 @@ fn reframe(call: &Header, captured: &str) -> Vec<u8> {
     let mut head = [0u8; 24];
     head.copy_from_slice(&b[4..28]);
     let cap = Header::decode(&head).unwrap();
-    peer::raw(Header { serial: call.serial, procedure: call.procedure, ..cap }, &b[28..]).to_vec()
+    peer::raw(
+        Header {
+            serial: call.serial,
+            procedure: call.procedure,
+            ..cap
+        },
+        &b[28..],
+    )
+    .to_vec()
 }
 
 fn kinds(frames: &[Frame]) -> Vec<(MessageType, MessageStatus, usize)> {
-    frames.iter().map(|f| (f.header.kind, f.header.status, f.payload.len())).collect()
+    frames
+        .iter()
+        .map(|f| (f.header.kind, f.header.status, f.payload.len()))
+        .collect()
 }
 
 fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let id = p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)), sparse).unwrap();
+    let id =
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)), sparse)
+            .unwrap();
     let call = p.flush().pop().unwrap();
     assert_eq!(call.header.procedure, 208);
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
@@ -120,7 +163,8 @@ fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
 
 fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
     let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)), sparse).unwrap();
+        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)), sparse)
+            .unwrap();
     let call = p.flush().pop().unwrap();
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
@@ -158,7 +202,14 @@ fn handshake_sends_virsh_bytes() {
     });
     let mut i = 0;
     while let Some(call) = hs.next_call() {
-        let serial = p.c.call(libvirt_rpc::proto::REMOTE_PROGRAM, call.procedure, &RawArgs(call.args), None).unwrap();
+        let serial =
+            p.c.call(
+                libvirt_rpc::proto::REMOTE_PROGRAM,
+                call.procedure,
+                &RawArgs(call.args),
+                None,
+            )
+            .unwrap();
         let f = p.flush().pop().unwrap();
         let mut wire = (f.payload.len() as u32 + 28).to_be_bytes().to_vec();
         let mut h = BytesMut::new();
@@ -168,7 +219,9 @@ fn handshake_sends_virsh_bytes() {
         // The capture's empty-payload lines are 28 bytes; compare what we have.
         assert_eq!(wire, hex(client[i])[..wire.len()], "client packet {i}");
         p.deliver(&hex(server[i])).unwrap();
-        let Some(Output::CallDone { serial: s, result }) = p.outputs().pop() else { panic!() };
+        let Some(Output::CallDone { serial: s, result }) = p.outputs().pop() else {
+            panic!()
+        };
         assert_eq!(s, serial);
         hs.handle_reply(result).unwrap();
         i += 1;
@@ -193,13 +246,18 @@ impl xdr::Encode for RawArgs {
 fn upload_chunks_like_virsh_and_finishes() {
     let mut p = Pair::no_keepalive();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![7u8; 1_126_400])).unwrap();
+    p.c.stream_send(id, Bytes::from(vec![7u8; 1_126_400]))
+        .unwrap();
     p.c.stream_finish(id).unwrap();
     let frames = p.flush();
     let sizes: Vec<usize> = frames.iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![262_120, 262_120, 262_120, 262_120, 77_920, 0]);
     assert_eq!(frames.last().unwrap().header.status, MessageStatus::Ok);
-    assert!(frames[..5].iter().all(|f| f.header.status == MessageStatus::Continue && f.header.serial == id));
+    assert!(
+        frames[..5]
+            .iter()
+            .all(|f| f.header.status == MessageStatus::Continue && f.header.serial == id)
+    );
     p.deliver(&peer::stream_ok_to(&frames[0].header)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
     assert_eq!(p.c.stream_end(id), Some(Ok(())));
@@ -215,14 +273,17 @@ fn download_delivers_zero_copy_then_finishes_after_eof() {
     let (id, h) = open_download(&mut p, false);
     let mut bytes = Vec::new();
     for _ in 0..8 {
-        bytes.extend(peer::stream_data_to(&h, &[1u8; 262_120]));
+        bytes.extend(peer::stream_data_to(&h, &vec![1u8; 262_120]));
         bytes.extend(peer::stream_data_to(&h, &[2u8; 24]));
     }
     bytes.extend(peer::stream_data_to(&h, &[]));
     p.deliver(&bytes).unwrap();
     // EOF makes the client send the finish, like virsh.
     let fin = p.flush();
-    assert_eq!(kinds(&fin), vec![(MessageType::Stream, MessageStatus::Ok, 0)]);
+    assert_eq!(
+        kinds(&fin),
+        vec![(MessageType::Stream, MessageStatus::Ok, 0)]
+    );
     let mut total = 0;
     while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
         total += d.len();
@@ -236,15 +297,22 @@ fn download_delivers_zero_copy_then_finishes_after_eof() {
 
 #[test]
 fn download_window_stops_reading_until_consumed() {
-    let mut p = Pair::new(Config { keepalive: None, stream_window: 1 << 20, ..Config::default() });
+    let mut p = Pair::new(Config {
+        keepalive: None,
+        stream_window: 1 << 20,
+        ..Config::default()
+    });
     let (id, h) = open_download(&mut p, false);
     let mut bytes = Vec::new();
     for _ in 0..8 {
-        bytes.extend(peer::stream_data_to(&h, &[0u8; 262_120]));
+        bytes.extend(peer::stream_data_to(&h, &vec![0u8; 262_120]));
     }
     p.deliver(&bytes).unwrap();
     assert!(!p.c.wants_read(), "window full");
-    assert!(p.rx.len() > 3 * 262_000, "rest left undecoded in the caller's buffer");
+    assert!(
+        p.rx.len() > 3 * 262_000,
+        "rest left undecoded in the caller's buffer"
+    );
     let mut got = 0;
     while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
         got += d.len();
@@ -266,9 +334,18 @@ fn sparse_download_delivers_holes_in_order() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, true);
     // captures/download_sparse.decoded.txt server #011-#015.
-    p.deliver(&reframe(&h, "000000282000808600000001000000d1000000060000000a00000002000000000020000000000000")).unwrap();
-    p.deliver(&peer::stream_data_to(&h, &[9u8; 102_400])).unwrap();
-    p.deliver(&reframe(&h, "000000282000808600000001000000d1000000060000000a0000000200000000001e700000000000")).unwrap();
+    p.deliver(&reframe(
+        &h,
+        "000000282000808600000001000000d1000000060000000a00000002000000000020000000000000",
+    ))
+    .unwrap();
+    p.deliver(&peer::stream_data_to(&h, &vec![9u8; 102_400]))
+        .unwrap();
+    p.deliver(&reframe(
+        &h,
+        "000000282000808600000001000000d1000000060000000a0000000200000000001e700000000000",
+    ))
+    .unwrap();
     p.deliver(&peer::stream_data_to(&h, &[])).unwrap();
     let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
     assert_eq!(
@@ -317,7 +394,11 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, false);
     p.deliver(&peer::stream_hole_to(&h, 4096)).unwrap();
-    assert_eq!(kinds(&p.flush()), vec![(MessageType::Stream, MessageStatus::Error, 0)], "abort sent");
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Error, 0)],
+        "abort sent"
+    );
     assert_eq!(p.c.stream_end(id), Some(Err(StreamError::UnexpectedHole)));
     // The daemon's answer to the abort is a straggler.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
@@ -330,14 +411,23 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
 fn source_error_aborts_and_reports_the_source_reason() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 600_000])).unwrap();
-    p.c.stream_abort(id, "read /dev/sdz: Input/output error").unwrap();
+    p.c.stream_send(id, Bytes::from(vec![0u8; 600_000]))
+        .unwrap();
+    p.c.stream_abort(id, "read /dev/sdz: Input/output error")
+        .unwrap();
     let f = p.flush();
     // Queued data that was not yet taken is dropped; the abort is an empty STREAM ERROR.
-    assert_eq!(kinds(&f), vec![(MessageType::Stream, MessageStatus::Error, 0)]);
+    assert_eq!(
+        kinds(&f),
+        vec![(MessageType::Stream, MessageStatus::Error, 0)]
+    );
     // captures/upload_abort: the daemon confirms with STREAM OK.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    let Some(Err(StreamError::Aborted { reason, server: None })) = p.c.stream_end(id) else {
+    let Some(Err(StreamError::Aborted {
+        reason,
+        server: None,
+    })) = p.c.stream_end(id)
+    else {
         panic!()
     };
     assert_eq!(&*reason, "read /dev/sdz: Input/output error");
@@ -351,9 +441,15 @@ fn abort_answered_with_error_still_ends() {
     let (id, h) = open_upload(&mut p, false);
     p.c.stream_abort(id, "source failed").unwrap();
     p.flush();
-    p.deliver(&peer::stream_error_to(&h, &peer::error(1, 38, "stream aborted at client request")))
-        .unwrap();
-    let Some(Err(StreamError::Aborted { server: Some(e), .. })) = p.c.stream_end(id) else {
+    p.deliver(&peer::stream_error_to(
+        &h,
+        &peer::error(1, 38, "stream aborted at client request"),
+    ))
+    .unwrap();
+    let Some(Err(StreamError::Aborted {
+        server: Some(e), ..
+    })) = p.c.stream_end(id)
+    else {
         panic!()
     };
     assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
@@ -366,17 +462,30 @@ fn abort_answered_with_error_still_ends() {
 fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120])).unwrap();
+    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120]))
+        .unwrap();
     assert_eq!(p.flush().len(), 1);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120 * 3])).unwrap();
+    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120 * 3]))
+        .unwrap();
     // captures/upload_srverr server #011.
     p.deliver(&reframe(&h, "000000b82000808600000001000000d0000000030000000a000000010000002600000026000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e20646576696365000000000200000000000000010000000225730000000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e2064657669636500000000000000001cffffffff00000000")).unwrap();
-    assert!(p.flush().is_empty(), "queued data dropped, nothing more sent");
-    let err = p.c.stream_send(id, Bytes::from_static(b"more")).unwrap_err();
-    let StreamError::Remote(e) = &err else { panic!("{err:?}") };
+    assert!(
+        p.flush().is_empty(),
+        "queued data dropped, nothing more sent"
+    );
+    let err =
+        p.c.stream_send(id, Bytes::from_static(b"more"))
+            .unwrap_err();
+    let StreamError::Remote(e) = &err else {
+        panic!("{err:?}")
+    };
     assert_eq!(e.code, ErrorCode::SYSTEM_ERROR);
     assert_eq!(e.errno(), Some(28));
-    assert_eq!(p.c.stream_finish(id), Err(err.clone()), "finish reports it too, sends nothing");
+    assert_eq!(
+        p.c.stream_finish(id),
+        Err(err.clone()),
+        "finish reports it too, sends nothing"
+    );
     assert!(p.flush().is_empty());
     assert_eq!(p.c.stream_end(id), Some(Err(err)));
     p.roundtrip_works();
@@ -388,12 +497,19 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     // its reader holding a lock on the trailing OK and wedged the whole connection.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 1 << 20])).unwrap();
+    p.c.stream_send(id, Bytes::from(vec![0u8; 1 << 20]))
+        .unwrap();
     p.c.stream_finish(id).unwrap();
     p.flush();
-    p.deliver(&peer::stream_error_to(&h, &peer::error(38, 38, "cannot write to stream"))).unwrap();
+    p.deliver(&peer::stream_error_to(
+        &h,
+        &peer::error(38, 38, "cannot write to stream"),
+    ))
+    .unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else { panic!() };
+    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else {
+        panic!()
+    };
     assert_eq!(e.message(), "cannot write to stream");
     p.deliver(&peer::stream_ok_to(&h)).unwrap(); // after collection: still a straggler
     assert!(p.c.stats().stragglers >= 1);
@@ -409,19 +525,29 @@ fn abort_after_finish_still_terminates() {
     p.flush();
     // The daemon answers the finish; our abort is ignored by it. Either answer ends the stream.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert!(matches!(p.c.stream_end(id), Some(Err(StreamError::Aborted { .. }))));
+    assert!(matches!(
+        p.c.stream_end(id),
+        Some(Err(StreamError::Aborted { .. }))
+    ));
     p.roundtrip_works();
 }
 
 #[test]
 fn open_refused_ends_the_stream_with_the_daemon_error() {
     let mut p = Pair::no_keepalive();
-    let id = p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false).unwrap();
+    let id =
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
+            .unwrap();
     let call = p.flush().pop().unwrap();
-    p.deliver(&peer::reply_error_to(&call.header, &peer::error(50, 18, "Storage volume not found")))
-        .unwrap();
+    p.deliver(&peer::reply_error_to(
+        &call.header,
+        &peer::error(50, 18, "Storage volume not found"),
+    ))
+    .unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else { panic!() };
+    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else {
+        panic!()
+    };
     assert!(e.is_not_found());
 }
 
@@ -431,26 +557,41 @@ fn dropped_download_aborts_and_drops_stragglers() {
     let (id, h) = open_download(&mut p, false);
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
     p.c.stream_forget(id);
-    assert_eq!(kinds(&p.flush()), vec![(MessageType::Stream, MessageStatus::Error, 0)]);
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Error, 0)]
+    );
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
     assert_eq!(p.c.streams(), 0);
-    assert!(p.outputs().iter().all(|o| !matches!(o, Output::StreamEnded(_))));
+    assert!(
+        p.outputs()
+            .iter()
+            .all(|o| !matches!(o, Output::StreamEnded(_)))
+    );
     p.roundtrip_works();
 }
 
 #[test]
 fn abort_while_opening_is_sent_once_the_stream_exists() {
     let mut p = Pair::no_keepalive();
-    let id = p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false).unwrap();
+    let id =
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
+            .unwrap();
     let call = p.flush().pop().unwrap();
     p.c.stream_abort(id, "cancelled").unwrap();
     assert!(p.flush().is_empty());
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
-    assert_eq!(kinds(&p.flush()), vec![(MessageType::Stream, MessageStatus::Error, 0)]);
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Error, 0)]
+    );
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
-    assert!(matches!(p.c.stream_end(id), Some(Err(StreamError::Aborted { .. }))));
+    assert!(matches!(
+        p.c.stream_end(id),
+        Some(Err(StreamError::Aborted { .. }))
+    ));
 }
 
 // ---- calls -------------------------------------------------------------------------------
@@ -461,7 +602,11 @@ fn forgotten_call_discards_its_late_reply() {
     let s = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
     let f = p.flush().pop().unwrap();
     p.c.forget_call(s);
-    p.deliver(&peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 })).unwrap();
+    p.deliver(&peer::reply_to(
+        &f.header,
+        &ConnectGetLibVersionRet { lib_ver: 1 },
+    ))
+    .unwrap();
     assert!(p.outputs().is_empty());
     assert_eq!(p.c.stats().late_replies, 1);
     p.roundtrip_works();
@@ -470,13 +615,25 @@ fn forgotten_call_discards_its_late_reply() {
 #[test]
 fn call_deadline_times_out_and_connection_stays_usable() {
     let mut p = Pair::no_keepalive();
-    let s = p.c.call_typed::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2))).unwrap();
+    let s =
+        p.c.call_typed::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2)))
+            .unwrap();
     let f = p.flush().pop().unwrap();
     p.advance(Duration::from_secs(1));
     assert!(p.outputs().is_empty());
     p.advance(Duration::from_secs(1));
-    assert_eq!(p.outputs(), vec![Output::CallDone { serial: s, result: Err(CallError::TimedOut) }]);
-    p.deliver(&peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 })).unwrap();
+    assert_eq!(
+        p.outputs(),
+        vec![Output::CallDone {
+            serial: s,
+            result: Err(CallError::TimedOut)
+        }]
+    );
+    p.deliver(&peer::reply_to(
+        &f.header,
+        &ConnectGetLibVersionRet { lib_ver: 1 },
+    ))
+    .unwrap();
     assert!(p.outputs().is_empty(), "late reply discarded");
     p.roundtrip_works();
 }
@@ -487,7 +644,9 @@ fn reply_nobody_waits_for_is_fatal_and_sticky() {
     let pending = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
     let mut h = p.flush().pop().unwrap().header;
     h.serial = 4242;
-    let err = p.deliver(&peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 1 })).unwrap_err();
+    let err = p
+        .deliver(&peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 1 }))
+        .unwrap_err();
     assert!(matches!(
         err,
         ConnectionError::Protocol(ProtocolViolation::UnexpectedReply { serial: 4242, .. })
@@ -496,12 +655,18 @@ fn reply_nobody_waits_for_is_fatal_and_sticky() {
     assert_eq!(
         outs,
         vec![
-            Output::CallDone { serial: pending, result: Err(CallError::Connection(err.clone())) },
+            Output::CallDone {
+                serial: pending,
+                result: Err(CallError::Connection(err.clone()))
+            },
             Output::Closed(err.clone())
         ]
     );
     // Sticky: every later use returns the same error.
-    assert_eq!(p.c.call_typed::<ConnectGetLibVersion>(&(), None), Err(CallError::Connection(err.clone())));
+    assert_eq!(
+        p.c.call_typed::<ConnectGetLibVersion>(&(), None),
+        Err(CallError::Connection(err.clone()))
+    );
     assert_eq!(p.deliver(&[]), Err(err.clone()));
     assert!(p.outputs().is_empty(), "Closed is reported once");
 }
@@ -518,15 +683,105 @@ fn bad_frames_are_typed_fatal_errors() {
         serial: 0,
         status: MessageStatus::Ok,
     };
-    let cases: Vec<(Vec<u8>, fn(&ConnectionError) -> bool)> = vec![
-        (hex("0000001b"), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::TooShort(27))))),
-        (hex("7fffffff"), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::TooLong(_))))),
-        (peer::raw(Header { program: 0x1234, ..h }, &[]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::UnknownProgram { program: 0x1234, .. }))),
-        (peer::raw(Header { version: 2, ..h }, &[]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::BadVersion { version: 2, .. }))),
-        (peer::raw(Header { kind: MessageType::Call, ..h }, &[]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::UnexpectedType { .. }))),
-        ({ let mut v = peer::raw(h, &[]).to_vec(); v[16..20].copy_from_slice(&9u32.to_be_bytes()); v }, |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::UnknownType(9))))),
-        ({ let mut v = peer::raw(h, &[]).to_vec(); v[24..28].copy_from_slice(&7u32.to_be_bytes()); v }, |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::UnknownStatus(7))))),
-        (peer::raw(Header { status: MessageStatus::Error, ..h }, &[0, 0, 0]).to_vec(), |e| matches!(e, ConnectionError::Protocol(ProtocolViolation::BadPayload { what: "error", .. }))),
+    type Check = fn(&ConnectionError) -> bool;
+    let cases: Vec<(Vec<u8>, Check)> = vec![
+        (hex("0000001b"), |e| {
+            matches!(
+                e,
+                ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::TooShort(27)))
+            )
+        }),
+        (hex("7fffffff"), |e| {
+            matches!(
+                e,
+                ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::TooLong(_)))
+            )
+        }),
+        (
+            peer::raw(
+                Header {
+                    program: 0x1234,
+                    ..h
+                },
+                &[],
+            )
+            .to_vec(),
+            |e| {
+                matches!(
+                    e,
+                    ConnectionError::Protocol(ProtocolViolation::UnknownProgram {
+                        program: 0x1234,
+                        ..
+                    })
+                )
+            },
+        ),
+        (peer::raw(Header { version: 2, ..h }, &[]).to_vec(), |e| {
+            matches!(
+                e,
+                ConnectionError::Protocol(ProtocolViolation::BadVersion { version: 2, .. })
+            )
+        }),
+        (
+            peer::raw(
+                Header {
+                    kind: MessageType::Call,
+                    ..h
+                },
+                &[],
+            )
+            .to_vec(),
+            |e| {
+                matches!(
+                    e,
+                    ConnectionError::Protocol(ProtocolViolation::UnexpectedType { .. })
+                )
+            },
+        ),
+        (
+            {
+                let mut v = peer::raw(h, &[]).to_vec();
+                v[16..20].copy_from_slice(&9u32.to_be_bytes());
+                v
+            },
+            |e| {
+                matches!(
+                    e,
+                    ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::UnknownType(9)))
+                )
+            },
+        ),
+        (
+            {
+                let mut v = peer::raw(h, &[]).to_vec();
+                v[24..28].copy_from_slice(&7u32.to_be_bytes());
+                v
+            },
+            |e| {
+                matches!(
+                    e,
+                    ConnectionError::Protocol(ProtocolViolation::Frame(FrameError::UnknownStatus(
+                        7
+                    )))
+                )
+            },
+        ),
+        (
+            peer::raw(
+                Header {
+                    status: MessageStatus::Error,
+                    ..h
+                },
+                &[0, 0, 0],
+            )
+            .to_vec(),
+            |e| {
+                matches!(
+                    e,
+                    ConnectionError::Protocol(ProtocolViolation::BadPayload { what: "error", .. })
+                )
+            },
+        ),
     ];
     for (i, (bytes, ok)) in cases.into_iter().enumerate() {
         let mut p = Pair::no_keepalive();
@@ -544,7 +799,7 @@ fn truncated_input_is_partial_not_an_error() {
     let _ = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
     let h = p.flush().pop().unwrap().header;
     let reply = peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 5 });
-    for b in reply.iter() {
+    for b in &reply {
         assert!(p.outputs().is_empty());
         p.deliver(&[*b]).unwrap();
     }
@@ -558,10 +813,19 @@ fn eof_fails_everything_pending_at_once() {
     let (sid, _) = open_upload(&mut p, false);
     p.c.handle_eof();
     let outs = p.outputs();
-    assert!(outs.contains(&Output::CallDone { serial: c1, result: Err(CallError::Connection(ConnectionError::PeerClosed)) }));
+    assert!(outs.contains(&Output::CallDone {
+        serial: c1,
+        result: Err(CallError::Connection(ConnectionError::PeerClosed))
+    }));
     assert!(outs.contains(&Output::StreamEnded(sid)));
-    assert_eq!(outs.last(), Some(&Output::Closed(ConnectionError::PeerClosed)));
-    assert_eq!(p.c.stream_end(sid), Some(Err(StreamError::Connection(ConnectionError::PeerClosed))));
+    assert_eq!(
+        outs.last(),
+        Some(&Output::Closed(ConnectionError::PeerClosed))
+    );
+    assert_eq!(
+        p.c.stream_end(sid),
+        Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))
+    );
 }
 
 // ---- §4 keepalive --------------------------------------------------------------------------
@@ -580,7 +844,10 @@ fn daemon_ping_is_answered_even_with_keepalive_off() {
 #[test]
 fn keepalive_pings_then_declares_dead() {
     let mut p = Pair::new(Config {
-        keepalive: Some(KeepaliveConfig { interval: Duration::from_secs(5), count: 6 }),
+        keepalive: Some(KeepaliveConfig {
+            interval: Duration::from_secs(5),
+            count: 6,
+        }),
         ..Config::default()
     });
     let pending = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
@@ -604,7 +871,10 @@ fn keepalive_pings_then_declares_dead() {
 #[test]
 fn pong_keeps_the_link_alive() {
     let mut p = Pair::new(Config {
-        keepalive: Some(KeepaliveConfig { interval: Duration::from_secs(1), count: 3 }),
+        keepalive: Some(KeepaliveConfig {
+            interval: Duration::from_secs(1),
+            count: 3,
+        }),
         ..Config::default()
     });
     for _ in 0..100 {
@@ -623,18 +893,37 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, false);
     // captures/events.decoded.txt: lifecycle event, serial 1.
-    let ev = hex("0000004c20008086000000010000013e0000000200000001000000000000001b0000000c7270632d72706370726f6265e918a9b5508d41a19b914a1f97aed3ebffffffff0000000000000000");
+    let ev = hex(
+        "0000004c20008086000000010000013e0000000200000001000000000000001b0000000c7270632d72706370726f6265e918a9b5508d41a19b914a1f97aed3ebffffffff0000000000000000",
+    );
     p.deliver(&peer::stream_data_to(&h, b"abc")).unwrap();
     p.deliver(&ev).unwrap_or_else(|e| panic!("{e}"));
     p.deliver(&peer::raw(
-        Header { program: libvirt_rpc::proto::REMOTE_PROGRAM, version: 1, procedure: 9999, kind: MessageType::Message, serial: 1, status: MessageStatus::Ok },
+        Header {
+            program: libvirt_rpc::proto::REMOTE_PROGRAM,
+            version: 1,
+            procedure: 9999,
+            kind: MessageType::Message,
+            serial: 1,
+            status: MessageStatus::Ok,
+        },
         &[1, 2, 3, 4],
     ))
     .unwrap();
     p.deliver(&peer::stream_data_to(&h, b"def")).unwrap();
     let outs = p.outputs();
-    assert!(outs.iter().any(|o| matches!(o, Output::Event(events::Event::Domain { .. }))), "{outs:?}");
+    assert!(
+        outs.iter()
+            .any(|o| matches!(o, Output::Event(events::Event::Domain { .. }))),
+        "{outs:?}"
+    );
     assert_eq!(p.c.stats().unknown_messages, 1);
     let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
-    assert_eq!(data, vec![StreamItem::Data(Bytes::from_static(b"abc")), StreamItem::Data(Bytes::from_static(b"def"))]);
+    assert_eq!(
+        data,
+        vec![
+            StreamItem::Data(Bytes::from_static(b"abc")),
+            StreamItem::Data(Bytes::from_static(b"def"))
+        ]
+    );
 }

@@ -103,7 +103,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
                 st.conn.handle_timeout(now);
             }
             while self.out_bytes < OUT_MAX {
-                let Some(t) = st.conn.poll_transmit() else { break };
+                let Some(t) = st.conn.poll_transmit() else {
+                    break;
+                };
                 for b in [t.head, t.body] {
                     if !b.is_empty() {
                         self.out_bytes += b.len();
@@ -120,7 +122,8 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
         };
 
         while !self.out.is_empty() {
-            let slices: Vec<IoSlice<'_>> = self.out.iter().take(64).map(|b| IoSlice::new(b)).collect();
+            let slices: Vec<IoSlice<'_>> =
+                self.out.iter().take(64).map(|b| IoSlice::new(b)).collect();
             let r = if self.io.is_write_vectored() {
                 Pin::new(&mut self.io).poll_write_vectored(cx, &slices)
             } else {
@@ -128,7 +131,10 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
             };
             match r {
                 Poll::Ready(Ok(0)) => {
-                    let e = std::io::Error::new(std::io::ErrorKind::WriteZero, "transport accepted no bytes");
+                    let e = std::io::Error::new(
+                        std::io::ErrorKind::WriteZero,
+                        "transport accepted no bytes",
+                    );
                     return self.fail(&e);
                 }
                 Poll::Ready(Ok(mut n)) => {

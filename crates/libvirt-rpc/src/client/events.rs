@@ -12,9 +12,9 @@ use tracing::Instrument;
 use super::shared::{CallSlot, Inner};
 use super::{CallFuture, Client};
 use crate::conn::CallError;
+use crate::proto::REMOTE_PROGRAM;
 use crate::proto::events::DomainEvent;
 use crate::proto::types::Domain;
-use crate::proto::REMOTE_PROGRAM;
 use crate::wire::xdr;
 use crate::xdr_struct;
 
@@ -60,7 +60,9 @@ pub struct EventStream {
 
 impl std::fmt::Debug for EventStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventStream").field("callback_id", &self.callback_id).finish()
+        f.debug_struct("EventStream")
+            .field("callback_id", &self.callback_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -89,7 +91,9 @@ impl Drop for EventStream {
         // Fire and forget: the reply is discarded when it arrives.
         let mut st = self.inner.lock();
         st.subscribers.retain(|s| s.callback_id != self.callback_id);
-        let args = DeregisterArgs { callback_id: self.callback_id };
+        let args = DeregisterArgs {
+            callback_id: self.callback_id,
+        };
         if let Ok(serial) = st.conn.call(REMOTE_PROGRAM, DEREGISTER_ANY, &args, None) {
             st.conn.forget_call(serial);
             st.wake_driver();
@@ -108,17 +112,34 @@ impl Client {
         let missed = Arc::new(AtomicU64::new(0));
         let serial = {
             let mut st = self.inner.lock();
-            let serial =
-                st.conn.call(REMOTE_PROGRAM, REGISTER_ANY, &RegisterArgs { event_id, dom }, None)?;
+            let serial = st.conn.call(
+                REMOTE_PROGRAM,
+                REGISTER_ANY,
+                &RegisterArgs { event_id, dom },
+                None,
+            )?;
             st.calls.insert(
                 serial,
-                CallSlot { subscribe: Some((tx, missed.clone())), ..CallSlot::default() },
+                CallSlot {
+                    subscribe: Some((tx, missed.clone())),
+                    ..CallSlot::default()
+                },
             );
             st.wake_driver();
             serial
         };
-        let span = tracing::debug_span!("libvirt.call", proc = "ConnectDomainEventCallbackRegisterAny", serial);
-        let payload = CallFuture { inner: &self.inner, serial, done: false }.instrument(span).await?;
+        let span = tracing::debug_span!(
+            "libvirt.call",
+            proc = "ConnectDomainEventCallbackRegisterAny",
+            serial
+        );
+        let payload = CallFuture {
+            inner: &self.inner,
+            serial,
+            done: false,
+        }
+        .instrument(span)
+        .await?;
         let callback_id = match xdr::from_bytes::<RegisterRet>(payload) {
             Ok(r) => r.callback_id,
             Err(e) => {
@@ -128,6 +149,11 @@ impl Client {
                 return Err(CallError::Connection(err));
             }
         };
-        Ok(EventStream { rx, missed, callback_id, inner: self.inner.clone() })
+        Ok(EventStream {
+            rx,
+            missed,
+            callback_id,
+            inner: self.inner.clone(),
+        })
     }
 }

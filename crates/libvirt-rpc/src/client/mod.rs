@@ -126,7 +126,9 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("closed", &self.is_closed()).finish()
+        f.debug_struct("Client")
+            .field("closed", &self.is_closed())
+            .finish()
     }
 }
 
@@ -177,13 +179,18 @@ impl Client {
         let client = Self::start(io, &opts);
         let mut hs = Handshake::new(opts.handshake.clone());
         while let Some(call) = hs.next_call() {
-            let r = client.call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args).await;
+            let r = client
+                .call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args)
+                .await;
             if let Err(e) = hs.handle_reply(r) {
                 client.close();
                 return Err(e.into());
             }
         }
-        Ok(Self { outcome: Arc::new(hs.outcome().clone()), ..client })
+        Ok(Self {
+            outcome: Arc::new(hs.outcome().clone()),
+            ..client
+        })
     }
 
     /// Start the driver on `io` without any handshake (for scripted peers and custom opens).
@@ -203,15 +210,24 @@ impl Client {
             close_notice: None,
             closed_tx,
         };
-        let inner = Arc::new(Inner { state: Mutex::new(state), kill: opts.kill.clone(), closed_rx });
+        let inner = Arc::new(Inner {
+            state: Mutex::new(state),
+            kill: opts.kill.clone(),
+            closed_rx,
+        });
         tokio::spawn(
-            driver::Driver::new(io, inner.clone()).instrument(tracing::debug_span!("libvirt.driver")),
+            driver::Driver::new(io, inner.clone())
+                .instrument(tracing::debug_span!("libvirt.driver")),
         );
         Self {
             _guard: Arc::new(CloseOnDrop(inner.clone())),
             inner,
             outcome: Arc::new(HandshakeOutcome::default()),
-            event_queue: if opts.event_queue == 0 { 256 } else { opts.event_queue },
+            event_queue: if opts.event_queue == 0 {
+                256
+            } else {
+                opts.event_queue
+            },
         }
     }
 
@@ -232,7 +248,8 @@ impl Client {
         args: &P::Args,
         timeout: Duration,
     ) -> Result<P::Ret, CallError> {
-        self.call_inner::<P>(args, Some(Instant::now() + timeout)).await
+        self.call_inner::<P>(args, Some(Instant::now() + timeout))
+            .await
     }
 
     async fn call_inner<P: Procedure>(
@@ -242,7 +259,13 @@ impl Client {
     ) -> Result<P::Ret, CallError> {
         let serial = self.start_call(P::PROGRAM, P::NUMBER, args, deadline)?;
         let span = tracing::debug_span!("libvirt.call", proc = P::NAME, serial);
-        let payload = CallFuture { inner: &self.inner, serial, done: false }.instrument(span).await?;
+        let payload = CallFuture {
+            inner: &self.inner,
+            serial,
+            done: false,
+        }
+        .instrument(span)
+        .await?;
         match xdr::from_bytes::<P::Ret>(payload) {
             Ok(r) => Ok(r),
             Err(e) => {
@@ -257,11 +280,22 @@ impl Client {
 
     /// Call any procedure of any program with pre-encoded arguments; returns the raw reply
     /// payload. For the procedures the typed table does not cover.
-    pub async fn call_raw(&self, program: u32, procedure: i32, args: &[u8]) -> Result<Bytes, CallError> {
+    pub async fn call_raw(
+        &self,
+        program: u32,
+        procedure: i32,
+        args: &[u8],
+    ) -> Result<Bytes, CallError> {
         let serial = self.start_call(program, procedure, &Raw(args), None)?;
         let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
         let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
-        CallFuture { inner: &self.inner, serial, done: false }.instrument(span).await
+        CallFuture {
+            inner: &self.inner,
+            serial,
+            done: false,
+        }
+        .instrument(span)
+        .await
     }
 
     fn start_call(
@@ -346,7 +380,10 @@ impl Future for CallFuture<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut st = self.inner.lock();
-        let slot = st.calls.get_mut(&self.serial).expect("slot lives until the future ends");
+        let slot = st
+            .calls
+            .get_mut(&self.serial)
+            .expect("slot lives until the future ends");
         if let Some(r) = slot.result.take() {
             st.calls.remove(&self.serial);
             drop(st);

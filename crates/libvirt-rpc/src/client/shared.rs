@@ -69,9 +69,14 @@ impl State {
             match o {
                 Output::CallDone { serial, result } => {
                     if let Some(slot) = self.calls.get_mut(&serial) {
-                        if let (Some((tx, missed)), Ok(payload)) = (slot.subscribe.take(), &result) {
+                        if let (Some((tx, missed)), Ok(payload)) = (slot.subscribe.take(), &result)
+                        {
                             if let Ok(r) = xdr::from_bytes::<RegisterRet>(payload.clone()) {
-                                self.subscribers.push(Subscriber { callback_id: r.callback_id, tx, missed });
+                                self.subscribers.push(Subscriber {
+                                    callback_id: r.callback_id,
+                                    tx,
+                                    missed,
+                                });
                             }
                         }
                         slot.result = Some(result);
@@ -90,7 +95,11 @@ impl State {
                 }
                 Output::Event(Event::Domain { callback_id, event }) => {
                     self.subscribers.retain(|s| !s.tx.is_closed());
-                    for s in self.subscribers.iter().filter(|s| s.callback_id == callback_id) {
+                    for s in self
+                        .subscribers
+                        .iter()
+                        .filter(|s| s.callback_id == callback_id)
+                    {
                         if s.tx.try_send(event.clone()).is_err() {
                             s.missed.fetch_add(1, Ordering::Relaxed);
                         }
@@ -130,7 +139,9 @@ pub(crate) struct Inner {
 impl Inner {
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock leaves the state consistent enough to fail calls.
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Mark dead (publishing why) first, then kill the transport outside the lock.

@@ -19,7 +19,9 @@ use super::Client;
 use super::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
 use crate::conn::{StreamError, StreamId, StreamItem};
 use crate::proto::Procedure;
-use crate::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload, VOL_STREAM_SPARSE};
+use crate::proto::procs::storage::{
+    StorageVolDownload, StorageVolTransferArgs, StorageVolUpload, VOL_STREAM_SPARSE,
+};
 use crate::proto::types::StorageVol;
 use crate::wire::frame::STREAM_CHUNK_MAX;
 
@@ -44,7 +46,11 @@ struct Handle {
 }
 
 impl Handle {
-    async fn open<P: Procedure>(client: &Client, args: &P::Args, sparse: bool) -> Result<Self, StreamError> {
+    async fn open<P: Procedure>(
+        client: &Client,
+        args: &P::Args,
+        sparse: bool,
+    ) -> Result<Self, StreamError> {
         let id = {
             let mut st = client.inner.lock();
             let id = st.conn.open_stream::<P>(args, sparse)?;
@@ -53,7 +59,12 @@ impl Handle {
             id
         };
         let span = tracing::debug_span!("libvirt.stream", proc = P::NAME, serial = id, sparse);
-        let mut h = Self { inner: client.inner.clone(), id, span, ended: false };
+        let mut h = Self {
+            inner: client.inner.clone(),
+            id,
+            span,
+            ended: false,
+        };
         poll_fn(|cx| h.poll_open(cx)).await?;
         Ok(h)
     }
@@ -66,7 +77,9 @@ impl Handle {
         if let Some(r) = st.conn.stream_end(self.id) {
             st.streams.remove(&self.id);
             self.ended = true;
-            return Poll::Ready(Err(r.err().unwrap_or(StreamError::InvalidState("ended before opening"))));
+            return Poll::Ready(Err(r
+                .err()
+                .unwrap_or(StreamError::InvalidState("ended before opening"))));
         }
         if let Some(slot) = st.streams.get_mut(&self.id) {
             slot.waker = Some(cx.waker().clone());
@@ -99,7 +112,10 @@ impl Handle {
         poll_fn(|cx| self.poll_end(cx)).await
     }
 
-    fn command(&self, f: impl FnOnce(&mut crate::conn::Connection) -> Result<(), StreamError>) -> Result<(), StreamError> {
+    fn command(
+        &self,
+        f: impl FnOnce(&mut crate::conn::Connection) -> Result<(), StreamError>,
+    ) -> Result<(), StreamError> {
         let mut st = self.inner.lock();
         let r = f(&mut st.conn);
         st.wake_driver();
@@ -141,7 +157,10 @@ pub type Progress = Box<dyn Fn(u64) + Send + Sync>;
 
 impl std::fmt::Debug for Upload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Upload").field("id", &self.h.id).field("sent", &self.sent).finish()
+        f.debug_struct("Upload")
+            .field("id", &self.h.id)
+            .field("sent", &self.sent)
+            .finish_non_exhaustive()
     }
 }
 
@@ -211,7 +230,10 @@ impl Upload {
 
     /// Send everything `reader` yields, then finish. A read error aborts the stream and is
     /// returned as [`TransferError::Local`] once the daemon has answered the abort.
-    pub async fn send_all_and_finish<R: AsyncRead + Unpin>(mut self, mut reader: R) -> Result<u64, TransferError> {
+    pub async fn send_all_and_finish<R: AsyncRead + Unpin>(
+        mut self,
+        mut reader: R,
+    ) -> Result<u64, TransferError> {
         loop {
             let mut buf = BytesMut::with_capacity(STREAM_CHUNK_MAX);
             let mut eof = false;
@@ -267,7 +289,11 @@ impl Upload {
         }
     }
 
-    async fn send_sparse(&mut self, mut file: tokio::fs::File, path: &Path) -> Result<(), TransferError> {
+    async fn send_sparse(
+        &mut self,
+        mut file: tokio::fs::File,
+        path: &Path,
+    ) -> Result<(), TransferError> {
         let len = file.metadata().await.map_err(TransferError::Local)?.len();
         // A second descriptor for probing, so SEEK_DATA does not move the reading offset.
         let probe = std::fs::File::open(path).map_err(TransferError::Local)?;
@@ -289,12 +315,16 @@ impl Upload {
                 Ok(h) => h.min(len),
                 Err(e) => return Err(TransferError::Local(e.into())),
             };
-            file.seek(SeekFrom::Start(pos)).await.map_err(TransferError::Local)?;
+            file.seek(SeekFrom::Start(pos))
+                .await
+                .map_err(TransferError::Local)?;
             let mut left = hole - pos;
             while left > 0 {
                 let n = (left as usize).min(STREAM_CHUNK_MAX);
                 let mut buf = BytesMut::zeroed(n);
-                file.read_exact(&mut buf).await.map_err(TransferError::Local)?;
+                file.read_exact(&mut buf)
+                    .await
+                    .map_err(TransferError::Local)?;
                 self.send(buf.freeze()).await?;
                 left -= n as u64;
             }
@@ -314,7 +344,9 @@ pub struct Download {
 
 impl std::fmt::Debug for Download {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Download").field("id", &self.h.id).finish()
+        f.debug_struct("Download")
+            .field("id", &self.h.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -370,7 +402,10 @@ impl Download {
 
     /// Write everything to `sink`; holes are written as zeros (a plain writer cannot seek).
     /// A write error aborts the stream and is returned as [`TransferError::Local`].
-    pub async fn write_to<W: AsyncWrite + Unpin>(mut self, mut sink: W) -> Result<u64, TransferError> {
+    pub async fn write_to<W: AsyncWrite + Unpin>(
+        mut self,
+        mut sink: W,
+    ) -> Result<u64, TransferError> {
         use futures::StreamExt;
         let mut total = 0u64;
         while let Some(item) = self.next().await {
@@ -443,27 +478,66 @@ impl Download {
 
 impl Client {
     /// Open an upload stream with a typed stream procedure.
-    pub async fn upload<P: Procedure>(&self, args: &P::Args, sparse: bool) -> Result<Upload, StreamError> {
+    pub async fn upload<P: Procedure>(
+        &self,
+        args: &P::Args,
+        sparse: bool,
+    ) -> Result<Upload, StreamError> {
         let h = Handle::open::<P>(self, args, sparse).await?;
-        Ok(Upload { h, sparse, sent: 0, position: 0, progress: None })
+        Ok(Upload {
+            h,
+            sparse,
+            sent: 0,
+            position: 0,
+            progress: None,
+        })
     }
 
     /// Open a download stream with a typed stream procedure.
-    pub async fn download<P: Procedure>(&self, args: &P::Args, sparse: bool) -> Result<Download, StreamError> {
-        Ok(Download { h: Handle::open::<P>(self, args, sparse).await?, progress: None })
+    pub async fn download<P: Procedure>(
+        &self,
+        args: &P::Args,
+        sparse: bool,
+    ) -> Result<Download, StreamError> {
+        Ok(Download {
+            h: Handle::open::<P>(self, args, sparse).await?,
+            progress: None,
+        })
     }
 
     /// `virStorageVolUpload` (`length` 0 = to the end of the volume).
-    pub async fn vol_upload(&self, vol: &StorageVol, offset: u64, length: u64, sparse: bool) -> Result<Upload, StreamError> {
+    pub async fn vol_upload(
+        &self,
+        vol: &StorageVol,
+        offset: u64,
+        length: u64,
+        sparse: bool,
+    ) -> Result<Upload, StreamError> {
         let flags = if sparse { VOL_STREAM_SPARSE } else { 0 };
-        let args = StorageVolTransferArgs { vol: vol.clone(), offset, length, flags };
+        let args = StorageVolTransferArgs {
+            vol: vol.clone(),
+            offset,
+            length,
+            flags,
+        };
         self.upload::<StorageVolUpload>(&args, sparse).await
     }
 
     /// `virStorageVolDownload` (`length` 0 = to the end of the volume).
-    pub async fn vol_download(&self, vol: &StorageVol, offset: u64, length: u64, sparse: bool) -> Result<Download, StreamError> {
+    pub async fn vol_download(
+        &self,
+        vol: &StorageVol,
+        offset: u64,
+        length: u64,
+        sparse: bool,
+    ) -> Result<Download, StreamError> {
         let flags = if sparse { VOL_STREAM_SPARSE } else { 0 };
-        let args = StorageVolTransferArgs { vol: vol.clone(), offset, length, flags };
+        let args = StorageVolTransferArgs {
+            vol: vol.clone(),
+            offset,
+            length,
+            flags,
+        };
         self.download::<StorageVolDownload>(&args, sparse).await
     }
 }

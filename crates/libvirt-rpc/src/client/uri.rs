@@ -101,7 +101,10 @@ pub enum UriError {
 impl LibvirtUri {
     /// Parse `uri`.
     pub fn parse(uri: &str) -> Result<Self, UriError> {
-        let invalid = |reason: &str| UriError::Invalid { uri: uri.into(), reason: reason.into() };
+        let invalid = |reason: &str| UriError::Invalid {
+            uri: uri.into(),
+            reason: reason.into(),
+        };
         let u = url::Url::parse(uri).map_err(|e| invalid(&e.to_string()))?;
         let (driver, transport) = match u.scheme().split_once('+') {
             Some((d, t)) => (d.to_string(), Some(t.to_string())),
@@ -123,7 +126,12 @@ impl LibvirtUri {
                 ("keyfile", true) => keyfile = Some(PathBuf::from(v.as_ref())),
                 ("known_hosts", true) => known_hosts = Some(PathBuf::from(v.as_ref())),
                 ("no_verify", true) => no_verify = v != "0",
-                _ => return Err(UriError::UnsupportedParam { uri: uri.into(), param: k.into_owned() }),
+                _ => {
+                    return Err(UriError::UnsupportedParam {
+                        uri: uri.into(),
+                        param: k.into_owned(),
+                    });
+                }
             }
         }
         let host = u.host_str().filter(|h| !h.is_empty()).map(str::to_string);
@@ -131,7 +139,10 @@ impl LibvirtUri {
             None | Some("unix") => {
                 if host.is_some() && transport.is_none() {
                     // libvirt would default to TLS here; we do not implement it.
-                    return Err(UriError::UnsupportedTransport { uri: uri.into(), transport: "tls".into() });
+                    return Err(UriError::UnsupportedTransport {
+                        uri: uri.into(),
+                        transport: "tls".into(),
+                    });
                 }
                 let path = match socket {
                     Some(p) => p,
@@ -141,10 +152,16 @@ impl LibvirtUri {
             }
             Some("tcp") => {
                 if socket.is_some() {
-                    return Err(UriError::UnsupportedParam { uri: uri.into(), param: "socket".into() });
+                    return Err(UriError::UnsupportedParam {
+                        uri: uri.into(),
+                        param: "socket".into(),
+                    });
                 }
                 let host = host.ok_or_else(|| invalid("tcp needs a host"))?;
-                Transport::Tcp { host, port: u.port().unwrap_or(DEFAULT_TCP_PORT) }
+                Transport::Tcp {
+                    host,
+                    port: u.port().unwrap_or(DEFAULT_TCP_PORT),
+                }
             }
             Some("ssh") => {
                 let host = host.ok_or_else(|| invalid("ssh needs a host"))?;
@@ -169,10 +186,18 @@ impl LibvirtUri {
                 })
             }
             Some(t) => {
-                return Err(UriError::UnsupportedTransport { uri: uri.into(), transport: t.into() });
+                return Err(UriError::UnsupportedTransport {
+                    uri: uri.into(),
+                    transport: t.into(),
+                });
             }
         };
-        Ok(Self { original: uri.into(), driver, transport, remote_name })
+        Ok(Self {
+            original: uri.into(),
+            driver,
+            transport,
+            remote_name,
+        })
     }
 }
 
@@ -180,7 +205,10 @@ impl LibvirtUri {
 fn default_socket(path: &str) -> Result<PathBuf, UriError> {
     if path == "/session" {
         let dir = std::env::var_os("XDG_RUNTIME_DIR").ok_or_else(|| {
-            UriError::Missing("XDG_RUNTIME_DIR is not set: cannot find the session socket; use ?socket=PATH".into())
+            UriError::Missing(
+                "XDG_RUNTIME_DIR is not set: cannot find the session socket; use ?socket=PATH"
+                    .into(),
+            )
         })?;
         return Ok(PathBuf::from(dir).join("libvirt/libvirt-sock"));
     }
@@ -194,21 +222,39 @@ mod tests {
     #[test]
     fn common_forms() {
         let u = LibvirtUri::parse("qemu:///system").unwrap();
-        assert_eq!(u.transport, Transport::Unix { path: SYSTEM_SOCKET.into() });
+        assert_eq!(
+            u.transport,
+            Transport::Unix {
+                path: SYSTEM_SOCKET.into()
+            }
+        );
         assert_eq!(u.remote_name, "qemu:///system");
 
         let u = LibvirtUri::parse("test+unix:///default?socket=/tmp/x/libvirt-sock").unwrap();
-        assert_eq!(u.transport, Transport::Unix { path: "/tmp/x/libvirt-sock".into() });
+        assert_eq!(
+            u.transport,
+            Transport::Unix {
+                path: "/tmp/x/libvirt-sock".into()
+            }
+        );
         assert_eq!(u.remote_name, "test:///default");
 
         let u = LibvirtUri::parse("qemu+tcp://10.0.0.1/system").unwrap();
-        assert_eq!(u.transport, Transport::Tcp { host: "10.0.0.1".into(), port: 16509 });
+        assert_eq!(
+            u.transport,
+            Transport::Tcp {
+                host: "10.0.0.1".into(),
+                port: 16509
+            }
+        );
 
         let u = LibvirtUri::parse(
             "qemu+ssh://ops@h.example:2222/system?keyfile=/k&known_hosts=/kh&no_verify=1",
         )
         .unwrap();
-        let Transport::Ssh(t) = u.transport else { panic!() };
+        let Transport::Ssh(t) = u.transport else {
+            panic!()
+        };
         assert_eq!(t.user.as_deref(), Some("ops"));
         assert_eq!((t.host.as_str(), t.port), ("h.example", 2222));
         assert_eq!(t.keyfile, Some("/k".into()));
@@ -220,7 +266,12 @@ mod tests {
     #[test]
     fn session_uses_xdg_runtime_dir_or_explicit_socket() {
         let u = LibvirtUri::parse("qemu+unix:///session?socket=/run/s").unwrap();
-        assert_eq!(u.transport, Transport::Unix { path: "/run/s".into() });
+        assert_eq!(
+            u.transport,
+            Transport::Unix {
+                path: "/run/s".into()
+            }
+        );
         assert!(matches!(
             LibvirtUri::parse("qemu+ssh://h/session"),
             Err(UriError::Missing(_))
@@ -241,7 +292,10 @@ mod tests {
             LibvirtUri::parse("qemu+unix:///system?keyfile=/k"),
             Err(UriError::UnsupportedParam { .. })
         ));
-        assert!(matches!(LibvirtUri::parse("not a uri"), Err(UriError::Invalid { .. })));
+        assert!(matches!(
+            LibvirtUri::parse("not a uri"),
+            Err(UriError::Invalid { .. })
+        ));
         assert!(matches!(
             LibvirtUri::parse("qemu://remote/system"),
             Err(UriError::UnsupportedTransport { .. })

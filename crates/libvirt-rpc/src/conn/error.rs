@@ -32,7 +32,7 @@ pub enum ProtocolViolation {
         /// Version found.
         version: u32,
     },
-    /// A message type a server never sends to a client (CALL, *_WITH_FDS).
+    /// A message type a server never sends to a client (CALL, `*_WITH_FDS`).
     #[error("unexpected {kind:?} packet from the server (proc {procedure}, serial {serial})")]
     UnexpectedType {
         /// Message type.
@@ -99,7 +99,9 @@ pub enum ConnectionError {
     #[error("protocol violation by the peer: {0}")]
     Protocol(#[from] ProtocolViolation),
     /// Nothing arrived from the peer for `interval × count` although we pinged it.
-    #[error("keepalive timeout: nothing from the peer for {silent:?} (interval {interval:?} × {count})")]
+    #[error(
+        "keepalive timeout: nothing from the peer for {silent:?} (interval {interval:?} × {count})"
+    )]
     KeepaliveTimeout {
         /// How long the peer was silent.
         silent: Duration,
@@ -130,12 +132,17 @@ pub enum ConnectionError {
 impl ConnectionError {
     /// A local close with `reason`.
     pub fn locally_closed(reason: impl Into<Arc<str>>) -> Self {
-        Self::LocallyClosed { reason: reason.into() }
+        Self::LocallyClosed {
+            reason: reason.into(),
+        }
     }
 
     /// A transport failure from an `io::Error`.
     pub fn transport(e: &io::Error) -> Self {
-        Self::Transport { kind: e.kind(), message: e.to_string().into() }
+        Self::Transport {
+            kind: e.kind(),
+            message: e.to_string().into(),
+        }
     }
 
     /// The closest `io::ErrorKind`, for async adapters.

@@ -67,7 +67,9 @@ pub enum HandshakeError {
         error: xdr::DecodeError,
     },
     /// The daemon requires an authentication method we do not implement (SASL).
-    #[error("the daemon requires authentication this client does not implement (types {0:?}; SASL is unsupported)")]
+    #[error(
+        "the daemon requires authentication this client does not implement (types {0:?}; SASL is unsupported)"
+    )]
     UnsupportedAuth(Vec<i32>),
     /// polkit refused.
     #[error("polkit authentication did not complete")]
@@ -117,7 +119,11 @@ fn call<P: Procedure>(args: &P::Args) -> HandshakeCall {
 impl Handshake {
     /// Start with these options.
     pub fn new(opts: HandshakeOptions) -> Self {
-        Self { opts, step: Step::AuthList, outcome: HandshakeOutcome::default() }
+        Self {
+            opts,
+            step: Step::AuthList,
+            outcome: HandshakeOutcome::default(),
+        }
     }
 
     /// What was learned so far.
@@ -127,14 +133,19 @@ impl Handshake {
 
     /// The next call to make, or `None` when the handshake is complete.
     pub fn next_call(&self) -> Option<HandshakeCall> {
-        let feature = |f| call::<connect::ConnectSupportsFeature>(&ConnectSupportsFeatureArgs { feature: f });
+        let feature =
+            |f| call::<connect::ConnectSupportsFeature>(&ConnectSupportsFeatureArgs { feature: f });
         Some(match self.step {
             Step::AuthList => call::<connect::AuthList>(&()),
             Step::Polkit => call::<connect::AuthPolkit>(&()),
             Step::Keepalive => feature(proto::FEATURE_PROGRAM_KEEPALIVE),
             Step::Open => call::<connect::ConnectOpen>(&ConnectOpenArgs {
                 name: self.opts.name.as_deref().map(LvString::from),
-                flags: if self.opts.read_only { open_flags::READ_ONLY } else { 0 },
+                flags: if self.opts.read_only {
+                    open_flags::READ_ONLY
+                } else {
+                    0
+                },
             }),
             Step::EventFeature => feature(proto::FEATURE_REMOTE_EVENT_CALLBACK),
             Step::CloseFeature => feature(proto::FEATURE_REMOTE_CLOSE_CALLBACK),
@@ -152,20 +163,34 @@ impl Handshake {
     }
 
     fn after_events(&self) -> Step {
-        if self.opts.close_callback { Step::CloseFeature } else { Step::Done }
+        if self.opts.close_callback {
+            Step::CloseFeature
+        } else {
+            Step::Done
+        }
     }
 
     fn after_auth(&self) -> Step {
-        if self.opts.keepalive { Step::Keepalive } else { Step::Open }
+        if self.opts.keepalive {
+            Step::Keepalive
+        } else {
+            Step::Open
+        }
     }
 
     /// Feed the result of the call [`next_call`](Self::next_call) returned.
     pub fn handle_reply(&mut self, result: Result<Bytes, CallError>) -> Result<(), HandshakeError> {
         let name = self.next_call().map_or("handshake", |c| c.name);
         let payload = result.map_err(|error| HandshakeError::Call { step: name, error })?;
-        let dec = |e| HandshakeError::Decode { step: name, error: e };
+        let dec = |e| HandshakeError::Decode {
+            step: name,
+            error: e,
+        };
         let supported = |p: Bytes| -> Result<bool, HandshakeError> {
-            Ok(xdr::from_bytes::<ConnectSupportsFeatureRet>(p).map_err(dec)?.supported != 0)
+            Ok(xdr::from_bytes::<ConnectSupportsFeatureRet>(p)
+                .map_err(dec)?
+                .supported
+                != 0)
         };
         self.step = match self.step {
             Step::AuthList => {
@@ -180,7 +205,11 @@ impl Handshake {
                 }
             }
             Step::Polkit => {
-                if xdr::from_bytes::<AuthPolkitRet>(payload).map_err(dec)?.complete == 0 {
+                if xdr::from_bytes::<AuthPolkitRet>(payload)
+                    .map_err(dec)?
+                    .complete
+                    == 0
+                {
                     return Err(HandshakeError::PolkitIncomplete);
                 }
                 self.after_auth()
@@ -198,7 +227,11 @@ impl Handshake {
                 self.after_events()
             }
             Step::CloseFeature => {
-                if supported(payload)? { Step::CloseRegister } else { Step::Done }
+                if supported(payload)? {
+                    Step::CloseRegister
+                } else {
+                    Step::Done
+                }
             }
             Step::CloseRegister => {
                 xdr::from_bytes::<()>(payload).map_err(dec)?;

@@ -19,7 +19,10 @@ pub struct KeepaliveConfig {
 impl Default for KeepaliveConfig {
     /// virsh's defaults: 5 s × 6.
     fn default() -> Self {
-        Self { interval: Duration::from_secs(5), count: 6 }
+        Self {
+            interval: Duration::from_secs(5),
+            count: 6,
+        }
     }
 }
 
@@ -47,7 +50,11 @@ pub(crate) struct Keepalive {
 
 impl Keepalive {
     pub(crate) fn new(config: Option<KeepaliveConfig>, now: Instant) -> Self {
-        Self { config, last_rx: now, last_ping: None }
+        Self {
+            config,
+            last_rx: now,
+            last_ping: None,
+        }
     }
 
     pub(crate) fn config(&self) -> Option<KeepaliveConfig> {
@@ -97,31 +104,53 @@ mod tests {
     fn pings_every_interval_then_dies_at_interval_times_count() {
         let t0 = Instant::now();
         let s = Duration::from_secs;
-        let mut k = Keepalive::new(Some(KeepaliveConfig { interval: s(5), count: 6 }), t0);
+        let mut k = Keepalive::new(
+            Some(KeepaliveConfig {
+                interval: s(5),
+                count: 6,
+            }),
+            t0,
+        );
         assert_eq!(k.next_timeout(), Some(t0 + s(5)));
         assert_eq!(k.on_timeout(t0 + s(4)), KeepaliveAction::Nothing);
         let mut pings = 0;
         for i in 1..6 {
-            assert_eq!(k.on_timeout(t0 + s(5 * i)), KeepaliveAction::Ping, "ping {i}");
+            assert_eq!(
+                k.on_timeout(t0 + s(5 * i)),
+                KeepaliveAction::Ping,
+                "ping {i}"
+            );
             pings += 1;
             // Spurious timeouts are no-ops.
             assert_eq!(k.on_timeout(t0 + s(5 * i)), KeepaliveAction::Nothing);
         }
         assert_eq!(pings, 5);
         assert_eq!(k.next_timeout(), Some(t0 + s(30)));
-        assert_eq!(k.on_timeout(t0 + s(30)), KeepaliveAction::Dead { silent: s(30) });
+        assert_eq!(
+            k.on_timeout(t0 + s(30)),
+            KeepaliveAction::Dead { silent: s(30) }
+        );
     }
 
     #[test]
     fn receiving_resets_the_clock() {
         let t0 = Instant::now();
         let s = Duration::from_secs;
-        let mut k = Keepalive::new(Some(KeepaliveConfig { interval: s(1), count: 2 }), t0);
+        let mut k = Keepalive::new(
+            Some(KeepaliveConfig {
+                interval: s(1),
+                count: 2,
+            }),
+            t0,
+        );
         assert_eq!(k.on_timeout(t0 + s(1)), KeepaliveAction::Ping);
         k.on_receive(t0 + s(1));
         assert_eq!(k.next_timeout(), Some(t0 + s(2)));
         assert_eq!(k.on_timeout(t0 + s(2)), KeepaliveAction::Ping);
-        assert_eq!(k.on_timeout(t0 + s(3)), KeepaliveAction::Dead { silent: s(2) });
+        assert_eq!(
+            k.on_timeout(t0 + s(3)),
+            KeepaliveAction::Dead { silent: s(2) }
+        );
     }
 
     #[test]
@@ -129,6 +158,9 @@ mod tests {
         let t0 = Instant::now();
         let mut k = Keepalive::new(None, t0);
         assert_eq!(k.next_timeout(), None);
-        assert_eq!(k.on_timeout(t0 + Duration::from_secs(3600)), KeepaliveAction::Nothing);
+        assert_eq!(
+            k.on_timeout(t0 + Duration::from_secs(3600)),
+            KeepaliveAction::Nothing
+        );
     }
 }

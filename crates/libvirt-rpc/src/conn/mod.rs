@@ -35,8 +35,8 @@ use bytes::{BufMut, Bytes, BytesMut};
 pub use error::{CallError, ConnectionError, ProtocolViolation, StreamError};
 pub use keepalive::KeepaliveConfig;
 use keepalive::{Keepalive, KeepaliveAction};
-use stream::{Phase, Stream};
 pub use stream::StreamItem;
+use stream::{Phase, Stream};
 
 use crate::proto::error::WireError;
 use crate::proto::{
@@ -91,7 +91,9 @@ impl Transmit {
 
 impl std::fmt::Debug for Transmit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Transmit").field("len", &self.len()).finish()
+        f.debug_struct("Transmit")
+            .field("len", &self.len())
+            .finish()
     }
 }
 
@@ -208,7 +210,10 @@ impl Connection {
     /// libvirt has no per-stream flow control, so this is the only way to bound memory.
     pub fn wants_read(&self) -> bool {
         self.error.is_none()
-            && self.streams.values().all(|s| s.detached || s.rx_bytes < self.config.stream_window)
+            && self
+                .streams
+                .values()
+                .all(|s| s.detached || s.rx_bytes < self.config.stream_window)
     }
 
     /// Bytes queued for sending and not yet taken by [`poll_transmit`](Self::poll_transmit).
@@ -270,7 +275,11 @@ impl Connection {
     /// Consume complete packets from the front of `buf` (partial ones stay for next time).
     /// Stops early while [`wants_read`](Self::wants_read) is false; call again once the
     /// consumer has drained some stream data.
-    pub fn handle_input(&mut self, buf: &mut BytesMut, now: Instant) -> Result<(), ConnectionError> {
+    pub fn handle_input(
+        &mut self,
+        buf: &mut BytesMut,
+        now: Instant,
+    ) -> Result<(), ConnectionError> {
         self.check()?;
         while self.wants_read() {
             match frame::decode(buf) {
@@ -310,7 +319,10 @@ impl Connection {
             self.deadlines.pop_first();
             if self.calls.remove(&serial).is_some() {
                 self.abandoned.insert(serial);
-                self.outputs.push_back(Output::CallDone { serial, result: Err(CallError::TimedOut) });
+                self.outputs.push_back(Output::CallDone {
+                    serial,
+                    result: Err(CallError::TimedOut),
+                });
             }
         }
         if !self.wants_read() {
@@ -363,7 +375,15 @@ impl Connection {
         serial: u32,
         error: xdr::DecodeError,
     ) -> ConnectionError {
-        self.fail(ProtocolViolation::BadPayload { what: "reply", procedure, serial, error }.into());
+        self.fail(
+            ProtocolViolation::BadPayload {
+                what: "reply",
+                procedure,
+                serial,
+                error,
+            }
+            .into(),
+        );
         self.error.clone().expect("just failed")
     }
 
@@ -394,8 +414,21 @@ impl Connection {
         self.check()?;
         let serial = self.alloc_serial();
         let packet = encode_call(program, procedure, serial, args)?;
-        self.push_transmit(Transmit { head: packet, body: Bytes::new() }, false);
-        self.calls.insert(serial, PendingCall { program, procedure, deadline });
+        self.push_transmit(
+            Transmit {
+                head: packet,
+                body: Bytes::new(),
+            },
+            false,
+        );
+        self.calls.insert(
+            serial,
+            PendingCall {
+                program,
+                procedure,
+                deadline,
+            },
+        );
         if let Some(d) = deadline {
             self.deadlines.insert((d, serial));
         }
@@ -446,8 +479,15 @@ impl Connection {
         let serial = self.alloc_serial();
         let packet = encode_call(program, procedure, serial, args)?;
         // Registered before the call goes out: data may arrive before the REPLY.
-        self.streams.insert(serial, Stream::new(program, procedure, direction, sparse));
-        self.push_transmit(Transmit { head: packet, body: Bytes::new() }, false);
+        self.streams
+            .insert(serial, Stream::new(program, procedure, direction, sparse));
+        self.push_transmit(
+            Transmit {
+                head: packet,
+                body: Bytes::new(),
+            },
+            false,
+        );
         Ok(serial)
     }
 
@@ -457,7 +497,9 @@ impl Connection {
         args: &P::Args,
         sparse: bool,
     ) -> Result<StreamId, StreamError> {
-        let dir = P::STREAM.ok_or(StreamError::InvalidState("procedure does not open a stream"))?;
+        let dir = P::STREAM.ok_or(StreamError::InvalidState(
+            "procedure does not open a stream",
+        ))?;
         self.open_stream_raw(P::PROGRAM, P::NUMBER, dir, sparse, args)
     }
 
@@ -468,7 +510,10 @@ impl Connection {
         let s = self.streams.get_mut(&id).ok_or(StreamError::Unknown)?;
         if let Phase::Done(r) = &s.phase {
             // Sticky per stream: a server error mid-upload surfaces at the next send.
-            return Err(r.clone().err().unwrap_or(StreamError::InvalidState("stream has finished")));
+            return Err(r
+                .clone()
+                .err()
+                .unwrap_or(StreamError::InvalidState("stream has finished")));
         }
         Ok(s)
     }
@@ -486,7 +531,13 @@ impl Connection {
             Phase::Opening => return Err(StreamError::InvalidState("stream is not open yet")),
             _ => return Err(StreamError::InvalidState("send after finish or abort")),
         }
-        let header = stream_header(s.program, s.procedure, id, MessageType::Stream, MessageStatus::Continue);
+        let header = stream_header(
+            s.program,
+            s.procedure,
+            id,
+            MessageType::Stream,
+            MessageStatus::Continue,
+        );
         while !data.is_empty() {
             let body = data.split_to(chunk.min(data.len()));
             let head = frame::encode_head(&header, body.len()).expect("chunk is under the limit");
@@ -511,15 +562,26 @@ impl Connection {
         let Ok(len) = i64::try_from(len) else {
             return Err(StreamError::InvalidState("hole longer than i64::MAX"));
         };
-        let header =
-            stream_header(s.program, s.procedure, id, MessageType::StreamHole, MessageStatus::Continue);
+        let header = stream_header(
+            s.program,
+            s.procedure,
+            id,
+            MessageType::StreamHole,
+            MessageStatus::Continue,
+        );
         let mut buf = BytesMut::with_capacity(40);
         frame::encode_with(&mut buf, &header, |b| {
             b.put_i64(len);
             b.put_u32(0);
         })
         .expect("tiny packet");
-        self.push_transmit(Transmit { head: buf.freeze(), body: Bytes::new() }, false);
+        self.push_transmit(
+            Transmit {
+                head: buf.freeze(),
+                body: Bytes::new(),
+            },
+            false,
+        );
         Ok(())
     }
 
@@ -531,13 +593,19 @@ impl Connection {
             (Phase::Finishing, _) => Ok(()),
             (Phase::Open, StreamDirection::Upload) => {
                 s.phase = Phase::Finishing;
-                let h = stream_header(s.program, s.procedure, id, MessageType::Stream, MessageStatus::Ok);
+                let h = stream_header(
+                    s.program,
+                    s.procedure,
+                    id,
+                    MessageType::Stream,
+                    MessageStatus::Ok,
+                );
                 self.push_control(&h);
                 Ok(())
             }
-            (Phase::Open, StreamDirection::Download) => {
-                Err(StreamError::InvalidState("a download finishes at EOF; abort to stop early"))
-            }
+            (Phase::Open, StreamDirection::Download) => Err(StreamError::InvalidState(
+                "a download finishes at EOF; abort to stop early",
+            )),
             (Phase::Opening, _) => Err(StreamError::InvalidState("stream is not open yet")),
             _ => Err(StreamError::InvalidState("stream is aborting")),
         }
@@ -547,7 +615,11 @@ impl Connection {
     /// ends the stream with [`StreamError::Aborted`] carrying `reason`. A no-op on an ended
     /// stream. Safe in every phase: the daemon answers a finish or an abort, so a terminal
     /// packet always comes.
-    pub fn stream_abort(&mut self, id: StreamId, reason: impl Into<Arc<str>>) -> Result<(), StreamError> {
+    pub fn stream_abort(
+        &mut self,
+        id: StreamId,
+        reason: impl Into<Arc<str>>,
+    ) -> Result<(), StreamError> {
         let s = match self.live_stream(id) {
             Ok(s) => s,
             Err(StreamError::Unknown) => return Err(StreamError::Unknown),
@@ -563,7 +635,13 @@ impl Connection {
             }
             Phase::Open | Phase::Finishing => {
                 s.phase = Phase::Aborting;
-                let h = stream_header(s.program, s.procedure, id, MessageType::Stream, MessageStatus::Error);
+                let h = stream_header(
+                    s.program,
+                    s.procedure,
+                    id,
+                    MessageType::Stream,
+                    MessageStatus::Error,
+                );
                 self.push_control(&h);
                 Ok(())
             }
@@ -615,7 +693,10 @@ impl Connection {
         loop {
             let s = self.next_serial;
             self.next_serial = self.next_serial.wrapping_add(1);
-            if !self.calls.contains_key(&s) && !self.streams.contains_key(&s) && !self.abandoned.contains(&s) {
+            if !self.calls.contains_key(&s)
+                && !self.streams.contains_key(&s)
+                && !self.abandoned.contains(&s)
+            {
                 return s;
             }
         }
@@ -644,9 +725,21 @@ impl Connection {
             if self.transmit.len() != before {
                 self.transmit_bytes = self.transmit.iter().map(Transmit::len).sum();
             }
-            self.push_transmit(Transmit { head, body: Bytes::new() }, false);
+            self.push_transmit(
+                Transmit {
+                    head,
+                    body: Bytes::new(),
+                },
+                false,
+            );
         } else {
-            self.push_transmit(Transmit { head, body: Bytes::new() }, false);
+            self.push_transmit(
+                Transmit {
+                    head,
+                    body: Bytes::new(),
+                },
+                false,
+            );
         }
     }
 
@@ -661,7 +754,13 @@ impl Connection {
         };
         let head = frame::encode_head(&h, 0).expect("tiny packet");
         // Keepalive jumps the queue (between whole packets) so a long upload cannot delay it.
-        self.push_transmit(Transmit { head, body: Bytes::new() }, true);
+        self.push_transmit(
+            Transmit {
+                head,
+                body: Bytes::new(),
+            },
+            true,
+        );
     }
 
     /// Mark dead, complete everything pending with the error, and say so once.
@@ -704,10 +803,18 @@ impl Connection {
         let h = f.header;
         match h.program {
             KEEPALIVE_PROGRAM | REMOTE_PROGRAM | proto::QEMU_PROGRAM | proto::LXC_PROGRAM => {}
-            program => return Err(ProtocolViolation::UnknownProgram { program, kind: h.kind }),
+            program => {
+                return Err(ProtocolViolation::UnknownProgram {
+                    program,
+                    kind: h.kind,
+                });
+            }
         }
         if h.version != 1 {
-            return Err(ProtocolViolation::BadVersion { program: h.program, version: h.version });
+            return Err(ProtocolViolation::BadVersion {
+                program: h.program,
+                version: h.version,
+            });
         }
         match h.kind {
             MessageType::Reply => self.handle_reply(h, f.payload),
@@ -715,7 +822,9 @@ impl Connection {
                 self.handle_message(h, f.payload);
                 Ok(())
             }
-            MessageType::Stream | MessageType::StreamHole => self.handle_stream_packet(h, f.payload),
+            MessageType::Stream | MessageType::StreamHole => {
+                self.handle_stream_packet(h, f.payload)
+            }
             MessageType::Call | MessageType::CallWithFds | MessageType::ReplyWithFds => {
                 Err(ProtocolViolation::UnexpectedType {
                     kind: h.kind,
@@ -727,9 +836,14 @@ impl Connection {
     }
 
     fn decode_error(h: &Header, payload: Bytes) -> Result<RemoteError, ProtocolViolation> {
-        xdr::from_bytes::<WireError>(payload).map(RemoteError::from).map_err(|error| {
-            ProtocolViolation::BadPayload { what: "error", procedure: h.procedure, serial: h.serial, error }
-        })
+        xdr::from_bytes::<WireError>(payload)
+            .map(RemoteError::from)
+            .map_err(|error| ProtocolViolation::BadPayload {
+                what: "error",
+                procedure: h.procedure,
+                serial: h.serial,
+                error,
+            })
     }
 
     fn handle_reply(&mut self, h: Header, payload: Bytes) -> Result<(), ProtocolViolation> {
@@ -756,7 +870,10 @@ impl Connection {
             if let Some(d) = call.deadline {
                 self.deadlines.remove(&(d, h.serial));
             }
-            self.outputs.push_back(Output::CallDone { serial: h.serial, result });
+            self.outputs.push_back(Output::CallDone {
+                serial: h.serial,
+                result,
+            });
             return Ok(());
         }
         if self.streams.contains_key(&h.serial) {
@@ -766,14 +883,21 @@ impl Connection {
             self.stats.late_replies += 1;
             return Ok(());
         }
-        Err(ProtocolViolation::UnexpectedReply { serial: h.serial, procedure: h.procedure })
+        Err(ProtocolViolation::UnexpectedReply {
+            serial: h.serial,
+            procedure: h.procedure,
+        })
     }
 
     fn handle_stream_reply(&mut self, h: Header, payload: Bytes) -> Result<(), ProtocolViolation> {
         let id = h.serial;
         let s = self.streams.get(&id).expect("caller checked");
         if s.program != h.program || s.procedure != h.procedure {
-            return Err(ProtocolViolation::MismatchedReply { serial: id, want: s.procedure, got: h.procedure });
+            return Err(ProtocolViolation::MismatchedReply {
+                serial: id,
+                want: s.procedure,
+                got: h.procedure,
+            });
         }
         match (&s.phase, h.status) {
             (Phase::Opening, MessageStatus::Ok) => {
@@ -782,14 +906,23 @@ impl Connection {
                         what: "stream open reply",
                         procedure: h.procedure,
                         serial: id,
-                        error: xdr::DecodeError::TrailingBytes { what: "()", remaining: payload.len() },
+                        error: xdr::DecodeError::TrailingBytes {
+                            what: "()",
+                            remaining: payload.len(),
+                        },
                     });
                 }
                 let s = self.streams.get_mut(&id).expect("present");
                 s.phase = Phase::Open;
                 if s.abort_on_open {
                     s.phase = Phase::Aborting;
-                    let hdr = stream_header(s.program, s.procedure, id, MessageType::Stream, MessageStatus::Error);
+                    let hdr = stream_header(
+                        s.program,
+                        s.procedure,
+                        id,
+                        MessageType::Stream,
+                        MessageStatus::Error,
+                    );
                     self.push_control(&hdr);
                 } else if !s.detached {
                     self.outputs.push_back(Output::StreamOpened(id));
@@ -807,12 +940,17 @@ impl Connection {
                 self.end_stream_with_server_error(id, e);
                 Ok(())
             }
-            _ => Err(ProtocolViolation::UnexpectedReply { serial: id, procedure: h.procedure }),
+            _ => Err(ProtocolViolation::UnexpectedReply {
+                serial: id,
+                procedure: h.procedure,
+            }),
         }
     }
 
     fn end_stream(&mut self, id: StreamId, result: Result<(), StreamError>) {
-        let Some(s) = self.streams.get_mut(&id) else { return };
+        let Some(s) = self.streams.get_mut(&id) else {
+            return;
+        };
         s.phase = Phase::Done(result);
         if s.detached {
             self.streams.remove(&id);
@@ -859,7 +997,13 @@ impl Connection {
                     // EOF: finish the handshake like virsh does, then await the confirmation.
                     s.eof = true;
                     s.phase = Phase::Finishing;
-                    let hdr = stream_header(s.program, s.procedure, id, MessageType::Stream, MessageStatus::Ok);
+                    let hdr = stream_header(
+                        s.program,
+                        s.procedure,
+                        id,
+                        MessageType::Stream,
+                        MessageStatus::Ok,
+                    );
                     self.push_control(&hdr);
                 } else if !s.detached {
                     s.push(StreamItem::Data(payload));
@@ -878,7 +1022,13 @@ impl Connection {
                 let len = decode_hole(&h, payload)?;
                 if !s.sparse {
                     // Stop the daemon and fail this stream only; no answer is awaited.
-                    let hdr = stream_header(s.program, s.procedure, id, MessageType::Stream, MessageStatus::Error);
+                    let hdr = stream_header(
+                        s.program,
+                        s.procedure,
+                        id,
+                        MessageType::Stream,
+                        MessageStatus::Error,
+                    );
                     self.push_control(&hdr);
                     self.end_stream(id, Err(StreamError::UnexpectedHole));
                     return Ok(());
@@ -913,7 +1063,11 @@ impl Connection {
                 self.end_stream_with_server_error(id, e);
                 Ok(())
             }
-            (kind, status) => Err(ProtocolViolation::UnexpectedStatus { kind, status, serial: id }),
+            (kind, status) => Err(ProtocolViolation::UnexpectedStatus {
+                kind,
+                status,
+                serial: id,
+            }),
         }
     }
 
@@ -941,8 +1095,21 @@ impl Connection {
     }
 }
 
-fn stream_header(program: u32, procedure: i32, serial: u32, kind: MessageType, status: MessageStatus) -> Header {
-    Header { program, version: 1, procedure, kind, serial, status }
+fn stream_header(
+    program: u32,
+    procedure: i32,
+    serial: u32,
+    kind: MessageType,
+    status: MessageStatus,
+) -> Header {
+    Header {
+        program,
+        version: 1,
+        procedure,
+        kind,
+        serial,
+        status,
+    }
 }
 
 fn encode_call(
@@ -971,12 +1138,22 @@ fn encode_call(
 }
 
 fn decode_hole(h: &Header, payload: Bytes) -> Result<u64, ProtocolViolation> {
-    let bad = |error| ProtocolViolation::BadPayload { what: "stream hole", procedure: h.procedure, serial: h.serial, error };
+    let bad = |error| ProtocolViolation::BadPayload {
+        what: "stream hole",
+        procedure: h.procedure,
+        serial: h.serial,
+        error,
+    };
     let mut d = Decoder::new(payload);
     let len = d.i64().map_err(bad)?;
     let _flags = d.u32().map_err(bad)?;
     d.finish("virNetStreamHole").map_err(bad)?;
-    u64::try_from(len).map_err(|_| bad(xdr::DecodeError::InvalidEnum { what: "hole length", value: len }))
+    u64::try_from(len).map_err(|_| {
+        bad(xdr::DecodeError::InvalidEnum {
+            what: "hole length",
+            value: len,
+        })
+    })
 }
 
 /// True for a queued data or hole packet of stream `serial` (not control packets).

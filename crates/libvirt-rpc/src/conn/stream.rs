@@ -85,7 +85,12 @@ pub(crate) struct Stream {
 }
 
 impl Stream {
-    pub(crate) fn new(program: u32, procedure: i32, direction: StreamDirection, sparse: bool) -> Self {
+    pub(crate) fn new(
+        program: u32,
+        procedure: i32,
+        direction: StreamDirection,
+        sparse: bool,
+    ) -> Self {
         Self {
             program,
             procedure,
@@ -122,7 +127,10 @@ impl Stream {
     /// The terminal result of an abort, given the daemon's answer.
     pub(crate) fn aborted(&self, server: Option<crate::proto::RemoteError>) -> StreamError {
         StreamError::Aborted {
-            reason: self.abort_reason.clone().unwrap_or_else(|| "aborted".into()),
+            reason: self
+                .abort_reason
+                .clone()
+                .unwrap_or_else(|| "aborted".into()),
             server,
         }
     }

@@ -226,7 +226,10 @@ pub fn decode(buf: &mut BytesMut) -> Result<Option<Frame>, FrameError> {
     let header = Header::decode(header_bytes)?;
     let mut packet = buf.split_to(len);
     packet.advance(MIN_FRAME_LEN);
-    Ok(Some(Frame { header, payload: packet.freeze() }))
+    Ok(Some(Frame {
+        header,
+        payload: packet.freeze(),
+    }))
 }
 
 /// How many more bytes the packet at the front of `buf` needs (at least 1 when incomplete,
@@ -276,7 +279,10 @@ mod tests {
     use super::*;
 
     fn hex(s: &str) -> Vec<u8> {
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     #[test]

@@ -185,7 +185,10 @@ impl<'a> Encoder<'a> {
     /// Variable-length opaque or string (`opaque x<max>`, `string x<max>`).
     pub fn put_opaque(&mut self, data: &[u8], max: usize) {
         if data.len() > max {
-            self.fail(EncodeError::TooLong { len: data.len(), max });
+            self.fail(EncodeError::TooLong {
+                len: data.len(),
+                max,
+            });
         }
         self.array_len(data.len(), max);
         self.put_fixed_opaque(data);
@@ -308,7 +311,9 @@ impl Decoder {
     pub fn array_len(&mut self, max: usize, min_size: usize) -> Result<usize, DecodeError> {
         let offset = self.pos;
         let len = self.u32()? as usize;
-        let fits = len.checked_mul(min_size).is_some_and(|b| b <= self.remaining());
+        let fits = len
+            .checked_mul(min_size)
+            .is_some_and(|b| b <= self.remaining());
         if len > max || !fits {
             let max = max.min(self.remaining().checked_div(min_size).unwrap_or(usize::MAX));
             return Err(DecodeError::TooLong { offset, len, max });
@@ -707,10 +712,30 @@ mod tests {
         // 16 bytes of input claiming a 4 MiB string / a 16384-element array.
         let b = Bytes::from_static(b"\x00\x40\x00\x00abcdabcdabcd");
         let err = from_bytes::<LvString>(b.clone()).unwrap_err();
-        assert!(matches!(err, DecodeError::TooLong { len: 4_194_304, max: 12, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                DecodeError::TooLong {
+                    len: 4_194_304,
+                    max: 12,
+                    ..
+                }
+            ),
+            "{err}"
+        );
         let mut d = Decoder::new(Bytes::from_static(b"\x00\x00\x40\x00abcd"));
         let err = <Vec<u64>>::decode_bounded(&mut d, 16384).unwrap_err();
-        assert!(matches!(err, DecodeError::TooLong { len: 16384, max: 0, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                DecodeError::TooLong {
+                    len: 16384,
+                    max: 0,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]
@@ -720,7 +745,8 @@ mod tests {
         let mut enc = Encoder::new(&mut buf);
         v.encode_bounded(&mut enc, 2);
         assert_eq!(enc.finish(), Err(EncodeError::TooLong { len: 3, max: 2 }));
-        let b = Bytes::from_static(b"\x00\x00\x00\x03\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01");
+        let b =
+            Bytes::from_static(b"\x00\x00\x00\x03\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01");
         let mut d = Decoder::new(b);
         assert!(matches!(
             <Vec<u32>>::decode_bounded(&mut d, 2),
@@ -733,13 +759,19 @@ mod tests {
         let b = Bytes::from_static(b"\x01\x00\x00\x00");
         assert!(matches!(
             from_bytes::<Option<u32>>(b),
-            Err(DecodeError::InvalidDiscriminant { value: 0x0100_0000, .. })
+            Err(DecodeError::InvalidDiscriminant {
+                value: 0x0100_0000,
+                ..
+            })
         ));
     }
 
     #[test]
     fn trailing_bytes_are_reported() {
         let b = Bytes::from_static(b"\x00\x00\x00\x01\x00");
-        assert!(matches!(from_bytes::<u32>(b), Err(DecodeError::TrailingBytes { remaining: 1, .. })));
+        assert!(matches!(
+            from_bytes::<u32>(b),
+            Err(DecodeError::TrailingBytes { remaining: 1, .. })
+        ));
     }
 }
