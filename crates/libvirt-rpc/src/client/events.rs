@@ -12,42 +12,18 @@ use tracing::Instrument;
 use super::shared::{CallSlot, Inner};
 use super::{CallFuture, Client};
 use crate::conn::CallError;
-use crate::proto::REMOTE_PROGRAM;
+use crate::proto::Procedure;
 use crate::proto::events::DomainEvent;
+use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
+use crate::proto::procs::connect::{
+    ConnectDomainEventCallbackDeregisterAny, ConnectDomainEventCallbackRegisterAny,
+    ConnectDomainEventCallbackRegisterAnyArgs,
+};
 use crate::proto::types::Domain;
 use crate::wire::xdr;
-use crate::xdr_struct;
 
-/// `REMOTE_PROC_CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY`.
-const REGISTER_ANY: i32 = 316;
-/// `REMOTE_PROC_CONNECT_DOMAIN_EVENT_CALLBACK_DEREGISTER_ANY`.
-const DEREGISTER_ANY: i32 = 317;
-
-xdr_struct! {
-    /// `remote_connect_domain_event_callback_register_any_args`.
-    pub struct RegisterArgs {
-        /// `virDomainEventID`.
-        pub event_id: i32,
-        /// One domain, or `None` for all.
-        pub dom: Option<Domain>,
-    }
-}
-
-xdr_struct! {
-    /// `remote_connect_domain_event_callback_register_any_ret`.
-    pub struct RegisterRet {
-        /// Id the daemon puts in each event.
-        pub callback_id: i32,
-    }
-}
-
-xdr_struct! {
-    /// `remote_connect_domain_event_callback_deregister_any_args`.
-    pub struct DeregisterArgs {
-        /// Id from the registration.
-        pub callback_id: i32,
-    }
-}
+/// `remote_connect_domain_event_callback_register_any_ret`: the callback id.
+pub(crate) type RegisterRet = CallbackIdRet;
 
 /// A subscription to one domain event id. Ends (`None`) when the connection dies; dropping it
 /// deregisters the callback with the daemon.
@@ -91,10 +67,13 @@ impl Drop for EventStream {
         // Fire and forget: the reply is discarded when it arrives.
         let mut st = self.inner.lock();
         st.subscribers.retain(|s| s.callback_id != self.callback_id);
-        let args = DeregisterArgs {
+        let args = CallbackIdArgs {
             callback_id: self.callback_id,
         };
-        if let Ok(serial) = st.conn.call(REMOTE_PROGRAM, DEREGISTER_ANY, &args, None) {
+        if let Ok(serial) = st
+            .conn
+            .call_typed::<ConnectDomainEventCallbackDeregisterAny>(&args, None)
+        {
             st.conn.forget_call(serial);
             st.wake_driver();
         }
@@ -112,12 +91,12 @@ impl Client {
         let missed = Arc::new(AtomicU64::new(0));
         let serial = {
             let mut st = self.inner.lock();
-            let serial = st.conn.call(
-                REMOTE_PROGRAM,
-                REGISTER_ANY,
-                &RegisterArgs { event_id, dom },
-                None,
-            )?;
+            let serial = st
+                .conn
+                .call_typed::<ConnectDomainEventCallbackRegisterAny>(
+                    &ConnectDomainEventCallbackRegisterAnyArgs { event_id, dom },
+                    None,
+                )?;
             st.calls.insert(
                 serial,
                 CallSlot {
@@ -130,7 +109,7 @@ impl Client {
         };
         let span = tracing::debug_span!(
             "libvirt.call",
-            proc = "ConnectDomainEventCallbackRegisterAny",
+            proc = ConnectDomainEventCallbackRegisterAny::NAME,
             serial
         );
         let payload = CallFuture {
@@ -144,7 +123,11 @@ impl Client {
             Ok(r) => r.callback_id,
             Err(e) => {
                 let mut st = self.inner.lock();
-                let err = st.conn.report_bad_reply(REGISTER_ANY, serial, e);
+                let err = st.conn.report_bad_reply(
+                    ConnectDomainEventCallbackRegisterAny::NUMBER,
+                    serial,
+                    e,
+                );
                 st.dispatch();
                 return Err(CallError::Connection(err));
             }

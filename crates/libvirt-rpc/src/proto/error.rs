@@ -265,9 +265,14 @@ impl RemoteError {
     #[must_use]
     pub fn normalized(mut self) -> Self {
         let rpc_domain = self.domain == ErrorDomain::RPC || self.domain == ErrorDomain::REMOTE;
-        let unknown_proc =
-            self.message.as_ref().is_some_and(|m| m.as_bytes().starts_with(b"unknown procedure"));
-        if rpc_domain && self.code == ErrorCode::RPC && self.level == ErrorLevel::ERROR && unknown_proc
+        let unknown_proc = self
+            .message
+            .as_ref()
+            .is_some_and(|m| m.as_bytes().starts_with(b"unknown procedure"));
+        if rpc_domain
+            && self.code == ErrorCode::RPC
+            && self.level == ErrorLevel::ERROR
+            && unknown_proc
         {
             self.code = ErrorCode::NO_SUPPORT;
         }
@@ -276,7 +281,10 @@ impl RemoteError {
 
     /// The message, lossily decoded (empty when the daemon sent none).
     pub fn message(&self) -> String {
-        self.message.as_ref().map(|m| m.to_string()).unwrap_or_default()
+        self.message
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
     }
 
     /// The object the call named does not exist (domain, volume, pool, network, …).
@@ -304,7 +312,10 @@ impl RemoteError {
 
     /// The thing being created already exists.
     pub fn is_already_exists(&self) -> bool {
-        matches!(self.code, ErrorCode::STORAGE_VOL_EXIST | ErrorCode::DOM_EXIST)
+        matches!(
+            self.code,
+            ErrorCode::STORAGE_VOL_EXIST | ErrorCode::DOM_EXIST
+        )
     }
 
     /// The daemon or driver does not support the call, flag or argument.

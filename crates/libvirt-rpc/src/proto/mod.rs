@@ -34,7 +34,8 @@ pub const FEATURE_REMOTE_EVENT_CALLBACK: i32 = 14;
 /// `VIR_DRV_FEATURE_REMOTE_CLOSE_CALLBACK`.
 pub const FEATURE_REMOTE_CLOSE_CALLBACK: i32 = 15;
 
-/// Protocol limits (`REMOTE_*_MAX`), identical in libvirt 9.0 through 12.6.
+/// Protocol limits (`REMOTE_*_MAX`). Where libvirt raised one over time we use the newest
+/// value: a larger decode limit is harmless, a smaller one would refuse a valid reply.
 pub mod limits {
     /// `REMOTE_STRING_MAX`.
     pub const STRING_MAX: usize = crate::wire::xdr::STRING_MAX;
@@ -45,15 +46,15 @@ pub mod limits {
     /// `REMOTE_INTERFACE_LIST_MAX`.
     pub const INTERFACE_LIST_MAX: usize = 16_384;
     /// `REMOTE_STORAGE_POOL_LIST_MAX`.
-    pub const STORAGE_POOL_LIST_MAX: usize = 4_096;
+    pub const STORAGE_POOL_LIST_MAX: usize = 16_384;
     /// `REMOTE_STORAGE_VOL_LIST_MAX`.
     pub const STORAGE_VOL_LIST_MAX: usize = 16_384;
     /// `REMOTE_NODE_DEVICE_LIST_MAX`.
-    pub const NODE_DEVICE_LIST_MAX: usize = 16_384;
+    pub const NODE_DEVICE_LIST_MAX: usize = 65_536;
     /// `REMOTE_SECRET_LIST_MAX`.
     pub const SECRET_LIST_MAX: usize = 16_384;
     /// `REMOTE_NWFILTER_LIST_MAX`.
-    pub const NWFILTER_LIST_MAX: usize = 1_024;
+    pub const NWFILTER_LIST_MAX: usize = 16_384;
     /// `REMOTE_AUTH_TYPE_LIST_MAX`.
     pub const AUTH_TYPE_LIST_MAX: usize = 20;
     /// `REMOTE_DOMAIN_INTERFACE_MAX`.

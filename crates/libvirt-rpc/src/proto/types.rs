@@ -3,7 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::wire::xdr::{Decode, DecodeError, Decoder, Encode, Encoder, LvString};
+use crate::wire::xdr::{
+    Decode, DecodeBounded, DecodeError, Decoder, Encode, EncodeBounded, Encoder, LvString,
+};
 use crate::xdr_struct;
 
 /// `remote_uuid`: 16 raw bytes.
@@ -221,7 +223,12 @@ impl Decode for TypedParamValue {
             5 => Self::Double(dec.f64()?),
             6 => Self::Boolean(dec.i32()? != 0),
             7 => Self::String(LvString::decode(dec)?),
-            v => return Err(DecodeError::InvalidEnum { what: "typed parameter type", value: v.into() }),
+            v => {
+                return Err(DecodeError::InvalidEnum {
+                    what: "typed parameter type",
+                    value: v.into(),
+                });
+            }
         })
     }
 }
@@ -236,6 +243,130 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// `remote_nonnull_domain_checkpoint`.
+    pub struct DomainCheckpoint {
+        /// Checkpoint name.
+        pub name: LvString,
+        /// Owning domain.
+        pub dom: Domain,
+    }
+}
+
+xdr_struct! {
+    /// `remote_nonnull_network_port`.
+    pub struct NetworkPort {
+        /// Owning network.
+        pub net: Network,
+        /// Port UUID.
+        pub uuid: Uuid,
+    }
+}
+
+xdr_struct! {
+    /// `remote_nonnull_nwfilter_binding`.
+    pub struct NwFilterBinding {
+        /// The port device the filter is bound to.
+        pub portdev: LvString,
+        /// Filter name.
+        pub filtername: LvString,
+    }
+}
+
+/// rpcgen `char x[N]`: **each** character is a 4-byte int on the wire (`xdr_vector` of
+/// `xdr_char`), so `char model[32]` takes 128 bytes. Stored as the raw bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CharArray<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> CharArray<N> {
+    /// The bytes up to the first NUL, lossily as text (C strings in fixed buffers).
+    pub fn to_string_lossy(&self) -> String {
+        let end = self.0.iter().position(|b| *b == 0).unwrap_or(N);
+        String::from_utf8_lossy(&self.0[..end]).into_owned()
+    }
+}
+
+impl<const N: usize> Default for CharArray<N> {
+    fn default() -> Self {
+        Self([0; N])
+    }
+}
+
+impl<const N: usize> fmt::Debug for CharArray<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CharArray({:?})", self.to_string_lossy())
+    }
+}
+
+/// The int rpcgen's `xdr_char` writes: C `char` is signed on the platforms libvirt runs on,
+/// so bytes >= 0x80 are sign-extended.
+fn char_to_wire(b: u8) -> i32 {
+    i32::from(b as i8)
+}
+
+/// `xdr_char` keeps the low byte of the int.
+fn char_from_wire(v: i32) -> u8 {
+    v as u8
+}
+
+impl<const N: usize> Encode for CharArray<N> {
+    fn encode(&self, enc: &mut Encoder) {
+        for b in self.0 {
+            enc.put_i32(char_to_wire(b));
+        }
+    }
+}
+
+impl<const N: usize> Decode for CharArray<N> {
+    const MIN_SIZE: usize = 4 * N;
+    fn decode(dec: &mut Decoder) -> Result<Self, DecodeError> {
+        let mut a = [0u8; N];
+        for b in &mut a {
+            *b = char_from_wire(dec.i32()?);
+        }
+        Ok(Self(a))
+    }
+}
+
+/// rpcgen `char x<MAX>`: a counted array of chars, each a 4-byte int on the wire (security
+/// labels, SASL data). Stored as the raw bytes.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct CharVec(pub Vec<u8>);
+
+impl CharVec {
+    /// The bytes up to the first NUL, lossily as text.
+    pub fn to_string_lossy(&self) -> String {
+        let end = self.0.iter().position(|b| *b == 0).unwrap_or(self.0.len());
+        String::from_utf8_lossy(&self.0[..end]).into_owned()
+    }
+}
+
+impl fmt::Debug for CharVec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CharVec({:?})", self.to_string_lossy())
+    }
+}
+
+impl EncodeBounded for CharVec {
+    fn encode_bounded(&self, enc: &mut Encoder, max: usize) {
+        enc.array_len(self.0.len(), max);
+        for b in &self.0 {
+            enc.put_i32(char_to_wire(*b));
+        }
+    }
+}
+
+impl DecodeBounded for CharVec {
+    fn decode_bounded(dec: &mut Decoder, max: usize) -> Result<Self, DecodeError> {
+        let len = dec.array_len(max, 4)?;
+        let mut v = Vec::with_capacity(len);
+        for _ in 0..len {
+            v.push(char_from_wire(dec.i32()?));
+        }
+        Ok(Self(v))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +377,31 @@ mod tests {
         assert_eq!(u.to_string(), "60d30d54-7014-447f-868e-9524694aae63");
         assert_eq!(u.0[0], 0x60);
         assert!("60d30d54".parse::<Uuid>().is_err());
-        assert!("zzd30d54-7014-447f-868e-9524694aae63".parse::<Uuid>().is_err());
+        assert!(
+            "zzd30d54-7014-447f-868e-9524694aae63"
+                .parse::<Uuid>()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn chars_are_four_bytes_each_and_sign_extended() {
+        let mut model = [0u8; 4];
+        model[..2].copy_from_slice(b"x\xe9");
+        let b = crate::wire::xdr::to_bytes(&CharArray(model)).unwrap();
+        assert_eq!(&b[..], b"\0\0\0x\xff\xff\xff\xe9\0\0\0\0\0\0\0\0");
+        let back: CharArray<4> = crate::wire::xdr::from_bytes(b).unwrap();
+        assert_eq!(back.0, model);
+        assert_eq!(CharArray(*b"ab\0c").to_string_lossy(), "ab");
+
+        let mut buf = bytes::BytesMut::new();
+        let mut enc = Encoder::new(&mut buf);
+        CharVec(b"s0".to_vec()).encode_bounded(&mut enc, 8);
+        enc.finish().unwrap();
+        assert_eq!(&buf[..], b"\0\0\0\x02\0\0\0s\0\0\x000");
+        let mut dec = Decoder::new(buf.freeze());
+        assert_eq!(CharVec::decode_bounded(&mut dec, 8).unwrap().0, b"s0");
+        let mut dec = Decoder::new(bytes::Bytes::from_static(b"\0\0\0\x09"));
+        assert!(CharVec::decode_bounded(&mut dec, 8).is_err());
     }
 }

@@ -1,8 +1,10 @@
 //! Connection-level procedures: authentication, features, open/close, host facts.
 
+use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
+use super::limits as more_limits;
+use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::Domain;
-use crate::procedures;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -22,6 +24,67 @@ pub mod open_flags {
     pub const READ_ONLY: u32 = 1;
     /// Do not resolve URI aliases.
     pub const NO_ALIASES: u32 = 2;
+}
+
+/// `virConnectListAllDomainsFlags` for [`ConnectListAllDomains`] (combine with `|`; within
+/// each pair, neither bit means "both").
+pub mod list_domains_flags {
+    /// Running or paused domains.
+    pub const ACTIVE: u32 = 1;
+    /// Shut-off domains.
+    pub const INACTIVE: u32 = 2;
+    /// Domains with a persistent definition.
+    pub const PERSISTENT: u32 = 4;
+    /// Transient domains.
+    pub const TRANSIENT: u32 = 8;
+    /// Running domains.
+    pub const RUNNING: u32 = 16;
+    /// Paused domains.
+    pub const PAUSED: u32 = 32;
+    /// Shut-off domains (state, not activity).
+    pub const SHUTOFF: u32 = 64;
+    /// Domains in any other state.
+    pub const OTHER: u32 = 128;
+    /// Domains with a managed save image.
+    pub const MANAGEDSAVE: u32 = 256;
+    /// Domains without a managed save image.
+    pub const NO_MANAGEDSAVE: u32 = 512;
+    /// Domains marked autostart.
+    pub const AUTOSTART: u32 = 1024;
+    /// Domains not marked autostart.
+    pub const NO_AUTOSTART: u32 = 2048;
+    /// Domains with snapshots.
+    pub const HAS_SNAPSHOT: u32 = 4096;
+    /// Domains without snapshots.
+    pub const NO_SNAPSHOT: u32 = 8192;
+    /// Domains with checkpoints.
+    pub const HAS_CHECKPOINT: u32 = 16_384;
+    /// Domains without checkpoints.
+    pub const NO_CHECKPOINT: u32 = 32_768;
+}
+
+/// `virConnectCloseReason`, carried by the `CONNECT_EVENT_CONNECTION_CLOSED` message.
+pub mod close_reason {
+    /// Misc I/O error.
+    pub const ERROR: i32 = 0;
+    /// End of file from the server.
+    pub const EOF: i32 = 1;
+    /// Keepalive timer triggered.
+    pub const KEEPALIVE: i32 = 2;
+    /// Closed by the client.
+    pub const CLIENT: i32 = 3;
+}
+
+/// `virCPUCompareResult` returned by [`ConnectCompareCpu`].
+pub mod cpu_compare {
+    /// Error.
+    pub const ERROR: i32 = -1;
+    /// The host CPU cannot run the given CPU.
+    pub const INCOMPATIBLE: i32 = 0;
+    /// Identical.
+    pub const IDENTICAL: i32 = 1;
+    /// The host CPU is a superset.
+    pub const SUPERSET: i32 = 2;
 }
 
 xdr_struct! {
@@ -111,7 +174,7 @@ xdr_struct! {
     pub struct ConnectListAllDomainsArgs {
         /// Non-zero to get the list (zero returns only the count).
         pub need_results: i32,
-        /// `VIR_CONNECT_LIST_DOMAINS_*` (ACTIVE 1, INACTIVE 2, PERSISTENT 4, …).
+        /// [`list_domains_flags`] (0 = every domain).
         pub flags: u32,
     }
 }
@@ -126,6 +189,235 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// `remote_connect_get_max_vcpus_args`.
+    pub struct ConnectGetMaxVcpusArgs {
+        /// Virtualization type (e.g. `kvm`); `None` for the driver's default.
+        pub kind: Option<LvString>,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_max_vcpus_ret`.
+    pub struct ConnectGetMaxVcpusRet {
+        /// Most vCPUs one guest may have.
+        pub max_vcpus: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_capabilities_ret` (also the domain and storage capability calls).
+    pub struct ConnectCapabilitiesRet {
+        /// Capabilities XML.
+        pub capabilities: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_sysinfo_ret`.
+    pub struct ConnectGetSysinfoRet {
+        /// Host SMBIOS information as XML.
+        pub sysinfo: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_is_secure_ret`.
+    pub struct ConnectIsSecureRet {
+        /// 1 when the link is encrypted or local.
+        pub secure: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_domains_ret`: ids of running domains (legacy list call).
+    pub struct ConnectListDomainsRet {
+        /// Runtime ids.
+        pub ids: Vec<i32> [limits::DOMAIN_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `{ int maxids; }`: `remote_connect_list_domains_args`.
+    pub struct ConnectListDomainsArgs {
+        /// Most ids wanted.
+        pub maxids: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_defined_domains_ret`: names of inactive domains (legacy).
+    pub struct ConnectListDefinedDomainsRet {
+        /// Domain names.
+        pub names: Vec<LvString> [limits::DOMAIN_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_domain_capabilities_args`; every `None` lets the daemon choose.
+    pub struct ConnectGetDomainCapabilitiesArgs {
+        /// Emulator binary path.
+        pub emulatorbin: Option<LvString>,
+        /// Guest architecture.
+        pub arch: Option<LvString>,
+        /// Machine type.
+        pub machine: Option<LvString>,
+        /// Virtualization type (`kvm`, `qemu`).
+        pub virttype: Option<LvString>,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_compare_cpu_args`.
+    pub struct ConnectCompareCpuArgs {
+        /// CPU XML.
+        pub xml: LvString,
+        /// `VIR_CONNECT_COMPARE_CPU_*`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_compare_cpu_ret` (also the hypervisor variant).
+    pub struct ConnectCompareCpuRet {
+        /// [`cpu_compare`] result.
+        pub result: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_baseline_cpu_args`.
+    pub struct ConnectBaselineCpuArgs {
+        /// CPU descriptions to intersect.
+        pub xml_cpus: Vec<LvString> [more_limits::CPU_BASELINE_MAX],
+        /// `VIR_CONNECT_BASELINE_CPU_*`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_baseline_cpu_ret` (also the hypervisor variant).
+    pub struct ConnectBaselineCpuRet {
+        /// The baseline CPU XML.
+        pub cpu: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_compare_hypervisor_cpu_args`.
+    pub struct ConnectCompareHypervisorCpuArgs {
+        /// Emulator binary path.
+        pub emulator: Option<LvString>,
+        /// Architecture.
+        pub arch: Option<LvString>,
+        /// Machine type.
+        pub machine: Option<LvString>,
+        /// Virtualization type.
+        pub virttype: Option<LvString>,
+        /// CPU XML.
+        pub xml_cpu: LvString,
+        /// `VIR_CONNECT_COMPARE_CPU_*`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_baseline_hypervisor_cpu_args`.
+    pub struct ConnectBaselineHypervisorCpuArgs {
+        /// Emulator binary path.
+        pub emulator: Option<LvString>,
+        /// Architecture.
+        pub arch: Option<LvString>,
+        /// Machine type.
+        pub machine: Option<LvString>,
+        /// Virtualization type.
+        pub virttype: Option<LvString>,
+        /// CPU descriptions to intersect.
+        pub xml_cpus: Vec<LvString> [more_limits::CPU_BASELINE_MAX],
+        /// `VIR_CONNECT_BASELINE_CPU_*`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_cpu_model_names_args`.
+    pub struct ConnectGetCpuModelNamesArgs {
+        /// Architecture (e.g. `x86_64`).
+        pub arch: LvString,
+        /// Non-zero to get the names; zero returns only the count.
+        pub need_results: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_cpu_model_names_ret`.
+    pub struct ConnectGetCpuModelNamesRet {
+        /// Model names.
+        pub models: Vec<LvString> [more_limits::CONNECT_CPU_MODELS_MAX],
+        /// Count.
+        pub ret: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_domain_xml_from_native_args`.
+    pub struct ConnectDomainXmlFromNativeArgs {
+        /// Native format (e.g. `qemu-argv`).
+        pub native_format: LvString,
+        /// The native configuration.
+        pub native_config: LvString,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_domain_xml_from_native_ret`.
+    pub struct ConnectDomainXmlFromNativeRet {
+        /// Domain XML.
+        pub domain_xml: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_domain_xml_to_native_args`.
+    pub struct ConnectDomainXmlToNativeArgs {
+        /// Native format (e.g. `qemu-argv`).
+        pub native_format: LvString,
+        /// Domain XML.
+        pub domain_xml: LvString,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_domain_xml_to_native_ret`.
+    pub struct ConnectDomainXmlToNativeRet {
+        /// The native configuration.
+        pub native_config: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_domain_event_callback_register_any_args`.
+    pub struct ConnectDomainEventCallbackRegisterAnyArgs {
+        /// `virDomainEventID` ([`crate::proto::events::event_id`]).
+        pub event_id: i32,
+        /// Only events of this domain; `None` for every domain.
+        pub dom: Option<Domain>,
+    }
+}
+
+/// `remote_connect_domain_event_callback_register_any_ret`.
+pub type ConnectDomainEventCallbackRegisterAnyRet = CallbackIdRet;
+/// `remote_connect_domain_event_callback_deregister_any_args`.
+pub type ConnectDomainEventCallbackDeregisterAnyArgs = CallbackIdArgs;
+
 procedures! {
     table PROCEDURES;
     /// `virConnectOpen`: must precede any hypervisor call.
@@ -136,6 +428,18 @@ procedures! {
     ConnectGetType = 3: () => ConnectGetTypeRet;
     /// `virConnectGetVersion`.
     ConnectGetVersion = 4: () => ConnectGetVersionRet;
+    /// `virConnectGetMaxVcpus`.
+    ConnectGetMaxVcpus = 5: ConnectGetMaxVcpusArgs => ConnectGetMaxVcpusRet;
+    /// `virConnectGetCapabilities`: host capabilities XML.
+    ConnectGetCapabilities = 7: () => ConnectCapabilitiesRet;
+    /// `virConnectListDefinedDomains` (legacy; prefer [`ConnectListAllDomains`]).
+    ConnectListDefinedDomains = 21: MaxNamesArgs => ConnectListDefinedDomainsRet;
+    /// `virConnectNumOfDefinedDomains`.
+    ConnectNumOfDefinedDomains = 25: () => NumRet;
+    /// `virConnectListDomains` (legacy; prefer [`ConnectListAllDomains`]).
+    ConnectListDomains = 37: ConnectListDomainsArgs => ConnectListDomainsRet;
+    /// `virConnectNumOfDomains`: running domains.
+    ConnectNumOfDomains = 51: () => NumRet;
     /// `virConnectGetHostname`.
     ConnectGetHostname = 59: () => ConnectGetHostnameRet;
     /// Feature probe (`VIR_DRV_FEATURE_*`); feature 10 starts the daemon's keepalive pings.
@@ -146,12 +450,41 @@ procedures! {
     AuthPolkit = 70: () => AuthPolkitRet;
     /// `virConnectGetURI`.
     ConnectGetUri = 110: () => ConnectGetUriRet;
+    /// `virConnectDomainXMLFromNative`.
+    ConnectDomainXmlFromNative = 135:
+        ConnectDomainXmlFromNativeArgs => ConnectDomainXmlFromNativeRet;
+    /// `virConnectDomainXMLToNative`.
+    ConnectDomainXmlToNative = 136: ConnectDomainXmlToNativeArgs => ConnectDomainXmlToNativeRet;
+    /// `virConnectIsSecure`. (`virConnectIsAlive` is client-side only: no procedure.)
+    ConnectIsSecure = 149: () => ConnectIsSecureRet;
     /// `virConnectGetLibVersion`.
     ConnectGetLibVersion = 157: () => ConnectGetLibVersionRet;
+    /// `virConnectCompareCPU`.
+    ConnectCompareCpu = 158: ConnectCompareCpuArgs => ConnectCompareCpuRet;
+    /// `virConnectBaselineCPU`.
+    ConnectBaselineCpu = 162: ConnectBaselineCpuArgs => ConnectBaselineCpuRet;
+    /// `virConnectGetSysinfo` (flags must be 0).
+    ConnectGetSysinfo = 203: FlagsArgs => ConnectGetSysinfoRet;
     /// `virConnectListAllDomains`.
     ConnectListAllDomains = 273: ConnectListAllDomainsArgs => ConnectListAllDomainsRet;
+    /// `virConnectGetCPUModelNames`.
+    ConnectGetCpuModelNames = 312: ConnectGetCpuModelNamesArgs => ConnectGetCpuModelNamesRet;
+    /// `virConnectDomainEventRegisterAny` over the callback API: events arrive as
+    /// `DOMAIN_EVENT_CALLBACK_*` messages carrying the returned id. Needs feature 14.
+    ConnectDomainEventCallbackRegisterAny = 316:
+        ConnectDomainEventCallbackRegisterAnyArgs => CallbackIdRet;
+    /// Undo [`ConnectDomainEventCallbackRegisterAny`].
+    ConnectDomainEventCallbackDeregisterAny = 317: CallbackIdArgs => ();
+    /// `virConnectGetDomainCapabilities`.
+    ConnectGetDomainCapabilities = 342: ConnectGetDomainCapabilitiesArgs => ConnectCapabilitiesRet;
     /// Ask the daemon to tell us (event 362) when it closes the connection.
     ConnectRegisterCloseCallback = 360: () => ();
     /// Undo [`ConnectRegisterCloseCallback`].
     ConnectUnregisterCloseCallback = 361: () => ();
+    /// `virConnectCompareHypervisorCPU`.
+    ConnectCompareHypervisorCpu = 393: ConnectCompareHypervisorCpuArgs => ConnectCompareCpuRet;
+    /// `virConnectBaselineHypervisorCPU`.
+    ConnectBaselineHypervisorCpu = 394: ConnectBaselineHypervisorCpuArgs => ConnectBaselineCpuRet;
+    /// `virConnectGetStoragePoolCapabilities` (flags must be 0).
+    ConnectGetStoragePoolCapabilities = 403: FlagsArgs => ConnectCapabilitiesRet;
 }

@@ -1,0 +1,106 @@
+//! Host network interface procedures (the netcf/udev interface driver).
+
+use super::common::{
+    ActiveRet, FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NumRet, XmlFlagsArgs, XmlRet,
+};
+use crate::procedures;
+use crate::proto::limits;
+use crate::proto::types::Interface;
+use crate::wire::xdr::LvString;
+use crate::xdr_struct;
+
+/// `virConnectListAllInterfacesFlags` for [`ConnectListAllInterfaces`].
+pub mod list_interfaces_flags {
+    /// Inactive interfaces.
+    pub const INACTIVE: u32 = 1;
+    /// Active interfaces.
+    pub const ACTIVE: u32 = 2;
+}
+
+xdr_struct! {
+    /// Args holding just an interface.
+    pub struct InterfaceArgs {
+        /// The interface.
+        pub iface: Interface,
+    }
+}
+
+xdr_struct! {
+    /// Args holding an interface and flags.
+    pub struct InterfaceFlagsArgs {
+        /// The interface.
+        pub iface: Interface,
+        /// Procedure-specific flags.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// A return holding just an interface.
+    pub struct InterfaceRet {
+        /// The interface.
+        pub iface: Interface,
+    }
+}
+
+xdr_struct! {
+    /// `remote_interface_lookup_by_mac_string_args`.
+    pub struct InterfaceLookupByMacStringArgs {
+        /// MAC address text.
+        pub mac: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_interfaces_ret` (also the defined-interfaces list).
+    pub struct ConnectListInterfacesRet {
+        /// Interface names.
+        pub names: Vec<LvString> [limits::INTERFACE_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_all_interfaces_ret`.
+    pub struct ConnectListAllInterfacesRet {
+        /// The interfaces.
+        pub ifaces: Vec<Interface> [limits::INTERFACE_LIST_MAX],
+        /// Count.
+        pub ret: u32,
+    }
+}
+
+procedures! {
+    table PROCEDURES;
+    /// `virConnectNumOfInterfaces`: active interfaces.
+    ConnectNumOfInterfaces = 126: () => NumRet;
+    /// `virConnectListInterfaces` (legacy; prefer [`ConnectListAllInterfaces`]).
+    ConnectListInterfaces = 127: MaxNamesArgs => ConnectListInterfacesRet;
+    /// `virInterfaceLookupByName`.
+    InterfaceLookupByName = 128: NameArgs => InterfaceRet;
+    /// `virInterfaceLookupByMACString`.
+    InterfaceLookupByMacString = 129: InterfaceLookupByMacStringArgs => InterfaceRet;
+    /// `virInterfaceGetXMLDesc` (flags: INACTIVE 1).
+    InterfaceGetXmlDesc = 130: InterfaceFlagsArgs => XmlRet;
+    /// `virInterfaceDefineXML`.
+    InterfaceDefineXml = 131: XmlFlagsArgs => InterfaceRet;
+    /// `virInterfaceUndefine`.
+    InterfaceUndefine = 132: InterfaceArgs => ();
+    /// `virInterfaceCreate`.
+    InterfaceCreate = 133: InterfaceFlagsArgs => ();
+    /// `virInterfaceDestroy`.
+    InterfaceDestroy = 134: InterfaceFlagsArgs => ();
+    /// `virConnectNumOfDefinedInterfaces`.
+    ConnectNumOfDefinedInterfaces = 137: () => NumRet;
+    /// `virConnectListDefinedInterfaces` (legacy).
+    ConnectListDefinedInterfaces = 138: MaxNamesArgs => ConnectListInterfacesRet;
+    /// `virInterfaceIsActive`.
+    InterfaceIsActive = 156: InterfaceArgs => ActiveRet;
+    /// `virInterfaceChangeBegin`.
+    InterfaceChangeBegin = 220: FlagsArgs => ();
+    /// `virInterfaceChangeCommit`.
+    InterfaceChangeCommit = 221: FlagsArgs => ();
+    /// `virInterfaceChangeRollback`.
+    InterfaceChangeRollback = 222: FlagsArgs => ();
+    /// `virConnectListAllInterfaces` (flags: [`list_interfaces_flags`]).
+    ConnectListAllInterfaces = 284: ListAllArgs => ConnectListAllInterfacesRet;
+}

@@ -1,0 +1,257 @@
+//! Host (node) procedures: CPU, memory, NUMA cells, power.
+//!
+//! Node *devices* are in [`super::nodedev`].
+
+use bytes::Bytes;
+
+use super::limits as more_limits;
+use crate::procedures;
+use crate::proto::limits;
+use crate::proto::types::{CharArray, CharVec, TypedParam};
+use crate::wire::xdr::LvString;
+use crate::xdr_struct;
+
+/// `virNodeSuspendTarget` for [`NodeSuspendForDuration`] (and domain PM suspend).
+pub mod suspend_target {
+    /// Suspend to RAM.
+    pub const MEM: u32 = 0;
+    /// Suspend to disk.
+    pub const DISK: u32 = 1;
+    /// Both.
+    pub const HYBRID: u32 = 2;
+}
+
+/// Special cell / CPU numbers for the statistics calls.
+pub mod all {
+    /// `VIR_NODE_CPU_STATS_ALL_CPUS`: totals over every CPU.
+    pub const CPUS: i32 = -1;
+    /// `VIR_NODE_MEMORY_STATS_ALL_CELLS`: totals over every NUMA cell.
+    pub const CELLS: i32 = -1;
+}
+
+xdr_struct! {
+    /// `remote_node_get_info_ret`. `model` is an rpcgen `char[32]`: 128 bytes on the wire.
+    pub struct NodeGetInfoRet {
+        /// CPU model (NUL-padded).
+        pub model: CharArray<32>,
+        /// Memory in KiB.
+        pub memory: u64,
+        /// Active CPUs.
+        pub cpus: i32,
+        /// CPU frequency in MHz.
+        pub mhz: i32,
+        /// NUMA nodes (1 when uniform).
+        pub nodes: i32,
+        /// Sockets per node.
+        pub sockets: i32,
+        /// Cores per socket.
+        pub cores: i32,
+        /// Threads per core.
+        pub threads: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_free_memory_ret`.
+    pub struct NodeGetFreeMemoryRet {
+        /// Free memory in bytes.
+        pub free_mem: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_cells_free_memory_args`.
+    pub struct NodeGetCellsFreeMemoryArgs {
+        /// First NUMA cell.
+        pub start_cell: i32,
+        /// Most cells wanted.
+        pub maxcells: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_cells_free_memory_ret`.
+    pub struct NodeGetCellsFreeMemoryRet {
+        /// Free bytes per cell.
+        pub cells: Vec<u64> [limits::NODE_MAX_CELLS],
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_security_model_ret`. Both fields are rpcgen `char<>`: 4 bytes per
+    /// character on the wire.
+    pub struct NodeGetSecurityModelRet {
+        /// Security model (e.g. `apparmor`), NUL-terminated.
+        pub model: CharVec [more_limits::SECURITY_MODEL_MAX],
+        /// Domain of interpretation, NUL-terminated.
+        pub doi: CharVec [more_limits::SECURITY_DOI_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_cpu_stats` / `remote_node_get_memory_stats`: one named counter.
+    pub struct NodeStat {
+        /// Counter name (`kernel`, `user`, `total`, `free`, …).
+        pub field: LvString,
+        /// Value (nanoseconds or KiB).
+        pub value: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_cpu_stats_args`. Call with `nparams = 0` first to learn the count.
+    pub struct NodeGetCpuStatsArgs {
+        /// CPU number or [`all::CPUS`].
+        pub cpu_num: i32,
+        /// Counters wanted.
+        pub nparams: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_cpu_stats_ret`.
+    pub struct NodeGetCpuStatsRet {
+        /// Counters.
+        pub params: Vec<NodeStat> [more_limits::NODE_CPU_STATS_MAX],
+        /// Number of counters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_memory_stats_args`. Call with `nparams = 0` first to learn the count.
+    pub struct NodeGetMemoryStatsArgs {
+        /// Counters wanted.
+        pub nparams: i32,
+        /// NUMA cell or [`all::CELLS`].
+        pub cell_num: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_memory_stats_ret`.
+    pub struct NodeGetMemoryStatsRet {
+        /// Counters.
+        pub params: Vec<NodeStat> [more_limits::NODE_MEMORY_STATS_MAX],
+        /// Number of counters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_memory_parameters_args`.
+    pub struct NodeGetMemoryParametersArgs {
+        /// Parameters wanted (0: just count).
+        pub nparams: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_memory_parameters_ret`.
+    pub struct NodeGetMemoryParametersRet {
+        /// KSM parameters.
+        pub params: Vec<TypedParam> [more_limits::NODE_MEMORY_PARAMETERS_MAX],
+        /// Number of parameters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_set_memory_parameters_args`.
+    pub struct NodeSetMemoryParametersArgs {
+        /// KSM parameters to change.
+        pub params: Vec<TypedParam> [more_limits::NODE_MEMORY_PARAMETERS_MAX],
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_suspend_for_duration_args`.
+    pub struct NodeSuspendForDurationArgs {
+        /// [`suspend_target`].
+        pub target: u32,
+        /// Seconds.
+        pub duration: u64,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_cpu_map_args`.
+    pub struct NodeGetCpuMapArgs {
+        /// Non-zero to get the bitmap.
+        pub need_map: i32,
+        /// Non-zero to get the online count.
+        pub need_online: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_cpu_map_ret`.
+    pub struct NodeGetCpuMapRet {
+        /// Online CPU bitmap.
+        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        /// Online CPUs.
+        pub online: u32,
+        /// Total CPUs (bitmap length in bits).
+        pub ret: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_free_pages_args`.
+    pub struct NodeGetFreePagesArgs {
+        /// Page sizes in KiB.
+        pub pages: Vec<u32> [limits::NODE_MAX_CELLS],
+        /// First NUMA cell.
+        pub start_cell: i32,
+        /// Cells wanted.
+        pub cell_count: u32,
+        /// `virNodeGetFreePagesFlags`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_free_pages_ret`.
+    pub struct NodeGetFreePagesRet {
+        /// Free pages, cell-major then page size.
+        pub counts: Vec<u64> [limits::NODE_MAX_CELLS],
+    }
+}
+
+procedures! {
+    table PROCEDURES;
+    /// `virNodeGetInfo`.
+    NodeGetInfo = 6: () => NodeGetInfoRet;
+    /// `virNodeGetCellsFreeMemory`.
+    NodeGetCellsFreeMemory = 101: NodeGetCellsFreeMemoryArgs => NodeGetCellsFreeMemoryRet;
+    /// `virNodeGetFreeMemory`.
+    NodeGetFreeMemory = 102: () => NodeGetFreeMemoryRet;
+    /// `virNodeGetSecurityModel`.
+    NodeGetSecurityModel = 122: () => NodeGetSecurityModelRet;
+    /// `virNodeGetCPUStats`.
+    NodeGetCpuStats = 227: NodeGetCpuStatsArgs => NodeGetCpuStatsRet;
+    /// `virNodeGetMemoryStats`.
+    NodeGetMemoryStats = 228: NodeGetMemoryStatsArgs => NodeGetMemoryStatsRet;
+    /// `virNodeSuspendForDuration`.
+    NodeSuspendForDuration = 250: NodeSuspendForDurationArgs => ();
+    /// `virNodeSetMemoryParameters`.
+    NodeSetMemoryParameters = 288: NodeSetMemoryParametersArgs => ();
+    /// `virNodeGetMemoryParameters`.
+    NodeGetMemoryParameters = 289: NodeGetMemoryParametersArgs => NodeGetMemoryParametersRet;
+    /// `virNodeGetCPUMap`.
+    NodeGetCpuMap = 293: NodeGetCpuMapArgs => NodeGetCpuMapRet;
+    /// `virNodeGetFreePages`.
+    NodeGetFreePages = 340: NodeGetFreePagesArgs => NodeGetFreePagesRet;
+}

@@ -1,0 +1,200 @@
+//! Node device procedures (PCI/USB/SCSI devices, mediated devices, …). Node devices travel
+//! by name: most procedures take the name string rather than a handle.
+
+use super::common::{
+    ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, NameArgs, NameFlagsArgs,
+    NumRet, PersistentRet, XmlRet,
+};
+use super::limits as more_limits;
+use crate::procedures;
+use crate::proto::types::NodeDevice;
+use crate::wire::xdr::LvString;
+use crate::xdr_struct;
+
+/// `virNodeDeviceEventID` for [`ConnectNodeDeviceEventRegisterAny`].
+pub mod node_device_event_id {
+    /// Lifecycle changes.
+    pub const LIFECYCLE: i32 = 0;
+    /// Device updated.
+    pub const UPDATE: i32 = 1;
+}
+
+xdr_struct! {
+    /// A return holding just a node device.
+    pub struct NodeDeviceRet {
+        /// The device.
+        pub dev: NodeDevice,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_num_of_devices_args`.
+    pub struct NodeNumOfDevicesArgs {
+        /// Only devices with this capability (`pci`, `net`, …); `None` for all.
+        pub cap: Option<LvString>,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_list_devices_args`.
+    pub struct NodeListDevicesArgs {
+        /// Only devices with this capability; `None` for all.
+        pub cap: Option<LvString>,
+        /// Most names wanted.
+        pub maxnames: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_list_devices_ret`.
+    pub struct NodeListDevicesRet {
+        /// Device names.
+        pub names: Vec<LvString> [more_limits::NODE_DEVICE_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_device_get_parent_ret`.
+    pub struct NodeDeviceGetParentRet {
+        /// Parent device name, if any.
+        pub parent_name: Option<LvString>,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_device_list_caps_args`.
+    pub struct NodeDeviceListCapsArgs {
+        /// Device name.
+        pub name: LvString,
+        /// Most names wanted.
+        pub maxnames: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_device_list_caps_ret`.
+    pub struct NodeDeviceListCapsRet {
+        /// Capability names.
+        pub names: Vec<LvString> [more_limits::NODE_DEVICE_CAPS_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_device_lookup_scsi_host_by_wwn_args`.
+    pub struct NodeDeviceLookupScsiHostByWwnArgs {
+        /// World wide node name.
+        pub wwnn: LvString,
+        /// World wide port name.
+        pub wwpn: LvString,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_device_detach_flags_args`.
+    pub struct NodeDeviceDetachFlagsArgs {
+        /// Device name.
+        pub name: LvString,
+        /// Host driver to bind (`vfio`); `None` for the default.
+        pub driver_name: Option<LvString>,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `{ xml_desc; flags }`: `remote_node_device_create_xml_args`, `…_define_xml_args`.
+    pub struct NodeDeviceXmlArgs {
+        /// Device XML.
+        pub xml_desc: LvString,
+        /// `VALIDATE` is 1.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_device_set_autostart_args`.
+    pub struct NodeDeviceSetAutostartArgs {
+        /// Device name.
+        pub name: LvString,
+        /// 1 to start with the daemon.
+        pub autostart: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_all_node_devices_ret`.
+    pub struct ConnectListAllNodeDevicesRet {
+        /// The devices.
+        pub devices: Vec<NodeDevice> [more_limits::NODE_DEVICE_LIST_MAX],
+        /// Count.
+        pub ret: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_node_device_event_register_any_args`.
+    pub struct ConnectNodeDeviceEventRegisterAnyArgs {
+        /// [`node_device_event_id`].
+        pub event_id: i32,
+        /// Only this device; `None` for all.
+        pub dev: Option<NodeDevice>,
+    }
+}
+
+procedures! {
+    table PROCEDURES;
+    /// `virNodeNumOfDevices`.
+    NodeNumOfDevices = 111: NodeNumOfDevicesArgs => NumRet;
+    /// `virNodeListDevices` (legacy; prefer [`ConnectListAllNodeDevices`]).
+    NodeListDevices = 112: NodeListDevicesArgs => NodeListDevicesRet;
+    /// `virNodeDeviceLookupByName`.
+    NodeDeviceLookupByName = 113: NameArgs => NodeDeviceRet;
+    /// `virNodeDeviceGetXMLDesc`.
+    NodeDeviceGetXmlDesc = 114: NameFlagsArgs => XmlRet;
+    /// `virNodeDeviceGetParent`.
+    NodeDeviceGetParent = 115: NameArgs => NodeDeviceGetParentRet;
+    /// `virNodeDeviceNumOfCaps`.
+    NodeDeviceNumOfCaps = 116: NameArgs => NumRet;
+    /// `virNodeDeviceListCaps`.
+    NodeDeviceListCaps = 117: NodeDeviceListCapsArgs => NodeDeviceListCapsRet;
+    /// `virNodeDeviceDettach` (libvirt's spelling).
+    NodeDeviceDettach = 118: NameArgs => ();
+    /// `virNodeDeviceReAttach`.
+    NodeDeviceReAttach = 119: NameArgs => ();
+    /// `virNodeDeviceReset`.
+    NodeDeviceReset = 120: NameArgs => ();
+    /// `virNodeDeviceCreateXML`: create a transient device.
+    NodeDeviceCreateXml = 123: NodeDeviceXmlArgs => NodeDeviceRet;
+    /// `virNodeDeviceDestroy`.
+    NodeDeviceDestroy = 124: NameArgs => ();
+    /// `virConnectListAllNodeDevices` (flags: `VIR_CONNECT_LIST_NODE_DEVICES_CAP_*`).
+    ConnectListAllNodeDevices = 285: ListAllArgs => ConnectListAllNodeDevicesRet;
+    /// `virNodeDeviceLookupSCSIHostByWWN`.
+    NodeDeviceLookupScsiHostByWwn = 297: NodeDeviceLookupScsiHostByWwnArgs => NodeDeviceRet;
+    /// `virNodeDeviceDetachFlags`.
+    NodeDeviceDetachFlags = 301: NodeDeviceDetachFlagsArgs => ();
+    /// `virConnectNodeDeviceEventRegisterAny`: events arrive as `NODE_DEVICE_EVENT_*`.
+    ConnectNodeDeviceEventRegisterAny = 374: ConnectNodeDeviceEventRegisterAnyArgs => CallbackIdRet;
+    /// Undo [`ConnectNodeDeviceEventRegisterAny`].
+    ConnectNodeDeviceEventDeregisterAny = 375: CallbackIdArgs => ();
+    /// `virNodeDeviceDefineXML`: define a persistent (mediated) device.
+    NodeDeviceDefineXml = 428: NodeDeviceXmlArgs => NodeDeviceRet;
+    /// `virNodeDeviceUndefine`.
+    NodeDeviceUndefine = 429: NameFlagsArgs => ();
+    /// `virNodeDeviceCreate`: start a defined device.
+    NodeDeviceCreate = 430: NameFlagsArgs => ();
+    /// `virNodeDeviceGetAutostart`.
+    NodeDeviceGetAutostart = 433: NameArgs => AutostartRet;
+    /// `virNodeDeviceSetAutostart`.
+    NodeDeviceSetAutostart = 434: NodeDeviceSetAutostartArgs => ();
+    /// `virNodeDeviceIsPersistent`.
+    NodeDeviceIsPersistent = 435: NameArgs => PersistentRet;
+    /// `virNodeDeviceIsActive`.
+    NodeDeviceIsActive = 436: NameArgs => ActiveRet;
+}

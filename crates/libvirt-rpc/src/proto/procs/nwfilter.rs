@@ -1,0 +1,122 @@
+//! Network filter and filter binding procedures.
+
+use super::common::{
+    ListAllArgs, MaxNamesArgs, NameArgs, NumRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
+};
+use super::limits as more_limits;
+use crate::procedures;
+use crate::proto::types::{NwFilter, NwFilterBinding};
+use crate::wire::xdr::LvString;
+use crate::xdr_struct;
+
+xdr_struct! {
+    /// Args holding just a network filter.
+    pub struct NwFilterArgs {
+        /// The filter.
+        pub nwfilter: NwFilter,
+    }
+}
+
+xdr_struct! {
+    /// Args holding a network filter and flags.
+    pub struct NwFilterFlagsArgs {
+        /// The filter.
+        pub nwfilter: NwFilter,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// A return holding just a network filter.
+    pub struct NwFilterRet {
+        /// The filter.
+        pub nwfilter: NwFilter,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_nwfilters_ret`.
+    pub struct ConnectListNwFiltersRet {
+        /// Filter names.
+        pub names: Vec<LvString> [more_limits::NWFILTER_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_all_nwfilters_ret`.
+    pub struct ConnectListAllNwFiltersRet {
+        /// The filters.
+        pub filters: Vec<NwFilter> [more_limits::NWFILTER_LIST_MAX],
+        /// Count.
+        pub ret: u32,
+    }
+}
+
+xdr_struct! {
+    /// Args holding just a filter binding.
+    pub struct NwFilterBindingArgs {
+        /// The binding.
+        pub nwfilter: NwFilterBinding,
+    }
+}
+
+xdr_struct! {
+    /// Args holding a filter binding and flags.
+    pub struct NwFilterBindingFlagsArgs {
+        /// The binding.
+        pub nwfilter: NwFilterBinding,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// A return holding just a filter binding.
+    pub struct NwFilterBindingRet {
+        /// The binding.
+        pub nwfilter: NwFilterBinding,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_all_nwfilter_bindings_ret`.
+    pub struct ConnectListAllNwFilterBindingsRet {
+        /// The bindings.
+        pub bindings: Vec<NwFilterBinding> [more_limits::NWFILTER_BINDING_LIST_MAX],
+        /// Count.
+        pub ret: u32,
+    }
+}
+
+procedures! {
+    table PROCEDURES;
+    /// `virNWFilterLookupByName`.
+    NwFilterLookupByName = 175: NameArgs => NwFilterRet;
+    /// `virNWFilterLookupByUUID`.
+    NwFilterLookupByUuid = 176: UuidArgs => NwFilterRet;
+    /// `virNWFilterGetXMLDesc`.
+    NwFilterGetXmlDesc = 177: NwFilterFlagsArgs => XmlRet;
+    /// `virConnectNumOfNWFilters`.
+    ConnectNumOfNwFilters = 178: () => NumRet;
+    /// `virConnectListNWFilters` (legacy; prefer [`ConnectListAllNwFilters`]).
+    ConnectListNwFilters = 179: MaxNamesArgs => ConnectListNwFiltersRet;
+    /// `virNWFilterDefineXML`.
+    NwFilterDefineXml = 180: XmlArgs => NwFilterRet;
+    /// `virNWFilterUndefine`.
+    NwFilterUndefine = 181: NwFilterArgs => ();
+    /// `virConnectListAllNWFilters` (flags must be 0).
+    ConnectListAllNwFilters = 286: ListAllArgs => ConnectListAllNwFiltersRet;
+    /// `virNWFilterBindingLookupByPortDev`.
+    NwFilterBindingLookupByPortDev = 397: NameArgs => NwFilterBindingRet;
+    /// `virNWFilterBindingGetXMLDesc`.
+    NwFilterBindingGetXmlDesc = 398: NwFilterBindingFlagsArgs => XmlRet;
+    /// `virNWFilterBindingCreateXML`.
+    NwFilterBindingCreateXml = 399: XmlFlagsArgs => NwFilterBindingRet;
+    /// `virNWFilterBindingDelete`.
+    NwFilterBindingDelete = 400: NwFilterBindingArgs => ();
+    /// `virConnectListAllNWFilterBindings` (flags must be 0).
+    ConnectListAllNwFilterBindings = 401: ListAllArgs => ConnectListAllNwFilterBindingsRet;
+    /// `virNWFilterDefineXMLFlags` (flags: VALIDATE 1).
+    NwFilterDefineXmlFlags = 431: XmlFlagsArgs => NwFilterRet;
+}

@@ -1,0 +1,168 @@
+//! Secret procedures (passphrases and keys for volumes, Ceph, iSCSI, TLS, vTPM).
+
+use bytes::Bytes;
+
+use super::common::{
+    CallbackIdArgs, CallbackIdRet, ListAllArgs, NumRet, UuidArgs, XmlFlagsArgs, XmlRet,
+};
+use crate::procedures;
+use crate::proto::limits;
+use crate::proto::types::Secret;
+use crate::wire::xdr::LvString;
+use crate::xdr_struct;
+
+/// `virSecretUsageType` in [`Secret::usage_type`].
+pub mod usage_type {
+    /// No usage.
+    pub const NONE: i32 = 0;
+    /// A storage volume (encryption passphrase).
+    pub const VOLUME: i32 = 1;
+    /// Ceph.
+    pub const CEPH: i32 = 2;
+    /// iSCSI CHAP.
+    pub const ISCSI: i32 = 3;
+    /// TLS key.
+    pub const TLS: i32 = 4;
+    /// vTPM state encryption.
+    pub const VTPM: i32 = 5;
+}
+
+/// `virConnectListAllSecretsFlags` for [`ConnectListAllSecrets`].
+pub mod list_secrets_flags {
+    /// Ephemeral secrets.
+    pub const EPHEMERAL: u32 = 1;
+    /// Persistent secrets.
+    pub const NO_EPHEMERAL: u32 = 2;
+    /// Private secrets.
+    pub const PRIVATE: u32 = 4;
+    /// Non-private secrets.
+    pub const NO_PRIVATE: u32 = 8;
+}
+
+/// `virSecretEventID` for [`ConnectSecretEventRegisterAny`].
+pub mod secret_event_id {
+    /// Lifecycle changes.
+    pub const LIFECYCLE: i32 = 0;
+    /// The value changed.
+    pub const VALUE_CHANGED: i32 = 1;
+}
+
+xdr_struct! {
+    /// Args holding just a secret.
+    pub struct SecretArgs {
+        /// The secret.
+        pub secret: Secret,
+    }
+}
+
+xdr_struct! {
+    /// Args holding a secret and flags.
+    pub struct SecretFlagsArgs {
+        /// The secret.
+        pub secret: Secret,
+        /// Procedure-specific flags.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// A return holding just a secret.
+    pub struct SecretRet {
+        /// The secret.
+        pub secret: Secret,
+    }
+}
+
+xdr_struct! {
+    /// `{ int maxuuids; }`: `remote_connect_list_secrets_args`.
+    pub struct ConnectListSecretsArgs {
+        /// Most UUIDs wanted.
+        pub maxuuids: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_secrets_ret`: UUIDs as text.
+    pub struct ConnectListSecretsRet {
+        /// Secret UUIDs.
+        pub uuids: Vec<LvString> [limits::SECRET_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_secret_set_value_args`.
+    pub struct SecretSetValueArgs {
+        /// The secret.
+        pub secret: Secret,
+        /// The value (raw bytes).
+        pub value: Bytes [limits::SECRET_VALUE_MAX],
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_secret_get_value_ret`.
+    pub struct SecretGetValueRet {
+        /// The value (raw bytes).
+        pub value: Bytes [limits::SECRET_VALUE_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_secret_lookup_by_usage_args`.
+    pub struct SecretLookupByUsageArgs {
+        /// [`usage_type`].
+        pub usage_type: i32,
+        /// Usage id (volume path, Ceph name, …).
+        pub usage_id: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_list_all_secrets_ret`.
+    pub struct ConnectListAllSecretsRet {
+        /// The secrets.
+        pub secrets: Vec<Secret> [limits::SECRET_LIST_MAX],
+        /// Count.
+        pub ret: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_secret_event_register_any_args`.
+    pub struct ConnectSecretEventRegisterAnyArgs {
+        /// [`secret_event_id`].
+        pub event_id: i32,
+        /// Only this secret; `None` for all.
+        pub secret: Option<Secret>,
+    }
+}
+
+procedures! {
+    table PROCEDURES;
+    /// `virConnectNumOfSecrets`.
+    ConnectNumOfSecrets = 139: () => NumRet;
+    /// `virConnectListSecrets` (legacy; prefer [`ConnectListAllSecrets`]).
+    ConnectListSecrets = 140: ConnectListSecretsArgs => ConnectListSecretsRet;
+    /// `virSecretLookupByUUID`.
+    SecretLookupByUuid = 141: UuidArgs => SecretRet;
+    /// `virSecretDefineXML`.
+    SecretDefineXml = 142: XmlFlagsArgs => SecretRet;
+    /// `virSecretGetXMLDesc`.
+    SecretGetXmlDesc = 143: SecretFlagsArgs => XmlRet;
+    /// `virSecretSetValue`.
+    SecretSetValue = 144: SecretSetValueArgs => ();
+    /// `virSecretGetValue`.
+    SecretGetValue = 145: SecretFlagsArgs => SecretGetValueRet;
+    /// `virSecretUndefine`.
+    SecretUndefine = 146: SecretArgs => ();
+    /// `virSecretLookupByUsage`.
+    SecretLookupByUsage = 147: SecretLookupByUsageArgs => SecretRet;
+    /// `virConnectListAllSecrets` (flags: [`list_secrets_flags`]).
+    ConnectListAllSecrets = 287: ListAllArgs => ConnectListAllSecretsRet;
+    /// `virConnectSecretEventRegisterAny`: events arrive as `SECRET_EVENT_*` messages.
+    ConnectSecretEventRegisterAny = 380: ConnectSecretEventRegisterAnyArgs => CallbackIdRet;
+    /// Undo [`ConnectSecretEventRegisterAny`].
+    ConnectSecretEventDeregisterAny = 381: CallbackIdArgs => ();
+}
