@@ -13,6 +13,7 @@
 //! When `TESTBED_REQUIRED=1` (set by `scripts/test`, hence in CI) a daemon that cannot start is
 //! a test failure with the reason, never a silent skip.
 
+pub mod http;
 pub mod libvirtd;
 pub mod relay;
 pub mod sshd;

@@ -37,7 +37,10 @@ pub struct RelayOptions {
 impl RelayOptions {
     /// Small buffers (16 KiB each way), so a frozen relay blocks the client quickly.
     pub fn small() -> Self {
-        Self { rcvbuf: Some(16 << 10), sndbuf: Some(16 << 10) }
+        Self {
+            rcvbuf: Some(16 << 10),
+            sndbuf: Some(16 << 10),
+        }
     }
 }
 
@@ -77,7 +80,9 @@ pub struct Relay {
 
 impl std::fmt::Debug for Relay {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Relay").field("addr", &self.addr).finish_non_exhaustive()
+        f.debug_struct("Relay")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
     }
 }
 
@@ -97,7 +102,11 @@ impl Relay {
         let acceptor = std::thread::Builder::new()
             .name("relay-accept".into())
             .spawn(move || accept_loop(&listener, target, opts, &st))?;
-        Ok(Self { addr, state, acceptor: Some(acceptor) })
+        Ok(Self {
+            addr,
+            state,
+            acceptor: Some(acceptor),
+        })
     }
 
     /// Where clients connect.
@@ -107,18 +116,29 @@ impl Relay {
 
     /// Stops moving bytes in both directions; sockets stay open and unread.
     pub fn freeze(&self) {
-        *self.state.frozen.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        *self
+            .state
+            .frozen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
     }
 
     /// Resumes moving bytes.
     pub fn thaw(&self) {
-        *self.state.frozen.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        *self
+            .state
+            .frozen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = false;
         self.state.thawed.notify_all();
     }
 
     /// Bytes relayed client→target and target→client so far.
     pub fn relayed(&self) -> (u64, u64) {
-        (self.state.up.load(Ordering::Relaxed), self.state.down.load(Ordering::Relaxed))
+        (
+            self.state.up.load(Ordering::Relaxed),
+            self.state.down.load(Ordering::Relaxed),
+        )
     }
 
     /// Connections accepted so far.
@@ -130,7 +150,13 @@ impl Relay {
     pub fn kill(&mut self) {
         self.state.killed.store(true, Ordering::Release);
         self.state.thawed.notify_all();
-        let conns = std::mem::take(&mut *self.state.conns.lock().unwrap_or_else(PoisonError::into_inner));
+        let conns = std::mem::take(
+            &mut *self
+                .state
+                .conns
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
         for (a, b) in &conns {
             let _ = SockRef::from(a).set_linger(Some(Duration::ZERO));
             let _ = SockRef::from(b).set_linger(Some(Duration::ZERO));
@@ -139,8 +165,13 @@ impl Relay {
         if let Some(t) = self.acceptor.take() {
             let _ = t.join();
         }
-        let threads =
-            std::mem::take(&mut *self.state.threads.lock().unwrap_or_else(PoisonError::into_inner));
+        let threads = std::mem::take(
+            &mut *self
+                .state
+                .threads
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
         for t in threads {
             let _ = t.join();
         }
@@ -180,7 +211,12 @@ fn accept_loop(listener: &TcpListener, target: SocketAddr, opts: RelayOptions, s
     }
 }
 
-fn relay_one(client: TcpStream, target: SocketAddr, opts: RelayOptions, st: &Arc<State>) -> io::Result<()> {
+fn relay_one(
+    client: TcpStream,
+    target: SocketAddr,
+    opts: RelayOptions,
+    st: &Arc<State>,
+) -> io::Result<()> {
     client.set_nonblocking(false)?;
     buffers(&Socket::from(client.try_clone()?), opts)?;
     let upstream = Socket::new(Domain::IPV4, Type::STREAM, None)?;
@@ -221,7 +257,12 @@ fn copy(mut src: &TcpStream, mut dst: &TcpStream, st: &State, up: bool) {
                 return;
             }
             Ok(n) => n,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
                 continue;
             }
             Err(_) => return,
@@ -236,9 +277,78 @@ fn copy(mut src: &TcpStream, mut dst: &TcpStream, st: &State, up: bool) {
                     data = &data[m..];
                     counter.fetch_add(m as u64, Ordering::Relaxed);
                 }
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
                 Err(_) => return,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn echo_server() -> SocketAddr {
+        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let addr = l.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for c in l.incoming() {
+                let Ok(c) = c else { return };
+                std::thread::spawn(move || {
+                    let mut r = c.try_clone().unwrap();
+                    let mut w = c;
+                    let _ = io::copy(&mut r, &mut w);
+                });
+            }
+        });
+        addr
+    }
+
+    #[test]
+    fn relays_freezes_thaws_and_resets() {
+        let mut relay = Relay::start(echo_server(), RelayOptions::small()).unwrap();
+        let mut c = TcpStream::connect(relay.addr()).unwrap();
+        c.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let mut buf = [0u8; 5];
+        c.write_all(b"hello").unwrap();
+        c.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"hello");
+
+        relay.freeze();
+        std::thread::sleep(TICK * 3);
+        c.write_all(b"again").unwrap();
+        let e = c.read(&mut buf).unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ),
+            "{e}"
+        );
+
+        relay.thaw();
+        c.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"again");
+        assert_eq!(relay.accepted(), 1);
+        // The counter moves just after the write that delivered the bytes.
+        for _ in 0..100 {
+            if relay.relayed() == (10, 10) {
+                break;
+            }
+            std::thread::sleep(TICK);
+        }
+        assert_eq!(relay.relayed(), (10, 10));
+
+        relay.kill();
+        let r = c.read(&mut buf);
+        assert!(
+            matches!(&r, Err(e) if e.kind() == io::ErrorKind::ConnectionReset),
+            "expected a reset, got {r:?}"
+        );
     }
 }

@@ -153,7 +153,11 @@ impl Sshd {
         let d = dir.path();
         keygen(&d.join("host_key"), opts.host_key, None)?;
         let client_key = d.join("client_key");
-        keygen(&client_key, opts.client_key, opts.client_passphrase.as_deref())?;
+        keygen(
+            &client_key,
+            opts.client_key,
+            opts.client_passphrase.as_deref(),
+        )?;
         fs::copy(d.join("client_key.pub"), d.join("authorized_keys"))
             .map_err(io_err("writing authorized_keys"))?;
         let host_public_key = read_public(&d.join("host_key.pub"))?;
@@ -238,10 +242,16 @@ impl Sshd {
             if text.contains(&ready) {
                 return Ok(());
             }
-            let exited = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten());
+            let exited = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
             if let Some(status) = exited {
                 self.child = None;
-                return Err(SshdError::Start { reason: format!("sshd exited: {status}"), log: text });
+                return Err(SshdError::Start {
+                    reason: format!("sshd exited: {status}"),
+                    log: text,
+                });
             }
             if Instant::now() > deadline {
                 self.kill();
@@ -300,7 +310,9 @@ impl Sshd {
 
     /// Pids of sshd and every process it forked (per-connection and privsep children).
     pub fn processes(&self) -> Vec<u32> {
-        let Some(child) = &self.child else { return Vec::new() };
+        let Some(child) = &self.child else {
+            return Vec::new();
+        };
         let mut all = descendants(child.id());
         all.push(child.id());
         all
@@ -310,17 +322,25 @@ impl Sshd {
     /// `setsid`, so a process group would miss them): established connections die too, as if
     /// the host crashed with its kernel still up (peers see RST/FIN).
     pub fn kill(&mut self) {
-        let Some(mut child) = self.child.take() else { return };
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
         let root = child.id();
         // Collect first: once the listener dies its children are reparented and untraceable.
         let mut victims = descendants(root);
         victims.push(root);
-        for pid in victims {
+        for &pid in &victims {
             if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
                 let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
             }
         }
         let _ = child.wait();
+        // The grandchildren are not ours to reap: wait until each is gone or a zombie (its
+        // sockets are closed by then), so the port is really shut when we return.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while victims.iter().any(|p| alive(*p)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 }
 
@@ -331,7 +351,9 @@ impl Drop for Sshd {
 }
 
 fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()?.port())
+    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
+        .local_addr()?
+        .port())
 }
 
 fn keygen(path: &Path, kind: KeyType, passphrase: Option<&str>) -> Result<(), SshdError> {
@@ -350,24 +372,45 @@ fn keygen(path: &Path, kind: KeyType, passphrase: Option<&str>) -> Result<(), Ss
             }
         })?;
     if !out.status.success() {
-        return Err(SshdError::Keygen(String::from_utf8_lossy(&out.stderr).into_owned()));
+        return Err(SshdError::Keygen(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
     }
     Ok(())
 }
 
 fn read_public(path: &Path) -> Result<String, SshdError> {
     let text = fs::read_to_string(path).map_err(io_err("reading host public key"))?;
-    Ok(text.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+    Ok(text
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// Whether `pid` exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            != Some("Z")
+    })
 }
 
 /// Every process below `root`, from `/proc/*/stat`.
 fn descendants(root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
             continue;
         };
-        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else { continue };
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
         // "pid (comm) state ppid ...": comm may contain spaces and parens, so split after ')'.
         let ppid = stat
             .rsplit_once(')')
@@ -386,4 +429,51 @@ fn descendants(root: u32) -> Vec<u32> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starts_on_loopback_and_kill_takes_the_connections_down() {
+        let mut sshd = match Sshd::start(&SshdOptions::default()) {
+            Ok(s) => s,
+            Err(e) if crate::required() => panic!("sshd could not start: {e}"),
+            Err(e) => {
+                eprintln!("SKIP: {e}");
+                return;
+            }
+        };
+        let kh = fs::read_to_string(sshd.known_hosts()).unwrap();
+        assert_eq!(
+            kh.trim(),
+            format!("[127.0.0.1]:{} {}", sshd.port(), sshd.host_public_key())
+        );
+        assert!(sshd.host_public_key().starts_with("ssh-ed25519 "));
+        // A client connection gets sshd's banner, then a per-connection process exists.
+        let mut c = std::net::TcpStream::connect(sshd.addr()).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut banner = [0u8; 8];
+        c.read_exact(&mut banner).unwrap();
+        assert_eq!(&banner, b"SSH-2.0-");
+        let before = sshd.processes().len();
+        assert!(before >= 2, "listener and per-connection process: {before}");
+
+        sshd.kill();
+        assert!(sshd.processes().is_empty());
+        // The established connection died with it (EOF or reset, not a timeout).
+        let mut rest = Vec::new();
+        if let Err(e) = c.read_to_end(&mut rest) {
+            assert_ne!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock,
+                "connection still up"
+            );
+        }
+        assert!(
+            std::net::TcpStream::connect(sshd.addr()).is_err(),
+            "port still open"
+        );
+    }
 }

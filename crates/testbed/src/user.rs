@@ -46,7 +46,12 @@ impl TestUser {
                 .ok()
                 .or_else(|| output("id", &["-un"]).ok())
                 .unwrap_or_else(|| euid.to_string());
-            return Ok(Self { name, uid: euid, gid, switch: false });
+            return Ok(Self {
+                name,
+                uid: euid,
+                gid,
+                switch: false,
+            });
         }
         if output("id", &["-u", TEST_USER]).is_err() {
             // A login shell is needed: sshd refuses users whose shell is nologin.
@@ -59,15 +64,24 @@ impl TestUser {
                 r?;
             }
         }
-        let uid = output("id", &["-u", TEST_USER])?.parse().map_err(|e| UserError::Command {
-            cmd: "id -u".into(),
-            detail: format!("{e}"),
-        })?;
-        let gid = output("id", &["-g", TEST_USER])?.parse().map_err(|e| UserError::Command {
-            cmd: "id -g".into(),
-            detail: format!("{e}"),
-        })?;
-        Ok(Self { name: TEST_USER.into(), uid, gid, switch: true })
+        let uid = output("id", &["-u", TEST_USER])?
+            .parse()
+            .map_err(|e| UserError::Command {
+                cmd: "id -u".into(),
+                detail: format!("{e}"),
+            })?;
+        let gid = output("id", &["-g", TEST_USER])?
+            .parse()
+            .map_err(|e| UserError::Command {
+                cmd: "id -g".into(),
+                detail: format!("{e}"),
+            })?;
+        Ok(Self {
+            name: TEST_USER.into(),
+            uid,
+            gid,
+            switch: true,
+        })
     }
 
     /// A command that runs `program` as this user (through `runuser` when we are root).
@@ -96,7 +110,10 @@ fn output(cmd: &str, args: &[&str]) -> Result<String, UserError> {
     let out = Command::new(cmd)
         .args(args)
         .output()
-        .map_err(|e| UserError::Command { cmd: line.clone(), detail: e.to_string() })?;
+        .map_err(|e| UserError::Command {
+            cmd: line.clone(),
+            detail: e.to_string(),
+        })?;
     if !out.status.success() {
         return Err(UserError::Command {
             cmd: line,

@@ -104,6 +104,18 @@ pub enum ConnectError {
     /// A transport this build cannot dial (e.g. SSH without the `ssh` feature).
     #[error("{0}")]
     Unsupported(String),
+    /// The SSH transport failed (host key, authentication, channel open, …).
+    #[cfg(feature = "ssh")]
+    #[error("ssh: {0}")]
+    Ssh(Box<ssh_socket::SshError>),
+}
+
+/// The local login name, as ssh would use it.
+#[cfg(feature = "ssh")]
+fn local_user() -> String {
+    std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| {
+        if rustix::process::geteuid().is_root() { "root".into() } else { rustix::process::geteuid().as_raw().to_string() }
+    })
 }
 
 /// Drops the connection when the last [`Client`] clone goes away.
@@ -164,10 +176,41 @@ impl Client {
                 let _ = s.set_nodelay(true);
                 Self::handshake(s, opts).await
             }
-            Transport::Ssh(_) => Err(ConnectError::Unsupported(
-                "qemu+ssh:// needs a transport: dial it with the ssh-socket crate and pass the stream to Client::handshake".into(),
-            )),
+            Transport::Ssh(target) => Self::connect_ssh(target, opts).await,
         }
+    }
+
+    #[cfg(feature = "ssh")]
+    async fn connect_ssh(target: &SshTarget, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
+        let user = match &target.user {
+            Some(u) => u.clone(),
+            None => local_user(),
+        };
+        let mut cfg = ssh_socket::SshConfig::new(user, target.host.clone());
+        cfg.port = target.port;
+        cfg.key_files.extend(target.keyfile.iter().cloned());
+        cfg.known_hosts.clone_from(&target.known_hosts);
+        cfg.no_verify = target.no_verify;
+        cfg.socket_path = target.socket.display().to_string();
+        let (stream, close) = ssh_socket::connect(&cfg).await.map_err(|e| ConnectError::Ssh(Box::new(e)))?;
+        // Killing the TCP socket directly is what bounds teardown under a stalled write.
+        let kill: KillFn = Arc::new(move || close.close());
+        opts.kill = Some(match opts.kill.take() {
+            Some(user_kill) => Arc::new(move || {
+                kill();
+                user_kill();
+            }),
+            None => kill,
+        });
+        Self::handshake(stream, opts).await
+    }
+
+    #[cfg(not(feature = "ssh"))]
+    #[allow(clippy::unused_async)]
+    async fn connect_ssh(_: &SshTarget, _: ConnectOptions) -> Result<Self, ConnectError> {
+        Err(ConnectError::Unsupported(
+            "qemu+ssh:// needs the `ssh` feature of libvirt-rpc (or dial with ssh-socket and call Client::handshake)".into(),
+        ))
     }
 
     /// Run the libvirt handshake over an already-connected byte stream and start the driver

@@ -1,0 +1,287 @@
+//! Typed errors, and their mapping onto `io::Error` at the `AsyncRead`/`AsyncWrite` edge.
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything that can go wrong while connecting or using an [`SshStream`](crate::SshStream).
+///
+/// On the stream's I/O methods this arrives wrapped in an [`io::Error`] whose inner error is the
+/// `SshError`: `err.get_ref().and_then(|e| e.downcast_ref::<SshError>())` recovers it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SshError {
+    /// The configuration cannot be used (for example an unknown cipher name).
+    #[error("invalid ssh configuration: {reason}")]
+    Config {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The TCP connection could not be made.
+    #[error("cannot connect to {addr}: {source}")]
+    Connect {
+        /// `host:port` as dialed.
+        addr: String,
+        /// The socket error.
+        #[source]
+        source: io::Error,
+    },
+    /// Connecting, the handshake, authentication or opening the channel took longer than
+    /// [`SshConfig::connect_timeout`](crate::SshConfig::connect_timeout).
+    #[error("connecting to {addr} timed out after {after:?} (during {stage})")]
+    ConnectTimeout {
+        /// `host:port`.
+        addr: String,
+        /// The configured bound.
+        after: Duration,
+        /// What was in progress: "tcp connect", "handshake", "authentication", "channel open".
+        stage: &'static str,
+    },
+    /// The server's host key is not in `known_hosts` (strict checking refuses unknown hosts).
+    #[error(
+        "host key verification failed: no {key_type} key for {host} in {known_hosts} \
+         (server key {fingerprint}{})",
+        if known_types.is_empty() { String::new() } else {
+            format!("; keys of other types are known: {}", known_types.join(", "))
+        }
+    )]
+    HostKeyUnknown {
+        /// The host as looked up (`host` or `[host]:port`).
+        host: String,
+        /// The server key's type, e.g. `ssh-ed25519`.
+        key_type: String,
+        /// SHA256 fingerprint of the server key, as `ssh-keygen -l` prints it.
+        fingerprint: String,
+        /// The `known_hosts` file consulted.
+        known_hosts: PathBuf,
+        /// Types of other keys recorded for this host, if any.
+        known_types: Vec<String>,
+    },
+    /// The server presented a different key of a type that `known_hosts` records for this host:
+    /// possibly a man-in-the-middle, or the host was reinstalled.
+    #[error(
+        "HOST KEY CHANGED for {host}: server {key_type} key {fingerprint} does not match \
+         {known_hosts}:{line}"
+    )]
+    HostKeyChanged {
+        /// The host as looked up.
+        host: String,
+        /// The server key's type.
+        key_type: String,
+        /// SHA256 fingerprint of the key the server presented.
+        fingerprint: String,
+        /// The `known_hosts` file.
+        known_hosts: PathBuf,
+        /// 1-based line of the recorded key.
+        line: usize,
+    },
+    /// The server's key is marked `@revoked` in `known_hosts`.
+    #[error("host key for {host} is revoked: {key_type} {fingerprint} ({known_hosts}:{line})")]
+    HostKeyRevoked {
+        /// The host as looked up.
+        host: String,
+        /// The server key's type.
+        key_type: String,
+        /// SHA256 fingerprint of the key.
+        fingerprint: String,
+        /// The `known_hosts` file.
+        known_hosts: PathBuf,
+        /// 1-based line of the `@revoked` entry.
+        line: usize,
+    },
+    /// The `known_hosts` file exists but cannot be read, or there is no home directory to find it.
+    #[error("cannot read known_hosts {path}: {reason}")]
+    KnownHosts {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A configured private key file cannot be used.
+    #[error("key file {path}: {reason}")]
+    KeyFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: KeyFileError,
+    },
+    /// The ssh-agent was the only credential source and it failed.
+    #[error("ssh-agent: {reason}")]
+    Agent {
+        /// Why.
+        reason: String,
+    },
+    /// Every credential was refused by the server.
+    #[error(
+        "authentication as {user} failed; tried: [{}]; server accepts: [{}]",
+        tried.join(", "), remaining.join(", ")
+    )]
+    Auth {
+        /// The user name.
+        user: String,
+        /// What was offered, e.g. `publickey /home/u/.ssh/id_ed25519 (ssh-ed25519 SHA256:…)`.
+        tried: Vec<String>,
+        /// Methods the server said could continue.
+        remaining: Vec<String>,
+    },
+    /// The server refused to connect the channel to the remote unix socket.
+    #[error("cannot open channel to {socket_path} on the server: {reason}")]
+    ChannelOpen {
+        /// The remote socket path.
+        socket_path: String,
+        /// The server's reason.
+        reason: String,
+    },
+    /// SSH failed before the session was up (key exchange, protocol error, peer hung up).
+    #[error("ssh {stage} failed: {message}")]
+    Handshake {
+        /// "handshake", "authentication" or "channel open".
+        stage: &'static str,
+        /// russh's description.
+        message: String,
+    },
+    /// The session has ended; every read and write after that fails with this.
+    #[error("ssh session closed: {reason}")]
+    Closed {
+        /// Why it ended.
+        reason: CloseReason,
+    },
+}
+
+/// Why a key file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyFileError {
+    /// The key is encrypted and no passphrase was configured.
+    #[error("the key is encrypted and no passphrase was given")]
+    EncryptedKeyNoPassphrase,
+    /// A passphrase was given but does not decrypt the key (or the key is corrupt).
+    #[error("wrong passphrase or corrupt key: {0}")]
+    BadPassphrase(String),
+    /// The file cannot be read.
+    #[error("cannot read: {0}")]
+    Unreadable(String),
+    /// The file is not a private key we understand.
+    #[error("not a usable private key: {0}")]
+    Invalid(String),
+}
+
+/// Why a session ended. Cheap to clone: every pending read/write gets its own copy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// [`CloseHandle::close`](crate::CloseHandle::close) was called.
+    #[error("closed locally")]
+    Local,
+    /// The [`SshStream`](crate::SshStream) was dropped.
+    #[error("stream dropped")]
+    Dropped,
+    /// The server did not answer `keepalive_max` keepalives in a row.
+    #[error("server stopped answering keepalives")]
+    KeepaliveTimeout,
+    /// Nothing was received, or a socket write made no progress, for `inactivity_timeout`.
+    #[error("no progress for the inactivity timeout")]
+    InactivityTimeout,
+    /// The server closed the channel (the remote socket closed).
+    #[error("the server closed the channel")]
+    ChannelClosed,
+    /// The server ended the session with `SSH_MSG_DISCONNECT`.
+    #[error("server disconnected: {description}")]
+    Disconnected {
+        /// The server's text.
+        description: String,
+    },
+    /// The TCP connection failed (reset, unexpected EOF, ...).
+    #[error("connection lost: {message}")]
+    Io {
+        /// The socket error's kind.
+        kind: io::ErrorKind,
+        /// The socket error's text.
+        message: String,
+    },
+    /// Anything else russh reported.
+    #[error("ssh protocol error: {message}")]
+    Protocol {
+        /// russh's description.
+        message: String,
+    },
+}
+
+impl CloseReason {
+    fn io_kind(&self) -> io::ErrorKind {
+        match self {
+            Self::Local | Self::Dropped => io::ErrorKind::ConnectionAborted,
+            Self::KeepaliveTimeout | Self::InactivityTimeout => io::ErrorKind::TimedOut,
+            Self::ChannelClosed => io::ErrorKind::BrokenPipe,
+            Self::Disconnected { .. } => io::ErrorKind::ConnectionReset,
+            Self::Io { kind, .. } => *kind,
+            Self::Protocol { .. } => io::ErrorKind::InvalidData,
+        }
+    }
+
+    /// Classifies the error a russh session ended with.
+    pub(crate) fn from_russh(e: &russh::Error) -> Self {
+        match e {
+            russh::Error::KeepaliveTimeout => Self::KeepaliveTimeout,
+            russh::Error::InactivityTimeout => Self::InactivityTimeout,
+            russh::Error::IO(io) => Self::Io {
+                kind: io.kind(),
+                message: io.to_string(),
+            },
+            russh::Error::HUP => Self::Io {
+                kind: io::ErrorKind::UnexpectedEof,
+                message: "connection closed by the remote side".into(),
+            },
+            other => Self::Protocol {
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+impl SshError {
+    /// The close reason, if this error says the session has ended.
+    pub fn close_reason(&self) -> Option<&CloseReason> {
+        match self {
+            Self::Closed { reason } => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a host key verification failure (unknown, changed or revoked key).
+    pub fn is_host_key(&self) -> bool {
+        matches!(
+            self,
+            Self::HostKeyUnknown { .. } | Self::HostKeyChanged { .. } | Self::HostKeyRevoked { .. }
+        )
+    }
+
+    fn io_kind(&self) -> io::ErrorKind {
+        match self {
+            Self::Config { .. } | Self::KeyFile { .. } => io::ErrorKind::InvalidInput,
+            Self::Connect { source, .. } => source.kind(),
+            Self::ConnectTimeout { .. } => io::ErrorKind::TimedOut,
+            Self::HostKeyUnknown { .. }
+            | Self::HostKeyChanged { .. }
+            | Self::HostKeyRevoked { .. }
+            | Self::Auth { .. }
+            | Self::Agent { .. } => io::ErrorKind::PermissionDenied,
+            Self::KnownHosts { .. } => io::ErrorKind::NotFound,
+            Self::ChannelOpen { .. } => io::ErrorKind::ConnectionRefused,
+            Self::Handshake { .. } => io::ErrorKind::ConnectionAborted,
+            Self::Closed { reason } => reason.io_kind(),
+        }
+    }
+}
+
+impl From<CloseReason> for SshError {
+    fn from(reason: CloseReason) -> Self {
+        Self::Closed { reason }
+    }
+}
+
+impl From<SshError> for io::Error {
+    fn from(e: SshError) -> Self {
+        io::Error::new(e.io_kind(), e)
+    }
+}

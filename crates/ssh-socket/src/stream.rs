@@ -1,0 +1,400 @@
+//! The forwarded socket as a byte stream, and its teardown.
+
+use std::io;
+use std::net::Shutdown;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+
+use bytes::{Buf, Bytes};
+use futures::task::AtomicWaker;
+use russh::{ChannelMsg, ChannelReadHalf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::{Notify, mpsc};
+
+use crate::{CloseReason, SshError};
+
+/// State shared by the stream, its close handles and the two background tasks.
+///
+/// Nothing in here is locked across I/O: the reason is a `OnceLock` that readers only `get`,
+/// the wakers are lock-free, and the socket is a second descriptor of the session's TCP socket
+/// used only for `shutdown(2)`.
+pub(crate) struct Shared {
+    reason: OnceLock<CloseReason>,
+    /// The server sent EOF on the channel; reads end cleanly once the buffer drains.
+    read_eof: AtomicBool,
+    read_waker: AtomicWaker,
+    write_waker: AtomicWaker,
+    /// russh's session task has exited (the watcher saw its join handle resolve).
+    terminated: AtomicBool,
+    /// For async waiters: the reader pump, `CloseHandle::closed` and `terminated`.
+    ended: Notify,
+    socket: socket2::Socket,
+}
+
+impl Shared {
+    pub(crate) fn new(socket: socket2::Socket) -> Self {
+        Self {
+            reason: OnceLock::new(),
+            read_eof: AtomicBool::new(false),
+            terminated: AtomicBool::new(false),
+            read_waker: AtomicWaker::new(),
+            write_waker: AtomicWaker::new(),
+            ended: Notify::new(),
+            socket,
+        }
+    }
+
+    pub(crate) fn reason(&self) -> Option<&CloseReason> {
+        self.reason.get()
+    }
+
+    /// Ends the session: the first reason wins, every call shuts the socket down and wakes
+    /// every parked reader, writer and waiter.
+    ///
+    /// `shutdown(SHUT_RDWR)` on our own descriptor is what makes russh's session task stop: a
+    /// write stalled in the kernel fails with `EPIPE` and a pending read sees EOF, at once.
+    /// Going through russh instead (`Channel::close`, `Handle::disconnect`) queues behind that
+    /// very write — see the crate docs, "Teardown".
+    pub(crate) fn finish(&self, reason: CloseReason) {
+        if self.reason.set(reason).is_ok() {
+            if let Some(r) = self.reason.get() {
+                tracing::debug!(reason = %r, "ssh session ending");
+            }
+        }
+        // ENOTCONN once the peer is gone or on a second call: nothing left to do then.
+        let _ = self.socket.shutdown(Shutdown::Both);
+        self.read_waker.wake();
+        self.write_waker.wake();
+        self.ended.notify_waiters();
+    }
+
+    /// Resolves once [`finish`](Self::finish) has run.
+    pub(crate) async fn wait_ended(&self) -> CloseReason {
+        loop {
+            let notified = self.ended.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(r) = self.reason.get() {
+                return r.clone();
+            }
+            notified.await;
+        }
+    }
+
+    /// Records that russh's session task has exited.
+    pub(crate) fn set_terminated(&self) {
+        self.terminated.store(true, Ordering::Release);
+        self.ended.notify_waiters();
+    }
+
+    async fn wait_terminated(&self) {
+        loop {
+            let notified = self.ended.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.terminated.load(Ordering::Acquire) {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    fn closed_locally(&self) -> Option<&CloseReason> {
+        self.reason
+            .get()
+            .filter(|r| matches!(r, CloseReason::Local | CloseReason::Dropped))
+    }
+}
+
+/// Moves channel data from russh into our bounded buffer, so russh's per-channel queue (whose
+/// fullness parks the whole session, keepalives included) stays drained while the reader is
+/// merely slow. When our buffer is full too, backpressure reaches the session: russh refills
+/// the server's window on receipt, so there is no other flow control.
+pub(crate) async fn pump(
+    mut channel: ChannelReadHalf,
+    tx: mpsc::Sender<Bytes>,
+    shared: Arc<Shared>,
+) {
+    let mut tx = Some(tx);
+    loop {
+        let msg = tokio::select! {
+            _ = shared.wait_ended() => return,
+            m = channel.wait() => m,
+        };
+        match msg {
+            Some(ChannelMsg::Data { data }) => {
+                let Some(sender) = tx.as_ref() else { continue };
+                tokio::select! {
+                    _ = shared.wait_ended() => return,
+                    r = sender.send(data) => if r.is_err() { return },
+                }
+            }
+            Some(ChannelMsg::Eof) => {
+                shared.read_eof.store(true, Ordering::Release);
+                // The reader sees the end once it has drained what came before.
+                tx = None;
+            }
+            Some(ChannelMsg::Close) => {
+                shared.finish(CloseReason::ChannelClosed);
+                return;
+            }
+            Some(_) => {}
+            // The session task is gone; the watcher records why.
+            None => return,
+        }
+    }
+}
+
+/// The remote unix socket as a byte stream: `AsyncRead + AsyncWrite`.
+///
+/// Errors are `io::Error`s whose inner error is an [`SshError`]; once the session has ended,
+/// every call fails with [`SshError::Closed`] and the reason.
+///
+/// # Drop behavior
+///
+/// Dropping the stream is [`CloseHandle::close`] with [`CloseReason::Dropped`]: the TCP socket
+/// is shut down at once, without a polite channel close (which could wait behind a stalled
+/// write). For an orderly end, `shutdown().await` the stream first (sends channel EOF) and read
+/// until EOF, under your own timeout.
+///
+/// # Cancel safety
+///
+/// `poll_read`/`poll_write` keep no partial state that a dropped future would lose: a write
+/// returns `Ok(n)` only once `n` bytes are queued to the session, and a read returns bytes only
+/// when it copies them out.
+pub struct SshStream {
+    shared: Arc<Shared>,
+    rx: mpsc::Receiver<Bytes>,
+    chunk: Bytes,
+    writer: Box<dyn AsyncWrite + Send + Sync + Unpin>,
+    write_shut: bool,
+}
+
+impl std::fmt::Debug for SshStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SshStream")
+            .field("closed", &self.shared.reason())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SshStream {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        rx: mpsc::Receiver<Bytes>,
+        writer: Box<dyn AsyncWrite + Send + Sync + Unpin>,
+    ) -> Self {
+        Self {
+            shared,
+            rx,
+            chunk: Bytes::new(),
+            writer,
+            write_shut: false,
+        }
+    }
+
+    /// A handle that can close this stream from anywhere.
+    pub fn close_handle(&self) -> CloseHandle {
+        CloseHandle {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    fn end_of_reads(&self, cx: &Context<'_>) -> Poll<io::Result<()>> {
+        if self.shared.read_eof.load(Ordering::Acquire) {
+            return Poll::Ready(Ok(()));
+        }
+        self.shared.read_waker.register(cx.waker());
+        match self.shared.reason() {
+            Some(CloseReason::ChannelClosed) => Poll::Ready(Ok(())),
+            Some(r) => Poll::Ready(Err(closed(r))),
+            // The pump saw the session vanish before the watcher recorded why; it wakes us.
+            None => Poll::Pending,
+        }
+    }
+}
+
+fn closed(reason: &CloseReason) -> io::Error {
+    SshError::Closed {
+        reason: reason.clone(),
+    }
+    .into()
+}
+
+impl AsyncRead for SshStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if let Some(r) = this.shared.closed_locally() {
+            return Poll::Ready(Err(closed(r)));
+        }
+        let start = buf.filled().len();
+        while buf.remaining() > 0 {
+            if !this.chunk.is_empty() {
+                let n = buf.remaining().min(this.chunk.len());
+                buf.put_slice(&this.chunk[..n]);
+                this.chunk.advance(n);
+                continue;
+            }
+            match this.rx.poll_recv(cx) {
+                Poll::Ready(Some(b)) => this.chunk = b,
+                Poll::Ready(None) if buf.filled().len() == start => return this.end_of_reads(cx),
+                Poll::Pending if buf.filled().len() == start => {
+                    this.shared.read_waker.register(cx.waker());
+                    if let Some(r) = this.shared.closed_locally() {
+                        return Poll::Ready(Err(closed(r)));
+                    }
+                    return Poll::Pending;
+                }
+                // Return what we have; the end or the wait comes on the next call.
+                Poll::Ready(None) | Poll::Pending => break,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for SshStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if let Some(r) = this.shared.reason() {
+            return Poll::Ready(Err(closed(r)));
+        }
+        if this.write_shut {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "write after shutdown",
+            )));
+        }
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        match Pin::new(&mut this.writer).poll_write(cx, buf) {
+            Poll::Ready(Ok(n)) => Poll::Ready(Ok(n)),
+            // russh never wakes a writer parked on window credit when the session dies, and its
+            // send error does not say why. So wait on our own end signal, which carries the
+            // reason and is always raised when the session ends.
+            Poll::Ready(Err(_)) | Poll::Pending => this.park_writer(cx),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Writes are queued to the session task, which flushes them itself.
+        match self.shared.reason() {
+            Some(r) => Poll::Ready(Err(closed(r))),
+            None => Poll::Ready(Ok(())),
+        }
+    }
+
+    /// Sends channel EOF (a half-close; the remote socket sees end of input).
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if let Some(r) = this.shared.reason() {
+            return Poll::Ready(Err(closed(r)));
+        }
+        if this.write_shut {
+            return Poll::Ready(Ok(()));
+        }
+        match Pin::new(&mut this.writer).poll_shutdown(cx) {
+            Poll::Ready(Ok(())) => {
+                this.write_shut = true;
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(_)) | Poll::Pending => this.park_writer(cx),
+        }
+    }
+}
+
+impl SshStream {
+    fn park_writer<T>(&self, cx: &Context<'_>) -> Poll<io::Result<T>> {
+        self.shared.write_waker.register(cx.waker());
+        match self.shared.reason() {
+            Some(r) => Poll::Ready(Err(closed(r))),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for SshStream {
+    fn drop(&mut self) {
+        self.shared.finish(CloseReason::Dropped);
+    }
+}
+
+/// Closes an [`SshStream`] from anywhere, and tells when and why its session ended.
+///
+/// Cheap to clone; outliving the stream is fine.
+#[derive(Clone)]
+pub struct CloseHandle {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for CloseHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloseHandle")
+            .field("closed", &self.shared.reason())
+            .finish()
+    }
+}
+
+impl CloseHandle {
+    /// Tears the session down now: shuts the TCP socket down, so every pending and later read
+    /// and write on the stream fails at once with [`SshError::Closed`] and
+    /// [`CloseReason::Local`], and russh's session task ends.
+    ///
+    /// Synchronous, never blocks, takes no lock that a reader or writer can hold, idempotent
+    /// (a later call changes nothing, including the recorded reason), and cannot fail.
+    ///
+    /// It deliberately does **not** close the SSH channel or send `SSH_MSG_DISCONNECT`: both
+    /// go through russh's session task, which writes to the socket inline, so behind a write
+    /// stalled on a vanished host they would wait for the kernel's retransmission timeout
+    /// (~15 minutes) — the Go predecessor's H1 bug. The server sees the TCP connection end.
+    pub fn close(&self) {
+        self.shared.finish(CloseReason::Local);
+    }
+
+    /// Why the session ended, or `None` while it is up.
+    pub fn closed_reason(&self) -> Option<CloseReason> {
+        self.shared.reason().cloned()
+    }
+
+    /// Whether the session has ended.
+    pub fn is_closed(&self) -> bool {
+        self.shared.reason().is_some()
+    }
+
+    /// Resolves when the session ends, with the reason.
+    pub async fn closed(&self) -> CloseReason {
+        self.shared.wait_ended().await
+    }
+
+    /// Resolves once russh's session task has exited: nothing of this session is left
+    /// running. Follows [`close`](Self::close) within milliseconds, whatever the peer does.
+    pub async fn terminated(&self) {
+        self.shared.wait_terminated().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_types_fit_the_libvirt_client() {
+        fn stream<T: AsyncRead + AsyncWrite + Unpin + Send + Sync + 'static>() {}
+        fn handle<T: Clone + Send + Sync + 'static>() {}
+        fn error<T: std::error::Error + Send + Sync + 'static>() {}
+        stream::<SshStream>();
+        handle::<CloseHandle>();
+        error::<SshError>();
+    }
+}
