@@ -311,9 +311,12 @@ async fn server_error_mid_upload_then_connection_still_serves() {
     let vol = create_vol(&c, &p, "short.raw", 4 * MIB).await;
     // Declare 1000 bytes but send 4 MiB: the daemon answers ENOSPC mid-stream.
     let up = c.vol_upload(&vol, 0, 1000, false).await.unwrap();
-    let r = up
-        .send_all_and_finish(std::io::Cursor::new(vec![1u8; 4 * MIB as usize]))
-        .await;
+    let r = tokio::time::timeout(
+        Duration::from_secs(30),
+        up.send_all_and_finish(std::io::Cursor::new(vec![1u8; 4 * MIB as usize])),
+    )
+    .await
+    .expect("the upload ends (a server error must end the stream)");
     let Err(TransferError::Stream(StreamError::Remote(e))) = r else {
         panic!("{r:?}")
     };

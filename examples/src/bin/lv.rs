@@ -13,20 +13,22 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use examples::{Slot, default_uri, progress_bar, run_bounded};
+use libvirt_rpc::Client;
 use libvirt_rpc::client::ConnectOptions;
 use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetVersion,
     ConnectListAllDomains, ConnectListAllDomainsArgs,
 };
-use libvirt_rpc::proto::procs::domain::{DomainFlagsArgs, DomainGetState, DomainLookupByName, DomainLookupByNameArgs};
+use libvirt_rpc::proto::procs::domain::{
+    DomainFlagsArgs, DomainGetState, DomainLookupByName, DomainLookupByNameArgs,
+};
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs, StoragePoolLookupByName,
     StoragePoolLookupByNameArgs, StorageVolGetInfo, StorageVolLookupByName,
     StorageVolLookupByNameArgs,
 };
 use libvirt_rpc::proto::types::StorageVol;
-use libvirt_rpc::Client;
 
 #[derive(Parser)]
 #[command(name = "lv", about = "A small pure-Rust virsh", version)]
@@ -114,10 +116,15 @@ fn version_text(v: u64) -> String {
 
 async fn connect(uri: &str, slot: &Slot) -> Result<Client, String> {
     let opts = ConnectOptions {
-        handshake: HandshakeOptions { keepalive: true, ..HandshakeOptions::default() },
+        handshake: HandshakeOptions {
+            keepalive: true,
+            ..HandshakeOptions::default()
+        },
         ..ConnectOptions::default()
     };
-    let c = Client::connect(uri, opts).await.map_err(|e| e.to_string())?;
+    let c = Client::connect(uri, opts)
+        .await
+        .map_err(|e| e.to_string())?;
     slot.set(&c);
     Ok(c)
 }
@@ -128,10 +135,15 @@ async fn lookup_vol(c: &Client, pool: &str, vol: &str) -> Result<StorageVol, Str
         .await
         .map_err(|e| e.to_string())?
         .pool;
-    Ok(c.call::<StorageVolLookupByName>(&StorageVolLookupByNameArgs { pool, name: vol.into() })
+    Ok(
+        c.call::<StorageVolLookupByName>(&StorageVolLookupByNameArgs {
+            pool,
+            name: vol.into(),
+        })
         .await
         .map_err(|e| e.to_string())?
-        .vol)
+        .vol,
+    )
 }
 
 async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
@@ -140,7 +152,11 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
     let e = |e: libvirt_rpc::CallError| e.to_string();
     match cli.cmd {
         Cmd::Version => {
-            let lib = c.call::<ConnectGetLibVersion>(&()).await.map_err(e)?.lib_ver;
+            let lib = c
+                .call::<ConnectGetLibVersion>(&())
+                .await
+                .map_err(e)?
+                .lib_ver;
             let kind = c.call::<ConnectGetType>(&()).await.map_err(e)?.kind;
             let hv = c.call::<ConnectGetVersion>(&()).await.map_err(e)?.hv_ver;
             let host = c.call::<ConnectGetHostname>(&()).await.map_err(e)?.hostname;
@@ -152,21 +168,41 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
         }
         Cmd::List => {
             let doms = c
-                .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs { need_results: 1, flags: 0 })
+                .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
+                    need_results: 1,
+                    flags: 0,
+                })
                 .await
                 .map_err(e)?
                 .domains;
             println!(" {:<5} {:<30} State", "Id", "Name");
             println!("{}", "-".repeat(50));
             for d in doms {
-                let st = c.call::<DomainGetState>(&DomainFlagsArgs { dom: d.clone(), flags: 0 }).await.map_err(e)?;
-                let id = if d.id < 0 { "-".to_string() } else { d.id.to_string() };
+                let st = c
+                    .call::<DomainGetState>(&DomainFlagsArgs {
+                        dom: d.clone(),
+                        flags: 0,
+                    })
+                    .await
+                    .map_err(e)?;
+                let id = if d.id < 0 {
+                    "-".to_string()
+                } else {
+                    d.id.to_string()
+                };
                 println!(" {id:<5} {:<30} {}", d.name, state_name(st.state));
             }
         }
         Cmd::Domstate { name } => {
-            let dom = c.call::<DomainLookupByName>(&DomainLookupByNameArgs { name: name.into() }).await.map_err(e)?.dom;
-            let st = c.call::<DomainGetState>(&DomainFlagsArgs { dom, flags: 0 }).await.map_err(e)?;
+            let dom = c
+                .call::<DomainLookupByName>(&DomainLookupByNameArgs { name: name.into() })
+                .await
+                .map_err(e)?
+                .dom;
+            let st = c
+                .call::<DomainGetState>(&DomainFlagsArgs { dom, flags: 0 })
+                .await
+                .map_err(e)?;
             println!("{}", state_name(st.state));
         }
         Cmd::VolList { pool } => {
@@ -176,7 +212,11 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
                 .map_err(e)?
                 .pool;
             let vols = c
-                .call::<StoragePoolListAllVolumes>(&StoragePoolListAllVolumesArgs { pool: p, need_results: 1, flags: 0 })
+                .call::<StoragePoolListAllVolumes>(&StoragePoolListAllVolumesArgs {
+                    pool: p,
+                    need_results: 1,
+                    flags: 0,
+                })
                 .await
                 .map_err(e)?
                 .vols;
@@ -186,27 +226,52 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
                 println!(" {:<30} {}", v.name, v.key);
             }
         }
-        Cmd::VolUpload { pool, vol, file, sparse } => {
+        Cmd::VolUpload {
+            pool,
+            vol,
+            file,
+            sparse,
+        } => {
             let v = lookup_vol(&c, &pool, &vol).await?;
-            let len = std::fs::metadata(&file).map_err(|err| format!("{}: {err}", file.display()))?.len();
+            let len = std::fs::metadata(&file)
+                .map_err(|err| format!("{}: {err}", file.display()))?
+                .len();
             let pb = progress_bar(len, "upload");
             let pb2 = pb.clone();
-            let up = c.vol_upload(&v, 0, 0, sparse).await.map_err(|err| err.to_string())?;
+            let up = c
+                .vol_upload(&v, 0, 0, sparse)
+                .await
+                .map_err(|err| err.to_string())?;
             let up = up.with_progress(move |n| pb2.set_position(n));
-            up.send_file_and_finish(&file).await.map_err(|err| err.to_string())?;
+            up.send_file_and_finish(&file)
+                .await
+                .map_err(|err| err.to_string())?;
             pb.finish_and_clear();
         }
-        Cmd::VolDownload { pool, vol, file, sparse } => {
+        Cmd::VolDownload {
+            pool,
+            vol,
+            file,
+            sparse,
+        } => {
             let v = lookup_vol(&c, &pool, &vol).await?;
-            let cap = c.call::<StorageVolGetInfo>(&libvirt_rpc::proto::procs::storage::StorageVolArgs { vol: v.clone() })
+            let cap = c
+                .call::<StorageVolGetInfo>(&libvirt_rpc::proto::procs::storage::StorageVolArgs {
+                    vol: v.clone(),
+                })
                 .await
                 .map_err(e)?
                 .capacity;
             let pb = progress_bar(cap, "download");
             let pb2 = pb.clone();
-            let dl = c.vol_download(&v, 0, 0, sparse).await.map_err(|err| err.to_string())?;
+            let dl = c
+                .vol_download(&v, 0, 0, sparse)
+                .await
+                .map_err(|err| err.to_string())?;
             let dl = dl.with_progress(move |n| pb2.set_position(n));
-            dl.write_to_file(&file).await.map_err(|err| err.to_string())?;
+            dl.write_to_file(&file)
+                .await
+                .map_err(|err| err.to_string())?;
             pb.finish_and_clear();
         }
         Cmd::BenchCalls { calls, concurrency } => {
@@ -219,7 +284,11 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
                 let left = left.clone();
                 tasks.push(tokio::spawn(async move {
                     while left
-                        .fetch_update(std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed, |n| n.checked_sub(1))
+                        .fetch_update(
+                            std::sync::atomic::Ordering::Relaxed,
+                            std::sync::atomic::Ordering::Relaxed,
+                            |n| n.checked_sub(1),
+                        )
                         .is_ok()
                     {
                         c.call::<ConnectGetLibVersion>(&()).await?;

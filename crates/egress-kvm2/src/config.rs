@@ -1,0 +1,353 @@
+//! The `kvm2` entry's type-specific settings.
+//!
+//! ```yaml
+//! providers:
+//!   - name: kvm-a
+//!     type: kvm2
+//!     images:
+//!       debian-13: { url: "https://mirror.example/debian-13.qcow2", sha256: "…", format: qcow2 }
+//!     uri: qemu+ssh://root@kvm-a.example/system?keyfile=/etc/egress/id_ed25519
+//!     pool: default                    # the libvirt storage pool (must exist and be active)
+//!     domain_type: kvm                 # kvm (default) | qemu (software emulation)
+//!     network: { type: bridge, name: br0 }   # user (default) | bridge {name} | network {name}
+//!     address_sources: [agent, arp]    # tried in order; agent | arp | lease
+//!     budgets:                         # seconds; fractions allowed
+//!       close_secs: 5                  # polite disconnect of a link before it is killed
+//!       transfer_secs: 1200            # one image fetch + upload; the fetch ends 60 s earlier
+//!       call_secs: 60                  # one libvirt call; overrun marks the link dead
+//!       shutdown_secs: 30              # graceful shutdown wait before destroy
+//!       connect_secs: 15               # dial + handshake of a link
+//!     agent_socket_dir: /run/egress    # optional: where guest agent sockets go
+//! ```
+//!
+//! Every key is optional except `uri` and `pool`; unknown keys are errors (the registry is
+//! strict, and these types say `deny_unknown_fields` too). Checks that serde cannot express
+//! (a URI that parses, positive budgets, a non-empty source list) run in
+//! [`Kvm2Settings::validate`], called when the provider is built, so a bad entry fails at
+//! startup rather than at first use.
+
+use std::time::Duration;
+
+use egress_provider::{FieldError, FieldErrors, Problem};
+use libvirt_rpc::client::uri::{LibvirtUri, Transport};
+use serde::{Deserialize, Deserializer};
+
+/// The settings of one `kvm2` entry (everything besides the common keys).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Kvm2Settings {
+    /// The libvirt URI of the host: `qemu:///system`, `qemu+unix:///session?socket=…`,
+    /// `qemu+tcp://host/system` or `qemu+ssh://user@host/system?keyfile=…`.
+    pub uri: String,
+    /// The storage pool holding base images, overlays and seeds. It must exist and be active.
+    pub pool: String,
+    /// `kvm` (default) or `qemu`.
+    #[serde(default)]
+    pub domain_type: DomainType,
+    /// How guests are networked. Default: `user`.
+    #[serde(default)]
+    pub network: NetworkConfig,
+    /// Where `get` looks for a guest's address, in order. Default: `[agent, arp]`.
+    #[serde(default = "default_sources")]
+    pub address_sources: Vec<AddressSource>,
+    /// Time budgets.
+    #[serde(default)]
+    pub budgets: Budgets,
+    /// Where the guest agent's unix socket goes on the host. Default: libvirt's own
+    /// per-domain directory. Set it to a short directory (writable by the daemon) when
+    /// libvirt's paths are too deep for a unix socket (108 bytes), as with session daemons
+    /// under a long `$XDG_CONFIG_HOME`; the socket is `<dir>/<16 hex of the domain name's
+    /// sha256>.agent`.
+    #[serde(default)]
+    pub agent_socket_dir: Option<String>,
+}
+
+impl Kvm2Settings {
+    /// Settings with defaults for everything but the URI and the pool.
+    pub fn new(uri: impl Into<String>, pool: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            pool: pool.into(),
+            domain_type: DomainType::default(),
+            network: NetworkConfig::default(),
+            address_sources: default_sources(),
+            budgets: Budgets::default(),
+            agent_socket_dir: None,
+        }
+    }
+
+    /// Checks what deserialization cannot; `path` is the entry's path (`providers[1]`).
+    pub fn validate(&self, path: &str) -> Result<(), FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let at = |field: &str| format!("{path}.{field}");
+        match LibvirtUri::parse(&self.uri) {
+            Err(e) => errors.push(FieldError::new(
+                at("uri"),
+                Problem::invalid_because(format!("{:?} is not a usable libvirt URI", self.uri), e),
+            )),
+            Ok(u) => {
+                if !matches!(
+                    u.transport,
+                    Transport::Unix { .. } | Transport::Tcp { .. } | Transport::Ssh(_)
+                ) {
+                    errors.push(FieldError::invalid(at("uri"), "unsupported transport"));
+                }
+            }
+        }
+        if self.pool.trim().is_empty() {
+            errors.push(FieldError::new(at("pool"), Problem::Empty));
+        }
+        match &self.network {
+            NetworkConfig::Bridge { name } | NetworkConfig::Network { name }
+                if name.trim().is_empty() =>
+            {
+                errors.push(FieldError::new(at("network.name"), Problem::Empty));
+            }
+            _ => {}
+        }
+        if let Some(dir) = &self.agent_socket_dir {
+            if !dir.starts_with('/') || dir.len() > 70 {
+                errors.push(FieldError::invalid(
+                    at("agent_socket_dir"),
+                    "must be an absolute path of at most 70 bytes (a unix socket path is limited to 108)",
+                ));
+            }
+        }
+        if self.address_sources.is_empty() {
+            errors.push(FieldError::new(at("address_sources"), Problem::Empty));
+        }
+        for (i, s) in self.address_sources.iter().enumerate() {
+            if self.address_sources[..i].contains(s) {
+                errors.push(FieldError::invalid(
+                    format!("{}[{i}]", at("address_sources")),
+                    format!("{} is listed twice", s.as_str()),
+                ));
+            }
+        }
+        let b = &self.budgets;
+        for (name, d) in [
+            ("close_secs", b.close),
+            ("transfer_secs", b.transfer),
+            ("call_secs", b.call),
+            ("connect_secs", b.connect),
+        ] {
+            if d.is_zero() {
+                errors.push(FieldError::invalid(
+                    at(&format!("budgets.{name}")),
+                    "must be more than 0",
+                ));
+            }
+        }
+        errors.into_result(())
+    }
+}
+
+/// The domain `type`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum DomainType {
+    /// Hardware virtualisation (needs `/dev/kvm` on the host).
+    #[default]
+    Kvm,
+    /// Software emulation (TCG): slow, but works without `/dev/kvm`.
+    Qemu,
+}
+
+impl DomainType {
+    /// `kvm` or `qemu`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Kvm => "kvm",
+            Self::Qemu => "qemu",
+        }
+    }
+}
+
+/// How a guest's network interface is attached.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum NetworkConfig {
+    /// QEMU user networking (slirp): no host setup, guest reachable only by port forwards.
+    #[default]
+    User,
+    /// A host bridge, e.g. `br0`.
+    Bridge {
+        /// The bridge device.
+        name: String,
+    },
+    /// A libvirt network, e.g. `default`.
+    Network {
+        /// The network's name.
+        name: String,
+    },
+}
+
+/// A place to learn a guest's address from (`virDomainInterfaceAddresses` sources).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum AddressSource {
+    /// The QEMU guest agent inside the VM.
+    Agent,
+    /// The host's ARP table.
+    Arp,
+    /// DHCP leases of a libvirt-managed network.
+    Lease,
+}
+
+impl AddressSource {
+    /// `agent`, `arp` or `lease`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Arp => "arp",
+            Self::Lease => "lease",
+        }
+    }
+
+    /// The `virDomainInterfaceAddressesSource` value.
+    pub fn wire(self) -> u32 {
+        use libvirt_rpc::proto::procs::domain::interface_addresses_source as s;
+        match self {
+            Self::Agent => s::AGENT,
+            Self::Arp => s::ARP,
+            Self::Lease => s::LEASE,
+        }
+    }
+}
+
+fn default_sources() -> Vec<AddressSource> {
+    vec![AddressSource::Agent, AddressSource::Arp]
+}
+
+/// Time budgets. Written in seconds (`close_secs: 5`, fractions allowed); held as durations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct Budgets {
+    /// Polite disconnect (`CONNECT_CLOSE`) of a link before it is killed. Default 5 s.
+    #[serde(rename = "close_secs", deserialize_with = "secs")]
+    pub close: Duration,
+    /// One image fetch + upload. The HTTP fetch gets its own deadline one minute inside this
+    /// (see [`fetch_deadline`](Self::fetch_deadline)) so a stalled mirror ends through the
+    /// reader, cleanly. Overrun kills the dedicated upload connection. Default 20 min.
+    #[serde(rename = "transfer_secs", deserialize_with = "secs")]
+    pub transfer: Duration,
+    /// One libvirt call on the shared link (also small seed and marker transfers). Overrun
+    /// marks the link dead; the next operation reconnects. Default 60 s.
+    #[serde(rename = "call_secs", deserialize_with = "secs")]
+    pub call: Duration,
+    /// How long `delete` waits for a graceful shutdown before it destroys. Default 30 s;
+    /// 0 destroys at once.
+    #[serde(rename = "shutdown_secs", deserialize_with = "secs")]
+    pub shutdown: Duration,
+    /// Dial + handshake of a link. Default 15 s.
+    #[serde(rename = "connect_secs", deserialize_with = "secs")]
+    pub connect: Duration,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Self {
+            close: Duration::from_secs(5),
+            transfer: Duration::from_secs(1200),
+            call: Duration::from_secs(60),
+            shutdown: Duration::from_secs(30),
+            connect: Duration::from_secs(15),
+        }
+    }
+}
+
+impl Budgets {
+    /// The HTTP fetch's own deadline: one minute inside the transfer budget, or half of it
+    /// when the budget is under two minutes (tests, tiny images).
+    pub fn fetch_deadline(&self) -> Duration {
+        let margin = Duration::from_secs(60);
+        let half = self.transfer / 2;
+        self.transfer.saturating_sub(margin).max(half)
+    }
+}
+
+fn secs<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let v = f64::deserialize(d)?;
+    Duration::try_from_secs_f64(v).map_err(|e| serde::de::Error::custom(format!("{v}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Goes through the real loader and the registry's strict settings path.
+    fn parse(settings: &str) -> Result<Kvm2Settings, FieldErrors> {
+        let mut entry: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(settings).unwrap();
+        entry.insert("name".into(), "e".into());
+        entry.insert("type".into(), "kvm2".into());
+        entry.insert(
+            "images".into(),
+            serde_json::json!({"x": {"url": "http://127.0.0.1/x", "sha256": "0".repeat(64), "format": "raw"}}),
+        );
+        let doc = serde_json::json!({ "providers": [entry] });
+        let cfg = egress_provider::ProvidersConfig::from_value(&doc).unwrap();
+        cfg.providers[0].settings::<Kvm2Settings>()
+    }
+
+    #[test]
+    fn defaults() {
+        let s = parse(r#"{"uri":"qemu:///system","pool":"default"}"#).unwrap();
+        assert_eq!(s.domain_type, DomainType::Kvm);
+        assert_eq!(s.network, NetworkConfig::User);
+        assert_eq!(
+            s.address_sources,
+            vec![AddressSource::Agent, AddressSource::Arp]
+        );
+        assert_eq!(s.budgets, Budgets::default());
+        assert_eq!(s.budgets.fetch_deadline(), Duration::from_secs(1140));
+        assert!(s.validate("providers[0]").is_ok());
+    }
+
+    #[test]
+    fn every_key() {
+        let s = parse(
+            r#"{"uri":"qemu+ssh://root@h/system?keyfile=/k","pool":"p","domain_type":"qemu",
+                "network":{"type":"bridge","name":"br0"},"address_sources":["lease","agent"],
+                "budgets":{"close_secs":1,"transfer_secs":4,"call_secs":2.5,"shutdown_secs":0,"connect_secs":3}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.domain_type, DomainType::Qemu);
+        assert_eq!(s.network, NetworkConfig::Bridge { name: "br0".into() });
+        assert_eq!(s.budgets.call, Duration::from_millis(2500));
+        assert_eq!(s.budgets.fetch_deadline(), Duration::from_secs(2));
+        assert!(s.validate("providers[0]").is_ok());
+    }
+
+    #[test]
+    fn unknown_and_bad_values_are_errors() {
+        let e = parse(r#"{"uri":"qemu:///system","pool":"p","prot":1}"#).unwrap_err();
+        assert!(e.to_string().contains("prot"), "{e}");
+        let e = parse(r#"{"uri":"qemu:///system","pool":"p","budgets":{"call":1}}"#).unwrap_err();
+        assert!(e.to_string().contains("call"), "{e}");
+        let e =
+            parse(r#"{"uri":"qemu:///system","pool":"p","address_sources":["dns"]}"#).unwrap_err();
+        assert!(e.to_string().contains("dns"), "{e}");
+        let e = parse(r#"{"uri":"qemu:///system","pool":"p","network":{"type":"bridge"}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("name"), "{e}");
+
+        let mut s = Kvm2Settings::new("qemu+tls://h/system", " ");
+        s.address_sources = vec![AddressSource::Arp, AddressSource::Arp];
+        s.budgets.call = Duration::ZERO;
+        let e = s.validate("providers[3]").unwrap_err();
+        for p in [
+            "providers[3].uri",
+            "providers[3].pool",
+            "providers[3].address_sources[1]",
+            "providers[3].budgets.call_secs",
+        ] {
+            assert!(e.at(p).is_some(), "missing {p} in {e}");
+        }
+    }
+}

@@ -1,0 +1,697 @@
+//! The per-entry base image cache (H2, H4 and the atomic publish).
+//!
+//! # Names
+//!
+//! | volume | what |
+//! | --- | --- |
+//! | `base-<entry>-<key>.<format>` | the published base image; overlays back onto it |
+//! | `base-<entry>-<key>.<format>.sha256` | the marker: 64 hex digits, written **last** |
+//! | `tmp-<entry>-<key>.<format>.<nonce>` | an upload in progress (debris after a crash) |
+//!
+//! The entry name is part of every name, so two entries with the same key never share a
+//! file (H4). The entry name is an identifier (checked when the provider is built), so it is
+//! safe in a file name.
+//!
+//! # Ensure
+//!
+//! In-process single flight per (entry, key). Then:
+//!
+//! 1. Marker present with the configured digest (or any valid digest when the entry opted
+//!    out of verification) and base present → reuse.
+//! 2. Marker with a **different** digest than configured → `Permanent`, naming both digests
+//!    and telling the operator to add a new key. **Nothing is deleted**: live overlays may
+//!    be backed by that base.
+//! 3. Missing marker, non-hex marker, or marker without base → debris: delete (marker
+//!    first) and fetch again.
+//! 4. Fetch: stream the URL with reqwest (its own deadline one minute inside the transfer
+//!    budget, so a stalled mirror ends through the reader), counting length and sha256 while
+//!    the bytes stream into a temporary volume over a **dedicated** connection. The whole
+//!    image is never buffered.
+//! 5. Verify length (against `Content-Length`) and digest (against the configuration).
+//! 6. Publish: libvirt has no rename, so the base is a server-side copy of the verified
+//!    temporary volume (`virStorageVolCreateXMLFrom`, reflink first, plain copy as
+//!    fallback), the temporary volume is deleted, and the marker is written last.
+//!
+//! A failed fetch, upload or publish **closes the dedicated connection first** (so the
+//! daemon lets go of the stream's file), **then** deletes the temporary volume (and an
+//! unmarked base, if the copy got that far).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use egress_provider::{
+    ErrorKind, Identifier, ImageFormat, ImageSource, ProviderError, Sha256Digest,
+};
+use futures::StreamExt;
+use libvirt_rpc::Client;
+use libvirt_rpc::proto::procs::storage::{StorageVolCreateXmlFrom, StorageVolCreateXmlFromArgs};
+use libvirt_rpc::proto::types::{StoragePool, StorageVol};
+use sha2::{Digest, Sha256};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use crate::classify::{LvError, provider_error};
+use crate::config::Budgets;
+use crate::link::{Link, LinkPool};
+use crate::ops;
+use crate::xml::volume_xml;
+
+/// `virStorageVolCreateFlags::REFLINK`.
+const VOL_CREATE_REFLINK: u32 = 2;
+
+/// Progress of [`ImageCache::ensure`], for progress bars.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ImageProgress {
+    /// The base is cached and verified by its marker; nothing to transfer.
+    Cached {
+        /// The base volume.
+        volume: String,
+    },
+    /// The fetch started; `total` is the `Content-Length`, if the mirror sent one.
+    Fetching {
+        /// Expected bytes.
+        total: Option<u64>,
+    },
+    /// Bytes received from the mirror so far.
+    Fetched(u64),
+    /// Bytes handed to libvirt so far.
+    Uploaded(u64),
+    /// Verified; the server-side copy to the final name is running.
+    Publishing,
+    /// Published; the marker is written.
+    Published {
+        /// The base volume.
+        volume: String,
+        /// Its size in bytes.
+        bytes: u64,
+    },
+}
+
+/// Receives [`ImageProgress`].
+pub type ProgressFn = Arc<dyn Fn(ImageProgress) + Send + Sync>;
+
+/// A verified, published base image.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct BaseImage {
+    /// The volume.
+    pub volume: StorageVol,
+    /// Its path on the host (overlays name it as their backing file).
+    pub path: String,
+    /// Its format.
+    pub format: ImageFormat,
+    /// Its capacity (virtual size) in bytes.
+    pub capacity: u64,
+    /// The digest recorded in its marker.
+    pub digest: Sha256Digest,
+    /// Whether this call fetched it (false: it was cached).
+    pub fetched: bool,
+}
+
+/// `base-<entry>-<key>.<format>`.
+pub fn base_volume_name(entry: &str, key: &str, format: ImageFormat) -> String {
+    format!("base-{entry}-{key}.{}", format.as_str())
+}
+
+/// `base-<entry>-<key>.<format>.sha256`.
+pub fn marker_volume_name(entry: &str, key: &str, format: ImageFormat) -> String {
+    format!("{}.sha256", base_volume_name(entry, key, format))
+}
+
+/// The prefix of temporary upload volumes: `tmp-<entry>-<key>.<format>.`.
+pub fn temp_volume_prefix(entry: &str, key: &str, format: ImageFormat) -> String {
+    format!("tmp-{entry}-{key}.{}.", format.as_str())
+}
+
+fn nonce() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{:x}-{:x}-{}",
+        t as u64 & 0xffff_ffff_ffff,
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// In-process single flight per (entry, key). The map is bounded by the configured keys.
+type FlightMap = HashMap<(String, String), Arc<tokio::sync::Mutex<()>>>;
+
+fn flight(entry: &str, key: &str) -> Arc<tokio::sync::Mutex<()>> {
+    static MAP: OnceLock<Mutex<FlightMap>> = OnceLock::new();
+    let map = MAP.get_or_init(Mutex::default);
+    let mut m = map.lock().unwrap_or_else(PoisonError::into_inner);
+    m.entry((entry.to_owned(), key.to_owned()))
+        .or_default()
+        .clone()
+}
+
+/// What the cache check found.
+enum Check {
+    Cached(BaseImage),
+    Debris(String),
+    Missing,
+}
+
+/// The steps of a failed attempt, for tests that pin their order.
+pub(crate) type Journal = Arc<Mutex<Vec<String>>>;
+
+/// The base image cache of one provider entry.
+pub struct ImageCache {
+    entry: String,
+    pool: String,
+    images: BTreeMap<Identifier, ImageSource>,
+    allow_unverified: bool,
+    budgets: Budgets,
+    http: reqwest::Client,
+    progress: Option<ProgressFn>,
+    journal: Option<Journal>,
+}
+
+impl std::fmt::Debug for ImageCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImageCache")
+            .field("entry", &self.entry)
+            .field("pool", &self.pool)
+            .field("images", &self.images.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// An attempt's resources, cleaned up in order on failure.
+#[derive(Default)]
+struct Attempt {
+    dedicated: Option<Client>,
+    temp: Option<String>,
+    base_created: bool,
+}
+
+impl ImageCache {
+    /// A cache for `entry`'s images in `pool`.
+    pub fn new(
+        entry: &str,
+        pool: &str,
+        images: BTreeMap<Identifier, ImageSource>,
+        allow_unverified: bool,
+        budgets: Budgets,
+    ) -> Self {
+        let http = reqwest::Client::builder()
+            .connect_timeout(budgets.call)
+            .build()
+            .expect("a TLS backend is compiled in");
+        Self {
+            entry: entry.to_owned(),
+            pool: pool.to_owned(),
+            images,
+            allow_unverified,
+            budgets,
+            http,
+            progress: None,
+            journal: None,
+        }
+    }
+
+    /// Reports progress to `f`.
+    #[must_use]
+    pub fn with_progress(mut self, f: ProgressFn) -> Self {
+        self.progress = Some(f);
+        self
+    }
+
+    #[cfg(test)]
+    pub(crate) fn with_journal(mut self, j: Journal) -> Self {
+        self.journal = Some(j);
+        self
+    }
+
+    fn note(&self, step: impl Into<String>) {
+        if let Some(j) = &self.journal {
+            j.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(step.into());
+        }
+    }
+
+    fn report(&self, p: ImageProgress) {
+        if let Some(f) = &self.progress {
+            f(p);
+        }
+    }
+
+    /// The image source for `key`, or `Permanent` naming the known keys.
+    pub fn source(&self, key: &Identifier) -> Result<&ImageSource, ProviderError> {
+        let src = self.images.get(key).ok_or_else(|| {
+            let known: Vec<&str> = self.images.keys().map(Identifier::as_str).collect();
+            ProviderError::permanent(format!(
+                "image key {key:?} is not configured for provider {:?} (known: {}); add it under this entry's images or fix the spec",
+                self.entry,
+                if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+            ))
+        })?;
+        if src.sha256.is_none() && !self.allow_unverified {
+            return Err(ProviderError::permanent(format!(
+                "image {key:?} of provider {:?} has no sha256; refusing to boot an unverified image. \
+                 Add its sha256, or set `allow_unverified_images: true` on the entry",
+                self.entry
+            )));
+        }
+        Ok(src)
+    }
+
+    /// Makes sure the base image for `key` is published and verified, fetching it if needed.
+    pub async fn ensure(
+        &self,
+        links: &LinkPool,
+        key: &Identifier,
+    ) -> Result<BaseImage, ProviderError> {
+        let span = tracing::info_span!("kvm2.image.ensure", entry = %self.entry, key = %key);
+        self.ensure_inner(links, key).instrument(span).await
+    }
+
+    async fn ensure_inner(
+        &self,
+        links: &LinkPool,
+        key: &Identifier,
+    ) -> Result<BaseImage, ProviderError> {
+        let src = self.source(key)?.clone();
+        let lock = flight(&self.entry, key.as_str());
+        let _guard = lock.lock().await;
+        let link = links
+            .link()
+            .await
+            .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
+        let pool = ops::pool(&link, &self.pool)
+            .await
+            .map_err(|e| provider_error(format!("look up storage pool {:?}", self.pool), e))?;
+        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
+        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
+        match self.check(&link, &pool, key, &src).await? {
+            Check::Cached(base) => {
+                tracing::debug!(volume = %base_name, "base image cached");
+                self.report(ImageProgress::Cached { volume: base_name });
+                return Ok(base);
+            }
+            Check::Debris(why) => {
+                tracing::warn!(volume = %base_name, %why, "deleting base image debris");
+                for name in [&marker_name, &base_name] {
+                    ops::delete_vol(&link, &pool, name)
+                        .await
+                        .map_err(|e| provider_error(format!("delete debris {name}"), e))?;
+                }
+            }
+            Check::Missing => {}
+        }
+        self.fetch_and_publish(links, &link, &pool, key, &src).await
+    }
+
+    /// Reads the marker and decides.
+    async fn check(
+        &self,
+        link: &Link,
+        pool: &StoragePool,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<Check, ProviderError> {
+        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
+        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
+        let lookup = |name: String| async move {
+            ops::vol(link, pool, &name)
+                .await
+                .map_err(|e| provider_error(format!("look up volume {name}"), e))
+        };
+        let marker = lookup(marker_name.clone()).await?;
+        let base = lookup(base_name.clone()).await?;
+        let Some(marker) = marker else {
+            return Ok(match base {
+                Some(_) => Check::Debris("base without marker (an interrupted publish)".into()),
+                None => Check::Missing,
+            });
+        };
+        let text = ops::small_download(link, &marker, 256)
+            .await
+            .map_err(|e| provider_error(format!("read marker {marker_name}"), e))?;
+        let Some(found) = std::str::from_utf8(&text)
+            .ok()
+            .and_then(|t| Sha256Digest::from_hex(t.trim()))
+        else {
+            return Ok(Check::Debris("marker does not hold a sha256 digest".into()));
+        };
+        if let Some(want) = src.sha256 {
+            if want != found {
+                return Err(ProviderError::permanent(format!(
+                    "image {key:?} of provider {entry:?}: the cached base {base_name} was verified as \
+                     sha256 {found}, but the configuration now says sha256 {want}. Nothing was deleted: \
+                     running VMs may be backed by this base. To use a different image, add it under a \
+                     new key (e.g. {key}-2) and point specs at it; to evict the old base, follow the \
+                     eviction recipe in docs/kvm2-provider.md",
+                    entry = self.entry
+                )));
+            }
+        }
+        let Some(volume) = base else {
+            return Ok(Check::Debris("marker without base".into()));
+        };
+        let info = ops::vol_info(link, &volume)
+            .await
+            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
+        let path = ops::vol_path(link, &volume)
+            .await
+            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
+        Ok(Check::Cached(BaseImage {
+            volume,
+            path,
+            format: src.format,
+            capacity: info.capacity,
+            digest: found,
+            fetched: false,
+        }))
+    }
+
+    async fn fetch_and_publish(
+        &self,
+        links: &LinkPool,
+        link: &Link,
+        pool: &StoragePool,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<BaseImage, ProviderError> {
+        // Temporary volumes of earlier, interrupted attempts of this process or another:
+        // nobody else fetches this (entry, key) in this process while we hold the flight.
+        let prefix = temp_volume_prefix(&self.entry, key.as_str(), src.format);
+        let names = ops::vol_names(link, pool)
+            .await
+            .map_err(|e| provider_error("list pool volumes", e))?;
+        for old in names.iter().filter(|n| n.starts_with(&prefix)) {
+            tracing::warn!(volume = %old, "deleting an interrupted upload");
+            ops::delete_vol(link, pool, old)
+                .await
+                .map_err(|e| provider_error(format!("delete debris {old}"), e))?;
+        }
+
+        let mut attempt = Attempt::default();
+        let budget = self.budgets.transfer;
+        let deadline = Instant::now() + budget;
+        let outcome = tokio::time::timeout_at(
+            deadline,
+            self.attempt(links, link, pool, key, src, deadline, &mut attempt),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(provider_error(
+                format!("fetch and upload of image {key:?}"),
+                LvError::Budget {
+                    what: format!("fetch and upload of image {key:?}"),
+                    budget,
+                },
+            ))
+        });
+        match outcome {
+            Ok(base) => {
+                if let Some(c) = attempt.dedicated.take() {
+                    c.disconnect(self.budgets.close).await;
+                }
+                Ok(base)
+            }
+            Err(e) => {
+                self.clean_up(links, pool, key, src, attempt).await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Failure path: close the dedicated connection FIRST (the daemon lets go of the
+    /// stream's file), THEN delete the temporary volume (and an unmarked base).
+    async fn clean_up(
+        &self,
+        links: &LinkPool,
+        pool: &StoragePool,
+        key: &Identifier,
+        src: &ImageSource,
+        attempt: Attempt,
+    ) {
+        if let Some(c) = attempt.dedicated {
+            c.close();
+            self.note("close-dedicated");
+        }
+        let mut doomed = Vec::new();
+        if let Some(t) = attempt.temp {
+            doomed.push(t);
+        }
+        if attempt.base_created {
+            doomed.push(base_volume_name(&self.entry, key.as_str(), src.format));
+        }
+        if doomed.is_empty() {
+            return;
+        }
+        let link = match links.link().await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, volumes = ?doomed, "cannot delete after a failed fetch; the next ensure deletes them");
+                return;
+            }
+        };
+        for name in doomed {
+            match ops::delete_vol(&link, pool, &name).await {
+                Ok(_) => self.note(format!(
+                    "delete {}",
+                    if name.starts_with("tmp-") {
+                        "temp"
+                    } else {
+                        "base"
+                    }
+                )),
+                Err(e) => {
+                    tracing::warn!(error = %e, volume = %name, "cannot delete after a failed fetch; the next ensure deletes it");
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn attempt(
+        &self,
+        links: &LinkPool,
+        link: &Link,
+        pool: &StoragePool,
+        key: &Identifier,
+        src: &ImageSource,
+        deadline: Instant,
+        attempt: &mut Attempt,
+    ) -> Result<BaseImage, ProviderError> {
+        let what = format!("image {key:?} from {}", src.url);
+        let fetch_deadline = Instant::now() + self.budgets.fetch_deadline();
+        let resp = self
+            .http
+            .get(src.url.clone())
+            .timeout(self.budgets.fetch_deadline())
+            .send()
+            .await
+            .map_err(|e| fetch_error(&what, &e))?;
+        let status = resp.status();
+        if !status.is_success() {
+            let kind = if status.is_client_error()
+                && status != reqwest::StatusCode::REQUEST_TIMEOUT
+                && status != reqwest::StatusCode::TOO_MANY_REQUESTS
+            {
+                ErrorKind::Permanent
+            } else {
+                ErrorKind::Transient
+            };
+            return Err(ProviderError::new(
+                kind,
+                format!("fetch {what}: the mirror answered {status}; check the url"),
+            ));
+        }
+        let total = resp.content_length();
+        self.report(ImageProgress::Fetching { total });
+
+        let temp_name = format!(
+            "{}{}",
+            temp_volume_prefix(&self.entry, key.as_str(), src.format),
+            nonce()
+        );
+        let fmt = src.format.as_str();
+        // A qcow2 temp is made by qemu-img and then overwritten; give it at least 1 MiB.
+        let capacity = total.unwrap_or(0).max(if src.format == ImageFormat::Qcow2 {
+            1 << 20
+        } else {
+            0
+        });
+        let temp = ops::create_vol(link, pool, volume_xml(&temp_name, capacity, fmt, None))
+            .await
+            .map_err(|e| provider_error(format!("create temporary volume {temp_name}"), e))?;
+        attempt.temp = Some(temp_name.clone());
+        self.note("create-temp");
+
+        let dedicated = links
+            .dedicated()
+            .await
+            .map_err(|e| provider_error("open a dedicated upload connection", e))?;
+        attempt.dedicated = Some(dedicated.clone());
+        let mut upload = dedicated
+            .vol_upload(&temp, 0, 0, false)
+            .await
+            .map_err(|e| provider_error(format!("start upload into {temp_name}"), e.into()))?;
+        if let Some(f) = self.progress.clone() {
+            upload = upload.with_progress(move |n| f(ImageProgress::Uploaded(n)));
+        }
+
+        let mut body = resp.bytes_stream();
+        let mut hasher = Sha256::new();
+        let mut len = 0u64;
+        loop {
+            let next = tokio::time::timeout_at(fetch_deadline, body.next()).await;
+            let chunk = match next {
+                Err(_) => {
+                    return Err(ProviderError::transient(format!(
+                        "fetch {what}: the mirror did not finish within {:?}",
+                        self.budgets.fetch_deadline()
+                    )));
+                }
+                Ok(None) => break,
+                Ok(Some(Err(e))) => return Err(fetch_error(&what, &e)),
+                Ok(Some(Ok(c))) => c,
+            };
+            len += chunk.len() as u64;
+            hasher.update(&chunk);
+            self.report(ImageProgress::Fetched(len));
+            upload
+                .send(chunk)
+                .await
+                .map_err(|e| provider_error(format!("upload {what} into {temp_name}"), e.into()))?;
+        }
+        upload
+            .finish()
+            .await
+            .map_err(|e| provider_error(format!("finish upload into {temp_name}"), e.into()))?;
+
+        if let Some(t) = total {
+            if t != len {
+                return Err(ProviderError::transient(format!(
+                    "fetch {what}: got {len} bytes, the mirror announced {t}"
+                )));
+            }
+        }
+        let digest = Sha256Digest::from_bytes(hasher.finalize().into());
+        if let Some(want) = src.sha256 {
+            if want != digest {
+                return Err(ProviderError::permanent(format!(
+                    "fetch {what}: the mirror served sha256 {digest} ({len} bytes), the configuration says {want}; \
+                     fix the url or the sha256 (nothing was published)"
+                )));
+            }
+        }
+        tracing::info!(bytes = len, %digest, "image fetched and verified");
+
+        // Publish: server-side copy on the dedicated connection, bounded by what is left of
+        // the transfer budget (a copy of a large image can take longer than a call budget).
+        self.report(ImageProgress::Publishing);
+        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let info = ops::vol_info(link, &temp)
+            .await
+            .map_err(|e| provider_error(format!("read volume {temp_name}"), e))?;
+        let xml = volume_xml(&base_name, info.capacity.max(len), fmt, None);
+        attempt.base_created = true;
+        let base = publish(&dedicated, pool, &temp, &xml, remaining)
+            .await
+            .map_err(|e| provider_error(format!("publish {base_name}"), e))?;
+        self.note("publish");
+        ops::delete_vol(link, pool, &temp_name)
+            .await
+            .map_err(|e| provider_error(format!("delete {temp_name}"), e))?;
+        attempt.temp = None;
+        self.note("delete-temp-after-publish");
+
+        // The marker, LAST.
+        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
+        ops::delete_vol(link, pool, &marker_name)
+            .await
+            .map_err(|e| provider_error(format!("delete stale {marker_name}"), e))?;
+        let hex = digest.to_string();
+        let marker = ops::create_vol(
+            link,
+            pool,
+            volume_xml(&marker_name, hex.len() as u64, "raw", None),
+        )
+        .await
+        .map_err(|e| provider_error(format!("create {marker_name}"), e))?;
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        ops::upload_bytes(&dedicated, &marker, Bytes::from(hex), remaining)
+            .await
+            .map_err(|e| provider_error(format!("write {marker_name}"), e))?;
+        attempt.base_created = false;
+        self.note("marker");
+
+        let info = ops::vol_info(link, &base)
+            .await
+            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
+        let path = ops::vol_path(link, &base)
+            .await
+            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
+        self.report(ImageProgress::Published {
+            volume: base_name,
+            bytes: len,
+        });
+        Ok(BaseImage {
+            volume: base,
+            path,
+            format: src.format,
+            capacity: info.capacity,
+            digest,
+            fetched: true,
+        })
+    }
+}
+
+/// `virStorageVolCreateXMLFrom`, reflink first, plain copy when the pool cannot reflink.
+async fn publish(
+    client: &Client,
+    pool: &StoragePool,
+    from: &StorageVol,
+    xml: &str,
+    budget: Duration,
+) -> Result<StorageVol, LvError> {
+    let args = |flags: u32| StorageVolCreateXmlFromArgs {
+        pool: pool.clone(),
+        xml: xml.into(),
+        clonevol: from.clone(),
+        flags,
+    };
+    let reflink = args(VOL_CREATE_REFLINK);
+    let plain = args(0);
+    let call = |a| client.call_timeout::<StorageVolCreateXmlFrom>(a, budget);
+    match call(&reflink).await {
+        Ok(r) => Ok(r.vol),
+        Err(e @ libvirt_rpc::CallError::Remote(_)) => {
+            tracing::debug!(error = %e, "reflink copy refused; copying");
+            call(&plain).await.map(|r| r.vol).map_err(LvError::from)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn fetch_error(what: &str, e: &reqwest::Error) -> ProviderError {
+    use std::fmt::Write as _;
+    let kind = if e.is_builder() {
+        ErrorKind::Permanent
+    } else {
+        ErrorKind::Transient
+    };
+    let mut msg = format!("fetch {what}: {e}");
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        let _ = write!(msg, ": {s}");
+        src = s.source();
+    }
+    ProviderError::new(kind, msg)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,135 @@
+//! White-box tests of the cache against a real private libvirtd and a loopback mirror.
+
+use std::time::Duration;
+
+use egress_provider::{Identifier, ProvidersConfig};
+use testbed::http::{HttpServer, Route};
+use testbed::libvirtd::Libvirtd;
+
+use super::*;
+
+fn sha256_hex(data: &[u8]) -> String {
+    Sha256Digest::from_bytes(Sha256::digest(data).into()).to_string()
+}
+
+fn images(url: &str, sha: Option<&str>) -> BTreeMap<Identifier, ImageSource> {
+    let mut img = serde_json::json!({"url": url, "format": "raw"});
+    if let Some(s) = sha {
+        img["sha256"] = s.into();
+    }
+    let doc = serde_json::json!({"providers": [{
+        "name": "e", "type": "kvm2", "allow_unverified_images": sha.is_none(),
+        "images": {"k": img}
+    }]});
+    ProvidersConfig::from_value(&doc).unwrap().providers[0]
+        .images
+        .clone()
+}
+
+fn key() -> Identifier {
+    Identifier::new("k").unwrap()
+}
+
+async fn vol_names(links: &LinkPool, d: &Libvirtd) -> Vec<String> {
+    let link = links.link().await.unwrap();
+    let pool = ops::pool(&link, d.pool_name()).await.unwrap();
+    ops::vol_names(&link, &pool).await.unwrap()
+}
+
+/// H4: names carry the entry, so two entries with one key never meet on a file.
+#[test]
+fn volume_names_carry_the_entry() {
+    assert_eq!(
+        base_volume_name("kvm2-lab", "debian-13", ImageFormat::Qcow2),
+        "base-kvm2-lab-debian-13.qcow2"
+    );
+    assert_ne!(
+        base_volume_name("lab-a", "k", ImageFormat::Raw),
+        base_volume_name("lab-b", "k", ImageFormat::Raw)
+    );
+    assert_eq!(
+        marker_volume_name("lab-a", "k", ImageFormat::Raw),
+        "base-lab-a-k.raw.sha256"
+    );
+    assert_eq!(
+        temp_volume_prefix("lab-a", "k", ImageFormat::Raw),
+        "tmp-lab-a-k.raw."
+    );
+}
+
+/// H2 regression: a failed fetch closes the dedicated connection FIRST, then deletes the
+/// temporary volume; nothing is left behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_upload_closes_dedicated_connection_before_deleting_temp() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let http = HttpServer::start().await.unwrap();
+    let body = vec![7u8; 256 << 10];
+    http.route("/img", Route::new(body.clone()).die_after(100 << 10));
+    let journal = Journal::default();
+    let cache = ImageCache::new(
+        "e",
+        d.pool_name(),
+        images(&http.url("/img"), Some(&sha256_hex(&body))),
+        false,
+        Budgets::default(),
+    )
+    .with_journal(journal.clone());
+    let links = LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
+    let err = cache.ensure(&links, &key()).await.unwrap_err();
+    assert!(err.is_transient(), "{err}");
+    let steps = journal.lock().unwrap().clone();
+    let close = steps.iter().position(|s| s == "close-dedicated");
+    let delete = steps.iter().position(|s| s == "delete temp");
+    assert!(
+        matches!((close, delete), (Some(c), Some(d)) if c < d),
+        "the dedicated connection must be closed before the temp volume is deleted: {steps:?}"
+    );
+    let left = vol_names(&links, &d).await;
+    assert!(left.is_empty(), "volumes left behind: {left:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_writes_the_marker_last_and_reuses_it() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let http = HttpServer::start().await.unwrap();
+    let body: Vec<u8> = (0..(3u32 << 20)).map(|i| (i % 251) as u8).collect();
+    http.serve("/img", body.clone());
+    let journal = Journal::default();
+    let cache = ImageCache::new(
+        "e",
+        d.pool_name(),
+        images(&http.url("/img"), Some(&sha256_hex(&body))),
+        false,
+        Budgets::default(),
+    )
+    .with_journal(journal.clone());
+    let links = LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
+    let base = cache.ensure(&links, &key()).await.unwrap();
+    assert!(base.fetched);
+    assert_eq!(base.capacity, body.len() as u64);
+    assert_eq!(base.digest.to_string(), sha256_hex(&body));
+    let steps = journal.lock().unwrap().clone();
+    assert_eq!(
+        steps,
+        [
+            "create-temp",
+            "publish",
+            "delete-temp-after-publish",
+            "marker"
+        ],
+        "{steps:?}"
+    );
+    let mut names = vol_names(&links, &d).await;
+    names.sort();
+    assert_eq!(names, ["base-e-k.raw", "base-e-k.raw.sha256"]);
+    let on_disk = std::fs::read(d.pool_path().join("base-e-k.raw")).unwrap();
+    assert!(on_disk == body, "published bytes differ");
+    // Cached now: no second fetch.
+    let again = cache.ensure(&links, &key()).await.unwrap();
+    assert!(!again.fetched);
+    assert_eq!(http.hits("/img"), 1);
+}

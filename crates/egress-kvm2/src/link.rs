@@ -1,0 +1,535 @@
+//! The per-host link pool: one libvirt connection per host, shared by every concurrent
+//! operation of the entry, replaced on the next call once it is dead.
+//!
+//! # Death, in this order (H1)
+//!
+//! [`Link::mark_dead`] first *publishes* "dead" with its reason (a short critical section
+//! inside the watch channel: no await, no I/O), so every caller waiting on the link is
+//! released at once and reads a populated [`dead_reason`](Link::dead_reason). Only then,
+//! outside any lock, does it close the client, which kills the transport (for SSH: a
+//! `shutdown(2)` of the TCP socket through the kill hook). Only the first caller closes;
+//! later callers return immediately. There is deliberately no once-style primitive around
+//! the kill: `OnceLock::get_or_init` or `std::sync::Once` would make every other caller wait
+//! for the first one's kill, which is how the Go predecessor pinned a whole operator behind
+//! one stalled SSH write for the kernel's 15-minute retransmission timeout.
+//!
+//! # Budgets
+//!
+//! Every call goes through [`Link::call`], which applies the call budget. A call over its
+//! budget, or one that sees the connection die, marks the link dead with the reason; the
+//! next [`LinkPool::link`] connects a new one. Connecting is single-flight (concurrent
+//! callers share one attempt and its outcome) and never blocks `mark_dead`, which takes no
+//! lock a connecting task holds.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use libvirt_rpc::CallError;
+use libvirt_rpc::client::uri::{LibvirtUri, SshTarget, Transport};
+use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, KillFn};
+use libvirt_rpc::conn::handshake::HandshakeOptions;
+use libvirt_rpc::proto::Procedure;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use crate::classify::LvError;
+
+/// One live (or dead) connection to a host.
+pub struct Link {
+    id: u64,
+    client: Client,
+    dead: watch::Sender<Option<Arc<str>>>,
+    call_budget: Duration,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link")
+            .field("id", &self.id)
+            .field("dead", &self.dead_reason())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Link {
+    /// Wraps a connected client; calls on it are bounded by `call_budget`.
+    pub fn new(id: u64, client: Client, call_budget: Duration) -> Self {
+        Self {
+            id,
+            client,
+            dead: watch::Sender::new(None),
+            call_budget,
+        }
+    }
+
+    /// A number telling links of one pool apart (increases with each connect).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The client, for streams (which carry their own budgets).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The per-call budget.
+    pub fn call_budget(&self) -> Duration {
+        self.call_budget
+    }
+
+    /// Why the link was marked dead, if it was.
+    pub fn dead_reason(&self) -> Option<Arc<str>> {
+        self.dead.borrow().clone()
+    }
+
+    /// Dead: marked, or its connection ended by itself.
+    pub fn is_dead(&self) -> bool {
+        self.dead.borrow().is_some() || self.client.is_closed()
+    }
+
+    /// Resolves with the reason once the link is marked dead.
+    pub async fn dead(&self) -> Arc<str> {
+        let mut rx = self.dead.subscribe();
+        match rx.wait_for(Option::is_some).await {
+            Ok(r) => r.clone().unwrap_or_else(|| "dead".into()),
+            Err(_) => "link dropped".into(),
+        }
+    }
+
+    /// Marks the link dead with `reason`: publish first (waiters are released and read the
+    /// reason), then kill the transport outside any lock. Only the first call kills; every
+    /// later one returns at once, even while the first kill is still running.
+    pub fn mark_dead(&self, reason: impl Into<Arc<str>>) {
+        let reason = reason.into();
+        let first = self.dead.send_if_modified(|slot| {
+            if slot.is_some() {
+                return false;
+            }
+            *slot = Some(reason.clone());
+            true
+        });
+        if first {
+            tracing::warn!(link = self.id, %reason, "libvirt link marked dead");
+            // Outside any lock of ours: `close` fails the client's pending calls, then runs
+            // the transport's kill hook.
+            self.client.close();
+        }
+    }
+
+    /// The error every caller of a dead link gets: the first reason, read back.
+    pub fn dead_error(&self) -> LvError {
+        let reason = self
+            .dead_reason()
+            .or_else(|| self.client.error().map(|e| Arc::from(e.to_string())))
+            .unwrap_or_else(|| "closed".into());
+        LvError::Dead { reason }
+    }
+
+    /// One call, bounded by the call budget. A budget overrun or a connection error marks
+    /// the link dead; a caller parked here is released as soon as anyone marks it dead.
+    pub async fn call<P: Procedure>(&self, args: &P::Args) -> Result<P::Ret, LvError> {
+        if self.dead_reason().is_some() {
+            return Err(self.dead_error());
+        }
+        let mut rx = self.dead.subscribe();
+        let result = tokio::select! {
+            r = self.client.call_timeout::<P>(args, self.call_budget) => r,
+            _ = rx.wait_for(Option::is_some) => return Err(self.dead_error()),
+        };
+        match result {
+            Ok(v) => Ok(v),
+            Err(CallError::TimedOut) => {
+                self.mark_dead(format!(
+                    "{} did not answer within the call budget of {:?}",
+                    P::NAME,
+                    self.call_budget
+                ));
+                Err(self.dead_error())
+            }
+            Err(CallError::Connection(e)) => {
+                self.mark_dead(format!("connection lost during {}: {e}", P::NAME));
+                Err(self.dead_error())
+            }
+            Err(e) => Err(LvError::Call(e)),
+        }
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        // The client closes itself when its last clone drops; say why in the logs.
+        if self.dead_reason().is_none() {
+            self.client.close();
+        }
+    }
+}
+
+struct Failed {
+    at: Instant,
+    err: LvError,
+}
+
+/// The link pool of one host.
+pub struct LinkPool {
+    uri: String,
+    parsed: LibvirtUri,
+    connect_budget: Duration,
+    call_budget: Duration,
+    current: Mutex<Option<Arc<Link>>>,
+    // Held only by the connecting task: single flight. `mark_dead` never takes it.
+    connecting: tokio::sync::Mutex<Option<Failed>>,
+    next_id: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for LinkPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkPool")
+            .field("uri", &self.uri)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LinkPool {
+    /// A pool for `uri` (checked: an unusable URI is an error here, at startup).
+    pub fn new(
+        uri: &str,
+        connect_budget: Duration,
+        call_budget: Duration,
+    ) -> Result<Self, libvirt_rpc::client::UriError> {
+        let parsed = LibvirtUri::parse(uri)?;
+        Ok(Self {
+            uri: uri.to_owned(),
+            parsed,
+            connect_budget,
+            call_budget,
+            current: Mutex::new(None),
+            connecting: tokio::sync::Mutex::new(None),
+            next_id: std::sync::atomic::AtomicU64::new(1),
+        })
+    }
+
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    fn live(&self) -> Option<Arc<Link>> {
+        let cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        cur.as_ref().filter(|l| !l.is_dead()).cloned()
+    }
+
+    /// The current link if it is alive (without connecting).
+    pub fn current(&self) -> Option<Arc<Link>> {
+        self.live()
+    }
+
+    /// The live link, or a new one (single flight: concurrent callers share one attempt and
+    /// its failure).
+    pub async fn link(&self) -> Result<Arc<Link>, LvError> {
+        if let Some(l) = self.live() {
+            return Ok(l);
+        }
+        let asked = Instant::now();
+        let mut attempt = self.connecting.lock().await;
+        if let Some(l) = self.live() {
+            return Ok(l);
+        }
+        if let Some(f) = attempt.as_ref() {
+            if f.at >= asked {
+                return Err(f.err.clone());
+            }
+        }
+        match self.dial(self.connect_budget).await {
+            Ok(client) => {
+                let id = self
+                    .next_id
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let link = Arc::new(Link::new(id, client, self.call_budget));
+                *attempt = None;
+                let old = self
+                    .current
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .replace(link.clone());
+                drop(old);
+                tracing::debug!(link = id, uri = %self.uri, "libvirt link connected");
+                Ok(link)
+            }
+            Err(err) => {
+                *attempt = Some(Failed {
+                    at: Instant::now(),
+                    err: err.clone(),
+                });
+                Err(err)
+            }
+        }
+    }
+
+    /// A new connection that is not shared (for bulk transfers), bounded by `budget`.
+    pub async fn dedicated(&self) -> Result<Client, LvError> {
+        self.dial(self.connect_budget).await
+    }
+
+    async fn dial(&self, budget: Duration) -> Result<Client, LvError> {
+        let fut = connect(&self.uri, &self.parsed);
+        match tokio::time::timeout(budget, fut).await {
+            Ok(r) => r,
+            Err(_) => Err(LvError::Budget {
+                what: format!("connecting to {}", self.uri),
+                budget,
+            }),
+        }
+    }
+
+    /// Marks the current link dead (e.g. on shutdown).
+    pub fn close(&self, reason: &str) {
+        let cur = self
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(l) = cur {
+            l.mark_dead(reason);
+        }
+    }
+}
+
+impl Drop for LinkPool {
+    fn drop(&mut self) {
+        self.close("provider dropped");
+    }
+}
+
+/// Connection options for our links: keepalive both ways, no events.
+pub fn connect_options(parsed: &LibvirtUri, kill: Option<KillFn>) -> ConnectOptions {
+    ConnectOptions {
+        handshake: HandshakeOptions {
+            name: Some(parsed.remote_name.clone()),
+            keepalive: true,
+            ..HandshakeOptions::default()
+        },
+        kill,
+        ..ConnectOptions::default()
+    }
+}
+
+/// Dials `uri` (unix, tcp or ssh) and runs the handshake.
+pub async fn connect(uri: &str, parsed: &LibvirtUri) -> Result<Client, LvError> {
+    match &parsed.transport {
+        Transport::Ssh(target) => {
+            let cfg = ssh_config(target);
+            let (stream, close) = ssh_socket::connect(&cfg).await.map_err(|e| LvError::Ssh {
+                uri: uri.to_owned(),
+                source: Arc::new(e),
+            })?;
+            let kill: KillFn = Arc::new(move || close.close());
+            Client::handshake(stream, connect_options(parsed, Some(kill)))
+                .await
+                .map_err(|e| connect_error(uri, e))
+        }
+        _ => Client::connect(uri, connect_options(parsed, None))
+            .await
+            .map_err(|e| connect_error(uri, e)),
+    }
+}
+
+fn connect_error(uri: &str, e: ConnectError) -> LvError {
+    LvError::Connect {
+        uri: uri.to_owned(),
+        source: Arc::new(e),
+    }
+}
+
+fn ssh_config(t: &SshTarget) -> ssh_socket::SshConfig {
+    let user = t
+        .user
+        .clone()
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "root".to_owned());
+    let mut cfg = ssh_socket::SshConfig::new(user, t.host.clone());
+    cfg.port = t.port;
+    cfg.key_files.extend(t.keyfile.clone());
+    cfg.known_hosts.clone_from(&t.known_hosts);
+    cfg.no_verify = t.no_verify;
+    cfg.socket_path = t.socket.display().to_string();
+    cfg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::thread;
+
+    use libvirt_rpc::proto::procs::connect::ConnectGetHostname;
+    use testbed::libvirtd::Libvirtd;
+
+    /// H1 regression: a slow kill must not block other callers. The kill hook blocks until
+    /// released; while it runs, a caller parked on the link (its call in flight against a
+    /// frozen daemon) must be released and read the reason, and a second `mark_dead` must
+    /// return. A once-style primitive around the kill fails both.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+    async fn mark_dead_slow_kill_does_not_block_callers() {
+        let Some(d) = Libvirtd::start_or_skip() else {
+            return;
+        };
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let release_rx = Arc::new(Mutex::new(release_rx));
+        let (killing_tx, killing_rx) = mpsc::channel::<()>();
+        let killing_tx = Mutex::new(killing_tx);
+        let armed = std::sync::atomic::AtomicBool::new(true);
+        let kill: KillFn = Arc::new(move || {
+            // Only the first kill is slow (the client runs the hook again when dropped).
+            if !armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            let _ = killing_tx.lock().unwrap().send(());
+            // Blocks like a close queued behind a stalled write; bounded so a failing run
+            // ends instead of hanging the suite.
+            let _ = release_rx
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(20));
+        });
+        let parsed = LibvirtUri::parse(&d.uri()).unwrap();
+        let client = Client::connect(&d.uri(), connect_options(&parsed, Some(kill)))
+            .await
+            .unwrap();
+        let link = Arc::new(Link::new(1, client, Duration::from_secs(60)));
+
+        // Park a caller: its call is in flight and the daemon does not answer.
+        d.freeze().unwrap();
+        let parked = tokio::spawn({
+            let link = link.clone();
+            async move { link.call::<ConnectGetHostname>(&()).await }
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            !parked.is_finished(),
+            "the call should be parked on the frozen daemon"
+        );
+
+        // The first marker runs the slow kill on its own thread.
+        let first = thread::spawn({
+            let link = link.clone();
+            move || link.mark_dead("test: call budget exceeded")
+        });
+        killing_rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the kill hook should start");
+
+        // While the kill runs: the parked caller is released and reads the reason...
+        let released = tokio::time::timeout(Duration::from_secs(1), parked).await;
+        let Ok(joined) = released else {
+            let _ = release_tx.send(());
+            d.thaw().unwrap();
+            panic!("link not signalled dead while its kill is still running");
+        };
+        let outcome = joined.unwrap();
+        let err = outcome.expect_err("the parked call must fail");
+        let text = err.to_string();
+        let ok_reason = text.contains("test: call budget exceeded");
+        // ...and a second marker returns at once.
+        let second = thread::spawn({
+            let link = link.clone();
+            move || link.mark_dead("test: second caller")
+        });
+        let second_returned = {
+            let start = std::time::Instant::now();
+            while !second.is_finished() && start.elapsed() < Duration::from_secs(1) {
+                thread::sleep(Duration::from_millis(10));
+            }
+            second.is_finished()
+        };
+        let kill_still_running = !first.is_finished();
+        let _ = release_tx.send(());
+        first.join().unwrap();
+        second.join().unwrap();
+        d.thaw().unwrap();
+
+        assert!(
+            ok_reason,
+            "released caller read no reason (got {text:?}): the reason must be published before the kill"
+        );
+        assert!(
+            second_returned,
+            "a second mark_dead waited for the first one's kill"
+        );
+        assert!(
+            kill_still_running,
+            "the kill should still have been running"
+        );
+        assert_eq!(
+            link.dead_reason().as_deref(),
+            Some("test: call budget exceeded"),
+            "the first reason wins"
+        );
+        assert!(matches!(err, LvError::Dead { .. }), "{err:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dead_link_is_replaced_on_next_call() {
+        let Some(d) = Libvirtd::start_or_skip() else {
+            return;
+        };
+        let pool =
+            LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
+        let a = pool.link().await.unwrap();
+        a.call::<ConnectGetHostname>(&()).await.unwrap();
+        assert_eq!(
+            pool.link().await.unwrap().id(),
+            a.id(),
+            "shared while alive"
+        );
+        a.mark_dead("test");
+        let err = a.call::<ConnectGetHostname>(&()).await.unwrap_err();
+        assert!(err.to_string().contains("test"), "{err}");
+        let b = pool.link().await.unwrap();
+        assert_ne!(a.id(), b.id());
+        b.call::<ConnectGetHostname>(&()).await.unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn call_budget_overrun_marks_dead() {
+        let Some(d) = Libvirtd::start_or_skip() else {
+            return;
+        };
+        let pool = LinkPool::new(
+            &d.uri(),
+            Duration::from_secs(10),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        let a = pool.link().await.unwrap();
+        d.freeze().unwrap();
+        let err = a.call::<ConnectGetHostname>(&()).await.unwrap_err();
+        d.thaw().unwrap();
+        assert!(a.is_dead());
+        assert!(err.to_string().contains("call budget"), "{err}");
+        assert_eq!(
+            crate::classify::kind(&err),
+            egress_provider::ErrorKind::Transient
+        );
+        let b = pool.link().await.unwrap();
+        b.call::<ConnectGetHostname>(&()).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn failed_connects_are_shared_and_transient() {
+        let pool = LinkPool::new(
+            "qemu+unix:///system?socket=/nonexistent/egress-kvm2-test-sock",
+            Duration::from_secs(2),
+            Duration::from_secs(2),
+        )
+        .unwrap();
+        let (a, b) = tokio::join!(pool.link(), pool.link());
+        for r in [a, b] {
+            let e = r.unwrap_err();
+            assert_eq!(
+                crate::classify::kind(&e),
+                egress_provider::ErrorKind::Transient,
+                "{e}"
+            );
+        }
+    }
+}

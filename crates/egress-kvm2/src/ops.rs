@@ -1,0 +1,217 @@
+//! Thin typed helpers over the libvirt calls the provider makes. Every call goes through
+//! [`Link::call`] (call budget, dead-link handling); small transfers are bounded by the call
+//! budget too and mark the link dead when they overrun it.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use libvirt_rpc::Client;
+use libvirt_rpc::conn::StreamItem;
+use libvirt_rpc::proto::procs::domain::{
+    DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
+    DomainLookupByName, DomainLookupByNameArgs, metadata_type,
+};
+use libvirt_rpc::proto::procs::storage::{
+    StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs, StoragePoolLookupByName,
+    StoragePoolLookupByNameArgs, StorageVolArgs, StorageVolCreateXml, StorageVolCreateXmlArgs,
+    StorageVolDelete, StorageVolFlagsArgs, StorageVolGetInfo, StorageVolGetInfoRet,
+    StorageVolGetPath, StorageVolLookupByName, StorageVolLookupByNameArgs,
+};
+use libvirt_rpc::proto::types::{Domain, StoragePool, StorageVol};
+
+use crate::classify::LvError;
+use crate::link::Link;
+use crate::meta::NAMESPACE;
+
+/// `Ok(None)` for "no such object" (domain or volume), the value otherwise.
+pub fn absent_ok<T>(r: Result<T, LvError>) -> Result<Option<T>, LvError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The storage pool by name.
+pub async fn pool(link: &Link, name: &str) -> Result<StoragePool, LvError> {
+    link.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: name.into() })
+        .await
+        .map(|r| r.pool)
+}
+
+/// A volume by name, `None` if absent.
+pub async fn vol(
+    link: &Link,
+    pool: &StoragePool,
+    name: &str,
+) -> Result<Option<StorageVol>, LvError> {
+    absent_ok(
+        link.call::<StorageVolLookupByName>(&StorageVolLookupByNameArgs {
+            pool: pool.clone(),
+            name: name.into(),
+        })
+        .await
+        .map(|r| r.vol),
+    )
+}
+
+/// Creates a volume from XML.
+pub async fn create_vol(
+    link: &Link,
+    pool: &StoragePool,
+    xml: String,
+) -> Result<StorageVol, LvError> {
+    link.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
+        pool: pool.clone(),
+        xml: xml.into(),
+        flags: 0,
+    })
+    .await
+    .map(|r| r.vol)
+}
+
+/// Deletes a volume by name; `Ok(false)` if it was not there.
+pub async fn delete_vol(link: &Link, pool: &StoragePool, name: &str) -> Result<bool, LvError> {
+    let Some(v) = vol(link, pool, name).await? else {
+        return Ok(false);
+    };
+    match link
+        .call::<StorageVolDelete>(&StorageVolFlagsArgs { vol: v, flags: 0 })
+        .await
+    {
+        Ok(()) => Ok(true),
+        Err(e) if e.is_not_found() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Capacity and allocation of a volume.
+pub async fn vol_info(link: &Link, vol: &StorageVol) -> Result<StorageVolGetInfoRet, LvError> {
+    link.call::<StorageVolGetInfo>(&StorageVolArgs { vol: vol.clone() })
+        .await
+}
+
+/// The host path of a volume.
+pub async fn vol_path(link: &Link, vol: &StorageVol) -> Result<String, LvError> {
+    link.call::<StorageVolGetPath>(&StorageVolArgs { vol: vol.clone() })
+        .await
+        .map(|r| r.name.to_string())
+}
+
+/// Names of every volume in the pool.
+pub async fn vol_names(link: &Link, pool: &StoragePool) -> Result<Vec<String>, LvError> {
+    link.call::<StoragePoolListAllVolumes>(&StoragePoolListAllVolumesArgs {
+        pool: pool.clone(),
+        need_results: 1,
+        flags: 0,
+    })
+    .await
+    .map(|r| r.vols.into_iter().map(|v| v.name.to_string()).collect())
+}
+
+/// A domain by name, `None` if absent.
+pub async fn domain(link: &Link, name: &str) -> Result<Option<Domain>, LvError> {
+    absent_ok(
+        link.call::<DomainLookupByName>(&DomainLookupByNameArgs { name: name.into() })
+            .await
+            .map(|r| r.dom),
+    )
+}
+
+/// The domain's state and reason.
+pub async fn state(link: &Link, dom: &Domain) -> Result<DomainGetStateRet, LvError> {
+    link.call::<DomainGetState>(&DomainFlagsArgs {
+        dom: dom.clone(),
+        flags: 0,
+    })
+    .await
+}
+
+/// Our metadata element as XML; `Ok(None)` when the domain carries none of ours.
+pub async fn metadata(link: &Link, dom: &Domain) -> Result<Option<String>, LvError> {
+    match link
+        .call::<DomainGetMetadata>(&DomainGetMetadataArgs {
+            dom: dom.clone(),
+            kind: metadata_type::ELEMENT,
+            uri: Some(NAMESPACE.into()),
+            flags: 0,
+        })
+        .await
+    {
+        Ok(r) => Ok(Some(r.metadata.to_string())),
+        Err(e)
+            if e.remote()
+                .is_some_and(libvirt_rpc::RemoteError::is_no_metadata) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Downloads a small volume (at most `max` bytes kept) within the link's call budget; an
+/// overrun marks the link dead.
+pub async fn small_download(link: &Link, vol: &StorageVol, max: usize) -> Result<Vec<u8>, LvError> {
+    let budget = link.call_budget();
+    let work = async {
+        let mut dl = link.client().vol_download(vol, 0, 0, false).await?;
+        let mut out = Vec::new();
+        while let Some(item) = dl.next().await {
+            if let StreamItem::Data(d) = item? {
+                let room = max.saturating_sub(out.len());
+                out.extend_from_slice(&d[..d.len().min(room)]);
+            }
+        }
+        Ok::<_, LvError>(out)
+    };
+    if let Ok(r) = tokio::time::timeout(budget, work).await {
+        r
+    } else {
+        link.mark_dead(format!(
+            "downloading {} did not finish within the call budget of {budget:?}",
+            vol.name
+        ));
+        Err(link.dead_error())
+    }
+}
+
+/// Uploads `data` into `vol` over `client` within `budget`.
+pub async fn upload_bytes(
+    client: &Client,
+    vol: &StorageVol,
+    data: Bytes,
+    budget: Duration,
+) -> Result<(), LvError> {
+    let work = async {
+        let mut up = client.vol_upload(vol, 0, 0, false).await?;
+        up.send(data).await?;
+        up.finish().await?;
+        Ok::<_, LvError>(())
+    };
+    match tokio::time::timeout(budget, work).await {
+        Ok(r) => r,
+        Err(_) => Err(LvError::Budget {
+            what: format!("uploading {}", vol.name),
+            budget,
+        }),
+    }
+}
+
+/// Uploads a small volume over the shared link within its call budget; an overrun marks the
+/// link dead.
+pub async fn small_upload(link: &Link, vol: &StorageVol, data: Bytes) -> Result<(), LvError> {
+    match upload_bytes(link.client(), vol, data, link.call_budget()).await {
+        Err(LvError::Budget { what, budget }) => {
+            link.mark_dead(format!(
+                "{what} did not finish within the call budget of {budget:?}"
+            ));
+            Err(link.dead_error())
+        }
+        Err(e) if e.is_dead_link() => {
+            link.mark_dead(format!("connection lost during a transfer: {e}"));
+            Err(link.dead_error())
+        }
+        other => other,
+    }
+}

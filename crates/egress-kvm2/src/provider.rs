@@ -1,0 +1,761 @@
+//! The [`Provider`] implementation.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use egress_provider::{
+    CreateSpec, FieldError, FieldErrors, Identifier, IdentifierError, ImageSource, Instance,
+    InstanceState, Problem, Provider, ProviderEntry, ProviderError, check_identifier,
+};
+use libvirt_rpc::proto::ErrorCode;
+use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
+use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
+use libvirt_rpc::proto::procs::domain::{
+    DomainCreateWithFlags, DomainDefineXmlFlags, DomainDestroyFlags, DomainFlagsArgs,
+    DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
+    DomainUndefineFlags, define_flags, state, undefine_flags,
+};
+use libvirt_rpc::proto::types::Domain;
+use tracing::Instrument;
+
+use crate::address::{self, SourceResult, Verdict};
+use crate::classify::{LvError, provider_error};
+use crate::config::Kvm2Settings;
+use crate::image::{BaseImage, ImageCache, ProgressFn};
+use crate::link::{Link, LinkPool};
+use crate::meta::Meta;
+use crate::ops;
+use crate::seed::{self, SeedInput};
+use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
+
+/// `virDomainShutoffReason` values that mean the guest failed.
+const SHUTOFF_CRASHED: i32 = 3;
+const SHUTOFF_FAILED: i32 = 6;
+/// `VIR_DOMAIN_SHUTOFF_UNKNOWN`: defined and never started (or the daemon does not know).
+const SHUTOFF_UNKNOWN: i32 = 0;
+
+/// Why a provider could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The entry name breaks the identifier rule (it becomes part of volume and domain
+    /// names, so it must be safe as a file name).
+    #[error("provider entry name {name:?} is not a valid identifier: {source}")]
+    InvalidName {
+        /// The rejected name.
+        name: String,
+        /// Which part of the rule it breaks.
+        #[source]
+        source: IdentifierError,
+    },
+    /// The settings are invalid.
+    #[error("invalid kvm2 settings: {0}")]
+    Settings(FieldErrors),
+}
+
+/// `disk-<entry>-<uid>.qcow2`: the instance's overlay.
+pub fn disk_volume_name(entry: &str, uid: &str) -> String {
+    format!("disk-{entry}-{uid}.qcow2")
+}
+
+/// `seed-<entry>-<uid>.img`: the instance's `NoCloud` seed.
+pub fn seed_volume_name(entry: &str, uid: &str) -> String {
+    format!("seed-{entry}-{uid}.img")
+}
+
+/// Per-key async locks whose entries go away when unused.
+#[derive(Default)]
+struct KeyedLocks(Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
+
+struct KeyedGuard<'a> {
+    locks: &'a KeyedLocks,
+    key: String,
+    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl KeyedLocks {
+    async fn lock(&self, key: &str) -> KeyedGuard<'_> {
+        let m = {
+            let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            map.entry(key.to_owned()).or_default().clone()
+        };
+        let guard = m.lock_owned().await;
+        KeyedGuard {
+            locks: self,
+            key: key.to_owned(),
+            guard: Some(guard),
+        }
+    }
+}
+
+impl Drop for KeyedGuard<'_> {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        let mut map = self.locks.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if map
+            .get(&self.key)
+            .is_some_and(|m| Arc::strong_count(m) == 1)
+        {
+            map.remove(&self.key);
+        }
+    }
+}
+
+/// The KVM provider of one configuration entry.
+pub struct Kvm2Provider {
+    name: Identifier,
+    settings: Kvm2Settings,
+    links: LinkPool,
+    images: ImageCache,
+    uids: KeyedLocks,
+    /// Tests: runs between the state read and the address read.
+    #[cfg(test)]
+    before_address: Option<AddressHook>,
+}
+
+#[cfg(test)]
+type AddressHook = Arc<dyn Fn(&Link) + Send + Sync>;
+
+impl std::fmt::Debug for Kvm2Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kvm2Provider")
+            .field("name", &self.name)
+            .field("uri", &self.settings.uri)
+            .field("pool", &self.settings.pool)
+            .finish_non_exhaustive()
+    }
+}
+
+fn perr(context: impl Into<String>) -> impl FnOnce(LvError) -> ProviderError {
+    let context = context.into();
+    move |e| provider_error(context, e)
+}
+
+impl Kvm2Provider {
+    /// The provider type name in configuration.
+    pub const TYPE: &'static str = "kvm2";
+
+    /// Builds a provider. Checks everything that can be checked without the network: the
+    /// entry name (identifier rule), the URI, the settings. Connects lazily.
+    pub fn new(
+        name: &str,
+        images: BTreeMap<Identifier, ImageSource>,
+        allow_unverified_images: bool,
+        settings: Kvm2Settings,
+    ) -> Result<Self, BuildError> {
+        check_identifier(name).map_err(|source| BuildError::InvalidName {
+            name: name.to_owned(),
+            source,
+        })?;
+        let name = Identifier::new(name).map_err(|source| BuildError::InvalidName {
+            name: name.to_owned(),
+            source,
+        })?;
+        settings
+            .validate("settings")
+            .map_err(BuildError::Settings)?;
+        let b = settings.budgets;
+        let links = LinkPool::new(&settings.uri, b.connect, b.call).map_err(|e| {
+            BuildError::Settings(
+                FieldError::new("settings.uri", Problem::invalid_because("unusable URI", e)).into(),
+            )
+        })?;
+        let images = ImageCache::new(
+            name.as_str(),
+            &settings.pool,
+            images,
+            allow_unverified_images,
+            b,
+        );
+        Ok(Self {
+            name,
+            settings,
+            links,
+            images,
+            uids: KeyedLocks::default(),
+            #[cfg(test)]
+            before_address: None,
+        })
+    }
+
+    /// Builds the provider of a configuration entry; errors carry the entry's paths.
+    pub fn from_entry(entry: &ProviderEntry, settings: Kvm2Settings) -> Result<Self, FieldErrors> {
+        settings.validate(&entry.path())?;
+        Self::new(
+            entry.name.as_str(),
+            entry.images.clone(),
+            entry.allow_unverified_images,
+            settings,
+        )
+        .map_err(|e| match e {
+            BuildError::Settings(f) => f,
+            BuildError::InvalidName { name, source } => entry
+                .field_error(
+                    "name",
+                    Problem::NotIdentifier {
+                        value: name,
+                        source,
+                    },
+                )
+                .into(),
+        })
+    }
+
+    /// Reports image fetch and upload progress to `f`.
+    #[must_use]
+    pub fn with_progress(mut self, f: ProgressFn) -> Self {
+        self.images = self.images.with_progress(f);
+        self
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Kvm2Settings {
+        &self.settings
+    }
+
+    /// The link pool (diagnostics, tests).
+    pub fn links(&self) -> &LinkPool {
+        &self.links
+    }
+
+    /// `<entry>-<uid>`: the domain's name on the host.
+    pub fn domain_name(&self, uid: &Identifier) -> String {
+        format!("{}-{uid}", self.name)
+    }
+
+    /// Makes sure the base image for `key` is cached and verified (fetching it if needed).
+    pub async fn ensure_image(&self, key: &Identifier) -> Result<BaseImage, ProviderError> {
+        self.images.ensure(&self.links, key).await
+    }
+
+    /// Polite teardown of the shared link (bounded by the close budget).
+    pub async fn shutdown(&self) {
+        if let Some(l) = self.links.current() {
+            l.client().disconnect(self.settings.budgets.close).await;
+        }
+        self.links.close("provider shut down");
+    }
+
+    async fn link(&self) -> Result<Arc<Link>, ProviderError> {
+        self.links.link().await.map_err(perr(format!(
+            "cannot reach libvirt at {}",
+            self.settings.uri
+        )))
+    }
+
+    /// Our metadata on `dom`, which must be for `uid`; foreign domains are `Permanent`.
+    async fn read_meta(
+        &self,
+        link: &Link,
+        dom: &Domain,
+        uid: &Identifier,
+    ) -> Result<Meta, ProviderError> {
+        let name = dom.name.to_string();
+        let xml = ops::metadata(link, dom)
+            .await
+            .map_err(perr(format!("read metadata of domain {name}")))?;
+        let foreign = |why: String| {
+            ProviderError::permanent(format!(
+                "domain {name} exists but was not made by provider {:?} ({why}); rename or remove it",
+                self.name
+            ))
+        };
+        let Some(xml) = xml else {
+            return Err(foreign("it carries no egress-kvm2 metadata".into()));
+        };
+        let meta = Meta::parse(&xml).map_err(|e| foreign(e.to_string()))?;
+        if meta.uid != *uid || meta.entry != self.name.as_str() {
+            return Err(foreign(format!(
+                "its metadata names uid {:?} of entry {:?}",
+                meta.uid, meta.entry
+            )));
+        }
+        Ok(meta)
+    }
+
+    /// The instance as the host reports it now.
+    async fn instance(
+        &self,
+        link: &Link,
+        dom: &Domain,
+        meta: Meta,
+    ) -> Result<Instance, ProviderError> {
+        let name = dom.name.to_string();
+        let st = ops::state(link, dom)
+            .await
+            .map_err(perr(format!("read state of domain {name}")))?;
+        let state = match st.state {
+            state::RUNNING | state::BLOCKED => match self.address(link, dom).await? {
+                Some(ip) => InstanceState::Running { ip },
+                None => InstanceState::Provisioning,
+            },
+            state::SHUTOFF => match st.reason {
+                SHUTOFF_CRASHED => InstanceState::Failed {
+                    reason: "the guest crashed and is shut off".into(),
+                },
+                SHUTOFF_FAILED => InstanceState::Failed {
+                    reason: "the domain failed to start".into(),
+                },
+                _ => InstanceState::Stopped,
+            },
+            state::CRASHED => InstanceState::Failed {
+                reason: format!("the guest crashed (reason {})", st.reason),
+            },
+            // Paused, shutting down, suspended, no state: not usable now, look again.
+            _ => InstanceState::Provisioning,
+        };
+        Ok(Instance::new(
+            self.name.as_str(),
+            meta.uid,
+            meta.name,
+            state,
+            meta.created_at,
+        )
+        .with_tags(meta.tags))
+    }
+
+    /// H3: try the configured sources in order; see [`crate::address`].
+    async fn address(&self, link: &Link, dom: &Domain) -> Result<Option<IpAddr>, ProviderError> {
+        #[cfg(test)]
+        if let Some(hook) = &self.before_address {
+            hook(link);
+        }
+        let mut results = Vec::new();
+        for &source in &self.settings.address_sources {
+            let r = if link.dead_reason().is_some() {
+                Err(link.dead_error())
+            } else {
+                link.call::<DomainInterfaceAddresses>(&DomainInterfaceAddressesArgs {
+                    dom: dom.clone(),
+                    source: source.wire(),
+                    flags: 0,
+                })
+                .await
+            };
+            let result = match r {
+                Ok(ret) => match address::pick(&ret.ifaces) {
+                    Some(ip) => SourceResult::Found(ip),
+                    None => SourceResult::Empty,
+                },
+                Err(e) => {
+                    tracing::debug!(source = source.as_str(), error = %e, "address source failed");
+                    SourceResult::Failed(e)
+                }
+            };
+            let stop = address::is_final(&result);
+            results.push((source, result));
+            if stop {
+                break;
+            }
+        }
+        match address::decide(&results) {
+            Verdict::Address(ip) => Ok(Some(ip)),
+            Verdict::NoAddressYet => Ok(None),
+            Verdict::Vanished(e) => Err(ProviderError::not_found(format!(
+                "domain {} vanished while its address was read",
+                dom.name
+            ))
+            .with_source(e)),
+            Verdict::Unreadable(e) => Err(ProviderError::transient(format!(
+                "cannot read the address of domain {}: every source failed or the link died ({e})",
+                dom.name
+            ))
+            .with_source(e)),
+        }
+    }
+
+    async fn start_if_not_run(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+        let st = ops::state(link, dom)
+            .await
+            .map_err(perr(format!("read state of domain {}", dom.name)))?;
+        // Defined and never started (a create interrupted between define and start), or a
+        // start that failed: start it now. A domain stopped after running stays stopped.
+        if st.state == state::SHUTOFF && matches!(st.reason, SHUTOFF_UNKNOWN | SHUTOFF_FAILED) {
+            tracing::info!(domain = %dom.name, "completing an interrupted create: starting the domain");
+            self.start(link, dom).await?;
+        }
+        Ok(())
+    }
+
+    async fn start(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+        match link
+            .call::<DomainCreateWithFlags>(&DomainFlagsArgs {
+                dom: dom.clone(),
+                flags: 0,
+            })
+            .await
+        {
+            Ok(_) => Ok(()),
+            // Already running (someone else started it): fine.
+            Err(e) if e.code() == Some(ErrorCode::OPERATION_INVALID) => Ok(()),
+            Err(e) => Err(provider_error(format!("start domain {}", dom.name), e)),
+        }
+    }
+
+    async fn create_inner(&self, spec: &CreateSpec) -> Result<Instance, ProviderError> {
+        spec.validate().map_err(|e| {
+            ProviderError::permanent(format!("invalid spec: {e}; fix the spec")).with_source(e)
+        })?;
+        self.images.source(&spec.image)?;
+        if spec.user_data.len() > seed::MAX_USER_DATA {
+            return Err(ProviderError::permanent(format!(
+                "user-data is {} bytes; at most {} are supported",
+                spec.user_data.len(),
+                seed::MAX_USER_DATA
+            )));
+        }
+        let _guard = self.uids.lock(spec.uid.as_str()).await;
+        let link = self.link().await?;
+        let name = self.domain_name(&spec.uid);
+        if let Some(dom) = ops::domain(&link, &name)
+            .await
+            .map_err(perr(format!("look up domain {name}")))?
+        {
+            // Same uid again (or a create that crashed after define): the same domain.
+            let meta = self.read_meta(&link, &dom, &spec.uid).await?;
+            self.start_if_not_run(&link, &dom).await?;
+            return self.instance(&link, &dom, meta).await;
+        }
+
+        let base = self.images.ensure(&self.links, &spec.image).await?;
+        // The fetch may have taken long: take the live link again.
+        let link = self.link().await?;
+        let pool = ops::pool(&link, &self.settings.pool)
+            .await
+            .map_err(perr(format!(
+                "look up storage pool {:?}",
+                self.settings.pool
+            )))?;
+
+        // The overlay: reuse one left by an interrupted create (nothing has booted from it,
+        // since no domain exists), else create it.
+        let disk_name = disk_volume_name(self.name.as_str(), spec.uid.as_str());
+        if ops::vol(&link, &pool, &disk_name)
+            .await
+            .map_err(perr(format!("look up volume {disk_name}")))?
+            .is_none()
+        {
+            let xml = volume_xml(
+                &disk_name,
+                base.capacity,
+                "qcow2",
+                Some(Backing {
+                    path: &base.path,
+                    format: base.format.as_str(),
+                }),
+            );
+            match ops::create_vol(&link, &pool, xml).await {
+                Ok(_) => {}
+                Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {}
+                Err(e) => return Err(provider_error(format!("create overlay {disk_name}"), e)),
+            }
+        }
+
+        // The seed: always rebuilt while no domain exists (a crashed upload may have left
+        // a partial one).
+        let seed_name = seed_volume_name(self.name.as_str(), spec.uid.as_str());
+        let hostname = if name.len() <= 63 {
+            name.as_str()
+        } else {
+            spec.uid.as_str()
+        };
+        let image = seed::build(&SeedInput {
+            instance_id: spec.uid.as_str(),
+            hostname,
+            user_data: &spec.user_data,
+            ssh_keys: &spec.ssh_authorized_keys,
+        })
+        .map_err(|e| {
+            ProviderError::permanent(format!("build the NoCloud seed: {e}")).with_source(e)
+        })?;
+        ops::delete_vol(&link, &pool, &seed_name)
+            .await
+            .map_err(perr(format!("delete stale seed {seed_name}")))?;
+        let seed_vol = ops::create_vol(
+            &link,
+            &pool,
+            volume_xml(&seed_name, image.len() as u64, "raw", None),
+        )
+        .await
+        .map_err(perr(format!("create seed {seed_name}")))?;
+        ops::small_upload(&link, &seed_vol, Bytes::from(image))
+            .await
+            .map_err(perr(format!("upload seed {seed_name}")))?;
+
+        let meta = Meta {
+            uid: spec.uid.clone(),
+            name: spec.name.clone(),
+            created_at: SystemTime::now(),
+            entry: self.name.to_string(),
+            image: spec.image.to_string(),
+            tags: spec.tags.clone(),
+        };
+        let agent_socket = self.settings.agent_socket_dir.as_ref().map(|dir| {
+            use sha2::Digest;
+            let h = sha2::Sha256::digest(name.as_bytes());
+            let hex: String = h.iter().take(8).fold(String::new(), |mut s, b| {
+                use std::fmt::Write as _;
+                let _ = write!(s, "{b:02x}");
+                s
+            });
+            format!("{}/{hex}.agent", dir.trim_end_matches('/'))
+        });
+        let xml = domain_xml(&DomainSpec {
+            name: &name,
+            title: &spec.name,
+            domain_type: self.settings.domain_type,
+            memory_mib: spec.memory_mib,
+            vcpus: spec.vcpus,
+            pool: &self.settings.pool,
+            disk_volume: &disk_name,
+            seed_volume: &seed_name,
+            network: &self.settings.network,
+            meta: &meta,
+            agent_socket: agent_socket.as_deref(),
+        });
+        let dom = match link
+            .call::<DomainDefineXmlFlags>(&XmlFlagsArgs {
+                xml: xml.into(),
+                flags: define_flags::VALIDATE,
+            })
+            .await
+        {
+            Ok(r) => r.dom,
+            Err(e) => {
+                // Defined meanwhile by another process with the same uid? Then it is ours.
+                if !e.is_dead_link() {
+                    if let Ok(Some(dom)) = ops::domain(&link, &name).await {
+                        let meta = self.read_meta(&link, &dom, &spec.uid).await?;
+                        self.start_if_not_run(&link, &dom).await?;
+                        return self.instance(&link, &dom, meta).await;
+                    }
+                }
+                return Err(provider_error(format!("define domain {name}"), e));
+            }
+        };
+        self.start(&link, &dom).await?;
+        // Read back, not remembered.
+        let meta = self.read_meta(&link, &dom, &spec.uid).await?;
+        tracing::info!(domain = %name, "domain defined and started");
+        self.instance(&link, &dom, meta).await
+    }
+
+    async fn get_inner(&self, uid: &Identifier) -> Result<Instance, ProviderError> {
+        let link = self.link().await?;
+        let name = self.domain_name(uid);
+        let dom = ops::domain(&link, &name)
+            .await
+            .map_err(perr(format!("look up domain {name}")))?
+            .ok_or_else(|| {
+                ProviderError::not_found(format!("no instance {uid} on provider {}", self.name))
+            })?;
+        let meta = self.read_meta(&link, &dom, uid).await?;
+        self.instance(&link, &dom, meta).await
+    }
+
+    /// Graceful shutdown within the budget, then destroy. `Ok` when it is not running.
+    async fn stop(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+        let budget = self.settings.budgets.shutdown;
+        let gone = |e: &LvError| e.is_no_domain() || e.code() == Some(ErrorCode::OPERATION_INVALID);
+        let st = match ops::state(link, dom).await {
+            Ok(s) => s,
+            Err(e) if e.is_no_domain() => return Ok(()),
+            Err(e) => {
+                return Err(provider_error(
+                    format!("read state of domain {}", dom.name),
+                    e,
+                ));
+            }
+        };
+        if st.state == state::SHUTOFF {
+            return Ok(());
+        }
+        if !budget.is_zero() {
+            let r = link
+                .call::<DomainShutdownFlags>(&DomainFlagsArgs {
+                    dom: dom.clone(),
+                    flags: 0,
+                })
+                .await;
+            match r {
+                Ok(()) => {
+                    let until = tokio::time::Instant::now() + budget;
+                    while tokio::time::Instant::now() < until {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        match ops::state(link, dom).await {
+                            Ok(s) if s.state == state::SHUTOFF => return Ok(()),
+                            Ok(_) => {}
+                            Err(e) if e.is_no_domain() => return Ok(()),
+                            Err(e) => {
+                                return Err(provider_error(
+                                    format!("read state of domain {}", dom.name),
+                                    e,
+                                ));
+                            }
+                        }
+                    }
+                }
+                Err(e) if gone(&e) => return Ok(()),
+                Err(e) if e.is_dead_link() => {
+                    return Err(provider_error(format!("shut down domain {}", dom.name), e));
+                }
+                Err(e) => tracing::debug!(error = %e, "graceful shutdown refused; destroying"),
+            }
+        }
+        match link
+            .call::<DomainDestroyFlags>(&DomainFlagsArgs {
+                dom: dom.clone(),
+                flags: 0,
+            })
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(e) if gone(&e) => Ok(()),
+            Err(e) => Err(provider_error(format!("destroy domain {}", dom.name), e)),
+        }
+    }
+
+    async fn undefine(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+        let full = undefine_flags::MANAGED_SAVE
+            | undefine_flags::SNAPSHOTS_METADATA
+            | undefine_flags::NVRAM
+            | undefine_flags::CHECKPOINTS_METADATA;
+        for flags in [
+            full,
+            undefine_flags::MANAGED_SAVE | undefine_flags::NVRAM,
+            0,
+        ] {
+            match link
+                .call::<DomainUndefineFlags>(&DomainFlagsArgs {
+                    dom: dom.clone(),
+                    flags,
+                })
+                .await
+            {
+                Ok(()) => return Ok(()),
+                Err(e) if e.is_no_domain() => return Ok(()),
+                Err(e)
+                    if flags != 0
+                        && (e.code() == Some(ErrorCode::INVALID_ARG)
+                            || e.remote()
+                                .is_some_and(libvirt_rpc::RemoteError::is_unsupported)) =>
+                {
+                    tracing::debug!(flags, error = %e, "undefine flags refused; trying fewer");
+                }
+                Err(e) => return Err(provider_error(format!("undefine domain {}", dom.name), e)),
+            }
+        }
+        Ok(())
+    }
+
+    async fn delete_inner(&self, uid: &Identifier) -> Result<(), ProviderError> {
+        let _guard = self.uids.lock(uid.as_str()).await;
+        let link = self.link().await?;
+        let name = self.domain_name(uid);
+        if let Some(dom) = ops::domain(&link, &name)
+            .await
+            .map_err(perr(format!("look up domain {name}")))?
+        {
+            match self.read_meta(&link, &dom, uid).await {
+                Ok(_) => {}
+                // Vanished since the lookup: nothing left to stop.
+                Err(e) if e.is_not_found() => {}
+                Err(e) => return Err(e),
+            }
+            self.stop(&link, &dom).await?;
+            self.undefine(&link, &dom).await?;
+        }
+        let pool = ops::pool(&link, &self.settings.pool)
+            .await
+            .map_err(perr(format!(
+                "look up storage pool {:?}",
+                self.settings.pool
+            )))?;
+        for vol in [
+            disk_volume_name(self.name.as_str(), uid.as_str()),
+            seed_volume_name(self.name.as_str(), uid.as_str()),
+        ] {
+            ops::delete_vol(&link, &pool, &vol)
+                .await
+                .map_err(perr(format!("delete volume {vol}")))?;
+        }
+        Ok(())
+    }
+
+    async fn list_inner(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
+        let link = self.link().await?;
+        let all = link
+            .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
+                need_results: 1,
+                flags: 0,
+            })
+            .await
+            .map_err(perr("list domains"))?;
+        let prefix = format!("{}-", self.name);
+        let mut out = Vec::new();
+        for dom in all.domains {
+            let Ok(name) = dom.name.to_str() else {
+                continue;
+            };
+            if !name.starts_with(&prefix) {
+                continue;
+            }
+            let xml = match ops::metadata(&link, &dom).await {
+                Ok(Some(x)) => x,
+                Ok(None) => continue,
+                Err(e) if e.is_no_domain() => continue,
+                Err(e) => return Err(provider_error(format!("read metadata of domain {name}"), e)),
+            };
+            let Ok(meta) = Meta::parse(&xml) else {
+                tracing::warn!(
+                    domain = name,
+                    "skipping a domain with damaged egress-kvm2 metadata"
+                );
+                continue;
+            };
+            if meta.entry != self.name.as_str() || !meta.tags.contains(tag) {
+                continue;
+            }
+            match self.instance(&link, &dom, meta).await {
+                Ok(i) => out.push(i),
+                Err(e) if e.is_not_found() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[async_trait]
+impl Provider for Kvm2Provider {
+    fn name(&self) -> &str {
+        self.name.as_str()
+    }
+
+    async fn create(&self, spec: &CreateSpec) -> Result<Instance, ProviderError> {
+        let span = tracing::info_span!("kvm2.create", entry = %self.name, uid = %spec.uid, image = %spec.image);
+        self.create_inner(spec).instrument(span).await
+    }
+
+    async fn get(&self, uid: &Identifier) -> Result<Instance, ProviderError> {
+        let span = tracing::debug_span!("kvm2.get", entry = %self.name, uid = %uid);
+        self.get_inner(uid).instrument(span).await
+    }
+
+    async fn delete(&self, uid: &Identifier) -> Result<(), ProviderError> {
+        let span = tracing::info_span!("kvm2.delete", entry = %self.name, uid = %uid);
+        self.delete_inner(uid).instrument(span).await
+    }
+
+    async fn list_by_tag(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
+        let span = tracing::debug_span!("kvm2.list_by_tag", entry = %self.name, tag = %tag);
+        self.list_inner(tag).instrument(span).await
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+//! The full lifecycle with a real KVM (or QEMU) domain against the private libvirtd. No
+//! guest OS: the domain runs and stays `Provisioning` (sources `[agent, lease]`: the agent
+//! fails, the lease source answers empty).
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use egress_provider::{CreateSpec, InstanceState, Provider};
+use serde_json::json;
+
+const HOSTILE: &str = r#"proxy <a> & "b" 'c' </title><devices/>"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_lifecycle_with_a_real_domain() {
+    let Some(env) = env().await else { return };
+    let body = pattern(2 << 20, 21);
+    env.http.serve("/img.raw", body.clone());
+    let p = build(entry(
+        &env,
+        "life",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({}),
+    ));
+    let spec = CreateSpec::new(id("0b7e2c1d-egress-a"), HOSTILE, id("img"))
+        .with_vcpus(2)
+        .with_memory_mib(96)
+        .with_tag(id("blue"))
+        .with_tag(id("green"))
+        .with_user_data(b"#cloud-config\npassword: hunter2\n".to_vec())
+        .with_ssh_authorized_key("ssh-ed25519 AAAAC3Nza test@egress");
+
+    let made = p.create(&spec).await.unwrap();
+    assert_eq!(made.state, InstanceState::Provisioning);
+    assert_eq!(made.name, HOSTILE, "display name read back verbatim");
+    assert_eq!(made.provider, "life");
+    let domain = "life-0b7e2c1d-egress-a";
+    assert_eq!(
+        env.d.virsh(&["domstate", domain]).unwrap().trim(),
+        "running"
+    );
+    let xml = env.d.virsh(&["dumpxml", domain]).unwrap();
+    // The hostile name stayed text: escaped in <title>, no element injected.
+    assert!(xml.contains("<title>proxy &lt;a&gt; &amp; "), "{xml}");
+    assert!(
+        xml.contains("&lt;/title&gt;&lt;devices/&gt;</title>"),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<devices").count(), 1, "{xml}");
+    assert!(xml.contains("<vcpu placement='static'>2</vcpu>"), "{xml}");
+    assert!(xml.contains("org.qemu.guest_agent.0"), "{xml}");
+    assert!(
+        !xml.contains("hunter2"),
+        "user-data must not be in the domain XML"
+    );
+    assert_eq!(
+        volumes(&env.d),
+        [
+            "base-life-img.raw",
+            "base-life-img.raw.sha256",
+            "disk-life-0b7e2c1d-egress-a.qcow2",
+            "seed-life-0b7e2c1d-egress-a.img"
+        ]
+    );
+
+    // get: read back from the host (state, uid, created-at, tags).
+    let got = p.get(&spec.uid).await.unwrap();
+    assert_eq!(got, made);
+    // A fresh provider (nothing remembered) reads the same.
+    let fresh = build(entry(
+        &env,
+        "life",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({}),
+    ));
+    assert_eq!(fresh.get(&spec.uid).await.unwrap(), made);
+
+    // Idempotent create: same domain, same created_at.
+    let again = p.create(&spec).await.unwrap();
+    assert_eq!(again.created_at, made.created_at);
+    assert_eq!(
+        env.d.virsh(&["list", "--all", "--name"]).unwrap().trim(),
+        domain
+    );
+
+    let listed = p.list_by_tag(&id("green")).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].uid, spec.uid);
+    assert!(p.list_by_tag(&id("red")).await.unwrap().is_empty());
+
+    // Delete: graceful (nothing inside listens), then destroy; twice is fine.
+    p.delete(&spec.uid).await.unwrap();
+    assert!(p.get(&spec.uid).await.unwrap_err().is_not_found());
+    p.delete(&spec.uid).await.unwrap();
+    assert_eq!(
+        volumes(&env.d),
+        ["base-life-img.raw", "base-life-img.raw.sha256"]
+    );
+    assert_eq!(
+        env.d.virsh(&["list", "--all", "--name"]).unwrap().trim(),
+        ""
+    );
+}
+
+/// A create that crashed after define (defined, never started) is completed; one that
+/// crashed before define (volumes, no domain) is finished with the same volumes. Never a
+/// second domain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupted_creates_are_completed_not_duplicated() {
+    let Some(env) = env().await else { return };
+    let body = pattern(1 << 20, 22);
+    env.http.serve("/img.raw", body.clone());
+    let p = build(entry(
+        &env,
+        "crash",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({}),
+    ));
+    let spec = CreateSpec::new(id("u1"), "u1", id("img"))
+        .with_memory_mib(64)
+        .with_tag(id("t"));
+    let first = p.create(&spec).await.unwrap();
+
+    // Crash after define: the domain is defined but never started.
+    let xml = env.d.virsh(&["dumpxml", "--inactive", "crash-u1"]).unwrap();
+    env.d.virsh(&["destroy", "crash-u1"]).unwrap();
+    env.d.virsh(&["undefine", "crash-u1"]).unwrap();
+    let file = env.d.dir().join("crash-u1.xml");
+    std::fs::write(&file, xml).unwrap();
+    env.d.virsh(&["define", file.to_str().unwrap()]).unwrap();
+    assert_eq!(
+        env.d.virsh(&["domstate", "crash-u1"]).unwrap().trim(),
+        "shut off"
+    );
+    let again = p.create(&spec).await.unwrap();
+    assert_eq!(again.state, InstanceState::Provisioning, "started");
+    assert_eq!(again.created_at, first.created_at, "the same domain");
+
+    // A domain stopped after it ran stays stopped: create answers it as it is.
+    env.d.virsh(&["destroy", "crash-u1"]).unwrap();
+    assert_eq!(p.create(&spec).await.unwrap().state, InstanceState::Stopped);
+    assert_eq!(
+        p.get(&spec.uid).await.unwrap().state,
+        InstanceState::Stopped
+    );
+
+    // Crash before define: overlay and seed exist, no domain.
+    env.d.virsh(&["undefine", "crash-u1"]).unwrap();
+    assert!(p.get(&spec.uid).await.unwrap_err().is_not_found());
+    let redone = p.create(&spec).await.unwrap();
+    assert_eq!(redone.state, InstanceState::Provisioning);
+    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().len(), 1);
+    assert_eq!(
+        env.d.virsh(&["list", "--all", "--name"]).unwrap().trim(),
+        "crash-u1"
+    );
+
+    // Concurrent creates of one uid in one process: one domain.
+    p.delete(&spec.uid).await.unwrap();
+    let (a, b) = tokio::join!(p.create(&spec), p.create(&spec));
+    assert_eq!(a.unwrap().created_at, b.unwrap().created_at);
+    p.delete(&spec.uid).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+/// A domain with our name that we did not make is never touched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_domain_with_our_name_is_permanent_and_untouched() {
+    let Some(env) = env().await else { return };
+    let body = pattern(1 << 20, 23);
+    env.http.serve("/img.raw", body.clone());
+    let p = build(entry(
+        &env,
+        "own",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({}),
+    ));
+    let file = env.d.dir().join("foreign.xml");
+    std::fs::write(&file, env.d.minimal_domain_xml("own-u1")).unwrap();
+    env.d.virsh(&["define", file.to_str().unwrap()]).unwrap();
+    let spec = CreateSpec::new(id("u1"), "u1", id("img"));
+    assert!(p.create(&spec).await.unwrap_err().is_permanent());
+    assert!(p.get(&spec.uid).await.unwrap_err().is_permanent());
+    assert!(p.delete(&spec.uid).await.unwrap_err().is_permanent());
+    assert!(
+        env.d
+            .virsh(&["list", "--all", "--name"])
+            .unwrap()
+            .contains("own-u1")
+    );
+}

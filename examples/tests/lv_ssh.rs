@@ -1,0 +1,272 @@
+//! libvirt over SSH, end to end: our client and `lv` through a real OpenSSH sshd (127.0.0.1)
+//! to a private libvirtd, and `lv`'s deadline / SIGTERM paths with the SSH peer frozen.
+// Short names (d = daemon, s = sshd, c = client) keep the scenarios readable.
+#![allow(clippy::many_single_char_names)]
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_rpc::conn::StreamItem;
+use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
+use libvirt_rpc::proto::procs::storage::{
+    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml, StorageVolCreateXmlArgs,
+};
+use libvirt_rpc::proto::types::StorageVol;
+use testbed::libvirtd::Libvirtd;
+use testbed::relay::{Relay, RelayOptions};
+use testbed::sshd::{Sshd, SshdOptions};
+
+const MIB: u64 = 1 << 20;
+
+struct Bed {
+    d: Libvirtd,
+    s: Sshd,
+}
+
+fn bed() -> Option<Bed> {
+    let d = Libvirtd::start_or_skip()?;
+    let s = match Sshd::start(&SshdOptions::default()) {
+        Ok(s) => s,
+        Err(e) if testbed::required() => panic!("sshd could not start (TESTBED_REQUIRED=1): {e}"),
+        Err(e) => {
+            eprintln!("SKIP: sshd could not start: {e}");
+            return None;
+        }
+    };
+    Some(Bed { d, s })
+}
+
+impl Bed {
+    fn uri(&self, port: u16, known_hosts: &Path) -> String {
+        format!(
+            "qemu+ssh://{}@127.0.0.1:{port}/session?keyfile={}&known_hosts={}&socket={}",
+            self.s.user().name,
+            self.s.client_key().display(),
+            known_hosts.display(),
+            self.d.socket_path().display()
+        )
+    }
+
+    fn direct_uri(&self) -> String {
+        self.uri(self.s.port(), self.s.known_hosts())
+    }
+
+    /// A known_hosts file naming the relay's port, so host keys stay strictly verified.
+    fn known_hosts_for(&self, port: u16, dir: &Path) -> PathBuf {
+        let p = dir.join("known_hosts_relay");
+        let mut f = std::fs::File::create(&p).unwrap();
+        writeln!(f, "[127.0.0.1]:{port} {}", self.s.host_public_key().trim()).unwrap();
+        p
+    }
+}
+
+fn lv() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lv"))
+}
+
+async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
+    let pool = c
+        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: d.pool_name().into() })
+        .await
+        .unwrap()
+        .pool;
+    let xml = format!(
+        "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
+    );
+    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs { pool, xml: xml.into(), flags: 0 })
+        .await
+        .unwrap()
+        .vol
+}
+
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as u8).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_over_ssh_calls_and_256_mib_both_ways() {
+    let Some(b) = bed() else { return };
+    let c = Client::connect(&b.direct_uri(), ConnectOptions::default()).await.unwrap();
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.unwrap().lib_ver >= 9_000_000);
+    assert_eq!(c.call::<ConnectGetUri>(&()).await.unwrap().uri, "qemu:///session");
+    let vol = make_vol(&c, &b.d, "ssh.raw", 256 * MIB).await;
+    let data = pattern(256 * MIB as usize);
+    let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+    assert_eq!(up.send_all_and_finish(std::io::Cursor::new(data.clone())).await.unwrap(), 256 * MIB);
+    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let mut got = Vec::with_capacity(data.len());
+    while let Some(item) = dl.next().await {
+        let StreamItem::Data(d) = item.unwrap() else { panic!("hole") };
+        got.extend_from_slice(&d);
+    }
+    assert!(got == data, "256 MiB came back different");
+    c.disconnect(Duration::from_secs(5)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lv_over_ssh_uploads_and_downloads() {
+    let Some(b) = bed() else { return };
+    let uri = b.direct_uri();
+    let c = Client::connect(&uri, ConnectOptions::default()).await.unwrap();
+    make_vol(&c, &b.d, "lv.raw", 64 * MIB).await;
+    c.close();
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::write(&src, pattern(64 * MIB as usize)).unwrap();
+    let out = lv().args(["-c", &uri, "version"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("9.0.0"));
+    let pool = b.d.pool_name();
+    let st = lv().args(["-c", &uri, "vol-upload", "--pool", pool, "lv.raw"]).arg(&src).status().unwrap();
+    assert!(st.success());
+    let dst = tmp.path().join("dst");
+    let st = lv().args(["-c", &uri, "vol-download", "--pool", pool, "lv.raw"]).arg(&dst).status().unwrap();
+    assert!(st.success());
+    assert!(std::fs::read(&dst).unwrap() == std::fs::read(&src).unwrap());
+    let out = lv().args(["-c", &uri, "domstate", "missing"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Domain not found"), "libvirt's message");
+}
+
+/// Starts `lv vol-upload` of a large file through a relay, freezes the relay once bytes
+/// flow, and returns the child plus when the freeze happened.
+async fn frozen_upload(b: &Bed, relay: &Relay, extra: &[&str], tmp: &Path) -> (std::process::Child, Instant) {
+    let kh = b.known_hosts_for(relay.addr().port(), tmp);
+    let uri = b.uri(relay.addr().port(), &kh);
+    let c = Client::connect(&b.direct_uri(), ConnectOptions::default()).await.unwrap();
+    make_vol(&c, &b.d, "frozen.raw", 4096 * MIB).await;
+    c.close();
+    let src = tmp.join("big");
+    std::fs::File::create(&src).unwrap().set_len(4096 * MIB).unwrap();
+    let child = lv()
+        .args(["-c", &uri])
+        .args(extra)
+        .args(["vol-upload", "--pool", b.d.pool_name(), "frozen.raw"])
+        .arg(&src)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while relay.relayed().0 < 16 * MIB {
+        assert!(t.elapsed() < Duration::from_secs(30), "upload never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    relay.freeze();
+    (child, Instant::now())
+}
+
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> (std::process::ExitStatus, Duration) {
+    let t = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return (st, t.elapsed());
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            panic!("lv still running {limit:?} later");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lv_timeout_exits_within_a_second_under_a_frozen_peer() {
+    let Some(b) = bed() else { return };
+    let relay = Relay::start(b.s.addr(), RelayOptions::small()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let (mut child, frozen_at) = frozen_upload(&b, &relay, &["--timeout", "6"], tmp.path()).await;
+    let deadline = started + Duration::from_secs(6);
+    assert!(frozen_at < deadline, "froze before the deadline");
+    let (st, _) = wait_exit(&mut child, Duration::from_secs(15));
+    let late = Instant::now().saturating_duration_since(deadline);
+    assert_eq!(st.code(), Some(124), "timeout exit code");
+    assert!(late < Duration::from_secs(1), "exited {late:?} after its deadline");
+    relay.thaw();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lv_sigterm_exits_within_a_second_under_a_frozen_peer() {
+    let Some(b) = bed() else { return };
+    let relay = Relay::start(b.s.addr(), RelayOptions::small()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut child, _) = frozen_upload(&b, &relay, &[], tmp.path()).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let (st, took) = wait_exit(&mut child, Duration::from_secs(10));
+    assert_eq!(st.code(), Some(143));
+    assert!(took < Duration::from_secs(1), "exited {took:?} after SIGTERM");
+    relay.thaw();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
+    let Some(b) = bed() else { return };
+    let relay = Relay::start(b.s.addr(), RelayOptions::small()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let kh = b.known_hosts_for(relay.addr().port(), tmp.path());
+    let c = Client::connect(&b.uri(relay.addr().port(), &kh), ConnectOptions::default()).await.unwrap();
+    let vol = make_vol(&c, &b.d, "close.raw", 4096 * MIB).await;
+    let up = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+            loop {
+                if let Err(e) = up.send(bytes::Bytes::from(vec![0u8; 4 << 20])).await {
+                    return e;
+                }
+            }
+        })
+    };
+    let t = Instant::now();
+    while relay.relayed().0 < 16 * MIB {
+        assert!(t.elapsed() < Duration::from_secs(30), "upload never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    relay.freeze();
+    tokio::time::sleep(Duration::from_millis(300)).await; // let every buffer fill
+    let t = Instant::now();
+    c.close();
+    let close_took = t.elapsed();
+    let e = tokio::time::timeout(Duration::from_secs(1), up).await.expect("upload ended within 1 s").unwrap();
+    let ended = t.elapsed();
+    // The SSH session's TCP socket itself must be shut down, not left stuck behind its write.
+    let port = relay.addr().port();
+    let t2 = Instant::now();
+    while established_to(port) > 0 && t2.elapsed() < Duration::from_secs(2) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let socket_gone = t.elapsed();
+    let still = established_to(port);
+    relay.thaw();
+    assert_eq!(still, 0, "client TCP socket to the relay still ESTABLISHED 2 s after close()");
+    assert!(socket_gone < Duration::from_millis(200), "TCP socket shut down {socket_gone:?} after close()");
+    assert!(close_took < Duration::from_millis(100), "close() took {close_took:?}");
+    assert!(ended < Duration::from_millis(200), "upload ended {ended:?} after close()");
+    assert!(
+        matches!(e, libvirt_rpc::StreamError::Connection(libvirt_rpc::ConnectionError::LocallyClosed { .. })),
+        "{e:?}"
+    );
+}
+
+/// ESTABLISHED TCP connections whose remote port is `port` (the client side of the relay).
+fn established_to(port: u16) -> usize {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default()
+        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    table
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3
+                && f[3] == "01"
+                && f[2].rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok()) == Some(port)
+        })
+        .count()
+}
