@@ -80,6 +80,14 @@ pub struct ImageSource {
     pub format: ImageFormat,
 }
 
+impl ImageSource {
+    /// An image source built in code (the loader builds them from configuration). The URL
+    /// scheme is not checked here; configuration loading checks it.
+    pub fn new(url: Url, sha256: Option<Sha256Digest>, format: ImageFormat) -> Self {
+        Self { url, sha256, format }
+    }
+}
+
 /// The disk format of an image file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
