@@ -55,7 +55,7 @@ impl Bed {
         self.uri(self.s.port(), self.s.known_hosts())
     }
 
-    /// A known_hosts file naming the relay's port, so host keys stay strictly verified.
+    /// A `known_hosts` file naming the relay's port, so host keys stay strictly verified.
     fn known_hosts_for(&self, port: u16, dir: &Path) -> PathBuf {
         let p = dir.join("known_hosts_relay");
         let mut f = std::fs::File::create(&p).unwrap();

@@ -675,6 +675,7 @@ fn reply_nobody_waits_for_is_fatal_and_sticky() {
 
 #[test]
 fn bad_frames_are_typed_fatal_errors() {
+    type Check = fn(&ConnectionError) -> bool;
     let h = Header {
         program: libvirt_rpc::proto::REMOTE_PROGRAM,
         version: 1,
@@ -683,7 +684,6 @@ fn bad_frames_are_typed_fatal_errors() {
         serial: 0,
         status: MessageStatus::Ok,
     };
-    type Check = fn(&ConnectionError) -> bool;
     let cases: Vec<(Vec<u8>, Check)> = vec![
         (hex("0000001b"), |e| {
             matches!(

@@ -6,6 +6,9 @@
 //!    | bench-calls --calls N --concurrency C
 //! ```
 
+// Doc comments below are clap's help text, read in a terminal: no Markdown there.
+#![allow(clippy::doc_markdown)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -90,7 +93,7 @@ enum Cmd {
     BenchCalls {
         /// Total calls.
         #[arg(long, default_value_t = 10_000)]
-        calls: usize,
+        calls: u32,
         /// Concurrent tasks on the one connection.
         #[arg(long, default_value_t = 1)]
         concurrency: usize,
@@ -278,7 +281,7 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
             let concurrency = concurrency.max(1);
             let t = Instant::now();
             let mut tasks = Vec::new();
-            let left = Arc::new(std::sync::atomic::AtomicUsize::new(calls));
+            let left = Arc::new(std::sync::atomic::AtomicU32::new(calls));
             for _ in 0..concurrency {
                 let c = c.clone();
                 let left = left.clone();
@@ -300,7 +303,7 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
                 t.await.map_err(|err| err.to_string())?.map_err(e)?;
             }
             let secs = t.elapsed().as_secs_f64();
-            println!("calls/s: {:.0}", calls as f64 / secs);
+            println!("calls/s: {:.0}", f64::from(calls) / secs);
         }
     }
     c.disconnect(Duration::from_secs(2)).await;
