@@ -927,3 +927,32 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
         ]
     );
 }
+
+#[test]
+fn download_data_and_eof_before_the_open_reply() {
+    // Found by the `connection` fuzz target: libvirtd registers the stream before replying,
+    // so a short download can be complete before its REPLY arrives (reference §3.1).
+    let mut p = Pair::no_keepalive();
+    let id =
+        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0), false)
+            .unwrap();
+    let call = p.flush().pop().unwrap();
+    p.deliver(&peer::stream_data_to(&call.header, b"0123456789"))
+        .unwrap();
+    p.deliver(&peer::stream_data_to(&call.header, &[])).unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Ok, 0)],
+        "finish sent at EOF"
+    );
+    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    assert!(p.outputs().contains(&Output::StreamOpened(id)));
+    assert_eq!(
+        p.c.stream_recv(id),
+        Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
+    );
+    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    // A second REPLY for the same stream is still a violation.
+    p.roundtrip_works();
+}

@@ -113,9 +113,16 @@ pub enum ConnectError {
 /// The local login name, as ssh would use it.
 #[cfg(feature = "ssh")]
 fn local_user() -> String {
-    std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| {
-        if rustix::process::geteuid().is_root() { "root".into() } else { rustix::process::geteuid().as_raw().to_string() }
-    })
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| {
+            if rustix::process::geteuid().is_root() {
+                "root".into()
+            } else {
+                rustix::process::geteuid().as_raw().to_string()
+            }
+        })
 }
 
 /// Drops the connection when the last [`Client`] clone goes away.
@@ -163,16 +170,22 @@ impl Client {
         }
         match &parsed.transport {
             Transport::Unix { path } => {
-                let s = tokio::net::UnixStream::connect(path).await.map_err(|source| {
-                    ConnectError::Dial { target: path.display().to_string(), source }
-                })?;
+                let s = tokio::net::UnixStream::connect(path)
+                    .await
+                    .map_err(|source| ConnectError::Dial {
+                        target: path.display().to_string(),
+                        source,
+                    })?;
                 Self::handshake(s, opts).await
             }
             Transport::Tcp { host, port } => {
                 let target = format!("{host}:{port}");
                 let s = tokio::net::TcpStream::connect(&target)
                     .await
-                    .map_err(|source| ConnectError::Dial { target: target.clone(), source })?;
+                    .map_err(|source| ConnectError::Dial {
+                        target: target.clone(),
+                        source,
+                    })?;
                 let _ = s.set_nodelay(true);
                 Self::handshake(s, opts).await
             }
@@ -181,7 +194,10 @@ impl Client {
     }
 
     #[cfg(feature = "ssh")]
-    async fn connect_ssh(target: &SshTarget, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
+    async fn connect_ssh(
+        target: &SshTarget,
+        mut opts: ConnectOptions,
+    ) -> Result<Self, ConnectError> {
         let user = match &target.user {
             Some(u) => u.clone(),
             None => local_user(),
@@ -192,7 +208,9 @@ impl Client {
         cfg.known_hosts.clone_from(&target.known_hosts);
         cfg.no_verify = target.no_verify;
         cfg.socket_path = target.socket.display().to_string();
-        let (stream, close) = ssh_socket::connect(&cfg).await.map_err(|e| ConnectError::Ssh(Box::new(e)))?;
+        let (stream, close) = ssh_socket::connect(&cfg)
+            .await
+            .map_err(|e| ConnectError::Ssh(Box::new(e)))?;
         // Killing the TCP socket directly is what bounds teardown under a stalled write.
         let kill: KillFn = Arc::new(move || close.close());
         opts.kill = Some(match opts.kill.take() {

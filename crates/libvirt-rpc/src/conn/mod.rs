@@ -213,7 +213,7 @@ impl Connection {
             && self
                 .streams
                 .values()
-                .all(|s| s.detached || s.rx_bytes < self.config.stream_window)
+                .all(|s| s.detached || s.rx_bytes < self.config.stream_window.max(1))
     }
 
     /// Bytes queued for sending and not yet taken by [`poll_transmit`](Self::poll_transmit).
@@ -900,7 +900,13 @@ impl Connection {
             });
         }
         match (&s.phase, h.status) {
-            (Phase::Opening, MessageStatus::Ok) => {
+            (Phase::Done(_), _) => {
+                self.stats.stragglers += 1;
+                Ok(())
+            }
+            // The open call's REPLY. It may come after stream packets (the daemon registers
+            // the stream before replying), even after a download's EOF and our finish.
+            (_, MessageStatus::Ok) if !s.replied => {
                 if !payload.is_empty() {
                     return Err(ProtocolViolation::BadPayload {
                         what: "stream open reply",
@@ -913,24 +919,25 @@ impl Connection {
                     });
                 }
                 let s = self.streams.get_mut(&id).expect("present");
-                s.phase = Phase::Open;
-                if s.abort_on_open {
-                    s.phase = Phase::Aborting;
-                    let hdr = stream_header(
-                        s.program,
-                        s.procedure,
-                        id,
-                        MessageType::Stream,
-                        MessageStatus::Error,
-                    );
-                    self.push_control(&hdr);
-                } else if !s.detached {
+                s.replied = true;
+                if matches!(s.phase, Phase::Opening) {
+                    s.phase = Phase::Open;
+                    if s.abort_on_open {
+                        s.phase = Phase::Aborting;
+                        let hdr = stream_header(
+                            s.program,
+                            s.procedure,
+                            id,
+                            MessageType::Stream,
+                            MessageStatus::Error,
+                        );
+                        self.push_control(&hdr);
+                        return Ok(());
+                    }
+                }
+                if !s.detached && !s.abort_on_open {
                     self.outputs.push_back(Output::StreamOpened(id));
                 }
-                Ok(())
-            }
-            (Phase::Done(_), _) => {
-                self.stats.stragglers += 1;
                 Ok(())
             }
             (_, MessageStatus::Error) => {
@@ -1041,7 +1048,14 @@ impl Connection {
             }
             (MessageType::Stream, MessageStatus::Ok) => match s.phase {
                 Phase::Finishing => {
-                    self.end_stream(id, Ok(()));
+                    // An abort asked for while the open call was in flight ends as aborted,
+                    // even when the daemon had already sent everything.
+                    let r = if s.abort_on_open {
+                        Err(s.aborted(None))
+                    } else {
+                        Ok(())
+                    };
+                    self.end_stream(id, r);
                     Ok(())
                 }
                 Phase::Aborting => {

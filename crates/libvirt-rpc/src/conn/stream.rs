@@ -82,6 +82,8 @@ pub(crate) struct Stream {
     pub(crate) detached: bool,
     /// Download saw EOF (empty CONTINUE).
     pub(crate) eof: bool,
+    /// The open call's REPLY arrived (it may trail the first stream packets).
+    pub(crate) replied: bool,
 }
 
 impl Stream {
@@ -103,6 +105,7 @@ impl Stream {
             abort_on_open: false,
             detached: false,
             eof: false,
+            replied: false,
         }
     }
 

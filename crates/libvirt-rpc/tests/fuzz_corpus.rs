@@ -1,0 +1,600 @@
+//! Replays every checked-in fuzz input (`fuzz/corpus/<target>/*` and
+//! `fuzz/regressions/<target>/*`) through the same invariant checks as the cargo-fuzz targets,
+//! so stable `cargo test` exercises the corpus and guards fixed bugs. The checks live in
+//! `fuzz/harness/*.rs`, shared with the targets by `#[path]` (see `fuzz/README.md`).
+//!
+//! The hand-built `connection` seeds are defined here ([`seeds`]); `cargo test -p libvirt-rpc
+//! --test fuzz_corpus -- --ignored write_connection_seeds` rewrites their files.
+
+use std::path::{Path, PathBuf};
+
+#[path = "../../../fuzz/harness/connection.rs"]
+mod connection;
+#[path = "../../../fuzz/harness/frame.rs"]
+mod frame;
+#[path = "../../../fuzz/harness/xdr.rs"]
+mod xdr;
+
+use connection::{Chunk, EventBody, Op, RawBytes, ReplyBody, ServerPacket, Setup, Tweak};
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
+}
+
+/// The files of `fuzz/<dir>/<target>/`, sorted by name.
+fn files(dir: &str, target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let Ok(entries) = std::fs::read_dir(fuzz_dir().join(dir).join(target)) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.expect("readable dir").path()).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let data = std::fs::read(&p).expect("readable input");
+            (p, data)
+        })
+        .collect()
+}
+
+fn is_open_bug(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("open-"))
+}
+
+/// Replay `fuzz/corpus/<target>/*` and the fixed `fuzz/regressions/<target>/*` through
+/// `check`; `open-*` regressions are reported bugs that must still fail (rename one to
+/// `fixed-*` once the core is fixed: it then has to pass like the rest).
+fn replay(target: &str, min: usize, check: fn(&[u8]), strict: fn(bool)) {
+    let corpus = files("corpus", target);
+    assert!(
+        corpus.len() >= min,
+        "{target}: {} inputs, expected at least {min}",
+        corpus.len()
+    );
+    for (path, data) in corpus.iter().chain(&files("regressions", target)) {
+        // Printed before the run so a failure names its input.
+        println!("{target}: {}", path.display());
+        if is_open_bug(path) {
+            strict(true);
+            let r = std::panic::catch_unwind(|| check(data));
+            strict(false);
+            assert!(
+                r.is_err(),
+                "{} passes now: rename it to fixed-*",
+                path.display()
+            );
+        } else {
+            check(data);
+        }
+    }
+}
+
+fn no_strict(_: bool) {}
+
+#[test]
+fn frame_decode_corpus() {
+    replay("frame_decode", 50, frame::check, no_strict);
+}
+
+#[test]
+fn xdr_decode_corpus() {
+    replay("xdr_decode", 50, xdr::check, no_strict);
+}
+
+#[test]
+fn connection_corpus() {
+    replay("connection", 10, connection::check, connection::set_strict);
+}
+
+#[test]
+fn listed_procedures_are_the_tables() {
+    use libvirt_rpc::proto::{REMOTE_PROGRAM, procs};
+    for (number, name) in xdr::LISTED {
+        let info = procs::lookup(REMOTE_PROGRAM, *number)
+            .unwrap_or_else(|| panic!("{name} ({number}) is not in proto::procs::TABLES"));
+        assert_eq!(info.name, *name);
+    }
+    let missing: Vec<&str> = procs::TABLES
+        .iter()
+        .flat_map(|t| t.iter())
+        .filter(|p| !xdr::LISTED.iter().any(|(n, _)| *n == p.number))
+        .map(|p| p.name)
+        .collect();
+    if !missing.is_empty() {
+        // Not fatal: the table may grow before the list is regenerated.
+        println!(
+            "xdr_decode does not cover {} procedures (rerun fuzz/scripts/gen_procs_list.py): {missing:?}",
+            missing.len()
+        );
+    }
+}
+
+// ---- hand-built connection seeds -------------------------------------------------------
+
+fn quiet() -> Setup {
+    Setup {
+        keepalive: None,
+        window: 1 << 19,
+        chunk: Chunk::Page,
+    }
+}
+
+fn reply(target: u8, body: ReplyBody) -> Op {
+    Op::Server {
+        packet: ServerPacket::Reply {
+            target,
+            stream: false,
+            body,
+            tweak: Tweak::None,
+        },
+        split: 0,
+    }
+}
+
+fn open_reply(stream: u8) -> Op {
+    Op::Server {
+        packet: ServerPacket::Reply {
+            target: stream,
+            stream: true,
+            body: ReplyBody::Ok(0),
+            tweak: Tweak::None,
+        },
+        split: 0,
+    }
+}
+
+fn server(packet: ServerPacket) -> Op {
+    Op::Server { packet, split: 0 }
+}
+
+const ALL: Op = Op::Transmit { max: 255 };
+
+/// Hand-built sequences covering the protocol's sequences (see tests/sequences.rs).
+fn seeds() -> Vec<(&'static str, Setup, Vec<Op>)> {
+    let call = |procedure, deadline_ms| Op::Call {
+        procedure,
+        args_len: 12,
+        deadline_ms,
+    };
+    vec![
+        (
+            "calls",
+            quiet(),
+            vec![
+                call(0, None),
+                call(1, Some(2000)),
+                call(3, None),
+                ALL,
+                reply(0, ReplyBody::Ok(8)),
+                Op::DecodeReply { call: 0 },
+                reply(2, ReplyBody::Error(42)),
+                Op::Advance {
+                    ms: 2500,
+                    spurious: false,
+                },
+                reply(1, ReplyBody::Ok(4)),
+                call(2, None),
+                Op::ForgetCall { call: 3 },
+                ALL,
+                reply(3, ReplyBody::Ok(16)),
+                call(4, Some(10)),
+                ALL,
+                Op::Server {
+                    packet: ServerPacket::Reply {
+                        target: 4,
+                        stream: false,
+                        body: ReplyBody::Ok(8),
+                        tweak: Tweak::None,
+                    },
+                    split: 13,
+                },
+            ],
+        ),
+        (
+            "upload_sparse",
+            Setup {
+                keepalive: None,
+                window: 1 << 16,
+                chunk: Chunk::Odd,
+            },
+            vec![
+                Op::OpenStream {
+                    upload: true,
+                    sparse: true,
+                },
+                Op::Send { stream: 0, len: 10 },
+                ALL,
+                open_reply(0),
+                Op::Send {
+                    stream: 0,
+                    len: 5000,
+                },
+                Op::Hole {
+                    stream: 0,
+                    len: 1 << 20,
+                },
+                Op::Send { stream: 0, len: 3 },
+                Op::Transmit { max: 2 },
+                Op::Hole {
+                    stream: 0,
+                    len: u64::MAX,
+                },
+                Op::Finish { stream: 0 },
+                Op::Send { stream: 0, len: 3 },
+                ALL,
+                server(ServerPacket::StreamOk {
+                    stream: 0,
+                    tweak: Tweak::None,
+                }),
+                Op::End { stream: 0 },
+                Op::End { stream: 0 },
+            ],
+        ),
+        (
+            "upload_hole_refused_on_non_sparse",
+            quiet(),
+            vec![
+                Op::OpenStream {
+                    upload: true,
+                    sparse: false,
+                },
+                ALL,
+                open_reply(0),
+                Op::Hole {
+                    stream: 0,
+                    len: 4096,
+                },
+                Op::Send {
+                    stream: 0,
+                    len: 9000,
+                },
+                Op::Abort { stream: 0 },
+                ALL,
+                server(ServerPacket::StreamOk {
+                    stream: 0,
+                    tweak: Tweak::None,
+                }),
+                Op::End { stream: 0 },
+            ],
+        ),
+        (
+            "download_sparse",
+            Setup {
+                keepalive: None,
+                window: 3000,
+                chunk: Chunk::Virsh,
+            },
+            vec![
+                Op::OpenStream {
+                    upload: false,
+                    sparse: true,
+                },
+                ALL,
+                open_reply(0),
+                server(ServerPacket::Data {
+                    stream: 0,
+                    len: 2000,
+                    tweak: Tweak::None,
+                }),
+                server(ServerPacket::Hole {
+                    stream: 0,
+                    len: 8192,
+                    tweak: Tweak::None,
+                }),
+                server(ServerPacket::Data {
+                    stream: 0,
+                    len: 2000,
+                    tweak: Tweak::None,
+                }),
+                server(ServerPacket::Data {
+                    stream: 0,
+                    len: 0,
+                    tweak: Tweak::None,
+                }),
+                Op::Recv { stream: 0, max: 1 },
+                Op::Recv {
+                    stream: 0,
+                    max: 255,
+                },
+                ALL,
+                server(ServerPacket::StreamOk {
+                    stream: 0,
+                    tweak: Tweak::None,
+                }),
+                Op::Recv {
+                    stream: 0,
+                    max: 255,
+                },
+                Op::End { stream: 0 },
+            ],
+        ),
+        (
+            "download_hole_on_non_sparse",
+            quiet(),
+            vec![
+                Op::OpenStream {
+                    upload: false,
+                    sparse: false,
+                },
+                ALL,
+                open_reply(0),
+                server(ServerPacket::Data {
+                    stream: 0,
+                    len: 100,
+                    tweak: Tweak::None,
+                }),
+                server(ServerPacket::Hole {
+                    stream: 0,
+                    len: 4096,
+                    tweak: Tweak::None,
+                }),
+                ALL,
+                server(ServerPacket::StreamOk {
+                    stream: 0,
+                    tweak: Tweak::None,
+                }),
+                Op::End { stream: 0 },
+            ],
+        ),
+        (
+            "stream_errors",
+            quiet(),
+            vec![
+                Op::OpenStream {
+                    upload: true,
+                    sparse: false,
+                },
+                Op::OpenStream {
+                    upload: false,
+                    sparse: false,
+                },
+                ALL,
+                open_reply(0),
+                Op::Send {
+                    stream: 0,
+                    len: 20_000,
+                },
+                server(ServerPacket::StreamError {
+                    stream: 0,
+                    code: 38,
+                    tweak: Tweak::None,
+                }),
+                Op::Send { stream: 0, len: 1 },
+                ALL,
+                Op::Server {
+                    packet: ServerPacket::Reply {
+                        target: 1,
+                        stream: true,
+                        body: ReplyBody::Error(55),
+                        tweak: Tweak::None,
+                    },
+                    split: 0,
+                },
+                Op::End { stream: 0 },
+                Op::End { stream: 1 },
+            ],
+        ),
+        (
+            "abort_while_opening_and_forget",
+            quiet(),
+            vec![
+                Op::OpenStream {
+                    upload: true,
+                    sparse: true,
+                },
+                Op::OpenStream {
+                    upload: false,
+                    sparse: true,
+                },
+                Op::Abort { stream: 0 },
+                ALL,
+                open_reply(0),
+                open_reply(1),
+                server(ServerPacket::Data {
+                    stream: 1,
+                    len: 64,
+                    tweak: Tweak::None,
+                }),
+                Op::Forget { stream: 1 },
+                ALL,
+                server(ServerPacket::StreamOk {
+                    stream: 0,
+                    tweak: Tweak::None,
+                }),
+                server(ServerPacket::Data {
+                    stream: 1,
+                    len: 64,
+                    tweak: Tweak::None,
+                }),
+                server(ServerPacket::StreamOk {
+                    stream: 1,
+                    tweak: Tweak::None,
+                }),
+                Op::End { stream: 0 },
+                Op::End { stream: 1 },
+            ],
+        ),
+        (
+            "keepalive",
+            Setup {
+                keepalive: Some((5, 3)),
+                window: 1 << 20,
+                chunk: Chunk::Page,
+            },
+            vec![
+                server(ServerPacket::Ping),
+                ALL,
+                Op::Advance {
+                    ms: 5000,
+                    spurious: false,
+                },
+                ALL,
+                server(ServerPacket::Pong),
+                Op::Advance {
+                    ms: 4000,
+                    spurious: true,
+                },
+                Op::Advance {
+                    ms: 6000,
+                    spurious: false,
+                },
+                Op::SetKeepalive(Some((1, 2))),
+                Op::Advance {
+                    ms: 1000,
+                    spurious: false,
+                },
+                Op::Advance {
+                    ms: 1000,
+                    spurious: false,
+                },
+                ALL,
+            ],
+        ),
+        (
+            "events",
+            quiet(),
+            vec![
+                server(ServerPacket::Event(EventBody::Lifecycle {
+                    callback_id: 1,
+                    event: 5,
+                    detail: 1,
+                })),
+                server(ServerPacket::Event(EventBody::Reboot(2))),
+                server(ServerPacket::Event(EventBody::Closed(1))),
+                server(ServerPacket::Event(EventBody::Unknown(400, 12))),
+                server(ServerPacket::Event(EventBody::Truncated)),
+                server(ServerPacket::Pong),
+            ],
+        ),
+        (
+            "fatal_reply_then_closed",
+            quiet(),
+            vec![
+                call(0, None),
+                call(1, Some(100)),
+                Op::OpenStream {
+                    upload: false,
+                    sparse: false,
+                },
+                ALL,
+                Op::Server {
+                    packet: ServerPacket::Reply {
+                        target: 0,
+                        stream: false,
+                        body: ReplyBody::Ok(4),
+                        tweak: Tweak::Procedure(999),
+                    },
+                    split: 0,
+                },
+                call(0, None),
+                Op::Send { stream: 0, len: 1 },
+                Op::End { stream: 0 },
+                Op::Close,
+            ],
+        ),
+        (
+            "raw_bytes_and_eof",
+            Setup {
+                keepalive: Some((1, 1)),
+                window: 10,
+                chunk: Chunk::Tiny,
+            },
+            vec![
+                call(5, None),
+                Op::OpenStream {
+                    upload: true,
+                    sparse: true,
+                },
+                Op::Raw(RawBytes(vec![
+                    0, 0, 0, 28, 0x6b, 0x65, 0x65, 0x70, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2,
+                ])),
+                Op::Raw(RawBytes(vec![0, 0, 0, 0, 0, 0, 0, 0])),
+                ALL,
+                Op::Eof,
+                Op::End { stream: 0 },
+            ],
+        ),
+        (
+            "window_backpressure",
+            Setup {
+                keepalive: Some((2, 4)),
+                window: 1000,
+                chunk: Chunk::Page,
+            },
+            vec![
+                Op::OpenStream {
+                    upload: false,
+                    sparse: false,
+                },
+                call(0, None),
+                ALL,
+                open_reply(0),
+                server(ServerPacket::Data {
+                    stream: 0,
+                    len: 1500,
+                    tweak: Tweak::None,
+                }),
+                reply(0, ReplyBody::Ok(8)),
+                Op::Advance {
+                    ms: 30_000,
+                    spurious: false,
+                },
+                Op::Recv {
+                    stream: 0,
+                    max: 255,
+                },
+                server(ServerPacket::Data {
+                    stream: 0,
+                    len: 0,
+                    tweak: Tweak::None,
+                }),
+                ALL,
+                server(ServerPacket::StreamOk {
+                    stream: 0,
+                    tweak: Tweak::None,
+                }),
+                Op::End { stream: 0 },
+                Op::TransportError,
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn connection_seeds_pass_and_match_their_files() {
+    for (name, setup, ops) in seeds() {
+        let bytes = connection::encode(&setup, &ops);
+        assert_eq!(
+            connection::decode(&bytes),
+            (setup.clone(), ops.clone()),
+            "{name}: encode/decode"
+        );
+        connection::run(&setup, &ops);
+        let path = fuzz_dir()
+            .join("corpus/connection")
+            .join(format!("seed-{name}"));
+        let file = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run write_connection_seeds)", path.display()));
+        assert_eq!(
+            file, bytes,
+            "{name}: file differs (run write_connection_seeds)"
+        );
+    }
+}
+
+#[test]
+#[ignore = "rewrites fuzz/corpus/connection/seed-*"]
+fn write_connection_seeds() {
+    let dir = fuzz_dir().join("corpus/connection");
+    std::fs::create_dir_all(&dir).expect("corpus dir");
+    for (name, setup, ops) in seeds() {
+        std::fs::write(
+            dir.join(format!("seed-{name}")),
+            connection::encode(&setup, &ops),
+        )
+        .expect("write seed");
+    }
+}
