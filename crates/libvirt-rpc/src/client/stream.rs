@@ -5,14 +5,14 @@
 //! connection's death. Dropping a handle mid-stream aborts it and leaves the connection usable.
 
 use std::future::poll_fn;
-use std::io::{self, SeekFrom};
+use std::io;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tracing::{Instrument, Span};
 
 use super::Client;
@@ -234,10 +234,13 @@ impl Upload {
         mut self,
         mut reader: R,
     ) -> Result<u64, TransferError> {
+        // One buffer, reserved again each round: once the driver has written a chunk and
+        // dropped it, `reserve` reuses the same allocation instead of faulting in new pages.
+        let mut buf = BytesMut::new();
         loop {
-            let mut buf = BytesMut::with_capacity(STREAM_CHUNK_MAX);
+            buf.reserve(READ_AHEAD);
             let mut eof = false;
-            while buf.len() < STREAM_CHUNK_MAX {
+            while buf.len() < READ_AHEAD {
                 match reader.read_buf(&mut buf).await {
                     Ok(0) => {
                         eof = true;
@@ -251,7 +254,7 @@ impl Upload {
                 }
             }
             if !buf.is_empty() {
-                self.send(buf.freeze()).await?;
+                self.send(buf.split().freeze()).await?;
             }
             if eof {
                 break;
@@ -264,18 +267,27 @@ impl Upload {
 
     /// Upload a file. With a sparse stream, holes are found with `SEEK_DATA`/`SEEK_HOLE` and
     /// sent as holes (the daemon recreates them); otherwise every byte is sent.
+    ///
+    /// The file is read with positioned reads on the blocking pool straight into the buffers
+    /// that go on the wire (no intermediate copy).
     pub async fn send_file_and_finish(mut self, path: &Path) -> Result<u64, TransferError> {
-        let file = match tokio::fs::File::open(path).await {
-            Ok(f) => f,
+        let opened = std::fs::File::open(path).and_then(|f| {
+            let len = f.metadata()?.len();
+            Ok((Arc::new(f), len))
+        });
+        let (file, len) = match opened {
+            Ok(x) => x,
             Err(e) => {
                 let _ = self.h.abort(&e.to_string()).await;
                 return Err(TransferError::Local(e));
             }
         };
-        if !self.sparse {
-            return self.send_all_and_finish(file).await;
-        }
-        match self.send_sparse(file, path).await {
+        let r = if self.sparse {
+            self.send_sparse(&file, len).await
+        } else {
+            self.send_range(&file, 0, len).await
+        };
+        match r {
             Ok(()) => {
                 let sent = self.sent;
                 self.finish().await?;
@@ -289,17 +301,35 @@ impl Upload {
         }
     }
 
+    /// Send `file[start..end)`.
+    async fn send_range(
+        &mut self,
+        file: &Arc<std::fs::File>,
+        start: u64,
+        end: u64,
+    ) -> Result<(), TransferError> {
+        let mut pos = start;
+        while pos < end {
+            let n = usize::try_from(end - pos)
+                .unwrap_or(usize::MAX)
+                .min(READ_AHEAD);
+            let chunk = read_at(file.clone(), pos, n)
+                .await
+                .map_err(TransferError::Local)?;
+            pos += n as u64;
+            self.send(chunk).await?;
+        }
+        Ok(())
+    }
+
     async fn send_sparse(
         &mut self,
-        mut file: tokio::fs::File,
-        path: &Path,
+        file: &Arc<std::fs::File>,
+        len: u64,
     ) -> Result<(), TransferError> {
-        let len = file.metadata().await.map_err(TransferError::Local)?.len();
-        // A second descriptor for probing, so SEEK_DATA does not move the reading offset.
-        let probe = std::fs::File::open(path).map_err(TransferError::Local)?;
         let mut pos = 0u64;
         while pos < len {
-            let data = match rustix::fs::seek(&probe, rustix::fs::SeekFrom::Data(pos)) {
+            let data = match rustix::fs::seek(&**file, rustix::fs::SeekFrom::Data(pos)) {
                 Ok(d) => d.min(len),
                 Err(rustix::io::Errno::NXIO) => len,
                 Err(e) => return Err(TransferError::Local(e.into())),
@@ -311,27 +341,30 @@ impl Upload {
             if pos >= len {
                 break;
             }
-            let hole = match rustix::fs::seek(&probe, rustix::fs::SeekFrom::Hole(pos)) {
+            let hole = match rustix::fs::seek(&**file, rustix::fs::SeekFrom::Hole(pos)) {
                 Ok(h) => h.min(len),
                 Err(e) => return Err(TransferError::Local(e.into())),
             };
-            file.seek(SeekFrom::Start(pos))
-                .await
-                .map_err(TransferError::Local)?;
-            let mut left = hole - pos;
-            while left > 0 {
-                let n = (left as usize).min(STREAM_CHUNK_MAX);
-                let mut buf = BytesMut::zeroed(n);
-                file.read_exact(&mut buf)
-                    .await
-                    .map_err(TransferError::Local)?;
-                self.send(buf.freeze()).await?;
-                left -= n as u64;
-            }
+            self.send_range(file, pos, hole).await?;
             pos = hole;
         }
         Ok(())
     }
+}
+
+/// Bytes read from a source per send: four packets.
+const READ_AHEAD: usize = 4 * STREAM_CHUNK_MAX;
+
+/// `pread` of exactly `n` bytes at `offset`, on the blocking pool.
+async fn read_at(file: Arc<std::fs::File>, offset: u64, n: usize) -> io::Result<Bytes> {
+    tokio::task::spawn_blocking(move || {
+        use std::os::unix::fs::FileExt;
+        let mut buf = BytesMut::zeroed(n);
+        file.read_exact_at(&mut buf, offset)?;
+        Ok(buf.freeze())
+    })
+    .await
+    .map_err(io::Error::other)?
 }
 
 /// A daemon → client stream (e.g. `virStorageVolDownload`): a `futures::Stream` of
@@ -440,8 +473,12 @@ impl Download {
     /// Returns the logical size written.
     pub async fn write_to_file(mut self, path: &Path) -> Result<u64, TransferError> {
         use futures::StreamExt;
-        let mut file = match tokio::fs::File::create(path).await {
-            Ok(f) => f,
+        let opened = std::fs::File::create(path).and_then(|f| {
+            let regular = f.metadata()?.is_file();
+            Ok((Arc::new(f), regular))
+        });
+        let (file, regular) = match opened {
+            Ok(x) => x,
             Err(e) => {
                 let _ = self.h.abort(&e.to_string()).await;
                 return Err(TransferError::Local(e));
@@ -450,13 +487,23 @@ impl Download {
         let mut pos = 0u64;
         while let Some(item) = self.next().await {
             let r = match item? {
+                // Written on the blocking pool straight from the received packet.
                 StreamItem::Data(d) => {
-                    pos += d.len() as u64;
-                    file.write_all(&d).await
+                    let n = d.len() as u64;
+                    let r = write_at(file.clone(), regular, pos, d).await;
+                    pos += n;
+                    r
+                }
+                // A regular file gets a real hole (the offset just moves); a pipe or a device
+                // cannot seek and gets zeros.
+                StreamItem::Hole(n) if regular => {
+                    pos += n;
+                    Ok(())
                 }
                 StreamItem::Hole(n) => {
+                    let r = write_zeros(file.clone(), n).await;
                     pos += n;
-                    file.seek(SeekFrom::Start(pos)).await.map(|_| ())
+                    r
                 }
             };
             if let Err(e) = r {
@@ -465,15 +512,52 @@ impl Download {
             }
             self.report(pos);
         }
-        // A trailing hole only moved the offset: give the file its full length.
-        let r = async {
-            file.flush().await?;
-            file.set_len(pos).await?;
-            file.sync_all().await
-        };
-        r.await.map_err(TransferError::Local)?;
+        if regular {
+            // A trailing hole only moved the offset: give the file its full length. No fsync
+            // (like virsh); callers that need durability sync the file themselves.
+            let f = file.clone();
+            tokio::task::spawn_blocking(move || f.set_len(pos))
+                .await
+                .map_err(|e| TransferError::Local(io::Error::other(e)))?
+                .map_err(TransferError::Local)?;
+        }
         Ok(pos)
     }
+}
+
+/// `pwrite` (regular files) or `write` (pipes, devices) of `data`, on the blocking pool.
+async fn write_at(
+    file: Arc<std::fs::File>,
+    positioned: bool,
+    offset: u64,
+    data: Bytes,
+) -> io::Result<()> {
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        use std::os::unix::fs::FileExt;
+        if positioned {
+            file.write_all_at(&data, offset)
+        } else {
+            (&*file).write_all(&data)
+        }
+    })
+    .await
+    .map_err(io::Error::other)?
+}
+
+async fn write_zeros(file: Arc<std::fs::File>, mut n: u64) -> io::Result<()> {
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let zeros = vec![0u8; 64 << 10];
+        while n > 0 {
+            let k = n.min(zeros.len() as u64) as usize;
+            (&*file).write_all(&zeros[..k])?;
+            n -= k as u64;
+        }
+        Ok(())
+    })
+    .await
+    .map_err(io::Error::other)?
 }
 
 impl Client {
