@@ -7,26 +7,29 @@
 //! cargo build --release -p benches --bin compare
 //! $CARGO_TARGET_DIR/release/compare [--lv PATH] [--reps 3] [--calls 30000] [--threads 8]
 //!     [--mib 512] [--slow-rate-mb 20] [--slow-secs 5] [--local-dir /dev/shm]
-//!     [--pool-on-disk] [--client-cpu N] [--skip-calls] [--skip-transfers] [--skip-slow]
+//!     [--pool-on-disk] [--client-cpu N] [--nice N] [--skip-calls] [--skip-transfers]
+//!     [--skip-slow] [--serve]
 //! ```
 //!
 //! What it measures (all against one daemon started here, so ratios are fair):
 //!
 //! 1. Calls/s of `get_lib_version`, sequential and `--threads`-way concurrent on one
 //!    connection: `lv bench-calls` vs `benches/compare/calls.py` (the C library, one
-//!    `virConnectPtr` shared by threads). Repetitions interleave ours and C.
-//! 2. Upload and download of a `--mib` volume: `lv`, `virsh` and `transfer.py` (the C library
-//!    through `stream.sendAll`/`recvAll`, 262,120-byte chunks like virsh). Wall time, client
-//!    CPU (user+sys from `getrusage(RUSAGE_CHILDREN)` deltas) and peak RSS (`/usr/bin/time
-//!    %M`, i.e. `wait4`'s `ru_maxrss`) of each client process. "net" MB/s subtracts the
-//!    client's fixed cost (start, connect, lookups), measured by a connect-only run of the
-//!    same client; ratios use net figures.
-//! 3. Download into a FIFO read at `--slow-rate-mb` for `--slow-secs`: the client's RSS.
+//!    `virConnectPtr` shared by threads). Repetitions interleave ours and C. Client CPU per
+//!    call (fixed start-up cost subtracted) and the daemon's CPU per call.
+//! 2. Upload and download of a `--mib` volume by `lv`, `virsh -t` and `transfer.py` (the C
+//!    library through `stream.sendAll`/`recvAll`, 262,120-byte chunks like virsh; without and
+//!    with libvirt's event loop thread). MB/s over the transfer proper (virsh's `--timing`,
+//!    the helper's own timer, `lv`'s wall time minus its fixed cost), client CPU (user+sys from
+//!    `getrusage(RUSAGE_CHILDREN)` deltas) and peak RSS (`/usr/bin/time %M`, i.e. `wait4`'s
+//!    `ru_maxrss`) of each client process. Every copy is verified outside the timing.
+//! 3. Download into a FIFO drained at `--slow-rate-mb` for `--slow-secs`: the client's RSS.
 //!
 //! Progress goes to stderr; stdout gets a markdown report and, as its last line, one JSON
 //! object with every sample. Nothing is left behind: the volume and pool live in temp dirs,
 //! the daemon dies on drop. A run killed by a signal may leave `/dev/shm/lv-compare-*`; the
-//! next run removes those whose owner pid is gone.
+//! next run removes those whose owner pid is gone. Method and results:
+//! `docs/benchmarks-compare.md`.
 
 #![allow(clippy::cast_precision_loss)] // byte counts and call counts far below 2^52.
 

@@ -243,7 +243,10 @@ async fn upload_and_download_64_mib_byte_exact() {
     assert!(got == data, "download differs");
     // Not a regular file: no seek, no truncate (virsh accepts these too).
     let dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
-    assert_eq!(dl.write_to_file(Path::new("/dev/null")).await.unwrap(), 64 * MIB);
+    assert_eq!(
+        dl.write_to_file(Path::new("/dev/null")).await.unwrap(),
+        64 * MIB
+    );
     c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: 0 })
         .await
         .unwrap();
