@@ -52,7 +52,7 @@ where
     F: Future<Output = Result<(), String>>,
 {
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(std::env::var("LV_WORKER_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(2))
         .enable_all()
         .build()
         .expect("tokio runtime");
