@@ -10,6 +10,8 @@
 //!     pool: default                    # the libvirt storage pool (must exist and be active)
 //!     domain_type: kvm                 # kvm (default) | qemu (software emulation)
 //!     network: { type: bridge, name: br0 }   # user (default) | bridge {name} | network {name}
+//!     # user networking may forward host ports into the guest (added after every start):
+//!     # network: { type: user, port_forwards: [{ host_port: 18888, guest_port: 8888 }] }
 //!     address_sources: [agent, arp]    # tried in order; agent | arp | lease
 //!     budgets:                         # seconds; fractions allowed
 //!       close_secs: 5                  # polite disconnect of a link before it is killed
@@ -18,6 +20,7 @@
 //!       shutdown_secs: 30              # graceful shutdown wait before destroy
 //!       connect_secs: 15               # dial + handshake of a link
 //!     agent_socket_dir: /run/egress    # optional: where guest agent sockets go
+//!     serial_log_dir: /var/log/egress  # optional: log each guest's serial console to a file
 //! ```
 //!
 //! Every key is optional except `uri` and `pool`; unknown keys are errors (the registry is
@@ -26,6 +29,7 @@
 //! [`Kvm2Settings::validate`], called when the provider is built, so a bad entry fails at
 //! startup rather than at first use.
 
+use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use egress_provider::{FieldError, FieldErrors, Problem};
@@ -61,6 +65,13 @@ pub struct Kvm2Settings {
     /// sha256>.agent`.
     #[serde(default)]
     pub agent_socket_dir: Option<String>,
+    /// Where each guest's serial console is written on the host, as
+    /// `<dir>/<domain name>.serial.log` (truncated at every start). Default: none (a pty
+    /// console). The directory must exist and be writable by the daemon (by the qemu user of
+    /// a system daemon); the provider never reads or removes these files. Nothing of the
+    /// user-data is written there by the provider, but a guest may print what it likes.
+    #[serde(default)]
+    pub serial_log_dir: Option<String>,
 }
 
 impl Kvm2Settings {
@@ -74,6 +85,7 @@ impl Kvm2Settings {
             address_sources: default_sources(),
             budgets: Budgets::default(),
             agent_socket_dir: None,
+            serial_log_dir: None,
         }
     }
 
@@ -104,13 +116,56 @@ impl Kvm2Settings {
             {
                 errors.push(FieldError::new(at("network.name"), Problem::Empty));
             }
-            _ => {}
+            NetworkConfig::User { port_forwards } => {
+                for (i, f) in port_forwards.iter().enumerate() {
+                    let at_f =
+                        |field: &str| format!("{}[{i}].{field}", at("network.port_forwards"));
+                    if f.host_port == 0 {
+                        errors.push(FieldError::invalid(
+                            at_f("host_port"),
+                            "must be 1..65535 (0 would bind a port nobody can know)",
+                        ));
+                    }
+                    if f.guest_port == 0 {
+                        errors.push(FieldError::invalid(at_f("guest_port"), "must be 1..65535"));
+                    }
+                    if !f.host_addr.is_loopback() && !f.allow_non_loopback {
+                        errors.push(FieldError::invalid(
+                            at_f("host_addr"),
+                            format!(
+                                "{} is not a loopback address: the forward would expose the guest's \
+                                 service (an open proxy) beyond this host; set \
+                                 allow_non_loopback: true to do so deliberately",
+                                f.host_addr
+                            ),
+                        ));
+                    }
+                    if port_forwards[..i]
+                        .iter()
+                        .any(|g| g.host_addr == f.host_addr && g.host_port == f.host_port)
+                    {
+                        errors.push(FieldError::invalid(
+                            at_f("host_port"),
+                            format!("{}:{} is forwarded twice", f.host_addr, f.host_port),
+                        ));
+                    }
+                }
+            }
+            NetworkConfig::Bridge { .. } | NetworkConfig::Network { .. } => {}
         }
         if let Some(dir) = &self.agent_socket_dir {
             if !dir.starts_with('/') || dir.len() > 70 {
                 errors.push(FieldError::invalid(
                     at("agent_socket_dir"),
                     "must be an absolute path of at most 70 bytes (a unix socket path is limited to 108)",
+                ));
+            }
+        }
+        if let Some(dir) = &self.serial_log_dir {
+            if !dir.starts_with('/') {
+                errors.push(FieldError::invalid(
+                    at("serial_log_dir"),
+                    "must be an absolute path",
                 ));
             }
         }
@@ -166,13 +221,19 @@ impl DomainType {
 }
 
 /// How a guest's network interface is attached.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 #[non_exhaustive]
 pub enum NetworkConfig {
-    /// QEMU user networking (slirp): no host setup, guest reachable only by port forwards.
-    #[default]
-    User,
+    /// QEMU user networking (slirp): no host setup; all guest traffic stays inside the qemu
+    /// process (the guest is `10.0.2.15`, the host's loopback is `10.0.2.2` to it). The guest
+    /// is reachable from the host only through `port_forwards`.
+    User {
+        /// Host ports forwarded into the guest, added through the QEMU monitor
+        /// (`hostfwd_add`) after every start; see [`PortForward`].
+        #[serde(default)]
+        port_forwards: Vec<PortForward>,
+    },
     /// A host bridge, e.g. `br0`.
     Bridge {
         /// The bridge device.
@@ -183,6 +244,82 @@ pub enum NetworkConfig {
         /// The network's name.
         name: String,
     },
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        Self::User {
+            port_forwards: Vec::new(),
+        }
+    }
+}
+
+impl NetworkConfig {
+    /// User networking without port forwards.
+    pub fn user() -> Self {
+        Self::default()
+    }
+
+    /// The port forwards (empty for bridge and network attachments).
+    pub fn port_forwards(&self) -> &[PortForward] {
+        match self {
+            Self::User { port_forwards } => port_forwards,
+            Self::Bridge { .. } | Self::Network { .. } => &[],
+        }
+    }
+}
+
+/// One TCP port forwarded from the libvirt host into a user-networked guest:
+/// `host_addr:host_port` on the host (where qemu runs: the libvirt host, not the operator's
+/// machine) → `guest_port` on the guest's user-network address (`10.0.2.15`).
+///
+/// ```yaml
+/// network: { type: user, port_forwards: [{ host_addr: 127.0.0.1, host_port: 18888, guest_port: 8888 }] }
+/// ```
+///
+/// A forward binds one host port, so it suits one instance per entry (demos, tests, a single
+/// proxy per host): a second instance of the entry cannot bind the same port, and its
+/// `create` fails `Transient` until the port is free.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PortForward {
+    /// The host address to listen on. Default `127.0.0.1`. Must be a loopback address unless
+    /// `allow_non_loopback` is set: a forward to a proxy is an open proxy for whoever can
+    /// reach that address.
+    #[serde(default = "loopback")]
+    pub host_addr: Ipv4Addr,
+    /// The host port (1–65535).
+    pub host_port: u16,
+    /// The guest port (1–65535).
+    pub guest_port: u16,
+    /// Permit a non-loopback `host_addr`. Default false.
+    #[serde(default)]
+    pub allow_non_loopback: bool,
+}
+
+impl PortForward {
+    /// `127.0.0.1:host_port` → `guest_port`.
+    pub fn loopback(host_port: u16, guest_port: u16) -> Self {
+        Self {
+            host_addr: Ipv4Addr::LOCALHOST,
+            host_port,
+            guest_port,
+            allow_non_loopback: false,
+        }
+    }
+
+    /// The rule in qemu's `hostfwd` syntax: `tcp:ADDR:HOSTPORT-:GUESTPORT`.
+    pub fn hostfwd_rule(&self) -> String {
+        format!(
+            "tcp:{}:{}-:{}",
+            self.host_addr, self.host_port, self.guest_port
+        )
+    }
+}
+
+fn loopback() -> Ipv4Addr {
+    Ipv4Addr::LOCALHOST
 }
 
 /// A place to learn a guest's address from (`virDomainInterfaceAddresses` sources).
@@ -299,7 +436,8 @@ mod tests {
     fn defaults() {
         let s = parse(r#"{"uri":"qemu:///system","pool":"default"}"#).unwrap();
         assert_eq!(s.domain_type, DomainType::Kvm);
-        assert_eq!(s.network, NetworkConfig::User);
+        assert_eq!(s.network, NetworkConfig::user());
+        assert!(s.network.port_forwards().is_empty());
         assert_eq!(
             s.address_sources,
             vec![AddressSource::Agent, AddressSource::Arp]
@@ -322,6 +460,84 @@ mod tests {
         assert_eq!(s.budgets.call, Duration::from_millis(2500));
         assert_eq!(s.budgets.fetch_deadline(), Duration::from_secs(2));
         assert!(s.validate("providers[0]").is_ok());
+    }
+
+    #[test]
+    fn user_network_with_port_forwards() {
+        let s = parse(
+            r#"{"uri":"qemu:///system","pool":"p","serial_log_dir":"/var/log/e",
+                "network":{"type":"user","port_forwards":[
+                    {"host_port":18888,"guest_port":8888},
+                    {"host_addr":"127.0.0.2","host_port":18889,"guest_port":22}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.network.port_forwards(),
+            [
+                PortForward::loopback(18888, 8888),
+                PortForward {
+                    host_addr: Ipv4Addr::new(127, 0, 0, 2),
+                    ..PortForward::loopback(18889, 22)
+                }
+            ]
+        );
+        assert_eq!(
+            s.network.port_forwards()[0].hostfwd_rule(),
+            "tcp:127.0.0.1:18888-:8888"
+        );
+        assert_eq!(s.serial_log_dir.as_deref(), Some("/var/log/e"));
+        assert!(s.validate("providers[0]").is_ok());
+        // `{type: user}` alone still parses (no forwards).
+        let s = parse(r#"{"uri":"qemu:///system","pool":"p","network":{"type":"user"}}"#).unwrap();
+        assert_eq!(s.network, NetworkConfig::user());
+        // Forwards only exist for user networking.
+        let e = parse(
+            r#"{"uri":"qemu:///system","pool":"p","network":{"type":"bridge","name":"br0","port_forwards":[]}}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("port_forwards"), "{e}");
+        let e = parse(
+            r#"{"uri":"qemu:///system","pool":"p","network":{"type":"user","port_forwards":[{"host_port":1,"guest_port":2,"proto":"udp"}]}}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("proto"), "{e}");
+    }
+
+    #[test]
+    fn port_forwards_are_checked() {
+        let mut s = Kvm2Settings::new("qemu:///system", "p");
+        s.network = NetworkConfig::User {
+            port_forwards: vec![
+                PortForward::loopback(0, 8888),
+                PortForward {
+                    host_addr: Ipv4Addr::UNSPECIFIED,
+                    ..PortForward::loopback(18888, 0)
+                },
+                PortForward::loopback(18889, 8888),
+                PortForward::loopback(18889, 8889),
+                PortForward {
+                    host_addr: Ipv4Addr::new(192, 0, 2, 1),
+                    allow_non_loopback: true,
+                    ..PortForward::loopback(18890, 8888)
+                },
+            ],
+        };
+        s.serial_log_dir = Some("relative".into());
+        let e = s.validate("p[0]").unwrap_err();
+        for p in [
+            "p[0].network.port_forwards[0].host_port",
+            "p[0].network.port_forwards[1].guest_port",
+            "p[0].network.port_forwards[1].host_addr",
+            "p[0].network.port_forwards[3].host_port",
+            "p[0].serial_log_dir",
+        ] {
+            assert!(e.at(p).is_some(), "missing {p} in {e}");
+        }
+        assert!(
+            e.at("p[0].network.port_forwards[4].host_addr").is_none(),
+            "{e}"
+        );
+        assert!(e.to_string().contains("open proxy"), "{e}");
     }
 
     #[test]

@@ -9,9 +9,12 @@
 //! and address discovery with the [H3 rule](address). Errors are classified by
 //! [one function](classify).
 //!
-//! **Not in scope.** Guest images themselves (a later issue brings a bootable one), port
-//! forwards for user networking (the [`xml`] interface writer is the extension point),
-//! cross-process fencing of the image cache, retry policy (the controller's), and
+//! Port forwards for user networking ([`PortForward`]) are added through the QEMU monitor
+//! after every start ([`monitor`]), so a proxy in a user-networked guest is reachable on a
+//! host loopback port.
+//!
+//! **Not in scope.** Guest images themselves (`scripts/build-guest-image` builds the test
+//! guest), cross-process fencing of the image cache, retry policy (the controller's), and
 //! Kubernetes.
 //!
 //! ```text
@@ -72,6 +75,7 @@ pub mod config;
 pub mod image;
 pub mod link;
 pub mod meta;
+pub mod monitor;
 mod ops;
 mod provider;
 pub mod seed;
@@ -82,7 +86,7 @@ use std::sync::Arc;
 use egress_provider::{FieldErrors, Provider, ProviderEntry, ProviderFactory};
 
 pub use classify::LvError;
-pub use config::{AddressSource, Budgets, DomainType, Kvm2Settings, NetworkConfig};
+pub use config::{AddressSource, Budgets, DomainType, Kvm2Settings, NetworkConfig, PortForward};
 pub use image::{BaseImage, ImageProgress, ProgressFn};
 pub use provider::{BuildError, Kvm2Provider, disk_volume_name, seed_volume_name};
 

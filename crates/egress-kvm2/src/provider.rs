@@ -28,6 +28,7 @@ use crate::config::Kvm2Settings;
 use crate::image::{BaseImage, ImageCache, ProgressFn};
 use crate::link::{Link, LinkPool};
 use crate::meta::Meta;
+use crate::monitor;
 use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
@@ -227,6 +228,16 @@ impl Kvm2Provider {
         format!("{}-{uid}", self.name)
     }
 
+    /// Where the serial console of instance `uid` is logged on the host, when
+    /// `serial_log_dir` is set: `<dir>/<entry>-<uid>.serial.log`.
+    pub fn serial_log_path(&self, uid: &Identifier) -> Option<String> {
+        let name = self.domain_name(uid);
+        self.settings
+            .serial_log_dir
+            .as_ref()
+            .map(|dir| format!("{}/{name}.serial.log", dir.trim_end_matches('/')))
+    }
+
     /// Makes sure the base image for `key` is cached and verified (fetching it if needed).
     pub async fn ensure_image(&self, key: &Identifier) -> Result<BaseImage, ProviderError> {
         self.images.ensure(&self.links, key).await
@@ -381,6 +392,26 @@ impl Kvm2Provider {
         Ok(())
     }
 
+    /// The configured port forwards, on a domain whose qemu runs (running, blocked or
+    /// paused); nothing for a domain that is not running (its next start adds them). Called
+    /// after every start and on every create of an existing domain, so a domain started
+    /// outside the provider gets its forwards at the next create.
+    async fn forward_ports(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+        let forwards = self.settings.network.port_forwards();
+        if forwards.is_empty() {
+            return Ok(());
+        }
+        let st = ops::state(link, dom)
+            .await
+            .map_err(perr(format!("read state of domain {}", dom.name)))?;
+        if !matches!(st.state, state::RUNNING | state::BLOCKED | state::PAUSED) {
+            return Ok(());
+        }
+        monitor::ensure_port_forwards(link, dom, forwards)
+            .await
+            .map(|_| ())
+    }
+
     async fn start(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
         match link
             .call::<DomainCreateWithFlags>(&DomainFlagsArgs {
@@ -418,6 +449,7 @@ impl Kvm2Provider {
             // Same uid again (or a create that crashed after define): the same domain.
             let meta = self.read_meta(&link, &dom, &spec.uid).await?;
             self.start_if_not_run(&link, &dom).await?;
+            self.forward_ports(&link, &dom).await?;
             return self.instance(&link, &dom, meta).await;
         }
 
@@ -504,6 +536,7 @@ impl Kvm2Provider {
             });
             format!("{}/{hex}.agent", dir.trim_end_matches('/'))
         });
+        let serial_log = self.serial_log_path(&spec.uid);
         let xml = domain_xml(&DomainSpec {
             name: &name,
             title: &spec.name,
@@ -516,6 +549,7 @@ impl Kvm2Provider {
             network: &self.settings.network,
             meta: &meta,
             agent_socket: agent_socket.as_deref(),
+            serial_log: serial_log.as_deref(),
         });
         let dom = match link
             .call::<DomainDefineXmlFlags>(&XmlFlagsArgs {
@@ -531,6 +565,7 @@ impl Kvm2Provider {
                     if let Ok(Some(dom)) = ops::domain(&link, &name).await {
                         let meta = self.read_meta(&link, &dom, &spec.uid).await?;
                         self.start_if_not_run(&link, &dom).await?;
+                        self.forward_ports(&link, &dom).await?;
                         return self.instance(&link, &dom, meta).await;
                     }
                 }
@@ -538,6 +573,7 @@ impl Kvm2Provider {
             }
         };
         self.start(&link, &dom).await?;
+        self.forward_ports(&link, &dom).await?;
         // Read back, not remembered.
         let meta = self.read_meta(&link, &dom, &spec.uid).await?;
         tracing::info!(domain = %name, "domain defined and started");

@@ -37,6 +37,8 @@ pub struct DomainSpec<'a> {
     pub meta: &'a Meta,
     /// An explicit host path for the guest agent socket (`None`: libvirt picks).
     pub agent_socket: Option<&'a str>,
+    /// A host file the serial console is written to (`None`: a pty console).
+    pub serial_log: Option<&'a str>,
 }
 
 type W = Writer<Vec<u8>>;
@@ -79,11 +81,14 @@ fn volume_disk(
     Ok(())
 }
 
-/// The network interface. The extension point for later settings (port forwards for user
-/// networking will add `<portForward>` children or `<qemu:commandline>` here).
+/// The network interface: one virtio NIC without an option ROM (guests boot from disk;
+/// iPXE only costs boot time). Port forwards of user networking are not part of the XML:
+/// libvirt 9.0 rejects `<backend type='passt'/>` (with its `<portForward>`), so they are
+/// added through the monitor after start ([`crate::monitor`]); libvirt names this NIC's
+/// backend `hostnet0`.
 fn interface(w: &mut W, network: &NetworkConfig) -> io::Result<()> {
     let (kind, source): (&str, Option<(&str, &str)>) = match network {
-        NetworkConfig::User => ("user", None),
+        NetworkConfig::User { .. } => ("user", None),
         NetworkConfig::Bridge { name } => ("bridge", Some(("bridge", name.as_str()))),
         NetworkConfig::Network { name } => ("network", Some(("network", name.as_str()))),
     };
@@ -97,6 +102,9 @@ fn interface(w: &mut W, network: &NetworkConfig) -> io::Result<()> {
             }
             w.create_element("model")
                 .with_attribute(("type", "virtio"))
+                .write_empty()?;
+            w.create_element("rom")
+                .with_attribute(("enabled", "no"))
                 .write_empty()?;
             Ok(())
         })?;
@@ -154,12 +162,28 @@ pub fn domain_xml(d: &DomainSpec<'_>) -> String {
                                 .write_empty()?;
                             Ok(())
                         })?;
-                    w.create_element("serial")
-                        .with_attribute(("type", "pty"))
-                        .write_empty()?;
-                    w.create_element("console")
-                        .with_attribute(("type", "pty"))
-                        .write_empty()?;
+                    if let Some(path) = d.serial_log {
+                        // libvirt adds the matching <console> (serial port 0) itself.
+                        w.create_element("serial")
+                            .with_attribute(("type", "file"))
+                            .write_inner_content(|w| {
+                                w.create_element("source")
+                                    .with_attribute(("path", path))
+                                    .with_attribute(("append", "off"))
+                                    .write_empty()?;
+                                w.create_element("target")
+                                    .with_attribute(("port", "0"))
+                                    .write_empty()?;
+                                Ok(())
+                            })?;
+                    } else {
+                        w.create_element("serial")
+                            .with_attribute(("type", "pty"))
+                            .write_empty()?;
+                        w.create_element("console")
+                            .with_attribute(("type", "pty"))
+                            .write_empty()?;
+                    }
                     Ok(())
                 })?;
                 Ok(())
@@ -245,8 +269,14 @@ mod tests {
             network: &net,
             meta: &meta,
             agent_socket: Some("/run/x/<a>.agent"),
+            serial_log: Some("/var/log/e/<s>.log"),
         });
         assert!(xml.contains("path=\"/run/x/&lt;a&gt;.agent\""), "{xml}");
+        assert!(
+            xml.contains("<serial type=\"file\">")
+                && xml.contains("path=\"/var/log/e/&lt;s&gt;.log\""),
+            "{xml}"
+        );
         assert!(!xml.contains("<devices><disk type='file'/>"), "{xml}");
         assert!(!xml.contains("evil='1'"), "{xml}");
         assert!(xml.contains("&lt;/title&gt;"), "{xml}");

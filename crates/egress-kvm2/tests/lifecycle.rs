@@ -190,3 +190,54 @@ async fn foreign_domain_with_our_name_is_permanent_and_untouched() {
             .contains("own-u1")
     );
 }
+
+/// A port forward whose host port is taken: `create` fails `Transient` naming the address,
+/// the domain runs without it; once the port is free a retried create adds it (the forward
+/// path is idempotent: a third create adds nothing). `delete` frees the port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn port_forward_on_a_taken_port_is_transient_and_completed_by_a_retried_create() {
+    let Some(env) = env().await else { return };
+    let body = pattern(1 << 20, 24);
+    env.http.serve("/img.raw", body.clone());
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let p = build(entry(
+        &env,
+        "fwd",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({"network": {"type": "user", "port_forwards": [{"host_port": port, "guest_port": 8888}]}}),
+    ));
+    let spec = CreateSpec::new(id("u1"), "u1", id("img")).with_memory_mib(64);
+    let err = p.create(&spec).await.unwrap_err();
+    let msg = err.chain().to_string();
+    assert!(err.is_transient(), "{msg}");
+    assert!(msg.contains(&format!("127.0.0.1:{port}")), "{msg}");
+    assert_eq!(
+        env.d.virsh(&["domstate", "fwd-u1"]).unwrap().trim(),
+        "running"
+    );
+    let usernet = || {
+        env.d
+            .virsh(&["qemu-monitor-command", "fwd-u1", "--hmp", "info usernet"])
+            .unwrap()
+    };
+    let rule = format!("127.0.0.1 {port}");
+    assert!(!usernet().contains(&rule), "{}", usernet());
+
+    drop(taken);
+    let i = p.create(&spec).await.unwrap();
+    assert_eq!(i.state, InstanceState::Provisioning);
+    let u = usernet();
+    assert!(u.contains("(hostnet0):"), "libvirt's backend id: {u}");
+    let forwards = |u: &str| {
+        u.lines()
+            .filter(|l| l.contains("HOST_FORWARD") && l.contains(&rule))
+            .count()
+    };
+    assert_eq!(forwards(&u), 1, "{u}");
+    p.create(&spec).await.unwrap();
+    assert_eq!(forwards(&usernet()), 1, "added once only");
+
+    p.delete(&spec.uid).await.unwrap();
+    std::net::TcpListener::bind(("127.0.0.1", port)).expect("delete frees the forwarded port");
+}

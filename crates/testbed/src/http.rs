@@ -248,6 +248,81 @@ async fn serve_one(mut sock: TcpStream, state: &Mutex<State>) -> io::Result<()> 
     Ok(())
 }
 
+/// A response read by [`get_via_proxy`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxiedResponse {
+    /// The status code.
+    pub status: u16,
+    /// The status line and headers, as received.
+    pub head: String,
+    /// The body bytes as received (not de-chunked).
+    pub body: Vec<u8>,
+}
+
+/// `GET url` through the HTTP forward proxy at `proxy` (absolute-form request line,
+/// `Connection: close`), reading the whole response within `timeout`.
+///
+/// # Errors
+/// Connect or I/O errors, a timeout (`TimedOut`), or a reply that is not HTTP
+/// (`InvalidData`, with what arrived).
+pub async fn get_via_proxy(
+    proxy: SocketAddr,
+    url: &str,
+    timeout: std::time::Duration,
+) -> io::Result<ProxiedResponse> {
+    let host = url
+        .strip_prefix("http://")
+        .and_then(|r| r.split('/').next())
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("not an http URL: {url}"),
+            )
+        })?
+        .to_owned();
+    let work = async {
+        let mut c = TcpStream::connect(proxy).await?;
+        c.write_all(
+            format!("GET {url} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: testbed\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await?;
+        let mut out = Vec::new();
+        c.read_to_end(&mut out).await?;
+        Ok::<_, io::Error>(out)
+    };
+    let raw = tokio::time::timeout(timeout, work).await.map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("GET {url} via proxy {proxy}: no complete answer within {timeout:?}"),
+        )
+    })??;
+    let bad = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "GET {url} via proxy {proxy}: not an HTTP response: {:?}",
+                String::from_utf8_lossy(&raw[..raw.len().min(200)])
+            ),
+        )
+    };
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(bad)?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let status = head
+        .strip_prefix("HTTP/1.")
+        .and_then(|r| r.get(2..5))
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(bad)?;
+    Ok(ProxiedResponse {
+        status,
+        head,
+        body: raw[split + 4..].to_vec(),
+    })
+}
+
 fn reason(code: u16) -> &'static str {
     match code {
         200 => "OK",
@@ -304,5 +379,29 @@ mod tests {
         assert_eq!(s.hits("/ok"), 1);
         assert_eq!(s.hits("/missing"), 1);
         assert!(s.url("/ok").starts_with("http://127.0.0.1:"));
+    }
+
+    /// The server itself understands an absolute-form request line as a path, so it can
+    /// stand in for a proxy here.
+    #[tokio::test]
+    async fn get_via_a_proxy() {
+        let s = HttpServer::start().await.unwrap();
+        let url = format!("http://10.0.2.2:{}/t", s.addr().port());
+        s.serve(&url, b"token".to_vec());
+        let r = get_via_proxy(s.addr(), &url, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(r.status, 200, "{r:?}");
+        assert_eq!(r.body, b"token");
+        assert!(r.head.contains("Content-Length: 5"), "{r:?}");
+        let r = get_via_proxy(s.addr(), "http://x/none", Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(r.status, 404);
+        assert!(
+            get_via_proxy(s.addr(), "ftp://x", Duration::from_secs(1))
+                .await
+                .is_err()
+        );
     }
 }

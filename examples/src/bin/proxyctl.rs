@@ -10,9 +10,12 @@
 //!
 //! `--config` is a provider configuration (YAML or JSON, the operator's format); `--entry`
 //! picks one `kvm2` entry (default: the only or first one). `demo` needs no configuration: it
-//! starts its own private libvirtd and a loopback mirror serving a small generated image,
-//! ensures the image, creates an instance, shows it, deletes it, and leaves the host
-//! untouched (daemon and temp dirs are removed on exit).
+//! builds (or reuses) the egress test guest (`scripts/build-guest-image`), starts its own
+//! private libvirtd and a loopback mirror serving that image, ensures the image, creates an
+//! instance whose user-data starts a proxy, waits (at most 60 s) until the guest agent
+//! reports its address, sends one HTTP request through the proxy (forwarded from a host
+//! loopback port) to a loopback server on the host, deletes the instance, and leaves the
+//! host untouched (daemon, qemu and temp dirs are removed on exit).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -92,9 +95,14 @@ enum Cmd {
         #[arg(long)]
         tag: String,
     },
-    /// The embedded default: a private libvirtd and a loopback mirror, one instance
-    /// created, shown and deleted; nothing outside temp dirs is touched.
-    Demo,
+    /// The embedded default: a private libvirtd, a loopback mirror and a real guest that
+    /// carries one request through its proxy; nothing outside temp dirs is touched.
+    Demo {
+        /// Domain type for the guest: `qemu` (software emulation; works everywhere, also
+        /// under nested virtualization) or `kvm` (faster where /dev/kvm boots real guests).
+        #[arg(long, default_value = "qemu", value_parser = ["qemu", "kvm"])]
+        domain_type: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -113,8 +121,8 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
-    if matches!(cli.cmd, Cmd::Demo) {
-        return demo().await;
+    if let Cmd::Demo { domain_type } = &cli.cmd {
+        return demo(domain_type).await;
     }
     let bars = Bars::new();
     let provider = load(cli.config.as_deref(), cli.entry.as_deref(), &bars)?;
@@ -226,7 +234,7 @@ async fn command(p: &Kvm2Provider, cmd: Cmd) -> Result<(), String> {
                 print_instance(i);
             }
         }
-        Cmd::Demo => unreachable!("handled before"),
+        Cmd::Demo { .. } => unreachable!("handled before"),
     }
     Ok(())
 }
@@ -299,30 +307,8 @@ impl Bars {
 
 // ---- demo -----------------------------------------------------------------------------
 
-fn sha256_hex(data: &[u8]) -> String {
-    use sha2::Digest;
-    use std::fmt::Write as _;
-    sha2::Sha256::digest(data)
-        .iter()
-        .fold(String::new(), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
-
-/// A small raw image of pattern data (no guest OS yet; a later issue swaps in a bootable one).
-fn demo_image(len: usize) -> Vec<u8> {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut v = Vec::with_capacity(len + 8);
-    while v.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.extend_from_slice(&x.to_le_bytes());
-    }
-    v.truncate(len);
-    v
-}
+/// How long the demo waits for the guest to report its address.
+const DEMO_RUNNING_WITHIN: Duration = Duration::from_secs(60);
 
 /// libvirtd is missing: install what the tests install (scripts/install-deps), when this
 /// binary runs from the workspace.
@@ -365,84 +351,131 @@ impl Clock {
     }
 }
 
-async fn demo() -> Result<(), String> {
+/// What the demo runs in; everything is removed when it drops.
+struct DemoBed {
+    lvd: testbed::libvirtd::Libvirtd,
+    mirror: testbed::http::HttpServer,
+    image: testbed::guest::GuestImage,
+    /// Guest agent sockets and serial console logs (daemon-writable, short paths).
+    dir: testbed::guest::TempDir,
+}
+
+async fn demo(domain_type: &str) -> Result<(), String> {
     let clock = Clock(Instant::now());
     println!(
-        "proxyctl demo: a private libvirtd and a loopback mirror; nothing outside temp dirs is touched"
+        "proxyctl demo: a real egress guest on a private libvirtd; nothing outside temp dirs is touched"
     );
     tokio::task::spawn_blocking(install_deps_if_missing)
         .await
         .map_err(|e| e.to_string())??;
-    let d = tokio::task::spawn_blocking(testbed::libvirtd::Libvirtd::start)
+    let image = tokio::task::spawn_blocking(testbed::guest::image)
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("cannot build the guest image: {e}"))?;
+    clock.say(format_args!(
+        "guest image {} ({} bytes, sha256 {}…): {} in {:.2?}",
+        image.path.display(),
+        image.size,
+        &image.sha256[..16],
+        if image.cached { "cached" } else { "built" },
+        image.build_time
+    ));
+    let lvd = tokio::task::spawn_blocking(testbed::libvirtd::Libvirtd::start)
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| format!("cannot start the private libvirtd: {e}"))?;
     clock.say(format_args!(
-        "libvirtd 9 started (session mode, {}; domain type {})",
-        d.dir().display(),
-        d.domain_type()
+        "libvirtd 9 started (session mode, {})",
+        lvd.dir().display()
     ));
-    let http = testbed::http::HttpServer::start()
+    let mirror = testbed::http::HttpServer::start()
         .await
         .map_err(|e| format!("cannot start the loopback mirror: {e}"))?;
-    let image = demo_image(8 << 20);
-    let sha = sha256_hex(&image);
-    http.serve("/demo.raw", image.clone());
+    let bytes = std::fs::read(&image.path).map_err(|e| format!("{}: {e}", image.path.display()))?;
+    mirror.serve("/egress-guest.raw", bytes);
     clock.say(format_args!(
-        "mirror {} serves an 8 MiB raw image, sha256 {}…",
-        http.url("/demo.raw"),
-        &sha[..16]
+        "mirror {} serves the guest image",
+        mirror.url("/egress-guest.raw")
     ));
-    // Guest agent sockets: libvirt's session paths under the temp dir are too deep for a
-    // unix socket, so they go into a short dir of our own (removed at the end).
-    let agent_dir = tempfile_dir()?;
-    let result = demo_steps(&clock, &d, &http, &sha, &agent_dir).await;
-    let _ = std::fs::remove_dir_all(&agent_dir);
-    drop(http);
-    let dir = d.dir().to_owned();
-    tokio::task::spawn_blocking(move || drop(d))
+    let dir = testbed::guest::shared_dir("proxyctl-")
+        .map_err(|e| format!("cannot make a temp dir: {e}"))?;
+    let bed = DemoBed {
+        lvd,
+        mirror,
+        image,
+        dir,
+    };
+    let result = demo_steps(&clock, &bed, domain_type).await;
+    if result.is_err() {
+        print_serial_tail(&bed);
+    }
+    let lvd_dir = bed.lvd.dir().to_owned();
+    let tmp = bed.dir.path().to_owned();
+    tokio::task::spawn_blocking(move || drop(bed))
         .await
         .map_err(|e| e.to_string())?;
+    let left: Vec<String> = [&lvd_dir, &tmp]
+        .iter()
+        .filter(|d| d.exists())
+        .map(|d| d.display().to_string())
+        .collect();
     clock.say(format_args!(
-        "cleaned up: daemon stopped, {} {}",
-        dir.display(),
-        if dir.exists() {
-            "STILL EXISTS"
+        "cleaned up: daemon and guest stopped, {} and {} {}",
+        lvd_dir.display(),
+        tmp.display(),
+        if left.is_empty() {
+            "removed".to_owned()
         } else {
-            "removed"
+            format!("STILL EXIST: {}", left.join(", "))
         }
     ));
     result
 }
 
-fn tempfile_dir() -> Result<PathBuf, String> {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = PathBuf::from(format!("/tmp/proxyctl-ga-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777))
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(dir)
+/// On failure: the last lines of every serial console log (the guest's own account).
+fn print_serial_tail(bed: &DemoBed) {
+    let Ok(entries) = std::fs::read_dir(bed.dir.path()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if !path.to_string_lossy().ends_with(".serial.log") {
+            continue;
+        }
+        let log = std::fs::read_to_string(&path).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        eprintln!(
+            "---- last lines of the guest's serial console ({}) ----",
+            path.display()
+        );
+        for l in &lines[lines.len().saturating_sub(40)..] {
+            eprintln!("{l}");
+        }
+        eprintln!("---- end ----");
+    }
 }
 
-async fn demo_steps(
-    clock: &Clock,
-    lvd: &testbed::libvirtd::Libvirtd,
-    http: &testbed::http::HttpServer,
-    sha: &str,
-    agent_dir: &Path,
-) -> Result<(), String> {
+async fn demo_steps(clock: &Clock, bed: &DemoBed, domain_type: &str) -> Result<(), String> {
+    let fwd = testbed::guest::free_loopback_port().map_err(|e| format!("no free port: {e}"))?;
+    let dir = bed.dir.path().display().to_string();
     let doc = serde_json::json!({"providers": [{
         "name": "demo",
         "type": "kvm2",
-        "images": {"demo-raw": {"url": http.url("/demo.raw"), "sha256": sha, "format": "raw"}},
-        "uri": lvd.uri(),
-        "pool": lvd.pool_name(),
-        "domain_type": lvd.domain_type(),
-        // No guest OS: the agent never answers and session networking has no lease, so
-        // the instance stays Provisioning (ARP fails in some sandboxes; lease answers empty).
+        "images": {"egress-guest": {
+            "url": bed.mirror.url("/egress-guest.raw"), "sha256": bed.image.sha256, "format": "raw"
+        }},
+        "uri": bed.lvd.uri(),
+        "pool": bed.lvd.pool_name(),
+        "domain_type": domain_type,
+        // The agent answers once the guest is up; before that it fails and the lease source
+        // (empty under user networking) makes it Provisioning.
         "address_sources": ["agent", "lease"],
-        "agent_socket_dir": agent_dir.display().to_string(),
-        "budgets": {"shutdown_secs": 1},
+        "network": {"type": "user", "port_forwards": [
+            {"host_addr": "127.0.0.1", "host_port": fwd, "guest_port": testbed::guest::PROXY_PORT}
+        ]},
+        "agent_socket_dir": dir,
+        "serial_log_dir": dir,
+        "budgets": {"shutdown_secs": 5},
     }]});
     let cfg = ProvidersConfig::from_value(&doc).map_err(|e| e.to_string())?;
     let entry = &cfg.providers[0];
@@ -454,12 +487,12 @@ async fn demo_steps(
 
     let started = Instant::now();
     let base = p
-        .ensure_image(&ident("demo-raw", "key")?)
+        .ensure_image(&ident("egress-guest", "key")?)
         .await
         .map_err(|e| fail("images ensure", e))?;
     bars.clear();
     clock.say(format_args!(
-        "images ensure demo-raw: fetched, verified and published {} ({} bytes) in {:.2?}",
+        "images ensure egress-guest: fetched, verified and published {} ({} bytes) in {:.2?}",
         base.volume.name,
         base.capacity,
         started.elapsed()
@@ -469,48 +502,124 @@ async fn demo_steps(
     let spec = CreateSpec::new(
         uid.clone(),
         "proxyctl demo <egress & co>",
-        ident("demo-raw", "key")?,
+        ident("egress-guest", "key")?,
     )
-    .with_memory_mib(128)
+    .with_memory_mib(256)
+    .with_vcpus(1)
     .with_tag(ident("demo", "tag")?)
-    .with_user_data(b"#cloud-config\n".to_vec());
+    .with_user_data(testbed::guest::proxy_user_data().into_bytes());
     let started = Instant::now();
     let made = p.create(&spec).await.map_err(|e| fail("create", e))?;
     clock.say(format_args!(
-        "create {uid}: {} in {:.2?}",
+        "create {uid}: {} in {:.2?} (domain {}, type {domain_type}, 256 MiB, 1 vCPU; \
+         user-data starts tinyproxy on guest port {}; host 127.0.0.1:{fwd} forwarded to it)",
         made.state,
-        started.elapsed()
-    ));
-
-    let started = Instant::now();
-    let got = p.get(&uid).await.map_err(|e| fail("get", e))?;
-    clock.say(format_args!(
-        "get {uid}: {} (domain {} runs; no guest OS, so no address yet) name={:?} tags=[demo] in {:.2?}",
-        got.state,
+        started.elapsed(),
         p.domain_name(&uid),
-        got.name,
-        started.elapsed()
-    ));
-    let listed = p
-        .list_by_tag(&ident("demo", "tag")?)
-        .await
-        .map_err(|e| fail("list", e))?;
-    clock.say(format_args!(
-        "list --tag demo: {} instance(s)",
-        listed.len()
+        testbed::guest::PROXY_PORT
     ));
 
+    let result = demo_running(clock, &p, &uid, bed, fwd).await;
     let started = Instant::now();
-    p.delete(&uid).await.map_err(|e| fail("delete", e))?;
-    clock.say(format_args!(
-        "delete {uid}: ok in {:.2?} (graceful shutdown, then destroy, undefine, volumes removed)",
-        started.elapsed()
-    ));
+    let deleted = p.delete(&uid).await.map_err(|e| fail("delete", e));
+    if let Err(e) = &deleted {
+        eprintln!("{e}");
+    } else {
+        clock.say(format_args!(
+            "delete {uid}: ok in {:.2?} (graceful shutdown through the agent, undefine, volumes removed)",
+            started.elapsed()
+        ));
+    }
+    result?;
+    deleted?;
     match p.get(&uid).await {
         Err(e) if e.is_not_found() => clock.say(format_args!("get {uid}: not found, as expected")),
         Ok(i) => return Err(format!("get after delete answered {}", i.state)),
         Err(e) => return Err(fail("get after delete", e)),
     }
     p.shutdown().await;
+    Ok(())
+}
+
+/// Waits for Running, then one request through the guest's proxy and a list.
+async fn demo_running(
+    clock: &Clock,
+    p: &Kvm2Provider,
+    uid: &Identifier,
+    bed: &DemoBed,
+    fwd: u16,
+) -> Result<(), String> {
+    let started = Instant::now();
+    let mut provisioning = 0u32;
+    let ip = loop {
+        let i = p
+            .get(uid)
+            .await
+            .map_err(|e| format!("get: {}", e.chain()))?;
+        match i.state {
+            egress_provider::InstanceState::Running { ip } => break ip,
+            egress_provider::InstanceState::Provisioning => {
+                if provisioning == 0 {
+                    clock.say(format_args!(
+                        "get {uid}: provisioning (the guest boots; its agent does not answer yet)"
+                    ));
+                }
+                provisioning += 1;
+            }
+            other => return Err(format!("get {uid}: {other} while waiting for the guest")),
+        }
+        if started.elapsed() > DEMO_RUNNING_WITHIN {
+            return Err(format!(
+                "the guest did not report an address within {DEMO_RUNNING_WITHIN:?} \
+                 ({provisioning} provisioning answers)"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    clock.say(format_args!(
+        "get {uid}: running, ip {ip} (from the guest agent) after {:.2?}",
+        started.elapsed()
+    ));
+
+    let dest = testbed::http::HttpServer::start()
+        .await
+        .map_err(|e| format!("cannot start the destination server: {e}"))?;
+    let body = format!(
+        "hello from the host's loopback, fetched by the egress guest (request {})",
+        std::process::id()
+    );
+    dest.serve("/hello", body.clone().into_bytes());
+    let url = format!("http://10.0.2.2:{}/hello", dest.addr().port());
+    let proxy = std::net::SocketAddr::from(([127, 0, 0, 1], fwd));
+    let started = Instant::now();
+    let r = testbed::http::get_via_proxy(proxy, &url, Duration::from_secs(20))
+        .await
+        .map_err(|e| format!("request through the guest's proxy: {e}"))?;
+    let got = String::from_utf8_lossy(&r.body);
+    clock.say(format_args!(
+        "GET {url} via proxy http://{proxy} (guest tinyproxy): {} in {:.2?}, body {got:?}",
+        r.head.lines().next().unwrap_or_default(),
+        started.elapsed()
+    ));
+    if r.status != 200 || got != body {
+        return Err(format!(
+            "the proxied request did not return the host's body: {}",
+            r.head
+        ));
+    }
+    let listed = p
+        .list_by_tag(&ident("demo", "tag")?)
+        .await
+        .map_err(|e| format!("list: {}", e.chain()))?;
+    clock.say(format_args!(
+        "list --tag demo: {} instance(s): {}",
+        listed.len(),
+        listed
+            .iter()
+            .map(|i| format!("{} {}", i.uid, i.state))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let _ = &bed.image;
     Ok(())
 }

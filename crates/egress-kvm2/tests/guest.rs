@@ -1,0 +1,428 @@
+//! A real egress guest end to end, through the provider API only.
+//!
+//! The guest is the image `scripts/build-guest-image` makes (a Debian cloud kernel, a busybox
+//! initramfs, qemu-ga and tinyproxy; `docs/guest-image.md`), served by a loopback mirror so
+//! the provider's fetch → verify → upload → publish path runs for real, then booted from a
+//! qcow2 overlay with the provider's own `NoCloud` seed under TCG (`domain_type: qemu`: this
+//! machine's nested `/dev/kvm` cannot boot a real kernel) on qemu user networking. A host
+//! loopback port is forwarded to the guest's proxy (the provider's `port_forwards`, added
+//! through the QEMU monitor after start), and a request through it reaches a loopback HTTP
+//! server on the host via the guest (`10.0.2.2` is the host's loopback inside qemu).
+//!
+//! ```text
+//!  test ──create/get/list/delete──▶ Kvm2Provider ──▶ private libvirtd ──▶ qemu (TCG, user net)
+//!  test ──GET http://10.0.2.2:P/token──▶ 127.0.0.1:FWD ═hostfwd═▶ guest tinyproxy :8888
+//!                                                                      │
+//!  loopback HTTP server 127.0.0.1:P ◀──────────── 10.0.2.2:P ◀─────────┘
+//! ```
+//!
+//! The tests run one at a time (a process-wide lock): two TCG guests at once on a 2-core CI
+//! machine only make both slow. On failure they print the guest's serial console log.
+//! Timings go to stderr as `guest-timing:` lines (`--nocapture` to see them on success).
+
+mod common;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use egress_kvm2::Kvm2Provider;
+use egress_provider::{CreateSpec, Identifier, Instance, InstanceState, Provider};
+use serde_json::json;
+use testbed::guest::{self, CONTROL_PORT, GuestImage, PROXY_PORT};
+use testbed::http::get_via_proxy;
+
+/// The guests run one after the other.
+static ONE_GUEST: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Bound on boot-to-Running (generous: CI machines under load; measured 6–15 s).
+const RUNNING_WITHIN: Duration = Duration::from_secs(120);
+/// Pause between `get`s while waiting.
+const POLL: Duration = Duration::from_millis(250);
+/// What qemu's user-network DHCP hands the guest.
+const GUEST_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 2, 15);
+
+/// A real guest's surroundings: daemon + mirror, the image, the provider, the forwarded
+/// port, the serial log dir.
+struct Bed {
+    env: Env,
+    image: GuestImage,
+    p: Arc<Kvm2Provider>,
+    proxy: SocketAddr,
+    logs: tempfile::TempDir,
+    started: Instant,
+}
+
+/// Prints the guest's serial log (and the domain's qemu log) when the test panics.
+struct DumpOnPanic<'a> {
+    bed: &'a Bed,
+    uid: Identifier,
+}
+
+impl Drop for DumpOnPanic<'_> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        let name = self.bed.p.domain_name(&self.uid);
+        if let Some(path) = self.bed.p.serial_log_path(&self.uid) {
+            match std::fs::read_to_string(&path) {
+                Ok(log) => {
+                    eprintln!("---- serial console of {name} ({path}) ----\n{log}\n---- end ----");
+                }
+                Err(e) => eprintln!("---- no serial console log of {name}: {path}: {e}"),
+            }
+        }
+        eprintln!(
+            "---- qemu log of {name} ----\n{}\n---- libvirtd log tail ----\n{}",
+            self.bed.env.d.domain_log(&name),
+            self.bed.env.d.log_tail()
+        );
+    }
+}
+
+/// Daemon, mirror, image, provider with a forward from a free loopback port to the guest's
+/// proxy, or `None` (skip) when libvirt or the image is missing and `TESTBED_REQUIRED` is
+/// not set.
+async fn bed(entry_name: &str) -> Option<Bed> {
+    let started = Instant::now();
+    let image = tokio::task::spawn_blocking(guest::image_or_skip)
+        .await
+        .unwrap()?;
+    eprintln!(
+        "guest-timing: image {} in {:.2?} ({}), {} bytes, sha256 {}",
+        image.path.display(),
+        image.build_time,
+        if image.cached { "cached" } else { "built" },
+        image.size,
+        &image.sha256[..16]
+    );
+    let env = env().await?;
+    let body = std::fs::read(&image.path).expect("read the guest image");
+    assert_eq!(body.len() as u64, image.size);
+    env.http.serve("/egress-guest.raw", body);
+    let logs = guest::shared_dir("ekvm2-serial-").unwrap();
+    let fwd = guest::free_loopback_port().unwrap();
+    let p = build(entry(
+        &env,
+        entry_name,
+        json!({"guest": {"url": env.http.url("/egress-guest.raw"), "sha256": image.sha256, "format": "raw"}}),
+        json!({
+            "domain_type": "qemu",
+            "address_sources": ["agent", "lease"],
+            "network": {"type": "user", "port_forwards": [
+                {"host_addr": "127.0.0.1", "host_port": fwd, "guest_port": PROXY_PORT}
+            ]},
+            "serial_log_dir": logs.path().display().to_string(),
+            "budgets": {"shutdown_secs": 5, "transfer_secs": 120, "call_secs": 20},
+        }),
+    ));
+    Some(Bed {
+        env,
+        image,
+        p: Arc::new(p),
+        proxy: SocketAddr::from((Ipv4Addr::LOCALHOST, fwd)),
+        logs,
+        started,
+    })
+}
+
+fn spec(uid: &Identifier, user_data: String) -> CreateSpec {
+    CreateSpec::new(uid.clone(), format!("egress guest {uid}"), id("guest"))
+        .with_vcpus(1)
+        .with_memory_mib(256)
+        .with_tag(id("egress"))
+        .with_user_data(user_data.into_bytes())
+}
+
+/// Polls `get` until Running; every answer before must be Provisioning (never an error).
+/// Returns the instance and how many Provisioning answers came first.
+async fn wait_running(p: &Kvm2Provider, uid: &Identifier) -> (Instance, usize) {
+    let until = Instant::now() + RUNNING_WITHIN;
+    let mut provisioning = 0;
+    loop {
+        let i = p
+            .get(uid)
+            .await
+            .unwrap_or_else(|e| panic!("get while booting: {}", e.chain()));
+        match i.state {
+            InstanceState::Running { .. } => return (i, provisioning),
+            InstanceState::Provisioning => provisioning += 1,
+            ref other => panic!("get while booting answered {other}, want Provisioning or Running"),
+        }
+        assert!(
+            Instant::now() < until,
+            "no Running within {RUNNING_WITHIN:?} ({provisioning} Provisioning answers)"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// `GET http://10.0.2.2:<mirror port><path>` through the forwarded proxy port.
+async fn via_guest(bed: &Bed, url: &str) -> testbed::http::ProxiedResponse {
+    get_via_proxy(bed.proxy, url, Duration::from_secs(20))
+        .await
+        .unwrap_or_else(|e| panic!("request through the guest's proxy at {}: {e}", bed.proxy))
+}
+
+/// The volumes of instance `uid` left in the pool.
+fn instance_volumes(bed: &Bed, uid: &Identifier) -> Vec<String> {
+    volumes(&bed.env.d)
+        .into_iter()
+        .filter(|v| v.contains(uid.as_str()))
+        .collect()
+}
+
+/// The issue's proof: create with the real image and a user-data that starts the proxy →
+/// Provisioning until the agent answers → Running at 10.0.2.15 (from the agent) → a request
+/// through the forwarded proxy port reaches a loopback server on the host via the guest →
+/// `list_by_tag` finds it → `delete` → `NotFound`, no volume of the instance left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
+    let _one = ONE_GUEST.lock().await;
+    let Some(bed) = bed("guest").await else {
+        return;
+    };
+    let uid = id("g1");
+    let _dump = DumpOnPanic {
+        bed: &bed,
+        uid: uid.clone(),
+    };
+    let setup = bed.started.elapsed();
+    let spec = spec(&uid, guest::proxy_user_data());
+
+    let t = Instant::now();
+    let made = bed
+        .p
+        .create(&spec)
+        .await
+        .unwrap_or_else(|e| panic!("create: {}", e.chain()));
+    let create_time = t.elapsed();
+    assert_eq!(
+        made.state,
+        InstanceState::Provisioning,
+        "right after start the agent cannot answer yet"
+    );
+
+    let t = Instant::now();
+    let (running, provisioning) = wait_running(&bed.p, &uid).await;
+    let boot = t.elapsed();
+    assert_eq!(
+        running.state,
+        InstanceState::Running {
+            ip: GUEST_IP.into()
+        },
+        "the address comes from the guest agent (the lease source answers empty here)"
+    );
+    assert!(provisioning > 0, "Provisioning came first");
+    assert_eq!(running.created_at, made.created_at);
+
+    // Traffic: host → forwarded port → guest's tinyproxy → 10.0.2.2 (the host's loopback).
+    let token = format!(
+        "egress-through-the-guest-{}-{}",
+        std::process::id(),
+        made.created_at
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    bed.env.http.serve("/token", token.clone().into_bytes());
+    let url = format!("http://10.0.2.2:{}/token", bed.env.http.addr().port());
+    let t = Instant::now();
+    let r = via_guest(&bed, &url).await;
+    let request = t.elapsed();
+    assert_eq!(r.status, 200, "{}", r.head);
+    assert_eq!(
+        String::from_utf8_lossy(&r.body),
+        token,
+        "the body proves the request went host → guest proxy → host"
+    );
+    assert_eq!(bed.env.http.hits("/token"), 1);
+
+    // Create again (a retried create): the same instance, forwards already there.
+    let again = bed.p.create(&spec).await.unwrap();
+    assert_eq!(again.created_at, made.created_at);
+    assert_eq!(again.state, running.state);
+    assert_eq!(via_guest(&bed, &url).await.body, token.as_bytes());
+
+    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0].uid, uid);
+    assert_eq!(listed[0].state, running.state);
+
+    let serial = std::fs::read_to_string(bed.p.serial_log_path(&uid).unwrap()).unwrap();
+    assert!(
+        serial.contains("user-data exited with status 0"),
+        "{serial}"
+    );
+    assert!(serial.contains("tinyproxy started"), "{serial}");
+
+    let t = Instant::now();
+    bed.p.delete(&uid).await.unwrap();
+    let delete = t.elapsed();
+    let gone = bed.p.get(&uid).await.unwrap_err();
+    assert!(gone.is_not_found(), "{gone}");
+    assert!(
+        instance_volumes(&bed, &uid).is_empty(),
+        "{:?}",
+        volumes(&bed.env.d)
+    );
+    assert_eq!(
+        bed.env
+            .d
+            .virsh(&["list", "--all", "--name"])
+            .unwrap()
+            .trim(),
+        ""
+    );
+    // The forward went with the qemu process.
+    assert!(
+        tokio::net::TcpStream::connect(bed.proxy).await.is_err(),
+        "the forwarded port still answers after delete"
+    );
+    eprintln!(
+        "guest-timing: lifecycle: setup {setup:.2?} (image {:.2?}), create {create_time:.2?} \
+         (fetch+verify+upload+publish+overlay+seed+define+start+forward), boot-to-Running \
+         {boot:.2?} ({provisioning} Provisioning answers), request via proxy {request:.2?}, \
+         delete {delete:.2?}, total {:.2?}",
+        bed.image.build_time,
+        bed.started.elapsed()
+    );
+    let _ = &bed.logs;
+}
+
+/// H3 on a real guest, with faults injected at moments the test chooses (the user-data's
+/// control server, reached through the proxy): the agent hangs → the link is killed while
+/// a `get` waits in the address read → Transient; the agent stops while the guest keeps
+/// running → Provisioning with no address, not an error; the proxy keeps working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_guest_agent_loss_is_provisioning_and_a_dead_link_is_transient() {
+    let _one = ONE_GUEST.lock().await;
+    let Some(bed) = bed("h3g").await else {
+        return;
+    };
+    let uid = id("g2");
+    let _dump = DumpOnPanic {
+        bed: &bed,
+        uid: uid.clone(),
+    };
+    let made = bed
+        .p
+        .create(&spec(&uid, guest::proxy_user_data_with_control()))
+        .await
+        .unwrap_or_else(|e| panic!("create: {}", e.chain()));
+    let booted = Instant::now();
+    let (running, _) = wait_running(&bed.p, &uid).await;
+    let boot = booted.elapsed();
+    assert_eq!(
+        running.state,
+        InstanceState::Running {
+            ip: GUEST_IP.into()
+        }
+    );
+    let control = |what: &str| format!("http://127.0.0.1:{CONTROL_PORT}/cgi-bin/{what}");
+
+    // 1. The agent hangs (SIGSTOP): libvirt's agent call blocks until its guest-sync times
+    //    out. Kill the link while a get waits there: Transient, never "no address yet".
+    let frozen = via_guest(&bed, &control("freeze-agent")).await;
+    assert!(
+        frozen.status == 200 && String::from_utf8_lossy(&frozen.body).contains("frozen"),
+        "{frozen:?}"
+    );
+    let provider = bed.p.clone();
+    let uid2 = uid.clone();
+    let get = tokio::spawn(async move { provider.get(&uid2).await });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !get.is_finished(),
+        "get returned within 1.5 s although the agent hangs: {:?}",
+        get.await.unwrap().map(|i| i.state)
+    );
+    let link = bed.p.links().current().expect("the get holds a live link");
+    link.mark_dead("test: link killed while get waits for the hung agent");
+    let killed = Instant::now();
+    let err = match tokio::time::timeout(Duration::from_secs(5), get)
+        .await
+        .expect("get released at once by mark_dead")
+        .unwrap()
+    {
+        Ok(got) => panic!(
+            "get = {} instance, want Transient: an unreadable address must not look like a missing one",
+            got.state
+        ),
+        Err(e) => e,
+    };
+    let released = killed.elapsed();
+    let msg = err.chain().to_string();
+    assert!(err.is_transient(), "{msg}");
+    // Killed in the address read (the only call that waits for the agent), and the reason
+    // given to mark_dead is what the caller reads.
+    assert!(
+        msg.contains("cannot read the address") && msg.contains("hung agent"),
+        "{msg}"
+    );
+    eprintln!("guest-timing: h3: get during the hung agent, link killed: {msg}");
+
+    // 2. The agent stops for good (SIGCONT, then egress-stop-agent): the guest runs, the
+    //    agent source fails, the lease source answers empty → Provisioning, no address,
+    //    not an error. Every answer on the way is Ok.
+    let stopped = via_guest(&bed, &control("stop-agent")).await;
+    assert_eq!(stopped.status, 200, "{stopped:?}");
+    let stop_sent = Instant::now();
+    let until = stop_sent + Duration::from_secs(60);
+    let mut answers = Vec::new();
+    loop {
+        let got = bed.p.get(&uid).await.unwrap_or_else(|e| {
+            panic!(
+                "get after the agent stopped: {} (answers so far {answers:?}); the agent failing \
+                 while another source answers empty is Provisioning",
+                e.chain()
+            )
+        });
+        answers.push(got.state.clone());
+        let stable = answers.len() >= 3
+            && answers[answers.len() - 3..]
+                .iter()
+                .all(|s| *s == InstanceState::Provisioning);
+        if stable {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "no Provisioning after the agent stopped: {answers:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+    let to_provisioning = stop_sent.elapsed();
+    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].state, InstanceState::Provisioning);
+
+    // The guest and its proxy still run: only the agent is gone.
+    bed.env.http.serve("/alive", b"still proxying".to_vec());
+    let alive = format!("http://10.0.2.2:{}/alive", bed.env.http.addr().port());
+    assert_eq!(via_guest(&bed, &alive).await.body, b"still proxying");
+    let serial = std::fs::read_to_string(bed.p.serial_log_path(&uid).unwrap()).unwrap();
+    assert!(serial.contains("qemu-ga stopped"), "{serial}");
+
+    // Delete: the agent cannot shut it down and ACPI is ignored, so destroy after the
+    // graceful budget.
+    let deleting = Instant::now();
+    bed.p.delete(&uid).await.unwrap();
+    let delete = deleting.elapsed();
+    assert!(bed.p.get(&uid).await.unwrap_err().is_not_found());
+    assert!(
+        instance_volumes(&bed, &uid).is_empty(),
+        "{:?}",
+        volumes(&bed.env.d)
+    );
+    eprintln!(
+        "guest-timing: h3: boot-to-Running {boot:.2?}, get released {released:.2?} after \
+         mark_dead, Running → Provisioning {to_provisioning:.2?} after stop-agent \
+         ({} answers: {answers:?}), delete {delete:.2?}, total {:.2?}",
+        answers.len(),
+        bed.started.elapsed()
+    );
+    let _ = made;
+}
