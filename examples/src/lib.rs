@@ -51,11 +51,17 @@ pub fn run_bounded<F>(timeout: Option<Duration>, slot: &Slot, work: F) -> ExitCo
 where
     F: Future<Output = Result<(), String>>,
 {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(std::env::var("LV_WORKER_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(2))
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    // One worker per CPU we may run on (tokio's default follows the affinity mask): under
+    // `taskset -c N` a second worker only adds wake-ups between threads on the same CPU.
+    // `LV_WORKER_THREADS` overrides it for measurements.
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = std::env::var("LV_WORKER_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        rt.worker_threads(n);
+    }
+    let rt = rt.enable_all().build().expect("tokio runtime");
     let code = rt.block_on(async {
         let deadline = async {
             match timeout {

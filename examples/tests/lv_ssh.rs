@@ -13,7 +13,8 @@ use libvirt_rpc::client::{Client, ConnectOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use libvirt_rpc::proto::procs::storage::{
-    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml, StorageVolCreateXmlArgs,
+    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
+    StorageVolCreateXmlArgs,
 };
 use libvirt_rpc::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
@@ -70,37 +71,57 @@ fn lv() -> Command {
 
 async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
     let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: d.pool_name().into() })
+        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
+            name: d.pool_name().into(),
+        })
         .await
         .unwrap()
         .pool;
     let xml = format!(
         "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
     );
-    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs { pool, xml: xml.into(), flags: 0 })
-        .await
-        .unwrap()
-        .vol
+    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
+        pool,
+        xml: xml.into(),
+        flags: 0,
+    })
+    .await
+    .unwrap()
+    .vol
 }
 
 fn pattern(len: usize) -> Vec<u8> {
-    (0..len).map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as u8).collect()
+    (0..len)
+        .map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as u8)
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_over_ssh_calls_and_256_mib_both_ways() {
     let Some(b) = bed() else { return };
-    let c = Client::connect(&b.direct_uri(), ConnectOptions::default()).await.unwrap();
+    let c = Client::connect(&b.direct_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
     assert!(c.call::<ConnectGetLibVersion>(&()).await.unwrap().lib_ver >= 9_000_000);
-    assert_eq!(c.call::<ConnectGetUri>(&()).await.unwrap().uri, "qemu:///session");
+    assert_eq!(
+        c.call::<ConnectGetUri>(&()).await.unwrap().uri,
+        "qemu:///session"
+    );
     let vol = make_vol(&c, &b.d, "ssh.raw", 256 * MIB).await;
     let data = pattern(256 * MIB as usize);
     let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-    assert_eq!(up.send_all_and_finish(std::io::Cursor::new(data.clone())).await.unwrap(), 256 * MIB);
+    assert_eq!(
+        up.send_all_and_finish(std::io::Cursor::new(data.clone()))
+            .await
+            .unwrap(),
+        256 * MIB
+    );
     let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
     let mut got = Vec::with_capacity(data.len());
     while let Some(item) = dl.next().await {
-        let StreamItem::Data(d) = item.unwrap() else { panic!("hole") };
+        let StreamItem::Data(d) = item.unwrap() else {
+            panic!("hole")
+        };
         got.extend_from_slice(&d);
     }
     assert!(got == data, "256 MiB came back different");
@@ -111,37 +132,67 @@ async fn client_over_ssh_calls_and_256_mib_both_ways() {
 async fn lv_over_ssh_uploads_and_downloads() {
     let Some(b) = bed() else { return };
     let uri = b.direct_uri();
-    let c = Client::connect(&uri, ConnectOptions::default()).await.unwrap();
+    let c = Client::connect(&uri, ConnectOptions::default())
+        .await
+        .unwrap();
     make_vol(&c, &b.d, "lv.raw", 64 * MIB).await;
     c.close();
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
     std::fs::write(&src, pattern(64 * MIB as usize)).unwrap();
     let out = lv().args(["-c", &uri, "version"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("9.0.0"));
     let pool = b.d.pool_name();
-    let st = lv().args(["-c", &uri, "vol-upload", "--pool", pool, "lv.raw"]).arg(&src).status().unwrap();
+    let st = lv()
+        .args(["-c", &uri, "vol-upload", "--pool", pool, "lv.raw"])
+        .arg(&src)
+        .status()
+        .unwrap();
     assert!(st.success());
     let dst = tmp.path().join("dst");
-    let st = lv().args(["-c", &uri, "vol-download", "--pool", pool, "lv.raw"]).arg(&dst).status().unwrap();
+    let st = lv()
+        .args(["-c", &uri, "vol-download", "--pool", pool, "lv.raw"])
+        .arg(&dst)
+        .status()
+        .unwrap();
     assert!(st.success());
     assert!(std::fs::read(&dst).unwrap() == std::fs::read(&src).unwrap());
-    let out = lv().args(["-c", &uri, "domstate", "missing"]).output().unwrap();
+    let out = lv()
+        .args(["-c", &uri, "domstate", "missing"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Domain not found"), "libvirt's message");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Domain not found"),
+        "libvirt's message"
+    );
 }
 
 /// Starts `lv vol-upload` of a large file through a relay, freezes the relay once bytes
 /// flow, and returns the child plus when the freeze happened.
-async fn frozen_upload(b: &Bed, relay: &Relay, extra: &[&str], tmp: &Path) -> (std::process::Child, Instant) {
+async fn frozen_upload(
+    b: &Bed,
+    relay: &Relay,
+    extra: &[&str],
+    tmp: &Path,
+) -> (std::process::Child, Instant) {
     let kh = b.known_hosts_for(relay.addr().port(), tmp);
     let uri = b.uri(relay.addr().port(), &kh);
-    let c = Client::connect(&b.direct_uri(), ConnectOptions::default()).await.unwrap();
+    let c = Client::connect(&b.direct_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
     make_vol(&c, &b.d, "frozen.raw", 4096 * MIB).await;
     c.close();
     let src = tmp.join("big");
-    std::fs::File::create(&src).unwrap().set_len(4096 * MIB).unwrap();
+    std::fs::File::create(&src)
+        .unwrap()
+        .set_len(4096 * MIB)
+        .unwrap();
     let child = lv()
         .args(["-c", &uri])
         .args(extra)
@@ -153,14 +204,20 @@ async fn frozen_upload(b: &Bed, relay: &Relay, extra: &[&str], tmp: &Path) -> (s
         .unwrap();
     let t = Instant::now();
     while relay.relayed().0 < 16 * MIB {
-        assert!(t.elapsed() < Duration::from_secs(30), "upload never started");
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "upload never started"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     relay.freeze();
     (child, Instant::now())
 }
 
-fn wait_exit(child: &mut std::process::Child, limit: Duration) -> (std::process::ExitStatus, Duration) {
+fn wait_exit(
+    child: &mut std::process::Child,
+    limit: Duration,
+) -> (std::process::ExitStatus, Duration) {
     let t = Instant::now();
     loop {
         if let Some(st) = child.try_wait().unwrap() {
@@ -186,7 +243,10 @@ async fn lv_timeout_exits_within_a_second_under_a_frozen_peer() {
     let (st, _) = wait_exit(&mut child, Duration::from_secs(15));
     let late = Instant::now().saturating_duration_since(deadline);
     assert_eq!(st.code(), Some(124), "timeout exit code");
-    assert!(late < Duration::from_secs(1), "exited {late:?} after its deadline");
+    assert!(
+        late < Duration::from_secs(1),
+        "exited {late:?} after its deadline"
+    );
     relay.thaw();
 }
 
@@ -201,7 +261,10 @@ async fn lv_sigterm_exits_within_a_second_under_a_frozen_peer() {
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
     let (st, took) = wait_exit(&mut child, Duration::from_secs(10));
     assert_eq!(st.code(), Some(143));
-    assert!(took < Duration::from_secs(1), "exited {took:?} after SIGTERM");
+    assert!(
+        took < Duration::from_secs(1),
+        "exited {took:?} after SIGTERM"
+    );
     relay.thaw();
 }
 
@@ -211,7 +274,9 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
     let relay = Relay::start(b.s.addr(), RelayOptions::small()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let kh = b.known_hosts_for(relay.addr().port(), tmp.path());
-    let c = Client::connect(&b.uri(relay.addr().port(), &kh), ConnectOptions::default()).await.unwrap();
+    let c = Client::connect(&b.uri(relay.addr().port(), &kh), ConnectOptions::default())
+        .await
+        .unwrap();
     let vol = make_vol(&c, &b.d, "close.raw", 4096 * MIB).await;
     let up = {
         let c = c.clone();
@@ -226,7 +291,10 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
     };
     let t = Instant::now();
     while relay.relayed().0 < 16 * MIB {
-        assert!(t.elapsed() < Duration::from_secs(30), "upload never started");
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "upload never started"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     relay.freeze();
@@ -234,7 +302,10 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
     let t = Instant::now();
     c.close();
     let close_took = t.elapsed();
-    let e = tokio::time::timeout(Duration::from_secs(1), up).await.expect("upload ended within 1 s").unwrap();
+    let e = tokio::time::timeout(Duration::from_secs(1), up)
+        .await
+        .expect("upload ended within 1 s")
+        .unwrap();
     let ended = t.elapsed();
     // The SSH session's TCP socket itself must be shut down, not left stuck behind its write.
     let port = relay.addr().port();
@@ -245,12 +316,29 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
     let socket_gone = t.elapsed();
     let still = established_to(port);
     relay.thaw();
-    assert_eq!(still, 0, "client TCP socket to the relay still ESTABLISHED 2 s after close()");
-    assert!(socket_gone < Duration::from_millis(200), "TCP socket shut down {socket_gone:?} after close()");
-    assert!(close_took < Duration::from_millis(100), "close() took {close_took:?}");
-    assert!(ended < Duration::from_millis(200), "upload ended {ended:?} after close()");
+    assert_eq!(
+        still, 0,
+        "client TCP socket to the relay still ESTABLISHED 2 s after close()"
+    );
     assert!(
-        matches!(e, libvirt_rpc::StreamError::Connection(libvirt_rpc::ConnectionError::LocallyClosed { .. })),
+        socket_gone < Duration::from_millis(200),
+        "TCP socket shut down {socket_gone:?} after close()"
+    );
+    assert!(
+        close_took < Duration::from_millis(100),
+        "close() took {close_took:?}"
+    );
+    assert!(
+        ended < Duration::from_millis(200),
+        "upload ended {ended:?} after close()"
+    );
+    assert!(
+        matches!(
+            e,
+            libvirt_rpc::StreamError::Connection(
+                libvirt_rpc::ConnectionError::LocallyClosed { .. }
+            )
+        ),
         "{e:?}"
     );
 }
@@ -266,7 +354,11 @@ fn established_to(port: u16) -> usize {
             let f: Vec<&str> = l.split_whitespace().collect();
             f.len() > 3
                 && f[3] == "01"
-                && f[2].rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok()) == Some(port)
+                && f[2]
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| u16::from_str_radix(p, 16).ok())
+                    == Some(port)
         })
         .count()
 }

@@ -25,6 +25,8 @@ use crate::conn::Connection;
 const OUT_MAX: usize = 512 << 10;
 /// Minimum read size.
 const READ_CHUNK: usize = 64 << 10;
+/// Queued bytes below which a write waits one scheduler turn for more calls to batch.
+const BATCH_MAX: usize = 16 << 10;
 /// Rounds with progress before yielding to the runtime.
 const BUDGET: usize = 32;
 
@@ -36,6 +38,8 @@ pub(crate) struct Driver<T> {
     out_bytes: usize,
     flushed: bool,
     sleep: Pin<Box<Sleep>>,
+    /// The last round completed calls whose tasks may be about to send more.
+    callers_woken: bool,
 }
 
 impl<T> Driver<T> {
@@ -47,6 +51,7 @@ impl<T> Driver<T> {
             out: VecDeque::new(),
             out_bytes: 0,
             flushed: true,
+            callers_woken: false,
             sleep: Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())),
         }
     }
@@ -113,13 +118,24 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
                     }
                 }
             }
-            st.dispatch();
+            if st.dispatch() > 0 {
+                self.callers_woken = true;
+            }
             if st.conn.is_closed() {
                 return Step::Done;
             }
             st.read_blocked = !st.conn.wants_read();
             st.conn.poll_timeout()
         };
+
+        // Callers we just completed usually send their next call at once. Let them run
+        // before writing a lone small packet, so N concurrent calls leave in one write and
+        // the daemon reads them in one wake-up instead of N.
+        if self.callers_woken && !self.out.is_empty() && self.out_bytes < BATCH_MAX {
+            self.callers_woken = false;
+            cx.waker().wake_by_ref();
+            return Step::Idle;
+        }
 
         while !self.out.is_empty() {
             let slices: Vec<IoSlice<'_>> =

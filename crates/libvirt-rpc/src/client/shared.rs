@@ -64,7 +64,9 @@ impl State {
 
     /// Route everything the core produced to whoever waits for it. Never blocks: events go
     /// to bounded queues and are counted as missed when a subscriber's queue is full.
-    pub(crate) fn dispatch(&mut self) {
+    /// Returns how many waiting calls were completed.
+    pub(crate) fn dispatch(&mut self) -> usize {
+        let mut completed = 0;
         while let Some(o) = self.conn.poll_output() {
             match o {
                 Output::CallDone { serial, result } => {
@@ -80,6 +82,7 @@ impl State {
                             }
                         }
                         slot.result = Some(result);
+                        completed += 1;
                         if let Some(w) = slot.waker.take() {
                             w.wake();
                         }
@@ -124,6 +127,7 @@ impl State {
                 w.wake();
             }
         }
+        completed
     }
 }
 
