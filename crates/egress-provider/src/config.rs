@@ -84,7 +84,11 @@ impl ImageSource {
     /// An image source built in code (the loader builds them from configuration). The URL
     /// scheme is not checked here; configuration loading checks it.
     pub fn new(url: Url, sha256: Option<Sha256Digest>, format: ImageFormat) -> Self {
-        Self { url, sha256, format }
+        Self {
+            url,
+            sha256,
+            format,
+        }
     }
 }
 
