@@ -362,3 +362,103 @@ fn established_to(port: u16) -> usize {
         })
         .count()
 }
+
+/// Throughput over SSH, ours vs virsh (OpenSSH + nc on the far side), one run each way.
+/// Not a pass/fail test: `cargo test --release -p examples --test lv_ssh -- --ignored
+/// --nocapture bench_upload_over_ssh` prints the figures for docs/benchmarks.md.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark; run by hand"]
+async fn bench_upload_over_ssh() {
+    let Some(b) = bed() else { return };
+    let uri = b.direct_uri();
+    let mib: u64 = std::env::var("BENCH_MIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512);
+    let c = Client::connect(&uri, ConnectOptions::default())
+        .await
+        .unwrap();
+    make_vol(&c, &b.d, "bench.raw", mib * MIB).await;
+    c.close();
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::write(&src, pattern((mib * MIB) as usize)).unwrap();
+    // virsh runs `ssh … nc -U SOCKET` through the ssh binary: give it our key and host key.
+    let ssh_cfg = tmp.path().join("ssh_config");
+    std::fs::write(
+        &ssh_cfg,
+        format!(
+            "Host 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\n  UserKnownHostsFile {}\n  StrictHostKeyChecking yes\n",
+            b.s.port(),
+            b.s.user().name,
+            b.s.client_key().display(),
+            b.s.known_hosts().display()
+        ),
+    )
+    .unwrap();
+    // libvirt's `command=` replaces the ssh binary: a wrapper adds our config (key, strict
+    // host keys against the testbed's known_hosts) without touching ~/.ssh.
+    let wrapper = tmp.path().join("ssh");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nexec ssh -F {} \"$@\"\n", ssh_cfg.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let virsh_uri = format!(
+        "qemu+ssh://{}@127.0.0.1:{}/session?socket={}&no_tty=1&netcat=nc&command={}",
+        b.s.user().name,
+        b.s.port(),
+        b.d.socket_path().display(),
+        wrapper.display()
+    );
+    let time = |label: &str, cmd: &mut Command| {
+        let t = Instant::now();
+        let out = cmd.output().unwrap();
+        let secs = t.elapsed().as_secs_f64();
+        assert!(
+            out.status.success(),
+            "{label}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rusage = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string();
+        println!(
+            "{label}: {mib} MiB in {secs:.2} s = {:.0} MB/s; /usr/bin/time: {rusage}",
+            (mib * MIB) as f64 / secs / 1e6
+        );
+        secs
+    };
+    let pool = b.d.pool_name();
+    let ours = time(
+        "ours (lv, russh)",
+        Command::new("/usr/bin/time")
+            .args(["-f", "%U user %S sys %M KiB maxrss"])
+            .arg(env!("CARGO_BIN_EXE_lv"))
+            .args(["-c", &uri, "vol-upload", "--pool", pool, "bench.raw"])
+            .arg(&src),
+    );
+    let virsh = time(
+        "virsh (OpenSSH + nc)",
+        Command::new("/usr/bin/time")
+            .args(["-f", "%U user %S sys %M KiB maxrss"])
+            .args([
+                "virsh",
+                "-c",
+                &virsh_uri,
+                "vol-upload",
+                "--pool",
+                pool,
+                "bench.raw",
+            ])
+            .arg(&src),
+    );
+    println!("ratio ours/virsh (throughput): {:.2}x", virsh / ours);
+}
