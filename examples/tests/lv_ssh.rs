@@ -432,7 +432,7 @@ async fn bench_upload_over_ssh() {
             .to_string();
         println!(
             "{label}: {mib} MiB in {secs:.2} s = {:.0} MB/s; /usr/bin/time: {rusage}",
-            (mib * MIB) as f64 / secs / 1e6
+            f64::from(u32::try_from(mib).unwrap_or(u32::MAX)) * 1.048_576 / secs
         );
         secs
     };
