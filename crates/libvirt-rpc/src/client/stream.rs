@@ -122,6 +122,13 @@ impl Handle {
         r
     }
 
+    /// A local source or sink failed: abort on the wire, wait for the daemon's answer, and
+    /// report the local error (not the abort).
+    async fn fail_local(&mut self, e: io::Error) -> TransferError {
+        let _ = self.abort(&e.to_string()).await;
+        TransferError::Local(e)
+    }
+
     async fn abort(&mut self, reason: &str) -> StreamError {
         let _ = self.command(|c| c.stream_abort(self.id, reason.to_string()));
         match self.end().await {
@@ -248,8 +255,7 @@ impl Upload {
                     }
                     Ok(_) => {}
                     Err(e) => {
-                        let _ = self.h.abort(&e.to_string()).await;
-                        return Err(TransferError::Local(e));
+                        return Err(self.h.fail_local(e).await);
                     }
                 }
             }
@@ -278,8 +284,7 @@ impl Upload {
         let (file, len) = match opened {
             Ok(x) => x,
             Err(e) => {
-                let _ = self.h.abort(&e.to_string()).await;
-                return Err(TransferError::Local(e));
+                return Err(self.h.fail_local(e).await);
             }
         };
         let r = if self.sparse {
@@ -293,10 +298,7 @@ impl Upload {
                 self.finish().await?;
                 Ok(sent)
             }
-            Err(TransferError::Local(e)) => {
-                let _ = self.h.abort(&e.to_string()).await;
-                Err(TransferError::Local(e))
-            }
+            Err(TransferError::Local(e)) => Err(self.h.fail_local(e).await),
             Err(e) => Err(e),
         }
     }
@@ -462,8 +464,7 @@ impl Download {
                 }
             };
             if let Err(e) = r {
-                let _ = self.h.abort(&e.to_string()).await;
-                return Err(TransferError::Local(e));
+                return Err(self.h.fail_local(e).await);
             }
             self.report(total);
         }
@@ -482,8 +483,7 @@ impl Download {
         let (file, regular) = match opened {
             Ok(x) => x,
             Err(e) => {
-                let _ = self.h.abort(&e.to_string()).await;
-                return Err(TransferError::Local(e));
+                return Err(self.h.fail_local(e).await);
             }
         };
         let mut pos = 0u64;
@@ -509,8 +509,7 @@ impl Download {
                 }
             };
             if let Err(e) = r {
-                let _ = self.h.abort(&e.to_string()).await;
-                return Err(TransferError::Local(e));
+                return Err(self.h.fail_local(e).await);
             }
             self.report(pos);
         }

@@ -593,14 +593,7 @@ impl Connection {
             (Phase::Finishing, _) => Ok(()),
             (Phase::Open, StreamDirection::Upload) => {
                 s.phase = Phase::Finishing;
-                let h = stream_header(
-                    s.program,
-                    s.procedure,
-                    id,
-                    MessageType::Stream,
-                    MessageStatus::Ok,
-                );
-                self.push_control(&h);
+                self.push_control(id, MessageStatus::Ok);
                 Ok(())
             }
             (Phase::Open, StreamDirection::Download) => Err(StreamError::InvalidState(
@@ -635,14 +628,7 @@ impl Connection {
             }
             Phase::Open | Phase::Finishing => {
                 s.phase = Phase::Aborting;
-                let h = stream_header(
-                    s.program,
-                    s.procedure,
-                    id,
-                    MessageType::Stream,
-                    MessageStatus::Error,
-                );
-                self.push_control(&h);
+                self.push_control(id, MessageStatus::Error);
                 Ok(())
             }
             Phase::Aborting | Phase::Done(_) => Ok(()),
@@ -714,32 +700,31 @@ impl Connection {
 
     /// An empty-payload stream control packet (finish or abort). Goes to the front: it must
     /// not wait behind megabytes of queued data we no longer want to send.
-    fn push_control(&mut self, h: &Header) {
-        let head = frame::encode_head(h, 0).expect("tiny packet");
-        let abort = h.status == MessageStatus::Error;
-        if abort {
+    fn push_control(&mut self, id: StreamId, status: MessageStatus) {
+        let Some(s) = self.streams.get(&id) else {
+            return;
+        };
+        let h = stream_header(s.program, s.procedure, id, MessageType::Stream, status);
+        if status == MessageStatus::Error {
             // Data queued for this stream is pointless once we abort; drop it.
-            let serial = h.serial;
-            let before = self.transmit.len();
-            self.transmit.retain(|t| !is_stream_data_for(t, serial));
-            if self.transmit.len() != before {
-                self.transmit_bytes = self.transmit.iter().map(Transmit::len).sum();
-            }
-            self.push_transmit(
-                Transmit {
-                    head,
-                    body: Bytes::new(),
-                },
-                false,
-            );
-        } else {
-            self.push_transmit(
-                Transmit {
-                    head,
-                    body: Bytes::new(),
-                },
-                false,
-            );
+            self.drop_queued_data(id);
+        }
+        let head = frame::encode_head(&h, 0).expect("tiny packet");
+        self.push_transmit(
+            Transmit {
+                head,
+                body: Bytes::new(),
+            },
+            false,
+        );
+    }
+
+    /// Forget queued (not yet taken) data and hole packets of stream `id`.
+    fn drop_queued_data(&mut self, id: StreamId) {
+        let before = self.transmit.len();
+        self.transmit.retain(|t| !is_stream_data_for(t, id));
+        if self.transmit.len() != before {
+            self.transmit_bytes = self.transmit.iter().map(Transmit::len).sum();
         }
     }
 
@@ -924,14 +909,7 @@ impl Connection {
                     s.phase = Phase::Open;
                     if s.abort_on_open {
                         s.phase = Phase::Aborting;
-                        let hdr = stream_header(
-                            s.program,
-                            s.procedure,
-                            id,
-                            MessageType::Stream,
-                            MessageStatus::Error,
-                        );
-                        self.push_control(&hdr);
+                        self.push_control(id, MessageStatus::Error);
                         return Ok(());
                     }
                 }
@@ -1004,14 +982,7 @@ impl Connection {
                     // EOF: finish the handshake like virsh does, then await the confirmation.
                     s.eof = true;
                     s.phase = Phase::Finishing;
-                    let hdr = stream_header(
-                        s.program,
-                        s.procedure,
-                        id,
-                        MessageType::Stream,
-                        MessageStatus::Ok,
-                    );
-                    self.push_control(&hdr);
+                    self.push_control(id, MessageStatus::Ok);
                 } else if !s.detached {
                     s.push(StreamItem::Data(payload));
                     self.outputs.push_back(Output::StreamReadable(id));
@@ -1029,14 +1000,7 @@ impl Connection {
                 let len = decode_hole(&h, payload)?;
                 if !s.sparse {
                     // Stop the daemon and fail this stream only; no answer is awaited.
-                    let hdr = stream_header(
-                        s.program,
-                        s.procedure,
-                        id,
-                        MessageType::Stream,
-                        MessageStatus::Error,
-                    );
-                    self.push_control(&hdr);
+                    self.push_control(id, MessageStatus::Error);
                     self.end_stream(id, Err(StreamError::UnexpectedHole));
                     return Ok(());
                 }
@@ -1068,12 +1032,7 @@ impl Connection {
             (MessageType::Stream, MessageStatus::Error) => {
                 // Server error mid-stream: stop sending for this stream; no confirmation comes.
                 let e = Self::decode_error(&h, payload)?;
-                let serial = id;
-                let before = self.transmit.len();
-                self.transmit.retain(|t| !is_stream_data_for(t, serial));
-                if self.transmit.len() != before {
-                    self.transmit_bytes = self.transmit.iter().map(Transmit::len).sum();
-                }
+                self.drop_queued_data(id);
                 self.end_stream_with_server_error(id, e);
                 Ok(())
             }
