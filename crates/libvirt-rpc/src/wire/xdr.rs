@@ -2,8 +2,8 @@
 //!
 //! Why not `xdr-codec`: it sizes `Vec::with_capacity(len)` from the untrusted length word
 //! before checking that the input holds that many bytes, requires UTF-8 for strings although
-//! libvirt strings are bytes, and its error-chain error type is made `Sync` with an
-//! `unsafe impl`. See docs/decisions.md ("XDR") for the failing case.
+//! libvirt strings are bytes, and its error-chain error type is declared `Sync` by hand
+//! without the compiler's check. See docs/decisions.md ("XDR") for the failing case.
 //!
 //! Rules enforced here:
 //! * every variable-length item is checked against its protocol limit **and** against the
