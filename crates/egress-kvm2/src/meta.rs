@@ -101,9 +101,7 @@ impl Meta {
 
     /// The element as a string.
     pub fn to_xml(&self) -> String {
-        let mut w = Writer::new(Vec::new());
-        self.write(&mut w).expect("writing to a Vec cannot fail");
-        String::from_utf8(w.into_inner()).expect("the writer emits UTF-8")
+        crate::xml::render(Writer::new(Vec::new()), |w| self.write(w))
     }
 
     /// Parses what `virDomainGetMetadata` returns.

@@ -111,10 +111,19 @@ fn interface(w: &mut W, network: &NetworkConfig) -> io::Result<()> {
     Ok(())
 }
 
+/// Run `f` on a writer over a `Vec` and return the text: writing to memory cannot fail,
+/// and quick-xml emits UTF-8.
+pub(crate) fn render(
+    mut w: Writer<Vec<u8>>,
+    f: impl FnOnce(&mut Writer<Vec<u8>>) -> io::Result<()>,
+) -> String {
+    f(&mut w).expect("writing to a Vec cannot fail");
+    String::from_utf8(w.into_inner()).expect("the writer emits UTF-8")
+}
+
 /// The domain XML.
 pub fn domain_xml(d: &DomainSpec<'_>) -> String {
-    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    let r: io::Result<()> = (|| {
+    render(Writer::new_with_indent(Vec::new(), b' ', 2), |w| {
         w.create_element("domain")
             .with_attribute(("type", d.domain_type.as_str()))
             .write_inner_content(|w| {
@@ -189,9 +198,7 @@ pub fn domain_xml(d: &DomainSpec<'_>) -> String {
                 Ok(())
             })?;
         Ok(())
-    })();
-    r.expect("writing to a Vec cannot fail");
-    String::from_utf8(w.into_inner()).expect("the writer emits UTF-8")
+    })
 }
 
 /// What a new volume is backed by.
@@ -205,8 +212,7 @@ pub struct Backing<'a> {
 
 /// Volume XML: `capacity` bytes, nothing preallocated, `format` on disk, optionally backed.
 pub fn volume_xml(name: &str, capacity: u64, format: &str, backing: Option<Backing<'_>>) -> String {
-    let mut w = Writer::new(Vec::new());
-    let r: io::Result<()> = (|| {
+    render(Writer::new(Vec::new()), |w| {
         w.create_element("volume").write_inner_content(|w| {
             text(w, "name", name)?;
             w.create_element("capacity")
@@ -231,9 +237,7 @@ pub fn volume_xml(name: &str, capacity: u64, format: &str, backing: Option<Backi
             Ok(())
         })?;
         Ok(())
-    })();
-    r.expect("writing to a Vec cannot fail");
-    String::from_utf8(w.into_inner()).expect("the writer emits UTF-8")
+    })
 }
 
 #[cfg(test)]

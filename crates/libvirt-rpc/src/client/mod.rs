@@ -274,6 +274,7 @@ impl Client {
         let inner = Arc::new(Inner {
             state: Mutex::new(state),
             kill: opts.kill.clone(),
+            killed: std::sync::atomic::AtomicBool::new(false),
             closed_rx,
         });
         tokio::spawn(

@@ -4,7 +4,7 @@
 //! so a writer stalled on a dead peer never blocks `close()` (H1).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
@@ -137,6 +137,9 @@ pub type KillFn = Arc<dyn Fn() + Send + Sync>;
 pub(crate) struct Inner {
     pub(crate) state: Mutex<State>,
     pub(crate) kill: Option<KillFn>,
+    /// Set by the first close; later closes (another handle, the last clone's drop) only
+    /// find the core dead. A flag, not a once-cell: nobody waits for the first kill.
+    pub(crate) killed: AtomicBool,
     pub(crate) closed_rx: watch::Receiver<Option<ConnectionError>>,
 }
 
@@ -157,7 +160,9 @@ impl Inner {
             st.wake_driver();
         }
         if let Some(kill) = &self.kill {
-            kill();
+            if !self.killed.swap(true, Ordering::AcqRel) {
+                kill();
+            }
         }
     }
 }

@@ -122,6 +122,14 @@ impl Handle {
         r
     }
 
+    /// Pass `r` through; if the local side failed, abort first (see [`Self::fail_local`]).
+    async fn local<T>(&mut self, r: io::Result<T>) -> Result<T, TransferError> {
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.fail_local(e).await),
+        }
+    }
+
     /// A local source or sink failed: abort on the wire, wait for the daemon's answer, and
     /// report the local error (not the abort).
     async fn fail_local(&mut self, e: io::Error) -> TransferError {
@@ -281,12 +289,7 @@ impl Upload {
             let len = f.metadata()?.len();
             Ok((Arc::new(f), len))
         });
-        let (file, len) = match opened {
-            Ok(x) => x,
-            Err(e) => {
-                return Err(self.h.fail_local(e).await);
-            }
-        };
+        let (file, len) = self.h.local(opened).await?;
         let r = if self.sparse {
             self.send_sparse(&file, len).await
         } else {
@@ -480,12 +483,7 @@ impl Download {
             let regular = f.metadata()?.is_file();
             Ok((Arc::new(f), regular))
         });
-        let (file, regular) = match opened {
-            Ok(x) => x,
-            Err(e) => {
-                return Err(self.h.fail_local(e).await);
-            }
-        };
+        let (file, regular) = self.h.local(opened).await?;
         let mut pos = 0u64;
         while let Some(item) = self.next().await {
             let r = match item? {
