@@ -46,6 +46,15 @@ impl Pair {
         })
     }
 
+    /// Upload packets the size virsh sends, to match the captures.
+    fn virsh_chunks() -> Self {
+        Self::new(Config {
+            keepalive: None,
+            stream_chunk: libvirt_rpc::wire::frame::STREAM_CHUNK_MAX,
+            ..Config::default()
+        })
+    }
+
     /// Move everything the client queued to the peer; return the client's packets.
     fn flush(&mut self) -> Vec<Frame> {
         while let Some(t) = self.c.poll_transmit() {
@@ -244,7 +253,7 @@ impl xdr::Encode for RawArgs {
 
 #[test]
 fn upload_chunks_like_virsh_and_finishes() {
-    let mut p = Pair::no_keepalive();
+    let mut p = Pair::virsh_chunks();
     let (id, _) = open_upload(&mut p, false);
     p.c.stream_send(id, Bytes::from(vec![7u8; 1_126_400]))
         .unwrap();
@@ -456,11 +465,21 @@ fn abort_answered_with_error_still_ends() {
     p.roundtrip_works();
 }
 
+#[test]
+fn upload_default_packets_are_128_kib() {
+    let mut p = Pair::no_keepalive();
+    let (id, _) = open_upload(&mut p, false);
+    p.c.stream_send(id, Bytes::from(vec![7u8; 300_000]))
+        .unwrap();
+    let sizes: Vec<usize> = p.flush().iter().map(|f| f.payload.len()).collect();
+    assert_eq!(sizes, vec![131_072, 131_072, 37_856]);
+}
+
 // ---- §3.6 server error mid-stream --------------------------------------------------------
 
 #[test]
 fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
-    let mut p = Pair::no_keepalive();
+    let mut p = Pair::virsh_chunks();
     let (id, h) = open_upload(&mut p, false);
     p.c.stream_send(id, Bytes::from(vec![0u8; 262_120]))
         .unwrap();

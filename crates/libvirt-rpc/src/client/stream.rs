@@ -23,7 +23,7 @@ use crate::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload, VOL_STREAM_SPARSE,
 };
 use crate::proto::types::StorageVol;
-use crate::wire::frame::STREAM_CHUNK_MAX;
+use crate::wire::frame;
 
 /// A transfer failed, either on the libvirt side or on our local side.
 #[derive(Debug, thiserror::Error)]
@@ -165,6 +165,8 @@ pub struct Upload {
     sent: u64,
     position: u64,
     progress: Option<Progress>,
+    /// Bytes read from a source per send: whole packets, so no short packet per round.
+    read_ahead: usize,
 }
 
 /// Called with the logical position (data and holes) after each chunk.
@@ -212,7 +214,8 @@ impl Upload {
         Poll::Pending
     }
 
-    /// Queue `data` (sent in 262,120-byte packets without copying). Waits while more than
+    /// Queue `data` (sent in packets of the connection's
+    /// [`stream_chunk`](crate::conn::Config::stream_chunk), without copying). Waits while more than
     /// 1 MiB is already queued. A daemon error that ended the stream is returned here.
     pub async fn send(&mut self, data: Bytes) -> Result<(), StreamError> {
         poll_fn(|cx| self.poll_writable(cx)).await;
@@ -253,9 +256,9 @@ impl Upload {
         // dropped it, `reserve` reuses the same allocation instead of faulting in new pages.
         let mut buf = BytesMut::new();
         loop {
-            buf.reserve(READ_AHEAD);
+            buf.reserve(self.read_ahead);
             let mut eof = false;
-            while buf.len() < READ_AHEAD {
+            while buf.len() < self.read_ahead {
                 match reader.read_buf(&mut buf).await {
                     Ok(0) => {
                         eof = true;
@@ -317,7 +320,7 @@ impl Upload {
         while pos < end {
             let n = usize::try_from(end - pos)
                 .unwrap_or(usize::MAX)
-                .min(READ_AHEAD);
+                .min(self.read_ahead);
             let chunk = read_at(file.clone(), pos, n)
                 .await
                 .map_err(TransferError::Local)?;
@@ -357,8 +360,14 @@ impl Upload {
     }
 }
 
-/// Bytes read from a source per send: two packets (fewer syscalls; RSS stays ≤ 8 MiB).
-const READ_AHEAD: usize = 2 * STREAM_CHUNK_MAX;
+/// Bytes read from a source per send: about 512 KiB, in whole packets (fewer syscalls;
+/// RSS stays ≤ 8 MiB).
+fn read_ahead(chunk: usize) -> usize {
+    let chunk = chunk.clamp(1, frame::PAYLOAD_MAX);
+    chunk * (READ_AHEAD_TARGET / chunk).max(1)
+}
+
+const READ_AHEAD_TARGET: usize = 512 << 10;
 
 /// `pread` of exactly `n` bytes at `offset`, on the blocking pool.
 async fn read_at(file: Arc<std::fs::File>, offset: u64, n: usize) -> io::Result<Bytes> {
@@ -567,12 +576,14 @@ impl Client {
         sparse: bool,
     ) -> Result<Upload, StreamError> {
         let h = Handle::open::<P>(self, args, sparse).await?;
+        let read_ahead = read_ahead(h.inner.lock().conn.config().stream_chunk);
         Ok(Upload {
             h,
             sparse,
             sent: 0,
             position: 0,
             progress: None,
+            read_ahead,
         })
     }
 

@@ -43,7 +43,7 @@ use crate::proto::{
     self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, Procedure,
     REMOTE_PROGRAM, RemoteError, StreamDirection, events,
 };
-use crate::wire::frame::{self, Frame, Header, MessageStatus, MessageType, STREAM_CHUNK_MAX};
+use crate::wire::frame::{self, Frame, Header, MessageStatus, MessageType, UPLOAD_CHUNK_DEFAULT};
 use crate::wire::xdr::{self, Decoder, Encode, Encoder};
 
 /// Connection settings.
@@ -53,7 +53,9 @@ pub struct Config {
     pub keepalive: Option<KeepaliveConfig>,
     /// Download bytes buffered per stream before [`Connection::wants_read`] turns false.
     pub stream_window: usize,
-    /// Upload chunk size (payload bytes per STREAM packet).
+    /// Upload chunk size (payload bytes per STREAM packet); default
+    /// [`UPLOAD_CHUNK_DEFAULT`](frame::UPLOAD_CHUNK_DEFAULT), at most
+    /// [`PAYLOAD_MAX`](frame::PAYLOAD_MAX).
     pub stream_chunk: usize,
 }
 
@@ -62,7 +64,7 @@ impl Default for Config {
         Self {
             keepalive: Some(KeepaliveConfig::default()),
             stream_window: 4 << 20,
-            stream_chunk: STREAM_CHUNK_MAX,
+            stream_chunk: UPLOAD_CHUNK_DEFAULT,
         }
     }
 }
@@ -194,6 +196,11 @@ impl Connection {
     }
 
     // ---- getters ------------------------------------------------------------------------
+
+    /// The settings this connection was made with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
 
     /// True once the connection is dead.
     pub fn is_closed(&self) -> bool {
