@@ -1,7 +1,7 @@
 //! `lv`: a small pure-Rust virsh for the operations the egress operator needs.
 //!
 //! ```text
-//! lv [-c URI] [--timeout SECS] version | list | domstate NAME | vol-list --pool P
+//! lv [-c URI] [--timeout SECS] [--busy-poll-us N] version | list | domstate NAME | vol-list --pool P
 //!    | vol-upload --pool P VOL FILE [--sparse] | vol-download --pool P VOL FILE [--sparse]
 //!    | bench-calls --calls N --concurrency C
 //! ```
@@ -42,6 +42,9 @@ struct Cli {
     /// Bound the whole command: on expiry, close the connection and exit non-zero.
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
+    /// Busy-poll the socket this long while a reply is due (0 = park at once; default 50).
+    #[arg(long, value_name = "MICROS")]
+    busy_poll_us: Option<u64>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -117,14 +120,17 @@ fn version_text(v: u64) -> String {
     format!("{}.{}.{}", v / 1_000_000, v / 1000 % 1000, v % 1000)
 }
 
-async fn connect(uri: &str, slot: &Slot) -> Result<Client, String> {
-    let opts = ConnectOptions {
+async fn connect(uri: &str, busy_poll_us: Option<u64>, slot: &Slot) -> Result<Client, String> {
+    let mut opts = ConnectOptions {
         handshake: HandshakeOptions {
             keepalive: true,
             ..HandshakeOptions::default()
         },
         ..ConnectOptions::default()
     };
+    if let Some(us) = busy_poll_us {
+        opts.busy_poll = Duration::from_micros(us);
+    }
     let c = Client::connect(uri, opts)
         .await
         .map_err(|e| e.to_string())?;
@@ -151,7 +157,7 @@ async fn lookup_vol(c: &Client, pool: &str, vol: &str) -> Result<StorageVol, Str
 
 async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
     let uri = cli.uri.unwrap_or_else(default_uri);
-    let c = connect(&uri, &slot).await?;
+    let c = connect(&uri, cli.busy_poll_us, &slot).await?;
     let e = |e: libvirt_rpc::CallError| e.to_string();
     match cli.cmd {
         Cmd::Version => {
