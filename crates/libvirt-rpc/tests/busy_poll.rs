@@ -99,13 +99,15 @@ async fn busy_poll_stops_after_its_budget() {
 }
 
 /// Replies that come back within the budget are read without the thread ever sleeping;
-/// with busy-poll off the same calls park the thread once per call.
+/// with busy-poll off the same calls park the thread once per call. The daemon answers
+/// after 300 µs, so that the thread has surely reached epoll before the reply without
+/// busy-poll (with an instant reply it sometimes had not, and never slept).
 #[tokio::test(flavor = "current_thread")]
 async fn busy_poll_reads_prompt_replies_without_parking() {
     const CALLS: u64 = 200;
     let mut sleeps = Vec::new();
     for budget in [Duration::from_millis(20), Duration::ZERO] {
-        let (client, server) = pair(budget, Duration::ZERO);
+        let (client, server) = pair(budget, Duration::from_micros(300));
         // Warm up (first call allocates, the server thread starts).
         client.call::<ConnectGetLibVersion>(&()).await.unwrap();
         let (_, v0) = thread_usage();
