@@ -19,7 +19,7 @@
 //! kills the transport. Dropping the last `Client` clone closes it too.
 //!
 //! # Backpressure
-//! * Uploads wait while more than 1 MiB is queued for the socket: memory stays bounded
+//! * Uploads wait while more than 512 KiB is queued for the socket: memory stays bounded
 //!   whatever the source's speed.
 //! * Downloads buffer at most `stream_window` bytes (default 4 MiB) per stream; beyond that
 //!   the driver stops reading the socket until the consumer catches up. libvirt has no

@@ -216,7 +216,7 @@ impl Upload {
 
     /// Queue `data` (sent in packets of the connection's
     /// [`stream_chunk`](crate::conn::Config::stream_chunk), without copying). Waits while more than
-    /// 1 MiB is already queued. A daemon error that ended the stream is returned here.
+    /// 512 KiB is already queued. A daemon error that ended the stream is returned here.
     pub async fn send(&mut self, data: Bytes) -> Result<(), StreamError> {
         poll_fn(|cx| self.poll_writable(cx)).await;
         let len = data.len() as u64;
@@ -360,14 +360,14 @@ impl Upload {
     }
 }
 
-/// Bytes read from a source per send: about 512 KiB, in whole packets (fewer syscalls;
-/// RSS stays ≤ 8 MiB).
+/// Bytes read from a source per send: about 256 KiB, in whole packets (fewer syscalls than
+/// one packet per read; RSS stays ≤ 8 MiB).
 fn read_ahead(chunk: usize) -> usize {
     let chunk = chunk.clamp(1, frame::PAYLOAD_MAX);
     chunk * (READ_AHEAD_TARGET / chunk).max(1)
 }
 
-const READ_AHEAD_TARGET: usize = 512 << 10;
+const READ_AHEAD_TARGET: usize = 256 << 10;
 
 /// `pread` of exactly `n` bytes at `offset`, on the blocking pool.
 async fn read_at(file: Arc<std::fs::File>, offset: u64, n: usize) -> io::Result<Bytes> {
