@@ -4,7 +4,7 @@
 //! **Scope.** One [`Kvm2Provider`] per configuration entry (one libvirt host): a per-host
 //! [link pool](link) that survives dead connections, a per-entry [image cache](image)
 //! (streamed fetch, sha256 verification, atomic publish, marker written last), a `NoCloud`
-//! [seed](seed) built in memory, domain XML from a real [XML writer](xml) carrying our
+//! [seed] built in memory, domain XML from a real [XML writer](xml) carrying our
 //! [metadata](meta), the domain lifecycle (define, start, graceful stop, destroy, undefine),
 //! and address discovery with the [H3 rule](address). Errors are classified by
 //! [one function](classify).

@@ -100,7 +100,7 @@
 //!
 //! # Features
 //!
-//! * `conformance`: the [`conformance`] module, the reusable suite a
+//! * `conformance`: the `conformance` module, the reusable suite a
 //!   provider crate runs from its integration tests. Pulls in tokio's timer.
 
 #![forbid(unsafe_code)]

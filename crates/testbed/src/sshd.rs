@@ -1,4 +1,4 @@
-//! A private OpenSSH `sshd` on 127.0.0.1, run as the [`TestUser`](crate::user::TestUser).
+//! A private OpenSSH `sshd` on 127.0.0.1, run as the [`TestUser`].
 //!
 //! Each [`Sshd`] gets a temp dir holding a generated host key, a generated client key
 //! authorised for the test user, a `known_hosts` with the `[127.0.0.1]:port` entry, the config

@@ -2,7 +2,7 @@
 //!
 //! [`Client`] is a cheap clone of one connection; calls from many tasks are multiplexed by
 //! serial. One spawned driver task moves bytes between the socket and the sans-io
-//! [`Connection`](crate::conn::Connection).
+//! [`Connection`].
 //!
 //! # Cancel safety
 //! * Dropping a call future forgets the call: no waiter remains, and the daemon's late reply

@@ -54,7 +54,7 @@ pub struct Config {
     /// Download bytes buffered per stream before [`Connection::wants_read`] turns false.
     pub stream_window: usize,
     /// Upload chunk size (payload bytes per STREAM packet); default
-    /// [`UPLOAD_CHUNK_DEFAULT`](frame::UPLOAD_CHUNK_DEFAULT), at most
+    /// [`UPLOAD_CHUNK_DEFAULT`], at most
     /// [`PAYLOAD_MAX`](frame::PAYLOAD_MAX).
     pub stream_chunk: usize,
 }
