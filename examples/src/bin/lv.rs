@@ -1,7 +1,7 @@
 //! `lv`: a small pure-Rust virsh for the operations the egress operator needs.
 //!
 //! ```text
-//! lv [-c URI] [--timeout SECS] [--busy-poll-us N] version | list | domstate NAME | vol-list --pool P
+//! lv [-c URI] [--timeout SECS] [--busy-poll-us N] [--packet-size BYTES] version | list | domstate NAME | vol-list --pool P
 //!    | vol-upload --pool P VOL FILE [--sparse] | vol-download --pool P VOL FILE [--sparse]
 //!    | bench-calls --calls N --concurrency C
 //! ```
@@ -45,6 +45,9 @@ struct Cli {
     /// Busy-poll the socket this long while a reply is due (0 = park at once; default 50).
     #[arg(long, value_name = "MICROS")]
     busy_poll_us: Option<u64>,
+    /// Upload packet payload in bytes (default 131072; virsh sends 262120).
+    #[arg(long, value_name = "BYTES")]
+    packet_size: Option<usize>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -120,7 +123,12 @@ fn version_text(v: u64) -> String {
     format!("{}.{}.{}", v / 1_000_000, v / 1000 % 1000, v % 1000)
 }
 
-async fn connect(uri: &str, busy_poll_us: Option<u64>, slot: &Slot) -> Result<Client, String> {
+async fn connect(
+    uri: &str,
+    busy_poll_us: Option<u64>,
+    packet_size: Option<usize>,
+    slot: &Slot,
+) -> Result<Client, String> {
     let mut opts = ConnectOptions {
         handshake: HandshakeOptions {
             keepalive: true,
@@ -130,6 +138,9 @@ async fn connect(uri: &str, busy_poll_us: Option<u64>, slot: &Slot) -> Result<Cl
     };
     if let Some(us) = busy_poll_us {
         opts.busy_poll = Duration::from_micros(us);
+    }
+    if let Some(n) = packet_size {
+        opts.config.stream_chunk = n;
     }
     let c = Client::connect(uri, opts)
         .await
@@ -157,7 +168,7 @@ async fn lookup_vol(c: &Client, pool: &str, vol: &str) -> Result<StorageVol, Str
 
 async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
     let uri = cli.uri.unwrap_or_else(default_uri);
-    let c = connect(&uri, cli.busy_poll_us, &slot).await?;
+    let c = connect(&uri, cli.busy_poll_us, cli.packet_size, &slot).await?;
     let e = |e: libvirt_rpc::CallError| e.to_string();
     match cli.cmd {
         Cmd::Version => {
