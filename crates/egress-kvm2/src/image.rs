@@ -291,7 +291,10 @@ impl ImageCache {
             .map_err(|e| provider_error(format!("look up storage pool {:?}", self.pool), e))?;
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
-        match self.check(&link, &pool, key, &src).await? {
+        match self
+            .check(&link, &pool, key, &src, &base_name, &marker_name)
+            .await?
+        {
             Check::Cached(base) => {
                 tracing::debug!(volume = %base_name, "base image cached");
                 self.report(ImageProgress::Cached { volume: base_name });
@@ -310,23 +313,23 @@ impl ImageCache {
         self.fetch_and_publish(links, &link, &pool, key, &src).await
     }
 
-    /// Reads the marker and decides.
+    /// Reads the marker (`marker_name`) and decides about the base (`base_name`).
     async fn check(
         &self,
         link: &Link,
         pool: &StoragePool,
         key: &Identifier,
         src: &ImageSource,
+        base_name: &str,
+        marker_name: &str,
     ) -> Result<Check, ProviderError> {
-        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
-        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         let lookup = |name: String| async move {
             ops::vol(link, pool, &name)
                 .await
                 .map_err(|e| provider_error(format!("look up volume {name}"), e))
         };
-        let marker = lookup(marker_name.clone()).await?;
-        let base = lookup(base_name.clone()).await?;
+        let marker = lookup(marker_name.to_owned()).await?;
+        let base = lookup(base_name.to_owned()).await?;
         let Some(marker) = marker else {
             return Ok(match base {
                 Some(_) => Check::Debris("base without marker (an interrupted publish)".into()),

@@ -23,7 +23,6 @@ use crate::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload, VOL_STREAM_SPARSE,
 };
 use crate::proto::types::StorageVol;
-use crate::wire::frame;
 
 /// A transfer failed, either on the libvirt side or on our local side.
 #[derive(Debug, thiserror::Error)]
@@ -363,7 +362,6 @@ impl Upload {
 /// Bytes read from a source per send: about 256 KiB, in whole packets (fewer syscalls than
 /// one packet per read; RSS stays ≤ 8 MiB).
 fn read_ahead(chunk: usize) -> usize {
-    let chunk = chunk.clamp(1, frame::PAYLOAD_MAX);
     chunk * (READ_AHEAD_TARGET / chunk).max(1)
 }
 
@@ -576,7 +574,7 @@ impl Client {
         sparse: bool,
     ) -> Result<Upload, StreamError> {
         let h = Handle::open::<P>(self, args, sparse).await?;
-        let read_ahead = read_ahead(h.inner.lock().conn.config().stream_chunk);
+        let read_ahead = read_ahead(h.inner.lock().conn.upload_chunk());
         Ok(Upload {
             h,
             sparse,

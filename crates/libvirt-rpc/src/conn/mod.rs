@@ -197,9 +197,10 @@ impl Connection {
 
     // ---- getters ------------------------------------------------------------------------
 
-    /// The settings this connection was made with.
-    pub fn config(&self) -> &Config {
-        &self.config
+    /// Payload bytes per upload packet: `Config::stream_chunk`, kept within the protocol's
+    /// limits.
+    pub fn upload_chunk(&self) -> usize {
+        self.config.stream_chunk.clamp(1, frame::PAYLOAD_MAX)
     }
 
     /// True once the connection is dead.
@@ -528,7 +529,7 @@ impl Connection {
     /// Queue upload data (split into packets of at most `stream_chunk` bytes, no copy).
     /// Watch [`transmit_queued`](Self::transmit_queued) for backpressure.
     pub fn stream_send(&mut self, id: StreamId, mut data: Bytes) -> Result<(), StreamError> {
-        let chunk = self.config.stream_chunk.clamp(1, frame::PAYLOAD_MAX);
+        let chunk = self.upload_chunk();
         let s = self.live_stream(id)?;
         if s.direction != StreamDirection::Upload {
             return Err(StreamError::InvalidState("send on a download stream"));
