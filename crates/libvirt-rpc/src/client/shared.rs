@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
 use bytes::Bytes;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
-use super::events::RegisterRet;
+use super::events::{EventSender, Offer, RegisterRet};
 use crate::conn::{CallError, Connection, ConnectionError, Output};
-use crate::proto::events::{DomainEvent, Event};
+use crate::proto::events::Event;
 use crate::wire::xdr;
 
 /// Upload backpressure: callers wait while more than this is queued in the core. Four
@@ -27,7 +27,7 @@ pub(crate) struct CallSlot {
     pub(crate) waker: Option<Waker>,
     /// For event registrations: the subscriber to install when the reply arrives, in the
     /// same dispatch pass, so an event that follows the reply cannot be missed.
-    pub(crate) subscribe: Option<(mpsc::Sender<DomainEvent>, Arc<AtomicU64>)>,
+    pub(crate) subscribe: Option<(EventSender, Arc<AtomicU64>)>,
 }
 
 #[derive(Debug, Default)]
@@ -36,10 +36,10 @@ pub(crate) struct StreamSlot {
     pub(crate) waker: Option<Waker>,
 }
 
-/// A domain event delivered to a subscriber.
+/// One event subscription: keyed by its kind (`tx`) and the daemon's callback id.
 pub(crate) struct Subscriber {
     pub(crate) callback_id: i32,
-    pub(crate) tx: mpsc::Sender<DomainEvent>,
+    pub(crate) tx: EventSender,
     pub(crate) missed: Arc<AtomicU64>,
 }
 
@@ -98,22 +98,17 @@ impl State {
                         }
                     }
                 }
-                Output::Event(Event::Domain { callback_id, event }) => {
+                Output::Event(Event::ConnectionClosed { reason }) => {
+                    self.close_notice = Some(reason);
+                }
+                Output::Event(ev) => {
                     self.subscribers.retain(|s| !s.tx.is_closed());
-                    for s in self
-                        .subscribers
-                        .iter()
-                        .filter(|s| s.callback_id == callback_id)
-                    {
-                        if s.tx.try_send(event.clone()).is_err() {
+                    for s in &self.subscribers {
+                        if s.tx.offer(s.callback_id, &ev) == Offer::Full {
                             s.missed.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                 }
-                Output::Event(Event::ConnectionClosed { reason }) => {
-                    self.close_notice = Some(reason);
-                }
-                Output::Event(_) => {}
                 Output::Closed(e) => {
                     self.closed_tx.send_replace(Some(e));
                     // Dropping the senders ends every subscription stream.

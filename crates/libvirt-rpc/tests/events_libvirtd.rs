@@ -1,0 +1,251 @@
+//! Event subscriptions of every kind against a real private libvirtd: networks, storage pools
+//! and node devices of the test driver (`test:///default` through the daemon's socket), and
+//! secrets of the session daemon's own secret driver.
+
+use std::fmt::Debug;
+use std::time::Duration;
+
+use futures::{Stream, StreamExt};
+use libvirt_rpc::client::{Client, ConnectOptions, EventStream};
+use libvirt_rpc::proto::events::{
+    NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent, event_id, object_lifecycle,
+};
+use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
+use libvirt_rpc::proto::procs::network::{
+    NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine, network_event_id,
+};
+use libvirt_rpc::proto::procs::nodedev::{
+    NodeDeviceCreateXml, NodeDeviceDestroy, NodeDeviceXmlArgs, node_device_event_id,
+};
+use libvirt_rpc::proto::procs::secret::{
+    SecretArgs, SecretDefineXml, SecretSetValue, SecretSetValueArgs, SecretUndefine,
+    secret_event_id,
+};
+use libvirt_rpc::proto::procs::storage::{
+    StoragePoolArgs, StoragePoolCreate, StoragePoolDefineXml, StoragePoolDestroy,
+    StoragePoolFlagsArgs, StoragePoolRefresh, StoragePoolUndefine, pool_event_id,
+};
+use object_lifecycle::{DEFINED, STARTED, STOPPED, UNDEFINED};
+use testbed::libvirtd::Libvirtd;
+
+/// `virNodeDeviceEventLifecycleType`.
+const NODE_DEVICE_CREATED: i32 = 0;
+const NODE_DEVICE_DELETED: i32 = 1;
+/// `virSecretEventLifecycleType`.
+const SECRET_DEFINED: i32 = 0;
+const SECRET_UNDEFINED: i32 = 1;
+
+async fn next<E: Debug>(events: &mut EventStream<E>, what: &str) -> E {
+    tokio::time::timeout(Duration::from_secs(10), events.next())
+        .await
+        .unwrap_or_else(|_| panic!("no {what} event within 10 s"))
+        .unwrap_or_else(|| panic!("{what} subscription ended"))
+}
+
+/// Nothing arrives within `wait`.
+async fn quiet<S: Stream + Unpin>(events: &mut S, wait: Duration)
+where
+    S::Item: Debug,
+{
+    if let Ok(ev) = tokio::time::timeout(wait, events.next()).await {
+        panic!("unexpected event: {ev:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn network_pool_and_node_device_events_from_the_test_driver() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.test_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let mut nets = c
+        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+    let mut pools = c
+        .subscribe_storage_pool_events(pool_event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+    let mut refreshes = c
+        .subscribe_storage_pool_events(pool_event_id::REFRESH, None)
+        .await
+        .unwrap();
+    let mut devs = c
+        .subscribe_node_device_events(node_device_event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+    // Subscribed and never fed: other kinds' events must not reach it.
+    let mut doms = c
+        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+
+    // A network: define, start, stop, undefine.
+    let net = c
+        .call::<NetworkDefineXml>(&XmlArgs {
+            xml: "<network><name>lv-ev-net</name><bridge name='lvevbr0'/></network>".into(),
+        })
+        .await
+        .unwrap()
+        .net;
+    let args = NetworkArgs { net: net.clone() };
+    c.call::<NetworkCreate>(&args).await.unwrap();
+    c.call::<NetworkDestroy>(&args).await.unwrap();
+    c.call::<NetworkUndefine>(&args).await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        match next(&mut nets, "network").await {
+            NetworkEvent::Lifecycle { net: n, event, .. } => {
+                assert_eq!(n.name, "lv-ev-net");
+                seen.push(event);
+            }
+            other => panic!("unexpected network event {other:?}"),
+        }
+    }
+    assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
+
+    // A pool: define, start, refresh, stop, undefine. The test driver keeps it in memory.
+    let pool = c
+        .call::<StoragePoolDefineXml>(&XmlFlagsArgs {
+            xml: "<pool type='dir'><name>lv-ev-pool</name><target><path>/lv-ev-pool</path>\
+                  </target></pool>"
+                .into(),
+            flags: 0,
+        })
+        .await
+        .unwrap()
+        .pool;
+    let flags = StoragePoolFlagsArgs {
+        pool: pool.clone(),
+        flags: 0,
+    };
+    let args = StoragePoolArgs { pool: pool.clone() };
+    c.call::<StoragePoolCreate>(&flags).await.unwrap();
+    c.call::<StoragePoolRefresh>(&flags).await.unwrap();
+    c.call::<StoragePoolDestroy>(&args).await.unwrap();
+    c.call::<StoragePoolUndefine>(&args).await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        match next(&mut pools, "pool lifecycle").await {
+            StoragePoolEvent::Lifecycle { pool: p, event, .. } => {
+                assert_eq!(p.name, "lv-ev-pool");
+                seen.push(event);
+            }
+            other => panic!("unexpected pool event {other:?}"),
+        }
+    }
+    assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
+    match next(&mut refreshes, "pool refresh").await {
+        StoragePoolEvent::Refresh { pool: p } => assert_eq!(p.name, "lv-ev-pool"),
+        other => panic!("unexpected pool event {other:?}"),
+    }
+
+    // A node device: an NPIV vHBA on the test driver's fc_host, created then destroyed.
+    let dev = c
+        .call::<NodeDeviceCreateXml>(&NodeDeviceXmlArgs {
+            xml_desc: "<device><parent>scsi_host1</parent><capability type='scsi_host'>\
+                       <capability type='fc_host'><wwnn>2000000012340001</wwnn>\
+                       <wwpn>1000000012340001</wwpn></capability></capability></device>"
+                .into(),
+            flags: 0,
+        })
+        .await
+        .unwrap()
+        .dev;
+    c.call::<NodeDeviceDestroy>(&NameArgs {
+        name: dev.name.clone(),
+    })
+    .await
+    .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        match next(&mut devs, "node device").await {
+            NodeDeviceEvent::Lifecycle { dev: nd, event, .. } => {
+                assert_eq!(nd.name, dev.name);
+                seen.push(event);
+            }
+            other => panic!("unexpected node device event {other:?}"),
+        }
+    }
+    assert_eq!(seen, [NODE_DEVICE_CREATED, NODE_DEVICE_DELETED]);
+
+    quiet(&mut doms, Duration::from_millis(200)).await;
+    quiet(&mut refreshes, Duration::ZERO).await;
+    assert_eq!(nets.missed() + pools.missed() + devs.missed(), 0);
+    c.close();
+}
+
+/// Callback ids are per kind: on the session daemon the qemu driver (domains) and the secret
+/// driver number their callbacks independently. Dropping one kind's subscription must not
+/// unhook another kind's subscription that happens to have the same id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secret_events_and_callback_ids_per_kind() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let doms = c
+        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+    let mut lifecycle = c
+        .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+    let mut values = c
+        .subscribe_secret_events(secret_event_id::VALUE_CHANGED, None)
+        .await
+        .unwrap();
+    let ids = [doms.callback_id(), lifecycle.callback_id()];
+    assert_eq!(
+        ids[0], ids[1],
+        "expected the daemon to number domain and secret callbacks independently ({ids:?})"
+    );
+    drop(doms);
+
+    let secret = c
+        .call::<SecretDefineXml>(&XmlFlagsArgs {
+            xml: "<secret ephemeral='no' private='no'><usage type='volume'>\
+                  <volume>/var/lib/lv-ev/disk.img</volume></usage></secret>"
+                .into(),
+            flags: 0,
+        })
+        .await
+        .unwrap()
+        .secret;
+    c.call::<SecretSetValue>(&SecretSetValueArgs {
+        secret: secret.clone(),
+        value: bytes::Bytes::from_static(b"not-a-real-key"),
+        flags: 0,
+    })
+    .await
+    .unwrap();
+    c.call::<SecretUndefine>(&SecretArgs {
+        secret: secret.clone(),
+    })
+    .await
+    .unwrap();
+
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        match next(&mut lifecycle, "secret lifecycle").await {
+            SecretEvent::Lifecycle {
+                secret: s, event, ..
+            } => {
+                assert_eq!(s.uuid, secret.uuid);
+                seen.push(event);
+            }
+            other => panic!("unexpected secret event {other:?}"),
+        }
+    }
+    assert_eq!(seen, [SECRET_DEFINED, SECRET_UNDEFINED]);
+    match next(&mut values, "secret value").await {
+        SecretEvent::ValueChanged { secret: s } => assert_eq!(s.uuid, secret.uuid),
+        other => panic!("unexpected secret event {other:?}"),
+    }
+    c.close();
+}
