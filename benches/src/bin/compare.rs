@@ -55,9 +55,11 @@ const USAGE: &str = "\
 usage: compare [--lv PATH] [--python PATH] [--helpers DIR] [--reps N] [--calls N]
                [--threads N] [--mib N] [--slow-rate-mb N] [--slow-secs N] [--local-dir DIR]
                [--pool-on-disk] [--client-cpu CPU] [--skip-calls] [--skip-transfers]
-               [--skip-slow] [--nice N] [--serve]
+               [--skip-slow] [--nice N] [--daemon-cpus LIST] [--serve]
 --nice N: run the daemon (all its threads) and every client at nice N (e.g. -10) so that
           other work on the box disturbs the figures less; both sides get the same priority.
+--daemon-cpus LIST: re-pin every daemon thread to LIST (taskset syntax, e.g. 0-1) after start;
+          the testbed pins it to one CPU (see testbed::libvirtd), a production daemon is not.
 --serve:  start the daemon, create pool, volume and source file, print them, and wait for
           stdin to close (for perf/strace by hand); then clean up.
 Build lv first: cargo build --release -p examples --bin lv";
@@ -82,6 +84,7 @@ struct Opts {
     local_dir: PathBuf,
     pool_on_disk: bool,
     client_cpu: Option<String>,
+    daemon_cpus: Option<String>,
     skip_calls: bool,
     skip_transfers: bool,
     skip_slow: bool,
@@ -109,6 +112,7 @@ impl Opts {
             },
             pool_on_disk: false,
             client_cpu: None,
+            daemon_cpus: None,
             skip_calls: false,
             skip_transfers: false,
             skip_slow: false,
@@ -140,6 +144,7 @@ impl Opts {
                 "--local-dir" => o.local_dir = val()?.into(),
                 "--pool-on-disk" => o.pool_on_disk = true,
                 "--client-cpu" => o.client_cpu = Some(val()?),
+                "--daemon-cpus" => o.daemon_cpus = Some(val()?),
                 "--skip-calls" => o.skip_calls = true,
                 "--skip-transfers" => o.skip_transfers = true,
                 "--skip-slow" => o.skip_slow = true,
@@ -703,9 +708,10 @@ impl Bench {
             self.report,
             "\nClient CPU excludes each client's fixed cost (start, connect, close: ours {:.1} ms, \
              C/python {:.1} ms, from runs with 0 calls). Daemon CPU is libvirtd's utime+stime \
-             delta over the run (10 ms ticks). The daemon is pinned to CPU 0 by the testbed.",
+             delta over the run (10 ms ticks). The daemon runs on CPU {}.",
             base[0].1 * 1e3,
-            base[1].1 * 1e3
+            base[1].1 * 1e3,
+            self.o.daemon_cpus.as_deref().unwrap_or("0 (pinned by the testbed)")
         );
         self.json
             .push(format!("\"calls\":{{\"n\":{n},{}}}", json.join(",")));
@@ -1255,6 +1261,17 @@ fn real_main() -> Res<()> {
     let d = Libvirtd::builder()
         .start()
         .map_err(|e| format!("private libvirtd: {e}"))?;
+    if let Some(cpus) = &o.daemon_cpus {
+        // -a: every thread, including the worker pool started before we got here.
+        let st = Command::new("taskset")
+            .args(["-a", "-p", "-c", cpus, &d.pid().to_string()])
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| format!("taskset: {e}"))?;
+        if !st.success() {
+            return Err(format!("taskset -a -p -c {cpus} failed ({st})"));
+        }
+    }
     if let Some(n) = o.nice {
         // Threads are scheduled one by one: renice every thread of the daemon, and this
         // process's main thread (children and later threads inherit it).
@@ -1399,7 +1416,7 @@ fn with_daemon(
         "## lv (libvirt-rpc) vs the C library vs virsh — {date}\n\n\
          * host: {} × {}, kernel {}; load average (1/5/15 min) at start {load_start}, at end \
          {load_end}\n\
-         * daemon: private session libvirtd {} (testbed, pinned to CPU 0), {}{}\n\
+         * daemon: private session libvirtd {} ({}), {}{}\n\
          * ours: `{}` (built {}; tree {git}); C library: libvirt {} via /usr/bin/python3 + python3-libvirt; \
          virsh {}\n\
          * figures: median (min–max) of the runs{}",
@@ -1410,6 +1427,10 @@ fn with_daemon(
             .rsplit(' ')
             .next()
             .unwrap_or(""),
+        o.daemon_cpus.as_ref().map_or_else(
+            || "testbed, pinned to CPU 0".to_string(),
+            |c| format!("testbed, re-pinned to CPUs {c}")
+        ),
         if o.pool_on_disk {
             "volume in the testbed's disk pool"
         } else {
