@@ -711,7 +711,10 @@ impl Bench {
              delta over the run (10 ms ticks). The daemon runs on CPU {}.",
             base[0].1 * 1e3,
             base[1].1 * 1e3,
-            self.o.daemon_cpus.as_deref().unwrap_or("0 (pinned by the testbed)")
+            self.o
+                .daemon_cpus
+                .as_deref()
+                .unwrap_or("0 (pinned by the testbed)")
         );
         self.json
             .push(format!("\"calls\":{{\"n\":{n},{}}}", json.join(",")));

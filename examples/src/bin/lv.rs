@@ -4,6 +4,7 @@
 //! lv [-c URI] [--timeout SECS] [--busy-poll-us N] [--packet-size BYTES] version | list | domstate NAME | vol-list --pool P
 //!    | vol-upload --pool P VOL FILE [--sparse] | vol-download --pool P VOL FILE [--sparse]
 //!    | bench-calls --calls N --concurrency C
+//!    | event [--kind domain|network|pool|nodedev|secret] [--count N]
 //! ```
 
 // Doc comments below are clap's help text, read in a terminal: no Markdown there.
@@ -95,6 +96,16 @@ enum Cmd {
         #[arg(long)]
         sparse: bool,
     },
+    /// Print lifecycle events of one kind of object, one per line, until --count events
+    /// (or --timeout, or Ctrl-C).
+    Event {
+        /// Which objects.
+        #[arg(long, value_enum, default_value_t = EventKind::Domain)]
+        kind: EventKind,
+        /// Stop after this many events.
+        #[arg(long)]
+        count: Option<u64>,
+    },
     /// Throughput of `get_lib_version` calls.
     BenchCalls {
         /// Total calls.
@@ -104,6 +115,128 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         concurrency: usize,
     },
+}
+
+/// Object kinds for `lv event`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EventKind {
+    Domain,
+    Network,
+    Pool,
+    Nodedev,
+    Secret,
+}
+
+/// `virDomainEventType`.
+fn domain_event_name(e: i32) -> &'static str {
+    const NAMES: [&str; 9] = [
+        "defined",
+        "undefined",
+        "started",
+        "suspended",
+        "resumed",
+        "stopped",
+        "shutdown",
+        "pmsuspended",
+        "crashed",
+    ];
+    usize::try_from(e)
+        .ok()
+        .and_then(|i| NAMES.get(i))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+/// The lifecycle enums of networks and pools (`defined` … `deleted`), node devices
+/// (`created`, `deleted`, `defined`, `undefined`) and secrets (`defined`, `undefined`).
+fn object_event_name(kind: EventKind, e: i32) -> &'static str {
+    let names: &[&str] = match kind {
+        EventKind::Nodedev => &["created", "deleted", "defined", "undefined"],
+        EventKind::Secret => &["defined", "undefined"],
+        _ => &[
+            "defined",
+            "undefined",
+            "started",
+            "stopped",
+            "created",
+            "deleted",
+        ],
+    };
+    usize::try_from(e)
+        .ok()
+        .and_then(|i| names.get(i))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+/// Subscribe to the lifecycle events of `kind` and render each as one line.
+async fn event_lines(
+    c: &Client,
+    kind: EventKind,
+) -> Result<futures::stream::BoxStream<'static, String>, libvirt_rpc::CallError> {
+    use futures::StreamExt;
+    use libvirt_rpc::proto::events::{
+        DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
+    };
+    use libvirt_rpc::proto::procs::network::network_event_id;
+    use libvirt_rpc::proto::procs::nodedev::node_device_event_id;
+    use libvirt_rpc::proto::procs::secret::secret_event_id;
+    use libvirt_rpc::proto::procs::storage::pool_event_id;
+    let other = |what: &str, ev: &dyn std::fmt::Debug| format!("{what}: {ev:?}");
+    Ok(match kind {
+        EventKind::Domain => c
+            .subscribe_domain_events(libvirt_rpc::proto::events::event_id::LIFECYCLE, None)
+            .await?
+            .map(move |ev| match ev {
+                DomainEvent::Lifecycle { dom, event, .. } => {
+                    format!("domain {}: {}", dom.name, domain_event_name(event))
+                }
+                ev => other("domain", &ev),
+            })
+            .boxed(),
+        EventKind::Network => c
+            .subscribe_network_events(network_event_id::LIFECYCLE, None)
+            .await?
+            .map(move |ev| match ev {
+                NetworkEvent::Lifecycle { net, event, .. } => {
+                    format!("network {}: {}", net.name, object_event_name(kind, event))
+                }
+                ev => other("network", &ev),
+            })
+            .boxed(),
+        EventKind::Pool => c
+            .subscribe_storage_pool_events(pool_event_id::LIFECYCLE, None)
+            .await?
+            .map(move |ev| match ev {
+                StoragePoolEvent::Lifecycle { pool, event, .. } => {
+                    format!("pool {}: {}", pool.name, object_event_name(kind, event))
+                }
+                ev => other("pool", &ev),
+            })
+            .boxed(),
+        EventKind::Nodedev => c
+            .subscribe_node_device_events(node_device_event_id::LIFECYCLE, None)
+            .await?
+            .map(move |ev| match ev {
+                NodeDeviceEvent::Lifecycle { dev, event, .. } => {
+                    format!("nodedev {}: {}", dev.name, object_event_name(kind, event))
+                }
+                ev => other("nodedev", &ev),
+            })
+            .boxed(),
+        EventKind::Secret => c
+            .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
+            .await?
+            .map(move |ev| match ev {
+                SecretEvent::Lifecycle { secret, event, .. } => format!(
+                    "secret {}: {}",
+                    secret.usage_id,
+                    object_event_name(kind, event)
+                ),
+                ev => other("secret", &ev),
+            })
+            .boxed(),
+    })
 }
 
 fn state_name(s: i32) -> &'static str {
@@ -293,6 +426,21 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
                 .await
                 .map_err(|err| err.to_string())?;
             pb.finish_and_clear();
+        }
+        Cmd::Event { kind, count } => {
+            use futures::StreamExt;
+            let mut lines = event_lines(&c, kind).await.map_err(e)?;
+            // On stderr, so that scripts and tests know when events will be seen.
+            eprintln!("waiting for events");
+            let mut seen = 0u64;
+            while count.is_none_or(|n| seen < n) {
+                let Some(line) = lines.next().await else {
+                    // The stream ends when the connection dies: say why.
+                    return Err(c.closed().await.to_string());
+                };
+                println!("{line}");
+                seen += 1;
+            }
         }
         Cmd::BenchCalls { calls, concurrency } => {
             let concurrency = concurrency.max(1);
