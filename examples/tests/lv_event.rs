@@ -97,7 +97,10 @@ fn lv_event_fails_promptly_when_the_daemon_dies() {
     let mut err = String::new();
     stderr.read_to_string(&mut err).unwrap();
     assert!(!st.success(), "lv event exited 0 after the daemon died");
-    assert!(err.contains("connection"), "no reason in the error: {err:?}");
+    assert!(
+        err.contains("connection"),
+        "no reason in the error: {err:?}"
+    );
     assert!(
         t.elapsed() < Duration::from_secs(1),
         "lv event took {:?} to notice the daemon's death",

@@ -252,6 +252,52 @@ async fn upload_and_download_64_mib_byte_exact() {
         .unwrap();
 }
 
+/// A pipe (or a device) reports size 0: its bytes must be read to the end, not skipped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upload_from_a_pipe_sends_everything() {
+    let Some(d) = daemon() else { return };
+    let c = connect(&d).await;
+    let p = pool(&c, &d).await;
+    let dir = tempfile::tempdir().unwrap();
+    // Not a multiple of any packet size, written in small pieces (short reads on our side).
+    let len = 5 * MIB as usize + 12_345;
+    for (name, sparse) in [("pipe.raw", false), ("pipe-sparse.raw", true)] {
+        let vol = create_vol(&c, &p, name, len as u64).await;
+        let fifo = dir.path().join(format!("{name}.fifo"));
+        let st = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(st.success(), "mkfifo");
+        let data = pattern(len, 11);
+        let writer = {
+            let (fifo, data) = (fifo.clone(), data.clone());
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new().write(true).open(fifo)?;
+                data.chunks(10_000).try_for_each(|piece| f.write_all(piece))
+            })
+        };
+        let up = c.vol_upload(&vol, 0, 0, sparse).await.unwrap();
+        let sent = up.send_file_and_finish(&fifo).await.unwrap();
+        assert_eq!(
+            sent, len as u64,
+            "bytes sent from the pipe (sparse: {sparse})"
+        );
+        writer
+            .join()
+            .unwrap()
+            .expect("the client read the whole pipe");
+        assert!(
+            std::fs::read(d.pool_path().join(name)).unwrap() == data,
+            "the volume differs from what went into the pipe (sparse: {sparse})"
+        );
+        c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: 0 })
+            .await
+            .unwrap();
+    }
+}
+
 /// A 64 MiB file with 4 data islands of 1 MiB.
 fn sparse_file(path: &Path) -> Vec<(u64, Vec<u8>)> {
     use std::io::{Seek, SeekFrom, Write};

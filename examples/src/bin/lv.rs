@@ -77,7 +77,7 @@ enum Cmd {
         pool: String,
         /// Volume name.
         vol: String,
-        /// Local file.
+        /// Local file; a pipe (e.g. /dev/stdin) or a device is read to its end.
         file: PathBuf,
         /// Keep holes (SEEK_DATA/SEEK_HOLE) instead of sending zeros.
         #[arg(long)]

@@ -284,18 +284,21 @@ impl Upload {
     /// Upload a file. With a sparse stream, holes are found with `SEEK_DATA`/`SEEK_HOLE` and
     /// sent as holes (the daemon recreates them); otherwise every byte is sent.
     ///
-    /// The file is read with positioned reads on the blocking pool straight into the buffers
-    /// that go on the wire (no intermediate copy).
+    /// A regular file is read with positioned reads on the blocking pool straight into the
+    /// buffers that go on the wire (no intermediate copy). Anything else (a pipe such as
+    /// `/dev/stdin`, a block or character device) is read to its end, and all of it is sent
+    /// as data, sparse or not.
     pub async fn send_file_and_finish(mut self, path: &Path) -> Result<u64, TransferError> {
         let opened = std::fs::File::open(path).and_then(|f| {
-            let len = f.metadata()?.len();
-            Ok((Arc::new(f), len))
+            let meta = f.metadata()?;
+            // Only a regular file's size can be trusted: a pipe or a device reports 0.
+            Ok((Arc::new(f), meta.is_file().then_some(meta.len())))
         });
         let (file, len) = self.h.local(opened).await?;
-        let r = if self.sparse {
-            self.send_sparse(&file, len).await
-        } else {
-            self.send_range(&file, 0, len).await
+        let r = match len {
+            None => self.send_to_eof(&file).await,
+            Some(len) if self.sparse => self.send_sparse(&file, len).await,
+            Some(len) => self.send_range(&file, 0, len).await,
         };
         match r {
             Ok(()) => {
@@ -327,6 +330,19 @@ impl Upload {
             self.send(chunk).await?;
         }
         Ok(())
+    }
+
+    /// Send everything `file` yields until end of file, in `read_ahead` chunks.
+    async fn send_to_eof(&mut self, file: &Arc<std::fs::File>) -> Result<(), TransferError> {
+        loop {
+            let chunk = read_some(file.clone(), self.read_ahead)
+                .await
+                .map_err(TransferError::Local)?;
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            self.send(chunk).await?;
+        }
     }
 
     async fn send_sparse(
@@ -375,6 +391,29 @@ async fn read_at(file: Arc<std::fs::File>, offset: u64, n: usize) -> io::Result<
     tokio::task::spawn_blocking(move || {
         use std::os::unix::fs::FileExt;
         file.read_exact_at(&mut buf, offset)?;
+        Ok(buf.freeze())
+    })
+    .await
+    .map_err(io::Error::other)?
+}
+
+/// Up to `n` bytes of a sequential file (pipe, device), on the blocking pool: reads until
+/// `n` bytes or end of file, so a pipe's short reads still make whole packets. Empty at end
+/// of file.
+async fn read_some(file: Arc<std::fs::File>, n: usize) -> io::Result<Bytes> {
+    let mut buf = BytesMut::zeroed(n);
+    tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        let mut got = 0;
+        while got < n {
+            match (&*file).read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        buf.truncate(got);
         Ok(buf.freeze())
     })
     .await
