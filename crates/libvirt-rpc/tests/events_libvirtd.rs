@@ -249,3 +249,162 @@ async fn secret_events_and_callback_ids_per_kind() {
     }
     c.close();
 }
+
+/// A subscription request dropped before its reply (a timed-out `select!`, a cancelled task)
+/// must not leave a callback registered on the daemon, sending events nobody reads for the
+/// life of the connection. Counted on the wire: the packets that arrive on that connection
+/// while a network is defined and undefined (a second connection watches the events).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_dropped_in_flight_is_undone() {
+    use futures::FutureExt;
+    use libvirt_rpc::conn::Config;
+    use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    // No keepalive: every packet counted below is a reply or an event.
+    let opts = ConnectOptions {
+        config: Config {
+            keepalive: None,
+            ..Config::default()
+        },
+        ..ConnectOptions::default()
+    };
+    let c = Client::connect(&d.test_uri(), opts).await.unwrap();
+    let watcher = Client::connect(&d.test_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let mut kept = watcher
+        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+    // Polled once (the registration goes out), then dropped before the reply.
+    let dropped = c
+        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .now_or_never();
+    assert!(dropped.is_none(), "the registration answered synchronously");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    c.call::<ConnectGetLibVersion>(&()).await.unwrap();
+
+    let before = c.stats().packets_in;
+    network_churn(&c, "lv-orphan").await;
+    assert_eq!(
+        lifecycle_pair(&mut kept, "watcher").await,
+        [DEFINED, UNDEFINED]
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    c.call::<ConnectGetLibVersion>(&()).await.unwrap();
+    let packets = c.stats().packets_in - before;
+    assert_eq!(
+        packets, 3,
+        "3 replies expected; more means the dropped registration is still live on the daemon"
+    );
+    // And the same subscription can be made again.
+    c.subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .await
+        .unwrap_or_else(|e| panic!("subscribing again after a dropped request: {e}"));
+    c.close();
+}
+
+/// Define and undefine a network on the test driver: two lifecycle events.
+async fn network_churn(c: &Client, name: &str) {
+    let net = c
+        .call::<NetworkDefineXml>(&XmlArgs {
+            xml: format!("<network><name>{name}</name><bridge name='lvevbr3'/></network>").into(),
+        })
+        .await
+        .unwrap()
+        .net;
+    c.call::<NetworkUndefine>(&NetworkArgs { net })
+        .await
+        .unwrap();
+}
+
+async fn lifecycle_pair(events: &mut EventStream<NetworkEvent>, who: &str) -> Vec<i32> {
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        match next(events, who).await {
+            NetworkEvent::Lifecycle { event, .. } => seen.push(event),
+            other => panic!("{who}: unexpected {other:?}"),
+        }
+    }
+    seen
+}
+
+/// The daemon refuses a second identical registration on one connection ("event callback
+/// already tracked"), so subscribers of the same event share one registration: each gets
+/// every event, dropping one leaves the other, and after the last one is gone the same
+/// subscription can be made again at once (it waits for the deregistration's reply).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribers_of_one_event_share_a_registration() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.test_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let sub = || c.subscribe_network_events(network_event_id::LIFECYCLE, None);
+    let mut a = sub().await.unwrap();
+    let mut b = sub()
+        .await
+        .unwrap_or_else(|e| panic!("a second subscriber to the same event: {e}"));
+    assert_eq!(a.callback_id(), b.callback_id());
+    network_churn(&c, "lv-share-1").await;
+    assert_eq!(lifecycle_pair(&mut a, "a").await, [DEFINED, UNDEFINED]);
+    assert_eq!(lifecycle_pair(&mut b, "b").await, [DEFINED, UNDEFINED]);
+    drop(a);
+    network_churn(&c, "lv-share-2").await;
+    assert_eq!(
+        lifecycle_pair(&mut b, "b after a left").await,
+        [DEFINED, UNDEFINED]
+    );
+    for round in 0..5 {
+        drop(b);
+        b = sub().await.unwrap_or_else(|e| {
+            panic!("subscribing again right after the last drop ({round}): {e}")
+        });
+    }
+    network_churn(&c, "lv-share-3").await;
+    assert_eq!(
+        lifecycle_pair(&mut b, "b re-subscribed").await,
+        [DEFINED, UNDEFINED]
+    );
+    c.close();
+}
+
+/// A subscriber that never reads loses events beyond its queue, counted, and the connection
+/// keeps answering calls meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_subscriber_loses_events_not_replies() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let opts = ConnectOptions {
+        event_queue: 2,
+        ..ConnectOptions::default()
+    };
+    let c = Client::connect(&d.test_uri(), opts).await.unwrap();
+    let mut stalled = c
+        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .await
+        .unwrap();
+    for i in 0..10 {
+        // Each call's reply arrives although the subscriber's queue is long full.
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            network_churn(&c, &format!("lv-stall-{i}")),
+        )
+        .await
+        .expect("calls answered while a subscriber is stalled");
+    }
+    // Let the last events arrive, then read what was kept.
+    let t = std::time::Instant::now();
+    while stalled.missed() < 18 && t.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(stalled.missed(), 18, "20 events, a queue of 2");
+    let kept = lifecycle_pair(&mut stalled, "stalled").await;
+    assert_eq!(kept, [DEFINED, UNDEFINED], "the first two are kept");
+    quiet(&mut stalled, Duration::from_millis(100)).await;
+    c.close();
+}

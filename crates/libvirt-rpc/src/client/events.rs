@@ -1,6 +1,9 @@
 //! Event subscriptions (domain, network, storage pool, node device, secret) as
 //! `futures::Stream`s with bounded queues.
 //!
+//! One daemon registration serves every local subscriber with the same kind, event id and
+//! object filter ([`Registrations`]); events are routed by kind and callback id.
+//!
 //! Callback ids are only unique per kind: the daemon takes them from the counter of the
 //! driver that owns the objects (the qemu driver for domains, the storage driver for pools,
 //! …), so a domain callback and a pool callback can both be 1. Subscribers are therefore
@@ -11,13 +14,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
-use tokio::sync::mpsc;
+use bytes::Bytes;
 use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::{mpsc, watch};
 
 use tracing::Instrument;
 
-use super::shared::{CallSlot, Inner};
-use super::{CallFuture, Client};
+use super::Client;
+use super::shared::Inner;
 use crate::conn::{CallError, Connection};
 use crate::proto::Procedure;
 use crate::proto::events::StoragePoolEvent;
@@ -60,8 +64,23 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// The procedure that registers this kind (for error reports).
+    fn register_number(self) -> i32 {
+        match self {
+            Kind::Domain => ConnectDomainEventCallbackRegisterAny::NUMBER,
+            Kind::Network => ConnectNetworkEventRegisterAny::NUMBER,
+            Kind::StoragePool => ConnectStoragePoolEventRegisterAny::NUMBER,
+            Kind::NodeDevice => ConnectNodeDeviceEventRegisterAny::NUMBER,
+            Kind::Secret => ConnectSecretEventRegisterAny::NUMBER,
+        }
+    }
+
     /// Queue the matching deregistration. Its reply is forgotten: nobody waits for it.
-    fn deregister(self, conn: &mut Connection, callback_id: i32) -> Result<u32, CallError> {
+    pub(crate) fn deregister(
+        self,
+        conn: &mut Connection,
+        callback_id: i32,
+    ) -> Result<u32, CallError> {
         let args = CallbackIdArgs { callback_id };
         match self {
             Kind::Domain => conn.call_typed::<ConnectDomainEventCallbackDeregisterAny>(&args, None),
@@ -87,7 +106,7 @@ pub(crate) enum EventSender {
 /// What happened when an event was offered to one subscriber.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Offer {
-    /// Another kind or another callback id.
+    /// Another kind.
     NotMine,
     Queued,
     /// The subscriber's queue was full (or it just went away): the event is lost for it.
@@ -105,18 +124,8 @@ impl EventSender {
         }
     }
 
-    pub(crate) fn is_closed(&self) -> bool {
-        match self {
-            EventSender::Domain(t) => t.is_closed(),
-            EventSender::Network(t) => t.is_closed(),
-            EventSender::StoragePool(t) => t.is_closed(),
-            EventSender::NodeDevice(t) => t.is_closed(),
-            EventSender::Secret(t) => t.is_closed(),
-        }
-    }
-
-    /// Queue `ev` if it is of this subscriber's kind and for its callback id. Never blocks.
-    pub(crate) fn offer(&self, id: i32, ev: &Event) -> Offer {
+    /// Queue `ev` if it is of this subscriber's kind. Never blocks.
+    pub(crate) fn offer(&self, ev: &Event) -> Offer {
         fn send<T: Clone>(tx: &mpsc::Sender<T>, ev: &T) -> Offer {
             match tx.try_send(ev.clone()) {
                 Ok(()) => Offer::Queued,
@@ -124,44 +133,298 @@ impl EventSender {
             }
         }
         match (self, ev) {
-            (EventSender::Domain(tx), Event::Domain { callback_id, event })
-                if *callback_id == id =>
-            {
-                send(tx, event)
-            }
-            (EventSender::Network(tx), Event::Network { callback_id, event })
-                if *callback_id == id =>
-            {
-                send(tx, event)
-            }
-            (EventSender::StoragePool(tx), Event::StoragePool { callback_id, event })
-                if *callback_id == id =>
-            {
-                send(tx, event)
-            }
-            (EventSender::NodeDevice(tx), Event::NodeDevice { callback_id, event })
-                if *callback_id == id =>
-            {
-                send(tx, event)
-            }
-            (EventSender::Secret(tx), Event::Secret { callback_id, event })
-                if *callback_id == id =>
-            {
-                send(tx, event)
-            }
+            (EventSender::Domain(tx), Event::Domain { event, .. }) => send(tx, event),
+            (EventSender::Network(tx), Event::Network { event, .. }) => send(tx, event),
+            (EventSender::StoragePool(tx), Event::StoragePool { event, .. }) => send(tx, event),
+            (EventSender::NodeDevice(tx), Event::NodeDevice { event, .. }) => send(tx, event),
+            (EventSender::Secret(tx), Event::Secret { event, .. }) => send(tx, event),
             _ => Offer::NotMine,
         }
     }
 }
 
+/// The kind and callback id an event was sent for.
+fn route(ev: &Event) -> Option<(Kind, i32)> {
+    Some(match ev {
+        Event::Domain { callback_id, .. } => (Kind::Domain, *callback_id),
+        Event::Network { callback_id, .. } => (Kind::Network, *callback_id),
+        Event::StoragePool { callback_id, .. } => (Kind::StoragePool, *callback_id),
+        Event::NodeDevice { callback_id, .. } => (Kind::NodeDevice, *callback_id),
+        Event::Secret { callback_id, .. } => (Kind::Secret, *callback_id),
+        _ => return None,
+    })
+}
+
+/// Where one daemon registration stands, as its subscribers see it.
+#[derive(Debug, Clone)]
+pub(crate) enum RegState {
+    /// Not (yet, or again) registered: wait.
+    Pending,
+    Active(i32),
+    Failed(CallError),
+}
+
+/// What is on the wire for one registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The register call is in flight.
+    Registering,
+    Active(i32),
+    /// The last subscriber left; the deregister call is in flight. A subscriber that arrives
+    /// now waits for it, then registers again: sent at once, the new register call could be
+    /// handled by another daemon worker before the deregistration and be refused.
+    Closing,
+}
+
+/// One local subscriber of a registration.
+struct Sub {
+    id: u64,
+    tx: EventSender,
+    missed: Arc<AtomicU64>,
+}
+
+/// One daemon-side registration, shared by every local subscriber with the same kind, event
+/// id and object filter: the daemon refuses a second identical registration on a connection
+/// ("event callback already tracked"), so, like the C library, we register once and fan
+/// out locally.
+struct Registration {
+    id: u64,
+    kind: Kind,
+    /// The encoded register arguments (event id and object filter): the key, and what a
+    /// re-registration sends.
+    key: Bytes,
+    phase: Phase,
+    state: watch::Sender<RegState>,
+    subs: Vec<Sub>,
+}
+
+/// Every registration of one connection.
+#[derive(Default)]
+pub(crate) struct Registrations {
+    regs: Vec<Registration>,
+    next_id: u64,
+}
+
+/// What [`Registrations::attach`] did.
+pub(crate) struct Attached {
+    /// The subscriber's id, for [`Registrations::detach`].
+    pub(crate) sub: u64,
+    /// Becomes `Active` or `Failed` when the daemon answers.
+    pub(crate) state: watch::Receiver<RegState>,
+    /// `Some(registration id)` when the caller must send the register call.
+    pub(crate) register: Option<u64>,
+}
+
+/// A call the registration table wants sent; the caller records its slot.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Queued {
+    Nothing,
+    /// A register call for registration `.1` went out with serial `.0`.
+    Register(u32, u64),
+    /// A deregister call for registration `.1` went out with serial `.0`.
+    Deregister(u32, u64),
+}
+
+impl Registrations {
+    fn index(&self, reg: u64) -> Option<usize> {
+        self.regs.iter().position(|r| r.id == reg)
+    }
+
+    /// Add a subscriber to the registration for `key`, creating it if there is none.
+    pub(crate) fn attach(
+        &mut self,
+        kind: Kind,
+        key: Bytes,
+        tx: EventSender,
+        missed: Arc<AtomicU64>,
+    ) -> Attached {
+        self.next_id += 1;
+        let sub = Sub {
+            id: self.next_id,
+            tx,
+            missed,
+        };
+        let sub_id = sub.id;
+        if let Some(r) = self
+            .regs
+            .iter_mut()
+            .find(|r| r.kind == kind && r.key == key)
+        {
+            r.subs.push(sub);
+            return Attached {
+                sub: sub_id,
+                state: r.state.subscribe(),
+                register: None,
+            };
+        }
+        self.next_id += 1;
+        let (state, rx) = watch::channel(RegState::Pending);
+        self.regs.push(Registration {
+            id: self.next_id,
+            kind,
+            key,
+            phase: Phase::Registering,
+            state,
+            subs: vec![sub],
+        });
+        Attached {
+            sub: sub_id,
+            state: rx,
+            register: Some(self.next_id),
+        }
+    }
+
+    /// Fail a registration whose call could not be queued (the connection is dead).
+    fn fail(&mut self, i: usize, error: CallError) {
+        let r = self.regs.swap_remove(i);
+        r.state.send_replace(RegState::Failed(error));
+    }
+
+    /// Forget a registration whose register call could not even be queued.
+    pub(crate) fn abandon(&mut self, reg: u64, error: &CallError) {
+        if let Some(i) = self.index(reg) {
+            self.fail(i, error.clone());
+        }
+    }
+
+    /// Start closing registration `i` (its last subscriber left).
+    fn close(&mut self, i: usize, callback_id: i32, conn: &mut Connection) -> Queued {
+        let kind = self.regs[i].kind;
+        match kind.deregister(conn, callback_id) {
+            Ok(serial) => {
+                self.regs[i].phase = Phase::Closing;
+                self.regs[i].state.send_replace(RegState::Pending);
+                Queued::Deregister(serial, self.regs[i].id)
+            }
+            Err(e) => {
+                self.fail(i, e);
+                Queued::Nothing
+            }
+        }
+    }
+
+    /// The daemon answered the register call of registration `reg`.
+    pub(crate) fn registered(
+        &mut self,
+        reg: u64,
+        serial: u32,
+        result: Result<Bytes, CallError>,
+        conn: &mut Connection,
+    ) -> Queued {
+        let Some(i) = self.index(reg) else {
+            return Queued::Nothing;
+        };
+        let kind = self.regs[i].kind;
+        let outcome = result.and_then(|payload| {
+            xdr::from_bytes::<RegisterRet>(payload)
+                .map(|r| r.callback_id)
+                .map_err(|e| {
+                    CallError::Connection(conn.report_bad_reply(kind.register_number(), serial, e))
+                })
+        });
+        match outcome {
+            // Every subscriber went away while the call was in flight: undo it.
+            Ok(callback_id) if self.regs[i].subs.is_empty() => self.close(i, callback_id, conn),
+            Ok(callback_id) => {
+                self.regs[i].phase = Phase::Active(callback_id);
+                self.regs[i]
+                    .state
+                    .send_replace(RegState::Active(callback_id));
+                Queued::Nothing
+            }
+            Err(e) => {
+                self.fail(i, e);
+                Queued::Nothing
+            }
+        }
+    }
+
+    /// The daemon answered the deregister call of registration `reg`: gone, unless
+    /// subscribers arrived meanwhile, who get a fresh registration.
+    pub(crate) fn deregistered(&mut self, reg: u64, conn: &mut Connection) -> Queued {
+        let Some(i) = self.index(reg) else {
+            return Queued::Nothing;
+        };
+        if self.regs[i].subs.is_empty() {
+            self.regs.swap_remove(i);
+            return Queued::Nothing;
+        }
+        let r = &mut self.regs[i];
+        match conn.call(
+            crate::proto::REMOTE_PROGRAM,
+            r.kind.register_number(),
+            &super::Raw(&r.key),
+            None,
+        ) {
+            Ok(serial) => {
+                r.phase = Phase::Registering;
+                Queued::Register(serial, r.id)
+            }
+            Err(e) => {
+                self.fail(i, e);
+                Queued::Nothing
+            }
+        }
+    }
+
+    /// Remove one subscriber; the last one out of an active registration deregisters it
+    /// (a registering one is undone when its reply arrives).
+    pub(crate) fn detach(&mut self, kind: Kind, sub: u64, conn: &mut Connection) -> Queued {
+        let Some(i) = self
+            .regs
+            .iter()
+            .position(|r| r.kind == kind && r.subs.iter().any(|s| s.id == sub))
+        else {
+            return Queued::Nothing;
+        };
+        self.regs[i].subs.retain(|s| s.id != sub);
+        match self.regs[i].phase {
+            Phase::Active(callback_id) if self.regs[i].subs.is_empty() => {
+                self.close(i, callback_id, conn)
+            }
+            _ => Queued::Nothing,
+        }
+    }
+
+    /// Hand `ev` to every subscriber of its registration. Never blocks: a full queue loses
+    /// the event for that subscriber and counts it.
+    pub(crate) fn deliver(&self, ev: &Event) {
+        let Some((kind, callback_id)) = route(ev) else {
+            return;
+        };
+        for r in self
+            .regs
+            .iter()
+            .filter(|r| r.kind == kind && r.phase == Phase::Active(callback_id))
+        {
+            for s in &r.subs {
+                if s.tx.offer(ev) == Offer::Full {
+                    s.missed.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// The connection died: every subscription stream ends, every waiting subscriber wakes.
+    pub(crate) fn clear(&mut self) {
+        self.regs.clear();
+    }
+}
+
 /// A subscription to one event id of one kind: [`DomainEvent`]s by default, or
 /// [`NetworkEvent`], [`StoragePoolEvent`], [`NodeDeviceEvent`], [`SecretEvent`]. Ends
-/// (`None`) when the connection dies; dropping it deregisters the callback with the daemon.
+/// (`None`) when the connection dies.
+///
+/// Subscriptions to the same event id and object on one connection share one daemon
+/// registration (libvirtd refuses a duplicate); each gets every event in its own bounded
+/// queue. Dropping the last one deregisters the callback with the daemon.
 pub struct EventStream<E = DomainEvent> {
     rx: mpsc::Receiver<E>,
     missed: Arc<AtomicU64>,
     callback_id: i32,
     kind: Kind,
+    /// This subscriber within its registration.
+    sub: u64,
     inner: Arc<Inner>,
 }
 
@@ -180,7 +443,8 @@ impl<E> EventStream<E> {
         self.missed.load(Ordering::Relaxed)
     }
 
-    /// The daemon's callback id (unique per event kind, not across kinds).
+    /// The daemon's callback id (unique per event kind, not across kinds). Subscriptions to
+    /// the same event id and object share one daemon registration, hence one id.
     pub fn callback_id(&self) -> i32 {
         self.callback_id
     }
@@ -196,14 +460,23 @@ impl<E> futures::Stream for EventStream<E> {
 
 impl<E> Drop for EventStream<E> {
     fn drop(&mut self) {
-        // Fire and forget: the reply is discarded when it arrives.
-        let mut st = self.inner.lock();
-        let (kind, id) = (self.kind, self.callback_id);
-        st.subscribers
-            .retain(|s| !(s.tx.kind() == kind && s.callback_id == id));
-        if let Ok(serial) = kind.deregister(&mut st.conn, id) {
-            st.conn.forget_call(serial);
-            st.wake_driver();
+        // Fire and forget: a deregistration's reply is discarded when it arrives.
+        self.inner.lock().detach_subscriber(self.kind, self.sub);
+    }
+}
+
+/// Detaches a subscriber whose `subscribe` future was dropped before it returned.
+struct DetachOnDrop<'a> {
+    inner: &'a Arc<Inner>,
+    kind: Kind,
+    sub: u64,
+    armed: bool,
+}
+
+impl Drop for DetachOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.inner.lock().detach_subscriber(self.kind, self.sub);
         }
     }
 }
@@ -282,8 +555,9 @@ impl Client {
         .await
     }
 
-    /// Register with `P` and return the stream. The subscriber is installed by the dispatch
-    /// pass that completes the registration, so an event right behind the reply is not lost.
+    /// Subscribe through the registration for these arguments, registering with `P` if
+    /// there is none yet. The subscriber is attached before the call goes out, so an event
+    /// right behind the reply is not lost. Cancel safe: dropping the future detaches it.
     async fn subscribe<P, E>(
         &self,
         args: &P::Args,
@@ -292,45 +566,63 @@ impl Client {
     where
         P: Procedure<Ret = RegisterRet>,
     {
+        let key = xdr::to_bytes(args)?;
         let (tx, rx) = mpsc::channel(self.event_queue);
         let tx = wrap(tx);
         let kind = tx.kind();
         let missed = Arc::new(AtomicU64::new(0));
-        let serial = {
+        let (sub, mut state) = {
             let mut st = self.inner.lock();
-            let serial = st.conn.call_typed::<P>(args, None)?;
-            st.calls.insert(
-                serial,
-                CallSlot {
-                    subscribe: Some((tx, missed.clone())),
-                    ..CallSlot::default()
-                },
-            );
-            st.wake_driver();
-            serial
+            let a = st.events.attach(kind, key, tx, missed.clone());
+            if let Some(reg) = a.register {
+                match st.conn.call_typed::<P>(args, None) {
+                    Ok(serial) => {
+                        tracing::debug!(proc = P::NAME, serial, "event registration");
+                        st.track(Queued::Register(serial, reg));
+                    }
+                    Err(e) => {
+                        st.events.abandon(reg, &e);
+                        return Err(e);
+                    }
+                }
+            }
+            (a.sub, a.state)
         };
-        let span = tracing::debug_span!("libvirt.call", proc = P::NAME, serial);
-        let payload = CallFuture {
+        let mut guard = DetachOnDrop {
             inner: &self.inner,
-            serial,
-            done: false,
+            kind,
+            sub,
+            armed: true,
+        };
+        let span = tracing::debug_span!("libvirt.subscribe", proc = P::NAME);
+        let outcome = async {
+            state
+                .wait_for(|s| !matches!(s, RegState::Pending))
+                .await
+                .map(|s| s.clone())
         }
         .instrument(span)
-        .await?;
-        let callback_id = match xdr::from_bytes::<RegisterRet>(payload) {
-            Ok(r) => r.callback_id,
-            Err(e) => {
-                let mut st = self.inner.lock();
-                let err = st.conn.report_bad_reply(P::NUMBER, serial, e);
-                st.dispatch();
-                return Err(CallError::Connection(err));
+        .await;
+        let callback_id = match outcome {
+            Ok(RegState::Active(id)) => id,
+            Ok(RegState::Failed(e)) => return Err(e),
+            // The registration was dropped: the connection died.
+            Ok(RegState::Pending) | Err(_) => {
+                let st = self.inner.lock();
+                return Err(CallError::Connection(
+                    st.conn.error().cloned().unwrap_or_else(|| {
+                        crate::conn::ConnectionError::locally_closed("subscription dropped")
+                    }),
+                ));
             }
         };
+        guard.armed = false;
         Ok(EventStream {
             rx,
             missed,
             callback_id,
             kind,
+            sub,
             inner: self.inner.clone(),
         })
     }

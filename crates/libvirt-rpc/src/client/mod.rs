@@ -192,7 +192,7 @@ fn busy_poll_fd(io: &impl AsFd, opts: &ConnectOptions) -> Option<OwnedFd> {
 }
 
 /// Already-encoded XDR arguments, for raw calls.
-struct Raw<'a>(&'a [u8]);
+pub(crate) struct Raw<'a>(pub(crate) &'a [u8]);
 
 impl Encode for Raw<'_> {
     fn encode(&self, enc: &mut Encoder) {
@@ -344,7 +344,7 @@ impl Client {
             conn: Connection::new(opts.config.clone(), Instant::now()),
             calls: HashMap::new(),
             streams: HashMap::new(),
-            subscribers: Vec::new(),
+            events: events::Registrations::default(),
             writable: Vec::new(),
             driver: None,
             read_blocked: false,

@@ -4,17 +4,16 @@
 //! so a writer stalled on a dead peer never blocks `close()` (H1).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use super::events::{EventSender, Offer, RegisterRet};
+use super::events::{Kind, Queued, Registrations};
 use crate::conn::{CallError, Connection, ConnectionError, Output};
 use crate::proto::events::Event;
-use crate::wire::xdr;
 
 /// Upload backpressure: callers wait while more than this is queued in the core. Four
 /// default packets: enough to keep the socket full (it holds ~1.6), and with the read-ahead
@@ -25,9 +24,16 @@ pub(crate) const TRANSMIT_HIGH: usize = 512 << 10;
 pub(crate) struct CallSlot {
     pub(crate) result: Option<Result<Bytes, CallError>>,
     pub(crate) waker: Option<Waker>,
-    /// For event registrations: the subscriber to install when the reply arrives, in the
-    /// same dispatch pass, so an event that follows the reply cannot be missed.
-    pub(crate) subscribe: Option<(EventSender, Arc<AtomicU64>)>,
+    /// An event (de)registration call: which registration. Nobody awaits this slot; the
+    /// reply goes to the registration table, where the subscribers wait.
+    pub(crate) registration: Option<(u64, RegCall)>,
+}
+
+/// Which call of a registration a slot stands for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RegCall {
+    Register,
+    Deregister,
 }
 
 #[derive(Debug, Default)]
@@ -36,18 +42,11 @@ pub(crate) struct StreamSlot {
     pub(crate) waker: Option<Waker>,
 }
 
-/// One event subscription: keyed by its kind (`tx`) and the daemon's callback id.
-pub(crate) struct Subscriber {
-    pub(crate) callback_id: i32,
-    pub(crate) tx: EventSender,
-    pub(crate) missed: Arc<AtomicU64>,
-}
-
 pub(crate) struct State {
     pub(crate) conn: Connection,
     pub(crate) calls: HashMap<u32, CallSlot>,
     pub(crate) streams: HashMap<u32, StreamSlot>,
-    pub(crate) subscribers: Vec<Subscriber>,
+    pub(crate) events: Registrations,
     pub(crate) writable: Vec<Waker>,
     pub(crate) driver: Option<Waker>,
     /// The driver stopped reading because a download window is full.
@@ -58,6 +57,29 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// Remove one event subscriber (deregistering with the daemon if it was the last).
+    pub(crate) fn detach_subscriber(&mut self, kind: Kind, sub: u64) {
+        let q = self.events.detach(kind, sub, &mut self.conn);
+        self.track(q);
+    }
+
+    /// Record a (de)registration call the registration table queued, and get it sent.
+    pub(crate) fn track(&mut self, q: Queued) {
+        let (serial, slot) = match q {
+            Queued::Nothing => return,
+            Queued::Register(serial, reg) => (serial, (reg, RegCall::Register)),
+            Queued::Deregister(serial, reg) => (serial, (reg, RegCall::Deregister)),
+        };
+        self.calls.insert(
+            serial,
+            CallSlot {
+                registration: Some(slot),
+                ..CallSlot::default()
+            },
+        );
+        self.wake_driver();
+    }
+
     pub(crate) fn wake_driver(&mut self) {
         if let Some(w) = self.driver.take() {
             w.wake();
@@ -72,17 +94,20 @@ impl State {
         while let Some(o) = self.conn.poll_output() {
             match o {
                 Output::CallDone { serial, result } => {
-                    if let Some(slot) = self.calls.get_mut(&serial) {
-                        if let (Some((tx, missed)), Ok(payload)) = (slot.subscribe.take(), &result)
-                        {
-                            if let Ok(r) = xdr::from_bytes::<RegisterRet>(payload.clone()) {
-                                self.subscribers.push(Subscriber {
-                                    callback_id: r.callback_id,
-                                    tx,
-                                    missed,
-                                });
+                    if let Some((reg, call)) = self.calls.get(&serial).and_then(|s| s.registration)
+                    {
+                        self.calls.remove(&serial);
+                        let q = match call {
+                            RegCall::Register => {
+                                self.events.registered(reg, serial, result, &mut self.conn)
                             }
-                        }
+                            // Whatever the daemon said, the callback is gone or never was.
+                            RegCall::Deregister => self.events.deregistered(reg, &mut self.conn),
+                        };
+                        self.track(q);
+                        continue;
+                    }
+                    if let Some(slot) = self.calls.get_mut(&serial) {
                         slot.result = Some(result);
                         completed += 1;
                         if let Some(w) = slot.waker.take() {
@@ -101,18 +126,11 @@ impl State {
                 Output::Event(Event::ConnectionClosed { reason }) => {
                     self.close_notice = Some(reason);
                 }
-                Output::Event(ev) => {
-                    self.subscribers.retain(|s| !s.tx.is_closed());
-                    for s in &self.subscribers {
-                        if s.tx.offer(s.callback_id, &ev) == Offer::Full {
-                            s.missed.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                }
+                Output::Event(ev) => self.events.deliver(&ev),
                 Output::Closed(e) => {
                     self.closed_tx.send_replace(Some(e));
                     // Dropping the senders ends every subscription stream.
-                    self.subscribers.clear();
+                    self.events.clear();
                     for w in self.writable.drain(..) {
                         w.wake();
                     }
