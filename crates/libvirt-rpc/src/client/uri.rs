@@ -6,6 +6,7 @@
 //! (parsed into an [`SshTarget`] for an SSH transport to dial). Anything else is a clear
 //! error, never silently ignored.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// libvirt's system socket.
@@ -93,7 +94,8 @@ pub enum UriError {
         /// The parameter.
         param: String,
     },
-    /// Something needed is missing (e.g. no `XDG_RUNTIME_DIR` for a session socket).
+    /// Something needed is missing (e.g. no `XDG_RUNTIME_DIR`, `XDG_CACHE_HOME` or `HOME` for a
+    /// session socket).
     #[error("{0}")]
     Missing(String),
 }
@@ -204,15 +206,32 @@ impl LibvirtUri {
 /// The local socket for `qemu:///system` / `qemu:///session` style paths.
 fn default_socket(path: &str) -> Result<PathBuf, UriError> {
     if path == "/session" {
-        let dir = std::env::var_os("XDG_RUNTIME_DIR").ok_or_else(|| {
-            UriError::Missing(
-                "XDG_RUNTIME_DIR is not set: cannot find the session socket; use ?socket=PATH"
-                    .into(),
-            )
-        })?;
-        return Ok(PathBuf::from(dir).join("libvirt/libvirt-sock"));
+        let var = std::env::var_os;
+        return session_socket(var("XDG_RUNTIME_DIR"), var("XDG_CACHE_HOME"), var("HOME"))
+            .ok_or_else(|| {
+                UriError::Missing(
+                    "neither XDG_RUNTIME_DIR, XDG_CACHE_HOME nor HOME is set: cannot find the \
+                     session socket; use ?socket=PATH"
+                        .into(),
+                )
+            });
     }
     Ok(PathBuf::from(SYSTEM_SOCKET))
+}
+
+/// Where a session daemon listens, as libvirt computes it (glib's user runtime directory):
+/// `$XDG_RUNTIME_DIR`, else the user cache directory (`$XDG_CACHE_HOME`, else
+/// `$HOME/.cache`), then `libvirt/libvirt-sock`. Empty variables count as unset.
+fn session_socket(
+    runtime: Option<OsString>,
+    cache: Option<OsString>,
+    home: Option<OsString>,
+) -> Option<PathBuf> {
+    let set = |v: Option<OsString>| v.filter(|v| !v.is_empty()).map(PathBuf::from);
+    let dir = set(runtime)
+        .or_else(|| set(cache))
+        .or_else(|| set(home).map(|h| h.join(".cache")))?;
+    Some(dir.join("libvirt/libvirt-sock"))
 }
 
 #[cfg(test)]
@@ -276,6 +295,28 @@ mod tests {
             LibvirtUri::parse("qemu+ssh://h/session"),
             Err(UriError::Missing(_))
         ));
+    }
+
+    #[test]
+    fn session_socket_falls_back_like_libvirt() {
+        let s = |r: &str, c: &str, h: &str| {
+            let v = |x: &str| (!x.is_empty()).then(|| OsString::from(x));
+            session_socket(v(r), v(c), v(h))
+        };
+        assert_eq!(
+            s("/run/user/7", "/c", "/h"),
+            Some("/run/user/7/libvirt/libvirt-sock".into())
+        );
+        assert_eq!(s("", "/c", "/h"), Some("/c/libvirt/libvirt-sock".into()));
+        assert_eq!(
+            s("", "", "/h"),
+            Some("/h/.cache/libvirt/libvirt-sock".into())
+        );
+        assert_eq!(s("", "", ""), None);
+        assert_eq!(
+            session_socket(Some(OsString::new()), None, Some("/h".into())),
+            Some("/h/.cache/libvirt/libvirt-sock".into())
+        );
     }
 
     #[test]
