@@ -248,6 +248,19 @@ async fn secret_events_and_callback_ids_per_kind() {
         other => panic!("unexpected secret event {other:?}"),
     }
     c.close();
+    // The streams end, and a new subscription fails with the reason.
+    assert!(next_or_end(&mut lifecycle).await.is_none());
+    let err = c
+        .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
+        .await
+        .unwrap_err();
+    assert!(err.is_connection(), "{err:?}");
+}
+
+async fn next_or_end<E>(events: &mut EventStream<E>) -> Option<E> {
+    tokio::time::timeout(Duration::from_secs(5), events.next())
+        .await
+        .expect("the stream neither yielded nor ended within 5 s")
 }
 
 /// A subscription request dropped before its reply (a timed-out `select!`, a cancelled task)
