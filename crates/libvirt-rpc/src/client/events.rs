@@ -23,7 +23,6 @@ use tracing::Instrument;
 use super::Client;
 use super::shared::Inner;
 use crate::conn::{CallError, Connection};
-use crate::proto::Procedure;
 use crate::proto::events::StoragePoolEvent;
 use crate::proto::events::{DomainEvent, Event, NetworkEvent, NodeDeviceEvent, SecretEvent};
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
@@ -48,6 +47,7 @@ use crate::proto::procs::storage::{
     ConnectStoragePoolEventRegisterAnyArgs,
 };
 use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool};
+use crate::proto::{Procedure, REMOTE_PROGRAM};
 use crate::wire::xdr;
 
 /// Every `*_EVENT_*REGISTER_ANY` reply: the callback id.
@@ -64,33 +64,45 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    /// The procedure that registers this kind (for error reports).
-    fn register_number(self) -> i32 {
+    /// The (register, deregister) procedures of this kind.
+    fn procs(self) -> (i32, i32) {
         match self {
-            Kind::Domain => ConnectDomainEventCallbackRegisterAny::NUMBER,
-            Kind::Network => ConnectNetworkEventRegisterAny::NUMBER,
-            Kind::StoragePool => ConnectStoragePoolEventRegisterAny::NUMBER,
-            Kind::NodeDevice => ConnectNodeDeviceEventRegisterAny::NUMBER,
-            Kind::Secret => ConnectSecretEventRegisterAny::NUMBER,
+            Kind::Domain => (
+                ConnectDomainEventCallbackRegisterAny::NUMBER,
+                ConnectDomainEventCallbackDeregisterAny::NUMBER,
+            ),
+            Kind::Network => (
+                ConnectNetworkEventRegisterAny::NUMBER,
+                ConnectNetworkEventDeregisterAny::NUMBER,
+            ),
+            Kind::StoragePool => (
+                ConnectStoragePoolEventRegisterAny::NUMBER,
+                ConnectStoragePoolEventDeregisterAny::NUMBER,
+            ),
+            Kind::NodeDevice => (
+                ConnectNodeDeviceEventRegisterAny::NUMBER,
+                ConnectNodeDeviceEventDeregisterAny::NUMBER,
+            ),
+            Kind::Secret => (
+                ConnectSecretEventRegisterAny::NUMBER,
+                ConnectSecretEventDeregisterAny::NUMBER,
+            ),
         }
     }
 
-    /// Queue the matching deregistration. Its reply is forgotten: nobody waits for it.
-    pub(crate) fn deregister(
-        self,
-        conn: &mut Connection,
-        callback_id: i32,
-    ) -> Result<u32, CallError> {
-        let args = CallbackIdArgs { callback_id };
-        match self {
-            Kind::Domain => conn.call_typed::<ConnectDomainEventCallbackDeregisterAny>(&args, None),
-            Kind::Network => conn.call_typed::<ConnectNetworkEventDeregisterAny>(&args, None),
-            Kind::StoragePool => {
-                conn.call_typed::<ConnectStoragePoolEventDeregisterAny>(&args, None)
-            }
-            Kind::NodeDevice => conn.call_typed::<ConnectNodeDeviceEventDeregisterAny>(&args, None),
-            Kind::Secret => conn.call_typed::<ConnectSecretEventDeregisterAny>(&args, None),
-        }
+    /// Queue a register call with already-encoded arguments (the registration's key).
+    fn register(self, conn: &mut Connection, key: &[u8]) -> Result<u32, CallError> {
+        conn.call(REMOTE_PROGRAM, self.procs().0, &super::Raw(key), None)
+    }
+
+    /// Queue the deregister call for `callback_id`.
+    fn deregister(self, conn: &mut Connection, callback_id: i32) -> Result<u32, CallError> {
+        conn.call(
+            REMOTE_PROGRAM,
+            self.procs().1,
+            &CallbackIdArgs { callback_id },
+            None,
+        )
     }
 }
 
@@ -164,18 +176,6 @@ pub(crate) enum RegState {
     Failed(CallError),
 }
 
-/// What is on the wire for one registration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// The register call is in flight.
-    Registering,
-    Active(i32),
-    /// The last subscriber left; the deregister call is in flight. A subscriber that arrives
-    /// now waits for it, then registers again: sent at once, the new register call could be
-    /// handled by another daemon worker before the deregistration and be refused.
-    Closing,
-}
-
 /// One local subscriber of a registration.
 struct Sub {
     id: u64,
@@ -190,12 +190,22 @@ struct Sub {
 struct Registration {
     id: u64,
     kind: Kind,
-    /// The encoded register arguments (event id and object filter): the key, and what a
-    /// re-registration sends.
+    /// The encoded register arguments (event id and object filter): the key, and what the
+    /// register call sends.
     key: Bytes,
-    phase: Phase,
+    /// `Active` while events flow; `Pending` while a register or deregister call is in
+    /// flight (the reply's slot says which).
     state: watch::Sender<RegState>,
     subs: Vec<Sub>,
+}
+
+impl Registration {
+    fn callback_id(&self) -> Option<i32> {
+        match *self.state.borrow() {
+            RegState::Active(id) => Some(id),
+            _ => None,
+        }
+    }
 }
 
 /// Every registration of one connection.
@@ -211,18 +221,25 @@ pub(crate) struct Attached {
     pub(crate) sub: u64,
     /// Becomes `Active` or `Failed` when the daemon answers.
     pub(crate) state: watch::Receiver<RegState>,
-    /// `Some(registration id)` when the caller must send the register call.
-    pub(crate) register: Option<u64>,
+    /// The register call, when this subscriber created the registration.
+    pub(crate) queued: Option<Queued>,
 }
 
-/// A call the registration table wants sent; the caller records its slot.
+/// Which call of a registration a call slot stands for.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Queued {
-    Nothing,
-    /// A register call for registration `.1` went out with serial `.0`.
-    Register(u32, u64),
-    /// A deregister call for registration `.1` went out with serial `.0`.
-    Deregister(u32, u64),
+pub(crate) enum RegCall {
+    Register,
+    Deregister,
+}
+
+/// A call the registration table queued; the caller records its slot so that the reply
+/// comes back to [`Registrations::registered`] or [`Registrations::deregistered`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Queued {
+    pub(crate) serial: u32,
+    /// The registration's id.
+    pub(crate) reg: u64,
+    pub(crate) call: RegCall,
 }
 
 impl Registrations {
@@ -230,14 +247,16 @@ impl Registrations {
         self.regs.iter().position(|r| r.id == reg)
     }
 
-    /// Add a subscriber to the registration for `key`, creating it if there is none.
+    /// Add a subscriber to the registration for `key`, creating it (and queueing its
+    /// register call) if there is none.
     pub(crate) fn attach(
         &mut self,
         kind: Kind,
         key: Bytes,
         tx: EventSender,
         missed: Arc<AtomicU64>,
-    ) -> Attached {
+        conn: &mut Connection,
+    ) -> Result<Attached, CallError> {
         self.next_id += 1;
         let sub = Sub {
             id: self.next_id,
@@ -251,54 +270,57 @@ impl Registrations {
             .find(|r| r.kind == kind && r.key == key)
         {
             r.subs.push(sub);
-            return Attached {
+            return Ok(Attached {
                 sub: sub_id,
                 state: r.state.subscribe(),
-                register: None,
-            };
+                queued: None,
+            });
         }
+        let serial = kind.register(conn, &key)?;
         self.next_id += 1;
         let (state, rx) = watch::channel(RegState::Pending);
         self.regs.push(Registration {
             id: self.next_id,
             kind,
             key,
-            phase: Phase::Registering,
             state,
             subs: vec![sub],
         });
-        Attached {
+        Ok(Attached {
             sub: sub_id,
             state: rx,
-            register: Some(self.next_id),
-        }
+            queued: Some(Queued {
+                serial,
+                reg: self.next_id,
+                call: RegCall::Register,
+            }),
+        })
     }
 
-    /// Fail a registration whose call could not be queued (the connection is dead).
+    /// Drop registration `i`; its waiting subscribers get `error`.
     fn fail(&mut self, i: usize, error: CallError) {
         let r = self.regs.swap_remove(i);
         r.state.send_replace(RegState::Failed(error));
     }
 
-    /// Forget a registration whose register call could not even be queued.
-    pub(crate) fn abandon(&mut self, reg: u64, error: &CallError) {
-        if let Some(i) = self.index(reg) {
-            self.fail(i, error.clone());
-        }
-    }
-
-    /// Start closing registration `i` (its last subscriber left).
-    fn close(&mut self, i: usize, callback_id: i32, conn: &mut Connection) -> Queued {
-        let kind = self.regs[i].kind;
-        match kind.deregister(conn, callback_id) {
+    /// Start closing registration `i` (its last subscriber left). Until the deregister
+    /// reply, it counts as pending: a subscriber that arrives meanwhile waits for it and then
+    /// registers again, because a register call sent at once could be handled by another
+    /// daemon worker before the deregistration and be refused as a duplicate.
+    fn close(&mut self, i: usize, callback_id: i32, conn: &mut Connection) -> Option<Queued> {
+        let r = &self.regs[i];
+        match r.kind.deregister(conn, callback_id) {
             Ok(serial) => {
-                self.regs[i].phase = Phase::Closing;
-                self.regs[i].state.send_replace(RegState::Pending);
-                Queued::Deregister(serial, self.regs[i].id)
+                r.state.send_replace(RegState::Pending);
+                Some(Queued {
+                    serial,
+                    reg: r.id,
+                    call: RegCall::Deregister,
+                })
             }
             Err(e) => {
                 self.fail(i, e);
-                Queued::Nothing
+                None
             }
         }
     }
@@ -310,79 +332,65 @@ impl Registrations {
         serial: u32,
         result: Result<Bytes, CallError>,
         conn: &mut Connection,
-    ) -> Queued {
-        let Some(i) = self.index(reg) else {
-            return Queued::Nothing;
-        };
+    ) -> Option<Queued> {
+        let i = self.index(reg)?;
         let kind = self.regs[i].kind;
         let outcome = result.and_then(|payload| {
             xdr::from_bytes::<RegisterRet>(payload)
                 .map(|r| r.callback_id)
                 .map_err(|e| {
-                    CallError::Connection(conn.report_bad_reply(kind.register_number(), serial, e))
+                    CallError::Connection(conn.report_bad_reply(kind.procs().0, serial, e))
                 })
         });
         match outcome {
             // Every subscriber went away while the call was in flight: undo it.
             Ok(callback_id) if self.regs[i].subs.is_empty() => self.close(i, callback_id, conn),
             Ok(callback_id) => {
-                self.regs[i].phase = Phase::Active(callback_id);
                 self.regs[i]
                     .state
                     .send_replace(RegState::Active(callback_id));
-                Queued::Nothing
+                None
             }
             Err(e) => {
                 self.fail(i, e);
-                Queued::Nothing
+                None
             }
         }
     }
 
     /// The daemon answered the deregister call of registration `reg`: gone, unless
     /// subscribers arrived meanwhile, who get a fresh registration.
-    pub(crate) fn deregistered(&mut self, reg: u64, conn: &mut Connection) -> Queued {
-        let Some(i) = self.index(reg) else {
-            return Queued::Nothing;
-        };
+    pub(crate) fn deregistered(&mut self, reg: u64, conn: &mut Connection) -> Option<Queued> {
+        let i = self.index(reg)?;
         if self.regs[i].subs.is_empty() {
             self.regs.swap_remove(i);
-            return Queued::Nothing;
+            return None;
         }
-        let r = &mut self.regs[i];
-        match conn.call(
-            crate::proto::REMOTE_PROGRAM,
-            r.kind.register_number(),
-            &super::Raw(&r.key),
-            None,
-        ) {
-            Ok(serial) => {
-                r.phase = Phase::Registering;
-                Queued::Register(serial, r.id)
-            }
+        let r = &self.regs[i];
+        match r.kind.register(conn, &r.key) {
+            Ok(serial) => Some(Queued {
+                serial,
+                reg,
+                call: RegCall::Register,
+            }),
             Err(e) => {
                 self.fail(i, e);
-                Queued::Nothing
+                None
             }
         }
     }
 
     /// Remove one subscriber; the last one out of an active registration deregisters it
     /// (a registering one is undone when its reply arrives).
-    pub(crate) fn detach(&mut self, kind: Kind, sub: u64, conn: &mut Connection) -> Queued {
-        let Some(i) = self
+    pub(crate) fn detach(&mut self, kind: Kind, sub: u64, conn: &mut Connection) -> Option<Queued> {
+        let i = self
             .regs
             .iter()
-            .position(|r| r.kind == kind && r.subs.iter().any(|s| s.id == sub))
-        else {
-            return Queued::Nothing;
-        };
+            .position(|r| r.kind == kind && r.subs.iter().any(|s| s.id == sub))?;
         self.regs[i].subs.retain(|s| s.id != sub);
-        match self.regs[i].phase {
-            Phase::Active(callback_id) if self.regs[i].subs.is_empty() => {
-                self.close(i, callback_id, conn)
-            }
-            _ => Queued::Nothing,
+        match self.regs[i].callback_id() {
+            Some(callback_id) if self.regs[i].subs.is_empty() => self.close(i, callback_id, conn),
+            _ => None,
         }
     }
 
@@ -395,7 +403,7 @@ impl Registrations {
         for r in self
             .regs
             .iter()
-            .filter(|r| r.kind == kind && r.phase == Phase::Active(callback_id))
+            .filter(|r| r.kind == kind && r.callback_id() == Some(callback_id))
         {
             for s in &r.subs {
                 if s.tx.offer(ev) == Offer::Full {
@@ -460,7 +468,7 @@ impl<E> futures::Stream for EventStream<E> {
 
 impl<E> Drop for EventStream<E> {
     fn drop(&mut self) {
-        // Fire and forget: a deregistration's reply is discarded when it arrives.
+        // Never waits: a deregistration, if this was the last subscriber, is only queued.
         self.inner.lock().detach_subscriber(self.kind, self.sub);
     }
 }
@@ -573,19 +581,14 @@ impl Client {
         let missed = Arc::new(AtomicU64::new(0));
         let (sub, mut state) = {
             let mut st = self.inner.lock();
-            let a = st.events.attach(kind, key, tx, missed.clone());
-            if let Some(reg) = a.register {
-                match st.conn.call_typed::<P>(args, None) {
-                    Ok(serial) => {
-                        tracing::debug!(proc = P::NAME, serial, "event registration");
-                        st.track(Queued::Register(serial, reg));
-                    }
-                    Err(e) => {
-                        st.events.abandon(reg, &e);
-                        return Err(e);
-                    }
-                }
+            let st = &mut *st;
+            let a = st
+                .events
+                .attach(kind, key, tx, missed.clone(), &mut st.conn)?;
+            if let Some(q) = a.queued {
+                tracing::debug!(proc = P::NAME, serial = q.serial, "event registration");
             }
+            st.track(a.queued);
             (a.sub, a.state)
         };
         let mut guard = DetachOnDrop {

@@ -11,7 +11,7 @@ use std::task::Waker;
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use super::events::{Kind, Queued, Registrations};
+use super::events::{Kind, Queued, RegCall, Registrations};
 use crate::conn::{CallError, Connection, ConnectionError, Output};
 use crate::proto::events::Event;
 
@@ -27,13 +27,6 @@ pub(crate) struct CallSlot {
     /// An event (de)registration call: which registration. Nobody awaits this slot; the
     /// reply goes to the registration table, where the subscribers wait.
     pub(crate) registration: Option<(u64, RegCall)>,
-}
-
-/// Which call of a registration a slot stands for.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum RegCall {
-    Register,
-    Deregister,
 }
 
 #[derive(Debug, Default)]
@@ -64,16 +57,12 @@ impl State {
     }
 
     /// Record a (de)registration call the registration table queued, and get it sent.
-    pub(crate) fn track(&mut self, q: Queued) {
-        let (serial, slot) = match q {
-            Queued::Nothing => return,
-            Queued::Register(serial, reg) => (serial, (reg, RegCall::Register)),
-            Queued::Deregister(serial, reg) => (serial, (reg, RegCall::Deregister)),
-        };
+    pub(crate) fn track(&mut self, q: Option<Queued>) {
+        let Some(q) = q else { return };
         self.calls.insert(
-            serial,
+            q.serial,
             CallSlot {
-                registration: Some(slot),
+                registration: Some((q.reg, q.call)),
                 ..CallSlot::default()
             },
         );
