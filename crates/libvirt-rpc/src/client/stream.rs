@@ -383,41 +383,40 @@ fn read_ahead(chunk: usize) -> usize {
 
 const READ_AHEAD_TARGET: usize = 256 << 10;
 
-/// `pread` of exactly `n` bytes at `offset`, on the blocking pool.
+/// Run blocking file I/O on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> io::Result<T> + Send + 'static,
+) -> io::Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(io::Error::other)?
+}
+
+// Buffers are allocated before entering the blocking pool, not on its threads: every
+// blocking thread would otherwise keep its own malloc arena of freed chunks, and RSS would
+// grow with the pool.
+
+/// `pread` of exactly `n` bytes at `offset`.
 async fn read_at(file: Arc<std::fs::File>, offset: u64, n: usize) -> io::Result<Bytes> {
-    // Allocated here, not on the blocking thread: every blocking thread would otherwise keep
-    // its own malloc arena of freed chunks, and RSS would grow with the pool.
     let mut buf = BytesMut::zeroed(n);
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         use std::os::unix::fs::FileExt;
         file.read_exact_at(&mut buf, offset)?;
         Ok(buf.freeze())
     })
     .await
-    .map_err(io::Error::other)?
 }
 
-/// Up to `n` bytes of a sequential file (pipe, device), on the blocking pool: reads until
-/// `n` bytes or end of file, so a pipe's short reads still make whole packets. Empty at end
-/// of file.
+/// Up to `n` bytes of a sequential file (pipe, device): reads until `n` bytes or end of
+/// file, so a pipe's short reads still make whole packets. Empty at end of file.
 async fn read_some(file: Arc<std::fs::File>, n: usize) -> io::Result<Bytes> {
-    let mut buf = BytesMut::zeroed(n);
-    tokio::task::spawn_blocking(move || {
+    let mut buf = Vec::with_capacity(n);
+    blocking(move || {
         use std::io::Read;
-        let mut got = 0;
-        while got < n {
-            match (&*file).read(&mut buf[got..]) {
-                Ok(0) => break,
-                Ok(k) => got += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        buf.truncate(got);
-        Ok(buf.freeze())
+        (&*file).take(n as u64).read_to_end(&mut buf)?;
+        Ok(Bytes::from(buf))
     })
     .await
-    .map_err(io::Error::other)?
 }
 
 /// A daemon → client stream (e.g. `virStorageVolDownload`): a `futures::Stream` of
@@ -560,24 +559,22 @@ impl Download {
         if regular {
             // A trailing hole only moved the offset: give the file its full length. No fsync
             // (like virsh); callers that need durability sync the file themselves.
-            let f = file.clone();
-            tokio::task::spawn_blocking(move || f.set_len(pos))
+            blocking(move || file.set_len(pos))
                 .await
-                .map_err(|e| TransferError::Local(io::Error::other(e)))?
                 .map_err(TransferError::Local)?;
         }
         Ok(pos)
     }
 }
 
-/// `pwrite` (regular files) or `write` (pipes, devices) of `data`, on the blocking pool.
+/// `pwrite` (regular files) or `write` (pipes, devices) of `data`.
 async fn write_at(
     file: Arc<std::fs::File>,
     positioned: bool,
     offset: u64,
     data: Bytes,
 ) -> io::Result<()> {
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         use std::io::Write;
         use std::os::unix::fs::FileExt;
         if positioned {
@@ -587,11 +584,11 @@ async fn write_at(
         }
     })
     .await
-    .map_err(io::Error::other)?
 }
 
+/// `n` zero bytes written to a sink that cannot seek (a hole in a sparse download).
 async fn write_zeros(file: Arc<std::fs::File>, mut n: u64) -> io::Result<()> {
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         use std::io::Write;
         let zeros = vec![0u8; 64 << 10];
         while n > 0 {
@@ -602,7 +599,6 @@ async fn write_zeros(file: Arc<std::fs::File>, mut n: u64) -> io::Result<()> {
         Ok(())
     })
     .await
-    .map_err(io::Error::other)?
 }
 
 impl Client {
