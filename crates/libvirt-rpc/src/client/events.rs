@@ -473,22 +473,6 @@ impl<E> Drop for EventStream<E> {
     }
 }
 
-/// Detaches a subscriber whose `subscribe` future was dropped before it returned.
-struct DetachOnDrop<'a> {
-    inner: &'a Arc<Inner>,
-    kind: Kind,
-    sub: u64,
-    armed: bool,
-}
-
-impl Drop for DetachOnDrop<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            self.inner.lock().detach_subscriber(self.kind, self.sub);
-        }
-    }
-}
-
 impl Client {
     /// Subscribe to a domain event id ([`crate::proto::events::event_id`]) for one domain or
     /// all.
@@ -591,11 +575,15 @@ impl Client {
             st.track(a.queued);
             (a.sub, a.state)
         };
-        let mut guard = DetachOnDrop {
-            inner: &self.inner,
+        // Built now, so that its drop detaches the subscriber if this future is dropped
+        // while the registration is in flight (or the registration fails).
+        let mut stream = EventStream {
+            rx,
+            missed,
+            callback_id: 0,
             kind,
             sub,
-            armed: true,
+            inner: self.inner.clone(),
         };
         let span = tracing::debug_span!("libvirt.subscribe", proc = P::NAME);
         let outcome = async {
@@ -606,27 +594,18 @@ impl Client {
         }
         .instrument(span)
         .await;
-        let callback_id = match outcome {
+        stream.callback_id = match outcome {
             Ok(RegState::Active(id)) => id,
             Ok(RegState::Failed(e)) => return Err(e),
             // The registration was dropped: the connection died.
             Ok(RegState::Pending) | Err(_) => {
-                let st = self.inner.lock();
-                return Err(CallError::Connection(
-                    st.conn.error().cloned().unwrap_or_else(|| {
-                        crate::conn::ConnectionError::locally_closed("subscription dropped")
-                    }),
-                ));
+                // The lock is released before `stream` drops (its drop takes it too).
+                let e = self.inner.lock().conn.error().cloned();
+                return Err(CallError::Connection(e.unwrap_or_else(|| {
+                    crate::conn::ConnectionError::locally_closed("subscription dropped")
+                })));
             }
         };
-        guard.armed = false;
-        Ok(EventStream {
-            rx,
-            missed,
-            callback_id,
-            kind,
-            sub,
-            inner: self.inner.clone(),
-        })
+        Ok(stream)
     }
 }
