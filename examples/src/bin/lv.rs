@@ -127,33 +127,22 @@ enum EventKind {
     Secret,
 }
 
-/// `virDomainEventType`.
-fn domain_event_name(e: i32) -> &'static str {
-    const NAMES: [&str; 9] = [
-        "defined",
-        "undefined",
-        "started",
-        "suspended",
-        "resumed",
-        "stopped",
-        "shutdown",
-        "pmsuspended",
-        "crashed",
-    ];
-    usize::try_from(e)
-        .ok()
-        .and_then(|i| NAMES.get(i))
-        .copied()
-        .unwrap_or("unknown")
-}
-
-/// The lifecycle enums of networks and pools (`defined` … `deleted`), node devices
-/// (`created`, `deleted`, `defined`, `undefined`) and secrets (`defined`, `undefined`).
-fn object_event_name(kind: EventKind, e: i32) -> &'static str {
+/// The name of lifecycle event `e`: `virDomainEventType` for domains, the lifecycle enums of
+/// networks and pools, node devices and secrets otherwise.
+fn event_name(kind: EventKind, e: i32) -> &'static str {
     let names: &[&str] = match kind {
-        EventKind::Nodedev => &["created", "deleted", "defined", "undefined"],
-        EventKind::Secret => &["defined", "undefined"],
-        _ => &[
+        EventKind::Domain => &[
+            "defined",
+            "undefined",
+            "started",
+            "suspended",
+            "resumed",
+            "stopped",
+            "shutdown",
+            "pmsuspended",
+            "crashed",
+        ],
+        EventKind::Network | EventKind::Pool => &[
             "defined",
             "undefined",
             "started",
@@ -161,12 +150,28 @@ fn object_event_name(kind: EventKind, e: i32) -> &'static str {
             "created",
             "deleted",
         ],
+        EventKind::Nodedev => &["created", "deleted", "defined", "undefined"],
+        EventKind::Secret => &["defined", "undefined"],
     };
     usize::try_from(e)
         .ok()
         .and_then(|i| names.get(i))
         .copied()
         .unwrap_or("unknown")
+}
+
+/// One output line: `KIND OBJECT: EVENT` for a lifecycle event, the decoded event otherwise.
+fn event_line(
+    kind: EventKind,
+    lifecycle: Option<(&libvirt_rpc::LvString, i32)>,
+    ev: &dyn std::fmt::Debug,
+) -> String {
+    use clap::ValueEnum;
+    let label = kind.to_possible_value().expect("no skipped variants");
+    match lifecycle {
+        Some((object, e)) => format!("{} {object}: {}", label.get_name(), event_name(kind, e)),
+        None => format!("{}: {ev:?}", label.get_name()),
+    }
 }
 
 /// Subscribe to the lifecycle events of `kind` and render each as one line.
@@ -176,64 +181,68 @@ async fn event_lines(
 ) -> Result<futures::stream::BoxStream<'static, String>, libvirt_rpc::CallError> {
     use futures::StreamExt;
     use libvirt_rpc::proto::events::{
-        DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
+        DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent, event_id,
     };
     use libvirt_rpc::proto::procs::network::network_event_id;
     use libvirt_rpc::proto::procs::nodedev::node_device_event_id;
     use libvirt_rpc::proto::procs::secret::secret_event_id;
     use libvirt_rpc::proto::procs::storage::pool_event_id;
-    let other = |what: &str, ev: &dyn std::fmt::Debug| format!("{what}: {ev:?}");
     Ok(match kind {
         EventKind::Domain => c
-            .subscribe_domain_events(libvirt_rpc::proto::events::event_id::LIFECYCLE, None)
+            .subscribe_domain_events(event_id::LIFECYCLE, None)
             .await?
-            .map(move |ev| match ev {
-                DomainEvent::Lifecycle { dom, event, .. } => {
-                    format!("domain {}: {}", dom.name, domain_event_name(event))
-                }
-                ev => other("domain", &ev),
+            .map(move |ev| {
+                let l = match &ev {
+                    DomainEvent::Lifecycle { dom, event, .. } => Some((&dom.name, *event)),
+                    _ => None,
+                };
+                event_line(kind, l, &ev)
             })
             .boxed(),
         EventKind::Network => c
             .subscribe_network_events(network_event_id::LIFECYCLE, None)
             .await?
-            .map(move |ev| match ev {
-                NetworkEvent::Lifecycle { net, event, .. } => {
-                    format!("network {}: {}", net.name, object_event_name(kind, event))
-                }
-                ev => other("network", &ev),
+            .map(move |ev| {
+                let l = match &ev {
+                    NetworkEvent::Lifecycle { net, event, .. } => Some((&net.name, *event)),
+                    _ => None,
+                };
+                event_line(kind, l, &ev)
             })
             .boxed(),
         EventKind::Pool => c
             .subscribe_storage_pool_events(pool_event_id::LIFECYCLE, None)
             .await?
-            .map(move |ev| match ev {
-                StoragePoolEvent::Lifecycle { pool, event, .. } => {
-                    format!("pool {}: {}", pool.name, object_event_name(kind, event))
-                }
-                ev => other("pool", &ev),
+            .map(move |ev| {
+                let l = match &ev {
+                    StoragePoolEvent::Lifecycle { pool, event, .. } => Some((&pool.name, *event)),
+                    _ => None,
+                };
+                event_line(kind, l, &ev)
             })
             .boxed(),
         EventKind::Nodedev => c
             .subscribe_node_device_events(node_device_event_id::LIFECYCLE, None)
             .await?
-            .map(move |ev| match ev {
-                NodeDeviceEvent::Lifecycle { dev, event, .. } => {
-                    format!("nodedev {}: {}", dev.name, object_event_name(kind, event))
-                }
-                ev => other("nodedev", &ev),
+            .map(move |ev| {
+                let l = match &ev {
+                    NodeDeviceEvent::Lifecycle { dev, event, .. } => Some((&dev.name, *event)),
+                    _ => None,
+                };
+                event_line(kind, l, &ev)
             })
             .boxed(),
         EventKind::Secret => c
             .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
             .await?
-            .map(move |ev| match ev {
-                SecretEvent::Lifecycle { secret, event, .. } => format!(
-                    "secret {}: {}",
-                    secret.usage_id,
-                    object_event_name(kind, event)
-                ),
-                ev => other("secret", &ev),
+            .map(move |ev| {
+                let l = match &ev {
+                    SecretEvent::Lifecycle { secret, event, .. } => {
+                        Some((&secret.usage_id, *event))
+                    }
+                    _ => None,
+                };
+                event_line(kind, l, &ev)
             })
             .boxed(),
     })
