@@ -143,9 +143,7 @@ fn call_roundtrip(crit: &mut Criterion) {
     let mut rx = BytesMut::new();
     crit.bench_function("call_roundtrip/connect_get_lib_version", |b| {
         b.iter(|| {
-            let serial = conn
-                .call_typed::<ConnectGetLibVersion>(&(), None)
-                .expect("call");
+            let serial = conn.call::<ConnectGetLibVersion>(&(), None).expect("call");
             let t = conn.poll_transmit().expect("queued");
             let mut h = [0u8; 24];
             h.copy_from_slice(&t.head[4..28]);

@@ -17,7 +17,7 @@
 //!   `TimedOut` only after the deadline; `pending_calls()` matches the model;
 //! * streams: `StreamOpened` only after the open REPLY was processed and once; `StreamEnded`
 //!   at most once and never for a forgotten stream; after EOF or a fatal error every
-//!   non-forgotten stream has ended and `stream_end` yields `Some` (after draining); received
+//!   non-forgotten stream has ended and `take_stream_end` yields `Some` (after draining); received
 //!   items are, in order, a subsequence of the processed data/hole packets of that stream;
 //! * the connection: `Closed` at most once and exactly when `is_closed()` turns true; once
 //!   closed every command fails with the same error, nothing is queued, `wants_read()` and
@@ -190,7 +190,7 @@ pub enum Op {
         /// Stream pick.
         stream: u8,
     },
-    /// `stream_forget`.
+    /// `forget_stream`.
     Forget {
         /// Stream pick.
         stream: u8,
@@ -202,7 +202,7 @@ pub enum Op {
         /// Items.
         max: u8,
     },
-    /// `stream_end`.
+    /// `take_stream_end`.
     End {
         /// Stream pick.
         stream: u8,
@@ -589,7 +589,7 @@ impl Harness {
                 let queued = self.conn.transmit_queued();
                 match self
                     .conn
-                    .call(program, number, &Raw(args.clone()), deadline)
+                    .call_raw(program, number, &Raw(args.clone()), deadline)
                 {
                     Ok(serial) => {
                         assert!(closed.is_none());
@@ -728,7 +728,7 @@ impl Harness {
             }
             Op::Forget { stream } => {
                 let id = self.pick_stream(*stream);
-                self.conn.stream_forget(id);
+                self.conn.forget_stream(id);
                 if let Some(s) = self.streams.get_mut(&id) {
                     if !s.collected {
                         s.forgotten = true;
@@ -741,7 +741,7 @@ impl Harness {
                     "a forgotten stream keeps no data"
                 );
                 assert_eq!(
-                    self.conn.stream_end(id),
+                    self.conn.take_stream_end(id),
                     None,
                     "a forgotten stream is never collected"
                 );
@@ -887,7 +887,7 @@ impl Harness {
         let e = self.error().expect("closed");
         let id = self.stream_order.first().copied().unwrap_or(1);
         assert_eq!(
-            self.conn.call(REMOTE_PROGRAM, 157, &(), None),
+            self.conn.call_raw(REMOTE_PROGRAM, 157, &(), None),
             Err(CallError::Connection(e.clone()))
         );
         let open = self.conn.open_stream_raw(
@@ -954,13 +954,13 @@ impl Harness {
     }
 
     fn end_stream(&mut self, id: u32) {
-        let r = self.conn.stream_end(id);
+        let r = self.conn.take_stream_end(id);
         let Some(s) = self.streams.get(&id) else {
-            assert_eq!(r, None, "stream_end on an unknown id");
+            assert_eq!(r, None, "take_stream_end on an unknown id");
             return;
         };
         if s.forgotten || s.collected || !s.ended {
-            assert_eq!(r, None, "stream_end on {s:?}");
+            assert_eq!(r, None, "take_stream_end on {s:?}");
             return;
         }
         let r = if let Some(r) = r {
@@ -968,7 +968,7 @@ impl Harness {
         } else {
             while self.recv_one(id) {}
             self.conn
-                .stream_end(id)
+                .take_stream_end(id)
                 .expect("an ended, drained stream yields its result")
         };
         if let Err(StreamError::Connection(e)) = &r {
@@ -979,7 +979,11 @@ impl Harness {
             );
         }
         self.streams.get_mut(&id).expect("known").collected = true;
-        assert_eq!(self.conn.stream_end(id), None, "stream_end yields once");
+        assert_eq!(
+            self.conn.take_stream_end(id),
+            None,
+            "take_stream_end yields once"
+        );
         assert_eq!(self.conn.stream_recv(id), None);
     }
 
@@ -1581,7 +1585,7 @@ impl Harness {
             .count();
         let tracked = self.streams.values().filter(|s| !s.collected).count();
         assert!(
-            (live..=tracked).contains(&self.conn.streams()),
+            (live..=tracked).contains(&self.conn.stream_count()),
             "streams() out of bounds"
         );
         if self.keepalive && !self.conn.is_closed() {
@@ -1606,7 +1610,7 @@ impl Harness {
             if !self.final_checked {
                 self.final_checked = true;
                 assert_eq!(
-                    self.conn.streams(),
+                    self.conn.stream_count(),
                     live,
                     "forgotten streams linger after close"
                 );
@@ -1619,7 +1623,7 @@ impl Harness {
                     assert!(s.ended, "stream {id} did not end with the connection");
                     self.end_stream(id);
                 }
-                assert_eq!(self.conn.streams(), 0);
+                assert_eq!(self.conn.stream_count(), 0);
             }
         }
     }

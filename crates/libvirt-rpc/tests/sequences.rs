@@ -86,10 +86,7 @@ impl Pair {
 
     /// Call `get_lib_version` and answer it: proves the connection still works.
     fn roundtrip_works(&mut self) {
-        let serial = self
-            .c
-            .call_typed::<ConnectGetLibVersion>(&(), None)
-            .unwrap();
+        let serial = self.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
         let f = self.flush().pop().expect("call sent");
         assert_eq!(f.header.serial, serial);
         self.deliver(&peer::reply_to(
@@ -212,7 +209,7 @@ fn handshake_sends_virsh_bytes() {
     let mut i = 0;
     while let Some(call) = hs.next_call() {
         let serial =
-            p.c.call(
+            p.c.call_raw(
                 libvirt_rpc::proto::REMOTE_PROGRAM,
                 call.procedure,
                 &RawArgs(call.args),
@@ -269,8 +266,8 @@ fn upload_chunks_like_virsh_and_finishes() {
     );
     p.deliver(&peer::stream_ok_to(&frames[0].header)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    assert_eq!(p.c.stream_end(id), Some(Ok(())));
-    assert_eq!(p.c.streams(), 0);
+    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream_count(), 0);
     p.roundtrip_works();
 }
 
@@ -298,9 +295,9 @@ fn download_delivers_zero_copy_then_finishes_after_eof() {
         total += d.len();
     }
     assert_eq!(total, 2 * 1024 * 1024);
-    assert_eq!(p.c.stream_end(id), None, "not confirmed yet");
+    assert_eq!(p.c.take_stream_end(id), None, "not confirmed yet");
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
     p.roundtrip_works();
 }
 
@@ -366,7 +363,7 @@ fn sparse_download_delivers_holes_in_order() {
         ]
     );
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
 }
 
 #[test]
@@ -389,7 +386,7 @@ fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     );
     assert_eq!(&f[0].payload[..], &hex("000000000020000000000000")[..]);
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
     p.outputs();
 
     // Non-sparse: refused locally, nothing on the wire (the daemon would drop the connection).
@@ -408,7 +405,10 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
         vec![(MessageType::Stream, MessageStatus::Error, 0)],
         "abort sent"
     );
-    assert_eq!(p.c.stream_end(id), Some(Err(StreamError::UnexpectedHole)));
+    assert_eq!(
+        p.c.take_stream_end(id),
+        Some(Err(StreamError::UnexpectedHole))
+    );
     // The daemon's answer to the abort is a straggler.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     p.roundtrip_works();
@@ -435,7 +435,7 @@ fn source_error_aborts_and_reports_the_source_reason() {
     let Some(Err(StreamError::Aborted {
         reason,
         server: None,
-    })) = p.c.stream_end(id)
+    })) = p.c.take_stream_end(id)
     else {
         panic!()
     };
@@ -457,7 +457,7 @@ fn abort_answered_with_error_still_ends() {
     .unwrap();
     let Some(Err(StreamError::Aborted {
         server: Some(e), ..
-    })) = p.c.stream_end(id)
+    })) = p.c.take_stream_end(id)
     else {
         panic!()
     };
@@ -506,7 +506,7 @@ fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
         "finish reports it too, sends nothing"
     );
     assert!(p.flush().is_empty());
-    assert_eq!(p.c.stream_end(id), Some(Err(err)));
+    assert_eq!(p.c.take_stream_end(id), Some(Err(err)));
     p.roundtrip_works();
 }
 
@@ -526,7 +526,7 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     ))
     .unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
         panic!()
     };
     assert_eq!(e.message(), "cannot write to stream");
@@ -545,7 +545,7 @@ fn abort_after_finish_still_terminates() {
     // The daemon answers the finish; our abort is ignored by it. Either answer ends the stream.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     assert!(matches!(
-        p.c.stream_end(id),
+        p.c.take_stream_end(id),
         Some(Err(StreamError::Aborted { .. }))
     ));
     p.roundtrip_works();
@@ -564,7 +564,7 @@ fn open_refused_ends_the_stream_with_the_daemon_error() {
     ))
     .unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    let Some(Err(StreamError::Remote(e))) = p.c.stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
         panic!()
     };
     assert!(e.is_not_found());
@@ -575,7 +575,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, false);
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    p.c.stream_forget(id);
+    p.c.forget_stream(id);
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Error, 0)]
@@ -583,7 +583,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    assert_eq!(p.c.streams(), 0);
+    assert_eq!(p.c.stream_count(), 0);
     assert!(
         p.outputs()
             .iter()
@@ -608,7 +608,7 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
     );
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
     assert!(matches!(
-        p.c.stream_end(id),
+        p.c.take_stream_end(id),
         Some(Err(StreamError::Aborted { .. }))
     ));
 }
@@ -618,7 +618,7 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
 #[test]
 fn forgotten_call_discards_its_late_reply() {
     let mut p = Pair::no_keepalive();
-    let s = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let s = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let f = p.flush().pop().unwrap();
     p.c.forget_call(s);
     p.deliver(&peer::reply_to(
@@ -635,7 +635,7 @@ fn forgotten_call_discards_its_late_reply() {
 fn call_deadline_times_out_and_connection_stays_usable() {
     let mut p = Pair::no_keepalive();
     let s =
-        p.c.call_typed::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2)))
+        p.c.call::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2)))
             .unwrap();
     let f = p.flush().pop().unwrap();
     p.advance(Duration::from_secs(1));
@@ -660,7 +660,7 @@ fn call_deadline_times_out_and_connection_stays_usable() {
 #[test]
 fn reply_nobody_waits_for_is_fatal_and_sticky() {
     let mut p = Pair::no_keepalive();
-    let pending = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let pending = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let mut h = p.flush().pop().unwrap().header;
     h.serial = 4242;
     let err = p
@@ -683,7 +683,7 @@ fn reply_nobody_waits_for_is_fatal_and_sticky() {
     );
     // Sticky: every later use returns the same error.
     assert_eq!(
-        p.c.call_typed::<ConnectGetLibVersion>(&(), None),
+        p.c.call::<ConnectGetLibVersion>(&(), None),
         Err(CallError::Connection(err.clone()))
     );
     assert_eq!(p.deliver(&[]), Err(err.clone()));
@@ -804,7 +804,7 @@ fn bad_frames_are_typed_fatal_errors() {
     ];
     for (i, (bytes, ok)) in cases.into_iter().enumerate() {
         let mut p = Pair::no_keepalive();
-        let _ = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+        let _ = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
         p.flush();
         let err = p.deliver(&bytes).expect_err(&format!("case {i}"));
         assert!(ok(&err), "case {i}: {err:?}");
@@ -815,7 +815,7 @@ fn bad_frames_are_typed_fatal_errors() {
 #[test]
 fn truncated_input_is_partial_not_an_error() {
     let mut p = Pair::no_keepalive();
-    let _ = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let _ = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let h = p.flush().pop().unwrap().header;
     let reply = peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 5 });
     for b in &reply {
@@ -828,7 +828,7 @@ fn truncated_input_is_partial_not_an_error() {
 #[test]
 fn eof_fails_everything_pending_at_once() {
     let mut p = Pair::no_keepalive();
-    let c1 = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let c1 = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let (sid, _) = open_upload(&mut p, false);
     p.c.handle_eof();
     let outs = p.outputs();
@@ -842,7 +842,7 @@ fn eof_fails_everything_pending_at_once() {
         Some(&Output::Closed(ConnectionError::PeerClosed))
     );
     assert_eq!(
-        p.c.stream_end(sid),
+        p.c.take_stream_end(sid),
         Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))
     );
 }
@@ -869,7 +869,7 @@ fn keepalive_pings_then_declares_dead() {
         }),
         ..Config::default()
     });
-    let pending = p.c.call_typed::<ConnectGetLibVersion>(&(), None).unwrap();
+    let pending = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
     p.flush();
     let mut pings = 0;
     for _ in 0..29 {
@@ -971,7 +971,7 @@ fn download_data_and_eof_before_the_open_reply() {
         Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
     );
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
-    assert_eq!(p.c.stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
 }

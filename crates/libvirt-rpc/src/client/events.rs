@@ -92,12 +92,12 @@ impl Kind {
 
     /// Queue a register call with already-encoded arguments (the registration's key).
     fn register(self, conn: &mut Connection, key: &[u8]) -> Result<u32, CallError> {
-        conn.call(REMOTE_PROGRAM, self.procs().0, &super::Raw(key), None)
+        conn.call_raw(REMOTE_PROGRAM, self.procs().0, &super::Raw(key), None)
     }
 
     /// Queue the deregister call for `callback_id`.
     fn deregister(self, conn: &mut Connection, callback_id: i32) -> Result<u32, CallError> {
-        conn.call(
+        conn.call_raw(
             REMOTE_PROGRAM,
             self.procs().1,
             &CallbackIdArgs { callback_id },

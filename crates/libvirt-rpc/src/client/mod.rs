@@ -452,7 +452,7 @@ impl Client {
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
         let mut st = self.inner.lock();
-        let serial = st.conn.call(program, procedure, args, deadline)?;
+        let serial = st.conn.call_raw(program, procedure, args, deadline)?;
         st.calls.insert(serial, CallSlot::default());
         st.wake_driver();
         Ok(serial)

@@ -73,7 +73,7 @@ impl Handle {
         if st.streams.get(&self.id).is_some_and(|s| s.opened) {
             return Poll::Ready(Ok(()));
         }
-        if let Some(r) = st.conn.stream_end(self.id) {
+        if let Some(r) = st.conn.take_stream_end(self.id) {
             st.streams.remove(&self.id);
             self.ended = true;
             return Poll::Ready(Err(r
@@ -96,7 +96,7 @@ impl Handle {
         if st.read_blocked && st.conn.wants_read() {
             st.wake_driver();
         }
-        if let Some(r) = st.conn.stream_end(self.id) {
+        if let Some(r) = st.conn.take_stream_end(self.id) {
             st.streams.remove(&self.id);
             self.ended = true;
             return Poll::Ready(r);
@@ -149,7 +149,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         if !self.ended {
             let mut st = self.inner.lock();
-            st.conn.stream_forget(self.id);
+            st.conn.forget_stream(self.id);
             st.streams.remove(&self.id);
             st.wake_driver();
         }
@@ -450,7 +450,7 @@ impl futures::Stream for Download {
             }
             return Poll::Ready(Some(Ok(item)));
         }
-        if let Some(r) = st.conn.stream_end(id) {
+        if let Some(r) = st.conn.take_stream_end(id) {
             st.streams.remove(&id);
             drop(st);
             self.h.ended = true;

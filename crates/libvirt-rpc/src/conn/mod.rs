@@ -117,7 +117,7 @@ pub enum Output {
     StreamOpened(StreamId),
     /// Download items are queued: see [`Connection::stream_recv`].
     StreamReadable(StreamId),
-    /// The stream reached a terminal state: see [`Connection::stream_end`].
+    /// The stream reached a terminal state: see [`Connection::take_stream_end`].
     StreamEnded(StreamId),
     /// An asynchronous message from the daemon (domain event, close notice).
     Event(events::Event),
@@ -234,8 +234,8 @@ impl Connection {
         self.calls.len()
     }
 
-    /// Streams not yet collected (live, or ended and not yet reported via `stream_end`).
-    pub fn streams(&self) -> usize {
+    /// Streams not yet collected (live, or ended and not yet reported via `take_stream_end`).
+    pub fn stream_count(&self) -> usize {
         self.streams.len()
     }
 
@@ -412,7 +412,7 @@ impl Connection {
     /// Queue a call with already-chosen program and procedure; returns its serial. The
     /// result arrives as [`Output::CallDone`]. `deadline` makes it fail with
     /// [`CallError::TimedOut`] (the connection stays usable).
-    pub fn call(
+    pub fn call_raw(
         &mut self,
         program: u32,
         procedure: i32,
@@ -443,13 +443,13 @@ impl Connection {
         Ok(serial)
     }
 
-    /// [`call`](Self::call) for a typed procedure.
-    pub fn call_typed<P: Procedure>(
+    /// Queue a call of a typed procedure ([`call_raw`](Self::call_raw) with its numbers).
+    pub fn call<P: Procedure>(
         &mut self,
         args: &P::Args,
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
-        self.call(P::PROGRAM, P::NUMBER, args, deadline)
+        self.call_raw(P::PROGRAM, P::NUMBER, args, deadline)
     }
 
     /// Decode a typed reply payload from [`Output::CallDone`]; a payload that does not decode
@@ -650,7 +650,7 @@ impl Connection {
 
     /// The terminal result, once the stream has ended and every queued item was received.
     /// Collects the stream: later calls return `None`.
-    pub fn stream_end(&mut self, id: StreamId) -> Option<Result<(), StreamError>> {
+    pub fn take_stream_end(&mut self, id: StreamId) -> Option<Result<(), StreamError>> {
         let s = self.streams.get(&id)?;
         if !s.rx.is_empty() {
             return None;
@@ -665,7 +665,7 @@ impl Connection {
 
     /// The user let go of a stream (its handle was dropped): abort it if it is live, discard
     /// its data, and forget it once it ends. The connection stays usable.
-    pub fn stream_forget(&mut self, id: StreamId) {
+    pub fn forget_stream(&mut self, id: StreamId) {
         let _ = self.stream_abort(id, "stream handle dropped");
         if let Some(s) = self.streams.get_mut(&id) {
             s.detached = true;
