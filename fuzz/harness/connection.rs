@@ -44,7 +44,7 @@ use libvirt_rpc::conn::{
 };
 use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::error::{RemoteError, WireError};
-use libvirt_rpc::proto::events::{self, ConnectionClosedMsg, LifecycleMsg, RebootMsg};
+use libvirt_rpc::proto::events::{self, CallbackMsg, ConnectionClosedMsg, DomainOnly, Lifecycle};
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::types::{Domain, Uuid};
 use libvirt_rpc::proto::{
@@ -1104,18 +1104,20 @@ impl Harness {
                     detail,
                 } => peer::event(
                     318,
-                    &LifecycleMsg {
+                    &CallbackMsg {
                         callback_id: *callback_id,
-                        dom: domain(),
-                        event: *event,
-                        detail: *detail,
+                        body: Lifecycle {
+                            dom: domain(),
+                            event: *event,
+                            detail: *detail,
+                        },
                     },
                 ),
                 EventBody::Reboot(cb) => peer::event(
                     319,
-                    &RebootMsg {
+                    &CallbackMsg {
                         callback_id: *cb,
-                        dom: domain(),
+                        body: DomainOnly { dom: domain() },
                     },
                 ),
                 EventBody::Closed(reason) => {
@@ -1539,7 +1541,10 @@ impl Harness {
                     assert!(!s.forgotten, "StreamEnded for a forgotten stream");
                     s.ended = true;
                 }
-                Output::Event(ev) => events.push(ev),
+                Output::Event { event, subscribers } => {
+                    assert!(subscribers.is_empty(), "event for subscribers nobody made");
+                    events.push(event);
+                }
                 Output::Closed(e) => {
                     assert!(!self.closed_seen, "Closed emitted twice");
                     assert_eq!(

@@ -932,8 +932,13 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
     p.deliver(&peer::stream_data_to(&h, b"def")).unwrap();
     let outs = p.outputs();
     assert!(
-        outs.iter()
-            .any(|o| matches!(o, Output::Event(events::Event::Domain { .. }))),
+        outs.iter().any(|o| matches!(
+            o,
+            Output::Event {
+                event: events::Event::Domain { .. },
+                ..
+            }
+        )),
         "{outs:?}"
     );
     assert_eq!(p.c.stats().unknown_messages, 1);
