@@ -265,19 +265,22 @@ impl Subscriptions {
             .collect()
     }
 
-    /// The connection died: every waiting subscriber fails with `error`; active ones end
-    /// with the connection (`Output::Closed`). The table is empty afterwards.
+    /// The connection died: every waiting subscriber fails with `error`, in subscription
+    /// order; active ones end with the connection (`Output::Closed`). The table is empty
+    /// afterwards.
     pub(super) fn fail(&mut self, error: &ConnectionError, out: &mut VecDeque<Output>) {
-        for r in self.regs.drain(..) {
-            if matches!(r.phase, Phase::Active(_)) {
-                continue;
-            }
-            for subscriber in r.subs {
-                out.push_back(Output::SubscriptionDone {
-                    subscriber,
-                    result: Err(CallError::Connection(error.clone())),
-                });
-            }
+        let mut waiting: Vec<SubscriberId> = self
+            .regs
+            .drain(..)
+            .filter(|r| !matches!(r.phase, Phase::Active(_)))
+            .flat_map(|r| r.subs)
+            .collect();
+        waiting.sort_unstable();
+        for subscriber in waiting {
+            out.push_back(Output::SubscriptionDone {
+                subscriber,
+                result: Err(CallError::Connection(error.clone())),
+            });
         }
         self.calls.clear();
         self.outbox.clear();
