@@ -141,7 +141,7 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
     assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
     match next(&mut refreshes, "pool refresh").await {
         StoragePoolEvent::Refresh(StoragePoolRefreshed { pool: p }) => {
-            assert_eq!(p.name, "lv-ev-pool")
+            assert_eq!(p.name, "lv-ev-pool");
         }
         other => panic!("unexpected pool event {other:?}"),
     }
@@ -249,7 +249,7 @@ async fn secret_events_and_callback_ids_per_kind() {
     assert_eq!(seen, [SECRET_DEFINED, SECRET_UNDEFINED]);
     match next(&mut values, "secret value").await {
         SecretEvent::ValueChanged(SecretValueChanged { secret: s }) => {
-            assert_eq!(s.uuid, secret.uuid)
+            assert_eq!(s.uuid, secret.uuid);
         }
         other => panic!("unexpected secret event {other:?}"),
     }
