@@ -1026,10 +1026,10 @@ fn network_lifecycle(callback_id: i32) -> Bytes {
 
 /// The subscribers the single event output names.
 fn routed(outs: Vec<Output>) -> Vec<SubscriberId> {
-    let [Output::Event { subscribers, .. }] = &outs[..] else {
-        panic!("one event expected: {outs:?}")
-    };
-    subscribers.clone()
+    match <[Output; 1]>::try_from(outs) {
+        Ok([Output::Event { subscribers, .. }]) => subscribers,
+        other => panic!("one event expected: {other:?}"),
+    }
 }
 
 fn done(subscriber: SubscriberId, callback_id: i32) -> Output {
