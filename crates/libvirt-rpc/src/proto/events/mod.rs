@@ -47,10 +47,16 @@ use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool, Type
 use crate::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, Encoder, LvString};
 use crate::xdr_struct;
 
+mod codes;
 #[macro_use]
 mod table;
 #[cfg(test)]
 mod tests;
+
+pub use codes::{
+    agent_state, block_job_status, graphics_phase, io_error_action, lifecycle, lifecycle_detail,
+    object_lifecycle,
+};
 
 /// One event family, for code generic over families (subscriptions, routing): what to
 /// register with, what it filters on, and how to find its events among decoded messages.
@@ -136,10 +142,22 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// Body of the three power-management events ([`DomainEvent::PmWakeup`],
+    /// [`DomainEvent::PmSuspend`], [`DomainEvent::PmSuspendDisk`]): the one layout whose
+    /// `reason` **precedes the domain** on the wire, hence declared here, not in the table.
+    pub struct PmReason {
+        /// Reason (always 0 so far).
+        pub reason: i32,
+        /// The domain.
+        pub dom: Domain,
+    }
+}
+
 event_table! {
     /// A decoded domain event (`virDomainEventID`).
     Domain => DomainEvent {
-        object: dom: Domain,
+        object: "The domain." dom: Domain,
         ids: event_id {
             /// Number of event ids libvirt 9.0 defines (0..=26).
             pub const COUNT_9_0: i32 = 27;
@@ -153,39 +171,28 @@ event_table! {
         /// Lifecycle changes (defined, started, stopped, …).
         LIFECYCLE = 0, DOMAIN_LIFECYCLE = 318 "DomainEventCallbackLifecycle"
             => Lifecycle(Lifecycle {
-                /// The domain.
-                dom: Domain,
                 /// [`lifecycle`] event.
                 event: i32,
                 /// Event-specific detail ([`lifecycle_detail`]).
                 detail: i32,
             });
         /// The guest rebooted.
-        REBOOT = 1, DOMAIN_REBOOT = 319 "DomainEventCallbackReboot" => Reboot(DomainOnly {
-            /// The domain.
-            dom: Domain,
-        });
+        REBOOT = 1, DOMAIN_REBOOT = 319 "DomainEventCallbackReboot" => Reboot(DomainOnly {});
         /// The guest changed its RTC.
         RTC_CHANGE = 2, DOMAIN_RTC_CHANGE = 320 "DomainEventCallbackRtcChange"
             => RtcChange(RtcChange {
-                /// The domain.
-                dom: Domain,
                 /// New RTC offset from UTC, in seconds.
                 offset: i64,
             });
         /// The watchdog fired.
         WATCHDOG = 3, DOMAIN_WATCHDOG = 321 "DomainEventCallbackWatchdog"
             => Watchdog(Watchdog {
-                /// The domain.
-                dom: Domain,
                 /// `virDomainEventWatchdogAction` (NONE 0, PAUSE 1, RESET 2, POWEROFF 3,
                 /// SHUTDOWN 4, DEBUG 5, INJECTNMI 6).
                 action: i32,
             });
         /// A disk I/O error.
         IO_ERROR = 4, DOMAIN_IO_ERROR = 322 "DomainEventCallbackIoError" => IoError(IoError {
-            /// The domain.
-            dom: Domain,
             /// Disk source path.
             src_path: LvString,
             /// Device alias.
@@ -196,8 +203,6 @@ event_table! {
         /// A graphics client connected, authenticated or disconnected.
         GRAPHICS = 5, DOMAIN_GRAPHICS = 323 "DomainEventCallbackGraphics"
             => Graphics(Graphics {
-                /// The domain.
-                dom: Domain,
                 /// [`graphics_phase`].
                 phase: i32,
                 /// Server address.
@@ -212,8 +217,6 @@ event_table! {
         /// A disk I/O error, with the reason.
         IO_ERROR_REASON = 6, DOMAIN_IO_ERROR_REASON = 324 "DomainEventCallbackIoErrorReason"
             => IoErrorReason(IoErrorReason {
-                /// The domain.
-                dom: Domain,
                 /// Disk source path.
                 src_path: LvString,
                 /// Device alias.
@@ -230,8 +233,6 @@ event_table! {
         /// A block job ended or became ready (identified by path).
         BLOCK_JOB = 8, DOMAIN_BLOCK_JOB = 326 "DomainEventCallbackBlockJob"
             => BlockJob(BlockJob {
-                /// The domain.
-                dom: Domain,
                 /// Disk path.
                 path: LvString,
                 /// `virDomainBlockJobType` (PULL 1, COPY 2, COMMIT 3, `ACTIVE_COMMIT` 4,
@@ -243,8 +244,6 @@ event_table! {
         /// Disk media changed.
         DISK_CHANGE = 9, DOMAIN_DISK_CHANGE = 327 "DomainEventCallbackDiskChange"
             => DiskChange(DiskChange {
-                /// The domain.
-                dom: Domain,
                 /// Previous source.
                 old_src_path: Option<LvString>,
                 /// New source.
@@ -258,8 +257,6 @@ event_table! {
         /// A removable media tray opened or closed.
         TRAY_CHANGE = 10, DOMAIN_TRAY_CHANGE = 328 "DomainEventCallbackTrayChange"
             => TrayChange(TrayChange {
-                /// The domain.
-                dom: Domain,
                 /// Device alias.
                 dev_alias: LvString,
                 /// `virDomainEventTrayChangeReason` (OPEN 0, CLOSE 1).
@@ -267,20 +264,13 @@ event_table! {
             });
         /// The guest woke from power-management suspend.
         PMWAKEUP = 11, DOMAIN_PMWAKEUP = 329 "DomainEventCallbackPmWakeup"
-            => PmWakeup(PmReason {
-                /// Reason (always 0 so far). **Precedes the domain on the wire.**
-                reason: i32,
-                /// The domain.
-                dom: Domain,
-            });
+            => PmWakeup(PmReason);
         /// The guest suspended to RAM.
         PMSUSPEND = 12, DOMAIN_PMSUSPEND = 330 "DomainEventCallbackPmSuspend"
             => PmSuspend(PmReason);
         /// The balloon changed size.
         BALLOON_CHANGE = 13, DOMAIN_BALLOON_CHANGE = 331 "DomainEventCallbackBalloonChange"
             => BalloonChange(BalloonChange {
-                /// The domain.
-                dom: Domain,
                 /// New balloon size in KiB.
                 actual: u64,
             });
@@ -290,8 +280,6 @@ event_table! {
         /// A device was removed (detach finished).
         DEVICE_REMOVED = 15, DOMAIN_DEVICE_REMOVED = 333 "DomainEventCallbackDeviceRemoved"
             => DeviceRemoved(DeviceAlias {
-                /// The domain.
-                dom: Domain,
                 /// Device alias.
                 dev_alias: LvString,
             });
@@ -299,8 +287,6 @@ event_table! {
         /// despite its name).
         BLOCK_JOB_2 = 16, DOMAIN_BLOCK_JOB_2 = 339 "DomainEventBlockJob2"
             => BlockJob2(BlockJob2 {
-                /// The domain.
-                dom: Domain,
                 /// Disk target (`vda`).
                 dst: LvString,
                 /// `virDomainBlockJobType`.
@@ -310,16 +296,12 @@ event_table! {
             });
         /// Tunable parameters changed.
         TUNABLE = 17, DOMAIN_TUNABLE = 346 "DomainEventCallbackTunable" => Tunable(Tunable {
-            /// The domain.
-            dom: Domain,
             /// Changed parameters (`cputune.*`, `blkdeviotune.*`, …).
             params: Vec<TypedParam> [limits::DOMAIN_EVENT_TUNABLE_MAX],
         });
         /// The guest agent connected or disconnected.
         AGENT_LIFECYCLE = 18, DOMAIN_AGENT_LIFECYCLE = 348 "DomainEventCallbackAgentLifecycle"
             => AgentLifecycle(AgentLifecycle {
-                /// The domain.
-                dom: Domain,
                 /// [`agent_state`].
                 state: i32,
                 /// `virConnectDomainEventAgentLifecycleReason` (UNKNOWN 0, `DOMAIN_STARTED`
@@ -333,16 +315,12 @@ event_table! {
         MIGRATION_ITERATION = 20, DOMAIN_MIGRATION_ITERATION = 359
             "DomainEventCallbackMigrationIteration"
             => MigrationIteration(MigrationIteration {
-                /// The domain.
-                dom: Domain,
                 /// Iteration number.
                 iteration: i32,
             });
         /// A job completed, with its statistics.
         JOB_COMPLETED = 21, DOMAIN_JOB_COMPLETED = 363 "DomainEventCallbackJobCompleted"
             => JobCompleted(JobCompleted {
-                /// The domain.
-                dom: Domain,
                 /// Job statistics.
                 params: Vec<TypedParam> [limits::DOMAIN_JOB_STATS_MAX],
             });
@@ -352,8 +330,6 @@ event_table! {
         /// Metadata changed.
         METADATA_CHANGE = 23, DOMAIN_METADATA_CHANGE = 379 "DomainEventCallbackMetadataChange"
             => MetadataChange(MetadataChange {
-                /// The domain.
-                dom: Domain,
                 /// `virDomainMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
                 kind: i32,
                 /// Namespace URI (ELEMENT only).
@@ -362,8 +338,6 @@ event_table! {
         /// A block write threshold was crossed (has a callback id despite its name).
         BLOCK_THRESHOLD = 24, DOMAIN_BLOCK_THRESHOLD = 385 "DomainEventBlockThreshold"
             => BlockThreshold(BlockThreshold {
-                /// The domain.
-                dom: Domain,
                 /// Disk target, possibly with `[index]`.
                 dev: LvString,
                 /// Source path.
@@ -377,8 +351,6 @@ event_table! {
         /// name).
         MEMORY_FAILURE = 25, DOMAIN_MEMORY_FAILURE = 423 "DomainEventMemoryFailure"
             => MemoryFailure(MemoryFailure {
-                /// The domain.
-                dom: Domain,
                 /// `virDomainMemoryFailureRecipientType` (HYPERVISOR 0, GUEST 1).
                 recipient: i32,
                 /// `virDomainMemoryFailureActionType` (IGNORE 0, INJECT 1, FATAL 2, RESET 3).
@@ -390,8 +362,6 @@ event_table! {
         MEMORY_DEVICE_SIZE_CHANGE = 26, DOMAIN_MEMORY_DEVICE_SIZE_CHANGE = 438
             "DomainEventMemoryDeviceSizeChange"
             => MemoryDeviceSizeChange(MemoryDeviceSizeChange {
-                /// The domain.
-                dom: Domain,
                 /// Memory device alias.
                 alias: LvString,
                 /// New size in KiB.
@@ -401,17 +371,17 @@ event_table! {
 
     /// A decoded network event (`virNetworkEventID`).
     Network => NetworkEvent {
-        object: net: Network,
+        object: "The network." net: Network,
         ids: network_event_id,
-        register: ConnectNetworkEventRegisterAny(ConnectNetworkEventRegisterAnyArgs { event_id, net }),
+        register: ConnectNetworkEventRegisterAny(
+            ConnectNetworkEventRegisterAnyArgs { event_id, net }
+        ),
         deregister: ConnectNetworkEventDeregisterAny,
         lifecycle: Lifecycle = LIFECYCLE,
     } {
         /// Lifecycle changes.
         LIFECYCLE = 0, NETWORK_LIFECYCLE = 315 "NetworkEventLifecycle"
             => Lifecycle(NetworkLifecycle {
-                /// The network.
-                net: Network,
                 /// [`object_lifecycle`] event.
                 event: i32,
                 /// Detail (always 0 so far).
@@ -420,8 +390,6 @@ event_table! {
         /// Metadata changed (libvirt 9.7+).
         METADATA_CHANGE = 1, NETWORK_METADATA_CHANGE = 446 "NetworkEventCallbackMetadataChange"
             => MetadataChange(NetworkMetadataChange {
-                /// The network.
-                net: Network,
                 /// `virNetworkMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
                 kind: i32,
                 /// Namespace URI (ELEMENT only).
@@ -431,7 +399,7 @@ event_table! {
 
     /// A decoded storage pool event (`virStoragePoolEventID`).
     StoragePool => StoragePoolEvent {
-        object: pool: StoragePool,
+        object: "The pool." pool: StoragePool,
         ids: pool_event_id,
         register: ConnectStoragePoolEventRegisterAny(
             ConnectStoragePoolEventRegisterAnyArgs { event_id, pool }
@@ -442,8 +410,6 @@ event_table! {
         /// Lifecycle changes.
         LIFECYCLE = 0, STORAGE_POOL_LIFECYCLE = 370 "StoragePoolEventLifecycle"
             => Lifecycle(StoragePoolLifecycle {
-                /// The pool.
-                pool: StoragePool,
                 /// [`object_lifecycle`] event.
                 event: i32,
                 /// Detail.
@@ -451,15 +417,12 @@ event_table! {
             });
         /// The pool was refreshed.
         REFRESH = 1, STORAGE_POOL_REFRESH = 373 "StoragePoolEventRefresh"
-            => Refresh(StoragePoolRefreshed {
-                /// The pool.
-                pool: StoragePool,
-            });
+            => Refresh(StoragePoolRefreshed {});
     }
 
     /// A decoded node device event (`virNodeDeviceEventID`).
     NodeDevice => NodeDeviceEvent {
-        object: dev: NodeDevice,
+        object: "The device." dev: NodeDevice,
         ids: node_device_event_id,
         register: ConnectNodeDeviceEventRegisterAny(
             ConnectNodeDeviceEventRegisterAnyArgs { event_id, dev }
@@ -470,8 +433,6 @@ event_table! {
         /// Lifecycle changes.
         LIFECYCLE = 0, NODE_DEVICE_LIFECYCLE = 376 "NodeDeviceEventLifecycle"
             => Lifecycle(NodeDeviceLifecycle {
-                /// The device.
-                dev: NodeDevice,
                 /// `virNodeDeviceEventLifecycleType` (CREATED 0, DELETED 1, DEFINED 2,
                 /// UNDEFINED 3).
                 event: i32,
@@ -480,15 +441,12 @@ event_table! {
             });
         /// The device was updated.
         UPDATE = 1, NODE_DEVICE_UPDATE = 377 "NodeDeviceEventUpdate"
-            => Update(NodeDeviceUpdate {
-                /// The device.
-                dev: NodeDevice,
-            });
+            => Update(NodeDeviceUpdate {});
     }
 
     /// A decoded secret event (`virSecretEventID`).
     Secret => SecretEvent {
-        object: secret: Secret,
+        object: "The secret." secret: Secret,
         ids: secret_event_id,
         register: ConnectSecretEventRegisterAny(
             ConnectSecretEventRegisterAnyArgs { event_id, secret }
@@ -499,8 +457,6 @@ event_table! {
         /// Lifecycle changes.
         LIFECYCLE = 0, SECRET_LIFECYCLE = 382 "SecretEventLifecycle"
             => Lifecycle(SecretLifecycle {
-                /// The secret.
-                secret: Secret,
                 /// `virSecretEventLifecycleType` (DEFINED 0, UNDEFINED 1).
                 event: i32,
                 /// Detail.
@@ -508,10 +464,7 @@ event_table! {
             });
         /// The value changed.
         VALUE_CHANGED = 1, SECRET_VALUE_CHANGED = 383 "SecretEventValueChanged"
-            => ValueChanged(SecretValueChanged {
-                /// The secret.
-                secret: Secret,
-            });
+            => ValueChanged(SecretValueChanged {});
     }
 }
 
@@ -533,195 +486,4 @@ pub fn callback_proc(event_id: i32) -> Option<i32> {
 /// `procedure`; `None` for anything else.
 pub fn event_id_of_proc(procedure: i32) -> Option<i32> {
     DomainEvent::event_id_of_proc(procedure)
-}
-
-// ---- detail codes ------------------------------------------------------------------------
-
-/// `virDomainEventType` for [`DomainEvent::Lifecycle`].
-pub mod lifecycle {
-    /// Defined or updated.
-    pub const DEFINED: i32 = 0;
-    /// Undefined.
-    pub const UNDEFINED: i32 = 1;
-    /// Started.
-    pub const STARTED: i32 = 2;
-    /// Suspended.
-    pub const SUSPENDED: i32 = 3;
-    /// Resumed.
-    pub const RESUMED: i32 = 4;
-    /// Stopped.
-    pub const STOPPED: i32 = 5;
-    /// Shut down (guest-initiated, before stop).
-    pub const SHUTDOWN: i32 = 6;
-    /// PM-suspended.
-    pub const PMSUSPENDED: i32 = 7;
-    /// Crashed.
-    pub const CRASHED: i32 = 8;
-}
-
-/// `detail` values of [`DomainEvent::Lifecycle`], one module per event type.
-pub mod lifecycle_detail {
-    /// Details of [`super::lifecycle::DEFINED`].
-    pub mod defined {
-        /// Newly created config.
-        pub const ADDED: i32 = 0;
-        /// Changed config.
-        pub const UPDATED: i32 = 1;
-        /// Renamed from another name.
-        pub const RENAMED: i32 = 2;
-        /// Restored from a snapshot.
-        pub const FROM_SNAPSHOT: i32 = 3;
-    }
-    /// Details of [`super::lifecycle::UNDEFINED`].
-    pub mod undefined {
-        /// Deleted.
-        pub const REMOVED: i32 = 0;
-        /// Renamed to another name.
-        pub const RENAMED: i32 = 1;
-    }
-    /// Details of [`super::lifecycle::STARTED`].
-    pub mod started {
-        /// Normal boot.
-        pub const BOOTED: i32 = 0;
-        /// Incoming migration.
-        pub const MIGRATED: i32 = 1;
-        /// Restored from a save image.
-        pub const RESTORED: i32 = 2;
-        /// Restored from a snapshot.
-        pub const FROM_SNAPSHOT: i32 = 3;
-        /// Woken by an event.
-        pub const WAKEUP: i32 = 4;
-    }
-    /// Details of [`super::lifecycle::SUSPENDED`].
-    pub mod suspended {
-        /// Paused by the user.
-        pub const PAUSED: i32 = 0;
-        /// Paused for offline migration.
-        pub const MIGRATED: i32 = 1;
-        /// Paused on a disk I/O error.
-        pub const IOERROR: i32 = 2;
-        /// Paused by the watchdog.
-        pub const WATCHDOG: i32 = 3;
-        /// Restored from a paused save image.
-        pub const RESTORED: i32 = 4;
-        /// Restored from a paused snapshot.
-        pub const FROM_SNAPSHOT: i32 = 5;
-        /// An API call failed.
-        pub const API_ERROR: i32 = 6;
-        /// Post-copy migration started.
-        pub const POSTCOPY: i32 = 7;
-        /// Post-copy migration failed.
-        pub const POSTCOPY_FAILED: i32 = 8;
-    }
-    /// Details of [`super::lifecycle::RESUMED`].
-    pub mod resumed {
-        /// Unpaused by the user.
-        pub const UNPAUSED: i32 = 0;
-        /// Resumed after migration.
-        pub const MIGRATED: i32 = 1;
-        /// Resumed from a snapshot.
-        pub const FROM_SNAPSHOT: i32 = 2;
-        /// Resumed, post-copy running.
-        pub const POSTCOPY: i32 = 3;
-        /// Resumed after failed post-copy.
-        pub const POSTCOPY_FAILED: i32 = 4;
-    }
-    /// Details of [`super::lifecycle::STOPPED`].
-    pub mod stopped {
-        /// Normal shutdown.
-        pub const SHUTDOWN: i32 = 0;
-        /// Forced poweroff.
-        pub const DESTROYED: i32 = 1;
-        /// Guest crashed.
-        pub const CRASHED: i32 = 2;
-        /// Migrated away.
-        pub const MIGRATED: i32 = 3;
-        /// Saved to a file.
-        pub const SAVED: i32 = 4;
-        /// Host emulator failed.
-        pub const FAILED: i32 = 5;
-        /// Offline snapshot loaded.
-        pub const FROM_SNAPSHOT: i32 = 6;
-    }
-    /// Details of [`super::lifecycle::PMSUSPENDED`].
-    pub mod pmsuspended {
-        /// Suspended to memory.
-        pub const MEMORY: i32 = 0;
-        /// Suspended to disk.
-        pub const DISK: i32 = 1;
-    }
-    /// Details of [`super::lifecycle::CRASHED`].
-    pub mod crashed {
-        /// Guest panicked.
-        pub const PANICKED: i32 = 0;
-        /// Guest crashed and loaded a crash kernel.
-        pub const CRASHLOADED: i32 = 1;
-    }
-    /// Details of [`super::lifecycle::SHUTDOWN`].
-    pub mod shutdown {
-        /// Guest finished shutting down.
-        pub const FINISHED: i32 = 0;
-        /// Guest-initiated.
-        pub const GUEST: i32 = 1;
-        /// Host-initiated (e.g. a signal to the emulator; seen on destroy).
-        pub const HOST: i32 = 2;
-    }
-}
-
-/// `virConnectDomainEventAgentLifecycleState` in [`DomainEvent::AgentLifecycle`].
-pub mod agent_state {
-    /// Agent connected.
-    pub const CONNECTED: i32 = 1;
-    /// Agent disconnected.
-    pub const DISCONNECTED: i32 = 2;
-}
-
-/// `virDomainEventGraphicsPhase` in [`DomainEvent::Graphics`].
-pub mod graphics_phase {
-    /// Client connected.
-    pub const CONNECT: i32 = 0;
-    /// Client authenticated.
-    pub const INITIALIZE: i32 = 1;
-    /// Client disconnected.
-    pub const DISCONNECT: i32 = 2;
-}
-
-/// `virDomainEventIOErrorAction` in the I/O error events.
-pub mod io_error_action {
-    /// No action.
-    pub const NONE: i32 = 0;
-    /// Guest paused.
-    pub const PAUSE: i32 = 1;
-    /// Error reported to the guest.
-    pub const REPORT: i32 = 2;
-}
-
-/// `virConnectDomainEventBlockJobStatus` in the block job events.
-pub mod block_job_status {
-    /// Completed.
-    pub const COMPLETED: i32 = 0;
-    /// Failed.
-    pub const FAILED: i32 = 1;
-    /// Cancelled.
-    pub const CANCELED: i32 = 2;
-    /// Ready to pivot (mirror).
-    pub const READY: i32 = 3;
-}
-
-/// `virStoragePoolEventLifecycleType`. Networks (`virNetworkEventLifecycleType`) use the
-/// first four values and secrets the first two; node devices number theirs differently (see
-/// [`NodeDeviceLifecycle::event`]).
-pub mod object_lifecycle {
-    /// Defined.
-    pub const DEFINED: i32 = 0;
-    /// Undefined.
-    pub const UNDEFINED: i32 = 1;
-    /// Started.
-    pub const STARTED: i32 = 2;
-    /// Stopped.
-    pub const STOPPED: i32 = 3;
-    /// Storage pool built.
-    pub const CREATED: i32 = 4;
-    /// Storage pool deleted.
-    pub const DELETED: i32 = 5;
 }

@@ -5,21 +5,26 @@
 /// ```text
 /// /// Family doc.
 /// Domain => DomainEvent {
-///     object: dom: Domain,                // the field naming the object, in every body
+///     object: "The domain." dom: Domain,  // the first field of every body the table declares
 ///     ids: event_id { extra items },      // module of event-id constants (+ extra items)
-///     register: ConnectDomainEventCallbackRegisterAny(ConnectDomainEventCallbackRegisterAnyArgs { event_id, dom }),
+///     register: ConnectDomainEventCallbackRegisterAny(   // procedure(args { event_id, object })
+///         ConnectDomainEventCallbackRegisterAnyArgs { event_id, dom }
+///     ),
 ///     deregister: ConnectDomainEventCallbackDeregisterAny,
 ///     lifecycle: Lifecycle = LIFECYCLE,   // the family's lifecycle event (event, detail)
 /// } {
 ///     /// Row doc (on the id constant and the variant).
 ///     LIFECYCLE = 0, DOMAIN_LIFECYCLE = 318 "DomainEventCallbackLifecycle"
-///         => Lifecycle(Lifecycle { /** doc */ dom: Domain, event: i32, detail: i32 });
-///     /// A row whose body has the layout of an earlier one names it without braces.
+///         => Lifecycle(Lifecycle { /** doc */ event: i32, /** doc */ detail: i32 });
+///     /// A row whose body has the layout of an earlier one (or of a body declared by hand,
+///     /// as the power-management events' with its `reason` before the domain) names it
+///     /// without braces.
 ///     CONTROL_ERROR = 7, DOMAIN_CONTROL_ERROR = 325 "…" => ControlError(DomainOnly);
 /// }
 /// ```
 ///
-/// A row emits: the body struct (`xdr_struct!`, fields in wire order after the callback id),
+/// A row emits: the body struct (`xdr_struct!`: the object, then the row's fields, in wire
+/// order after the callback id),
 /// the variant wrapping it, the event-id and procedure constants, its entries in
 /// [`EVENT_PROCS`](super::EVENT_PROCS), [`callback_proc`](super::DomainEvent::callback_proc)
 /// and [`event_id_of_proc`](super::DomainEvent::event_id_of_proc), and its arm of
@@ -30,7 +35,7 @@ macro_rules! event_table {
         $(
             $(#[$fdoc:meta])*
             $Kind:ident => $Family:ident {
-                object: $obj:ident: $Obj:ty,
+                object: $objdoc:literal $obj:ident: $Obj:ty,
                 ids: $ids:ident $({ $($extra:item)* })?,
                 register: $Reg:ident($Args:ident { event_id, $argobj:ident }),
                 deregister: $Dereg:ident,
@@ -56,6 +61,8 @@ macro_rules! event_table {
                             ") after the callback id."
                         )]
                         pub struct $Body {
+                            #[doc = $objdoc]
+                            pub $obj: $Obj,
                             $( $(#[$fm])* pub $f: $fty $([$max])?, )*
                         }
                     }
@@ -69,7 +76,9 @@ macro_rules! event_table {
                 $( $(#[$vdoc])* $Variant($Body), )*
             }
 
-            #[doc = concat!("Event ids of [`", stringify!($Family), "`] (`*_EVENT_*REGISTER_ANY`).")]
+            #[doc = concat!(
+                "Event ids of [`", stringify!($Family), "`] (`*_EVENT_*REGISTER_ANY`)."
+            )]
             pub mod $ids {
                 $( $(#[$vdoc])* pub const $ID: i32 = $id; )*
                 $( $($extra)* )?
