@@ -1042,12 +1042,24 @@ fn done(subscriber: SubscriberId, callback_id: i32) -> Output {
 const NET_REGISTER: i32 = 313;
 const NET_DEREGISTER: i32 = 314;
 
+fn subscribe_net(p: &mut Pair, event_id: i32) -> SubscriberId {
+    p.c.subscribe::<NetworkEvent>(event_id, None).unwrap()
+}
+
+/// A subscriber arrived while a DEREGISTER of its key is in flight: nothing goes out and it
+/// gets no answer yet.
+fn waits_for_the_deregistration(p: &mut Pair) {
+    assert!(
+        p.flush().is_empty(),
+        "REGISTER sent before the DEREGISTER was answered"
+    );
+    assert_eq!(p.outputs(), vec![]);
+}
+
 #[test]
 fn a_subscription_dropped_while_registering_is_undone_then_made_afresh() {
     let mut p = Pair::no_keepalive();
-    let a =
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
     let reg = one_call(p.flush(), NET_REGISTER);
     let want_args = xdr::to_bytes(&ConnectNetworkEventRegisterAnyArgs {
         event_id: network_event_id::LIFECYCLE,
@@ -1074,14 +1086,8 @@ fn a_subscription_dropped_while_registering_is_undone_then_made_afresh() {
 
     // A new subscriber arrives while the DEREGISTER is in flight: it waits for it, then gets
     // a fresh registration.
-    let b =
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap();
-    assert!(
-        p.flush().is_empty(),
-        "REGISTER sent before the DEREGISTER was answered"
-    );
-    assert_eq!(p.outputs(), vec![]);
+    let b = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    waits_for_the_deregistration(&mut p);
     p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
     let again = one_call(p.flush(), NET_REGISTER);
     assert_eq!(
@@ -1099,9 +1105,7 @@ fn a_subscription_dropped_while_registering_is_undone_then_made_afresh() {
 #[test]
 fn a_subscriber_arriving_during_a_deregistration_waits_for_its_reply() {
     let mut p = Pair::no_keepalive();
-    let a =
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
     let reg = one_call(p.flush(), NET_REGISTER);
     p.deliver(&registered(&reg.header, 3)).unwrap();
     assert_eq!(p.outputs(), vec![done(a, 3)]);
@@ -1110,14 +1114,8 @@ fn a_subscriber_arriving_during_a_deregistration_waits_for_its_reply() {
     p.c.unsubscribe(a);
     let dereg = one_call(p.flush(), NET_DEREGISTER);
     // Another one arrives before its reply: no REGISTER goes out, no answer yet.
-    let b =
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap();
-    assert!(
-        p.flush().is_empty(),
-        "REGISTER sent before the DEREGISTER was answered"
-    );
-    assert_eq!(p.outputs(), vec![]);
+    let b = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    waits_for_the_deregistration(&mut p);
     // An event of the old callback, still in the pipe, is for nobody.
     p.deliver(&network_lifecycle(3)).unwrap();
     assert_eq!(routed(p.outputs()), vec![]);
@@ -1138,10 +1136,7 @@ fn a_subscriber_arriving_during_a_deregistration_waits_for_its_reply() {
 #[test]
 fn subscribers_of_one_event_share_one_registration() {
     let mut p = Pair::no_keepalive();
-    let sub = |p: &mut Pair| {
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap()
-    };
+    let sub = |p: &mut Pair| subscribe_net(p, network_event_id::LIFECYCLE);
     let a = sub(&mut p);
     let b = sub(&mut p);
     let reg = one_call(p.flush(), NET_REGISTER);
@@ -1152,9 +1147,7 @@ fn subscribers_of_one_event_share_one_registration() {
     assert_eq!(p.outputs(), vec![done(c, 7)]);
     assert!(p.flush().is_empty());
     // Another event id is another registration.
-    let m =
-        p.c.subscribe::<NetworkEvent>(network_event_id::METADATA_CHANGE, None)
-            .unwrap();
+    let m = subscribe_net(&mut p, network_event_id::METADATA_CHANGE);
     let reg_m = one_call(p.flush(), NET_REGISTER);
     p.deliver(&registered(&reg_m.header, 8)).unwrap();
     assert_eq!(p.outputs(), vec![done(m, 8)]);
@@ -1248,12 +1241,8 @@ fn callback_ids_are_per_kind() {
 #[test]
 fn a_refused_registration_fails_its_subscribers_and_can_be_retried() {
     let mut p = Pair::no_keepalive();
-    let a =
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap();
-    let b =
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    let b = subscribe_net(&mut p, network_event_id::LIFECYCLE);
     let reg = one_call(p.flush(), NET_REGISTER);
     let err = peer::error(
         ErrorCode::INVALID_ARG.0,
@@ -1277,17 +1266,14 @@ fn a_refused_registration_fails_its_subscribers_and_can_be_retried() {
     );
     assert!(p.flush().is_empty(), "nothing to undo");
     // The registration is gone: the next subscriber registers again.
-    p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-        .unwrap();
+    subscribe_net(&mut p, network_event_id::LIFECYCLE);
     one_call(p.flush(), NET_REGISTER);
 }
 
 #[test]
 fn an_undecodable_registration_reply_is_fatal() {
     let mut p = Pair::no_keepalive();
-    let a =
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-            .unwrap();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
     let reg = one_call(p.flush(), NET_REGISTER);
     let e = p.deliver(&peer::reply_to(&reg.header, &())).unwrap_err();
     assert!(
@@ -1316,7 +1302,7 @@ fn an_undecodable_registration_reply_is_fatal() {
 #[test]
 fn connection_death_ends_every_subscription() {
     let mut p = Pair::no_keepalive();
-    let sub = |p: &mut Pair, id| p.c.subscribe::<NetworkEvent>(id, None).unwrap();
+    let sub = subscribe_net;
     // Active.
     let active = sub(&mut p, network_event_id::LIFECYCLE);
     let reg = one_call(p.flush(), NET_REGISTER);
