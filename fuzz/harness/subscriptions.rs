@@ -80,11 +80,14 @@ pub enum SubOp {
 /// A registration key: (secret rather than domain, event id); the object filter is `None`.
 type Key = (bool, i32);
 
+/// What the model expects of a key, from the daemon's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
+    /// Asked to register: events wait for the answer.
     Registering,
-    Active(i32),
-    /// DEREGISTER of this callback id.
+    /// Registered under this callback id.
+    Registered(i32),
+    /// Asked to drop this callback id.
     Deregistering(i32),
 }
 
@@ -161,7 +164,7 @@ impl Model {
     pub(super) fn pending(&self) -> usize {
         self.regs
             .values()
-            .filter(|r| !matches!(r.phase, Phase::Active(_)))
+            .filter(|r| !matches!(r.phase, Phase::Registered(_)))
             .count()
     }
 
@@ -173,7 +176,7 @@ impl Model {
         let mut subs: Vec<SubscriberId> = self
             .regs
             .iter()
-            .filter(|(key, r)| kind(key.0) == k && r.phase == Phase::Active(callback_id))
+            .filter(|(key, r)| kind(key.0) == k && r.phase == Phase::Registered(callback_id))
             .flat_map(|(_, r)| r.subs.iter().copied())
             .collect();
         subs.sort_unstable();
@@ -217,7 +220,7 @@ impl Model {
     fn key_of(&self, serial: u32) -> Option<Key> {
         self.regs
             .iter()
-            .find(|(_, r)| !matches!(r.phase, Phase::Active(_)) && r.serial == serial)
+            .find(|(_, r)| !matches!(r.phase, Phase::Registered(_)) && r.serial == serial)
             .map(|(k, _)| *k)
     }
 }
@@ -248,14 +251,14 @@ impl Harness {
                 m.order.push(sub);
                 if let Some(r) = m.regs.get_mut(&key) {
                     r.subs.insert(sub);
-                    if let Phase::Active(id) = r.phase {
+                    if let Phase::Registered(id) = r.phase {
                         m.expected_done.push((sub, Ok(id)));
                     }
                 } else {
                     m.regs.insert(
                         key,
                         Reg {
-                            phase: Phase::Active(0),
+                            phase: Phase::Registered(0),
                             subs: BTreeSet::from([sub]),
                             serial: 0,
                         },
@@ -275,7 +278,7 @@ impl Harness {
                     return;
                 };
                 r.subs.remove(&sub);
-                if let (Phase::Active(id), true) = (r.phase, r.subs.is_empty()) {
+                if let (Phase::Registered(id), true) = (r.phase, r.subs.is_empty()) {
                     m.queue(key, Phase::Deregistering(id));
                 }
             }
@@ -441,7 +444,7 @@ impl Harness {
             // REGISTER answered with everybody gone: undo it.
             Some(Ok(id)) if r.subs.is_empty() => m.queue(key, Phase::Deregistering(id)),
             Some(Ok(id)) => {
-                r.phase = Phase::Active(id);
+                r.phase = Phase::Registered(id);
                 let subs: Vec<_> = r.subs.iter().copied().collect();
                 m.finish(subs, &Ok(id));
             }
@@ -461,7 +464,7 @@ impl Harness {
             let waiting: Vec<SubscriberId> = m
                 .regs
                 .values()
-                .filter(|r| !matches!(r.phase, Phase::Active(_)))
+                .filter(|r| !matches!(r.phase, Phase::Registered(_)))
                 .flat_map(|r| r.subs.iter().copied())
                 .collect();
             m.finish(waiting, &Err(CallError::Connection(e.clone())));

@@ -44,8 +44,9 @@ enum Phase {
     Registering,
     /// Events flow under this callback id.
     Active(i32),
-    /// The DEREGISTER call is in flight; subscribers present arrived meanwhile and wait.
-    Deregistering,
+    /// The DEREGISTER call of this callback id is in flight; subscribers present arrived
+    /// meanwhile and wait.
+    Deregistering(i32),
 }
 
 /// One daemon-side registration.
@@ -127,13 +128,6 @@ impl Subscriptions {
             return sub;
         }
         self.next_reg += 1;
-        self.outbox.push_back((
-            self.next_reg,
-            Call::Register {
-                kind,
-                key: key.clone(),
-            },
-        ));
         self.regs.push(Registration {
             id: self.next_reg,
             kind,
@@ -141,6 +135,7 @@ impl Subscriptions {
             phase: Phase::Registering,
             subs: vec![sub],
         });
+        self.queue(self.regs.len() - 1, Phase::Registering);
         sub
     }
 
@@ -153,20 +148,25 @@ impl Subscriptions {
         let r = &mut self.regs[i];
         r.subs.retain(|s| *s != sub);
         if let (Phase::Active(callback_id), true) = (r.phase, r.subs.is_empty()) {
-            self.deregister(i, callback_id);
+            self.queue(i, Phase::Deregistering(callback_id));
         }
     }
 
-    fn deregister(&mut self, i: usize, callback_id: i32) {
+    /// Registration `i` enters `phase` (registering or deregistering): queue its call.
+    fn queue(&mut self, i: usize, phase: Phase) {
         let r = &mut self.regs[i];
-        r.phase = Phase::Deregistering;
-        self.outbox.push_back((
-            r.id,
-            Call::Deregister {
+        r.phase = phase;
+        let call = match phase {
+            Phase::Deregistering(callback_id) => Call::Deregister {
                 kind: r.kind,
                 callback_id,
             },
-        ));
+            _ => Call::Register {
+                kind: r.kind,
+                key: r.key.clone(),
+            },
+        };
+        self.outbox.push_back((r.id, call));
     }
 
     /// The next call to make; report its serial with [`sent`](Self::sent).
@@ -212,7 +212,9 @@ impl Subscriptions {
         };
         match result {
             // Every subscriber went away while the call was in flight: undo it.
-            Ok(callback_id) if self.regs[i].subs.is_empty() => self.deregister(i, callback_id),
+            Ok(callback_id) if self.regs[i].subs.is_empty() => {
+                self.queue(i, Phase::Deregistering(callback_id));
+            }
             Ok(callback_id) => {
                 let r = &mut self.regs[i];
                 r.phase = Phase::Active(callback_id);
@@ -239,17 +241,9 @@ impl Subscriptions {
         };
         if self.regs[i].subs.is_empty() {
             self.regs.swap_remove(i);
-            return;
+        } else {
+            self.queue(i, Phase::Registering);
         }
-        let r = &mut self.regs[i];
-        r.phase = Phase::Registering;
-        self.outbox.push_back((
-            r.id,
-            Call::Register {
-                kind: r.kind,
-                key: r.key.clone(),
-            },
-        ));
     }
 
     /// The subscribers an event reaches: those of the active registration of its kind and
