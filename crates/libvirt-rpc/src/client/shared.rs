@@ -155,18 +155,22 @@ impl Inner {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Mark dead (publishing why) first, then kill the transport outside the lock.
-    pub(crate) fn close(&self, reason: &str) {
-        {
+    /// Mark dead (publishing why) first, then kill the transport outside the lock. Returns
+    /// whether this call closed the connection (false: it was dead already).
+    pub(crate) fn close(&self, reason: Arc<str>) -> bool {
+        let first = {
             let mut st = self.lock();
-            st.conn.close(reason.to_string());
+            let first = !st.conn.is_closed();
+            st.conn.close(reason);
             st.dispatch();
             st.wake_driver();
-        }
+            first
+        };
         if let Some(kill) = &self.kill {
             if !self.killed.swap(true, Ordering::AcqRel) {
                 kill();
             }
         }
+        first
     }
 }
