@@ -1,6 +1,7 @@
 //! The address rule on a real domain, with the failure injected between the state read and
 //! the address read (states a daemon cannot produce on demand otherwise).
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use egress_provider::{Identifier, ProvidersConfig};
