@@ -342,10 +342,9 @@ impl Kvm2Provider {
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
         // Defined and never started (a create interrupted between define and start), or a
         // start that failed: start it now. A domain stopped after running stays stopped.
-        if st.state == state::SHUTOFF && matches!(
-                st.reason,
-                shutoff_reason::UNKNOWN | shutoff_reason::FAILED
-            ) {
+        if st.state == state::SHUTOFF
+            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED)
+        {
             tracing::info!(domain = %dom.name, "completing an interrupted create: starting the domain");
             self.start(link, dom).await?;
         }

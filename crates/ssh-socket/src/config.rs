@@ -162,7 +162,9 @@ mod tests {
     #[test]
     fn local_user_is_the_passwd_name_of_the_uid() {
         let name = local_user().expect("the test user has a passwd entry");
-        let by_name = nix::unistd::User::from_name(&name).unwrap().expect("listed");
+        let by_name = nix::unistd::User::from_name(&name)
+            .unwrap()
+            .expect("listed");
         assert_eq!(by_name.uid, nix::unistd::getuid());
     }
 
