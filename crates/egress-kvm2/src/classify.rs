@@ -268,20 +268,10 @@ pub fn transient(context: impl Into<String>, err: LvError) -> ProviderError {
 mod tests {
     use super::*;
     use libvirt_rpc::ConnectionError;
-    use libvirt_rpc::proto::error::{ErrorDomain, ErrorLevel};
+    use libvirt_rpc::proto::error::ErrorDomain;
 
     fn remote(code: ErrorCode) -> RemoteError {
-        RemoteError {
-            code,
-            domain: ErrorDomain::NONE,
-            message: Some("m".into()),
-            level: ErrorLevel::ERROR,
-            str1: None,
-            str2: None,
-            str3: None,
-            int1: -1,
-            int2: -1,
-        }
+        RemoteError::new(code, ErrorDomain::NONE, "m")
     }
 
     fn call(code: ErrorCode) -> LvError {

@@ -111,6 +111,29 @@ pub struct BaseImage {
     pub fetched: bool,
 }
 
+impl BaseImage {
+    /// The published base `volume` as the host reports it now (capacity, path).
+    async fn read(
+        link: &Link,
+        volume: StorageVol,
+        format: ImageFormat,
+        digest: Sha256Digest,
+        fetched: bool,
+    ) -> Result<Self, ProviderError> {
+        let read = |e| provider_error(format!("read volume {}", volume.name), e);
+        let info = ops::vol_info(link, &volume).await.map_err(read)?;
+        let path = ops::vol_path(link, &volume).await.map_err(read)?;
+        Ok(Self {
+            volume,
+            path,
+            format,
+            capacity: info.capacity,
+            digest,
+            fetched,
+        })
+    }
+}
+
 /// `base-<entry>-<key>.<format>`.
 pub fn base_volume_name(entry: &str, key: &str, format: ImageFormat) -> String {
     format!("base-{entry}-{key}.{}", format.as_str())
@@ -276,9 +299,7 @@ impl ImageCache {
             .link()
             .await
             .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
-        let pool = ops::pool(&link, &self.pool)
-            .await
-            .map_err(|e| provider_error(format!("look up storage pool {:?}", self.pool), e))?;
+        let pool = ops::entry_pool(&link, &self.pool).await?;
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         match self
@@ -350,20 +371,9 @@ impl ImageCache {
         let Some(volume) = base else {
             return Ok(Check::Debris("marker without base".into()));
         };
-        let info = ops::vol_info(link, &volume)
+        BaseImage::read(link, volume, src.format, found, false)
             .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        let path = ops::vol_path(link, &volume)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        Ok(Check::Cached(BaseImage {
-            volume,
-            path,
-            format: src.format,
-            capacity: info.capacity,
-            digest: found,
-            fetched: false,
-        }))
+            .map(Check::Cached)
     }
 
     async fn fetch_and_publish(
@@ -622,24 +632,11 @@ impl ImageCache {
         attempt.base_created = false;
         self.note("marker");
 
-        let info = ops::vol_info(link, &base)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        let path = ops::vol_path(link, &base)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
         self.report(ImageProgress::Published {
             volume: base_name,
             bytes: len,
         });
-        Ok(BaseImage {
-            volume: base,
-            path,
-            format: src.format,
-            capacity: info.capacity,
-            digest,
-            fetched: true,
-        })
+        BaseImage::read(link, base, src.format, digest, true).await
     }
 }
 

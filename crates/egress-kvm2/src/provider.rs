@@ -415,12 +415,7 @@ impl Kvm2Provider {
         let base = self.images.ensure(&self.links, &spec.image).await?;
         // The fetch may have taken long: take the live link again.
         let link = self.link().await?;
-        let pool = ops::pool(&link, &self.settings.pool)
-            .await
-            .map_err(perr(format!(
-                "look up storage pool {:?}",
-                self.settings.pool
-            )))?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
 
         // The overlay: reuse one left by an interrupted create (nothing has booted from it,
         // since no domain exists), else create it.
@@ -664,12 +659,7 @@ impl Kvm2Provider {
             self.stop(&link, &dom).await?;
             self.undefine(&link, &dom).await?;
         }
-        let pool = ops::pool(&link, &self.settings.pool)
-            .await
-            .map_err(perr(format!(
-                "look up storage pool {:?}",
-                self.settings.pool
-            )))?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
         for vol in [
             disk_volume_name(self.name.as_str(), uid.as_str()),
             seed_volume_name(self.name.as_str(), uid.as_str()),
