@@ -85,7 +85,6 @@ async fn create_vol(c: &Client, pool: &StoragePool, name: &str, bytes: u64) -> S
     .vol
 }
 
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn handshake_and_connection_calls() {
     let Some(d) = daemon() else { return };

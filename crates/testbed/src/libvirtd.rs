@@ -215,8 +215,7 @@ pub fn short_socket_dir() -> TempDir {
         .prefix("tbsock-")
         .tempdir_in("/tmp")
         .expect("temp dir in /tmp");
-    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777))
-        .expect("chmod 1777");
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).expect("chmod 1777");
     dir
 }
 
