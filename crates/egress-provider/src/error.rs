@@ -16,8 +16,9 @@
 //! 1. The instance named by a uid does not exist on a host that answered:
 //!    `NotFound` (only from `get`; `delete` turns absence into success).
 //! 2. The same call, unchanged, could succeed later without anyone acting:
-//!    `Transient`. Refused, reset or timed-out connections, a host that is
-//!    busy or restarting, a lock held by someone else, a full address pool.
+//!    `Transient`. Refused, reset or timed-out connections, a daemon socket
+//!    that is missing, a host that is busy or restarting, a lock held by
+//!    someone else, a full address pool.
 //! 3. Someone has to change the configuration, the spec or the host first:
 //!    `Permanent`, and the message says what to change. Unknown image keys,
 //!    checksum mismatches, failed authentication, permission denied, an
