@@ -1,4 +1,6 @@
-//! Connection-level procedures: authentication, features, open/close, host facts.
+//! Connection-level procedures: authentication, features, open/close, host facts, domain
+//! event registration (callback and legacy), statistics of many domains, the identity a
+//! proxy daemon acts as.
 
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
 use super::limits as more_limits;
@@ -422,7 +424,8 @@ xdr_struct! {
     /// `remote_connect_domain_event_register_ret` / `…_deregister_ret` (legacy lifecycle
     /// callback registration).
     pub struct ConnectDomainEventRegisterRet {
-        /// 1 when the daemon now has (register) or had (deregister) the callback.
+        /// Unused: libvirt's daemon never sets it (0 on the wire from 9.0, seen against
+        /// libvirtd); a failed registration is an error reply instead.
         pub cb_registered: i32,
     }
 }

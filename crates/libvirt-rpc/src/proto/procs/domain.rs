@@ -1,8 +1,8 @@
 //! Domain procedures: lifecycle, definition, devices, resources, guest agent, block jobs,
-//! metadata, addresses, console/screenshot streams.
+//! metadata, addresses, statistics, backups, save/restore, console/screenshot streams.
 //!
-//! Snapshots and checkpoints live in [`super::snapshot`].
-
+//! Snapshots and checkpoints live in [`super::snapshot`], typed-parameter tuning and CPU
+//! pinning in [`super::domain_tune`], migration in [`super::migration`].
 use bytes::Bytes;
 
 use super::common::{
