@@ -1,6 +1,5 @@
-//! Golden vectors for the calls declared from the protocol description alone (no capture
-//! of them exists: the 9.0 daemon the captures came from lacks some, and virsh never sent the
-//! others during the recorded sessions).
+//! Golden vectors for the calls declared without a capture in the protocol reference (the
+//! 9.0 daemon lacks some, and virsh never sent the others in the recorded sessions).
 //!
 //! Each row builds one argument or return value with distinct values per field (signed and
 //! unsigned integers with the high bits set, present and absent optional strings, odd-length
@@ -9,6 +8,9 @@
 //! XDR serializer generated independently from libvirt 12.6.0's `.x` files (not by this
 //! crate), so a wrong field order, width, optionality or bound fails here. Every row must
 //! encode to its bytes, decode from them to the same value, and consume them exactly.
+//!
+//! The second test replays real traffic for the 17 of these calls virsh 9.0 sends to a test
+//! driver: virsh's arguments and the daemon's replies, byte for byte.
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
