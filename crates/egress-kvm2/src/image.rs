@@ -198,17 +198,6 @@ impl std::fmt::Debug for ImageCache {
     }
 }
 
-/// What one fetch works on: the pool (for its dedicated connection), the shared link, the
-/// storage pool, the key and its source.
-#[derive(Clone, Copy)]
-struct Target<'a> {
-    links: &'a LinkPool,
-    link: &'a Link,
-    pool: &'a StoragePool,
-    key: &'a Identifier,
-    src: &'a ImageSource,
-}
-
 /// An attempt's resources, cleaned up in order on failure.
 #[derive(Default)]
 struct Attempt {
@@ -332,14 +321,7 @@ impl ImageCache {
             }
             Check::Missing => {}
         }
-        self.fetch_and_publish(Target {
-            links,
-            link: &link,
-            pool: &pool,
-            key,
-            src: &src,
-        })
-        .await
+        self.fetch_and_publish(links, &link, &pool, key, &src).await
     }
 
     /// Reads the marker (`marker_name`) and decides about the base (`base_name`).
@@ -394,16 +376,23 @@ impl ImageCache {
             .map(Check::Cached)
     }
 
-    async fn fetch_and_publish(&self, t: Target<'_>) -> Result<BaseImage, ProviderError> {
+    async fn fetch_and_publish(
+        &self,
+        links: &LinkPool,
+        link: &Link,
+        pool: &StoragePool,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<BaseImage, ProviderError> {
         // Temporary volumes of earlier, interrupted attempts of this process or another:
         // nobody else fetches this (entry, key) in this process while we hold the flight.
-        let prefix = temp_volume_prefix(&self.entry, t.key.as_str(), t.src.format);
-        let names = ops::vol_names(t.link, t.pool)
+        let prefix = temp_volume_prefix(&self.entry, key.as_str(), src.format);
+        let names = ops::vol_names(link, pool)
             .await
             .map_err(|e| provider_error("list pool volumes", e))?;
         for old in names.iter().filter(|n| n.starts_with(&prefix)) {
             tracing::warn!(volume = %old, "deleting an interrupted upload");
-            ops::delete_vol(t.link, t.pool, old)
+            ops::delete_vol(link, pool, old)
                 .await
                 .map_err(|e| provider_error(format!("delete debris {old}"), e))?;
         }
@@ -411,17 +400,20 @@ impl ImageCache {
         let mut attempt = Attempt::default();
         let budget = self.budgets.transfer;
         let deadline = Instant::now() + budget;
-        let outcome = tokio::time::timeout_at(deadline, self.attempt(t, deadline, &mut attempt))
-            .await
-            .unwrap_or_else(|_| {
-                Err(provider_error(
-                    format!("fetch and upload of image {:?}", t.key),
-                    LvError::Budget {
-                        what: format!("fetch and upload of image {:?}", t.key),
-                        budget,
-                    },
-                ))
-            });
+        let outcome = tokio::time::timeout_at(
+            deadline,
+            self.attempt(links, link, pool, key, src, deadline, &mut attempt),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(provider_error(
+                format!("fetch and upload of image {key:?}"),
+                LvError::Budget {
+                    what: format!("fetch and upload of image {key:?}"),
+                    budget,
+                },
+            ))
+        });
         match outcome {
             Ok(base) => {
                 if let Some(c) = attempt.dedicated.take() {
@@ -430,7 +422,7 @@ impl ImageCache {
                 Ok(base)
             }
             Err(e) => {
-                self.clean_up(t, attempt).await;
+                self.clean_up(links, pool, key, src, attempt).await;
                 Err(e)
             }
         }
@@ -438,7 +430,14 @@ impl ImageCache {
 
     /// Failure path: close the dedicated connection FIRST (the daemon lets go of the
     /// stream's file), THEN delete the temporary volume (and an unmarked base).
-    async fn clean_up(&self, t: Target<'_>, attempt: Attempt) {
+    async fn clean_up(
+        &self,
+        links: &LinkPool,
+        pool: &StoragePool,
+        key: &Identifier,
+        src: &ImageSource,
+        attempt: Attempt,
+    ) {
         if let Some(c) = attempt.dedicated {
             c.close();
             self.note("close-dedicated");
@@ -448,12 +447,12 @@ impl ImageCache {
             doomed.push(t);
         }
         if attempt.base_created {
-            doomed.push(base_volume_name(&self.entry, t.key.as_str(), t.src.format));
+            doomed.push(base_volume_name(&self.entry, key.as_str(), src.format));
         }
         if doomed.is_empty() {
             return;
         }
-        let link = match t.links.link().await {
+        let link = match links.link().await {
             Ok(l) => l,
             Err(e) => {
                 tracing::warn!(error = %e, volumes = ?doomed, "cannot delete after a failed fetch; the next ensure deletes them");
@@ -461,7 +460,7 @@ impl ImageCache {
             }
         };
         for name in doomed {
-            match ops::delete_vol(&link, t.pool, &name).await {
+            match ops::delete_vol(&link, pool, &name).await {
                 Ok(_) => self.note(format!(
                     "delete {}",
                     if name.starts_with("tmp-") {
@@ -477,19 +476,17 @@ impl ImageCache {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
-        t: Target<'_>,
+        links: &LinkPool,
+        link: &Link,
+        pool: &StoragePool,
+        key: &Identifier,
+        src: &ImageSource,
         deadline: Instant,
         attempt: &mut Attempt,
     ) -> Result<BaseImage, ProviderError> {
-        let Target {
-            links,
-            link,
-            pool,
-            key,
-            src,
-        } = t;
         let what = format!("image {key:?} from {}", src.url);
         let fetch_deadline = Instant::now() + self.budgets.fetch_deadline();
         let resp = self
