@@ -1626,7 +1626,12 @@ impl Harness {
             self.conn.is_closed(),
             "Closed emitted iff is_closed"
         );
-        assert_eq!(self.conn.pending_calls(), self.pending_count());
+        assert_eq!(
+            self.conn.pending_calls(),
+            self.pending_count(),
+            "pending calls: the connection's vs the model's (user calls plus the \
+             subscription table's REGISTER/DEREGISTER in flight)"
+        );
         let live = self
             .streams
             .values()

@@ -997,7 +997,11 @@ fn registered(call: &Header, callback_id: i32) -> Bytes {
 
 /// The one packet the client sent, checked to be a CALL of `procedure`.
 fn one_call(frames: Vec<Frame>, procedure: i32) -> Frame {
-    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(
+        frames.len(),
+        1,
+        "expected exactly one CALL of procedure {procedure}, got {frames:?}"
+    );
     let f = frames.into_iter().next().expect("one");
     assert_eq!(
         (f.header.kind, f.header.procedure),
