@@ -15,8 +15,8 @@ use libvirt_rpc::conn::sasl::{CredentialCallback, Credentials, SaslError};
 use libvirt_rpc::proto::events::StoragePoolEvent;
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri, ConnectIsSecure};
 use libvirt_rpc::proto::procs::storage::{
-    StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs,
-    StoragePoolRefresh, StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
+    StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
+    StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
 };
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::{ClientPki, ServerCert};
@@ -27,7 +27,9 @@ const PASSWORD: &str = "s3cret-Pa55word";
 const ERROR_BOUND: Duration = Duration::from_secs(2);
 
 fn tls_daemon() -> Option<Libvirtd> {
-    Libvirtd::builder().tls(ServerCert::default()).start_or_skip()
+    Libvirtd::builder()
+        .tls(ServerCert::default())
+        .start_or_skip()
 }
 
 fn sasl_daemon(mechs: &str) -> Option<Libvirtd> {
@@ -232,19 +234,28 @@ async fn every_tls_refusal_is_typed_and_quick() {
     let Some(d) = tls_daemon() else { return };
     let pki = d.pki().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let dir = |kind| pki.client_dir(&tmp.path().join(format!("{kind:?}")), kind).unwrap();
+    let dir = |kind| {
+        pki.client_dir(&tmp.path().join(format!("{kind:?}")), kind)
+            .unwrap()
+    };
     let uri = |p: &std::path::Path| d.tls_uri_with("qemu", "session", p);
     let opts = ConnectOptions::default;
 
     // Our CA did not sign the server's certificate.
     let e = refused(&uri(&dir(ClientPki::ForeignCa)), opts()).await;
-    assert!(matches!(e, ConnectError::Tls(TlsError::UnknownCa { .. })), "{e:?}");
+    assert!(
+        matches!(e, ConnectError::Tls(TlsError::UnknownCa { .. })),
+        "{e:?}"
+    );
 
     // The daemon refuses a client without a certificate, and one its CA did not sign.
     for kind in [ClientPki::NoClientCert, ClientPki::ForeignClientCert] {
         let e = refused(&uri(&dir(kind)), opts()).await;
         assert!(
-            matches!(e, ConnectError::Handshake(HandshakeError::TlsRefused { .. })),
+            matches!(
+                e,
+                ConnectError::Handshake(HandshakeError::TlsRefused { .. })
+            ),
             "{kind:?}: {e:?}"
         );
     }
@@ -256,7 +267,10 @@ async fn every_tls_refusal_is_typed_and_quick() {
     match &e {
         ConnectError::Tls(TlsError::MissingPkiFile { path, .. }) => {
             assert_eq!(path, &empty.join("cacert.pem"));
-            assert!(e.to_string().contains(&*empty.join("cacert.pem").to_string_lossy()));
+            assert!(
+                e.to_string()
+                    .contains(&*empty.join("cacert.pem").to_string_lossy())
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -289,7 +303,10 @@ async fn every_tls_refusal_is_typed_and_quick() {
     // The foreign dir's client certificate is not the daemon's: it is still refused, but
     // only after our side accepted the server.
     assert!(
-        matches!(c, Err(ConnectError::Handshake(HandshakeError::TlsRefused { .. }))),
+        matches!(
+            c,
+            Err(ConnectError::Handshake(HandshakeError::TlsRefused { .. }))
+        ),
         "{c:?}"
     );
 }
@@ -306,7 +323,10 @@ async fn wrong_host_name_and_expired_certificate_are_refused() {
         return;
     };
     let e = refused(&d.tls_uri(), ConnectOptions::default()).await;
-    assert!(matches!(e, ConnectError::Tls(TlsError::NameMismatch { .. })), "{e:?}");
+    assert!(
+        matches!(e, ConnectError::Tls(TlsError::NameMismatch { .. })),
+        "{e:?}"
+    );
     drop(d);
 
     let Some(d) = Libvirtd::builder()
@@ -319,7 +339,10 @@ async fn wrong_host_name_and_expired_certificate_are_refused() {
         return;
     };
     let e = refused(&d.tls_uri(), ConnectOptions::default()).await;
-    assert!(matches!(e, ConnectError::Tls(TlsError::Expired { .. })), "{e:?}");
+    assert!(
+        matches!(e, ConnectError::Tls(TlsError::Expired { .. })),
+        "{e:?}"
+    );
 }
 
 /// Collects every log line at TRACE level.
@@ -393,7 +416,11 @@ async fn every_sasl_refusal_is_typed_and_quick_and_no_password_leaks() {
     std::fs::create_dir_all(&right).unwrap();
     let right = auth_conf(&right, "alice", PASSWORD);
     let e = refused(
-        &format!("{}&authfile={}&auth=sasl.plain", d.tls_uri(), right.display()),
+        &format!(
+            "{}&authfile={}&auth=sasl.plain",
+            d.tls_uri(),
+            right.display()
+        ),
         ConnectOptions::default(),
     )
     .await;
@@ -423,7 +450,10 @@ async fn every_sasl_refusal_is_typed_and_quick_and_no_password_leaks() {
         "{e:?}"
     );
     let msg = e.to_string();
-    assert!(msg.contains("security layer") && msg.contains("GSSAPI"), "{msg}");
+    assert!(
+        msg.contains("security layer") && msg.contains("GSSAPI"),
+        "{msg}"
+    );
 
     // And the right password works, with its Debug and the outcome free of it too.
     let c = Client::connect(
@@ -437,7 +467,10 @@ async fn every_sasl_refusal_is_typed_and_quick_and_no_password_leaks() {
     c.close();
 
     let logged = String::from_utf8_lossy(&log.0.lock().unwrap()).into_owned();
-    assert!(logged.contains("SASL credentials from auth.conf"), "trace captured");
+    assert!(
+        logged.contains("SASL credentials from auth.conf"),
+        "trace captured"
+    );
     for secret in [PASSWORD, "not-the-password"] {
         assert!(!logged.contains(secret), "password in the log:\n{logged}");
         assert!(!shown.contains(secret), "password shown: {shown}");

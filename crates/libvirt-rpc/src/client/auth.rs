@@ -24,7 +24,11 @@ use crate::conn::sasl::{CredentialCallback, Credentials};
 /// `$LIBVIRT_AUTH_FILE` wins even when it names a missing file (or `/dev/null`): that is how
 /// a user says "no credentials".
 pub fn auth_file(authfile: Option<&Path>) -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(p) = var("LIBVIRT_AUTH_FILE") {
         return Some(p);
     }
@@ -67,7 +71,10 @@ pub fn lookup(text: &str, host: &str) -> Option<Credentials> {
         .get(&format!("auth-libvirt-{host}"))
         .or_else(|| groups.get("auth-libvirt-default"))?;
     let creds = groups.get(&format!("credentials-{}", auth.get("credentials")?))?;
-    Some(Credentials::new(creds.get("authname")?, creds.get("password")?))
+    Some(Credentials::new(
+        creds.get("authname")?,
+        creds.get("password")?,
+    ))
 }
 
 /// Credentials for `host`: auth.conf first (see [`auth_file`]), then `fallback` (the

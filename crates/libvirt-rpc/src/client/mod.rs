@@ -278,7 +278,10 @@ impl Client {
     }
 
     #[cfg(feature = "tls")]
-    async fn connect_tls(target: &TlsTarget, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
+    async fn connect_tls(
+        target: &TlsTarget,
+        mut opts: ConnectOptions,
+    ) -> Result<Self, ConnectError> {
         let (stream, kill) = tls::dial(target).await?;
         opts.kill = Some(chain_kill(kill, opts.kill.take()));
         Self::handshake(stream, opts).await

@@ -397,7 +397,10 @@ mod tests {
             "qemu+unix:///system?pkipath=/p",
         ] {
             assert!(
-                matches!(LibvirtUri::parse(bad), Err(UriError::UnsupportedParam { .. })),
+                matches!(
+                    LibvirtUri::parse(bad),
+                    Err(UriError::UnsupportedParam { .. })
+                ),
                 "{bad}"
             );
         }

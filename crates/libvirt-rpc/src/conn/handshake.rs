@@ -137,8 +137,9 @@ pub fn tls_accept_status(byte: Option<u8>) -> Result<(), HandshakeError> {
     }
 }
 
-/// One call the driver should make next.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One call the driver should make next. `Debug` shows the arguments' length only: a SASL
+/// PLAIN response carries the password.
+#[derive(Clone, PartialEq, Eq)]
 pub struct HandshakeCall {
     /// Procedure number (remote program).
     pub procedure: i32,
@@ -146,6 +147,16 @@ pub struct HandshakeCall {
     pub name: &'static str,
     /// Encoded arguments.
     pub args: Bytes,
+}
+
+impl std::fmt::Debug for HandshakeCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandshakeCall")
+            .field("procedure", &self.procedure)
+            .field("name", &self.name)
+            .field("args_len", &self.args.len())
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,7 +287,9 @@ impl Handshake {
             .ok_or_else(|| SaslError::NoCredentials {
                 mechanism: mechanism.into(),
             })?;
-        self.sasl = Some(SaslExchange::start(sasl::new_mechanism(mechanism, &creds)?)?);
+        self.sasl = Some(SaslExchange::start(sasl::new_mechanism(
+            mechanism, &creds,
+        )?)?);
         Ok(Step::SaslStart)
     }
 

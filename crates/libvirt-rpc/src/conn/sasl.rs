@@ -75,7 +75,9 @@ pub struct CredentialCallback(
 
 impl CredentialCallback {
     /// Wrap a closure.
-    pub fn new(f: impl Fn(&CredentialRequest<'_>) -> Option<Credentials> + Send + Sync + 'static) -> Self {
+    pub fn new(
+        f: impl Fn(&CredentialRequest<'_>) -> Option<Credentials> + Send + Sync + 'static,
+    ) -> Self {
         Self(Arc::new(f))
     }
 
@@ -199,7 +201,10 @@ pub fn parse_mechlist(list: &str) -> Vec<String> {
 
 /// The mechanism to use: `wanted` if offered and implemented, else the most preferred one
 /// both sides have.
-pub fn choose_mechanism(offered: &[String], wanted: Option<&str>) -> Result<&'static str, SaslError> {
+pub fn choose_mechanism(
+    offered: &[String],
+    wanted: Option<&str>,
+) -> Result<&'static str, SaslError> {
     let offers = |m: &str| offered.iter().any(|o| o.eq_ignore_ascii_case(m));
     if let Some(w) = wanted {
         return SUPPORTED_MECHANISMS
@@ -400,10 +405,13 @@ impl SaslExchange {
             self.out = None;
             return Ok(SaslProgress::Step);
         }
-        let step = self.mech.step(input).map_err(|reason| SaslError::Mechanism {
-            mechanism: self.mech.name().into(),
-            reason,
-        })?;
+        let step = self
+            .mech
+            .step(input)
+            .map_err(|reason| SaslError::Mechanism {
+                mechanism: self.mech.name().into(),
+                reason,
+            })?;
         match step {
             MechStep::Continue(d) => {
                 if complete {
@@ -445,10 +453,7 @@ mod tests {
             choose_mechanism(&parse_mechlist("SCRAM-SHA-1"), None).unwrap(),
             "SCRAM-SHA-1"
         );
-        assert_eq!(
-            choose_mechanism(&offered, Some("plain")).unwrap(),
-            "PLAIN"
-        );
+        assert_eq!(choose_mechanism(&offered, Some("plain")).unwrap(), "PLAIN");
         assert!(matches!(
             choose_mechanism(&offered, Some("digest-md5")),
             Err(SaslError::MechanismUnavailable { .. })
@@ -498,9 +503,15 @@ mod tests {
         ]);
         let mut x = SaslExchange::start(Box::new(m)).unwrap();
         assert_eq!(x.start_args().nil, 0);
-        assert_eq!(x.handle(&ret(false, Some(b"r=xy"))).unwrap(), SaslProgress::Step);
+        assert_eq!(
+            x.handle(&ret(false, Some(b"r=xy"))).unwrap(),
+            SaslProgress::Step
+        );
         assert_eq!(x.step_args().data.0, b"c=biws,...");
-        assert_eq!(x.handle(&ret(true, Some(b"v=sig"))).unwrap(), SaslProgress::Done);
+        assert_eq!(
+            x.handle(&ret(true, Some(b"v=sig"))).unwrap(),
+            SaslProgress::Done
+        );
         assert!(x.handle(&ret(true, None)).is_err(), "nothing after the end");
     }
 
@@ -521,7 +532,10 @@ mod tests {
     fn plain_finishes_on_an_empty_complete_and_nil_is_not_empty() {
         let m = Scripted(vec![MechStep::Done(Some(b"\0a\0p".to_vec()))]);
         let mut x = SaslExchange::start(Box::new(m)).unwrap();
-        assert_eq!(x.handle(&ret(false, Some(b""))).unwrap(), SaslProgress::Step);
+        assert_eq!(
+            x.handle(&ret(false, Some(b""))).unwrap(),
+            SaslProgress::Step
+        );
         assert_eq!(x.step_args().nil, 1, "nothing left to say: nil, not empty");
         assert_eq!(x.handle(&ret(true, None)).unwrap(), SaslProgress::Done);
 
@@ -551,7 +565,10 @@ mod tests {
         let first = String::from_utf8(x.start_args().data.0).unwrap();
         assert!(first.starts_with("n,,n=user,r="), "{first}");
         // A server nonce that does not extend ours must be refused (RFC 5802 §5.1).
-        let bad = ret(false, Some(b"r=someone-else,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"));
+        let bad = ret(
+            false,
+            Some(b"r=someone-else,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"),
+        );
         assert!(matches!(x.handle(&bad), Err(SaslError::Mechanism { .. })));
     }
 }

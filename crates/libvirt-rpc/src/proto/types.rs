@@ -423,7 +423,10 @@ mod tests {
         let mut dec = Decoder::new(buf.freeze());
         assert_eq!(SaslData::decode_bounded(&mut dec, 64).unwrap(), d);
         let shown = format!("{d:?}");
-        assert!(!shown.contains("secret") && !shown.contains("alice"), "{shown}");
+        assert!(
+            !shown.contains("secret") && !shown.contains("alice"),
+            "{shown}"
+        );
     }
 
     #[test]
