@@ -278,12 +278,31 @@ mod rsasl_mech {
         }
     }
 
+    /// RFC 5802's attribute shape (`ALPHA "=" value`, comma-separated) for a server message.
+    /// rsasl 2.3.1 slices `[0..2]` of each attribute and panics on a shorter one (found by
+    /// the `handshake` fuzz target): a hostile daemon must get an error, not a crash.
+    fn scram_shape(msg: &[u8]) -> Result<(), String> {
+        let ok = msg
+            .split(|b| *b == b',')
+            .all(|a| a.len() >= 2 && a[0].is_ascii_alphabetic() && a[1] == b'=');
+        if ok {
+            Ok(())
+        } else {
+            Err("malformed server message (RFC 5802 attributes are `x=value`)".into())
+        }
+    }
+
     impl SaslMechanism for Rsasl {
         fn name(&self) -> &str {
             self.name
         }
 
         fn step(&mut self, input: Option<&[u8]>) -> Result<MechStep, String> {
+            if self.name.starts_with("SCRAM") {
+                if let Some(msg) = input {
+                    scram_shape(msg)?;
+                }
+            }
             let mut out = Vec::new();
             match self.session.step(input, &mut out) {
                 Ok(State::Running) => Ok(MechStep::Continue(Some(out))),
@@ -570,5 +589,18 @@ mod tests {
             Some(b"r=someone-else,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"),
         );
         assert!(matches!(x.handle(&bad), Err(SaslError::Mechanism { .. })));
+    }
+
+    #[cfg(feature = "sasl")]
+    #[test]
+    fn short_scram_attributes_are_errors_not_panics() {
+        let c = Credentials::new("user", "pencil");
+        for msg in [&b""[..], b"r", b"r=abc,s", b"v", b",", b"r=x,,i=1"] {
+            let mut x = SaslExchange::start(new_mechanism("SCRAM-SHA-256", &c).unwrap()).unwrap();
+            assert!(
+                matches!(x.handle(&ret(false, Some(msg))), Err(SaslError::Mechanism { .. })),
+                "{msg:?}"
+            );
+        }
     }
 }
