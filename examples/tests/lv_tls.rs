@@ -25,14 +25,19 @@ fn lv() -> Command {
 }
 
 fn tls_daemon() -> Option<Libvirtd> {
-    Libvirtd::builder().tls(ServerCert::default()).start_or_skip()
+    Libvirtd::builder()
+        .tls(ServerCert::default())
+        .start_or_skip()
 }
 
 /// The daemon's TLS URI, through `port` instead of its own (the server certificate names
 /// 127.0.0.1, so a relay on 127.0.0.1 is still verified).
 fn uri_via(d: &Libvirtd, port: u16) -> String {
-    d.tls_uri()
-        .replacen(&format!(":{}/", d.tls_port().unwrap()), &format!(":{port}/"), 1)
+    d.tls_uri().replacen(
+        &format!(":{}/", d.tls_port().unwrap()),
+        &format!(":{port}/"),
+        1,
+    )
 }
 
 async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
@@ -129,7 +134,12 @@ async fn lv_over_tls_with_a_certificate_and_with_scram() {
 
 /// Starts `lv vol-upload` of a large sparse file through a relay, freezes the relay once
 /// bytes flow, and returns the child.
-async fn frozen_upload(d: &Libvirtd, relay: &Relay, extra: &[&str], tmp: &Path) -> std::process::Child {
+async fn frozen_upload(
+    d: &Libvirtd,
+    relay: &Relay,
+    extra: &[&str],
+    tmp: &Path,
+) -> std::process::Child {
     let c = Client::connect(&d.tls_uri(), ConnectOptions::default())
         .await
         .unwrap();
@@ -161,10 +171,7 @@ async fn frozen_upload(d: &Libvirtd, relay: &Relay, extra: &[&str], tmp: &Path) 
     child
 }
 
-fn wait_exit(
-    child: &mut std::process::Child,
-    limit: Duration,
-) -> std::process::ExitStatus {
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
     let t = Instant::now();
     loop {
         if let Some(st) = child.try_wait().unwrap() {

@@ -192,7 +192,9 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
         py.arg(&calls_py).args([&uri, &o.calls.to_string(), "1"]);
         let (s, _, _) = run(py)?;
         calls.c.push(field(&s, "calls/s:")?);
-        calls.c_cpu.push(field(&s, "cpu_s:")? / o.calls as f64 * 1e6);
+        calls
+            .c_cpu
+            .push(field(&s, "cpu_s:")? / o.calls as f64 * 1e6);
     }
 
     let mut up = Row::default();
@@ -293,7 +295,9 @@ fn real_main() -> Res<()> {
         out,
         "## lv vs virsh over qemu+tls:// ({} reps, medians; load average at start: {})",
         o.reps,
-        fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+        fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     for unpinned in [false, true] {
         mode(&o, unpinned, work.path(), &src, &mut out)?;

@@ -1,9 +1,9 @@
 //! TLS and SASL against real private libvirtd daemons listening on 127.0.0.1 with per-test
-//! certificates (testbed::pki) and a sasldb: calls, events and 256 MiB both ways over TLS with
+//! certificates (`testbed::pki`) and a sasldb: calls, events and 256 MiB both ways over TLS with
 //! a client certificate and with SCRAM-SHA-256 on top; every refusal as its typed error
 //! within 2 s; passwords nowhere in logs, errors or `Debug`.
 
-use std::io::Write as _;
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,10 +43,11 @@ fn sasl_daemon(mechs: &str) -> Option<Libvirtd> {
 /// An auth.conf for 127.0.0.1 in `dir`; returns its path.
 fn auth_conf(dir: &std::path::Path, user: &str, password: &str) -> std::path::PathBuf {
     let p = dir.join("auth.conf");
-    let mut f = std::fs::File::create(&p).unwrap();
-    write!(
-        f,
-        "[credentials-t]\nauthname={user}\npassword={password}\n[auth-libvirt-127.0.0.1]\ncredentials=t\n"
+    std::fs::write(
+        &p,
+        format!(
+            "[credentials-t]\nauthname={user}\npassword={password}\n[auth-libvirt-127.0.0.1]\ncredentials=t\n"
+        ),
     )
     .unwrap();
     p
@@ -216,13 +217,12 @@ async fn scram_sha_1_and_plain_when_that_is_all_the_daemon_offers() {
 /// Connect, expecting failure within [`ERROR_BOUND`].
 async fn refused(uri: &str, opts: ConnectOptions) -> ConnectError {
     let t = Instant::now();
-    let r = tokio::time::timeout(ERROR_BOUND * 5, Client::connect(uri, opts))
-        .await
-        .unwrap_or_else(|_| panic!("{uri}: no answer within {:?}", ERROR_BOUND * 5));
+    let Ok(r) = tokio::time::timeout(ERROR_BOUND * 5, Client::connect(uri, opts)).await else {
+        panic!("{uri}: no answer within {:?}", ERROR_BOUND * 5)
+    };
     let took = t.elapsed();
-    let e = match r {
-        Ok(_) => panic!("{uri}: connected"),
-        Err(e) => e,
+    let Err(e) = r else {
+        panic!("{uri}: connected")
     };
     eprintln!("{took:>10.1?}  {e}");
     assert!(took < ERROR_BOUND, "{uri}: {e} took {took:?}");
@@ -393,7 +393,7 @@ async fn every_sasl_refusal_is_typed_and_quick_and_no_password_leaks() {
         "{e:?}"
     );
     assert!(matches!(&e, ConnectError::Handshake(h) if h.is_auth_failed()));
-    shown += &format!("{e} {e:?}");
+    write!(shown, "{e} {e:?}").unwrap();
 
     // No credentials anywhere.
     let empty = tmp.path().join("empty.conf");
@@ -463,7 +463,7 @@ async fn every_sasl_refusal_is_typed_and_quick_and_no_password_leaks() {
     .await
     .unwrap();
     c.call::<ConnectGetLibVersion>(&()).await.unwrap();
-    shown += &format!("{c:?} {:?}", c.handshake_outcome());
+    write!(shown, "{c:?} {:?}", c.handshake_outcome()).unwrap();
     c.close();
 
     let logged = String::from_utf8_lossy(&log.0.lock().unwrap()).into_owned();

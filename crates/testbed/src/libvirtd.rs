@@ -222,10 +222,10 @@ impl LibvirtdBuilder {
 
     #[cfg(test)]
     fn config(&self) -> String {
-        self.config_with(None, &Listen::default())
+        self.config_with(None, Listen::default())
     }
 
-    fn config_with(&self, pki: Option<&Path>, listen: &Listen) -> String {
+    fn config_with(&self, pki: Option<&Path>, listen: Listen) -> String {
         let mut conf = String::from("# written by testbed::libvirtd\n");
         let auth = if self.sasl_users.is_empty() {
             "none"
@@ -255,7 +255,10 @@ impl LibvirtdBuilder {
         }
         match listen.tcp {
             Some(port) => {
-                let _ = writeln!(conf, "listen_tcp = 1\ntcp_port = \"{port}\"\nauth_tcp = \"{auth}\"");
+                let _ = writeln!(
+                    conf,
+                    "listen_tcp = 1\ntcp_port = \"{port}\"\nauth_tcp = \"{auth}\""
+                );
             }
             None => {
                 let _ = writeln!(conf, "listen_tcp = 0");
@@ -391,14 +394,19 @@ impl Libvirtd {
             .map_err(io_err("writing owner stamp"))?;
         let pki = match &opts.tls {
             Some(server) => Some(
-                Pki::generate(&dir.join("pki"), server).map_err(io_err("generating certificates"))?,
+                Pki::generate(&dir.join("pki"), server)
+                    .map_err(io_err("generating certificates"))?,
             ),
             None => None,
         };
         let sasl_dir = if opts.sasl_users.is_empty() {
             None
         } else {
-            Some(write_sasl(&dir.join("sasl"), &opts.sasl_mechanisms, &opts.sasl_users)?)
+            Some(write_sasl(
+                &dir.join("sasl"),
+                &opts.sasl_mechanisms,
+                &opts.sasl_users,
+            )?)
         };
         caps_cache::seed(&dir);
         // The dir stays 0700 (tempfile's default); root enters the user's dir by DAC override.
@@ -423,10 +431,14 @@ impl Libvirtd {
         // A port found free may be taken before the daemon binds it: try a few.
         for attempt in 0.. {
             d.listen = Listen {
-                tls: if opts.tls.is_some() { Some(free_port()?) } else { None },
+                tls: if opts.tls.is_some() {
+                    Some(free_port()?)
+                } else {
+                    None
+                },
                 tcp: if opts.tcp { Some(free_port()?) } else { None },
             };
-            let conf = opts.config_with(d.pki.as_ref().map(Pki::server_dir).as_deref(), &d.listen);
+            let conf = opts.config_with(d.pki.as_ref().map(Pki::server_dir).as_deref(), d.listen);
             fs::write(d.dir.join("config/libvirt/libvirtd.conf"), conf)
                 .map_err(io_err("writing libvirtd.conf"))?;
             d.user.own(&d.dir)?;
@@ -1176,7 +1188,7 @@ mod tests {
             tls: Some(7001),
             tcp: Some(7002),
         };
-        let c = b.config_with(Some(Path::new("/p")), &listen);
+        let c = b.config_with(Some(Path::new("/p")), listen);
         for line in [
             "listen_tls = 1",
             "tls_port = \"7001\"",

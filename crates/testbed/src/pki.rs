@@ -60,6 +60,7 @@ pub struct Pki {
     ca: Issuer<'static, KeyPair>,
 }
 
+#[allow(clippy::needless_pass_by_value)] // used as `map_err(err)`
 fn err(e: rcgen::Error) -> io::Error {
     io::Error::other(e.to_string())
 }
@@ -87,7 +88,8 @@ fn leaf(
     let key = KeyPair::generate().map_err(err)?;
     let mut p = CertificateParams::new(names).map_err(err)?;
     p.distinguished_name.push(DnType::CommonName, cn);
-    p.distinguished_name.push(DnType::OrganizationName, "testbed");
+    p.distinguished_name
+        .push(DnType::OrganizationName, "testbed");
     p.is_ca = IsCa::ExplicitNoCa;
     p.key_usages = vec![
         KeyUsagePurpose::DigitalSignature,

@@ -42,7 +42,7 @@ pub fn auth_file(authfile: Option<&Path>) -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
-/// `[group]` → key → value, as GLib's key files read them (`#`/`;` comments, trimmed keys).
+/// `[group]` → key → value, as `GLib`'s key files read them (`#`/`;` comments, trimmed keys).
 fn parse(text: &str) -> HashMap<String, HashMap<String, String>> {
     let mut groups: HashMap<String, HashMap<String, String>> = HashMap::new();
     let mut current: Option<String> = None;

@@ -176,7 +176,7 @@ fn read_pem(what: &'static str, path: &Path) -> Result<Vec<u8>, TlsError> {
     })
 }
 
-fn bad(what: &'static str, path: &Path, reason: impl ToString) -> TlsError {
+fn bad(what: &'static str, path: &Path, reason: impl std::fmt::Display) -> TlsError {
     TlsError::BadPkiFile {
         what,
         path: path.to_path_buf(),

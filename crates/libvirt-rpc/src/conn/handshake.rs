@@ -160,6 +160,7 @@ impl std::fmt::Debug for HandshakeCall {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)] // `SaslStep` is the procedure's name
 enum Step {
     AuthList,
     Polkit,

@@ -65,13 +65,14 @@ pub struct CredentialRequest<'a> {
     pub mechanism: &'a str,
 }
 
+/// The function behind a [`CredentialCallback`].
+pub type CredentialFn = dyn Fn(&CredentialRequest<'_>) -> Option<Credentials> + Send + Sync;
+
 /// Supplies credentials when the daemon demands SASL; `None` means "I have none" (the
 /// handshake then fails with [`SaslError::NoCredentials`]). Called at most once per handshake,
 /// and only when the daemon asks for SASL.
 #[derive(Clone)]
-pub struct CredentialCallback(
-    pub Arc<dyn Fn(&CredentialRequest<'_>) -> Option<Credentials> + Send + Sync>,
-);
+pub struct CredentialCallback(pub Arc<CredentialFn>);
 
 impl CredentialCallback {
     /// Wrap a closure.
@@ -492,7 +493,7 @@ mod tests {
     struct Scripted(Vec<MechStep>);
 
     impl SaslMechanism for Scripted {
-        fn name(&self) -> &str {
+        fn name(&self) -> &'static str {
             "SCRIPTED"
         }
         fn step(&mut self, _: Option<&[u8]>) -> Result<MechStep, String> {
@@ -598,7 +599,10 @@ mod tests {
         for msg in [&b""[..], b"r", b"r=abc,s", b"v", b",", b"r=x,,i=1"] {
             let mut x = SaslExchange::start(new_mechanism("SCRAM-SHA-256", &c).unwrap()).unwrap();
             assert!(
-                matches!(x.handle(&ret(false, Some(msg))), Err(SaslError::Mechanism { .. })),
+                matches!(
+                    x.handle(&ret(false, Some(msg))),
+                    Err(SaslError::Mechanism { .. })
+                ),
                 "{msg:?}"
             );
         }
