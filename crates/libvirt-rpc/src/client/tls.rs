@@ -12,7 +12,7 @@
 //! system locations root uses: `/etc/pki/CA/cacert.pem`, `/etc/pki/libvirt/clientcert.pem`,
 //! `/etc/pki/libvirt/private/clientkey.pem`.
 //!
-//! Teardown (H1): the [`KillFn`](super::KillFn) shuts down a duplicate of the TCP socket's
+//! Teardown (H1): the [`KillFn`] shuts down a duplicate of the TCP socket's
 //! descriptor, so a write stalled under the TLS session fails at once.
 
 use std::io;
