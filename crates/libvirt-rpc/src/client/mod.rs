@@ -78,8 +78,9 @@ pub struct ConnectOptions {
     pub event_queue: usize,
     /// While calls await replies, how long the driver keeps reading the socket without
     /// sleeping after the last byte moved, before it parks in epoll (default
-    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix and TCP sockets only
-    /// ([`Client::connect`], [`Client::handshake_socket`]).
+    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix, TCP and TLS sockets only
+    /// ([`Client::connect`], [`Client::handshake_socket`]); over TLS the ciphertext socket is
+    /// polled under rustls, for the budget after the last byte moved either way.
     ///
     /// A reply that finds the client parked costs a wake-up on both sides. The daemon pays
     /// for it inside its `write()`, and on a VM waking a halted vCPU is an IPI and a VM exit.
@@ -282,7 +283,7 @@ impl Client {
         target: &TlsTarget,
         mut opts: ConnectOptions,
     ) -> Result<Self, ConnectError> {
-        let (stream, kill) = tls::dial(target).await?;
+        let (stream, kill) = tls::dial(target, opts.busy_poll).await?;
         opts.kill = Some(chain_kill(kill, opts.kill.take()));
         Self::handshake(stream, opts).await
     }

@@ -14,12 +14,20 @@
 //!
 //! Teardown (H1): the [`KillFn`] shuts down a duplicate of the TCP socket's
 //! descriptor, so a write stalled under the TLS session fails at once.
+//!
+//! Busy-polling ([`ConnectOptions::busy_poll`](super::ConnectOptions::busy_poll)) happens
+//! below rustls, on the ciphertext: [`SpinTcp`] reads the socket directly for up to the
+//! budget after the last byte moved before it lets the reactor park the task.
 
 use std::io;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
@@ -320,9 +328,93 @@ fn classify(host: &str, e: &io::Error) -> Option<ConnectError> {
     })
 }
 
+/// A TCP stream that, for `budget` after the last byte moved either way, answers an empty
+/// socket by reading it again (`read(2)` on the descriptor, then a self-wake) instead of
+/// parking in epoll: a reply then does not have to wake a halted CPU (decisions.md,
+/// "Busy-poll the socket"). Past the budget it is a plain tokio `TcpStream`.
+pub(crate) struct SpinTcp {
+    tcp: TcpStream,
+    budget: Duration,
+    last: Instant,
+}
+
+impl AsyncRead for SpinTcp {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if !self.budget.is_zero() {
+            let me = &mut *self;
+            let dst = buf.initialize_unfilled();
+            match rustix::io::read(me.tcp.as_fd(), &mut *dst) {
+                Ok(n) => {
+                    buf.advance(n);
+                    me.last = Instant::now();
+                    return Poll::Ready(Ok(()));
+                }
+                Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {
+                    if me.last.elapsed() < me.budget {
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                }
+                Err(e) => return Poll::Ready(Err(e.into())),
+            }
+        }
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.tcp).poll_read(cx, buf);
+        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.last = Instant::now();
+        }
+        r
+    }
+}
+
+impl AsyncWrite for SpinTcp {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.tcp).poll_write(cx, data);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.last = Instant::now();
+        }
+        r
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.last = Instant::now();
+        }
+        r
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+}
+
 /// Dial `t`, run the TLS handshake and read the status byte. Returns the stream and the
-/// kill switch for its TCP socket.
-pub(crate) async fn dial(t: &TlsTarget) -> Result<(TlsStream<TcpStream>, KillFn), ConnectError> {
+/// kill switch for its TCP socket. `busy_poll`: see [`SpinTcp`].
+pub(crate) async fn dial(
+    t: &TlsTarget,
+    busy_poll: Duration,
+) -> Result<(TlsStream<SpinTcp>, KillFn), ConnectError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = rustix::process::geteuid().is_root();
     let paths = locate(t.pkipath.as_deref(), home.as_deref(), root)?;
@@ -359,6 +451,11 @@ pub(crate) async fn dial(t: &TlsTarget) -> Result<(TlsStream<TcpStream>, KillFn)
             target: target.clone(),
             source: e,
         })
+    };
+    let tcp = SpinTcp {
+        tcp,
+        budget: busy_poll,
+        last: Instant::now(),
     };
     let mut tls = TlsConnector::from(Arc::new(config))
         .connect(name, tcp)
