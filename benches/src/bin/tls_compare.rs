@@ -6,7 +6,7 @@
 //! ```text
 //! cargo build --release -p examples --bin lv
 //! cargo build --release -p benches --bin tls_compare
-//! target/release/tls_compare [--lv PATH] [--reps 3] [--calls 20000] [--mib 512]
+//! target/release/tls_compare [--lv PATH] [--lv-arg ARG]… [--reps 3] [--calls 20000] [--mib 512]
 //! ```
 //!
 //! 1. Sequential calls (`get_lib_version`, one connection): `lv bench-calls` vs
@@ -38,9 +38,16 @@ use testbed::pki::ServerCert;
 type Res<T> = Result<T, String>;
 
 const VOL: &str = "tlsvol";
+/// A pool in the work dir (`/dev/shm` when it exists): the transfers measure the clients,
+/// not the disk, and need no free space on it.
+const POOL: &str = "tlspool";
 
 struct Opts {
     lv: PathBuf,
+    /// Extra arguments for every `lv` run (e.g. `--busy-poll-us 0`).
+    lv_args: Vec<String>,
+    /// Start the daemon, print the URI and pool, and wait for stdin to close.
+    serve: bool,
     reps: usize,
     calls: usize,
     mib: u64,
@@ -50,6 +57,8 @@ fn parse() -> Res<Opts> {
     let here = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut o = Opts {
         lv: here.with_file_name("lv"),
+        lv_args: Vec::new(),
+        serve: false,
         reps: 3,
         calls: 20_000,
         mib: 512,
@@ -59,6 +68,8 @@ fn parse() -> Res<Opts> {
         let mut val = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
             "--lv" => o.lv = PathBuf::from(val()?),
+            "--lv-arg" => o.lv_args.push(val()?),
+            "--serve" => o.serve = true,
             "--reps" => o.reps = val()?.parse().map_err(|e| format!("--reps: {e}"))?,
             "--calls" => o.calls = val()?.parse().map_err(|e| format!("--calls: {e}"))?,
             "--mib" => o.mib = val()?.parse().map_err(|e| format!("--mib: {e}"))?,
@@ -169,9 +180,22 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     eprintln!("== {label}");
     let uri = d.tls_uri();
     let bytes = o.mib << 20;
+    let pool_dir = work.join(if unpinned { "pool-unpinned" } else { "pool-pinned" });
+    fs::create_dir_all(&pool_dir).map_err(|e| e.to_string())?;
+    let user = d.user();
+    if user.switch {
+        chown(&pool_dir, user.uid, user.gid)?;
+    }
+    let target = pool_dir.to_string_lossy().into_owned();
+    for args in [
+        &["pool-define-as", POOL, "dir", "--target", &target][..],
+        &["pool-start", POOL],
+    ] {
+        d.virsh(args).map_err(|e| e.to_string())?;
+    }
     d.virsh(&[
         "vol-create-as",
-        d.pool_name(),
+        POOL,
         VOL,
         &bytes.to_string(),
         "--format",
@@ -179,12 +203,18 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     ])
     .map_err(|e| e.to_string())?;
     let calls_py = Path::new(env!("CARGO_MANIFEST_DIR")).join("compare/calls.py");
+    if o.serve {
+        println!("uri: {uri}\npool: {POOL}\nvol: {VOL}\nsrc: {}", src.display());
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        return Ok(());
+    }
 
     let mut calls = Row::default();
     for rep in 0..o.reps {
         eprintln!("   calls rep {rep}");
         let mut lv = Command::new(&o.lv);
-        lv.args(["-c", &uri, "bench-calls", "--calls", &o.calls.to_string()]);
+        lv.args(&o.lv_args).args(["-c", &uri, "bench-calls", "--calls", &o.calls.to_string()]);
         let (s, _, cpu) = run(lv)?;
         calls.lv.push(field(&s, "calls/s:")?);
         calls.lv_cpu.push(cpu / o.calls as f64 * 1e6);
@@ -206,7 +236,7 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
         for (row, verb) in [(&mut up, "vol-upload"), (&mut down, "vol-download")] {
             let file = if verb == "vol-upload" { src } else { &dst };
             let mut lv = Command::new(&o.lv);
-            lv.args(["-c", &uri, verb, "--pool", d.pool_name(), VOL])
+            lv.args(&o.lv_args).args(["-c", &uri, verb, "--pool", POOL, VOL])
                 .arg(file);
             let (_, wall, cpu) = run(lv)?;
             if verb == "vol-download" && !same(src, &dst)? {
@@ -215,7 +245,7 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
             row.lv.push(mb / wall);
             row.lv_cpu.push(cpu / mb * 1e3);
             let mut v = Command::new("virsh");
-            v.args(["-c", &uri, verb, "--pool", d.pool_name(), VOL])
+            v.args(["-c", &uri, verb, "--pool", POOL, VOL])
                 .arg(file);
             let (_, wall, cpu) = run(v)?;
             if verb == "vol-download" && !same(src, &dst)? {
@@ -262,6 +292,19 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     Ok(())
 }
 
+fn chown(p: &Path, uid: u32, gid: u32) -> Res<()> {
+    let st = Command::new("chown")
+        .arg(format!("{uid}:{gid}"))
+        .arg(p)
+        .status()
+        .map_err(|e| format!("chown: {e}"))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("chown {} failed", p.display()))
+    }
+}
+
 fn thread_count() -> Res<usize> {
     std::thread::available_parallelism()
         .map(usize::from)
@@ -275,6 +318,12 @@ fn real_main() -> Res<()> {
         .tempdir_in("/dev/shm")
         .or_else(|_| tempfile::tempdir())
         .map_err(|e| e.to_string())?;
+    // The daemon runs as the testbed user and must reach its pool below this dir.
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(work.path(), fs::Permissions::from_mode(0o711))
+            .map_err(|e| e.to_string())?;
+    }
     let src = work.path().join("src");
     {
         let mut f = fs::File::create(&src).map_err(|e| e.to_string())?;
