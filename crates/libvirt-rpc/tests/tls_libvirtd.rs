@@ -163,59 +163,6 @@ async fn tls_with_client_certificate_calls_events_and_256_mib_both_ways() {
     c.close();
 }
 
-/// libvirtd reads a TLS record only as far as the message it is receiving, and once its
-/// request slots are full it stops reading; when a slot frees it waits for the *socket* to
-/// become readable again. If a record carried the start of the next packet, that packet sits
-/// in GnuTLS's buffer until some later byte arrives (our next keepalive ping, ~5 s). Every
-/// packet must therefore start a new record. With one request slot and no keepalive, a
-/// straddling record hangs the upload for good.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn uploads_never_wait_for_a_keepalive_to_push_a_buffered_record() {
-    let Some(d) = Libvirtd::builder()
-        .tls(ServerCert::default())
-        .config_line("max_client_requests = 1")
-        .keepalive_interval(-1)
-        .start_or_skip()
-    else {
-        return;
-    };
-    let mut opts = ConnectOptions::default();
-    opts.config.keepalive = None;
-    let c = Client::connect(&d.tls_uri(), opts).await.unwrap();
-    let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-            name: d.pool_name().into(),
-        })
-        .await
-        .unwrap()
-        .pool;
-    let bytes = 64 * MIB;
-    let vol = c
-        .call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
-            pool,
-            xml: format!(
-                "<volume><name>rec.raw</name><capacity unit='bytes'>{bytes}</capacity><target><format type='raw'/></target></volume>"
-            )
-            .into(),
-            flags: 0,
-        })
-        .await
-        .unwrap()
-        .vol;
-    for round in 0..3 {
-        let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-        let sent = tokio::time::timeout(
-            Duration::from_secs(60),
-            up.send_all_and_finish(std::io::Cursor::new(pattern(bytes as usize))),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("round {round}: upload stuck (a packet left in a TLS record)"))
-        .unwrap();
-        assert_eq!(sent, bytes);
-    }
-    c.close();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scram_sha_256_over_tls_calls_events_and_256_mib_both_ways() {
     let Some(d) = sasl_daemon("scram-sha-256") else {
