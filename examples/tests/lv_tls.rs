@@ -14,6 +14,7 @@ use libvirt_rpc::proto::procs::storage::{
     StorageVolCreateXmlArgs,
 };
 use libvirt_rpc::proto::types::StorageVol;
+use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::ServerCert;
 use testbed::relay::{Relay, RelayOptions};
@@ -59,12 +60,6 @@ async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVo
     .await
     .unwrap()
     .vol
-}
-
-fn pattern(len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as u8)
-        .collect()
 }
 
 fn ok(out: &std::process::Output) -> String {
@@ -116,7 +111,7 @@ async fn lv_over_tls_with_a_certificate_and_with_scram() {
     make_vol(&c, &d, "lv.raw", 64 * MIB).await;
     c.close();
     let src = tmp.path().join("src");
-    std::fs::write(&src, pattern(64 * MIB as usize)).unwrap();
+    std::fs::write(&src, pattern(64 * MIB as usize, 15)).unwrap();
     let pool = d.pool_name();
     ok(&lv()
         .args(["-c", &uri, "vol-upload", "--pool", pool, "lv.raw"])
@@ -250,13 +245,12 @@ async fn client_close_is_bounded_with_a_frozen_tls_peer() {
         .unwrap();
     let ended = t.elapsed();
     // The TCP socket under the TLS session must be shut down, not left behind its write.
-    let port = relay.addr().port();
     let t2 = Instant::now();
-    while established_to(port) > 0 && t2.elapsed() < Duration::from_secs(2) {
+    while relay.established_clients() > 0 && t2.elapsed() < Duration::from_secs(2) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let socket_gone = t.elapsed();
-    let still = established_to(port);
+    let still = relay.established_clients();
     relay.thaw();
     assert_eq!(
         still, 0,
@@ -283,24 +277,4 @@ async fn client_close_is_bounded_with_a_frozen_tls_peer() {
         ),
         "{e:?}"
     );
-}
-
-/// ESTABLISHED TCP connections whose remote port is `port` (the client side of the relay).
-fn established_to(port: u16) -> usize {
-    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default()
-        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
-    table
-        .lines()
-        .skip(1)
-        .filter(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            f.len() > 3
-                && f[3] == "01"
-                && f[2]
-                    .rsplit(':')
-                    .next()
-                    .and_then(|p| u16::from_str_radix(p, 16).ok())
-                    == Some(port)
-        })
-        .count()
 }

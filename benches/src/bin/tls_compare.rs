@@ -180,7 +180,11 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     eprintln!("== {label}");
     let uri = d.tls_uri();
     let bytes = o.mib << 20;
-    let pool_dir = work.join(if unpinned { "pool-unpinned" } else { "pool-pinned" });
+    let pool_dir = work.join(if unpinned {
+        "pool-unpinned"
+    } else {
+        "pool-pinned"
+    });
     fs::create_dir_all(&pool_dir).map_err(|e| e.to_string())?;
     let user = d.user();
     if user.switch {
@@ -204,7 +208,10 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     .map_err(|e| e.to_string())?;
     let calls_py = Path::new(env!("CARGO_MANIFEST_DIR")).join("compare/calls.py");
     if o.serve {
-        println!("uri: {uri}\npool: {POOL}\nvol: {VOL}\nsrc: {}", src.display());
+        println!(
+            "uri: {uri}\npool: {POOL}\nvol: {VOL}\nsrc: {}",
+            src.display()
+        );
         let _ = std::io::stdout().flush();
         let _ = std::io::stdin().read_to_end(&mut Vec::new());
         return Ok(());
@@ -214,7 +221,8 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     for rep in 0..o.reps {
         eprintln!("   calls rep {rep}");
         let mut lv = Command::new(&o.lv);
-        lv.args(&o.lv_args).args(["-c", &uri, "bench-calls", "--calls", &o.calls.to_string()]);
+        lv.args(&o.lv_args)
+            .args(["-c", &uri, "bench-calls", "--calls", &o.calls.to_string()]);
         let (s, _, cpu) = run(lv)?;
         calls.lv.push(field(&s, "calls/s:")?);
         calls.lv_cpu.push(cpu / o.calls as f64 * 1e6);
@@ -236,7 +244,8 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
         for (row, verb) in [(&mut up, "vol-upload"), (&mut down, "vol-download")] {
             let file = if verb == "vol-upload" { src } else { &dst };
             let mut lv = Command::new(&o.lv);
-            lv.args(&o.lv_args).args(["-c", &uri, verb, "--pool", POOL, VOL])
+            lv.args(&o.lv_args)
+                .args(["-c", &uri, verb, "--pool", POOL, VOL])
                 .arg(file);
             let (_, wall, cpu) = run(lv)?;
             if verb == "vol-download" && !same(src, &dst)? {
@@ -245,8 +254,7 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
             row.lv.push(mb / wall);
             row.lv_cpu.push(cpu / mb * 1e3);
             let mut v = Command::new("virsh");
-            v.args(["-c", &uri, verb, "--pool", POOL, VOL])
-                .arg(file);
+            v.args(["-c", &uri, verb, "--pool", POOL, VOL]).arg(file);
             let (_, wall, cpu) = run(v)?;
             if verb == "vol-download" && !same(src, &dst)? {
                 return Err("virsh download differs from the source".into());

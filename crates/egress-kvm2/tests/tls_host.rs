@@ -22,7 +22,7 @@ async fn a_tls_host_entry_creates_lists_and_deletes() {
     let env = Env {
         d,
         http,
-        agent: agent_dir(),
+        agent: testbed::libvirtd::short_socket_dir(),
     };
     let auth = env.d.dir().join("client-auth.conf");
     std::fs::write(

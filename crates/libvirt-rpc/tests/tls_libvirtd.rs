@@ -18,6 +18,7 @@ use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
     StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
 };
+use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::{ClientPki, ServerCert};
 
@@ -51,12 +52,6 @@ fn auth_conf(dir: &std::path::Path, user: &str, password: &str) -> std::path::Pa
     )
     .unwrap();
     p
-}
-
-fn pattern(len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as u8)
-        .collect()
 }
 
 /// Calls, a storage pool event, and `mib` MiB up and down byte-exact.
@@ -107,7 +102,7 @@ async fn exercise(c: &Client, d: &Libvirtd, vol_name: &str, mib: u64) {
         .await
         .unwrap()
         .vol;
-    let data = pattern(bytes as usize);
+    let data = pattern(bytes as usize, 15);
     let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
     assert_eq!(
         up.send_all_and_finish(std::io::Cursor::new(data.clone()))

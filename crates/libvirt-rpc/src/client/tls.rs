@@ -413,10 +413,10 @@ impl AsyncWrite for SpinTcp {
 /// record ever carries bytes of two packets.
 ///
 /// rustls turns one vectored write into one run of records, straddling slice boundaries;
-/// the driver batches several packets into one vectored write. libvirtd (GnuTLS) reads a
+/// the driver batches several packets into one vectored write. libvirtd (`GnuTLS`) reads a
 /// record only as far as the message it is receiving; after a message it handles inline (a
 /// keepalive PONG) it waits for the *socket* to turn readable again, so a call that shared
-/// the PONG's record sat in GnuTLS's buffer until our next keepalive ping: uploads by `lv`
+/// the PONG's record sat in `GnuTLS`'s buffer until our next keepalive ping: uploads by `lv`
 /// stalled 3.8–5 s in 3 of 8 runs (strace: the call written, then nothing until the 50-byte
 /// PING record). virsh writes one record run per message; so do we now.
 pub(crate) struct RecordPerWrite(TlsStream<SpinTcp>);
