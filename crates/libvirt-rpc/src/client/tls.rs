@@ -16,7 +16,7 @@
 //! descriptor, so a write stalled under the TLS session fails at once.
 //!
 //! Busy-polling ([`ConnectOptions::busy_poll`](super::ConnectOptions::busy_poll)) happens
-//! below rustls, on the ciphertext: [`SpinTcp`] reads the socket directly for up to the
+//! below rustls, on the ciphertext: `SpinTcp` reads the socket directly for up to the
 //! budget after the last byte moved before it lets the reactor park the task.
 
 use std::io;
