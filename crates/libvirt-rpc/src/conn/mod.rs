@@ -30,6 +30,7 @@
 pub mod error;
 pub mod handshake;
 mod keepalive;
+pub mod sasl;
 mod stream;
 pub mod subscriptions;
 
