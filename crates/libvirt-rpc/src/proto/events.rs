@@ -15,7 +15,7 @@
 use bytes::Bytes;
 
 use crate::proto::limits;
-use crate::proto::procs::limits::DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX;
+use crate::proto::limits::DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX;
 use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool, TypedParam};
 use crate::wire::xdr::{self, DecodeError, LvString};
 use crate::xdr_struct;

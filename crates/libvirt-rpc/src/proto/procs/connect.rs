@@ -1,7 +1,6 @@
 //! Connection-level procedures: authentication, features, open/close, host facts.
 
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::Domain;
@@ -291,7 +290,7 @@ xdr_struct! {
     /// `remote_connect_baseline_cpu_args`.
     pub struct ConnectBaselineCpuArgs {
         /// CPU descriptions to intersect.
-        pub xml_cpus: Vec<LvString> [more_limits::CPU_BASELINE_MAX],
+        pub xml_cpus: Vec<LvString> [limits::CPU_BASELINE_MAX],
         /// `VIR_CONNECT_BASELINE_CPU_*`.
         pub flags: u32,
     }
@@ -335,7 +334,7 @@ xdr_struct! {
         /// Virtualization type.
         pub virttype: Option<LvString>,
         /// CPU descriptions to intersect.
-        pub xml_cpus: Vec<LvString> [more_limits::CPU_BASELINE_MAX],
+        pub xml_cpus: Vec<LvString> [limits::CPU_BASELINE_MAX],
         /// `VIR_CONNECT_BASELINE_CPU_*`.
         pub flags: u32,
     }
@@ -357,7 +356,7 @@ xdr_struct! {
     /// `remote_connect_get_cpu_model_names_ret`.
     pub struct ConnectGetCpuModelNamesRet {
         /// Model names.
-        pub models: Vec<LvString> [more_limits::CONNECT_CPU_MODELS_MAX],
+        pub models: Vec<LvString> [limits::CONNECT_CPU_MODELS_MAX],
         /// Count.
         pub ret: i32,
     }

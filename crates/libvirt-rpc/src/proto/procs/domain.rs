@@ -9,8 +9,8 @@ use super::common::{
     ActiveRet, AutostartRet, NameArgs, NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs,
     XmlRet,
 };
-use super::limits as more_limits;
 use crate::procedures;
+use crate::proto::StreamArgs;
 use crate::proto::limits;
 use crate::proto::types::{CharVec, Domain, TypedParam};
 use crate::wire::xdr::LvString;
@@ -438,9 +438,9 @@ xdr_struct! {
     /// `remote_domain_get_vcpus_ret`.
     pub struct DomainGetVcpusRet {
         /// One entry per vCPU.
-        pub info: Vec<VcpuInfo> [more_limits::VCPUINFO_MAX],
+        pub info: Vec<VcpuInfo> [limits::VCPUINFO_MAX],
         /// `maplen` bytes of affinity bitmap per vCPU, concatenated.
-        pub cpumaps: Bytes [more_limits::CPUMAPS_MAX],
+        pub cpumaps: Bytes [limits::CPUMAPS_MAX],
     }
 }
 
@@ -452,7 +452,7 @@ xdr_struct! {
         /// vCPU number.
         pub vcpu: u32,
         /// Host CPU bitmap.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
     }
 }
 
@@ -464,7 +464,7 @@ xdr_struct! {
         /// vCPU number.
         pub vcpu: u32,
         /// Host CPU bitmap.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -488,7 +488,7 @@ xdr_struct! {
     /// `remote_domain_get_guest_vcpus_ret`.
     pub struct DomainGetGuestVcpusRet {
         /// `vcpus`, `online`, `offlinable` as typed parameters.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_GUEST_VCPU_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_GUEST_VCPU_PARAMS_MAX],
     }
 }
 
@@ -625,7 +625,7 @@ xdr_struct! {
     /// `remote_domain_get_memory_parameters_ret`.
     pub struct DomainGetMemoryParametersRet {
         /// The parameters (`hard_limit`, `soft_limit`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MEMORY_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MEMORY_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -637,7 +637,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MEMORY_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MEMORY_PARAMETERS_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -647,7 +647,7 @@ xdr_struct! {
     /// `remote_domain_get_blkio_parameters_ret`.
     pub struct DomainGetBlkioParametersRet {
         /// The parameters (`weight`, `device_weight`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLKIO_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLKIO_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -659,7 +659,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLKIO_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLKIO_PARAMETERS_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -669,7 +669,7 @@ xdr_struct! {
     /// `remote_domain_get_scheduler_parameters_flags_ret`.
     pub struct DomainGetSchedulerParametersRet {
         /// The parameters (`cpu_shares`, `vcpu_quota`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
     }
 }
 
@@ -679,7 +679,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -874,6 +874,11 @@ xdr_struct! {
     }
 }
 
+// Console, channel and screenshot streams are never sparse.
+impl StreamArgs for DomainOpenConsoleArgs {}
+impl StreamArgs for DomainOpenChannelArgs {}
+impl StreamArgs for DomainScreenshotArgs {}
+
 xdr_struct! {
     /// `remote_domain_screenshot_ret`.
     pub struct DomainScreenshotRet {
@@ -892,7 +897,7 @@ xdr_struct! {
         /// Milliseconds to hold the keys.
         pub holdtime: u32,
         /// Key codes, pressed together.
-        pub keycodes: Vec<u32> [more_limits::DOMAIN_SEND_KEY_MAX],
+        pub keycodes: Vec<u32> [limits::DOMAIN_SEND_KEY_MAX],
         /// Must be 0.
         pub flags: u32,
     }
@@ -1068,7 +1073,7 @@ xdr_struct! {
     /// `remote_domain_get_disk_errors_ret`.
     pub struct DomainGetDiskErrorsRet {
         /// The errors.
-        pub errors: Vec<DomainDiskError> [more_limits::DOMAIN_DISK_ERRORS_MAX],
+        pub errors: Vec<DomainDiskError> [limits::DOMAIN_DISK_ERRORS_MAX],
         /// Count.
         pub nerrors: i32,
     }
@@ -1143,7 +1148,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// Mount points; empty for all.
-        pub mountpoints: Vec<LvString> [more_limits::DOMAIN_FSFREEZE_MOUNTPOINTS_MAX],
+        pub mountpoints: Vec<LvString> [limits::DOMAIN_FSFREEZE_MOUNTPOINTS_MAX],
         /// Must be 0.
         pub flags: u32,
     }
@@ -1167,7 +1172,7 @@ xdr_struct! {
         /// File system type.
         pub fstype: LvString,
         /// Disk aliases backing it.
-        pub dev_aliases: Vec<LvString> [more_limits::DOMAIN_FSINFO_DISKS_MAX],
+        pub dev_aliases: Vec<LvString> [limits::DOMAIN_FSINFO_DISKS_MAX],
     }
 }
 
@@ -1175,7 +1180,7 @@ xdr_struct! {
     /// `remote_domain_get_fsinfo_ret`.
     pub struct DomainGetFsInfoRet {
         /// File systems.
-        pub info: Vec<DomainFsInfo> [more_limits::DOMAIN_FSINFO_MAX],
+        pub info: Vec<DomainFsInfo> [limits::DOMAIN_FSINFO_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -1314,7 +1319,7 @@ xdr_struct! {
     /// `remote_domain_get_guest_info_ret`.
     pub struct DomainGetGuestInfoRet {
         /// Guest information as typed parameters (`os.id`, `hostname`, `if.0.name`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_GUEST_INFO_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_GUEST_INFO_PARAMS_MAX],
     }
 }
 
@@ -1346,7 +1351,7 @@ xdr_struct! {
     /// `remote_domain_authorized_ssh_keys_get_ret`.
     pub struct DomainAuthorizedSshKeysGetRet {
         /// One key per entry.
-        pub keys: Vec<LvString> [more_limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
+        pub keys: Vec<LvString> [limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
     }
 }
 
@@ -1358,7 +1363,7 @@ xdr_struct! {
         /// Guest user.
         pub user: LvString,
         /// Keys.
-        pub keys: Vec<LvString> [more_limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
+        pub keys: Vec<LvString> [limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
         /// `virDomainAuthorizedSSHKeysSetFlags` (APPEND 1, REMOVE 2).
         pub flags: u32,
     }
@@ -1368,7 +1373,7 @@ xdr_struct! {
     /// `remote_domain_get_messages_ret`.
     pub struct DomainGetMessagesRet {
         /// Messages (tainting, deprecations).
-        pub msgs: Vec<LvString> [more_limits::DOMAIN_MESSAGES_MAX],
+        pub msgs: Vec<LvString> [limits::DOMAIN_MESSAGES_MAX],
     }
 }
 
@@ -1377,7 +1382,7 @@ xdr_struct! {
     /// character on the wire.
     pub struct DomainGetSecurityLabelRet {
         /// Security label (NUL-terminated).
-        pub label: CharVec [more_limits::SECURITY_LABEL_MAX],
+        pub label: CharVec [limits::SECURITY_LABEL_MAX],
         /// 1 when enforcing.
         pub enforcing: i32,
     }

@@ -2,8 +2,8 @@
 //!
 //! Written from libvirt's protocol description (`remote_protocol.x` layouts), not generated or
 //! copied from it. Each object module ends with a [`procedures!`](crate::procedures) table;
-//! [`common`] holds layouts shared across objects and [`limits`] the protocol limits the
-//! declarations need beyond [`proto::limits`](crate::proto::limits).
+//! [`common`] holds layouts shared across objects; the protocol limits are in
+//! [`proto::limits`](crate::proto::limits).
 //!
 //! Every declared procedure exists in libvirt 9.0 (procedures 1..=443) unless its doc says
 //! otherwise. Not declared: migration, SASL, the legacy (non-callback) event registration,
@@ -13,7 +13,6 @@ pub mod common;
 pub mod connect;
 pub mod domain;
 pub mod interface;
-pub mod limits;
 pub mod network;
 pub mod node;
 pub mod nodedev;

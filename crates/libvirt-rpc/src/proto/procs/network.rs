@@ -4,7 +4,6 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{Network, NetworkPort, Uuid};
@@ -254,7 +253,7 @@ xdr_struct! {
     /// `remote_network_list_all_ports_ret`.
     pub struct NetworkListAllPortsRet {
         /// The ports.
-        pub ports: Vec<NetworkPort> [more_limits::NETWORK_PORT_LIST_MAX],
+        pub ports: Vec<NetworkPort> [limits::NETWORK_PORT_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
