@@ -19,14 +19,14 @@ use libvirt_rpc::proto::procs::domain::{
 };
 use libvirt_rpc::proto::procs::storage::StorageVolCreateXmlArgs;
 use libvirt_rpc::proto::types::{Domain, StoragePool, Uuid};
-use libvirt_rpc::proto::{REMOTE_PROGRAM, events::LifecycleMsg};
+use libvirt_rpc::proto::{REMOTE_PROGRAM, REMOTE_VERSION, events::LifecycleMsg};
 use libvirt_rpc::wire::frame::{self, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Encode, Encoder, LvString};
 
 fn header(procedure: i32) -> Header {
     Header {
         program: REMOTE_PROGRAM,
-        version: 1,
+        version: REMOTE_VERSION,
         procedure,
         kind: MessageType::Call,
         serial: 42,

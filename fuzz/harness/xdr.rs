@@ -33,19 +33,9 @@ use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{self, ConnectionClosedMsg, EVENT_PROCS, LifecycleMsg, RebootMsg};
 use libvirt_rpc::proto::types::{
     Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
-    StorageVol, TypedParam, Uuid,
+    StorageVol, StreamHole, TypedParam, Uuid,
 };
 use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
-
-libvirt_rpc::xdr_struct! {
-    /// `virNetStreamHole`.
-    pub struct Hole {
-        /// Hole length.
-        pub length: i64,
-        /// Flags (0).
-        pub flags: u32,
-    }
-}
 
 libvirt_rpc::xdr_struct! {
     /// A typed-parameter list, as many returns carry.
@@ -203,7 +193,7 @@ pub fn check_packet(data: &[u8]) {
         (1 | 3, 1) => check_error_payload(&payload),
         (2, _) => check_event(procedure, &payload),
         (6, _) => {
-            check_type::<Hole>(&payload, true);
+            check_type::<StreamHole>(&payload, true);
         }
         (0..=6, _) => {}
         _ => standalone(procedure as u32, &payload),
@@ -290,7 +280,7 @@ fn standalone(selector: u32, payload: &Bytes) {
         LifecycleMsg => true,
         RebootMsg => true,
         ConnectionClosedMsg => true,
-        Hole => true,
+        StreamHole => true,
         bool => true,
         u32 => true,
         i64 => true,

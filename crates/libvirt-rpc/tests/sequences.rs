@@ -9,7 +9,7 @@ use bytes::{Bytes, BytesMut};
 use libvirt_rpc::conn::handshake::{Handshake, HandshakeOptions};
 use libvirt_rpc::conn::{
     CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
-    StreamError, StreamItem,
+    StreamError, StreamItem, StreamMisuse,
 };
 use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
@@ -158,7 +158,7 @@ fn kinds(frames: &[Frame]) -> Vec<(MessageType, MessageStatus, usize)> {
 
 fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
     let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)), sparse)
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)))
             .unwrap();
     let call = p.flush().pop().unwrap();
     assert_eq!(call.header.procedure, 208);
@@ -169,7 +169,7 @@ fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
 
 fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
     let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)), sparse)
+        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)))
             .unwrap();
     let call = p.flush().pop().unwrap();
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
@@ -252,9 +252,10 @@ impl xdr::Encode for RawArgs {
 fn upload_chunks_like_virsh_and_finishes() {
     let mut p = Pair::virsh_chunks();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![7u8; 1_126_400]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![7u8; 1_126_400]))
         .unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.c.stream(id).finish().unwrap();
     let frames = p.flush();
     let sizes: Vec<usize> = frames.iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![262_120, 262_120, 262_120, 262_120, 77_920, 0]);
@@ -266,7 +267,7 @@ fn upload_chunks_like_virsh_and_finishes() {
     );
     p.deliver(&peer::stream_ok_to(&frames[0].header)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     assert_eq!(p.c.stream_count(), 0);
     p.roundtrip_works();
 }
@@ -291,13 +292,13 @@ fn download_delivers_zero_copy_then_finishes_after_eof() {
         vec![(MessageType::Stream, MessageStatus::Ok, 0)]
     );
     let mut total = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
         total += d.len();
     }
     assert_eq!(total, 2 * 1024 * 1024);
-    assert_eq!(p.c.take_stream_end(id), None, "not confirmed yet");
+    assert_eq!(p.c.stream(id).take_end(), None, "not confirmed yet");
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     p.roundtrip_works();
 }
 
@@ -320,14 +321,14 @@ fn download_window_stops_reading_until_consumed() {
         "rest left undecoded in the caller's buffer"
     );
     let mut got = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
         got += d.len();
     }
     // Reading stops at the first packet that fills the window.
     assert_eq!(got, 5 * 262_120);
     assert!(p.c.wants_read());
     p.deliver(&[]).unwrap();
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
         got += d.len();
     }
     assert_eq!(got, 8 * 262_120);
@@ -353,7 +354,7 @@ fn sparse_download_delivers_holes_in_order() {
     ))
     .unwrap();
     p.deliver(&peer::stream_data_to(&h, &[])).unwrap();
-    let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream(id).recv()).collect();
     assert_eq!(
         items,
         vec![
@@ -363,17 +364,17 @@ fn sparse_download_delivers_holes_in_order() {
         ]
     );
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
 }
 
 #[test]
 fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, true);
-    p.c.stream_send_hole(id, 0x20_0000).unwrap();
-    p.c.stream_send(id, Bytes::from_static(&[1; 100])).unwrap();
-    p.c.stream_send_hole(id, 4096).unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.c.stream(id).send_hole(0x20_0000).unwrap();
+    p.c.stream(id).send(Bytes::from_static(&[1; 100])).unwrap();
+    p.c.stream(id).send_hole(4096).unwrap();
+    p.c.stream(id).finish().unwrap();
     let f = p.flush();
     assert_eq!(
         kinds(&f),
@@ -386,12 +387,15 @@ fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     );
     assert_eq!(&f[0].payload[..], &hex("000000000020000000000000")[..]);
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     p.outputs();
 
     // Non-sparse: refused locally, nothing on the wire (the daemon would drop the connection).
     let (id, _) = open_upload(&mut p, false);
-    assert_eq!(p.c.stream_send_hole(id, 4096), Err(StreamError::NotSparse));
+    assert_eq!(
+        p.c.stream(id).send_hole(4096),
+        Err(StreamError::Misuse(StreamMisuse::NotSparse))
+    );
     assert!(p.flush().is_empty());
 }
 
@@ -406,7 +410,7 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
         "abort sent"
     );
     assert_eq!(
-        p.c.take_stream_end(id),
+        p.c.stream(id).take_end(),
         Some(Err(StreamError::UnexpectedHole))
     );
     // The daemon's answer to the abort is a straggler.
@@ -420,9 +424,11 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
 fn source_error_aborts_and_reports_the_source_reason() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 600_000]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 600_000]))
         .unwrap();
-    p.c.stream_abort(id, "read /dev/sdz: Input/output error")
+    p.c.stream(id)
+        .abort("read /dev/sdz: Input/output error")
         .unwrap();
     let f = p.flush();
     // Queued data that was not yet taken is dropped; the abort is an empty STREAM ERROR.
@@ -435,7 +441,7 @@ fn source_error_aborts_and_reports_the_source_reason() {
     let Some(Err(StreamError::Aborted {
         reason,
         server: None,
-    })) = p.c.take_stream_end(id)
+    })) = p.c.stream(id).take_end()
     else {
         panic!()
     };
@@ -448,7 +454,7 @@ fn abort_answered_with_error_still_ends() {
     // Old daemons answered the abort with an error: the go-libvirt hang trigger.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_abort(id, "source failed").unwrap();
+    p.c.stream(id).abort("source failed").unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -457,7 +463,7 @@ fn abort_answered_with_error_still_ends() {
     .unwrap();
     let Some(Err(StreamError::Aborted {
         server: Some(e), ..
-    })) = p.c.take_stream_end(id)
+    })) = p.c.stream(id).take_end()
     else {
         panic!()
     };
@@ -469,7 +475,8 @@ fn abort_answered_with_error_still_ends() {
 fn upload_default_packets_are_128_kib() {
     let mut p = Pair::no_keepalive();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![7u8; 300_000]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![7u8; 300_000]))
         .unwrap();
     let sizes: Vec<usize> = p.flush().iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![131_072, 131_072, 37_856]);
@@ -481,10 +488,12 @@ fn upload_default_packets_are_128_kib() {
 fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
     let mut p = Pair::virsh_chunks();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 262_120]))
         .unwrap();
     assert_eq!(p.flush().len(), 1);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120 * 3]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 262_120 * 3]))
         .unwrap();
     // captures/upload_srverr server #011.
     p.deliver(&reframe(&h, "000000b82000808600000001000000d0000000030000000a000000010000002600000026000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e20646576696365000000000200000000000000010000000225730000000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e2064657669636500000000000000001cffffffff00000000")).unwrap();
@@ -493,7 +502,8 @@ fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
         "queued data dropped, nothing more sent"
     );
     let err =
-        p.c.stream_send(id, Bytes::from_static(b"more"))
+        p.c.stream(id)
+            .send(Bytes::from_static(b"more"))
             .unwrap_err();
     let StreamError::Remote(e) = &err else {
         panic!("{err:?}")
@@ -501,12 +511,12 @@ fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
     assert_eq!(e.code, ErrorCode::SYSTEM_ERROR);
     assert_eq!(e.errno(), Some(28));
     assert_eq!(
-        p.c.stream_finish(id),
+        p.c.stream(id).finish(),
         Err(err.clone()),
         "finish reports it too, sends nothing"
     );
     assert!(p.flush().is_empty());
-    assert_eq!(p.c.take_stream_end(id), Some(Err(err)));
+    assert_eq!(p.c.stream(id).take_end(), Some(Err(err)));
     p.roundtrip_works();
 }
 
@@ -516,9 +526,10 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     // its reader holding a lock on the trailing OK and wedged the whole connection.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 1 << 20]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 1 << 20]))
         .unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.c.stream(id).finish().unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -526,7 +537,7 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     ))
     .unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.c.stream(id).take_end() else {
         panic!()
     };
     assert_eq!(e.message(), "cannot write to stream");
@@ -539,13 +550,13 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
 fn abort_after_finish_still_terminates() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_finish(id).unwrap();
-    p.c.stream_abort(id, "deadline").unwrap();
+    p.c.stream(id).finish().unwrap();
+    p.c.stream(id).abort("deadline").unwrap();
     p.flush();
     // The daemon answers the finish; our abort is ignored by it. Either answer ends the stream.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     assert!(matches!(
-        p.c.take_stream_end(id),
+        p.c.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
     ));
     p.roundtrip_works();
@@ -555,7 +566,7 @@ fn abort_after_finish_still_terminates() {
 fn open_refused_ends_the_stream_with_the_daemon_error() {
     let mut p = Pair::no_keepalive();
     let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0))
             .unwrap();
     let call = p.flush().pop().unwrap();
     p.deliver(&peer::reply_error_to(
@@ -564,7 +575,7 @@ fn open_refused_ends_the_stream_with_the_daemon_error() {
     ))
     .unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.c.stream(id).take_end() else {
         panic!()
     };
     assert!(e.is_not_found());
@@ -575,7 +586,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, false);
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    p.c.forget_stream(id);
+    p.c.stream(id).forget();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Error, 0)]
@@ -596,10 +607,10 @@ fn dropped_download_aborts_and_drops_stragglers() {
 fn abort_while_opening_is_sent_once_the_stream_exists() {
     let mut p = Pair::no_keepalive();
     let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0))
             .unwrap();
     let call = p.flush().pop().unwrap();
-    p.c.stream_abort(id, "cancelled").unwrap();
+    p.c.stream(id).abort("cancelled").unwrap();
     assert!(p.flush().is_empty());
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
     assert_eq!(
@@ -608,7 +619,7 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
     );
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
     assert!(matches!(
-        p.c.take_stream_end(id),
+        p.c.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
     ));
 }
@@ -697,7 +708,7 @@ fn bad_frames_are_typed_fatal_errors() {
     type Check = fn(&ConnectionError) -> bool;
     let h = Header {
         program: libvirt_rpc::proto::REMOTE_PROGRAM,
-        version: 1,
+        version: libvirt_rpc::proto::REMOTE_VERSION,
         procedure: 157,
         kind: MessageType::Reply,
         serial: 0,
@@ -842,7 +853,7 @@ fn eof_fails_everything_pending_at_once() {
         Some(&Output::Closed(ConnectionError::PeerClosed))
     );
     assert_eq!(
-        p.c.take_stream_end(sid),
+        p.c.stream(sid).take_end(),
         Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))
     );
 }
@@ -920,7 +931,7 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
     p.deliver(&peer::raw(
         Header {
             program: libvirt_rpc::proto::REMOTE_PROGRAM,
-            version: 1,
+            version: libvirt_rpc::proto::REMOTE_VERSION,
             procedure: 9999,
             kind: MessageType::Message,
             serial: 1,
@@ -937,7 +948,7 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
         "{outs:?}"
     );
     assert_eq!(p.c.stats().unknown_messages, 1);
-    let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream(id).recv()).collect();
     assert_eq!(
         data,
         vec![
@@ -953,7 +964,7 @@ fn download_data_and_eof_before_the_open_reply() {
     // so a short download can be complete before its REPLY arrives (reference §3.1).
     let mut p = Pair::no_keepalive();
     let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0), false)
+        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0))
             .unwrap();
     let call = p.flush().pop().unwrap();
     p.deliver(&peer::stream_data_to(&call.header, b"0123456789"))
@@ -967,11 +978,11 @@ fn download_data_and_eof_before_the_open_reply() {
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
     assert!(p.outputs().contains(&Output::StreamOpened(id)));
     assert_eq!(
-        p.c.stream_recv(id),
+        p.c.stream(id).recv(),
         Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
     );
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
 }
