@@ -15,9 +15,11 @@ use super::events::{Kind, Queued, RegCall, Registrations};
 use crate::conn::{CallError, Connection, ConnectionError, Output};
 use crate::proto::events::Event;
 
-/// Upload backpressure: callers wait while more than this is queued in the core. Four
-/// default packets: enough to keep the socket full (it holds ~1.6), and with the read-ahead
-/// the upload's peak RSS stays at 6.6–7.4 MiB (1 MiB here gave 8.2–8.5 MiB).
+/// Upload backpressure: unsent bytes allowed on each side of the driver. Upload callers wait
+/// while the core holds more than this, and the driver takes at most this much from the core
+/// per round, so that the rest stays queued where that wait can see it. Four default packets:
+/// enough to keep the socket full (it holds ~1.6), and with the read-ahead the upload's peak
+/// RSS stays at 6.6–7.4 MiB (1 MiB here gave 8.2–8.5 MiB).
 pub(crate) const TRANSMIT_HIGH: usize = 512 << 10;
 
 #[derive(Default)]
