@@ -457,15 +457,7 @@ impl Connection {
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
         self.check()?;
-        let serial = self.alloc_serial();
-        let call = header(
-            program,
-            procedure,
-            serial,
-            MessageType::Call,
-            MessageStatus::Ok,
-        );
-        let packet = encode_packet::<CallError>(&call, args)?;
+        let (serial, packet) = self.encode_call::<CallError>(program, procedure, args)?;
         self.queue(Queued::packet(packet));
         self.calls.insert(
             serial,
@@ -516,6 +508,24 @@ impl Connection {
 
     fn check(&self) -> Result<(), ConnectionError> {
         self.error.clone().map_or(Ok(()), Err)
+    }
+
+    /// A fresh serial and the CALL packet for it (not queued yet).
+    fn encode_call<E: From<EncodeError> + From<FrameError>>(
+        &mut self,
+        program: u32,
+        procedure: i32,
+        args: &(impl Encode + ?Sized),
+    ) -> Result<(u32, Bytes), E> {
+        let serial = self.alloc_serial();
+        let call = header(
+            program,
+            procedure,
+            serial,
+            MessageType::Call,
+            MessageStatus::Ok,
+        );
+        Ok((serial, encode_packet::<E>(&call, args)?))
     }
 
     fn alloc_serial(&mut self) -> u32 {

@@ -231,15 +231,7 @@ impl Connection {
         args: &(impl Encode + ?Sized),
     ) -> Result<StreamId, StreamError> {
         self.check().map_err(StreamError::Connection)?;
-        let serial = self.alloc_serial();
-        let call = header(
-            program,
-            procedure,
-            serial,
-            MessageType::Call,
-            MessageStatus::Ok,
-        );
-        let packet = encode_packet::<StreamError>(&call, args)?;
+        let (serial, packet) = self.encode_call::<StreamError>(program, procedure, args)?;
         // Registered before the call goes out: data may arrive before the REPLY.
         self.streams
             .insert(serial, Stream::new(program, procedure, direction, sparse));
