@@ -108,7 +108,10 @@ impl State {
                 }
                 Output::StreamOpened(id) | Output::StreamReadable(id) | Output::StreamEnded(id) => {
                     if let Some(slot) = self.streams.get_mut(&id) {
-                        slot.opened |= matches!(o, Output::StreamOpened(_));
+                        // Data before the REPLY also says the daemon opened the stream, and
+                        // the REPLY may come after everything else (the core drops it then).
+                        slot.opened |=
+                            matches!(o, Output::StreamOpened(_) | Output::StreamReadable(_));
                         if let Some(w) = slot.waker.take() {
                             w.wake();
                         }

@@ -72,9 +72,11 @@ impl Handle {
             return Poll::Ready(Ok(()));
         }
         if let Some(r) = st.conn.stream(self.id).take_end() {
+            // Ended before the REPLY was seen: refused, failed, or a download complete before
+            // its REPLY arrived (it then opens, already ended, and yields nothing).
             st.streams.remove(&self.id);
             self.ended = true;
-            return Poll::Ready(Err(r.err().unwrap_or(StreamMisuse::Finished.into())));
+            return Poll::Ready(r);
         }
         if let Some(slot) = st.streams.get_mut(&self.id) {
             slot.waker = Some(cx.waker().clone());
