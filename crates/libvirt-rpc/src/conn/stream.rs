@@ -6,18 +6,20 @@
 //! variants where it can matter, and nowhere else.
 //!
 //! ```text
-//!                 REPLY OK                 upload finish / download EOF
-//!  Opening ─────────────────▶ Open ─────────────────────────────────▶ Finishing ──STREAM OK──▶ Done(Ok)
-//!   │ │ │                      │ local abort                  local abort │    (Done(Aborted) if
-//!   │ │ │ REPLY OK, abort      ▼                                          │     `abort` is set)
-//!   │ │ └───────asked──────▶ Aborting ◀──────────────────────────────────┘
-//!   │ │                        │ STREAM OK / STREAM ERROR
-//!   │ │                        ▼
-//!   │ │                    Done(Aborted)
-//!   │ └─ download EOF before the REPLY ─▶ Finishing { reply_due: true, abort }
-//!   ▼
-//!  any live phase ──REPLY ERROR / STREAM ERROR──▶ Done(Remote), or Done(Aborted) once an
-//!                                                 abort was asked for
+//!                          REPLY OK          upload finish /
+//!  Opening { abort: None } ────────▶ Open ───download EOF───▶ Finishing { reply_due: false, abort: None }
+//!     │ local abort                    │ local abort                 │ local abort
+//!     ▼                                ▼                             ▼
+//!  Opening { abort: Some } ─REPLY OK─▶ Aborting { abort, reply_due: false }
+//!
+//!  Opening { abort } ──download EOF (the REPLY still due)──▶ Finishing { reply_due: true, abort }
+//!  Finishing { reply_due: true, abort } ──local abort──▶ Aborting { abort, reply_due: true }
+//!  Finishing / Aborting { reply_due: true } ──REPLY OK──▶ the same phase, reply_due: false
+//!
+//!  Finishing ──STREAM OK──▶ Done(Ok), or Done(Aborted) if it carries an abort
+//!  Aborting ──STREAM OK / STREAM ERROR──▶ Done(Aborted)
+//!  any live phase ──REPLY ERROR / STREAM ERROR──▶ Done(Remote), or Done(Aborted) once aborted
+//!  a non-sparse download ──STREAM_HOLE──▶ abort sent, Done(UnexpectedHole)
 //!  any live phase ──the connection dies──▶ Done(Connection)
 //! ```
 //!
