@@ -624,6 +624,94 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
     ));
 }
 
+/// A procedure that opens no stream, with arguments that could.
+struct NoStream;
+impl libvirt_rpc::proto::Procedure for NoStream {
+    const PROGRAM: u32 = libvirt_rpc::proto::REMOTE_PROGRAM;
+    const NUMBER: i32 = 157;
+    const NAME: &'static str = "NoStream";
+    const STREAM: Option<libvirt_rpc::proto::StreamDirection> = None;
+    type Args = StorageVolTransferArgs;
+    type Ret = ();
+}
+
+#[test]
+fn stream_misuse_is_typed_and_sends_nothing() {
+    use StreamMisuse as M;
+    let mut p = Pair::no_keepalive();
+    let misuse = |r: Result<(), StreamError>| match r {
+        Err(StreamError::Misuse(m)) => m,
+        other => panic!("not a misuse: {other:?}"),
+    };
+
+    // Before the REPLY.
+    let up =
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, 1))
+            .unwrap();
+    let call = p.flush().pop().unwrap();
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::NotOpenYet
+    );
+    assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::NotOpenYet);
+    assert_eq!(misuse(p.c.stream(up).finish()), M::NotOpenYet);
+    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    assert_eq!(
+        misuse(p.c.stream(up).send_hole(u64::MAX)),
+        M::HoleTooLong { len: u64::MAX }
+    );
+    p.c.stream(up).finish().unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Ok, 0)]
+    );
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::AfterFinish
+    );
+    assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::AfterFinish);
+    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::Finished
+    );
+    assert_eq!(p.c.stream(up).take_end(), Some(Ok(())));
+    p.outputs();
+
+    let (up, _) = open_upload(&mut p, false);
+    p.c.stream(up).abort("stop").unwrap();
+    p.flush();
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::AfterAbort
+    );
+    assert_eq!(misuse(p.c.stream(up).finish()), M::AfterAbort);
+    p.outputs();
+
+    let (down, _) = open_download(&mut p, true);
+    assert_eq!(
+        misuse(p.c.stream(down).send(Bytes::from_static(b"x"))),
+        M::SendOnDownload
+    );
+    assert_eq!(misuse(p.c.stream(down).send_hole(1)), M::HoleOnDownload);
+    assert_eq!(misuse(p.c.stream(down).finish()), M::FinishDownload);
+    assert!(p.flush().is_empty(), "a refused command sends nothing");
+    assert_eq!(
+        misuse(p.c.stream(down).send(Bytes::new())).to_string(),
+        "send on a download stream"
+    );
+
+    // A procedure that opens no stream, with arguments that could.
+    assert_eq!(
+        p.c.open_stream::<NoStream>(&transfer(0, 0)),
+        Err(StreamError::Misuse(M::NotAStream {
+            procedure: "NoStream"
+        }))
+    );
+    assert!(p.flush().is_empty());
+    p.roundtrip_works();
+}
+
 // ---- calls -------------------------------------------------------------------------------
 
 #[test]
@@ -984,5 +1072,35 @@ fn download_data_and_eof_before_the_open_reply() {
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
     assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
+    p.roundtrip_works();
+}
+
+#[test]
+fn open_reply_after_eof_and_abort_is_accepted_and_not_announced() {
+    // The download reaches EOF before its REPLY, the caller aborts, then the REPLY comes:
+    // it is the open call's answer (no violation), but the stream is being aborted, so it
+    // is not reported as opened.
+    let mut p = Pair::no_keepalive();
+    let id =
+        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0))
+            .unwrap();
+    let call = p.flush().pop().unwrap();
+    p.deliver(&peer::stream_data_to(&call.header, &[])).unwrap();
+    p.c.stream(id).abort("caller gave up").unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![
+            (MessageType::Stream, MessageStatus::Ok, 0),
+            (MessageType::Stream, MessageStatus::Error, 0)
+        ]
+    );
+    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    assert!(p.outputs().is_empty());
+    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    assert!(matches!(
+        p.c.stream(id).take_end(),
+        Some(Err(StreamError::Aborted { .. }))
+    ));
+    // A second REPLY for the same stream would be a violation; this one was not.
     p.roundtrip_works();
 }
