@@ -34,6 +34,8 @@ pub(crate) struct CallSlot {
 #[derive(Debug, Default)]
 pub(crate) struct StreamSlot {
     pub(crate) opened: bool,
+    /// The core reported the stream's end (it may still hold items to read).
+    pub(crate) ended: bool,
     pub(crate) waker: Option<Waker>,
 }
 
@@ -108,10 +110,8 @@ impl State {
                 }
                 Output::StreamOpened(id) | Output::StreamReadable(id) | Output::StreamEnded(id) => {
                     if let Some(slot) = self.streams.get_mut(&id) {
-                        // Data before the REPLY also says the daemon opened the stream, and
-                        // the REPLY may come after everything else (the core drops it then).
-                        slot.opened |=
-                            matches!(o, Output::StreamOpened(_) | Output::StreamReadable(_));
+                        slot.opened |= matches!(o, Output::StreamOpened(_));
+                        slot.ended |= matches!(o, Output::StreamEnded(_));
                         if let Some(w) = slot.waker.take() {
                             w.wake();
                         }

@@ -588,6 +588,7 @@ impl Connection {
                 continue;
             }
             if !s.is_done() {
+                s.drop_unread_if_unopened();
                 s.phase = Phase::Done(Err(StreamError::Connection(e.clone())));
                 self.outputs.push_back(Output::StreamEnded(id));
             }

@@ -170,7 +170,17 @@ pub(crate) struct Stream {
     pub(crate) phase: Phase,
     pub(crate) rx: VecDeque<StreamItem>,
     pub(crate) rx_bytes: usize,
+    /// Checks the open call's REPLY payload against the procedure's return type (a stream
+    /// procedure may return data with its stream: `DOMAIN_SCREENSHOT` the image's MIME
+    /// type, the tunnelled migration prepares a cookie). `None`: it must be empty.
+    pub(crate) reply_check: Option<ReplyCheck>,
+    /// What the open call's REPLY carried, for the caller, once it came. Data only: whether
+    /// the REPLY is still due is the phase's to say.
+    pub(crate) open_reply: Option<Bytes>,
 }
+
+/// Decodes a stream procedure's REPLY payload as its return type, discarding the value.
+pub(crate) type ReplyCheck = fn(Bytes) -> Result<(), xdr::DecodeError>;
 
 impl Stream {
     fn new(program: u32, procedure: i32, direction: StreamDirection, sparse: bool) -> Self {
@@ -182,6 +192,8 @@ impl Stream {
             phase: Phase::Opening { abort: None },
             rx: VecDeque::new(),
             rx_bytes: 0,
+            reply_check: None,
+            open_reply: None,
         }
     }
 
@@ -211,6 +223,15 @@ impl Stream {
         }
         self.rx_bytes += item.buffered_len();
         self.rx.push_back(item);
+    }
+
+    /// A stream that fails before its REPLY never opened for the user, so nobody will read
+    /// what it buffered: drop it, or the end would wait behind it forever.
+    pub(super) fn drop_unread_if_unopened(&mut self) {
+        if self.phase.reply_due() {
+            self.rx.clear();
+            self.rx_bytes = 0;
+        }
     }
 
     fn pop(&mut self) -> Option<StreamItem> {
@@ -248,7 +269,11 @@ impl Connection {
         P::Args: StreamArgs,
     {
         let dir = P::STREAM.ok_or(StreamMisuse::NotAStream { procedure: P::NAME })?;
-        self.open_stream_raw(P::PROGRAM, P::NUMBER, dir, args.sparse(), args)
+        let id = self.open_stream_raw(P::PROGRAM, P::NUMBER, dir, args.sparse(), args)?;
+        if let Some(s) = self.streams.get_mut(&id) {
+            s.reply_check = Some(|b| xdr::from_bytes::<P::Ret>(b).map(drop));
+        }
+        Ok(id)
     }
 
     /// The stream `id`, to send, finish, abort or receive on (as quinn's
@@ -281,17 +306,23 @@ impl Connection {
             // The open call's REPLY. It may come after stream packets (the daemon registers
             // the stream before replying), even after a download's EOF and our finish.
             MessageStatus::Ok if s.phase.reply_due() => {
-                if !payload.is_empty() {
+                let checked = match s.reply_check {
+                    Some(check) => check(payload.clone()),
+                    None if payload.is_empty() => Ok(()),
+                    None => Err(xdr::DecodeError::TrailingBytes {
+                        what: "()",
+                        remaining: payload.len(),
+                    }),
+                };
+                if let Err(error) = checked {
                     return Err(ProtocolViolation::BadPayload {
                         what: "stream open reply",
                         procedure: h.procedure,
                         serial: id,
-                        error: xdr::DecodeError::TrailingBytes {
-                            what: "()",
-                            remaining: payload.len(),
-                        },
+                        error,
                     });
                 }
+                s.open_reply = Some(payload);
                 match &mut s.phase {
                     Phase::Opening { abort: None } => {
                         s.phase = Phase::Open;
@@ -421,6 +452,9 @@ impl Connection {
         let Some(s) = self.streams.get_mut(&id) else {
             return;
         };
+        if result.is_err() {
+            s.drop_unread_if_unopened();
+        }
         let detached = s.is_detached();
         s.phase = Phase::Done(result);
         if detached {
@@ -609,6 +643,13 @@ impl StreamMut<'_> {
             self.conn.push_control(self.id, MessageStatus::Error);
         }
         Ok(())
+    }
+
+    /// What the call that opened the stream returned (empty for most stream procedures;
+    /// decode it with the procedure's `Ret`). `None` before the REPLY or for an unknown
+    /// stream.
+    pub fn open_reply(&self) -> Option<Bytes> {
+        self.conn.streams.get(&self.id)?.open_reply.clone()
     }
 
     /// The next queued download item.

@@ -9,7 +9,7 @@ pub mod procs;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
-pub use procedure::{ProcInfo, Procedure, StreamArgs, StreamDirection};
+pub use procedure::{LibvirtVersion, ProcInfo, Procedure, StreamArgs, StreamDirection};
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.
 pub const REMOTE_PROGRAM: u32 = 0x2000_8086;
