@@ -207,6 +207,18 @@ impl LibvirtdBuilder {
     }
 }
 
+/// A short, daemon-writable directory (mode 1777 under `/tmp`) for unix sockets the daemon
+/// creates, such as guest agent sockets: the session paths under a daemon's temp dir are too
+/// deep for a unix socket (libvirt's default would exceed 108 bytes). Removed on drop.
+pub fn short_socket_dir() -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("tbsock-")
+        .tempdir_in("/tmp")
+        .expect("temp dir in /tmp");
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).expect("chmod 1777");
+    dir
+}
+
 /// The programs a daemon needs, found once.
 #[derive(Debug, Clone)]
 struct Tools {

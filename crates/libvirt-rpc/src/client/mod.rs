@@ -37,6 +37,7 @@ pub mod uri;
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::num::NonZeroUsize;
 use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -69,8 +70,9 @@ pub struct ConnectOptions {
     /// Runs (outside any lock) when the connection closes, to kill the transport directly —
     /// e.g. shut the SSH socket down so a stalled write cannot hold teardown.
     pub kill: Option<KillFn>,
-    /// Queue length of each event subscription (default 256).
-    pub event_queue: usize,
+    /// Queue length of each event subscription (default [`DEFAULT_EVENT_QUEUE`]). A
+    /// subscriber that falls further behind loses events ([`EventStream::missed`]).
+    pub event_queue: NonZeroUsize,
     /// While calls await replies, how long the driver keeps reading the socket without
     /// sleeping after the last byte moved, before it parks in epoll (default
     /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix and TCP sockets only
@@ -85,6 +87,9 @@ pub struct ConnectOptions {
     pub busy_poll: Duration,
 }
 
+/// Default [`ConnectOptions::event_queue`]: 256 events per subscription.
+pub const DEFAULT_EVENT_QUEUE: NonZeroUsize = NonZeroUsize::new(256).expect("not zero");
+
 /// Default [`ConnectOptions::busy_poll`]: covers a typical call's round trip to a local
 /// daemon (25–40 µs), so short calls never park.
 pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(50);
@@ -95,7 +100,7 @@ impl Default for ConnectOptions {
             config: Config::default(),
             handshake: HandshakeOptions::default(),
             kill: None,
-            event_queue: 0,
+            event_queue: DEFAULT_EVENT_QUEUE,
             busy_poll: DEFAULT_BUSY_POLL,
         }
     }
@@ -141,27 +146,12 @@ pub enum ConnectError {
     Ssh(Box<ssh_socket::SshError>),
 }
 
-/// The local login name, as ssh would use it.
-#[cfg(feature = "ssh")]
-fn local_user() -> String {
-    std::env::var("USER")
-        .ok()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| {
-            if rustix::process::geteuid().is_root() {
-                "root".into()
-            } else {
-                rustix::process::geteuid().as_raw().to_string()
-            }
-        })
-}
-
 /// Drops the connection when the last [`Client`] clone goes away.
 struct CloseOnDrop(Arc<Inner>);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        self.0.close("client dropped");
+        self.0.close("client dropped".into());
     }
 }
 
@@ -238,9 +228,10 @@ impl Client {
         target: &SshTarget,
         mut opts: ConnectOptions,
     ) -> Result<Self, ConnectError> {
+        // No user in the URI: the local login name, as ssh (and so libvirt) would use.
         let user = match &target.user {
             Some(u) => u.clone(),
-            None => local_user(),
+            None => ssh_socket::local_user().map_err(|e| ConnectError::Ssh(Box::new(e)))?,
         };
         let mut cfg = ssh_socket::SshConfig::new(user, target.host.clone());
         cfg.port = target.port;
@@ -369,11 +360,7 @@ impl Client {
             _guard: Arc::new(CloseOnDrop(inner.clone())),
             inner,
             outcome: Arc::new(HandshakeOutcome::default()),
-            event_queue: if opts.event_queue == 0 {
-                256
-            } else {
-                opts.event_queue
-            },
+            event_queue: opts.event_queue.get(),
         }
     }
 
@@ -462,7 +449,17 @@ impl Client {
     /// [`ConnectionError::LocallyClosed`], then the transport is killed. Synchronous,
     /// idempotent, bounded: it never waits for the peer or for a pending write.
     pub fn close(&self) {
-        self.inner.close("closed by the application");
+        self.close_with("closed by the application");
+    }
+
+    /// [`close`](Self::close), saying why: the reason is published first (every pending and
+    /// later call, [`error`](Self::error) and [`closed`](Self::closed) read
+    /// [`ConnectionError::LocallyClosed`] with it), then the transport is killed outside any
+    /// lock (H1). Only the first close runs the kill; a later one returns at once, even while
+    /// the first kill is still running. Returns `true` if this call closed the connection,
+    /// `false` if it was dead already (the first reason stays).
+    pub fn close_with(&self, reason: impl Into<Arc<str>>) -> bool {
+        self.inner.close(reason.into())
     }
 
     /// Polite teardown: unregister the close callback and send `CONNECT_CLOSE` (each bounded
