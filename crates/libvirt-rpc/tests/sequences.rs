@@ -1189,7 +1189,7 @@ fn stream_open_reply_carries_the_procedure_return() {
 fn stream_that_dies_before_opening_ends_despite_buffered_data() {
     // Found with a bad stream open reply against libvirtd: its data had arrived first, the
     // REPLY killed the connection, and the stream never ended because the data nobody could
-    // read (the stream never opened) kept `take_stream_end` waiting: the opener hung.
+    // read (the stream never opened) kept `take_end` waiting: the opener hung.
     let mut p = Pair::no_keepalive();
     let id =
         p.c.open_stream::<StorageVolDownload>(&transfer(0, 0))
