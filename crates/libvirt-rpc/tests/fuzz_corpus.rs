@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 mod connection;
 #[path = "../../../fuzz/harness/frame.rs"]
 mod frame;
+#[path = "../../../fuzz/harness/handshake.rs"]
+mod handshake;
 #[path = "../../../fuzz/harness/xdr.rs"]
 mod xdr;
 
@@ -87,6 +89,210 @@ fn xdr_decode_corpus() {
 #[test]
 fn connection_corpus() {
     replay("connection", 10, connection::check, connection::set_strict);
+}
+
+#[test]
+fn handshake_corpus() {
+    replay("handshake", 8, handshake::check, no_strict);
+}
+
+/// Hand-built handshake inputs: the paths a real daemon takes, and the ones a hostile one
+/// could. `cargo test -p libvirt-rpc --test fuzz_corpus -- --ignored write_handshake_seeds`
+/// writes them to `fuzz/corpus/handshake/`.
+fn handshake_seeds() -> Vec<(&'static str, handshake::Input)> {
+    use handshake::{Input, Opts, Reply};
+    let opts = |credentials, insecure| Opts {
+        keepalive: true,
+        events: true,
+        close_callback: true,
+        insecure,
+        credentials,
+        wanted: None,
+    };
+    let sasl_list = Reply::AuthList(vec![1]);
+    let first = |extend_nonce| Reply::ScramFirst {
+        extend_nonce,
+        salt: b"saltsalt".to_vec(),
+        iterations: 7,
+        complete: false,
+    };
+    let tail = vec![
+        Reply::Feature(true),
+        Reply::Void,
+        Reply::Feature(true),
+        Reply::Feature(true),
+        Reply::Void,
+    ];
+    let with_tail = |mut v: Vec<Reply>| {
+        v.extend(tail.clone());
+        v
+    };
+    vec![
+        (
+            "none",
+            Input {
+                accept: Some(1),
+                opts: opts(false, false),
+                replies: with_tail(vec![Reply::AuthList(vec![0])]),
+            },
+        ),
+        (
+            "refused-byte",
+            Input {
+                accept: Some(0),
+                opts: opts(false, false),
+                replies: vec![],
+            },
+        ),
+        (
+            "refused-eof",
+            Input {
+                accept: None,
+                opts: opts(false, false),
+                replies: vec![],
+            },
+        ),
+        (
+            "sasl-over-tcp",
+            Input {
+                accept: Some(1),
+                opts: opts(true, true),
+                replies: vec![sasl_list.clone()],
+            },
+        ),
+        (
+            "sasl-no-credentials",
+            Input {
+                accept: Some(1),
+                opts: opts(false, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(1)],
+            },
+        ),
+        (
+            "sasl-gssapi-only",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(8)],
+            },
+        ),
+        (
+            "scram-bad-signature",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    first(true),
+                    Reply::ScramFinal {
+                        signature: b"forged".to_vec(),
+                        complete: true,
+                    },
+                ]),
+            },
+        ),
+        (
+            "scram-foreign-nonce",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(3), first(false)],
+            },
+        ),
+        (
+            "scram-early-success",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    Reply::Sasl {
+                        complete: true,
+                        nil: true,
+                        data: vec![],
+                    },
+                ]),
+            },
+        ),
+        (
+            "scram-rejected",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    first(true),
+                    Reply::Remote(45),
+                ],
+            },
+        ),
+        (
+            "plain-ok",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(4),
+                    Reply::Sasl {
+                        complete: true,
+                        nil: true,
+                        data: vec![],
+                    },
+                ]),
+            },
+        ),
+        (
+            "plain-endless",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: std::iter::once(sasl_list)
+                    .chain([Reply::Mechs(4)])
+                    .chain(std::iter::repeat_n(
+                        Reply::Sasl {
+                            complete: false,
+                            nil: false,
+                            data: vec![],
+                        },
+                        40,
+                    ))
+                    .collect(),
+            },
+        ),
+    ]
+}
+
+#[test]
+fn handshake_seeds_pass_and_match_their_files() {
+    let dir = fuzz_dir().join("corpus/handshake");
+    for (name, input) in handshake_seeds() {
+        handshake::run(&input);
+        let bytes = handshake::encode(&input);
+        assert_eq!(
+            handshake::parse(&bytes),
+            input,
+            "{name}: encoding round trip"
+        );
+        let file = std::fs::read(dir.join(format!("seed-{name}"))).unwrap_or_default();
+        assert!(
+            file == bytes,
+            "fuzz/corpus/handshake/seed-{name} is stale: run write_handshake_seeds"
+        );
+    }
+}
+
+#[test]
+#[ignore = "rewrites fuzz/corpus/handshake/seed-*"]
+fn write_handshake_seeds() {
+    let dir = fuzz_dir().join("corpus/handshake");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, input) in handshake_seeds() {
+        std::fs::write(dir.join(format!("seed-{name}")), handshake::encode(&input)).unwrap();
+    }
 }
 
 #[test]

@@ -29,10 +29,13 @@
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
+pub mod auth;
 mod driver;
 mod events;
 mod shared;
 mod stream;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod uri;
 
 use std::collections::HashMap;
@@ -53,7 +56,9 @@ pub use events::EventStream;
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 pub use stream::{Download, Progress, TransferError, Upload};
-pub use uri::{LibvirtUri, SshTarget, Transport, UriError};
+#[cfg(feature = "tls")]
+pub use tls::TlsError;
+pub use uri::{LibvirtUri, SshTarget, TlsTarget, Transport, UriError};
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::{CallError, Config, Connection, ConnectionError};
@@ -75,8 +80,9 @@ pub struct ConnectOptions {
     pub event_queue: NonZeroUsize,
     /// While calls await replies, how long the driver keeps reading the socket without
     /// sleeping after the last byte moved, before it parks in epoll (default
-    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix and TCP sockets only
-    /// ([`Client::connect`], [`Client::handshake_socket`]).
+    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix, TCP and TLS sockets only
+    /// ([`Client::connect`], [`Client::handshake_socket`]); over TLS the ciphertext socket is
+    /// polled under rustls, for the budget after the last byte moved either way.
     ///
     /// A reply that finds the client parked costs a wake-up on both sides. The daemon pays
     /// for it inside its `write()`, and on a VM waking a halted vCPU is an IPI and a VM exit.
@@ -144,6 +150,22 @@ pub enum ConnectError {
     #[cfg(feature = "ssh")]
     #[error("ssh: {0}")]
     Ssh(Box<ssh_socket::SshError>),
+    /// The TLS transport failed (PKI files, server certificate, handshake).
+    #[cfg(feature = "tls")]
+    #[error("tls: {0}")]
+    Tls(#[from] TlsError),
+}
+
+/// The transport's kill switch first, then the caller's.
+#[cfg(any(feature = "ssh", feature = "tls"))]
+fn chain_kill(kill: KillFn, user: Option<KillFn>) -> KillFn {
+    match user {
+        Some(user_kill) => Arc::new(move || {
+            kill();
+            user_kill();
+        }),
+        None => kill,
+    }
 }
 
 /// Drops the connection when the last [`Client`] clone goes away.
@@ -192,12 +214,34 @@ impl Encode for Raw<'_> {
 
 impl Client {
     /// Connect to a libvirt URI (`qemu:///system`, `qemu+unix:///session?socket=…`,
-    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`, …) and run the handshake.
+    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`,
+    /// `qemu+tls://host/system`, `qemu+ssh://…`) and run the handshake.
+    ///
+    /// If the daemon demands SASL, credentials come from libvirt's auth.conf chain
+    /// ([`auth`]) for the URI's host, then from
+    /// [`HandshakeOptions::sasl`](crate::conn::handshake::HandshakeOptions::sasl)'s callback;
+    /// `?auth=sasl.MECH` picks the mechanism.
     pub async fn connect(uri: &str, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
         let parsed = LibvirtUri::parse(uri)?;
         if opts.handshake.name.is_none() {
             opts.handshake.name = Some(parsed.remote_name.clone());
         }
+        let host = match &parsed.transport {
+            Transport::Unix { .. } => "localhost",
+            Transport::Tcp { host, .. } => host,
+            Transport::Ssh(t) => &t.host,
+            Transport::Tls(t) => &t.host,
+        };
+        let sasl = &mut opts.handshake.sasl;
+        if sasl.mechanism.is_none() {
+            sasl.mechanism.clone_from(&parsed.sasl_mechanism);
+        }
+        sasl.credentials = Some(auth::credential_chain(
+            host.to_string(),
+            parsed.authfile.clone(),
+            sasl.credentials.take(),
+        ));
+        sasl.insecure_transport = matches!(parsed.transport, Transport::Tcp { .. });
         match &parsed.transport {
             Transport::Unix { path } => {
                 let s = tokio::net::UnixStream::connect(path)
@@ -220,7 +264,26 @@ impl Client {
                 Self::handshake_socket(s, opts).await
             }
             Transport::Ssh(target) => Self::connect_ssh(target, opts).await,
+            Transport::Tls(target) => Self::connect_tls(target, opts).await,
         }
+    }
+
+    #[cfg(feature = "tls")]
+    async fn connect_tls(
+        target: &TlsTarget,
+        mut opts: ConnectOptions,
+    ) -> Result<Self, ConnectError> {
+        let (stream, kill) = tls::dial(target, opts.busy_poll).await?;
+        opts.kill = Some(chain_kill(kill, opts.kill.take()));
+        Self::handshake(stream, opts).await
+    }
+
+    #[cfg(not(feature = "tls"))]
+    #[allow(clippy::unused_async)]
+    async fn connect_tls(_: &TlsTarget, _: ConnectOptions) -> Result<Self, ConnectError> {
+        Err(ConnectError::Unsupported(
+            "qemu+tls:// needs the `tls` feature of libvirt-rpc".into(),
+        ))
     }
 
     #[cfg(feature = "ssh")]
@@ -244,13 +307,7 @@ impl Client {
             .map_err(|e| ConnectError::Ssh(Box::new(e)))?;
         // Killing the TCP socket directly is what bounds teardown under a stalled write.
         let kill: KillFn = Arc::new(move || close.close());
-        opts.kill = Some(match opts.kill.take() {
-            Some(user_kill) => Arc::new(move || {
-                kill();
-                user_kill();
-            }),
-            None => kill,
-        });
+        opts.kill = Some(chain_kill(kill, opts.kill.take()));
         Self::handshake(stream, opts).await
     }
 
