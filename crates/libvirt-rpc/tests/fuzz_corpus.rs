@@ -17,7 +17,7 @@ mod handshake;
 #[path = "../../../fuzz/harness/xdr.rs"]
 mod xdr;
 
-use connection::{Chunk, EventBody, Op, RawBytes, ReplyBody, ServerPacket, Setup, Tweak};
+use connection::{Chunk, EventBody, Op, RawBytes, ReplyBody, ServerPacket, Setup, SubOp, Tweak};
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
@@ -357,6 +357,30 @@ fn server(packet: ServerPacket) -> Op {
 }
 
 const ALL: Op = Op::Transmit { max: 255 };
+
+fn subscribe(secret: bool, event_id: u8) -> Op {
+    Op::Sub(SubOp::Subscribe { secret, event_id })
+}
+
+fn unsubscribe(sub: u8) -> Op {
+    Op::Sub(SubOp::Unsubscribe { sub })
+}
+
+/// The daemon answers the first registration call in flight.
+fn answer(callback_id: u8) -> Op {
+    Op::Sub(SubOp::Answer {
+        call: 0,
+        callback_id,
+        refuse: false,
+    })
+}
+
+fn event(secret: bool, callback_id: u8) -> Op {
+    Op::Sub(SubOp::Event {
+        secret,
+        callback_id,
+    })
+}
 
 /// Hand-built sequences covering the protocol's sequences (see tests/sequences.rs).
 fn seeds() -> Vec<(&'static str, Setup, Vec<Op>)> {
@@ -764,6 +788,91 @@ fn seeds() -> Vec<(&'static str, Setup, Vec<Op>)> {
                 }),
                 Op::End { stream: 0 },
                 Op::TransportError,
+            ],
+        ),
+        (
+            // Two subscribers share one REGISTER; a secret registration gets the same
+            // callback id; the last one out deregisters; one arriving meanwhile waits, then
+            // registers anew.
+            "subscriptions_shared_per_kind",
+            quiet(),
+            vec![
+                subscribe(false, 0),
+                subscribe(false, 0),
+                ALL,
+                answer(1),
+                event(false, 1),
+                subscribe(true, 0),
+                ALL,
+                answer(1),
+                event(true, 1),
+                event(false, 1),
+                server(ServerPacket::Event(EventBody::Lifecycle {
+                    callback_id: 1,
+                    event: 0,
+                    detail: 0,
+                })),
+                unsubscribe(0),
+                unsubscribe(1),
+                subscribe(false, 0),
+                ALL,
+                answer(0),
+                ALL,
+                answer(2),
+                event(false, 2),
+                event(false, 1),
+                Op::Eof,
+            ],
+        ),
+        (
+            // Dropped while registering: undone at the reply; refused; death while waiting.
+            "subscriptions_undo_refuse_death",
+            quiet(),
+            vec![
+                subscribe(false, 1),
+                ALL,
+                unsubscribe(0),
+                answer(3),
+                ALL,
+                event(false, 3),
+                answer(0),
+                subscribe(true, 2),
+                ALL,
+                Op::Sub(SubOp::Answer {
+                    call: 0,
+                    callback_id: 0,
+                    refuse: true,
+                }),
+                unsubscribe(1),
+                subscribe(false, 1),
+                subscribe(true, 1),
+                ALL,
+                call(0, None),
+                Op::Close,
+                subscribe(false, 1),
+                unsubscribe(2),
+            ],
+        ),
+        (
+            // A registration answered before it went out (raw bytes: REPLY 316, serial 0,
+            // callback id 1), and an undecodable registration reply (8 bytes for serial 1),
+            // which is fatal.
+            "subscriptions_raw_replies",
+            quiet(),
+            vec![
+                subscribe(false, 0),
+                Op::Raw(RawBytes(vec![
+                    0, 0, 0, 32, 0x20, 0x00, 0x80, 0x86, 0, 0, 0, 1, 0, 0, 1, 0x3c, 0, 0, 0, 1, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                ])),
+                event(false, 1),
+                ALL,
+                subscribe(false, 2),
+                ALL,
+                Op::Raw(RawBytes(vec![
+                    0, 0, 0, 36, 0x20, 0x00, 0x80, 0x86, 0, 0, 0, 1, 0, 0, 1, 0x3c, 0, 0, 0, 1, 0,
+                    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9,
+                ])),
             ],
         ),
     ]
