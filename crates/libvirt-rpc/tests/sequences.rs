@@ -24,7 +24,7 @@ use libvirt_rpc::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
 };
 use libvirt_rpc::proto::types::{Domain, Network, Secret, StorageVol, Uuid};
-use libvirt_rpc::proto::{ErrorCode, events};
+use libvirt_rpc::proto::{ErrorCode, Procedure, events};
 use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr;
 
@@ -163,25 +163,29 @@ fn kinds(frames: &[Frame]) -> Vec<(MessageType, MessageStatus, usize)> {
         .collect()
 }
 
-fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)))
-            .unwrap();
+/// Open a volume stream with `flags` and take its CALL, unanswered.
+fn opening<P>(p: &mut Pair, flags: u32) -> (u32, Header)
+where
+    P: Procedure<Args = StorageVolTransferArgs>,
+{
+    let id = p.c.open_stream::<P>(&transfer(0, flags)).unwrap();
     let call = p.flush().pop().unwrap();
-    assert_eq!(call.header.procedure, 208);
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
-    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
     (id, call.header)
 }
 
-fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
+    let (id, call) = opening::<StorageVolUpload>(p, u32::from(sparse));
+    assert_eq!(call.procedure, 208);
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
-    (id, call.header)
+    (id, call)
+}
+
+fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
+    let (id, call) = opening::<StorageVolDownload>(p, u32::from(sparse));
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
+    (id, call)
 }
 
 // ---- §5 handshake ---------------------------------------------------------------------
@@ -573,12 +577,9 @@ fn abort_after_finish_still_terminates() {
 #[test]
 fn open_refused_ends_the_stream_with_the_daemon_error() {
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
+    let (id, call) = opening::<StorageVolUpload>(&mut p, 0);
     p.deliver(&peer::reply_error_to(
-        &call.header,
+        &call,
         &peer::error(50, 18, "Storage volume not found"),
     ))
     .unwrap();
@@ -614,18 +615,15 @@ fn dropped_download_aborts_and_drops_stragglers() {
 #[test]
 fn abort_while_opening_is_sent_once_the_stream_exists() {
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
+    let (id, call) = opening::<StorageVolUpload>(&mut p, 0);
     p.c.stream(id).abort("cancelled").unwrap();
     assert!(p.flush().is_empty());
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Error, 0)]
     );
-    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert!(matches!(
         p.c.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
@@ -634,7 +632,7 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
 
 /// A procedure that opens no stream, with arguments that could.
 struct NoStream;
-impl libvirt_rpc::proto::Procedure for NoStream {
+impl Procedure for NoStream {
     const PROGRAM: u32 = libvirt_rpc::proto::REMOTE_PROGRAM;
     const NUMBER: i32 = 157;
     const NAME: &'static str = "NoStream";
@@ -655,17 +653,14 @@ fn stream_misuse_is_typed_and_sends_nothing() {
     };
 
     // Before the REPLY.
-    let up =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 1))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
+    let (up, call) = opening::<StorageVolUpload>(&mut p, 1);
     assert_eq!(
         misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
         M::NotOpenYet
     );
     assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::NotOpenYet);
     assert_eq!(misuse(p.c.stream(up).finish()), M::NotOpenYet);
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(
         misuse(p.c.stream(up).send_hole(u64::MAX)),
         M::HoleTooLong { len: u64::MAX }
@@ -680,7 +675,7 @@ fn stream_misuse_is_typed_and_sends_nothing() {
         M::AfterFinish
     );
     assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::AfterFinish);
-    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert_eq!(
         misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
         M::Finished
@@ -1066,25 +1061,22 @@ fn download_data_and_eof_before_the_open_reply() {
     // Found by the `connection` fuzz target: libvirtd registers the stream before replying,
     // so a short download can be complete before its REPLY arrives (reference §3.1).
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::stream_data_to(&call.header, b"0123456789"))
+    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    p.deliver(&peer::stream_data_to(&call, b"0123456789"))
         .unwrap();
-    p.deliver(&peer::stream_data_to(&call.header, &[])).unwrap();
+    p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Ok, 0)],
         "finish sent at EOF"
     );
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert!(p.outputs().contains(&Output::StreamOpened(id)));
     assert_eq!(
         p.c.stream(id).recv(),
         Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
     );
-    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
@@ -1459,11 +1451,8 @@ fn open_reply_after_eof_and_abort_is_accepted_and_not_announced() {
     // it is the open call's answer (no violation), but the stream is being aborted, so it
     // is not reported as opened.
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::stream_data_to(&call.header, &[])).unwrap();
+    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
     p.c.stream(id).abort("caller gave up").unwrap();
     assert_eq!(
         kinds(&p.flush()),
@@ -1472,9 +1461,9 @@ fn open_reply_after_eof_and_abort_is_accepted_and_not_announced() {
             (MessageType::Stream, MessageStatus::Error, 0)
         ]
     );
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert!(p.outputs().is_empty());
-    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert!(matches!(
         p.c.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
@@ -1541,12 +1530,9 @@ fn stream_open_reply_carries_the_procedure_return() {
 
     // A void stream procedure still refuses a payload, and one that does not decode as the
     // procedure's return is a violation too.
-    let _ =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
+    let (_, call) = opening::<StorageVolUpload>(&mut p, 0);
     let err = p
-        .deliver(&peer::reply_to(&call.header, &ret))
+        .deliver(&peer::reply_to(&call, &ret))
         .expect_err("payload on a void stream reply");
     assert!(
         matches!(
@@ -1567,14 +1553,10 @@ fn stream_that_dies_before_opening_ends_despite_buffered_data() {
     // REPLY killed the connection, and the stream never ended because the data nobody could
     // read (the stream never opened) kept `take_end` waiting: the opener hung.
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0))
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::stream_data_to(&call.header, b"early"))
-        .unwrap();
+    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    p.deliver(&peer::stream_data_to(&call, b"early")).unwrap();
     let err = p
-        .deliver(&peer::reply_to(&call.header, &1u32))
+        .deliver(&peer::reply_to(&call, &1u32))
         .expect_err("a payload on a void stream reply");
     assert!(matches!(err, ConnectionError::Protocol(_)), "{err:?}");
     assert!(p.outputs().contains(&Output::StreamEnded(id)));
