@@ -93,6 +93,13 @@ impl Server {
         self.write.write_all(&b).await.unwrap();
     }
 
+    /// Answer the `get_lib_version` CALL `f` (late, after its caller gave up), then serve.
+    async fn answer_then_serve(mut self, f: &Frame) {
+        let late = peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 });
+        self.send(late).await;
+        self.serve_versions();
+    }
+
     /// Answer `get_lib_version` calls forever (in a task).
     fn serve_versions(mut self) {
         tokio::spawn(async move {
@@ -190,13 +197,7 @@ async fn dropped_call_is_forgotten_and_its_late_reply_discarded() {
     let f = server.next().await;
     t.abort();
     let _ = t.await;
-    server
-        .send(peer::reply_to(
-            &f.header,
-            &ConnectGetLibVersionRet { lib_ver: 1 },
-        ))
-        .await;
-    server.serve_versions();
+    server.answer_then_serve(&f).await;
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
     assert_eq!(client.stats().late_replies, 1);
 }
@@ -209,13 +210,7 @@ async fn call_timeout_leaves_the_connection_usable() {
         .await;
     assert_eq!(r, Err(CallError::TimedOut));
     let f = server.next().await;
-    server
-        .send(peer::reply_to(
-            &f.header,
-            &ConnectGetLibVersionRet { lib_ver: 1 },
-        ))
-        .await;
-    server.serve_versions();
+    server.answer_then_serve(&f).await;
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
 }
 
