@@ -51,9 +51,16 @@ mod config;
 mod connect;
 mod error;
 mod known_hosts;
+mod remote;
+mod ssh_config;
 mod stream;
 
-pub use config::{SYSTEM_SOCKET, SshConfig, local_user};
+pub use config::{
+    AuthMethod, Credentials, DEFAULT_AUTH_METHODS, DEFAULT_KEY_FILES, KnownHostsVerify, Prompt,
+    RemoteChannel, STDERR_LIMIT, SYSTEM_SOCKET, SshConfig, local_user,
+};
 pub use connect::{connect, connect_socket};
 pub use error::{CloseReason, KeyFileError, SshError};
+pub use remote::{DEFAULT_NETCAT, RemoteCommand, VIRT_SSH_HELPER};
+pub use ssh_config::SshConfigFile;
 pub use stream::{CloseHandle, SshStream};
