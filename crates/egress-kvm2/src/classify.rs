@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use egress_provider::{ErrorKind, ProviderError, classify_io};
-use libvirt_rpc::client::{ConnectError, TransferError};
+use libvirt_rpc::client::{ConnectError, TlsError, TransferError};
 use libvirt_rpc::conn::handshake::HandshakeError;
 use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::{CallError, RemoteError, StreamError};
@@ -205,10 +205,19 @@ fn connect_kind(e: &ConnectError) -> ErrorKind {
         ConnectError::Ssh(e) => ssh_kind(e),
         ConnectError::Handshake(h) => match h {
             HandshakeError::Call { error, .. } => call_kind(error),
-            HandshakeError::UnsupportedAuth(_) | HandshakeError::PolkitIncomplete => {
-                ErrorKind::Permanent
-            }
+            // Credentials, certificates and mechanisms need a human.
+            HandshakeError::UnsupportedAuth(_)
+            | HandshakeError::PolkitIncomplete
+            | HandshakeError::Sasl(_)
+            | HandshakeError::AuthRejected { .. }
+            | HandshakeError::TlsRefused { .. } => ErrorKind::Permanent,
             _ => ErrorKind::Transient,
+        },
+        // Missing PKI files and an untrusted server certificate need a human; a handshake
+        // that failed otherwise may be a daemon restarting.
+        ConnectError::Tls(t) => match t {
+            TlsError::Handshake { .. } => ErrorKind::Transient,
+            _ => ErrorKind::Permanent,
         },
         _ => ErrorKind::Transient,
     }
@@ -442,13 +451,31 @@ mod tests {
         };
         assert_eq!(kind(&auth), ErrorKind::Permanent);
         let auth_failed = LvError::Connect {
-            uri,
+            uri: uri.clone(),
             source: Arc::new(ConnectError::Handshake(HandshakeError::Call {
                 step: "open",
                 error: CallError::Remote(remote(ErrorCode::AUTH_FAILED)),
             })),
         };
         assert_eq!(kind(&auth_failed), ErrorKind::Permanent);
+        let connect = |e: ConnectError| LvError::Connect {
+            uri: uri.clone(),
+            source: Arc::new(e),
+        };
+        let untrusted = connect(ConnectError::Tls(TlsError::UnknownCa {
+            host: "h".into(),
+            reason: "UnknownIssuer".into(),
+        }));
+        assert_eq!(kind(&untrusted), ErrorKind::Permanent);
+        let refused = connect(ConnectError::Handshake(HandshakeError::TlsRefused {
+            detail: "eof".into(),
+        }));
+        assert_eq!(kind(&refused), ErrorKind::Permanent);
+        let flaky = connect(ConnectError::Tls(TlsError::Handshake {
+            host: "h".into(),
+            reason: "reset".into(),
+        }));
+        assert_eq!(kind(&flaky), ErrorKind::Transient);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Real daemons for tests, started by the tests themselves and torn down on drop.
 //!
-//! Scope: a private session-mode `libvirtd` ([`libvirtd`]), an OpenSSH `sshd` on 127.0.0.1
+//! Scope: a private session-mode `libvirtd` ([`libvirtd`]; optionally listening for TLS and
+//! TCP on 127.0.0.1, with certificates from [`pki`] and SASL users), an OpenSSH `sshd` on 127.0.0.1
 //! ([`sshd`]), a freezable TCP relay ([`relay`]), the unprivileged user they run as
 //! ([`user`]), a loopback HTTP server ([`http`]), the egress test guest's image and
 //! user-data ([`guest`]) and deterministic test bytes ([`data`]). Non-scope: anything system-wide. Every daemon lives in its own temp dir, listens
@@ -18,6 +19,7 @@ pub mod data;
 pub mod guest;
 pub mod http;
 pub mod libvirtd;
+pub mod pki;
 pub mod relay;
 pub mod sshd;
 pub mod user;

@@ -29,12 +29,15 @@
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
+pub mod auth;
 mod driver;
 mod events;
 mod shared;
 #[cfg(feature = "ssh")]
 mod ssh;
 mod stream;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod uri;
 
 use std::collections::HashMap;
@@ -57,12 +60,14 @@ use shared::{CallSlot, Inner, State};
 #[cfg(feature = "ssh")]
 pub use ssh::SshOptions;
 pub use stream::{Download, Progress, TransferError, Upload};
-pub use uri::{LibvirtUri, RemoteMode, SshProxy, SshTarget, Transport, UriError};
+#[cfg(feature = "tls")]
+pub use tls::TlsError;
+pub use uri::{LibvirtUri, RemoteMode, SshProxy, SshTarget, TlsTarget, Transport, UriError};
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::{CallError, Config, Connection, ConnectionError};
 use crate::proto::{self, Procedure};
-use crate::wire::xdr::{self, Encode, Encoder};
+use crate::wire::xdr::{Encode, Preencoded};
 
 /// How to open a connection.
 #[derive(Clone)]
@@ -79,8 +84,9 @@ pub struct ConnectOptions {
     pub event_queue: NonZeroUsize,
     /// While calls await replies, how long the driver keeps reading the socket without
     /// sleeping after the last byte moved, before it parks in epoll (default
-    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix and TCP sockets only
-    /// ([`Client::connect`], [`Client::handshake_socket`]).
+    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix, TCP and TLS sockets only
+    /// ([`Client::connect`], [`Client::handshake_socket`]); over TLS the ciphertext socket is
+    /// polled under rustls, for the budget after the last byte moved either way.
     ///
     /// A reply that finds the client parked costs a wake-up on both sides. The daemon pays
     /// for it inside its `write()`, and on a VM waking a halted vCPU is an IPI and a VM exit.
@@ -156,6 +162,22 @@ pub enum ConnectError {
     #[cfg(feature = "ssh")]
     #[error("ssh: {0}")]
     Ssh(Box<ssh_socket::SshError>),
+    /// The TLS transport failed (PKI files, server certificate, handshake).
+    #[cfg(feature = "tls")]
+    #[error("tls: {0}")]
+    Tls(#[from] TlsError),
+}
+
+/// The transport's kill switch first, then the caller's.
+#[cfg(any(feature = "ssh", feature = "tls"))]
+fn chain_kill(kill: KillFn, user: Option<KillFn>) -> KillFn {
+    match user {
+        Some(user_kill) => Arc::new(move || {
+            kill();
+            user_kill();
+        }),
+        None => kill,
+    }
 }
 
 /// Drops the connection when the last [`Client`] clone goes away.
@@ -193,23 +215,36 @@ fn busy_poll_fd(io: &impl AsFd, opts: &ConnectOptions) -> Option<OwnedFd> {
     io.as_fd().try_clone_to_owned().ok()
 }
 
-/// Already-encoded XDR arguments, for raw calls.
-pub(crate) struct Raw<'a>(pub(crate) &'a [u8]);
-
-impl Encode for Raw<'_> {
-    fn encode(&self, enc: &mut Encoder) {
-        enc.put_fixed_opaque(self.0);
-    }
-}
-
 impl Client {
     /// Connect to a libvirt URI (`qemu:///system`, `qemu+unix:///session?socket=…`,
-    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`, …) and run the handshake.
+    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`,
+    /// `qemu+tls://host/system`, `qemu+ssh://…`) and run the handshake.
+    ///
+    /// If the daemon demands SASL, credentials come from libvirt's auth.conf chain
+    /// ([`auth`]) for the URI's host, then from
+    /// [`HandshakeOptions::sasl`](crate::conn::handshake::HandshakeOptions::sasl)'s callback;
+    /// `?auth=sasl.MECH` picks the mechanism.
     pub async fn connect(uri: &str, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
         let parsed = LibvirtUri::parse(uri)?;
         if opts.handshake.name.is_none() {
             opts.handshake.name = Some(parsed.remote_name.clone());
         }
+        let host = match &parsed.transport {
+            Transport::Unix { .. } => "localhost",
+            Transport::Tcp { host, .. } => host,
+            Transport::Ssh(t) => &t.host,
+            Transport::Tls(t) => &t.host,
+        };
+        let sasl = &mut opts.handshake.sasl;
+        if sasl.mechanism.is_none() {
+            sasl.mechanism.clone_from(&parsed.sasl_mechanism);
+        }
+        sasl.credentials = Some(auth::credential_chain(
+            host.to_string(),
+            parsed.authfile.clone(),
+            sasl.credentials.take(),
+        ));
+        sasl.insecure_transport = matches!(parsed.transport, Transport::Tcp { .. });
         match &parsed.transport {
             Transport::Unix { path } => {
                 let s = tokio::net::UnixStream::connect(path)
@@ -232,7 +267,26 @@ impl Client {
                 Self::handshake_socket(s, opts).await
             }
             Transport::Ssh(target) => Self::connect_ssh(target, opts).await,
+            Transport::Tls(target) => Self::connect_tls(target, opts).await,
         }
+    }
+
+    #[cfg(feature = "tls")]
+    async fn connect_tls(
+        target: &TlsTarget,
+        mut opts: ConnectOptions,
+    ) -> Result<Self, ConnectError> {
+        let (stream, kill) = tls::dial(target, opts.busy_poll).await?;
+        opts.kill = Some(chain_kill(kill, opts.kill.take()));
+        Self::handshake(stream, opts).await
+    }
+
+    #[cfg(not(feature = "tls"))]
+    #[allow(clippy::unused_async)]
+    async fn connect_tls(_: &TlsTarget, _: ConnectOptions) -> Result<Self, ConnectError> {
+        Err(ConnectError::Unsupported(
+            "qemu+tls:// needs the `tls` feature of libvirt-rpc".into(),
+        ))
     }
 
     #[cfg(feature = "ssh")]
@@ -243,13 +297,7 @@ impl Client {
         let (stream, close) = ssh::dial(target, &opts.ssh, opts.handshake.read_only).await?;
         // Killing the TCP socket directly is what bounds teardown under a stalled write.
         let kill: KillFn = Arc::new(move || close.close());
-        opts.kill = Some(match opts.kill.take() {
-            Some(user_kill) => Arc::new(move || {
-                kill();
-                user_kill();
-            }),
-            None => kill,
-        });
+        opts.kill = Some(chain_kill(kill, opts.kill.take()));
         Self::handshake(stream, opts).await
     }
 
@@ -334,7 +382,7 @@ impl Client {
             conn: Connection::new(opts.config.clone(), Instant::now()),
             calls: HashMap::new(),
             streams: HashMap::new(),
-            events: events::Registrations::default(),
+            subscribers: HashMap::new(),
             writable: Vec::new(),
             driver: None,
             read_blocked: false,
@@ -398,16 +446,14 @@ impl Client {
         }
         .instrument(span)
         .await?;
-        match xdr::from_bytes::<P::Ret>(payload) {
-            Ok(r) => Ok(r),
-            Err(e) => {
-                let mut st = self.inner.lock();
-                let err = st.conn.report_bad_reply(P::NUMBER, serial, e);
-                st.dispatch();
-                st.wake_driver();
-                Err(CallError::Connection(err))
-            }
-        }
+        // Decoded outside the lock; taken only when the reply does not decode.
+        Connection::parse_reply::<P>(serial, payload).map_err(|v| {
+            let mut st = self.inner.lock();
+            let err = st.conn.handle_violation(v);
+            st.dispatch();
+            st.wake_driver();
+            err
+        })
     }
 
     /// Call any procedure of any program with pre-encoded arguments; returns the raw reply
@@ -418,7 +464,7 @@ impl Client {
         procedure: i32,
         args: &[u8],
     ) -> Result<Bytes, CallError> {
-        let serial = self.start_call(program, procedure, &Raw(args), None)?;
+        let serial = self.start_call(program, procedure, &Preencoded(args), None)?;
         let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
         let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
         CallFuture {
