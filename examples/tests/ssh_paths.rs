@@ -358,15 +358,21 @@ impl Bastion {
     /// `Host bastion` and `Host target` (with `ProxyJump bastion`), the bastion reached on
     /// `bastion_port` and the target on `target_port` (relays' ports, or the sshds' own).
     fn ssh_config(&self, bastion_port: u16, target_port: u16) -> PathBuf {
+        self.ssh_config_with(bastion_port, target_port, &[])
+    }
+
+    /// [`ssh_config`](Self::ssh_config) with `extra` lines in both blocks.
+    fn ssh_config_with(&self, bastion_port: u16, target_port: u16, extra: &[&str]) -> PathBuf {
+        let target_extra: Vec<&str> = ["ProxyJump bastion"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
         let text = self
             .bastion
-            .ssh_config_block("bastion", bastion_port, self.dir.path(), &[])
-            + &self.target.ssh_config_block(
-                "target",
-                target_port,
-                self.dir.path(),
-                &["ProxyJump bastion"],
-            );
+            .ssh_config_block("bastion", bastion_port, self.dir.path(), extra)
+            + &self
+                .target
+                .ssh_config_block("target", target_port, self.dir.path(), &target_extra);
         let p = self.dir.path().join("ssh_config");
         std::fs::write(&p, text).unwrap();
         p
@@ -664,6 +670,47 @@ async fn frozen_peer_on_the_bastion_hop_and_on_the_target_hop() {
                 close_under_frozen_peer(&c, &b.d, &relay, first_hop, &name).await;
             }
         }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_hop_of_an_idle_bastion_link_is_detected_by_keepalives() {
+    let Some(b) = Bastion::start() else { return };
+    // `ServerAliveInterval 1`, `ServerAliveCountMax 2` from the ssh config, on both hops.
+    let alive = ["ServerAliveInterval 1", "ServerAliveCountMax 2"];
+    // Three unanswered intervals, and a second of slack for a loaded machine.
+    let bound = Duration::from_secs(3) + Duration::from_secs(1);
+    for hop in ["bastion", "target"] {
+        let (relay, cfg) = if hop == "bastion" {
+            let r = Relay::start(b.bastion.addr(), RelayOptions::small()).unwrap();
+            let cfg = b.ssh_config_with(r.addr().port(), b.target.port(), &alive);
+            (r, cfg)
+        } else {
+            let r = Relay::start(b.target.addr(), RelayOptions::small()).unwrap();
+            let cfg = b.ssh_config_with(b.bastion.port(), r.addr().port(), &alive);
+            (r, cfg)
+        };
+        let c = connect(&b.uri(""), Some(&cfg)).await;
+        assert!(c.call::<ConnectGetLibVersion>(&()).await.unwrap().lib_ver >= 9_000_000);
+        relay.freeze();
+        let t = Instant::now();
+        let e = tokio::time::timeout(bound, c.closed())
+            .await
+            .unwrap_or_else(|_| panic!("a dead {hop} hop not detected within {bound:?}"));
+        let took = t.elapsed();
+        eprintln!("dead {hop} hop detected after {took:?}: {e}");
+        assert!(c.is_closed());
+        let text = format!("{e}");
+        assert!(text.contains("keepalive"), "{hop}: {text}");
+        // A call after that fails at once with the same reason.
+        let t = Instant::now();
+        let err = c
+            .call::<ConnectGetLibVersion>(&())
+            .await
+            .expect_err("a call on a dead link");
+        assert!(t.elapsed() < CLOSE_BOUND, "{:?}", t.elapsed());
+        assert!(format!("{err}").contains("keepalive"), "{err}");
+        relay.thaw();
     }
 }
 
