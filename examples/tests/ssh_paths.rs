@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, SshOptions};
+use libvirt_rpc::client::{Client, ConnectError, ConnectOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use libvirt_rpc::proto::procs::storage::{
@@ -61,7 +61,6 @@ fn socket_param(d: &Libvirtd) -> String {
 
 fn opts(config: Option<&Path>) -> ConnectOptions {
     let mut o = ConnectOptions::default();
-    o.ssh = SshOptions::default();
     o.ssh.config_file = match config {
         Some(p) => SshConfigFile::Path(p.to_owned()),
         None => SshConfigFile::None,
@@ -334,15 +333,18 @@ fn percent_encode(s: &str) -> String {
         .collect()
 }
 
+/// The host `target` of the ssh config [`Hops::ssh_config`] writes.
+const JUMP_URI: &str = "qemu+ssh://target/session";
+
 /// A bastion (forwarding allowed) and a target that refuses forwarding, as an ssh config.
-struct Bastion {
+struct Hops {
     d: Libvirtd,
     bastion: Sshd,
     target: Sshd,
     dir: tempfile::TempDir,
 }
 
-impl Bastion {
+impl Hops {
     fn start() -> Option<Self> {
         let d = Libvirtd::start_or_skip()?;
         let target = locked_down(&d, false, false)?;
@@ -377,21 +379,17 @@ impl Bastion {
         std::fs::write(&p, text).unwrap();
         p
     }
-
-    fn uri(&self, params: &str) -> String {
-        format!("qemu+ssh://target/session?{params}")
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn proxy_jump_through_a_bastion() {
-    let Some(b) = Bastion::start() else { return };
+    let Some(b) = Hops::start() else { return };
     let cfg = b.ssh_config(b.bastion.port(), b.target.port());
-    let u = b.uri("");
-    let c = connect(&u, Some(&cfg)).await;
+    let u = JUMP_URI;
+    let c = connect(u, Some(&cfg)).await;
     calls_events_transfers(&c, &b.d, "jump.raw", 256).await;
     c.close();
-    lv_version(&u, Some(&cfg));
+    lv_version(u, Some(&cfg));
     // The bastion carried it: sshd logged the forwarded connection to the target.
     assert!(
         b.bastion.log().contains("direct-tcpip"),
@@ -402,7 +400,7 @@ async fn proxy_jump_through_a_bastion() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_host_key_on_either_hop_is_refused_before_authentication_there() {
-    let Some(b) = Bastion::start() else { return };
+    let Some(b) = Hops::start() else { return };
     let cfg = b.ssh_config(b.bastion.port(), b.target.port());
     let other = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIALUx09tPCqiWz4PtTL1zJuf9XW3HD6IeWUJo9+5AkTB";
     let kh = |alias: &str| b.dir.path().join(format!("known_hosts_{alias}"));
@@ -414,7 +412,7 @@ async fn wrong_host_key_on_either_hop_is_refused_before_authentication_there() {
         format!("[127.0.0.1]:{} {other}\n", b.bastion.port()),
     )
     .unwrap();
-    let e = Client::connect(&b.uri(""), opts(Some(&cfg)))
+    let e = Client::connect(JUMP_URI, opts(Some(&cfg)))
         .await
         .expect_err("wrong bastion key");
     let s = ssh_err(&e);
@@ -440,7 +438,7 @@ async fn wrong_host_key_on_either_hop_is_refused_before_authentication_there() {
         format!("[127.0.0.1]:{} {other}\n", b.target.port()),
     )
     .unwrap();
-    let e = Client::connect(&b.uri(""), opts(Some(&cfg)))
+    let e = Client::connect(JUMP_URI, opts(Some(&cfg)))
         .await
         .expect_err("wrong target key");
     assert!(
@@ -649,7 +647,7 @@ async fn frozen_peer_on_the_exec_channel() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn frozen_peer_on_the_bastion_hop_and_on_the_target_hop() {
-    let Some(b) = Bastion::start() else { return };
+    let Some(b) = Hops::start() else { return };
     // The client ↔ bastion hop frozen, then the bastion ↔ target hop.
     for hop in ["bastion", "target"] {
         for lv in [false, true] {
@@ -664,9 +662,9 @@ async fn frozen_peer_on_the_bastion_hop_and_on_the_target_hop() {
             };
             let name = format!("{hop}-{lv}.raw");
             if lv {
-                lv_timeout_under_frozen_peer(&b.uri(""), Some(&cfg), &b.d, &relay, &name).await;
+                lv_timeout_under_frozen_peer(JUMP_URI, Some(&cfg), &b.d, &relay, &name).await;
             } else {
-                let c = connect(&b.uri(""), Some(&cfg)).await;
+                let c = connect(JUMP_URI, Some(&cfg)).await;
                 close_under_frozen_peer(&c, &b.d, &relay, first_hop, &name).await;
             }
         }
@@ -675,7 +673,7 @@ async fn frozen_peer_on_the_bastion_hop_and_on_the_target_hop() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_hop_of_an_idle_bastion_link_is_detected_by_keepalives() {
-    let Some(b) = Bastion::start() else { return };
+    let Some(b) = Hops::start() else { return };
     // `ServerAliveInterval 1`, `ServerAliveCountMax 2` from the ssh config, on both hops.
     let alive = ["ServerAliveInterval 1", "ServerAliveCountMax 2"];
     // Three unanswered intervals, and a second of slack for a loaded machine.
@@ -690,7 +688,7 @@ async fn a_dead_hop_of_an_idle_bastion_link_is_detected_by_keepalives() {
             let cfg = b.ssh_config_with(b.bastion.port(), r.addr().port(), &alive);
             (r, cfg)
         };
-        let c = connect(&b.uri(""), Some(&cfg)).await;
+        let c = connect(JUMP_URI, Some(&cfg)).await;
         assert!(c.call::<ConnectGetLibVersion>(&()).await.unwrap().lib_ver >= 9_000_000);
         relay.freeze();
         let t = Instant::now();
