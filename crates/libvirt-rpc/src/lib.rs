@@ -32,4 +32,7 @@ pub mod wire;
 pub use client::{Client, ConnectOptions};
 pub use conn::{CallError, Connection, ConnectionError, StreamError};
 pub use proto::{Procedure, RemoteError};
+/// The SSH transport (feature `ssh`), for [`client::SshOptions`]: config file, credentials.
+#[cfg(feature = "ssh")]
+pub use ssh_socket;
 pub use wire::xdr::LvString;
