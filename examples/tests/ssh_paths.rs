@@ -16,15 +16,15 @@ use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
-    StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
+    pool_event_id,
 };
-use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::ssh_socket::{SshConfigFile, SshError};
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, RelayOptions};
 use testbed::sshd::{Sshd, SshdOptions};
 
-const MIB: u64 = 1 << 20;
+mod common;
+use common::{MIB, make_vol};
 /// The bound on `close()`.
 const CLOSE_BOUND: Duration = Duration::from_millis(100);
 
@@ -79,27 +79,6 @@ fn ssh_err(e: &ConnectError) -> &SshError {
         ConnectError::Ssh(s) => s,
         other => panic!("expected an SSH error, got {other}"),
     }
-}
-
-async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
-    let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-            name: d.pool_name().into(),
-        })
-        .await
-        .unwrap()
-        .pool;
-    let xml = format!(
-        "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
-    );
-    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
-        pool,
-        xml: xml.into(),
-        flags: 0,
-    })
-    .await
-    .unwrap()
-    .vol
 }
 
 /// Calls, a storage pool event, and `mib` MiB up and down byte-exact over `c`.
@@ -460,103 +439,6 @@ async fn wrong_host_key_on_either_hop_is_refused_before_authentication_there() {
     );
 }
 
-/// Uploads through `c` until frozen, then `close()`: it returns within the bound, the upload
-/// ends at once, and the client's TCP connection to `first_hop` (the port it dialled) is gone
-/// within 200 ms — every session tunnelled through it ended too.
-async fn close_under_frozen_peer(
-    c: &Client,
-    d: &Libvirtd,
-    relay: &Relay,
-    first_hop: u16,
-    name: &str,
-) {
-    let vol = make_vol(c, d, name, 4096 * MIB).await;
-    let up = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-            loop {
-                if let Err(e) = up.send(bytes::Bytes::from(vec![0u8; 4 << 20])).await {
-                    return e;
-                }
-            }
-        })
-    };
-    freeze_once_flowing(relay).await;
-    tokio::time::sleep(Duration::from_millis(300)).await; // let every buffer fill
-    let t = Instant::now();
-    c.close();
-    let close_took = t.elapsed();
-    let e = tokio::time::timeout(Duration::from_secs(1), up)
-        .await
-        .expect("upload ended within 1 s")
-        .unwrap();
-    let ended = t.elapsed();
-    while established_to(first_hop) > 0 && t.elapsed() < Duration::from_secs(2) {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    let socket_gone = t.elapsed();
-    let still = established_to(first_hop);
-    relay.thaw();
-    eprintln!(
-        "{name}: close() {close_took:?}, upload ended {ended:?}, TCP socket gone {socket_gone:?} after it"
-    );
-    assert_eq!(
-        still, 0,
-        "TCP connection to port {first_hop} still up 2 s after close()"
-    );
-    assert!(
-        socket_gone < Duration::from_millis(200),
-        "TCP socket shut down {socket_gone:?} after close()"
-    );
-    assert!(close_took < CLOSE_BOUND, "close() took {close_took:?}");
-    assert!(
-        ended < Duration::from_millis(200),
-        "upload ended {ended:?} after close()"
-    );
-    assert!(
-        matches!(
-            e,
-            libvirt_rpc::StreamError::Connection(
-                libvirt_rpc::ConnectionError::LocallyClosed { .. }
-            )
-        ),
-        "{e:?}"
-    );
-}
-
-/// ESTABLISHED TCP connections whose remote port is `port` (the client side of a hop).
-fn established_to(port: u16) -> usize {
-    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default()
-        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
-    table
-        .lines()
-        .skip(1)
-        .filter(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            f.len() > 3
-                && f[3] == "01"
-                && f[2]
-                    .rsplit(':')
-                    .next()
-                    .and_then(|p| u16::from_str_radix(p, 16).ok())
-                    == Some(port)
-        })
-        .count()
-}
-
-async fn freeze_once_flowing(relay: &Relay) {
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
-}
-
 /// `lv --timeout 3 vol-upload` through `uri`, frozen once flowing: exits 124 within 1 s of
 /// its deadline.
 async fn lv_timeout_under_frozen_peer(
@@ -586,7 +468,9 @@ async fn lv_timeout_under_frozen_peer(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    freeze_once_flowing(relay).await;
+    relay
+        .freeze_once_flowing(16 * MIB, Duration::from_secs(60))
+        .await;
     let deadline = started + Duration::from_secs(3);
     assert!(Instant::now() < deadline, "froze after the deadline");
     let st = loop {
@@ -637,7 +521,8 @@ async fn frozen_peer_on_the_exec_channel() {
         let u = uri(&s, relay.addr().port(), &kh, params);
         let c = connect(&u, None).await;
         let port = relay.addr().port();
-        close_under_frozen_peer(&c, &d, &relay, port, &format!("exec{i}.raw")).await;
+        common::close_is_bounded_with_a_frozen_peer(&c, &d, &relay, port, &format!("exec{i}.raw"))
+            .await;
         let relay = Relay::start(s.addr(), RelayOptions::small()).unwrap();
         let kh = s.known_hosts_for(relay.addr().port(), tmp.path());
         let u = uri(&s, relay.addr().port(), &kh, params);
@@ -665,7 +550,8 @@ async fn frozen_peer_on_the_bastion_hop_and_on_the_target_hop() {
                 lv_timeout_under_frozen_peer(JUMP_URI, Some(&cfg), &b.d, &relay, &name).await;
             } else {
                 let c = connect(JUMP_URI, Some(&cfg)).await;
-                close_under_frozen_peer(&c, &b.d, &relay, first_hop, &name).await;
+                common::close_is_bounded_with_a_frozen_peer(&c, &b.d, &relay, first_hop, &name)
+                    .await;
             }
         }
     }
