@@ -3,6 +3,8 @@
 //! Adding a procedure is one line in a [`procedures!`](crate::procedures) block (plus its
 //! `xdr_struct!` args/ret types when they are not void or shared).
 
+use std::fmt::Debug;
+
 use crate::wire::xdr::{Decode, Encode};
 
 /// Which way a stream procedure moves data, seen from the client.
@@ -30,6 +32,19 @@ pub trait Procedure {
     type Ret: Decode + Send + 'static;
 }
 
+/// Visits procedures with their types: [`procs::visit_procedures`](crate::proto::procs::visit_procedures)
+/// calls [`visit`](Self::visit) once per declared procedure, so code that must cover every
+/// procedure's `Args` and `Ret` (the XDR fuzz checks, say) iterates the table itself instead
+/// of a list kept beside it.
+pub trait ProcedureVisitor {
+    /// Called with one procedure.
+    fn visit<P>(&mut self)
+    where
+        P: Procedure,
+        P::Args: Decode + Debug,
+        P::Ret: Encode + Debug;
+}
+
 /// Static facts about one procedure, for lookups by number (tracing, raw calls).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcInfo {
@@ -44,7 +59,8 @@ pub struct ProcInfo {
 }
 
 /// Declares procedures of the remote program: a unit type implementing [`Procedure`] per
-/// entry, and a `&[ProcInfo]` table named by the first line.
+/// entry, a `&[ProcInfo]` table named by the first line, and `visit_procedures`, which
+/// hands each entry's type to a [`ProcedureVisitor`] in table order.
 ///
 /// ```text
 /// procedures! {
@@ -90,6 +106,11 @@ macro_rules! procedures {
                 },
             )*
         ];
+
+        /// Hand every procedure declared in this module to `v`, in table order.
+        pub fn visit_procedures(v: &mut impl $crate::proto::procedure::ProcedureVisitor) {
+            $( v.visit::<$name>(); )*
+        }
     };
     (@dir) => { None };
     (@dir $dir:ident) => { Some($crate::proto::procedure::StreamDirection::$dir) };

@@ -22,21 +22,25 @@ pub mod secret;
 pub mod snapshot;
 pub mod storage;
 
-use super::procedure::ProcInfo;
+use super::procedure::{ProcInfo, ProcedureVisitor};
 
-/// Every typed procedure, one slice per module.
-pub const TABLES: &[&[ProcInfo]] = &[
-    connect::PROCEDURES,
-    domain::PROCEDURES,
-    storage::PROCEDURES,
-    network::PROCEDURES,
-    node::PROCEDURES,
-    snapshot::PROCEDURES,
-    interface::PROCEDURES,
-    nodedev::PROCEDURES,
-    secret::PROCEDURES,
-    nwfilter::PROCEDURES,
-];
+/// The modules holding a `procedures!` table, listed once for [`TABLES`] and
+/// [`visit_procedures`].
+macro_rules! tables {
+    ($($module:ident),* $(,)?) => {
+        /// Every typed procedure, one slice per module.
+        pub const TABLES: &[&[ProcInfo]] = &[$($module::PROCEDURES),*];
+
+        /// Hand every typed procedure to `v`, in the order of [`TABLES`].
+        pub fn visit_procedures(v: &mut impl ProcedureVisitor) {
+            $($module::visit_procedures(v);)*
+        }
+    };
+}
+
+tables!(
+    connect, domain, storage, network, node, snapshot, interface, nodedev, secret, nwfilter,
+);
 
 /// Look a procedure up by program and number (for logging raw calls).
 pub fn lookup(program: u32, number: i32) -> Option<&'static ProcInfo> {
@@ -85,6 +89,39 @@ mod tests {
             assert_eq!(p.program, REMOTE_PROGRAM, "{}", p.name);
             assert!((1..=443).contains(&p.number), "{} = {}", p.name, p.number);
         }
+    }
+
+    #[test]
+    fn the_visitor_sees_every_table_entry_in_order() {
+        use std::fmt::Debug;
+
+        use crate::proto::procedure::{ProcInfo, Procedure, ProcedureVisitor};
+        use crate::wire::xdr::{Decode, Encode};
+
+        struct Collect(Vec<ProcInfo>);
+        impl ProcedureVisitor for Collect {
+            fn visit<P>(&mut self)
+            where
+                P: Procedure,
+                P::Args: Decode + Debug,
+                P::Ret: Encode + Debug,
+            {
+                self.0.push(ProcInfo {
+                    program: P::PROGRAM,
+                    number: P::NUMBER,
+                    name: P::NAME,
+                    stream: P::STREAM,
+                });
+            }
+        }
+        let mut seen = Collect(Vec::new());
+        super::visit_procedures(&mut seen);
+        let table: Vec<ProcInfo> = super::TABLES
+            .iter()
+            .flat_map(|t| t.iter())
+            .copied()
+            .collect();
+        assert_eq!(seen.0, table);
     }
 
     #[test]
