@@ -3,15 +3,14 @@
 // Short names (p = pair, h = header, f = frame) keep the sequences readable.
 #![allow(clippy::many_single_char_names)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use libvirt_rpc::conn::handshake::{Handshake, HandshakeOptions};
 use libvirt_rpc::conn::{
-    CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
-    StreamError, StreamItem,
+    CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
+    StreamItem,
 };
-use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
@@ -19,94 +18,8 @@ use libvirt_rpc::proto::procs::storage::{
 use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::proto::{ErrorCode, events};
 use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
-use libvirt_rpc::wire::xdr;
-
-struct Pair {
-    c: Connection,
-    peer: Peer,
-    now: Instant,
-    rx: BytesMut,
-}
-
-impl Pair {
-    fn new(config: Config) -> Self {
-        let now = Instant::now();
-        Self {
-            c: Connection::new(config, now),
-            peer: Peer::new(),
-            now,
-            rx: BytesMut::new(),
-        }
-    }
-
-    fn no_keepalive() -> Self {
-        Self::new(Config {
-            keepalive: None,
-            ..Config::default()
-        })
-    }
-
-    /// Upload packets the size virsh sends, to match the captures.
-    fn virsh_chunks() -> Self {
-        Self::new(Config {
-            keepalive: None,
-            stream_chunk: libvirt_rpc::wire::frame::STREAM_CHUNK_MAX,
-            ..Config::default()
-        })
-    }
-
-    /// Move everything the client queued to the peer; return the client's packets.
-    fn flush(&mut self) -> Vec<Frame> {
-        while let Some(t) = self.c.poll_transmit() {
-            self.peer.feed(&t.head);
-            self.peer.feed(&t.body);
-        }
-        let mut out = Vec::new();
-        while let Some(f) = self.peer.recv().expect("client frames are valid") {
-            out.push(f);
-        }
-        out
-    }
-
-    fn deliver(&mut self, bytes: &[u8]) -> Result<(), ConnectionError> {
-        self.rx.extend_from_slice(bytes);
-        self.c.handle_input(&mut self.rx, self.now)
-    }
-
-    fn outputs(&mut self) -> Vec<Output> {
-        std::iter::from_fn(|| self.c.poll_output()).collect()
-    }
-
-    fn advance(&mut self, d: Duration) {
-        self.now += d;
-        if self.c.poll_timeout().is_some_and(|t| t <= self.now) {
-            self.c.handle_timeout(self.now);
-        }
-    }
-
-    /// Call `get_lib_version` and answer it: proves the connection still works.
-    fn roundtrip_works(&mut self) {
-        let serial = self.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
-        let f = self.flush().pop().expect("call sent");
-        assert_eq!(f.header.serial, serial);
-        self.deliver(&peer::reply_to(
-            &f.header,
-            &ConnectGetLibVersionRet { lib_ver: 9_000_000 },
-        ))
-        .unwrap();
-        let outs = self.outputs();
-        let Some(Output::CallDone {
-            serial: s,
-            result: Ok(p),
-        }) = outs.last()
-        else {
-            panic!("no reply: {outs:?}")
-        };
-        assert_eq!(*s, serial);
-        let ret: ConnectGetLibVersionRet = xdr::from_bytes(p.clone()).unwrap();
-        assert_eq!(ret.lib_ver, 9_000_000);
-    }
-}
+use libvirt_rpc_testkit::Pair;
+use libvirt_rpc_testkit::peer::{self, Raw};
 
 fn vol() -> StorageVol {
     StorageVol {
@@ -157,24 +70,21 @@ fn kinds(frames: &[Frame]) -> Vec<(MessageType, MessageStatus, usize)> {
 }
 
 fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)), sparse)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    assert_eq!(call.header.procedure, 208);
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
-    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
-    (id, call.header)
+    let id = p
+        .conn
+        .open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)), sparse)
+        .unwrap();
+    let h = p.accept_open(id);
+    assert_eq!(h.procedure, 208);
+    (id, h)
 }
 
 fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)), sparse)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
-    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
-    (id, call.header)
+    let id = p
+        .conn
+        .open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)), sparse)
+        .unwrap();
+    (id, p.accept_open(id))
 }
 
 // ---- §5 handshake ---------------------------------------------------------------------
@@ -208,11 +118,12 @@ fn handshake_sends_virsh_bytes() {
     });
     let mut i = 0;
     while let Some(call) = hs.next_call() {
-        let serial =
-            p.c.call_raw(
+        let serial = p
+            .conn
+            .call_raw(
                 libvirt_rpc::proto::REMOTE_PROGRAM,
                 call.procedure,
-                &RawArgs(call.args),
+                &Raw(call.args),
                 None,
             )
             .unwrap();
@@ -238,23 +149,16 @@ fn handshake_sends_virsh_bytes() {
     assert_eq!(o.auth_types, vec![0]);
 }
 
-/// Already-encoded XDR arguments.
-struct RawArgs(Bytes);
-impl xdr::Encode for RawArgs {
-    fn encode(&self, enc: &mut xdr::Encoder) {
-        enc.put_fixed_opaque(&self.0);
-    }
-}
-
 // ---- §3.2 upload ----------------------------------------------------------------------
 
 #[test]
 fn upload_chunks_like_virsh_and_finishes() {
     let mut p = Pair::virsh_chunks();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![7u8; 1_126_400]))
+    p.conn
+        .stream_send(id, Bytes::from(vec![7u8; 1_126_400]))
         .unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.conn.stream_finish(id).unwrap();
     let frames = p.flush();
     let sizes: Vec<usize> = frames.iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![262_120, 262_120, 262_120, 262_120, 77_920, 0]);
@@ -266,8 +170,8 @@ fn upload_chunks_like_virsh_and_finishes() {
     );
     p.deliver(&peer::stream_ok_to(&frames[0].header)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
-    assert_eq!(p.c.stream_count(), 0);
+    assert_eq!(p.conn.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.conn.stream_count(), 0);
     p.roundtrip_works();
 }
 
@@ -291,13 +195,13 @@ fn download_delivers_zero_copy_then_finishes_after_eof() {
         vec![(MessageType::Stream, MessageStatus::Ok, 0)]
     );
     let mut total = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.conn.stream_recv(id) {
         total += d.len();
     }
     assert_eq!(total, 2 * 1024 * 1024);
-    assert_eq!(p.c.take_stream_end(id), None, "not confirmed yet");
+    assert_eq!(p.conn.take_stream_end(id), None, "not confirmed yet");
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.conn.take_stream_end(id), Some(Ok(())));
     p.roundtrip_works();
 }
 
@@ -314,20 +218,20 @@ fn download_window_stops_reading_until_consumed() {
         bytes.extend(peer::stream_data_to(&h, &vec![0u8; 262_120]));
     }
     p.deliver(&bytes).unwrap();
-    assert!(!p.c.wants_read(), "window full");
+    assert!(!p.conn.wants_read(), "window full");
     assert!(
         p.rx.len() > 3 * 262_000,
         "rest left undecoded in the caller's buffer"
     );
     let mut got = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.conn.stream_recv(id) {
         got += d.len();
     }
     // Reading stops at the first packet that fills the window.
     assert_eq!(got, 5 * 262_120);
-    assert!(p.c.wants_read());
+    assert!(p.conn.wants_read());
     p.deliver(&[]).unwrap();
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.conn.stream_recv(id) {
         got += d.len();
     }
     assert_eq!(got, 8 * 262_120);
@@ -353,7 +257,7 @@ fn sparse_download_delivers_holes_in_order() {
     ))
     .unwrap();
     p.deliver(&peer::stream_data_to(&h, &[])).unwrap();
-    let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    let items: Vec<StreamItem> = std::iter::from_fn(|| p.conn.stream_recv(id)).collect();
     assert_eq!(
         items,
         vec![
@@ -363,17 +267,19 @@ fn sparse_download_delivers_holes_in_order() {
         ]
     );
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.conn.take_stream_end(id), Some(Ok(())));
 }
 
 #[test]
 fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, true);
-    p.c.stream_send_hole(id, 0x20_0000).unwrap();
-    p.c.stream_send(id, Bytes::from_static(&[1; 100])).unwrap();
-    p.c.stream_send_hole(id, 4096).unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.conn.stream_send_hole(id, 0x20_0000).unwrap();
+    p.conn
+        .stream_send(id, Bytes::from_static(&[1; 100]))
+        .unwrap();
+    p.conn.stream_send_hole(id, 4096).unwrap();
+    p.conn.stream_finish(id).unwrap();
     let f = p.flush();
     assert_eq!(
         kinds(&f),
@@ -386,12 +292,15 @@ fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     );
     assert_eq!(&f[0].payload[..], &hex("000000000020000000000000")[..]);
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.conn.take_stream_end(id), Some(Ok(())));
     p.outputs();
 
     // Non-sparse: refused locally, nothing on the wire (the daemon would drop the connection).
     let (id, _) = open_upload(&mut p, false);
-    assert_eq!(p.c.stream_send_hole(id, 4096), Err(StreamError::NotSparse));
+    assert_eq!(
+        p.conn.stream_send_hole(id, 4096),
+        Err(StreamError::NotSparse)
+    );
     assert!(p.flush().is_empty());
 }
 
@@ -406,7 +315,7 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
         "abort sent"
     );
     assert_eq!(
-        p.c.take_stream_end(id),
+        p.conn.take_stream_end(id),
         Some(Err(StreamError::UnexpectedHole))
     );
     // The daemon's answer to the abort is a straggler.
@@ -420,9 +329,11 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
 fn source_error_aborts_and_reports_the_source_reason() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 600_000]))
+    p.conn
+        .stream_send(id, Bytes::from(vec![0u8; 600_000]))
         .unwrap();
-    p.c.stream_abort(id, "read /dev/sdz: Input/output error")
+    p.conn
+        .stream_abort(id, "read /dev/sdz: Input/output error")
         .unwrap();
     let f = p.flush();
     // Queued data that was not yet taken is dropped; the abort is an empty STREAM ERROR.
@@ -435,7 +346,7 @@ fn source_error_aborts_and_reports_the_source_reason() {
     let Some(Err(StreamError::Aborted {
         reason,
         server: None,
-    })) = p.c.take_stream_end(id)
+    })) = p.conn.take_stream_end(id)
     else {
         panic!()
     };
@@ -448,7 +359,7 @@ fn abort_answered_with_error_still_ends() {
     // Old daemons answered the abort with an error: the go-libvirt hang trigger.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_abort(id, "source failed").unwrap();
+    p.conn.stream_abort(id, "source failed").unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -457,7 +368,7 @@ fn abort_answered_with_error_still_ends() {
     .unwrap();
     let Some(Err(StreamError::Aborted {
         server: Some(e), ..
-    })) = p.c.take_stream_end(id)
+    })) = p.conn.take_stream_end(id)
     else {
         panic!()
     };
@@ -469,7 +380,8 @@ fn abort_answered_with_error_still_ends() {
 fn upload_default_packets_are_128_kib() {
     let mut p = Pair::no_keepalive();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![7u8; 300_000]))
+    p.conn
+        .stream_send(id, Bytes::from(vec![7u8; 300_000]))
         .unwrap();
     let sizes: Vec<usize> = p.flush().iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![131_072, 131_072, 37_856]);
@@ -481,10 +393,12 @@ fn upload_default_packets_are_128_kib() {
 fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
     let mut p = Pair::virsh_chunks();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120]))
+    p.conn
+        .stream_send(id, Bytes::from(vec![0u8; 262_120]))
         .unwrap();
     assert_eq!(p.flush().len(), 1);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120 * 3]))
+    p.conn
+        .stream_send(id, Bytes::from(vec![0u8; 262_120 * 3]))
         .unwrap();
     // captures/upload_srverr server #011.
     p.deliver(&reframe(&h, "000000b82000808600000001000000d0000000030000000a000000010000002600000026000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e20646576696365000000000200000000000000010000000225730000000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e2064657669636500000000000000001cffffffff00000000")).unwrap();
@@ -492,21 +406,22 @@ fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
         p.flush().is_empty(),
         "queued data dropped, nothing more sent"
     );
-    let err =
-        p.c.stream_send(id, Bytes::from_static(b"more"))
-            .unwrap_err();
+    let err = p
+        .conn
+        .stream_send(id, Bytes::from_static(b"more"))
+        .unwrap_err();
     let StreamError::Remote(e) = &err else {
         panic!("{err:?}")
     };
     assert_eq!(e.code, ErrorCode::SYSTEM_ERROR);
     assert_eq!(e.errno(), Some(28));
     assert_eq!(
-        p.c.stream_finish(id),
+        p.conn.stream_finish(id),
         Err(err.clone()),
         "finish reports it too, sends nothing"
     );
     assert!(p.flush().is_empty());
-    assert_eq!(p.c.take_stream_end(id), Some(Err(err)));
+    assert_eq!(p.conn.take_stream_end(id), Some(Err(err)));
     p.roundtrip_works();
 }
 
@@ -516,9 +431,10 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     // its reader holding a lock on the trailing OK and wedged the whole connection.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 1 << 20]))
+    p.conn
+        .stream_send(id, Bytes::from(vec![0u8; 1 << 20]))
         .unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.conn.stream_finish(id).unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -526,12 +442,12 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     ))
     .unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.conn.take_stream_end(id) else {
         panic!()
     };
     assert_eq!(e.message(), "cannot write to stream");
     p.deliver(&peer::stream_ok_to(&h)).unwrap(); // after collection: still a straggler
-    assert!(p.c.stats().stragglers >= 1);
+    assert!(p.conn.stats().stragglers >= 1);
     p.roundtrip_works();
 }
 
@@ -539,13 +455,13 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
 fn abort_after_finish_still_terminates() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_finish(id).unwrap();
-    p.c.stream_abort(id, "deadline").unwrap();
+    p.conn.stream_finish(id).unwrap();
+    p.conn.stream_abort(id, "deadline").unwrap();
     p.flush();
     // The daemon answers the finish; our abort is ignored by it. Either answer ends the stream.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     assert!(matches!(
-        p.c.take_stream_end(id),
+        p.conn.take_stream_end(id),
         Some(Err(StreamError::Aborted { .. }))
     ));
     p.roundtrip_works();
@@ -554,9 +470,10 @@ fn abort_after_finish_still_terminates() {
 #[test]
 fn open_refused_ends_the_stream_with_the_daemon_error() {
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
-            .unwrap();
+    let id = p
+        .conn
+        .open_stream::<StorageVolUpload>(&transfer(0, 0), false)
+        .unwrap();
     let call = p.flush().pop().unwrap();
     p.deliver(&peer::reply_error_to(
         &call.header,
@@ -564,7 +481,7 @@ fn open_refused_ends_the_stream_with_the_daemon_error() {
     ))
     .unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.conn.take_stream_end(id) else {
         panic!()
     };
     assert!(e.is_not_found());
@@ -575,7 +492,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, false);
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    p.c.forget_stream(id);
+    p.conn.forget_stream(id);
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Error, 0)]
@@ -583,7 +500,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    assert_eq!(p.c.stream_count(), 0);
+    assert_eq!(p.conn.stream_count(), 0);
     assert!(
         p.outputs()
             .iter()
@@ -595,11 +512,12 @@ fn dropped_download_aborts_and_drops_stragglers() {
 #[test]
 fn abort_while_opening_is_sent_once_the_stream_exists() {
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
-            .unwrap();
+    let id = p
+        .conn
+        .open_stream::<StorageVolUpload>(&transfer(0, 0), false)
+        .unwrap();
     let call = p.flush().pop().unwrap();
-    p.c.stream_abort(id, "cancelled").unwrap();
+    p.conn.stream_abort(id, "cancelled").unwrap();
     assert!(p.flush().is_empty());
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
     assert_eq!(
@@ -608,7 +526,7 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
     );
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
     assert!(matches!(
-        p.c.take_stream_end(id),
+        p.conn.take_stream_end(id),
         Some(Err(StreamError::Aborted { .. }))
     ));
 }
@@ -618,25 +536,26 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
 #[test]
 fn forgotten_call_discards_its_late_reply() {
     let mut p = Pair::no_keepalive();
-    let s = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let s = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let f = p.flush().pop().unwrap();
-    p.c.forget_call(s);
+    p.conn.forget_call(s);
     p.deliver(&peer::reply_to(
         &f.header,
         &ConnectGetLibVersionRet { lib_ver: 1 },
     ))
     .unwrap();
     assert!(p.outputs().is_empty());
-    assert_eq!(p.c.stats().late_replies, 1);
+    assert_eq!(p.conn.stats().late_replies, 1);
     p.roundtrip_works();
 }
 
 #[test]
 fn call_deadline_times_out_and_connection_stays_usable() {
     let mut p = Pair::no_keepalive();
-    let s =
-        p.c.call::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2)))
-            .unwrap();
+    let s = p
+        .conn
+        .call::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2)))
+        .unwrap();
     let f = p.flush().pop().unwrap();
     p.advance(Duration::from_secs(1));
     assert!(p.outputs().is_empty());
@@ -660,7 +579,7 @@ fn call_deadline_times_out_and_connection_stays_usable() {
 #[test]
 fn reply_nobody_waits_for_is_fatal_and_sticky() {
     let mut p = Pair::no_keepalive();
-    let pending = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let pending = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let mut h = p.flush().pop().unwrap().header;
     h.serial = 4242;
     let err = p
@@ -683,7 +602,7 @@ fn reply_nobody_waits_for_is_fatal_and_sticky() {
     );
     // Sticky: every later use returns the same error.
     assert_eq!(
-        p.c.call::<ConnectGetLibVersion>(&(), None),
+        p.conn.call::<ConnectGetLibVersion>(&(), None),
         Err(CallError::Connection(err.clone()))
     );
     assert_eq!(p.deliver(&[]), Err(err.clone()));
@@ -804,18 +723,18 @@ fn bad_frames_are_typed_fatal_errors() {
     ];
     for (i, (bytes, ok)) in cases.into_iter().enumerate() {
         let mut p = Pair::no_keepalive();
-        let _ = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+        let _ = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
         p.flush();
         let err = p.deliver(&bytes).expect_err(&format!("case {i}"));
         assert!(ok(&err), "case {i}: {err:?}");
-        assert!(p.c.is_closed());
+        assert!(p.conn.is_closed());
     }
 }
 
 #[test]
 fn truncated_input_is_partial_not_an_error() {
     let mut p = Pair::no_keepalive();
-    let _ = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let _ = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let h = p.flush().pop().unwrap().header;
     let reply = peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 5 });
     for b in &reply {
@@ -828,9 +747,9 @@ fn truncated_input_is_partial_not_an_error() {
 #[test]
 fn eof_fails_everything_pending_at_once() {
     let mut p = Pair::no_keepalive();
-    let c1 = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let c1 = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let (sid, _) = open_upload(&mut p, false);
-    p.c.handle_eof();
+    p.conn.handle_eof();
     let outs = p.outputs();
     assert!(outs.contains(&Output::CallDone {
         serial: c1,
@@ -842,7 +761,7 @@ fn eof_fails_everything_pending_at_once() {
         Some(&Output::Closed(ConnectionError::PeerClosed))
     );
     assert_eq!(
-        p.c.take_stream_end(sid),
+        p.conn.take_stream_end(sid),
         Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))
     );
 }
@@ -869,7 +788,7 @@ fn keepalive_pings_then_declares_dead() {
         }),
         ..Config::default()
     });
-    let pending = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let pending = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     p.flush();
     let mut pings = 0;
     for _ in 0..29 {
@@ -877,7 +796,7 @@ fn keepalive_pings_then_declares_dead() {
         pings += p.flush().iter().filter(|f| f.header.procedure == 1).count();
     }
     assert_eq!(pings, 5);
-    assert!(!p.c.is_closed());
+    assert!(!p.conn.is_closed());
     p.advance(Duration::from_secs(1));
     let outs = p.outputs();
     let Some(Output::Closed(ConnectionError::KeepaliveTimeout { silent, .. })) = outs.last() else {
@@ -902,7 +821,7 @@ fn pong_keeps_the_link_alive() {
             p.deliver(&peer::pong()).unwrap();
         }
     }
-    assert!(!p.c.is_closed());
+    assert!(!p.conn.is_closed());
 }
 
 // ---- §8 events -----------------------------------------------------------------------------
@@ -936,8 +855,8 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
             .any(|o| matches!(o, Output::Event(events::Event::Domain { .. }))),
         "{outs:?}"
     );
-    assert_eq!(p.c.stats().unknown_messages, 1);
-    let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    assert_eq!(p.conn.stats().unknown_messages, 1);
+    let data: Vec<StreamItem> = std::iter::from_fn(|| p.conn.stream_recv(id)).collect();
     assert_eq!(
         data,
         vec![
@@ -952,9 +871,10 @@ fn download_data_and_eof_before_the_open_reply() {
     // Found by the `connection` fuzz target: libvirtd registers the stream before replying,
     // so a short download can be complete before its REPLY arrives (reference §3.1).
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0), false)
-            .unwrap();
+    let id = p
+        .conn
+        .open_stream::<StorageVolDownload>(&transfer(0, 0), false)
+        .unwrap();
     let call = p.flush().pop().unwrap();
     p.deliver(&peer::stream_data_to(&call.header, b"0123456789"))
         .unwrap();
@@ -967,11 +887,11 @@ fn download_data_and_eof_before_the_open_reply() {
     p.deliver(&peer::reply_to(&call.header, &())).unwrap();
     assert!(p.outputs().contains(&Output::StreamOpened(id)));
     assert_eq!(
-        p.c.stream_recv(id),
+        p.conn.stream_recv(id),
         Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
     );
     p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.conn.take_stream_end(id), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
 }

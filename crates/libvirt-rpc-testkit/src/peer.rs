@@ -1,4 +1,4 @@
-//! A scripted daemon-side peer, built on this crate's own framing.
+//! A scripted daemon-side peer, built on libvirt-rpc's own framing.
 //!
 //! **This is not libvirtd.** It exists for tests that need states a real daemon cannot be made
 //! to produce on demand (a reply for a serial nobody asked for, an error after a finish, a
@@ -12,10 +12,13 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use crate::proto::error::WireError;
-use crate::proto::{KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, REMOTE_PROGRAM};
-use crate::wire::frame::{self, Frame, FrameError, Header, MessageStatus, MessageType};
-use crate::wire::xdr::{self, Encode, LvString};
+use libvirt_rpc::proto::error::WireError;
+use libvirt_rpc::proto::{
+    KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, REMOTE_PROGRAM,
+    REMOTE_VERSION,
+};
+use libvirt_rpc::wire::frame::{self, Frame, FrameError, Header, MessageStatus, MessageType};
+use libvirt_rpc::wire::xdr::{self, Encode, Encoder, LvString};
 
 /// The daemon side of a scripted conversation.
 #[derive(Debug, Default)]
@@ -115,7 +118,7 @@ pub fn event(procedure: i32, msg: &impl Encode) -> Bytes {
     let payload = xdr::to_bytes(msg).expect("scripted event encodes");
     let h = Header {
         program: REMOTE_PROGRAM,
-        version: 1,
+        version: REMOTE_VERSION,
         procedure,
         kind: MessageType::Message,
         serial: 1,
@@ -137,7 +140,7 @@ pub fn pong() -> Bytes {
 fn keepalive(procedure: i32) -> Bytes {
     let h = Header {
         program: KEEPALIVE_PROGRAM,
-        version: 1,
+        version: KEEPALIVE_VERSION,
         procedure,
         kind: MessageType::Message,
         serial: 0,
@@ -149,6 +152,30 @@ fn keepalive(procedure: i32) -> Bytes {
 /// A packet with an arbitrary header and payload (for malformed cases).
 pub fn raw(header: Header, payload: &[u8]) -> Bytes {
     packet(header, payload)
+}
+
+/// The header of a CALL as the client sends it (every program it speaks is at version 1),
+/// for answering a call a test did not read off the wire.
+pub fn call_header(program: u32, procedure: i32, serial: u32) -> Header {
+    Header {
+        program,
+        version: REMOTE_VERSION,
+        procedure,
+        kind: MessageType::Call,
+        serial,
+        status: MessageStatus::Ok,
+    }
+}
+
+/// Arguments, a return value or an event body already in XDR: encodes as the bytes, padded
+/// to four.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raw(pub Bytes);
+
+impl Encode for Raw {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.put_fixed_opaque(&self.0);
+    }
 }
 
 /// A `remote_error` like the daemon's, with `str1 = "%s"` and `str2 = message`.
