@@ -1,7 +1,7 @@
 //! The `connection` target's input: a [`Setup`], then [`Op`]s until the bytes run out (at
 //! most [`MAX_OPS`]).
 //!
-//! **Encoding.** Each type is declared once, in an [`input!`] block, and that one row gives
+//! **Encoding.** Each type is declared once, in an `input!` block, and that one row gives
 //! both its parser ([`Field::read`]) and its writer ([`Field::write`]): adding a field or a
 //! variant is one edit, and hand-built inputs are written by the code that reads them.
 //! * An enum value is a tag byte naming its variant (the number in its row), then the
