@@ -116,15 +116,21 @@ pub fn stream_error_to(call: &Header, err: &WireError) -> Bytes {
 /// A remote-program MESSAGE (event) with serial 1, as libvirtd sends it.
 pub fn event(procedure: i32, msg: &impl Encode) -> Bytes {
     let payload = xdr::to_bytes(msg).expect("scripted event encodes");
+    message((REMOTE_PROGRAM, REMOTE_VERSION), procedure, 1, &payload)
+}
+
+/// A MESSAGE of `program` (number, version): events and keepalive.
+fn message(program: (u32, u32), procedure: i32, serial: u32, payload: &[u8]) -> Bytes {
+    let (program, version) = program;
     let h = Header {
-        program: REMOTE_PROGRAM,
-        version: REMOTE_VERSION,
+        program,
+        version,
         procedure,
         kind: MessageType::Message,
-        serial: 1,
+        serial,
         status: MessageStatus::Ok,
     };
-    packet(h, &payload)
+    packet(h, payload)
 }
 
 /// A keepalive PING (the daemon asking us).
@@ -138,15 +144,7 @@ pub fn pong() -> Bytes {
 }
 
 fn keepalive(procedure: i32) -> Bytes {
-    let h = Header {
-        program: KEEPALIVE_PROGRAM,
-        version: KEEPALIVE_VERSION,
-        procedure,
-        kind: MessageType::Message,
-        serial: 0,
-        status: MessageStatus::Ok,
-    };
-    packet(h, &[])
+    message((KEEPALIVE_PROGRAM, KEEPALIVE_VERSION), procedure, 0, &[])
 }
 
 /// A packet with an arbitrary header and payload (for malformed cases).

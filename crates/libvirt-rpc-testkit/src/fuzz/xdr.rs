@@ -330,12 +330,7 @@ struct Entry {
 fn entries() -> &'static HashMap<i32, Entry> {
     struct Collect(HashMap<i32, Entry>);
     impl ProcedureVisitor for Collect {
-        fn visit<P>(&mut self)
-        where
-            P: Procedure,
-            P::Args: Decode + Debug,
-            P::Ret: Encode + Debug,
-        {
+        fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self) {
             let entry = Entry {
                 info: ProcInfo {
                     program: P::PROGRAM,

@@ -38,11 +38,7 @@ pub trait Procedure {
 /// of a list kept beside it.
 pub trait ProcedureVisitor {
     /// Called with one procedure.
-    fn visit<P>(&mut self)
-    where
-        P: Procedure,
-        P::Args: Decode + Debug,
-        P::Ret: Encode + Debug;
+    fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self);
 }
 
 /// Static facts about one procedure, for lookups by number (tracing, raw calls).

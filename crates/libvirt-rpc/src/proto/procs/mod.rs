@@ -100,12 +100,7 @@ mod tests {
 
         struct Collect(Vec<ProcInfo>);
         impl ProcedureVisitor for Collect {
-            fn visit<P>(&mut self)
-            where
-                P: Procedure,
-                P::Args: Decode + Debug,
-                P::Ret: Encode + Debug,
-            {
+            fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self) {
                 self.0.push(ProcInfo {
                     program: P::PROGRAM,
                     number: P::NUMBER,
