@@ -3,7 +3,8 @@
 //! **This is not libvirtd.** It exists for tests that need states a real daemon cannot be made
 //! to produce on demand (a reply for a serial nobody asked for, an error after a finish, a
 //! truncated packet, a hole on a non-sparse stream, silence). Tests against a real daemon
-//! live next to it; anything that can be shown on a real libvirtd is shown there.
+//! live beside the scripted ones in libvirt-rpc's `tests/` (`client_libvirtd.rs`); anything
+//! that can be shown on a real libvirtd is shown there.
 //!
 //! The peer is sans-io too: feed it the client's bytes with [`Peer::feed`], take the client's
 //! packets with [`Peer::recv`], and build answers with the `*_to` helpers (which know the
