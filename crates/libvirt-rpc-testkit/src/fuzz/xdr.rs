@@ -337,6 +337,7 @@ fn entries() -> &'static HashMap<i32, Entry> {
                     number: P::NUMBER,
                     name: P::NAME,
                     stream: P::STREAM,
+                    since: P::SINCE,
                 },
                 args: |p, m| {
                     check_type::<P::Args>(p, m);
