@@ -36,8 +36,8 @@
 //! daemon lets go of the stream's file), **then** deletes the temporary volume (and an
 //! unmarked base, if the copy got that far).
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::collections::BTreeMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -46,7 +46,9 @@ use egress_provider::{
 };
 use futures::StreamExt;
 use libvirt_rpc::Client;
-use libvirt_rpc::proto::procs::storage::{StorageVolCreateXmlFrom, StorageVolCreateXmlFromArgs};
+use libvirt_rpc::proto::procs::storage::{
+    StorageVolCreateXmlFrom, StorageVolCreateXmlFromArgs, vol_create_flags,
+};
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
@@ -54,12 +56,10 @@ use tracing::Instrument;
 
 use crate::classify::{LvError, provider_error};
 use crate::config::Budgets;
+use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::ops;
 use crate::xml::volume_xml;
-
-/// `virStorageVolCreateFlags::REFLINK`.
-const VOL_CREATE_REFLINK: u32 = 2;
 
 /// Progress of [`ImageCache::ensure`], for progress bars.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,6 +111,29 @@ pub struct BaseImage {
     pub fetched: bool,
 }
 
+impl BaseImage {
+    /// The published base `volume` as the host reports it now (capacity, path).
+    async fn read(
+        link: &Link,
+        volume: StorageVol,
+        format: ImageFormat,
+        digest: Sha256Digest,
+        fetched: bool,
+    ) -> Result<Self, ProviderError> {
+        let read = |e| provider_error(format!("read volume {}", volume.name), e);
+        let info = ops::vol_info(link, &volume).await.map_err(read)?;
+        let path = ops::vol_path(link, &volume).await.map_err(read)?;
+        Ok(Self {
+            volume,
+            path,
+            format,
+            capacity: info.capacity,
+            digest,
+            fetched,
+        })
+    }
+}
+
 /// `base-<entry>-<key>.<format>`.
 pub fn base_volume_name(entry: &str, key: &str, format: ImageFormat) -> String {
     format!("base-{entry}-{key}.{}", format.as_str())
@@ -140,17 +163,8 @@ fn nonce() -> String {
     )
 }
 
-/// In-process single flight per (entry, key). The map is bounded by the configured keys.
-type FlightMap = HashMap<(String, String), Arc<tokio::sync::Mutex<()>>>;
-
-fn flight(entry: &str, key: &str) -> Arc<tokio::sync::Mutex<()>> {
-    static MAP: OnceLock<Mutex<FlightMap>> = OnceLock::new();
-    let map = MAP.get_or_init(Mutex::default);
-    let mut m = map.lock().unwrap_or_else(PoisonError::into_inner);
-    m.entry((entry.to_owned(), key.to_owned()))
-        .or_default()
-        .clone()
-}
+/// In-process single flight per (entry, key), across every cache of the process.
+static FLIGHTS: LazyLock<KeyedLocks<(String, String)>> = LazyLock::new(KeyedLocks::default);
 
 /// What the cache check found.
 enum Check {
@@ -280,15 +294,12 @@ impl ImageCache {
         key: &Identifier,
     ) -> Result<BaseImage, ProviderError> {
         let src = self.source(key)?.clone();
-        let lock = flight(&self.entry, key.as_str());
-        let _guard = lock.lock().await;
+        let _guard = FLIGHTS.lock((self.entry.clone(), key.to_string())).await;
         let link = links
             .link()
             .await
             .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
-        let pool = ops::pool(&link, &self.pool)
-            .await
-            .map_err(|e| provider_error(format!("look up storage pool {:?}", self.pool), e))?;
+        let pool = ops::entry_pool(&link, &self.pool).await?;
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         match self
@@ -360,20 +371,9 @@ impl ImageCache {
         let Some(volume) = base else {
             return Ok(Check::Debris("marker without base".into()));
         };
-        let info = ops::vol_info(link, &volume)
+        BaseImage::read(link, volume, src.format, found, false)
             .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        let path = ops::vol_path(link, &volume)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        Ok(Check::Cached(BaseImage {
-            volume,
-            path,
-            format: src.format,
-            capacity: info.capacity,
-            digest: found,
-            fetched: false,
-        }))
+            .map(Check::Cached)
     }
 
     async fn fetch_and_publish(
@@ -632,24 +632,11 @@ impl ImageCache {
         attempt.base_created = false;
         self.note("marker");
 
-        let info = ops::vol_info(link, &base)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        let path = ops::vol_path(link, &base)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
         self.report(ImageProgress::Published {
             volume: base_name,
             bytes: len,
         });
-        Ok(BaseImage {
-            volume: base,
-            path,
-            format: src.format,
-            capacity: info.capacity,
-            digest,
-            fetched: true,
-        })
+        BaseImage::read(link, base, src.format, digest, true).await
     }
 }
 
@@ -667,7 +654,7 @@ async fn publish(
         clonevol: from.clone(),
         flags,
     };
-    let reflink = args(VOL_CREATE_REFLINK);
+    let reflink = args(vol_create_flags::REFLINK);
     let plain = args(0);
     let call = |a| client.call_timeout::<StorageVolCreateXmlFrom>(a, budget);
     match call(&reflink).await {

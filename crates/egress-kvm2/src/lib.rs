@@ -73,6 +73,7 @@ pub mod address;
 pub mod classify;
 pub mod config;
 pub mod image;
+mod keyed;
 pub mod link;
 pub mod meta;
 pub mod monitor;

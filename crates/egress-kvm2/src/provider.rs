@@ -1,8 +1,8 @@
 //! The [`Provider`] implementation.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
@@ -17,7 +17,7 @@ use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDo
 use libvirt_rpc::proto::procs::domain::{
     DomainCreateWithFlags, DomainDefineXmlFlags, DomainDestroyFlags, DomainFlagsArgs,
     DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
-    DomainUndefineFlags, define_flags, state, undefine_flags,
+    DomainUndefineFlags, define_flags, shutoff_reason, state, undefine_flags,
 };
 use libvirt_rpc::proto::types::Domain;
 use tracing::Instrument;
@@ -26,18 +26,13 @@ use crate::address::{self, SourceResult, Verdict};
 use crate::classify::{LvError, provider_error};
 use crate::config::Kvm2Settings;
 use crate::image::{BaseImage, ImageCache, ProgressFn};
+use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::meta::Meta;
 use crate::monitor;
 use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
-
-/// `virDomainShutoffReason` values that mean the guest failed.
-const SHUTOFF_CRASHED: i32 = 3;
-const SHUTOFF_FAILED: i32 = 6;
-/// `VIR_DOMAIN_SHUTOFF_UNKNOWN`: defined and never started (or the daemon does not know).
-const SHUTOFF_UNKNOWN: i32 = 0;
 
 /// Why a provider could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -68,51 +63,13 @@ pub fn seed_volume_name(entry: &str, uid: &str) -> String {
     format!("seed-{entry}-{uid}.img")
 }
 
-/// Per-key async locks whose entries go away when unused.
-#[derive(Default)]
-struct KeyedLocks(Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
-
-struct KeyedGuard<'a> {
-    locks: &'a KeyedLocks,
-    key: String,
-    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
-}
-
-impl KeyedLocks {
-    async fn lock(&self, key: &str) -> KeyedGuard<'_> {
-        let m = {
-            let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-            map.entry(key.to_owned()).or_default().clone()
-        };
-        let guard = m.lock_owned().await;
-        KeyedGuard {
-            locks: self,
-            key: key.to_owned(),
-            guard: Some(guard),
-        }
-    }
-}
-
-impl Drop for KeyedGuard<'_> {
-    fn drop(&mut self) {
-        drop(self.guard.take());
-        let mut map = self.locks.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if map
-            .get(&self.key)
-            .is_some_and(|m| Arc::strong_count(m) == 1)
-        {
-            map.remove(&self.key);
-        }
-    }
-}
-
 /// The KVM provider of one configuration entry.
 pub struct Kvm2Provider {
     name: Identifier,
     settings: Kvm2Settings,
     links: LinkPool,
     images: ImageCache,
-    uids: KeyedLocks,
+    uids: KeyedLocks<String>,
     /// Tests: runs between the state read and the address read.
     #[cfg(test)]
     before_address: Option<AddressHook>,
@@ -305,10 +262,10 @@ impl Kvm2Provider {
                 None => InstanceState::Provisioning,
             },
             state::SHUTOFF => match st.reason {
-                SHUTOFF_CRASHED => InstanceState::Failed {
+                shutoff_reason::CRASHED => InstanceState::Failed {
                     reason: "the guest crashed and is shut off".into(),
                 },
-                SHUTOFF_FAILED => InstanceState::Failed {
+                shutoff_reason::FAILED => InstanceState::Failed {
                     reason: "the domain failed to start".into(),
                 },
                 _ => InstanceState::Stopped,
@@ -385,7 +342,9 @@ impl Kvm2Provider {
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
         // Defined and never started (a create interrupted between define and start), or a
         // start that failed: start it now. A domain stopped after running stays stopped.
-        if st.state == state::SHUTOFF && matches!(st.reason, SHUTOFF_UNKNOWN | SHUTOFF_FAILED) {
+        if st.state == state::SHUTOFF
+            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED)
+        {
             tracing::info!(domain = %dom.name, "completing an interrupted create: starting the domain");
             self.start(link, dom).await?;
         }
@@ -439,7 +398,7 @@ impl Kvm2Provider {
                 seed::MAX_USER_DATA
             )));
         }
-        let _guard = self.uids.lock(spec.uid.as_str()).await;
+        let _guard = self.uids.lock(spec.uid.to_string()).await;
         let link = self.link().await?;
         let name = self.domain_name(&spec.uid);
         if let Some(dom) = ops::domain(&link, &name)
@@ -456,12 +415,7 @@ impl Kvm2Provider {
         let base = self.images.ensure(&self.links, &spec.image).await?;
         // The fetch may have taken long: take the live link again.
         let link = self.link().await?;
-        let pool = ops::pool(&link, &self.settings.pool)
-            .await
-            .map_err(perr(format!(
-                "look up storage pool {:?}",
-                self.settings.pool
-            )))?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
 
         // The overlay: reuse one left by an interrupted create (nothing has booted from it,
         // since no domain exists), else create it.
@@ -689,7 +643,7 @@ impl Kvm2Provider {
     }
 
     async fn delete_inner(&self, uid: &Identifier) -> Result<(), ProviderError> {
-        let _guard = self.uids.lock(uid.as_str()).await;
+        let _guard = self.uids.lock(uid.to_string()).await;
         let link = self.link().await?;
         let name = self.domain_name(uid);
         if let Some(dom) = ops::domain(&link, &name)
@@ -705,12 +659,7 @@ impl Kvm2Provider {
             self.stop(&link, &dom).await?;
             self.undefine(&link, &dom).await?;
         }
-        let pool = ops::pool(&link, &self.settings.pool)
-            .await
-            .map_err(perr(format!(
-                "look up storage pool {:?}",
-                self.settings.pool
-            )))?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
         for vol in [
             disk_volume_name(self.name.as_str(), uid.as_str()),
             seed_volume_name(self.name.as_str(), uid.as_str()),

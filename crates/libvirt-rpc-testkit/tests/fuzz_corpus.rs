@@ -2,12 +2,14 @@
 //! `fuzz/regressions/<target>/*`) through the checks the cargo-fuzz targets run, so stable
 //! `cargo test` exercises the corpus and guards fixed bugs (see `fuzz/README.md`).
 //!
-//! The hand-built `connection` seeds are Rust values (`fuzz::connection::seeds`);
+//! The hand-built seeds are Rust values (`fuzz::connection::seeds`, `fuzz::handshake::seeds`);
 //! `cargo test -p libvirt-rpc-testkit --test fuzz_corpus -- --ignored write_connection_seeds`
-//! rewrites their files.
+//! (or `write_handshake_seeds`) rewrites their files.
 
 use std::path::{Path, PathBuf};
 
+#[cfg(feature = "sasl")]
+use libvirt_rpc_testkit::fuzz::handshake;
 use libvirt_rpc_testkit::fuzz::{connection, frame, xdr};
 
 fn fuzz_dir() -> PathBuf {
@@ -82,6 +84,12 @@ fn connection_corpus() {
     replay("connection", 10, connection::check, connection::set_strict);
 }
 
+#[cfg(feature = "sasl")]
+#[test]
+fn handshake_corpus() {
+    replay("handshake", 8, handshake::check, no_strict);
+}
+
 #[test]
 fn xdr_checks_every_typed_procedure() {
     use libvirt_rpc::proto::procs;
@@ -134,5 +142,39 @@ fn write_connection_seeds() {
             connection::encode(&seed.setup, &seed.ops),
         )
         .expect("write seed");
+    }
+}
+
+// ---- hand-built handshake seeds --------------------------------------------------------
+
+#[cfg(feature = "sasl")]
+#[test]
+fn handshake_seeds_pass_and_match_their_files() {
+    let dir = fuzz_dir().join("corpus/handshake");
+    for (name, input) in handshake::seeds() {
+        handshake::run(&input);
+        let bytes = handshake::encode(&input);
+        assert_eq!(
+            handshake::parse(&bytes),
+            input,
+            "{name}: encoding round trip"
+        );
+        let file = std::fs::read(dir.join(format!("seed-{name}"))).unwrap_or_default();
+        assert!(
+            file == bytes,
+            "fuzz/corpus/handshake/seed-{name} is stale: run write_handshake_seeds"
+        );
+    }
+}
+
+#[cfg(feature = "sasl")]
+#[test]
+#[ignore = "rewrites fuzz/corpus/handshake/seed-*"]
+fn write_handshake_seeds() {
+    let dir = fuzz_dir().join("corpus/handshake");
+    std::fs::create_dir_all(&dir).expect("corpus dir");
+    for (name, input) in handshake::seeds() {
+        std::fs::write(dir.join(format!("seed-{name}")), handshake::encode(&input))
+            .expect("write seed");
     }
 }

@@ -30,6 +30,7 @@ use libvirt_rpc::proto::procs::storage::{
     StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
 };
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
+use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use tokio::io::AsyncRead;
 
@@ -82,20 +83,6 @@ async fn create_vol(c: &Client, pool: &StoragePool, name: &str, bytes: u64) -> S
     .await
     .unwrap()
     .vol
-}
-
-/// Deterministic pseudo-random bytes (xorshift), cheap to regenerate for comparison.
-fn pattern(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    let mut v = Vec::with_capacity(len);
-    while v.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.extend_from_slice(&x.to_le_bytes());
-    }
-    v.truncate(len);
-    v
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -393,7 +393,7 @@ async fn a_stalled_subscriber_loses_events_not_replies() {
         return;
     };
     let opts = ConnectOptions {
-        event_queue: 2,
+        event_queue: std::num::NonZeroUsize::new(2).unwrap(),
         ..ConnectOptions::default()
     };
     let c = Client::connect(&d.test_uri(), opts).await.unwrap();

@@ -116,6 +116,7 @@ fn handshake_sends_virsh_bytes() {
         keepalive: true,
         events: true,
         close_callback: true,
+        ..HandshakeOptions::default()
     });
     let mut i = 0;
     while let Some(call) = hs.next_call() {

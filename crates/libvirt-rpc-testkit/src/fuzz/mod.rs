@@ -8,6 +8,8 @@
 //!   packet each (`xdr_decode`);
 //! * [`connection`]: the connection state machine under a sequence of operations, against a
 //!   model (`connection`);
+//! * `handshake` (default feature `sasl`): the opening handshake with SASL against an
+//!   arbitrary daemon, and the TLS accept byte (`handshake`);
 //! * [`corpus`]: seed inputs built from the captures, and packing (the `corpus` example
 //!   writes them).
 //!
@@ -17,6 +19,8 @@
 pub mod connection;
 pub mod corpus;
 pub mod frame;
+#[cfg(feature = "sasl")]
+pub mod handshake;
 pub mod xdr;
 
 pub use xdr::Meter;

@@ -141,8 +141,9 @@ pub type KillFn = Arc<dyn Fn() + Send + Sync>;
 pub(crate) struct Inner {
     pub(crate) state: Mutex<State>,
     pub(crate) kill: Option<KillFn>,
-    /// Set by the first close; later closes (another handle, the last clone's drop) only
-    /// find the core dead. A flag, not a once-cell: nobody waits for the first kill.
+    /// Set (under the state lock) by the close that runs the kill; later closes (another
+    /// handle, the last clone's drop) only find the core dead. A flag, not a once-cell:
+    /// nobody waits for the first kill.
     pub(crate) killed: AtomicBool,
     pub(crate) closed_rx: watch::Receiver<Option<ConnectionError>>,
 }
@@ -155,18 +156,30 @@ impl Inner {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Mark dead (publishing why) first, then kill the transport outside the lock.
-    pub(crate) fn close(&self, reason: &str) {
-        {
+    /// Mark dead (publishing why) first, then kill the transport outside the lock. Returns
+    /// whether this call closed the connection (false: it was dead already).
+    ///
+    /// Who kills is decided under the lock, together with the publish: the first closer.
+    /// Decided after the lock is released, a task that the publish woke (a caller whose call
+    /// just failed, closing in turn) could win the kill and run a stalled kill inside that
+    /// caller, which is exactly what the publish was to spare it. A connection that died by
+    /// itself is killed by the first close after.
+    pub(crate) fn close(&self, reason: Arc<str>) -> bool {
+        let (first, kill) = {
             let mut st = self.lock();
-            st.conn.close(reason.to_string());
+            let first = !st.conn.is_closed();
+            st.conn.close(reason);
             st.dispatch();
             st.wake_driver();
+            let kill = self
+                .kill
+                .as_ref()
+                .filter(|_| !self.killed.swap(true, Ordering::AcqRel));
+            (first, kill)
+        };
+        if let Some(kill) = kill {
+            kill();
         }
-        if let Some(kill) = &self.kill {
-            if !self.killed.swap(true, Ordering::AcqRel) {
-                kill();
-            }
-        }
+        first
     }
 }

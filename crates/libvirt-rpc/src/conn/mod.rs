@@ -24,6 +24,7 @@
 pub mod error;
 pub mod handshake;
 mod keepalive;
+pub mod sasl;
 mod stream;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
