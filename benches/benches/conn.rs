@@ -12,10 +12,11 @@ use std::hint::black_box;
 use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use libvirt_rpc::conn::{Output, StreamItem};
+use libvirt_rpc::proto::REMOTE_PROGRAM;
 use libvirt_rpc::proto::StreamDirection;
+use libvirt_rpc::proto::events::{CallbackMsg, Lifecycle};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::proto::types::{Domain, Uuid};
-use libvirt_rpc::proto::{REMOTE_PROGRAM, events::LifecycleMsg};
 use libvirt_rpc::wire::frame::{Header, STREAM_CHUNK_MAX};
 use libvirt_rpc_testkit::{Pair, peer};
 
@@ -143,15 +144,17 @@ fn call_roundtrip(crit: &mut Criterion) {
     });
     let ev = peer::event(
         318,
-        &LifecycleMsg {
+        &CallbackMsg {
             callback_id: 1,
-            dom: Domain {
-                name: "vm".into(),
-                uuid: Uuid([1; 16]),
-                id: 1,
+            body: Lifecycle {
+                dom: Domain {
+                    name: "vm".into(),
+                    uuid: Uuid([1; 16]),
+                    id: 1,
+                },
+                event: 5,
+                detail: 1,
             },
-            event: 5,
-            detail: 1,
         },
     );
     crit.bench_function("event/handle_input_lifecycle", |b| {

@@ -16,7 +16,7 @@ use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
 };
 use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::proto::events::{DomainEvent, event_id, lifecycle};
+use libvirt_rpc::proto::events::{DomainEvent, Lifecycle, event_id, lifecycle};
 use libvirt_rpc::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,
     ConnectListAllDomains, ConnectListAllDomainsArgs,
@@ -175,7 +175,7 @@ async fn domain_lifecycle_with_events() {
             .await
             .expect("event in time")
             .expect("stream open");
-        let DomainEvent::Lifecycle { dom: ed, event, .. } = ev else {
+        let DomainEvent::Lifecycle(Lifecycle { dom: ed, event, .. }) = ev else {
             continue;
         };
         assert_eq!(ed.name, name);

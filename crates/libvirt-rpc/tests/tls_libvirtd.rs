@@ -12,7 +12,7 @@ use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, TlsError};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::conn::handshake::HandshakeError;
 use libvirt_rpc::conn::sasl::{CredentialCallback, Credentials, SaslError};
-use libvirt_rpc::proto::events::StoragePoolEvent;
+use libvirt_rpc::proto::events::{StoragePoolEvent, StoragePoolRefreshed};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri, ConnectIsSecure};
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
@@ -85,7 +85,7 @@ async fn exercise(c: &Client, d: &Libvirtd, vol_name: &str, mib: u64) {
         .expect("a refresh event within 10 s")
         .expect("subscription alive");
     assert!(
-        matches!(&ev, StoragePoolEvent::Refresh { pool: p, .. } if p.name == d.pool_name()),
+        matches!(&ev, StoragePoolEvent::Refresh(StoragePoolRefreshed { pool: p }) if p.name == d.pool_name()),
         "{ev:?}"
     );
 

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use libvirt_rpc::proto::error::WireError;
-use libvirt_rpc::proto::events::{ConnectionClosedMsg, RebootMsg};
+use libvirt_rpc::proto::events::{CallbackMsg, ConnectionClosedMsg, DomainOnly};
 use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsRet;
 use libvirt_rpc::proto::procs::domain::{
     DomainGetMemoryParametersRet, DomainInterface, DomainInterfaceAddressesRet, DomainIpAddr,
@@ -373,9 +373,9 @@ pub fn synthesized() -> Vec<Vec<u8>> {
     let event = |procedure, msg: &[u8]| packet_bytes(procedure, MessageType::Message, 1, msg);
     out.push(event(
         319,
-        &encode(&RebootMsg {
+        &encode(&CallbackMsg {
             callback_id: 3,
-            dom: dom.clone(),
+            body: DomainOnly { dom: dom.clone() },
         }),
     ));
     out.push(event(362, &encode(&ConnectionClosedMsg { reason: 1 })));

@@ -63,7 +63,7 @@ pub use uri::{LibvirtUri, SshTarget, TlsTarget, Transport, UriError};
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::{CallError, Config, Connection, ConnectionError};
 use crate::proto::{self, Procedure};
-use crate::wire::xdr::{self, Encode, Encoder};
+use crate::wire::xdr::{Encode, Preencoded};
 
 /// How to open a connection.
 #[derive(Clone)]
@@ -201,15 +201,6 @@ fn busy_poll_fd(io: &impl AsFd, opts: &ConnectOptions) -> Option<OwnedFd> {
         return None;
     }
     io.as_fd().try_clone_to_owned().ok()
-}
-
-/// Already-encoded XDR arguments, for raw calls.
-pub(crate) struct Raw<'a>(pub(crate) &'a [u8]);
-
-impl Encode for Raw<'_> {
-    fn encode(&self, enc: &mut Encoder) {
-        enc.put_fixed_opaque(self.0);
-    }
 }
 
 impl Client {
@@ -392,7 +383,7 @@ impl Client {
             conn: Connection::new(opts.config.clone(), Instant::now()),
             calls: HashMap::new(),
             streams: HashMap::new(),
-            events: events::Registrations::default(),
+            subscribers: HashMap::new(),
             writable: Vec::new(),
             driver: None,
             read_blocked: false,
@@ -456,16 +447,14 @@ impl Client {
         }
         .instrument(span)
         .await?;
-        match xdr::from_bytes::<P::Ret>(payload) {
-            Ok(r) => Ok(r),
-            Err(e) => {
-                let mut st = self.inner.lock();
-                let err = st.conn.report_bad_reply(P::NUMBER, serial, e);
-                st.dispatch();
-                st.wake_driver();
-                Err(CallError::Connection(err))
-            }
-        }
+        // Decoded outside the lock; taken only when the reply does not decode.
+        Connection::parse_reply::<P>(serial, payload).map_err(|v| {
+            let mut st = self.inner.lock();
+            let err = st.conn.handle_violation(v);
+            st.dispatch();
+            st.wake_driver();
+            err
+        })
     }
 
     /// Call any procedure of any program with pre-encoded arguments; returns the raw reply
@@ -476,7 +465,7 @@ impl Client {
         procedure: i32,
         args: &[u8],
     ) -> Result<Bytes, CallError> {
-        let serial = self.start_call(program, procedure, &Raw(args), None)?;
+        let serial = self.start_call(program, procedure, &Preencoded(args), None)?;
         let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
         let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
         CallFuture {

@@ -11,8 +11,8 @@ use std::task::Waker;
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use super::events::{Kind, Queued, RegCall, Registrations};
-use crate::conn::{CallError, Connection, ConnectionError, Output};
+use super::events::Subscriber;
+use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId};
 use crate::proto::events::Event;
 
 /// Upload backpressure: callers wait while more than this is queued in the core. Four
@@ -24,9 +24,6 @@ pub(crate) const TRANSMIT_HIGH: usize = 512 << 10;
 pub(crate) struct CallSlot {
     pub(crate) result: Option<Result<Bytes, CallError>>,
     pub(crate) waker: Option<Waker>,
-    /// An event (de)registration call: which registration. Nobody awaits this slot; the
-    /// reply goes to the registration table, where the subscribers wait.
-    pub(crate) registration: Option<(u64, RegCall)>,
 }
 
 #[derive(Debug, Default)]
@@ -39,7 +36,8 @@ pub(crate) struct State {
     pub(crate) conn: Connection,
     pub(crate) calls: HashMap<u32, CallSlot>,
     pub(crate) streams: HashMap<u32, StreamSlot>,
-    pub(crate) events: Registrations,
+    /// Event subscribers, by the core's ids.
+    pub(crate) subscribers: HashMap<SubscriberId, Subscriber>,
     pub(crate) writable: Vec<Waker>,
     pub(crate) driver: Option<Waker>,
     /// The driver stopped reading because a download window is full.
@@ -50,22 +48,10 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// Remove one event subscriber (deregistering with the daemon if it was the last).
-    pub(crate) fn detach_subscriber(&mut self, kind: Kind, sub: u64) {
-        let q = self.events.detach(kind, sub, &mut self.conn);
-        self.track(q);
-    }
-
-    /// Record a (de)registration call the registration table queued, and get it sent.
-    pub(crate) fn track(&mut self, q: Option<Queued>) {
-        let Some(q) = q else { return };
-        self.calls.insert(
-            q.serial,
-            CallSlot {
-                registration: Some((q.reg, q.call)),
-                ..CallSlot::default()
-            },
-        );
+    /// Remove one event subscriber (the core deregisters with the daemon if it was the last).
+    pub(crate) fn unsubscribe(&mut self, sub: SubscriberId) {
+        self.subscribers.remove(&sub);
+        self.conn.unsubscribe(sub);
         self.wake_driver();
     }
 
@@ -83,19 +69,6 @@ impl State {
         while let Some(o) = self.conn.poll_output() {
             match o {
                 Output::CallDone { serial, result } => {
-                    if let Some((reg, call)) = self.calls.get(&serial).and_then(|s| s.registration)
-                    {
-                        self.calls.remove(&serial);
-                        let q = match call {
-                            RegCall::Register => {
-                                self.events.registered(reg, serial, result, &mut self.conn)
-                            }
-                            // Whatever the daemon said, the callback is gone or never was.
-                            RegCall::Deregister => self.events.deregistered(reg, &mut self.conn),
-                        };
-                        self.track(q);
-                        continue;
-                    }
                     if let Some(slot) = self.calls.get_mut(&serial) {
                         slot.result = Some(result);
                         completed += 1;
@@ -112,14 +85,26 @@ impl State {
                         }
                     }
                 }
-                Output::Event(Event::ConnectionClosed { reason }) => {
+                Output::SubscriptionDone { subscriber, result } => {
+                    if let Some(s) = self.subscribers.get_mut(&subscriber) {
+                        s.complete(result);
+                    }
+                }
+                Output::Event {
+                    event: Event::ConnectionClosed { reason },
+                    ..
+                } => {
                     self.close_notice = Some(reason);
                 }
-                Output::Event(ev) => self.events.deliver(&ev),
+                Output::Event { event, subscribers } => {
+                    for s in subscribers.iter().filter_map(|id| self.subscribers.get(id)) {
+                        s.deliver(&event);
+                    }
+                }
                 Output::Closed(e) => {
                     self.closed_tx.send_replace(Some(e));
                     // Dropping the senders ends every subscription stream.
-                    self.events.clear();
+                    self.subscribers.clear();
                     for w in self.writable.drain(..) {
                         w.wake();
                     }

@@ -361,6 +361,49 @@ input! {
             /// Where to split delivery (0: whole).
             split: u16,
         },
+        /// An event-subscription operation (see [`subscriptions`](super::subscriptions)).
+        Sub = 19 {
+            /// What happens.
+            op: SubOp,
+        },
+    }
+}
+
+input! {
+    /// One subscription operation.
+    pub enum SubOp {
+        /// `subscribe` to event id `event_id % 3` of domains (`secret` false) or secrets, all
+        /// objects.
+        Subscribe = 0 {
+            /// Secret events rather than domain events.
+            secret: bool,
+            /// Event id (mod 3: few keys, so subscribers share).
+            event_id: u8,
+        },
+        /// `unsubscribe` a subscriber pick (255: one nobody made).
+        Unsubscribe = 1 {
+            /// Subscriber pick.
+            sub: u8,
+        },
+        /// The daemon answers one of the connection's registration calls in flight (pick; a
+        /// made-up serial when none): a REGISTER with callback id `callback_id % 4`, a
+        /// DEREGISTER with nothing, either with an error when `refuse`.
+        Answer = 2 {
+            /// Call pick.
+            call: u8,
+            /// Callback id (mod 4: ids collide across keys and kinds).
+            callback_id: u8,
+            /// Answer with a `remote_error`.
+            refuse: bool,
+        },
+        /// A lifecycle event of domains (`secret` false) or secrets for callback id
+        /// `callback_id % 4`.
+        Event = 3 {
+            /// A secret event rather than a domain event.
+            secret: bool,
+            /// Callback id.
+            callback_id: u8,
+        },
     }
 }
 

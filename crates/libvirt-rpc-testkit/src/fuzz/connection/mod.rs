@@ -29,10 +29,12 @@
 //!   unique; stream packets carry the opening call's program, procedure and serial; data only
 //!   on open uploads, in order and unchanged, never after finish or abort; **`STREAM_HOLE` only
 //!   on uploads opened sparse**; finish at most once and never after abort; abort at most once
-//!   and only after the open REPLY; keepalive only as empty PING/PONG with serial 0.
+//!   and only after the open REPLY; keepalive only as empty PING/PONG with serial 0;
+//! * event subscriptions: see [`subscriptions`] (`Op::Sub`).
 
 pub mod input;
 pub mod seeds;
+pub mod subscriptions;
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -40,10 +42,12 @@ use std::time::{Duration, Instant};
 use bytes::{Buf, Bytes, BytesMut};
 use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
-    StreamItem,
+    StreamItem, SubscriberId,
 };
 use libvirt_rpc::proto::error::{RemoteError, WireError};
-use libvirt_rpc::proto::events::{self, ConnectionClosedMsg, LifecycleMsg, RebootMsg};
+use libvirt_rpc::proto::events::{
+    self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
+};
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::types::{Domain, Uuid};
 use libvirt_rpc::proto::{
@@ -188,8 +192,10 @@ struct Harness {
     final_checked: bool,
     /// Call completions predicted from processed replies, not yet emitted.
     expected_done: HashMap<u32, Result<Bytes, CallError>>,
-    /// Events predicted from processed messages, in order.
-    expected_events: VecDeque<events::Event>,
+    /// Events predicted from processed messages, in order, with their subscribers.
+    expected_events: VecDeque<(events::Event, Vec<SubscriberId>)>,
+    /// The event-subscription model.
+    subs: subscriptions::Model,
     /// Streams whose open REPLY was processed during this operation.
     opened_now: Vec<u32>,
     /// PONGs owed for processed PINGs.
@@ -249,6 +255,7 @@ impl Harness {
             final_checked: false,
             expected_done: HashMap::new(),
             expected_events: VecDeque::new(),
+            subs: subscriptions::Model::default(),
             opened_now: Vec::new(),
             pongs_owed: 0,
             expect_fatal: false,
@@ -308,6 +315,7 @@ impl Harness {
                 {
                     Ok(serial) => {
                         assert!(closed.is_none());
+                        self.subs.note_serial(serial);
                         assert_eq!(
                             self.pair.conn.transmit_queued(),
                             queued + MIN_FRAME_LEN + usize::from(*args_len).next_multiple_of(4)
@@ -349,6 +357,7 @@ impl Harness {
                 {
                     Ok(id) => {
                         assert!(closed.is_none());
+                        self.subs.note_serial(id);
                         assert!(!self.calls.contains_key(&id) && !self.streams.contains_key(&id));
                         self.streams.insert(
                             id,
@@ -574,6 +583,7 @@ impl Harness {
                 }
                 self.pump();
             }
+            Op::Sub { op } => self.apply_sub(op, closed.as_ref()),
         }
         if let Some(e) = closed {
             assert_eq!(self.error(), Some(e), "errors are sticky");
@@ -625,6 +635,10 @@ impl Harness {
             &(),
         );
         assert_eq!(open, Err(StreamError::Connection(e.clone())));
+        assert_eq!(
+            self.pair.conn.subscribe::<DomainEvent>(0, None),
+            Err(CallError::Connection(e.clone()))
+        );
         let want = Err(StreamError::Connection(e.clone()));
         assert_eq!(
             self.pair.conn.stream_send(id, Bytes::from_static(b"x")),
@@ -835,18 +849,20 @@ impl Harness {
                     detail,
                 } => peer::event(
                     318,
-                    &LifecycleMsg {
+                    &CallbackMsg {
                         callback_id: *callback_id,
-                        dom: domain(),
-                        event: *event,
-                        detail: *detail,
+                        body: Lifecycle {
+                            dom: domain(),
+                            event: *event,
+                            detail: *detail,
+                        },
                     },
                 ),
                 EventBody::Reboot { callback_id } => peer::event(
                     319,
-                    &RebootMsg {
+                    &CallbackMsg {
                         callback_id: *callback_id,
-                        dom: domain(),
+                        body: DomainOnly { dom: domain() },
                     },
                 ),
                 EventBody::Closed { reason } => {
@@ -964,7 +980,8 @@ impl Harness {
                     self.pongs_owed += 1;
                 } else if h.program == REMOTE_PROGRAM {
                     if let Ok(Some(ev)) = events::decode(h.procedure, f.payload) {
-                        self.expected_events.push_back(ev);
+                        let subscribers = self.subs.route(&ev);
+                        self.expected_events.push_back((ev, subscribers));
                     }
                 }
             }
@@ -1016,6 +1033,9 @@ impl Harness {
     fn on_reply(&mut self, h: Header, payload: Bytes) {
         if h.status == MessageStatus::Continue {
             self.expect_fatal = true;
+            return;
+        }
+        if self.sub_on_reply(h, &payload) {
             return;
         }
         if let Some(c) = self.calls.get_mut(&h.serial) {
@@ -1123,7 +1143,7 @@ impl Harness {
                     let procedure = if s.upload { UPLOAD_PROC } else { DOWNLOAD_PROC };
                     assert_eq!((h.program, h.procedure), (REMOTE_PROGRAM, procedure));
                     assert!(f.payload.is_empty());
-                } else {
+                } else if !self.sub_on_call(f) {
                     panic!(
                         "CALL with serial {} that call/open_stream never returned",
                         h.serial
@@ -1220,6 +1240,7 @@ impl Harness {
 
     fn after_op(&mut self) {
         let mut events = Vec::new();
+        let mut done = Vec::new();
         while let Some(out) = self.pair.conn.poll_output() {
             if trace() {
                 eprintln!("   -> {out:?}");
@@ -1260,7 +1281,14 @@ impl Harness {
                     assert!(!s.forgotten, "StreamEnded for a forgotten stream");
                     s.ended = true;
                 }
-                Output::Event(ev) => events.push(ev),
+                Output::Event {
+                    event,
+                    mut subscribers,
+                } => {
+                    subscribers.sort_unstable();
+                    events.push((event, subscribers));
+                }
+                Output::SubscriptionDone { subscriber, result } => done.push((subscriber, result)),
                 Output::Closed(e) => {
                     assert!(!self.closed_seen, "Closed emitted twice");
                     assert_eq!(
@@ -1273,8 +1301,12 @@ impl Harness {
                 other => panic!("unexpected output {other:?}"),
             }
         }
+        self.sub_after_op(done);
         let want: Vec<_> = self.expected_events.drain(..).collect();
-        assert_eq!(events, want, "events differ from the processed messages");
+        assert_eq!(
+            events, want,
+            "events (or their subscribers) differ from the processed messages"
+        );
         assert!(
             self.expected_done.is_empty(),
             "replies processed but not completed: {:?}",
@@ -1298,7 +1330,12 @@ impl Harness {
             self.pair.conn.is_closed(),
             "Closed emitted iff is_closed"
         );
-        assert_eq!(self.pair.conn.pending_calls(), self.pending_count());
+        assert_eq!(
+            self.pair.conn.pending_calls(),
+            self.pending_count(),
+            "pending calls: the connection's vs the model's (user calls plus the \
+             subscription table's REGISTER/DEREGISTER in flight)"
+        );
         let live = self
             .streams
             .values()
@@ -1393,6 +1430,7 @@ impl Harness {
             .values()
             .filter(|c| c.state == CallState::Pending)
             .count()
+            + self.subs.pending()
     }
 }
 

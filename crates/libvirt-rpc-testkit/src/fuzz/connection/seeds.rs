@@ -3,7 +3,7 @@
 //! `fuzz/corpus/connection/seed-<name>` with [`encode`](super::encode) so fuzzing starts from
 //! them (the testkit's `fuzz_corpus` test checks the files match).
 
-use super::input::{Chunk, EventBody, Op, RawBytes, ReplyBody, ServerPacket, Setup, Tweak};
+use super::input::{Chunk, EventBody, Op, RawBytes, ReplyBody, ServerPacket, Setup, SubOp, Tweak};
 
 /// One hand-built input.
 #[derive(Debug, Clone)]
@@ -91,6 +91,38 @@ fn stream_ok(stream: u8) -> Op {
 
 fn event(body: EventBody) -> Op {
     server(ServerPacket::Event { body })
+}
+
+fn subscribe(secret: bool, event_id: u8) -> Op {
+    Op::Sub {
+        op: SubOp::Subscribe { secret, event_id },
+    }
+}
+
+fn unsubscribe(sub: u8) -> Op {
+    Op::Sub {
+        op: SubOp::Unsubscribe { sub },
+    }
+}
+
+/// The daemon answers the first registration call in flight.
+fn answer(callback_id: u8, refuse: bool) -> Op {
+    Op::Sub {
+        op: SubOp::Answer {
+            call: 0,
+            callback_id,
+            refuse,
+        },
+    }
+}
+
+fn sub_event(secret: bool, callback_id: u8) -> Op {
+    Op::Sub {
+        op: SubOp::Event {
+            secret,
+            callback_id,
+        },
+    }
 }
 
 /// Every hand-built input.
@@ -369,6 +401,91 @@ pub fn seeds() -> Vec<Seed> {
                 stream_ok(0),
                 Op::End { stream: 0 },
                 Op::TransportError,
+            ],
+        ),
+        seed(
+            // Two subscribers share one REGISTER; a secret registration gets the same
+            // callback id; the last one out deregisters; one arriving meanwhile waits, then
+            // registers anew.
+            "subscriptions_shared_per_kind",
+            quiet(),
+            vec![
+                subscribe(false, 0),
+                subscribe(false, 0),
+                ALL,
+                answer(1, false),
+                sub_event(false, 1),
+                subscribe(true, 0),
+                ALL,
+                answer(1, false),
+                sub_event(true, 1),
+                sub_event(false, 1),
+                event(EventBody::Lifecycle {
+                    callback_id: 1,
+                    event: 0,
+                    detail: 0,
+                }),
+                unsubscribe(0),
+                unsubscribe(1),
+                subscribe(false, 0),
+                ALL,
+                answer(0, false),
+                ALL,
+                answer(2, false),
+                sub_event(false, 2),
+                sub_event(false, 1),
+                Op::Eof,
+            ],
+        ),
+        seed(
+            // Dropped while registering: undone at the reply; refused; death while waiting.
+            "subscriptions_undo_refuse_death",
+            quiet(),
+            vec![
+                subscribe(false, 1),
+                ALL,
+                unsubscribe(0),
+                answer(3, false),
+                ALL,
+                sub_event(false, 3),
+                answer(0, false),
+                subscribe(true, 2),
+                ALL,
+                answer(0, true),
+                unsubscribe(1),
+                subscribe(false, 1),
+                subscribe(true, 1),
+                ALL,
+                call(0, None),
+                Op::Close,
+                subscribe(false, 1),
+                unsubscribe(2),
+            ],
+        ),
+        seed(
+            // A registration answered before it went out (raw bytes: REPLY 316, serial 0,
+            // callback id 1), and an undecodable registration reply (8 bytes for serial 1),
+            // which is fatal.
+            "subscriptions_raw_replies",
+            quiet(),
+            vec![
+                subscribe(false, 0),
+                Op::Raw {
+                    bytes: RawBytes(vec![
+                        0, 0, 0, 32, 0x20, 0x00, 0x80, 0x86, 0, 0, 0, 1, 0, 0, 1, 0x3c, 0, 0, 0, 1,
+                        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                    ]),
+                },
+                sub_event(false, 1),
+                ALL,
+                subscribe(false, 2),
+                ALL,
+                Op::Raw {
+                    bytes: RawBytes(vec![
+                        0, 0, 0, 36, 0x20, 0x00, 0x80, 0x86, 0, 0, 0, 1, 0, 0, 1, 0x3c, 0, 0, 0, 1,
+                        0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9,
+                    ]),
+                },
             ],
         ),
     ]
