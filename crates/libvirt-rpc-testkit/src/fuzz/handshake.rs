@@ -38,7 +38,8 @@ pub const PASSWORD: &str = "fuzz-Pa55word!";
 /// Most replies one input supplies.
 pub const MAX_REPLIES: usize = 64;
 
-const MECHS: [&str; 5] = [
+/// The SASL mechanism names an input picks from (the first three are the ones we support).
+pub const MECHS: [&str; 5] = [
     "SCRAM-SHA-256",
     "SCRAM-SHA-1",
     "PLAIN",
