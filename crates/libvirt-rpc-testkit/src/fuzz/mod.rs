@@ -7,7 +7,7 @@
 //! * [`xdr`]: every typed procedure's `Args`/`Ret`, errors, events and shared types on one
 //!   packet each (`xdr_decode`);
 //! * [`connection`]: the connection state machine under a sequence of operations, against a
-//!   model (`connection`);
+//!   model, event subscriptions included (`connection`);
 //! * `handshake` (default feature `sasl`): the opening handshake with SASL against an
 //!   arbitrary daemon, and the TLS accept byte (`handshake`);
 //! * [`corpus`]: seed inputs built from the captures, and packing (the `corpus` example
