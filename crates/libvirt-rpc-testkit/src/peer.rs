@@ -14,6 +14,7 @@
 use bytes::{BufMut, Bytes, BytesMut};
 
 use libvirt_rpc::proto::error::WireError;
+use libvirt_rpc::proto::types::StreamHole;
 use libvirt_rpc::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, REMOTE_PROGRAM,
     REMOTE_VERSION,
@@ -91,12 +92,14 @@ pub fn stream_data_to(call: &Header, data: &[u8]) -> Bytes {
 
 /// `STREAM_HOLE` CONTINUE of `len` bytes.
 pub fn stream_hole_to(call: &Header, len: i64) -> Bytes {
-    let mut p = BytesMut::with_capacity(12);
-    p.put_i64(len);
-    p.put_u32(0);
+    let hole = StreamHole {
+        length: len,
+        flags: 0,
+    };
+    let payload = xdr::to_bytes(&hole).expect("a hole encodes");
     packet(
         answer(call, MessageType::StreamHole, MessageStatus::Continue),
-        &p,
+        &payload,
     )
 }
 

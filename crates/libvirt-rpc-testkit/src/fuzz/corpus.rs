@@ -16,13 +16,13 @@ use libvirt_rpc::proto::procs::domain::{
     DomainGetMemoryParametersRet, DomainInterface, DomainInterfaceAddressesRet, DomainIpAddr,
 };
 use libvirt_rpc::proto::types::{
-    Domain, StoragePool, StorageVol, TypedParam, TypedParamValue, Uuid,
+    Domain, StoragePool, StorageVol, StreamHole, TypedParam, TypedParamValue, Uuid,
 };
 use libvirt_rpc::proto::{KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use libvirt_rpc::wire::frame::{Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Encode, LvString};
 
-use super::xdr::{Hole, Names, Params};
+use super::xdr::{Names, Params};
 use crate::peer;
 
 /// Whole packets kept per capture and direction as one `frame_decode` stream seed.
@@ -430,7 +430,7 @@ pub fn synthesized() -> Vec<Vec<u8>> {
         ),
         (
             20,
-            encode(&Hole {
+            encode(&StreamHole {
                 length: 2 << 20,
                 flags: 0,
             }),

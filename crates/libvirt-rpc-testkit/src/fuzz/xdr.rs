@@ -38,7 +38,7 @@ use libvirt_rpc::proto::procedure::ProcedureVisitor;
 use libvirt_rpc::proto::procs::visit_procedures;
 use libvirt_rpc::proto::types::{
     Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
-    StorageVol, TypedParam, Uuid,
+    StorageVol, StreamHole, TypedParam, Uuid,
 };
 use libvirt_rpc::proto::{ProcInfo, Procedure};
 use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
@@ -46,16 +46,6 @@ use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvStrin
 /// The wire messages of events 318 and 319.
 type LifecycleMsg = CallbackMsg<Lifecycle>;
 type RebootMsg = CallbackMsg<DomainOnly>;
-
-libvirt_rpc::xdr_struct! {
-    /// `virNetStreamHole`.
-    pub struct Hole {
-        /// Hole length.
-        pub length: i64,
-        /// Flags (0).
-        pub flags: u32,
-    }
-}
 
 libvirt_rpc::xdr_struct! {
     /// A typed-parameter list, as many returns carry.
@@ -219,7 +209,7 @@ pub fn check_packet(data: &[u8], meter: Option<Meter>) {
         (1 | 3, 1) => check_error_payload(&payload, meter),
         (2, _) => check_event(procedure, &payload, meter),
         (6, _) => {
-            check_type::<Hole>(&payload, meter);
+            check_type::<StreamHole>(&payload, meter);
         }
         (0..=6, _) => {}
         _ => standalone(procedure as u32, &payload, meter),
@@ -306,7 +296,7 @@ fn standalone(selector: u32, payload: &Bytes, meter: Option<Meter>) {
         LifecycleMsg,
         RebootMsg,
         ConnectionClosedMsg,
-        Hole,
+        StreamHole,
         bool,
         u32,
         i64,

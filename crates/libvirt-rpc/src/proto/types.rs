@@ -490,3 +490,13 @@ mod tests {
         assert!(chars(b"\0\0\x01\x41"), "high bits dropped");
     }
 }
+
+xdr_struct! {
+    /// `virNetStreamHole`: the payload of a `STREAM_HOLE` packet, in either direction.
+    pub struct StreamHole {
+        /// Bytes of the hole. Signed on the wire; a negative length is a protocol violation.
+        pub length: i64,
+        /// Always 0.
+        pub flags: u32,
+    }
+}

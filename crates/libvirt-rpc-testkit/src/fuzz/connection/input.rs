@@ -274,43 +274,43 @@ input! {
             /// Opened sparse.
             sparse: bool,
         },
-        /// `stream_send` of `len` patterned bytes.
+        /// `stream(id).send` of `len` patterned bytes.
         Send = 2 {
             /// Stream pick.
             stream: u8,
             /// Bytes.
             len: u16,
         },
-        /// `stream_send_hole`.
+        /// `stream(id).send_hole`.
         Hole = 3 {
             /// Stream pick.
             stream: u8,
             /// Hole length (may exceed `i64::MAX`).
             len: u64,
         },
-        /// `stream_finish`.
+        /// `stream(id).finish`.
         Finish = 4 {
             /// Stream pick.
             stream: u8,
         },
-        /// `stream_abort`.
+        /// `stream(id).abort`.
         Abort = 5 {
             /// Stream pick.
             stream: u8,
         },
-        /// `forget_stream`.
+        /// `stream(id).forget`.
         Forget = 6 {
             /// Stream pick.
             stream: u8,
         },
-        /// `stream_recv` up to `max` items (255: all streams, everything), then read on.
+        /// `stream(id).recv` up to `max` items (255: all streams, everything), then read on.
         Recv = 7 {
             /// Stream pick.
             stream: u8,
             /// Items.
             max: u8,
         },
-        /// `take_stream_end`.
+        /// `stream(id).take_end`.
         End = 8 {
             /// Stream pick.
             stream: u8,
