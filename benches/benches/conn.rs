@@ -8,10 +8,11 @@
 )]
 
 use std::hint::black_box;
+use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_rpc::conn::{Output, StreamItem};
+use libvirt_rpc::conn::{Connection, Output, StreamItem};
 use libvirt_rpc::proto::REMOTE_PROGRAM;
 use libvirt_rpc::proto::StreamDirection;
 use libvirt_rpc::proto::events::{CallbackMsg, Lifecycle};
