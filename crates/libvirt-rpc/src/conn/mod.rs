@@ -454,11 +454,14 @@ impl Connection {
     }
 
     /// Queue a call of a typed procedure ([`call_raw`](Self::call_raw) with its numbers).
+    /// A procedure that passes file descriptors is refused with
+    /// [`CallError::NeedsFdPassing`] before anything is queued.
     pub fn call<P: Procedure>(
         &mut self,
         args: &P::Args,
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
+        P::refuse_fds()?;
         self.call_raw(P::PROGRAM, P::NUMBER, args, deadline)
     }
 
@@ -1206,11 +1209,7 @@ impl Connection {
             }
             return;
         }
-        if h.program != REMOTE_PROGRAM {
-            self.stats.unknown_messages += 1;
-            return;
-        }
-        match events::decode(h.procedure, payload) {
+        match events::decode_message(h.program, h.procedure, payload) {
             Ok(Some(event)) => {
                 let subscribers = self.subscriptions.route(&event);
                 self.outputs.push_back(Output::Event { event, subscribers });

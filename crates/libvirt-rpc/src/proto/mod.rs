@@ -8,15 +8,15 @@ pub mod procs;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
-pub use procedure::{LibvirtVersion, ProcInfo, Procedure, StreamDirection};
+pub use procedure::{FdPassing, LibvirtVersion, ProcInfo, Procedure, StreamDirection};
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.
 pub const REMOTE_PROGRAM: u32 = 0x2000_8086;
 /// `REMOTE_PROTOCOL_VERSION`.
 pub const REMOTE_VERSION: u32 = 1;
-/// `QEMU_PROGRAM` (qemu-specific calls; only reachable as raw calls here).
+/// `QEMU_PROGRAM`: the QEMU driver's own calls ([`procs::qemu`]).
 pub const QEMU_PROGRAM: u32 = 0x2000_8087;
-/// `LXC_PROGRAM`.
+/// `LXC_PROGRAM`: the LXC driver's own call ([`procs::lxc`]).
 pub const LXC_PROGRAM: u32 = 0x0006_8000;
 /// `KEEPALIVE_PROGRAM` ("keep").
 pub const KEEPALIVE_PROGRAM: u32 = 0x6b65_6570;
