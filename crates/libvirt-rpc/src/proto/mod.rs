@@ -3,11 +3,13 @@
 
 pub mod error;
 pub mod events;
+pub mod names;
 pub mod procedure;
 pub mod procs;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
+pub use names::{DomainState, DomainStateReason};
 pub use procedure::{FdPassing, LibvirtVersion, ProcInfo, Procedure, StreamDirection};
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.

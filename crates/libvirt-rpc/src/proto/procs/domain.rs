@@ -16,7 +16,8 @@ use crate::proto::types::{CharVec, Domain, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virDomainState`, as returned by [`DomainGetState`] and [`DomainGetInfo`].
+/// `virDomainState`, as returned by [`DomainGetState`] and [`DomainGetInfo`]; to print one,
+/// [`DomainState`](crate::proto::DomainState) (or [`DomainGetStateRet::named`]).
 pub mod state {
     /// No state.
     pub const NOSTATE: i32 = 0;
