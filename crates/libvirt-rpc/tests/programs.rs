@@ -210,5 +210,6 @@ fn qemu_monitor_and_legacy_events_decode_without_subscribers() {
     assert_eq!(r.dom, dom());
     assert!(s1.is_empty() && s2.is_empty());
     assert_eq!(c.stats().unknown_messages, 0);
+    assert_eq!(c.stats().unrouted_events, 2);
     assert_eq!(c.stats().malformed_events, 0);
 }

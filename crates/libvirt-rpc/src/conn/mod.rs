@@ -168,6 +168,10 @@ pub struct Stats {
     pub unknown_messages: u64,
     /// Known events that failed to decode (skipped).
     pub malformed_events: u64,
+    /// Events that decoded but that no subscription receives: those of a legacy
+    /// registration (no callback id), QEMU monitor events, and late ones of a subscription
+    /// already gone. (The close notice is not counted.)
+    pub unrouted_events: u64,
     /// Stream packets for streams that had already ended (dropped).
     pub stragglers: u64,
     /// Replies that arrived after their call was forgotten (dropped).
@@ -1212,6 +1216,11 @@ impl Connection {
         match events::decode_message(h.program, h.procedure, payload) {
             Ok(Some(event)) => {
                 let subscribers = self.subscriptions.route(&event);
+                if subscribers.is_empty()
+                    && !matches!(event, events::Event::ConnectionClosed { .. })
+                {
+                    self.stats.unrouted_events += 1;
+                }
                 self.outputs.push_back(Output::Event { event, subscribers });
             }
             Ok(None) => self.stats.unknown_messages += 1,
