@@ -6,8 +6,10 @@
 //! word only delimits its packet (at least 4 bytes, at most what is left), so one captured
 //! packet is a seed as it is and a corpus file can hold many. Each packet's header picks what
 //! its payload is decoded as, the way the connection does it:
-//! * CALL → the procedure's `Args`; REPLY OK → its `Ret`; REPLY ERROR and STREAM ERROR →
-//!   `remote_error`; MESSAGE → `events::decode` and the typed event message;
+//! * CALL → the procedure's `Args`; REPLY OK → its `Ret` (of the QEMU or LXC program when
+//!   the program word names it, else of the remote program); REPLY ERROR and STREAM ERROR →
+//!   `remote_error`; MESSAGE → `events::decode` (or the QEMU monitor event) and the typed
+//!   event message;
 //!   `STREAM_HOLE` → the hole record;
 //! * any other type word (7 and up) → one of the shared types, chosen by the procedure word.
 //!
@@ -28,14 +30,17 @@ use std::fmt::Debug;
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use libvirt_rpc::proto::Procedure;
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
-    self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle,
+    self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle, QEMU_EVENT_PROCS,
+    QemuMonitorEvent,
 };
 use libvirt_rpc::proto::types::{
     Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
     StorageVol, TypedParam, Uuid,
+};
+use libvirt_rpc::proto::{
+    DomainState, ErrorCode, ErrorDomain, LXC_PROGRAM, Procedure, QEMU_PROGRAM, REMOTE_PROGRAM,
 };
 use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
 
@@ -195,19 +200,25 @@ pub fn check(data: &[u8]) {
 /// Check one packet.
 pub fn check_packet(data: &[u8]) {
     let head = |at| word(data, at);
+    // The program decides whose procedure this is; a harness input that names none of
+    // libvirt's (most random ones) is read as the remote program's, as before.
+    let program = match head(4) {
+        p @ (QEMU_PROGRAM | LXC_PROGRAM) => p,
+        _ => REMOTE_PROGRAM,
+    };
     let procedure = head(12) as i32;
     let kind = head(16);
     let status = head(24);
     let payload = Bytes::copy_from_slice(data.get(28..).unwrap_or_default());
     match (kind, status) {
         (0, _) => {
-            dispatch(procedure, true, &payload);
+            dispatch(program, procedure, true, &payload);
         }
         (1, 0) => {
-            dispatch(procedure, false, &payload);
+            dispatch(program, procedure, false, &payload);
         }
         (1 | 3, 1) => check_error_payload(&payload),
-        (2, _) => check_event(procedure, &payload),
+        (2, _) => check_event(program, procedure, &payload),
         (6, _) => {
             check_type::<Hole>(&payload, true);
         }
@@ -219,6 +230,14 @@ pub fn check_packet(data: &[u8]) {
 fn check_error_payload(payload: &Bytes) {
     if let Some(w) = check_type::<WireError>(payload, true) {
         let r = RemoteError::from(w);
+        // Any number names or prints itself (an open set, never a panic).
+        let _ = (
+            r.code.name(),
+            r.domain.name(),
+            ErrorCode(r.code.0).to_string(),
+            ErrorDomain(r.domain.0).to_string(),
+            DomainState(r.code.0).with_reason(r.domain.0).to_string(),
+        );
         let _ = (
             r.to_string(),
             format!("{r:?}"),
@@ -229,7 +248,33 @@ fn check_error_payload(payload: &Bytes) {
     }
 }
 
-fn check_event(procedure: i32, payload: &Bytes) {
+fn check_event(program: u32, procedure: i32, payload: &Bytes) {
+    if program != REMOTE_PROGRAM {
+        let known =
+            program == QEMU_PROGRAM && QEMU_EVENT_PROCS.iter().any(|(n, _)| *n == procedure);
+        let decoded = events::decode_message(program, procedure, payload.clone());
+        match &decoded {
+            Ok(None) => assert!(
+                !known,
+                "QEMU_EVENT_PROCS lists {procedure} but decode skips it"
+            ),
+            Ok(Some(e)) => {
+                assert!(known, "decode_message handles {program:#x}/{procedure}");
+                let _ = (e.callback_id(), e.kind(), format!("{e:?}"));
+            }
+            Err(_) => assert!(known, "decode_message handles {program:#x}/{procedure}"),
+        }
+        if known {
+            let typed = check_type::<CallbackMsg<QemuMonitorEvent>>(payload, true).is_some()
+                && whole::<CallbackMsg<QemuMonitorEvent>>(payload);
+            assert_eq!(
+                decoded.is_ok(),
+                typed,
+                "decode_message disagrees with the typed message"
+            );
+        }
+        return;
+    }
     let known = EVENT_PROCS.iter().any(|(n, _)| *n == procedure);
     let decoded = events::decode(procedure, payload.clone());
     match &decoded {
@@ -296,6 +341,7 @@ fn standalone(selector: u32, payload: &Bytes) {
         LifecycleMsg => true,
         RebootMsg => true,
         ConnectionClosedMsg => true,
+        CallbackMsg<QemuMonitorEvent> => true,
         Hole => true,
         bool => true,
         u32 => true,
@@ -305,17 +351,21 @@ fn standalone(selector: u32, payload: &Bytes) {
     }
 }
 
-/// Declares `LISTED` (number, name) and `dispatch` over every procedure of the list.
+/// Declares `LISTED` (program, number, name) and `dispatch` over every procedure of the list.
 macro_rules! procs {
     ($($p:path $([$flag:ident])?),* $(,)?) => {
-        /// (number, name) of every procedure the harness decodes.
-        pub const LISTED: &[(i32, &str)] = &[$((<$p as Procedure>::NUMBER, <$p as Procedure>::NAME)),*];
+        /// (program, number, name) of every procedure the harness decodes.
+        pub const LISTED: &[(u32, i32, &str)] = &[$((
+            <$p as Procedure>::PROGRAM,
+            <$p as Procedure>::NUMBER,
+            <$p as Procedure>::NAME,
+        )),*];
 
-        /// Decode `payload` as procedure `procedure`'s Args (`call`) or Ret; false when the
-        /// procedure is not listed.
-        pub fn dispatch(procedure: i32, call: bool, payload: &Bytes) -> bool {
+        /// Decode `payload` as procedure `procedure` of `program`: its Args (`call`) or Ret;
+        /// false when the procedure is not listed.
+        pub fn dispatch(program: u32, procedure: i32, call: bool, payload: &Bytes) -> bool {
             $(
-                if procedure == <$p as Procedure>::NUMBER {
+                if (program, procedure) == (<$p as Procedure>::PROGRAM, <$p as Procedure>::NUMBER) {
                     let lossless = procs!(@lossless $($flag)?);
                     if call {
                         check_type::<<$p as Procedure>::Args>(payload, lossless);

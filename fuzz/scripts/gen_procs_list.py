@@ -50,7 +50,7 @@ def main() -> None:
 
     entry = re.compile(
         r"^\s*(\w+)\s*=\s*(\d+)\s*:\s*(.+?)\s*=>\s*(.+?)\s*"
-        r"(?:,\s*since\s+\"[^\"]*\")?(?:,\s*stream\s+\w+)?\s*;",
+        r"(?:,\s*since\s+\"[^\"]*\")?(?:,\s*stream\s+\w+)?(?:,\s*fds\s+\w+)?\s*;",
         re.M,
     )
     lines = []

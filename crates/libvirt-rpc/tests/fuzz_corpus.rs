@@ -298,17 +298,27 @@ fn write_handshake_seeds() {
 #[test]
 fn listed_procedures_are_the_tables() {
     use libvirt_rpc::proto::{REMOTE_PROGRAM, procs};
-    for (number, name) in xdr::LISTED {
-        let info = procs::lookup(REMOTE_PROGRAM, *number)
-            .unwrap_or_else(|| panic!("{name} ({number}) is not in proto::procs::TABLES"));
+    for (program, number, name) in xdr::LISTED {
+        let info = procs::lookup(*program, *number)
+            .unwrap_or_else(|| panic!("{name} ({number}) is not in proto::procs' tables"));
         assert_eq!(info.name, *name);
     }
+    let listed = |program: u32, number: i32| {
+        xdr::LISTED
+            .iter()
+            .any(|(p, n, _)| (*p, *n) == (program, number))
+    };
     let missing: Vec<&str> = procs::TABLES
         .iter()
+        .chain(procs::OTHER_TABLES)
         .flat_map(|t| t.iter())
-        .filter(|p| !xdr::LISTED.iter().any(|(n, _)| *n == p.number))
+        .filter(|p| !listed(p.program, p.number))
         .map(|p| p.name)
         .collect();
+    assert!(
+        listed(REMOTE_PROGRAM, 1),
+        "the list holds the remote program's calls"
+    );
     if !missing.is_empty() {
         // Not fatal: the table may grow before the list is regenerated.
         println!(
