@@ -82,7 +82,7 @@ fn stream_download(c: &mut Criterion) {
                 while !rx.is_empty() {
                     conn.handle_input(&mut rx, now).expect("data");
                     while conn.poll_output().is_some() {}
-                    while let Some(item) = conn.stream_recv(id) {
+                    while let Some(item) = conn.stream(id).recv() {
                         if let StreamItem::Data(d) = &item {
                             got += d.len();
                         }
@@ -104,7 +104,7 @@ fn stream_download(c: &mut Criterion) {
                 rx.extend_from_slice(piece);
                 conn.handle_input(&mut rx, now).expect("data");
                 while conn.poll_output().is_some() {}
-                while let Some(item) = conn.stream_recv(id) {
+                while let Some(item) = conn.stream(id).recv() {
                     if let StreamItem::Data(d) = &item {
                         got += d.len();
                     }
@@ -125,7 +125,7 @@ fn stream_upload(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(data.len() as u64));
     g.bench_function("upload_send_poll_transmit_262120", |b| {
         b.iter(|| {
-            conn.stream_send(id, data.clone()).expect("send");
+            conn.stream(id).send(data.clone()).expect("send");
             let mut n = 0;
             while let Some(t) = conn.poll_transmit() {
                 n += t.body.len();

@@ -398,3 +398,50 @@ async fn peer_death_fails_everything_at_once() {
         "{e:?}"
     );
 }
+
+/// A download whose data, EOF and finish confirmation all come before the REPLY to its
+/// opening call. A daemon registers the stream before it replies (reference §3.1), so this
+/// can happen, but no real daemon can be made to do it on demand.
+async fn download_completes_before_its_open_reply(data: &'static [u8]) {
+    let (client, mut server) = Server::start(1 << 20);
+    let c = client.clone();
+    let dl = tokio::spawn(async move { c.vol_download(&vol(), 0, 0, false).await });
+    let open = server.next().await;
+    if !data.is_empty() {
+        server.send(peer::stream_data_to(&open.header, data)).await;
+    }
+    server.send(peer::stream_data_to(&open.header, &[])).await;
+    let fin = server.next().await;
+    assert_eq!(
+        (fin.header.kind, fin.header.status),
+        (MessageType::Stream, MessageStatus::Ok),
+        "finish sent at EOF"
+    );
+    server.send(peer::stream_ok_to(&open.header)).await;
+    server.send(peer::reply_to(&open.header, &())).await;
+    let mut d = tokio::time::timeout(Duration::from_secs(5), dl)
+        .await
+        .expect("the download opens in time")
+        .unwrap()
+        .expect("the download opens");
+    let mut got = Vec::new();
+    while let Some(item) = d.next().await {
+        match item.expect("no error") {
+            StreamItem::Data(b) => got.extend_from_slice(&b),
+            StreamItem::Hole(_) => panic!("hole on a non-sparse stream"),
+        }
+    }
+    assert_eq!(got, data);
+    server.serve_versions();
+    client.call::<ConnectGetLibVersion>(&()).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_download_complete_before_its_open_reply_yields_its_data() {
+    download_completes_before_its_open_reply(b"0123456789").await;
+}
+
+#[tokio::test]
+async fn an_empty_download_complete_before_its_open_reply_opens() {
+    download_completes_before_its_open_reply(b"").await;
+}

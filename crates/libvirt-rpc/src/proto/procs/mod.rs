@@ -7,7 +7,7 @@
 //! return types, the libvirt release that introduced the procedure (`since`), the stream
 //! direction of stream procedures and, for the calls that pass file descriptors, which side
 //! carries them ([`FdPassing`](crate::proto::FdPassing)); [`common`] holds layouts shared
-//! across objects and [`limits`] the protocol limits the declarations need beyond
+//! across objects; the protocol limits are in
 //! [`proto::limits`](crate::proto::limits).
 //!
 //! Every call of the remote program up to [`HIGHEST`] (libvirt 12.6.0) is declared, and
@@ -31,7 +31,6 @@ pub mod connect;
 pub mod domain;
 pub mod domain_tune;
 pub mod interface;
-pub mod limits;
 pub mod lxc;
 pub mod migration;
 pub mod network;
