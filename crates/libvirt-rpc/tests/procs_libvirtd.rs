@@ -14,6 +14,7 @@ use std::fmt::Debug;
 
 use bytes::Bytes;
 use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_rpc::conn::CallError;
 use libvirt_rpc::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
 };
@@ -2384,7 +2385,6 @@ async fn event_registrations(run: &mut Run<'_>, test: Option<&Domain>) {
 /// program, on the same connection) with the driver's typed `NO_SUPPORT`. The calls that pass
 /// descriptors never reach the daemon: the client refuses them locally.
 async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
-    use libvirt_rpc::conn::CallError;
     use libvirt_rpc::proto::FdPassing;
     use libvirt_rpc::proto::procs::common::CallbackIdArgs;
     use libvirt_rpc::proto::procs::{lxc, qemu};
@@ -2449,33 +2449,22 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
         flags: 0,
     };
     let before = run.c.stats().packets_out;
+    let c = run.c;
     let refusals = [
         (
-            run.c
-                .call::<domain::DomainOpenGraphics>(&graphics)
-                .await
-                .err(),
+            refused_locally::<domain::DomainOpenGraphics>(c, &graphics).await,
             FdPassing::Call,
         ),
         (
-            run.c
-                .call::<domain::DomainOpenGraphicsFd>(&graphics)
-                .await
-                .err(),
+            refused_locally::<domain::DomainOpenGraphicsFd>(c, &graphics).await,
             FdPassing::Reply,
         ),
         (
-            run.c
-                .call::<domain::DomainCreateWithFiles>(&flags)
-                .await
-                .err(),
+            refused_locally::<domain::DomainCreateWithFiles>(c, &flags).await,
             FdPassing::Call,
         ),
         (
-            run.c
-                .call::<lxc::LxcDomainOpenNamespace>(&flags)
-                .await
-                .err(),
+            refused_locally::<lxc::LxcDomainOpenNamespace>(c, &flags).await,
             FdPassing::Reply,
         ),
     ];
@@ -2489,6 +2478,14 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
         run.c.stats().packets_out == before,
         "a refused descriptor-passing call sent a packet",
     );
+}
+
+/// The error of a call expected to fail before reaching the daemon.
+async fn refused_locally<P: Procedure>(c: &Client, args: &P::Args) -> Option<CallError>
+where
+    P::Ret: Debug,
+{
+    c.call::<P>(args).await.err()
 }
 
 /// The QEMU program reaches the session qemu driver: a monitor command for a domain that

@@ -678,19 +678,7 @@ mod tests {
 
     #[test]
     fn unknown_numbers_survive_the_wire() {
-        let w = WireError {
-            code: 4242,
-            domain: 4343,
-            message: None,
-            level: 2,
-            dom: None,
-            str1: None,
-            str2: None,
-            str3: None,
-            int1: -1,
-            int2: -1,
-            net: None,
-        };
+        let w = crate::peer::error(4242, 4343, "from a newer daemon");
         let e = RemoteError::from(w);
         assert_eq!((e.code, e.domain), (ErrorCode(4242), ErrorDomain(4343)));
     }
