@@ -9,14 +9,10 @@
 //! the forward is checked and added at run time, and a failure to bind is an error of the
 //! operation that started the domain rather than a domain that refuses to start.
 //!
-//! The call is `virDomainQemuMonitorCommand`: procedure 1 of libvirt's separate QEMU program
-//! ([`QEMU_PROGRAM`], `0x20008087`), declared here as a typed [`Procedure`] so it goes
-//! through [`Link::call`] like every other call (call budget, dead-link handling):
-//!
-//! ```text
-//! args { remote_nonnull_domain dom; remote_nonnull_string cmd; unsigned int flags; }
-//! ret  { remote_nonnull_string result; }             flags: 1 = HMP (plain text commands)
-//! ```
+//! The call is `virDomainQemuMonitorCommand`: procedure 1 of libvirt's separate QEMU program,
+//! declared in libvirt-rpc's procedure table ([`QemuDomainMonitorCommand`]) so it goes
+//! through [`Link::call`] like every other call (call budget, dead-link handling); flag
+//! [`HMP`] makes the command plain monitor text.
 //!
 //! HMP reports failure only as text: an empty reply to `hostfwd_add` is success, anything
 //! else (`Could not set up host forwarding rule 'tcp:…'`) is a failure. libvirt names the
@@ -30,11 +26,10 @@
 use std::net::Ipv4Addr;
 
 use egress_provider::ProviderError;
-use libvirt_rpc::proto::QEMU_PROGRAM;
-use libvirt_rpc::proto::procedure::{LibvirtVersion, Procedure, StreamDirection};
+use libvirt_rpc::proto::procs::qemu::{
+    QemuDomainMonitorCommand, QemuDomainMonitorCommandArgs, monitor_command_flags,
+};
 use libvirt_rpc::proto::types::Domain;
-use libvirt_rpc::wire::xdr::LvString;
-use libvirt_rpc::xdr_struct;
 use tracing::Instrument;
 
 use crate::classify::{LvError, provider_error};
@@ -42,49 +37,15 @@ use crate::config::PortForward;
 use crate::link::Link;
 
 /// `VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP`: the command is a human monitor command.
-pub const HMP: u32 = 1;
+pub const HMP: u32 = monitor_command_flags::HMP;
 
 /// The id libvirt gives the backend (`-netdev`) of a domain's first interface.
 pub const NETDEV: &str = "hostnet0";
 
-xdr_struct! {
-    /// `qemu_domain_monitor_command_args`.
-    pub struct QemuMonitorCommandArgs {
-        /// The domain.
-        pub dom: Domain,
-        /// The command (HMP text with [`HMP`], else a QMP JSON object).
-        pub cmd: LvString,
-        /// [`HMP`] or 0.
-        pub flags: u32,
-    }
-}
-
-xdr_struct! {
-    /// `qemu_domain_monitor_command_ret`.
-    pub struct QemuMonitorCommandRet {
-        /// The monitor's reply (HMP: text, empty on success for most commands).
-        pub result: LvString,
-    }
-}
-
-/// `QEMU_PROC_DOMAIN_MONITOR_COMMAND` (`virDomainQemuMonitorCommand`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct QemuDomainMonitorCommand;
-
-impl Procedure for QemuDomainMonitorCommand {
-    const PROGRAM: u32 = QEMU_PROGRAM;
-    const NUMBER: i32 = 1;
-    const NAME: &'static str = "QemuDomainMonitorCommand";
-    const STREAM: Option<StreamDirection> = None;
-    const SINCE: LibvirtVersion = LibvirtVersion::new(0, 8, 3);
-    type Args = QemuMonitorCommandArgs;
-    type Ret = QemuMonitorCommandRet;
-}
-
 /// One HMP command; the reply text.
 pub async fn hmp(link: &Link, dom: &Domain, cmd: &str) -> Result<String, LvError> {
     let ret = link
-        .call::<QemuDomainMonitorCommand>(&QemuMonitorCommandArgs {
+        .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
             dom: dom.clone(),
             cmd: cmd.into(),
             flags: HMP,
@@ -278,7 +239,7 @@ mod tests {
 
     #[test]
     fn monitor_args_encode_as_libvirt_does() {
-        let a = QemuMonitorCommandArgs {
+        let a = QemuDomainMonitorCommandArgs {
             dom: Domain {
                 name: "d".into(),
                 uuid: libvirt_rpc::proto::types::Uuid([0; 16]),

@@ -218,6 +218,12 @@ async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
     assert!(provisioning > 0, "Provisioning came first");
     assert_eq!(running.created_at, made.created_at);
 
+    // The QEMU program's typed calls on the provider's own link, against the booted guest:
+    // a QMP command to its monitor and a raw command to its guest agent.
+    let t = Instant::now();
+    qemu_program_answers(&bed).await;
+    let qemu_calls = t.elapsed();
+
     // Traffic: host → forwarded port → guest's tinyproxy → 10.0.2.2 (the host's loopback).
     let token = format!(
         "egress-through-the-guest-{}-{}",
@@ -284,12 +290,57 @@ async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
     eprintln!(
         "guest-timing: lifecycle: setup {setup:.2?} (image {:.2?}), create {create_time:.2?} \
          (fetch+verify+upload+publish+overlay+seed+define+start+forward), boot-to-Running \
-         {boot:.2?} ({provisioning} Provisioning answers), request via proxy {request:.2?}, \
-         delete {delete:.2?}, total {:.2?}",
+         {boot:.2?} ({provisioning} Provisioning answers), QMP + agent command \
+         {qemu_calls:.2?}, request via proxy {request:.2?}, delete {delete:.2?}, total {:.2?}",
         bed.image.build_time,
         bed.started.elapsed()
     );
     let _ = &bed.logs;
+}
+
+/// `QemuDomainMonitorCommand` (QMP `query-status`) and `QemuDomainAgentCommand`
+/// (`guest-ping`) through the provider's link: typed calls of the QEMU program, answered by
+/// the guest's qemu and its agent.
+async fn qemu_program_answers(bed: &Bed) {
+    use libvirt_rpc::proto::procs::common::NameArgs;
+    use libvirt_rpc::proto::procs::domain::DomainLookupByName;
+    use libvirt_rpc::proto::procs::qemu::{
+        QemuDomainAgentCommand, QemuDomainAgentCommandArgs, QemuDomainMonitorCommand,
+        QemuDomainMonitorCommandArgs, agent_timeout,
+    };
+    let link = bed.p.links().link().await.expect("a live link");
+    let name = bed.env.d.virsh(&["list", "--name"]).unwrap();
+    let dom = link
+        .call::<DomainLookupByName>(&NameArgs {
+            name: name.trim().into(),
+        })
+        .await
+        .expect("the running guest")
+        .dom;
+    let status = link
+        .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
+            dom: dom.clone(),
+            cmd: r#"{"execute":"query-status"}"#.into(),
+            flags: 0,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("QMP query-status: {e}"));
+    let status = status.result.to_string_lossy().into_owned();
+    assert!(
+        status.contains(r#""running":true"#) || status.contains(r#""running": true"#),
+        "{status}"
+    );
+    let pong = link
+        .call::<QemuDomainAgentCommand>(&QemuDomainAgentCommandArgs {
+            dom,
+            cmd: r#"{"execute":"guest-ping"}"#.into(),
+            timeout: agent_timeout::DEFAULT,
+            flags: 0,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("guest-ping: {e}"));
+    let pong = pong.result.map(|r| r.to_string_lossy().into_owned());
+    assert_eq!(pong.as_deref(), Some(r#"{"return":{}}"#));
 }
 
 /// H3 on a real guest, with faults injected at moments the test chooses (the user-data's

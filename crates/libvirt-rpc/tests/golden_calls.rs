@@ -34,7 +34,8 @@ const COVERED: &[i32] = &[
     217, 218, 230, 242, 243, 247, 252, 253, 254, 255, 256, 257, 262, 278, 279, 280, 299, 300, 302,
     303, 304, 305, 306, 307, 308, 334, 344, 345, 347, 351, 352, 355, 356, 364, 365, 366, 387, 395,
     396, 402, 407, 408, 419, 421, 422, 427, 439, 440, 441, 444, 445, 447, 448, 449, 450, 451, 452,
-    456,
+    456, // the calls that pass descriptors:
+    249, 309, 310, 343, 443,
 ];
 
 fn uuid() -> Uuid {
@@ -1221,6 +1222,62 @@ fn declared_calls_match_their_layouts() {
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007000000000000000200000003703630000000000540040000000000000000000370363100000000060000000100001003",
     );
 
+    // The calls that pass file descriptors: declared, refused locally until descriptor
+    // passing exists, and their payloads still checked against the layouts.
+    args::<domain::DomainOpenGraphics>(
+        &mut seen,
+        domain::DomainOpenGraphicsArgs {
+            dom: dom(),
+            idx: u32::MAX,
+            flags: 1,
+        },
+        "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007ffffffff00000001",
+    );
+    args::<domain::DomainCreateXmlWithFiles>(
+        &mut seen,
+        domain::DomainCreateXmlArgs {
+            xml_desc: "<domain/>".into(),
+            flags: 0xffff_ff01,
+        },
+        "000000093c646f6d61696e2f3e000000ffffff01",
+    );
+    ret::<domain::DomainCreateXmlWithFiles>(
+        &mut seen,
+        domain::DomainRet { dom: dom() },
+        "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007",
+    );
+    args::<domain::DomainCreateWithFiles>(
+        &mut seen,
+        domain::DomainFlagsArgs {
+            dom: dom(),
+            flags: 3,
+        },
+        "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000003",
+    );
+    ret::<domain::DomainCreateWithFiles>(
+        &mut seen,
+        domain::DomainRet { dom: dom() },
+        "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007",
+    );
+    args::<domain::DomainOpenGraphicsFd>(
+        &mut seen,
+        domain::DomainOpenGraphicsArgs {
+            dom: dom(),
+            idx: 2,
+            flags: 4097,
+        },
+        "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000000200001001",
+    );
+    args::<domain::DomainFdAssociate>(
+        &mut seen,
+        domain::DomainFdAssociateArgs {
+            dom: dom(),
+            name: "fdgroup".into(),
+            flags: 2,
+        },
+        "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000007666467726f75700000000002",
+    );
+
     let covered: BTreeSet<i32> = COVERED.iter().copied().collect();
     assert_eq!(seen, covered, "rows and the covered list disagree");
     for n in COVERED {
@@ -1229,6 +1286,108 @@ fn declared_calls_match_their_layouts() {
             "{n} is not declared"
         );
     }
+}
+
+// ---- the QEMU and LXC programs ------------------------------------------------------------
+
+/// The independent serializer covers only the remote program, so these bytes are derived by
+/// hand from `qemu_protocol.x` / `lxc_protocol.x`, one field per chunk: [`DOM`] is
+/// `remote_nonnull_domain` (`"dom"`, uuid 00..0f, id 7).
+const DOM: &str = "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007";
+
+#[test]
+fn qemu_and_lxc_calls_match_their_layouts() {
+    use libvirt_rpc::proto::procs::{lxc, qemu};
+    use libvirt_rpc::proto::{LXC_PROGRAM, QEMU_PROGRAM};
+    let mut seen = BTreeSet::new();
+    let hex = |parts: &[&str]| parts.concat();
+    let monitor = qemu::QemuDomainMonitorCommandArgs {
+        dom: dom(),
+        cmd: "info".into(),
+        flags: qemu::monitor_command_flags::HMP,
+    };
+    // cmd "info" (length 4, no padding), flags 1.
+    let monitor_hex = hex(&[DOM, "00000004", "696e666f", "00000001"]);
+    args::<qemu::QemuDomainMonitorCommand>(&mut seen, monitor.clone(), &monitor_hex);
+    // result "ok" (length 2, two bytes of padding).
+    ret::<qemu::QemuDomainMonitorCommand>(
+        &mut seen,
+        qemu::QemuDomainMonitorCommandRet {
+            result: "ok".into(),
+        },
+        "000000026f6b0000",
+    );
+    // pid_value 4242, flags 0.
+    args::<qemu::QemuDomainAttach>(
+        &mut seen,
+        qemu::QemuDomainAttachArgs {
+            pid_value: 4242,
+            flags: 0,
+        },
+        "0000109200000000",
+    );
+    ret::<qemu::QemuDomainAttach>(&mut seen, domain::DomainRet { dom: dom() }, DOM);
+    // cmd "{}", timeout -2 (BLOCK), flags 0.
+    args::<qemu::QemuDomainAgentCommand>(
+        &mut seen,
+        qemu::QemuDomainAgentCommandArgs {
+            dom: dom(),
+            cmd: "{}".into(),
+            timeout: qemu::agent_timeout::BLOCK,
+            flags: 0,
+        },
+        &hex(&[DOM, "000000027b7d0000", "fffffffe", "00000000"]),
+    );
+    // result: a present optional string, then an absent one.
+    ret::<qemu::QemuDomainAgentCommand>(
+        &mut seen,
+        qemu::QemuDomainAgentCommandRet {
+            result: Some("{}".into()),
+        },
+        "00000001000000027b7d0000",
+    );
+    check(
+        "QemuDomainAgentCommand ret (none)",
+        &qemu::QemuDomainAgentCommandRet { result: None },
+        "00000000",
+    );
+    // dom absent, event "STOP" present, flags REGEX | NOCASE.
+    args::<qemu::QemuConnectDomainMonitorEventRegister>(
+        &mut seen,
+        qemu::QemuConnectDomainMonitorEventRegisterArgs {
+            dom: None,
+            event: Some("STOP".into()),
+            flags: 3,
+        },
+        "00000000000000010000000453544f5000000003",
+    );
+    ret::<qemu::QemuConnectDomainMonitorEventRegister>(
+        &mut seen,
+        common::CallbackIdRet { callback_id: 5 },
+        "00000005",
+    );
+    args::<qemu::QemuConnectDomainMonitorEventDeregister>(
+        &mut seen,
+        common::CallbackIdArgs { callback_id: 5 },
+        "00000005",
+    );
+    args::<qemu::QemuDomainMonitorCommandWithFiles>(&mut seen, monitor, &monitor_hex);
+    // LXC: dom, flags 0.
+    args::<lxc::LxcDomainOpenNamespace>(
+        &mut seen,
+        domain::DomainFlagsArgs {
+            dom: dom(),
+            flags: 0,
+        },
+        &hex(&[DOM, "00000000"]),
+    );
+
+    // Every call of both programs has a row (6 is the QEMU program's event message).
+    let qemu_calls: BTreeSet<i32> = qemu::PROCEDURES.iter().map(|p| p.number).collect();
+    assert_eq!(qemu_calls, BTreeSet::from([1, 2, 3, 4, 5, 7]));
+    assert_eq!(seen, BTreeSet::from([1, 2, 3, 4, 5, 7]));
+    assert!(qemu::PROCEDURES.iter().all(|p| p.program == QEMU_PROGRAM));
+    assert_eq!(lxc::PROCEDURES[0].program, LXC_PROGRAM);
 }
 
 // ---- captured: virsh 9.0 against the private libvirtd 9.0 ---------------------------------

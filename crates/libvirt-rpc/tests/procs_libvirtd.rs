@@ -14,6 +14,7 @@ use std::fmt::Debug;
 
 use bytes::Bytes;
 use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_rpc::conn::CallError;
 use libvirt_rpc::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
 };
@@ -31,8 +32,9 @@ use testbed::libvirtd::Libvirtd;
 /// Procedures that answered sensibly, and everything that went wrong.
 struct Run<'a> {
     c: &'a Client,
-    answered: BTreeSet<i32>,
-    refused: BTreeSet<i32>,
+    /// `(program, procedure)`: the QEMU program's numbers overlap the remote program's.
+    answered: BTreeSet<(u32, i32)>,
+    refused: BTreeSet<(u32, i32)>,
     problems: Vec<String>,
 }
 
@@ -59,7 +61,7 @@ impl<'a> Run<'a> {
         match self.c.call::<P>(&args).await {
             Ok(ret) => {
                 if sensible(&ret) {
-                    self.answered.insert(P::NUMBER);
+                    self.answered.insert((P::PROGRAM, P::NUMBER));
                 } else {
                     self.problems.push(format!(
                         "{} ({}): expected {what}, got {ret:?}",
@@ -120,7 +122,7 @@ impl<'a> Run<'a> {
             )),
             Err(e) => match e.remote() {
                 Some(r) if expected(r) => {
-                    self.refused.insert(P::NUMBER);
+                    self.refused.insert((P::PROGRAM, P::NUMBER));
                 }
                 _ => self.problems.push(format!(
                     "{} ({}): expected the error {what}, got {e}",
@@ -141,7 +143,7 @@ impl<'a> Run<'a> {
     /// Record a procedure whose answer was checked outside [`Run::expect`] (streams).
     fn record<P: Procedure>(&mut self, ok: bool, what: impl std::fmt::Display) {
         if ok {
-            self.answered.insert(P::NUMBER);
+            self.answered.insert((P::PROGRAM, P::NUMBER));
         } else {
             self.problems
                 .push(format!("{} ({}): {what}", P::NAME, P::NUMBER));
@@ -215,6 +217,7 @@ async fn test_driver_answers_every_procedure_it_implements() {
     host(&mut run).await;
     node_devices(&mut run).await;
     event_registrations(&mut run, test.as_ref()).await;
+    other_programs(&mut run, test.as_ref()).await;
 
     // The test driver has no secret driver, and libvirt does not lend it the daemon's: the
     // secret calls (and a few storage and host calls the test driver lacks) go to the same
@@ -225,6 +228,7 @@ async fn test_driver_answers_every_procedure_it_implements() {
     let mut session = Run::new(&s);
     secrets(&mut session).await;
     session_storage_and_host(&mut session, &d).await;
+    session_qemu_program(&mut session).await;
     run.absorb(session);
 
     // Last: a second open is refused, and close ends the connection cleanly.
@@ -240,8 +244,8 @@ async fn test_driver_answers_every_procedure_it_implements() {
     run.done::<connect::ConnectClose>(()).await;
 
     let answered = run.answered.len();
-    let refused: BTreeSet<i32> = run.refused.difference(&run.answered).copied().collect();
-    let total: BTreeSet<i32> = run.answered.union(&run.refused).copied().collect();
+    let refused: BTreeSet<(u32, i32)> = run.refused.difference(&run.answered).copied().collect();
+    let total: BTreeSet<(u32, i32)> = run.answered.union(&run.refused).copied().collect();
     eprintln!(
         "{} distinct procedures answered sensibly, {} more refused as expected ({:?})",
         answered,
@@ -2335,6 +2339,188 @@ async fn event_registrations(run: &mut Run<'_>, test: Option<&Domain>) {
         Err(e) if e.remote().is_some() => {}
         other => run.check(false, format!("a second legacy deregister: {other:?}")),
     }
+}
+
+/// The QEMU and LXC programs and the descriptor-passing calls on the test driver. The test
+/// driver implements none of the QEMU program's calls: each is answered (through the QEMU
+/// program, on the same connection) with the driver's typed `NO_SUPPORT`. The calls that pass
+/// descriptors never reach the daemon: the client refuses them locally.
+async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
+    use libvirt_rpc::proto::FdPassing;
+    use libvirt_rpc::proto::procs::common::CallbackIdArgs;
+    use libvirt_rpc::proto::procs::{lxc, qemu};
+    let Some(test) = test else { return };
+    let unsupported =
+        |e: &RemoteError| e.code == ErrorCode::NO_SUPPORT && e.message().contains("not supported");
+    run.refuse::<qemu::QemuDomainMonitorCommand>(
+        qemu::QemuDomainMonitorCommandArgs {
+            dom: test.clone(),
+            cmd: r#"{"execute":"query-status"}"#.into(),
+            flags: 0,
+        },
+        "NO_SUPPORT from the test driver",
+        unsupported,
+    )
+    .await;
+    run.refuse::<qemu::QemuDomainAgentCommand>(
+        qemu::QemuDomainAgentCommandArgs {
+            dom: test.clone(),
+            cmd: r#"{"execute":"guest-ping"}"#.into(),
+            timeout: qemu::agent_timeout::DEFAULT,
+            flags: 0,
+        },
+        "NO_SUPPORT from the test driver",
+        unsupported,
+    )
+    .await;
+    run.refuse::<qemu::QemuDomainAttach>(
+        qemu::QemuDomainAttachArgs {
+            pid_value: std::process::id(),
+            flags: 0,
+        },
+        "NO_SUPPORT from the test driver",
+        unsupported,
+    )
+    .await;
+    run.refuse::<qemu::QemuConnectDomainMonitorEventRegister>(
+        qemu::QemuConnectDomainMonitorEventRegisterArgs {
+            dom: Some(test.clone()),
+            event: Some("STOP".into()),
+            flags: 0,
+        },
+        "NO_SUPPORT from the test driver",
+        unsupported,
+    )
+    .await;
+    // Nothing registered: the daemon's own bookkeeping refuses the callback id.
+    run.refuse::<qemu::QemuConnectDomainMonitorEventDeregister>(
+        CallbackIdArgs { callback_id: 4242 },
+        "an unknown callback id",
+        |e| e.message().contains("4242"),
+    )
+    .await;
+
+    let graphics = domain::DomainOpenGraphicsArgs {
+        dom: test.clone(),
+        idx: 0,
+        flags: 0,
+    };
+    let flags = domain::DomainFlagsArgs {
+        dom: test.clone(),
+        flags: 0,
+    };
+    let before = run.c.stats().packets_out;
+    let c = run.c;
+    let refusals = [
+        (
+            refused_locally::<domain::DomainOpenGraphics>(c, &graphics).await,
+            FdPassing::Call,
+        ),
+        (
+            refused_locally::<domain::DomainOpenGraphicsFd>(c, &graphics).await,
+            FdPassing::Reply,
+        ),
+        (
+            refused_locally::<domain::DomainCreateWithFiles>(c, &flags).await,
+            FdPassing::Call,
+        ),
+        (
+            refused_locally::<lxc::LxcDomainOpenNamespace>(c, &flags).await,
+            FdPassing::Reply,
+        ),
+    ];
+    for (err, want) in refusals {
+        run.check(
+            matches!(err, Some(CallError::NeedsFdPassing { fds, .. }) if fds == want),
+            format!("a descriptor-passing call refused locally ({want:?}): {err:?}"),
+        );
+    }
+    run.check(
+        run.c.stats().packets_out == before,
+        "a refused descriptor-passing call sent a packet",
+    );
+}
+
+/// The error of a call expected to fail before reaching the daemon.
+async fn refused_locally<P: Procedure>(c: &Client, args: &P::Args) -> Option<CallError>
+where
+    P::Ret: Debug,
+{
+    c.call::<P>(args).await.err()
+}
+
+/// The QEMU program reaches the session qemu driver: a monitor command for a domain that
+/// does not exist is the qemu driver's `NO_DOMAIN` (no guest needed; the egress-kvm2 tests
+/// run monitor commands against a booted TCG guest).
+async fn session_qemu_program(run: &mut Run<'_>) {
+    use libvirt_rpc::proto::procs::qemu;
+    run.refuse::<qemu::QemuDomainMonitorCommand>(
+        qemu::QemuDomainMonitorCommandArgs {
+            dom: Domain {
+                name: "no-such-guest".into(),
+                uuid: libvirt_rpc::proto::types::Uuid([0x42; 16]),
+                id: -1,
+            },
+            cmd: "info status".into(),
+            flags: qemu::monitor_command_flags::HMP,
+        },
+        "NO_DOMAIN from the qemu driver",
+        RemoteError::is_not_found,
+    )
+    .await;
+}
+
+/// Events of the legacy registrations arrive without a callback id and decode (to
+/// `Event::DomainLegacy`): the daemon's lifecycle messages (procedure 107) are counted as
+/// decoded-but-unrouted, never as unknown or malformed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_registration_events_decode() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.test_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let test = c
+        .call::<domain::DomainLookupByName>(&NameArgs {
+            name: "test".into(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    let any = connect::ConnectDomainEventRegisterAnyArgs {
+        event_id: libvirt_rpc::proto::events::event_id::LIFECYCLE,
+    };
+    c.call::<connect::ConnectDomainEventRegisterAny>(&any)
+        .await
+        .unwrap();
+    let before = c.stats();
+    let dom = domain::DomainArgs { dom: test.clone() };
+    c.call::<domain::DomainSuspend>(&dom).await.unwrap();
+    c.call::<domain::DomainResume>(&dom).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while c.stats().unrouted_events < before.unrouted_events + 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no legacy lifecycle events decoded: {:?}",
+            c.stats()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let after = c.stats();
+    assert_eq!(after.unknown_messages, before.unknown_messages, "{after:?}");
+    assert_eq!(after.malformed_events, 0, "{after:?}");
+    c.call::<connect::ConnectDomainEventDeregisterAny>(&any)
+        .await
+        .unwrap();
+    let st = c
+        .call::<domain::DomainGetState>(&domain::DomainFlagsArgs {
+            dom: test,
+            flags: 0,
+        })
+        .await
+        .unwrap();
+    assert_eq!(st.named().to_string(), "running (unpaused)");
 }
 
 /// A call newer than the daemon is refused with "unknown procedure", reported as

@@ -7,8 +7,10 @@
 //! packet is a seed as it is and a corpus file can hold many. Each packet's header picks what
 //! its payload is decoded as, the way the connection does it:
 //! * CALL → the procedure's `Args`; REPLY OK → its `Ret` (every procedure of
-//!   [`visit_procedures`], so none is left out); REPLY ERROR and STREAM ERROR →
-//!   `remote_error`; MESSAGE → `events::decode` and the typed event message;
+//!   [`visit_procedures`], so none is left out: of the QEMU or LXC program when the program
+//!   word names it, else of the remote program); REPLY ERROR and STREAM ERROR →
+//!   `remote_error`; MESSAGE → `events::decode` (or the QEMU monitor event) and the typed
+//!   event message;
 //!   `STREAM_HOLE` → the hole record;
 //! * any other type word (7 and up) → one of the shared types, chosen by the procedure word.
 //!
@@ -32,7 +34,8 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
-    self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle,
+    self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle, QEMU_EVENT_PROCS,
+    QemuMonitorEvent,
 };
 use libvirt_rpc::proto::procedure::ProcedureVisitor;
 use libvirt_rpc::proto::procs::visit_procedures;
@@ -40,7 +43,10 @@ use libvirt_rpc::proto::types::{
     Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
     StorageVol, StreamHole, TypedParam, Uuid,
 };
-use libvirt_rpc::proto::{ProcInfo, Procedure};
+use libvirt_rpc::proto::{
+    DomainState, ErrorCode, ErrorDomain, LXC_PROGRAM, ProcInfo, Procedure, QEMU_PROGRAM,
+    REMOTE_PROGRAM,
+};
 use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
 
 /// The wire messages of events 318 and 319.
@@ -195,19 +201,25 @@ pub fn check_with(data: &[u8], meter: Option<Meter>) {
 /// Check one packet.
 pub fn check_packet(data: &[u8], meter: Option<Meter>) {
     let head = |at| word(data, at);
+    // The program decides whose procedure this is; a harness input that names none of
+    // libvirt's (most random ones) is read as the remote program's, as before.
+    let program = match head(4) {
+        p @ (QEMU_PROGRAM | LXC_PROGRAM) => p,
+        _ => REMOTE_PROGRAM,
+    };
     let procedure = head(12) as i32;
     let kind = head(16);
     let status = head(24);
     let payload = Bytes::copy_from_slice(data.get(28..).unwrap_or_default());
     match (kind, status) {
         (0, _) => {
-            dispatch(procedure, Part::Args, &payload, meter);
+            dispatch(program, procedure, Part::Args, &payload, meter);
         }
         (1, 0) => {
-            dispatch(procedure, Part::Ret, &payload, meter);
+            dispatch(program, procedure, Part::Ret, &payload, meter);
         }
         (1 | 3, 1) => check_error_payload(&payload, meter),
-        (2, _) => check_event(procedure, &payload, meter),
+        (2, _) => check_event(program, procedure, &payload, meter),
         (6, _) => {
             check_type::<StreamHole>(&payload, meter);
         }
@@ -219,6 +231,14 @@ pub fn check_packet(data: &[u8], meter: Option<Meter>) {
 fn check_error_payload(payload: &Bytes, meter: Option<Meter>) {
     if let Some(w) = check_type::<WireError>(payload, meter) {
         let r = RemoteError::from(w);
+        // Any number names or prints itself (an open set, never a panic).
+        let _ = (
+            r.code.name(),
+            r.domain.name(),
+            ErrorCode(r.code.0).to_string(),
+            ErrorDomain(r.domain.0).to_string(),
+            DomainState(r.code.0).with_reason(r.domain.0).to_string(),
+        );
         let _ = (
             r.to_string(),
             format!("{r:?}"),
@@ -229,7 +249,33 @@ fn check_error_payload(payload: &Bytes, meter: Option<Meter>) {
     }
 }
 
-fn check_event(procedure: i32, payload: &Bytes, meter: Option<Meter>) {
+fn check_event(program: u32, procedure: i32, payload: &Bytes, meter: Option<Meter>) {
+    if program != REMOTE_PROGRAM {
+        let known =
+            program == QEMU_PROGRAM && QEMU_EVENT_PROCS.iter().any(|(n, _)| *n == procedure);
+        let decoded = events::decode_message(program, procedure, payload.clone());
+        match &decoded {
+            Ok(None) => assert!(
+                !known,
+                "QEMU_EVENT_PROCS lists {procedure} but decode skips it"
+            ),
+            Ok(Some(e)) => {
+                assert!(known, "decode_message handles {program:#x}/{procedure}");
+                let _ = (e.callback_id(), e.kind(), format!("{e:?}"));
+            }
+            Err(_) => assert!(known, "decode_message handles {program:#x}/{procedure}"),
+        }
+        if known {
+            let typed = check_type::<CallbackMsg<QemuMonitorEvent>>(payload, meter).is_some()
+                && whole::<CallbackMsg<QemuMonitorEvent>>(payload);
+            assert_eq!(
+                decoded.is_ok(),
+                typed,
+                "decode_message disagrees with the typed message"
+            );
+        }
+        return;
+    }
     let known = EVENT_PROCS.iter().any(|(n, _)| *n == procedure);
     let decoded = events::decode(procedure, payload.clone());
     match &decoded {
@@ -296,6 +342,7 @@ fn standalone(selector: u32, payload: &Bytes, meter: Option<Meter>) {
         LifecycleMsg,
         RebootMsg,
         ConnectionClosedMsg,
+        CallbackMsg<QemuMonitorEvent>,
         StreamHole,
         bool,
         u32,
@@ -323,8 +370,8 @@ struct Entry {
 }
 
 /// Every typed procedure by number, collected once from [`visit_procedures`].
-fn entries() -> &'static HashMap<i32, Entry> {
-    struct Collect(HashMap<i32, Entry>);
+fn entries() -> &'static HashMap<(u32, i32), Entry> {
+    struct Collect(HashMap<(u32, i32), Entry>);
     impl ProcedureVisitor for Collect {
         fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self) {
             let entry = Entry {
@@ -334,6 +381,7 @@ fn entries() -> &'static HashMap<i32, Entry> {
                     name: P::NAME,
                     stream: P::STREAM,
                     since: P::SINCE,
+                    fds: P::FDS,
                 },
                 args: |p, m| {
                     check_type::<P::Args>(p, m);
@@ -343,13 +391,13 @@ fn entries() -> &'static HashMap<i32, Entry> {
                 },
             };
             assert!(
-                self.0.insert(P::NUMBER, entry).is_none(),
+                self.0.insert((P::PROGRAM, P::NUMBER), entry).is_none(),
                 "{} declared twice",
                 P::NAME
             );
         }
     }
-    static ENTRIES: OnceLock<HashMap<i32, Entry>> = OnceLock::new();
+    static ENTRIES: OnceLock<HashMap<(u32, i32), Entry>> = OnceLock::new();
     ENTRIES.get_or_init(|| {
         let mut c = Collect(HashMap::new());
         visit_procedures(&mut c);
@@ -360,14 +408,20 @@ fn entries() -> &'static HashMap<i32, Entry> {
 /// Every procedure [`dispatch`] checks (all of `proto::procs`).
 pub fn procedures() -> Vec<ProcInfo> {
     let mut all: Vec<ProcInfo> = entries().values().map(|e| e.info).collect();
-    all.sort_by_key(|p| p.number);
+    all.sort_by_key(|p| (p.program, p.number));
     all
 }
 
-/// Decode `payload` as procedure `procedure`'s `Args` or `Ret` and check it; false when no
-/// typed procedure has that number.
-pub fn dispatch(procedure: i32, part: Part, payload: &Bytes, meter: Option<Meter>) -> bool {
-    let Some(e) = entries().get(&procedure) else {
+/// Decode `payload` as procedure `procedure` of `program`: its `Args` or `Ret`, and check it;
+/// false when no typed procedure has that program and number.
+pub fn dispatch(
+    program: u32,
+    procedure: i32,
+    part: Part,
+    payload: &Bytes,
+    meter: Option<Meter>,
+) -> bool {
+    let Some(e) = entries().get(&(program, procedure)) else {
         return false;
     };
     match part {

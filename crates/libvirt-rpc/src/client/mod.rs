@@ -437,6 +437,7 @@ impl Client {
         args: &P::Args,
         deadline: Option<Instant>,
     ) -> Result<P::Ret, CallError> {
+        P::refuse_fds()?;
         let serial = self.start_call(P::PROGRAM, P::NUMBER, args, deadline)?;
         let span = tracing::debug_span!("libvirt.call", proc = P::NAME, serial);
         let payload = CallFuture {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::proto::RemoteError;
+use crate::proto::procedure::FdPassing;
 use crate::wire::frame::{FrameError, MessageStatus, MessageType};
 use crate::wire::xdr::{DecodeError, EncodeError};
 
@@ -178,6 +179,15 @@ pub enum CallError {
     /// The packet would exceed the protocol limit. Nothing was sent.
     #[error("cannot send the call: {0}")]
     Frame(#[from] FrameError),
+    /// The procedure passes file descriptors (`CALL_WITH_FDS` / `REPLY_WITH_FDS`), which this
+    /// crate cannot do yet on any transport. Refused locally; nothing was sent.
+    #[error("{procedure} passes file descriptors ({fds:?}), which is not supported yet")]
+    NeedsFdPassing {
+        /// The procedure's name.
+        procedure: &'static str,
+        /// Which side carries descriptors.
+        fds: FdPassing,
+    },
 }
 
 impl CallError {

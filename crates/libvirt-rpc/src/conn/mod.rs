@@ -203,6 +203,10 @@ pub struct Stats {
     pub unknown_messages: u64,
     /// Known events that failed to decode (skipped).
     pub malformed_events: u64,
+    /// Events that decoded but that no subscription receives: those of a legacy
+    /// registration (no callback id), QEMU monitor events, and late ones of a subscription
+    /// already gone. (The close notice is not counted.)
+    pub unrouted_events: u64,
     /// Stream packets for streams that had already ended (dropped).
     pub stragglers: u64,
     /// Replies that arrived after their call was forgotten (dropped).
@@ -483,11 +487,14 @@ impl Connection {
     }
 
     /// Queue a call of a typed procedure ([`call_raw`](Self::call_raw) with its numbers).
+    /// A procedure that passes file descriptors is refused with
+    /// [`CallError::NeedsFdPassing`] before anything is queued.
     pub fn call<P: Procedure>(
         &mut self,
         args: &P::Args,
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
+        P::refuse_fds()?;
         self.call_raw(P::PROGRAM, P::NUMBER, args, deadline)
     }
 
@@ -815,13 +822,14 @@ impl Connection {
             }
             return;
         }
-        if h.program != REMOTE_PROGRAM {
-            self.stats.unknown_messages += 1;
-            return;
-        }
-        match events::decode(h.procedure, payload) {
+        match events::decode_message(h.program, h.procedure, payload) {
             Ok(Some(event)) => {
                 let subscribers = self.subscriptions.route(&event);
+                if subscribers.is_empty()
+                    && !matches!(event, events::Event::ConnectionClosed { .. })
+                {
+                    self.stats.unrouted_events += 1;
+                }
                 self.outputs.push_back(Output::Event { event, subscribers });
             }
             Ok(None) => self.stats.unknown_messages += 1,

@@ -4,22 +4,24 @@
 pub mod error;
 pub mod events;
 pub mod limits;
+pub mod names;
 pub mod procedure;
 pub mod procs;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
-pub use procedure::{LibvirtVersion, ProcInfo, Procedure, StreamArgs, StreamDirection};
+pub use names::{DomainState, DomainStateReason};
+pub use procedure::{FdPassing, LibvirtVersion, ProcInfo, Procedure, StreamArgs, StreamDirection};
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.
 pub const REMOTE_PROGRAM: u32 = 0x2000_8086;
 /// `REMOTE_PROTOCOL_VERSION`.
 pub const REMOTE_VERSION: u32 = 1;
-/// `QEMU_PROGRAM` (qemu-specific calls; only reachable as raw calls here).
+/// `QEMU_PROGRAM`: the QEMU driver's own calls ([`procs::qemu`]).
 pub const QEMU_PROGRAM: u32 = 0x2000_8087;
 /// `QEMU_PROTOCOL_VERSION`.
 pub const QEMU_VERSION: u32 = 1;
-/// `LXC_PROGRAM`.
+/// `LXC_PROGRAM`: the LXC driver's own call ([`procs::lxc`]).
 pub const LXC_PROGRAM: u32 = 0x0006_8000;
 /// `LXC_PROTOCOL_VERSION`.
 pub const LXC_VERSION: u32 = 1;

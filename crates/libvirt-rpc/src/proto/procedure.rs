@@ -16,6 +16,23 @@ pub enum StreamDirection {
     Download,
 }
 
+/// Which side of a call carries file descriptors (`CALL_WITH_FDS` / `REPLY_WITH_FDS`: a
+/// descriptor count after the header, the descriptors as `SCM_RIGHTS` ancillary data on a
+/// unix socket).
+///
+/// Descriptor passing is not implemented yet: the connection refuses such a call locally
+/// with [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) before
+/// anything is sent, whatever the transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FdPassing {
+    /// The call sends descriptors (`CALL_WITH_FDS`).
+    Call,
+    /// The reply returns descriptors (`REPLY_WITH_FDS`).
+    Reply,
+    /// The call sends descriptors and the reply may return some.
+    Both,
+}
+
 /// A libvirt release, `major.minor.micro` (ordered; `Display` is `9.0.0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LibvirtVersion {
@@ -100,7 +117,8 @@ pub trait StreamArgs {
 
 /// A typed libvirt procedure.
 pub trait Procedure {
-    /// Program number (`REMOTE_PROGRAM` for every procedure declared here).
+    /// Program number ([`REMOTE_PROGRAM`](crate::proto::REMOTE_PROGRAM),
+    /// [`QEMU_PROGRAM`](crate::proto::QEMU_PROGRAM) or [`LXC_PROGRAM`](crate::proto::LXC_PROGRAM)).
     const PROGRAM: u32;
     /// Procedure number (stable forever).
     const NUMBER: i32;
@@ -112,6 +130,20 @@ pub trait Procedure {
     /// it with "unknown procedure", reported as
     /// [`ErrorCode::NO_SUPPORT`](crate::proto::ErrorCode::NO_SUPPORT).
     const SINCE: LibvirtVersion;
+    /// `Some` when the call or its reply carries file descriptors (refused locally for now).
+    const FDS: Option<FdPassing> = None;
+
+    /// [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) for a procedure
+    /// that passes descriptors: the typed call paths check this before anything is queued.
+    fn refuse_fds() -> Result<(), crate::conn::CallError> {
+        match Self::FDS {
+            None => Ok(()),
+            Some(fds) => Err(crate::conn::CallError::NeedsFdPassing {
+                procedure: Self::NAME,
+                fds,
+            }),
+        }
+    }
     /// Arguments (`()` when void).
     type Args: Encode + Send + Sync;
     /// Return value (`()` when void).
@@ -140,13 +172,17 @@ pub struct ProcInfo {
     pub stream: Option<StreamDirection>,
     /// The first libvirt release whose daemon knows the procedure.
     pub since: LibvirtVersion,
+    /// Descriptor passing, if the call or its reply carries descriptors.
+    pub fds: Option<FdPassing>,
 }
 
-/// Declares procedures of the remote program: a unit type implementing [`Procedure`] per
-/// entry, a `&[ProcInfo]` table named by the first line, and `visit_procedures`, which
-/// hands each entry's type to a [`ProcedureVisitor`] in table order. Every row names the
-/// libvirt release that introduced the procedure (`since`); a stream procedure adds its
-/// direction.
+/// Declares procedures of one program: a unit type implementing [`Procedure`] per entry,
+/// a `&[ProcInfo]` table named by the first line, and `visit_procedures`, which hands each
+/// entry's type to a [`ProcedureVisitor`] in table order. The program is the remote program
+/// unless the first line names another (`table PROCEDURES, program QEMU_PROGRAM;`, a
+/// constant of [`crate::proto`]). Every row names the libvirt release that introduced the
+/// procedure (`since`); a stream procedure adds its direction, a procedure that passes file
+/// descriptors adds which side carries them ([`FdPassing`]).
 ///
 /// ```text
 /// procedures! {
@@ -155,32 +191,47 @@ pub struct ProcInfo {
 ///     ConnectGetType = 3: () => ConnectGetTypeRet, since "0.3.0";
 ///     StorageVolUpload = 208: StorageVolUploadArgs => (), since "0.9.0", stream Upload;
 /// }
+/// procedures! {
+///     table PROCEDURES, program LXC_PROGRAM;
+///     LxcDomainOpenNamespace = 1: LxcDomainOpenNamespaceArgs => (), since "1.0.2", fds Reply;
+/// }
 /// ```
 #[macro_export]
 macro_rules! procedures {
     (
         table $table:ident;
+        $($rows:tt)*
+    ) => {
+        $crate::procedures! { table $table, program REMOTE_PROGRAM; $($rows)* }
+    };
+    (
+        table $table:ident, program $program:ident;
         $(
             $(#[$m:meta])*
             $name:ident = $num:literal : $args:ty => $ret:ty, since $since:literal
-                $(, stream $dir:ident)? ;
+                $(, stream $dir:ident)? $(, fds $fds:ident)? ;
         )*
     ) => {
         $(
             $(#[$m])*
             #[doc = ""]
-            #[doc = concat!("Procedure ", stringify!($num), ", since libvirt ", $since, ".")]
+            #[doc = concat!(
+                "Procedure ", stringify!($num), " of `", stringify!($program),
+                "`, since libvirt ", $since, "."
+            )]
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
             pub struct $name;
 
             impl $crate::proto::procedure::Procedure for $name {
-                const PROGRAM: u32 = $crate::proto::REMOTE_PROGRAM;
+                const PROGRAM: u32 = $crate::proto::$program;
                 const NUMBER: i32 = $num;
                 const NAME: &'static str = stringify!($name);
                 const STREAM: Option<$crate::proto::procedure::StreamDirection> =
                     $crate::procedures!(@dir $($dir)?);
                 const SINCE: $crate::proto::procedure::LibvirtVersion =
                     $crate::proto::procedure::LibvirtVersion::parse($since);
+                const FDS: Option<$crate::proto::procedure::FdPassing> =
+                    $crate::procedures!(@fds $($fds)?);
                 type Args = $args;
                 type Ret = $ret;
             }
@@ -190,11 +241,12 @@ macro_rules! procedures {
         pub const $table: &[$crate::proto::procedure::ProcInfo] = &[
             $(
                 $crate::proto::procedure::ProcInfo {
-                    program: $crate::proto::REMOTE_PROGRAM,
+                    program: $crate::proto::$program,
                     number: $num,
                     name: stringify!($name),
                     stream: $crate::procedures!(@dir $($dir)?),
                     since: <$name as $crate::proto::procedure::Procedure>::SINCE,
+                    fds: $crate::procedures!(@fds $($fds)?),
                 },
             )*
         ];
@@ -206,6 +258,8 @@ macro_rules! procedures {
     };
     (@dir) => { None };
     (@dir $dir:ident) => { Some($crate::proto::procedure::StreamDirection::$dir) };
+    (@fds) => { None };
+    (@fds $fds:ident) => { Some($crate::proto::procedure::FdPassing::$fds) };
 }
 
 #[cfg(test)]

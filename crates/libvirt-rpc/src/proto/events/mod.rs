@@ -4,11 +4,13 @@
 //!
 //! The daemon sends these as `MESSAGE` packets (serial 1, which means nothing). Each event
 //! carries the callback id returned by the matching `*_EVENT_*REGISTER_ANY` call: on the wire
-//! a [`CallbackMsg`] (callback id, then the event's body). Only the callback forms are
-//! decoded: the legacy per-connection domain events (procedures 107, 169-173, …) are never
-//! sent to a client that registered through `CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY`. An
-//! unknown procedure is not an error: [`decode`] returns `Ok(None)` and the connection counts
-//! and skips it.
+//! a [`CallbackMsg`] (callback id, then the event's body). The legacy per-connection domain
+//! events (procedures 107, 169-173, …, 311: ids 0 to 15 registered through
+//! `CONNECT_DOMAIN_EVENT_REGISTER{,_ANY}`) carry no callback id; they decode to
+//! [`Event::DomainLegacy`] with the same bodies, and no subscription receives them (the
+//! connection only registers through the callback API). The QEMU program's monitor event
+//! decodes through [`decode_message`] to [`Event::QemuMonitor`]. An unknown procedure is not
+//! an error: [`decode`] returns `Ok(None)` and the connection counts and skips it.
 //!
 //! Wire quirks the table spells out: the callback messages nest the legacy message after
 //! `callbackID`, which flattens to `callbackID, dom, …`, except the three power-management
@@ -154,6 +156,67 @@ xdr_struct! {
     }
 }
 
+/// How a body decodes from a legacy message (no callback id, see [`Event::DomainLegacy`]):
+/// the body's own layout, except [`PmReason`], whose legacy messages carry only the domain.
+pub trait LegacyBody: Sized {
+    /// Decode the legacy message's payload.
+    fn decode_legacy(payload: Bytes) -> Result<Self, DecodeError>;
+}
+
+impl LegacyBody for PmReason {
+    /// The legacy power-management messages are the domain alone: `reason` reads 0 (the
+    /// only value libvirt has ever sent).
+    fn decode_legacy(payload: Bytes) -> Result<Self, DecodeError> {
+        Ok(Self {
+            reason: 0,
+            dom: xdr::from_bytes(payload)?,
+        })
+    }
+}
+
+xdr_struct! {
+    /// `qemu_domain_monitor_event_msg` after the callback id: one QMP event of a domain,
+    /// for [`Event::QemuMonitor`].
+    pub struct QemuMonitorEvent {
+        /// The domain.
+        pub dom: Domain,
+        /// The QMP event name (`STOP`, `BLOCK_JOB_COMPLETED`, …).
+        pub event: LvString,
+        /// When qemu sent it: seconds since the epoch.
+        pub seconds: i64,
+        /// Microseconds within that second.
+        pub micros: u32,
+        /// The event's `data` as JSON, if it has any.
+        pub details: Option<LvString>,
+    }
+}
+
+/// `QEMU_PROC_DOMAIN_MONITOR_EVENT`: the QEMU program's only message.
+pub const QEMU_MONITOR_EVENT: i32 = 6;
+
+/// Procedure numbers and names of the QEMU program's messages [`decode_message`] understands.
+pub const QEMU_EVENT_PROCS: &[(i32, &str)] = &[(QEMU_MONITOR_EVENT, "QemuDomainMonitorEvent")];
+
+/// Decode a `MESSAGE` of any program: the remote program's through [`decode`], the QEMU
+/// program's monitor event; `Ok(None)` for anything else (the LXC program has no messages).
+pub fn decode_message(
+    program: u32,
+    procedure: i32,
+    payload: Bytes,
+) -> Result<Option<Event>, DecodeError> {
+    match (program, procedure) {
+        (crate::proto::REMOTE_PROGRAM, _) => decode(procedure, payload),
+        (crate::proto::QEMU_PROGRAM, QEMU_MONITOR_EVENT) => {
+            let m: CallbackMsg<QemuMonitorEvent> = xdr::from_bytes(payload)?;
+            Ok(Some(Event::QemuMonitor {
+                callback_id: m.callback_id,
+                event: m.body,
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
 event_table! {
     /// A decoded domain event (`virDomainEventID`).
     Domain => DomainEvent {
@@ -161,6 +224,13 @@ event_table! {
         ids: event_id {
             /// Number of event ids libvirt 9.0 defines (0..=26).
             pub const COUNT_9_0: i32 = 27;
+            /// Number of event ids this table knows (0..=29, libvirt 12.4+). The ids of
+            /// [`VCPU_REMOVED`] and [`CHANNEL_LIFECYCLE`] follow the order of their
+            /// procedure numbers (454, 455), both added in 12.4.0.
+            pub const COUNT: i32 = 30;
+            /// The first id without a legacy message: events of later ids reach only
+            /// callback registrations.
+            pub const FIRST_CALLBACK_ONLY: i32 = BLOCK_JOB_2;
         },
         register: ConnectDomainEventCallbackRegisterAny(
             ConnectDomainEventCallbackRegisterAnyArgs { event_id, dom }
@@ -169,7 +239,8 @@ event_table! {
         lifecycle: Lifecycle = LIFECYCLE,
     } {
         /// Lifecycle changes (defined, started, stopped, …).
-        LIFECYCLE = 0, DOMAIN_LIFECYCLE = 318 "DomainEventCallbackLifecycle"
+        LIFECYCLE = 0, DOMAIN_LIFECYCLE = 318 "DomainEventCallbackLifecycle",
+            legacy DOMAIN_LIFECYCLE_LEGACY = 107 "DomainEventLifecycle"
             => Lifecycle(Lifecycle {
                 /// [`lifecycle`] event.
                 event: i32,
@@ -177,22 +248,26 @@ event_table! {
                 detail: i32,
             });
         /// The guest rebooted.
-        REBOOT = 1, DOMAIN_REBOOT = 319 "DomainEventCallbackReboot" => Reboot(DomainOnly {});
+        REBOOT = 1, DOMAIN_REBOOT = 319 "DomainEventCallbackReboot",
+            legacy DOMAIN_REBOOT_LEGACY = 169 "DomainEventReboot" => Reboot(DomainOnly {});
         /// The guest changed its RTC.
-        RTC_CHANGE = 2, DOMAIN_RTC_CHANGE = 320 "DomainEventCallbackRtcChange"
+        RTC_CHANGE = 2, DOMAIN_RTC_CHANGE = 320 "DomainEventCallbackRtcChange",
+            legacy DOMAIN_RTC_CHANGE_LEGACY = 170 "DomainEventRtcChange"
             => RtcChange(RtcChange {
                 /// New RTC offset from UTC, in seconds.
                 offset: i64,
             });
         /// The watchdog fired.
-        WATCHDOG = 3, DOMAIN_WATCHDOG = 321 "DomainEventCallbackWatchdog"
+        WATCHDOG = 3, DOMAIN_WATCHDOG = 321 "DomainEventCallbackWatchdog",
+            legacy DOMAIN_WATCHDOG_LEGACY = 171 "DomainEventWatchdog"
             => Watchdog(Watchdog {
                 /// `virDomainEventWatchdogAction` (NONE 0, PAUSE 1, RESET 2, POWEROFF 3,
                 /// SHUTDOWN 4, DEBUG 5, INJECTNMI 6).
                 action: i32,
             });
         /// A disk I/O error.
-        IO_ERROR = 4, DOMAIN_IO_ERROR = 322 "DomainEventCallbackIoError" => IoError(IoError {
+        IO_ERROR = 4, DOMAIN_IO_ERROR = 322 "DomainEventCallbackIoError",
+            legacy DOMAIN_IO_ERROR_LEGACY = 172 "DomainEventIoError" => IoError(IoError {
             /// Disk source path.
             src_path: LvString,
             /// Device alias.
@@ -201,7 +276,8 @@ event_table! {
             action: i32,
         });
         /// A graphics client connected, authenticated or disconnected.
-        GRAPHICS = 5, DOMAIN_GRAPHICS = 323 "DomainEventCallbackGraphics"
+        GRAPHICS = 5, DOMAIN_GRAPHICS = 323 "DomainEventCallbackGraphics",
+            legacy DOMAIN_GRAPHICS_LEGACY = 173 "DomainEventGraphics"
             => Graphics(Graphics {
                 /// [`graphics_phase`].
                 phase: i32,
@@ -215,7 +291,8 @@ event_table! {
                 subject: Vec<GraphicsIdentity> [DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX],
             });
         /// A disk I/O error, with the reason.
-        IO_ERROR_REASON = 6, DOMAIN_IO_ERROR_REASON = 324 "DomainEventCallbackIoErrorReason"
+        IO_ERROR_REASON = 6, DOMAIN_IO_ERROR_REASON = 324 "DomainEventCallbackIoErrorReason",
+            legacy DOMAIN_IO_ERROR_REASON_LEGACY = 195 "DomainEventIoErrorReason"
             => IoErrorReason(IoErrorReason {
                 /// Disk source path.
                 src_path: LvString,
@@ -228,10 +305,12 @@ event_table! {
             });
         /// The daemon lost or had trouble with the monitor connection (the layout of
         /// `Reboot`).
-        CONTROL_ERROR = 7, DOMAIN_CONTROL_ERROR = 325 "DomainEventCallbackControlError"
+        CONTROL_ERROR = 7, DOMAIN_CONTROL_ERROR = 325 "DomainEventCallbackControlError",
+            legacy DOMAIN_CONTROL_ERROR_LEGACY = 224 "DomainEventControlError"
             => ControlError(DomainOnly);
         /// A block job ended or became ready (identified by path).
-        BLOCK_JOB = 8, DOMAIN_BLOCK_JOB = 326 "DomainEventCallbackBlockJob"
+        BLOCK_JOB = 8, DOMAIN_BLOCK_JOB = 326 "DomainEventCallbackBlockJob",
+            legacy DOMAIN_BLOCK_JOB_LEGACY = 241 "DomainEventBlockJob"
             => BlockJob(BlockJob {
                 /// Disk path.
                 path: LvString,
@@ -242,7 +321,8 @@ event_table! {
                 status: i32,
             });
         /// Disk media changed.
-        DISK_CHANGE = 9, DOMAIN_DISK_CHANGE = 327 "DomainEventCallbackDiskChange"
+        DISK_CHANGE = 9, DOMAIN_DISK_CHANGE = 327 "DomainEventCallbackDiskChange",
+            legacy DOMAIN_DISK_CHANGE_LEGACY = 248 "DomainEventDiskChange"
             => DiskChange(DiskChange {
                 /// Previous source.
                 old_src_path: Option<LvString>,
@@ -255,7 +335,8 @@ event_table! {
                 reason: i32,
             });
         /// A removable media tray opened or closed.
-        TRAY_CHANGE = 10, DOMAIN_TRAY_CHANGE = 328 "DomainEventCallbackTrayChange"
+        TRAY_CHANGE = 10, DOMAIN_TRAY_CHANGE = 328 "DomainEventCallbackTrayChange",
+            legacy DOMAIN_TRAY_CHANGE_LEGACY = 268 "DomainEventTrayChange"
             => TrayChange(TrayChange {
                 /// Device alias.
                 dev_alias: LvString,
@@ -263,22 +344,27 @@ event_table! {
                 reason: i32,
             });
         /// The guest woke from power-management suspend.
-        PMWAKEUP = 11, DOMAIN_PMWAKEUP = 329 "DomainEventCallbackPmWakeup"
+        PMWAKEUP = 11, DOMAIN_PMWAKEUP = 329 "DomainEventCallbackPmWakeup",
+            legacy DOMAIN_PMWAKEUP_LEGACY = 269 "DomainEventPmWakeup"
             => PmWakeup(PmReason);
         /// The guest suspended to RAM.
-        PMSUSPEND = 12, DOMAIN_PMSUSPEND = 330 "DomainEventCallbackPmSuspend"
+        PMSUSPEND = 12, DOMAIN_PMSUSPEND = 330 "DomainEventCallbackPmSuspend",
+            legacy DOMAIN_PMSUSPEND_LEGACY = 270 "DomainEventPmSuspend"
             => PmSuspend(PmReason);
         /// The balloon changed size.
-        BALLOON_CHANGE = 13, DOMAIN_BALLOON_CHANGE = 331 "DomainEventCallbackBalloonChange"
+        BALLOON_CHANGE = 13, DOMAIN_BALLOON_CHANGE = 331 "DomainEventCallbackBalloonChange",
+            legacy DOMAIN_BALLOON_CHANGE_LEGACY = 276 "DomainEventBalloonChange"
             => BalloonChange(BalloonChange {
                 /// New balloon size in KiB.
                 actual: u64,
             });
         /// The guest suspended to disk.
-        PMSUSPEND_DISK = 14, DOMAIN_PMSUSPEND_DISK = 332 "DomainEventCallbackPmSuspendDisk"
+        PMSUSPEND_DISK = 14, DOMAIN_PMSUSPEND_DISK = 332 "DomainEventCallbackPmSuspendDisk",
+            legacy DOMAIN_PMSUSPEND_DISK_LEGACY = 292 "DomainEventPmSuspendDisk"
             => PmSuspendDisk(PmReason);
         /// A device was removed (detach finished).
-        DEVICE_REMOVED = 15, DOMAIN_DEVICE_REMOVED = 333 "DomainEventCallbackDeviceRemoved"
+        DEVICE_REMOVED = 15, DOMAIN_DEVICE_REMOVED = 333 "DomainEventCallbackDeviceRemoved",
+            legacy DOMAIN_DEVICE_REMOVED_LEGACY = 311 "DomainEventDeviceRemoved"
             => DeviceRemoved(DeviceAlias {
                 /// Device alias.
                 dev_alias: LvString,
@@ -366,6 +452,37 @@ event_table! {
                 alias: LvString,
                 /// New size in KiB.
                 size: u64,
+            });
+        /// A network interface's MAC address changed (libvirt 11.2+; has a callback id
+        /// despite its name).
+        NIC_MAC_CHANGE = 27, DOMAIN_NIC_MAC_CHANGE = 453 "DomainEventNicMacChange"
+            => NicMacChange(NicMacChange {
+                /// Interface alias.
+                alias: LvString,
+                /// The previous MAC address.
+                old_mac: LvString,
+                /// The new MAC address.
+                new_mac: LvString,
+            });
+        /// An asynchronous vCPU unplug finished (libvirt 12.4+; has a callback id despite
+        /// its name).
+        VCPU_REMOVED = 28, DOMAIN_VCPU_REMOVED = 454 "DomainEventVcpuRemoved"
+            => VcpuRemoved(VcpuRemoved {
+                /// The vCPU id of the domain XML.
+                vcpuid: u32,
+            });
+        /// A virtio-serial channel connected or disconnected (libvirt 12.4+; every channel,
+        /// the guest agent's included).
+        CHANNEL_LIFECYCLE = 29, DOMAIN_CHANNEL_LIFECYCLE = 455
+            "DomainEventCallbackChannelLifecycle"
+            => ChannelLifecycle(ChannelLifecycle {
+                /// The channel's target name (`org.qemu.guest_agent.0`, …).
+                channel_name: LvString,
+                /// `virConnectDomainEventChannelLifecycleState` (connected, disconnected).
+                state: i32,
+                /// `virConnectDomainEventChannelLifecycleReason` (UNKNOWN 0, `DOMAIN_STARTED`
+                /// 1, CHANNEL 2).
+                reason: i32,
             });
     }
 

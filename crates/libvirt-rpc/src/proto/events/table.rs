@@ -20,12 +20,18 @@
 ///     /// as the power-management events' with its `reason` before the domain) names it
 ///     /// without braces.
 ///     CONTROL_ERROR = 7, DOMAIN_CONTROL_ERROR = 325 "…" => ControlError(DomainOnly);
+///     /// A row whose event also has a legacy message (no callback id) names it after the
+///     /// callback one; only domain rows do.
+///     REBOOT = 1, DOMAIN_REBOOT = 319 "DomainEventCallbackReboot",
+///         legacy DOMAIN_EVENT_REBOOT = 169 "DomainEventReboot" => Reboot(DomainOnly {});
 /// }
 /// ```
 ///
 /// A row emits: the body struct (`xdr_struct!`: the object, then the row's fields, in wire
 /// order after the callback id),
-/// the variant wrapping it, the event-id and procedure constants, its entries in
+/// its [`LegacyBody`](super::LegacyBody) impl, the variant wrapping it, the event-id and
+/// procedure constants (and the legacy procedure's, with its [`decode`](super::decode) arm to
+/// [`Event::DomainLegacy`](super::Event::DomainLegacy)), its entries in
 /// [`EVENT_PROCS`](super::EVENT_PROCS), [`callback_proc`](super::DomainEvent::callback_proc)
 /// and [`event_id_of_proc`](super::DomainEvent::event_id_of_proc), and its arm of
 /// [`decode`](super::decode). A family emits its enum, its [`Kind`](super::Kind), its
@@ -44,6 +50,7 @@ macro_rules! event_table {
                 $(
                     $(#[$vdoc:meta])*
                     $ID:ident = $id:literal, $PROC:ident = $proc:literal $wire:literal
+                        $(, legacy $LPROC:ident = $lproc:literal $lwire:literal)?
                         => $Variant:ident($Body:ident $({
                             $( $(#[$fm:meta])* $f:ident: $fty:ty $([$max:expr])? ),* $(,)?
                         })?);
@@ -64,6 +71,12 @@ macro_rules! event_table {
                             #[doc = $objdoc]
                             pub $obj: $Obj,
                             $( $(#[$fm])* pub $f: $fty $([$max])?, )*
+                        }
+                    }
+
+                    impl LegacyBody for $Body {
+                        fn decode_legacy(payload: Bytes) -> Result<Self, DecodeError> {
+                            xdr::from_bytes(payload)
                         }
                     }
                 )?
@@ -105,6 +118,16 @@ macro_rules! event_table {
                 pub fn event_id_of_proc(procedure: i32) -> Option<i32> {
                     match procedure {
                         $( $proc => Some($id), )*
+                        _ => None,
+                    }
+                }
+
+                /// The `MESSAGE` procedure of events of `event_id` registered through the
+                /// legacy, per-connection API (no callback id); `None` for ids that have
+                /// none (every id after the callback API arrived, every other family).
+                pub fn legacy_proc(event_id: i32) -> Option<i32> {
+                    match event_id {
+                        $( $( $id => Some($lproc), )? )*
                         _ => None,
                     }
                 }
@@ -180,6 +203,22 @@ macro_rules! event_table {
                     event: $Family,
                 },
             )*
+            /// A domain event of a legacy registration
+            /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister),
+            /// [`ConnectDomainEventRegisterAny`](crate::proto::procs::connect::ConnectDomainEventRegisterAny)):
+            /// the daemon sends it without a callback id, so no subscription receives it.
+            DomainLegacy {
+                /// The event.
+                event: DomainEvent,
+            },
+            /// A QEMU monitor event of the QEMU program, for a registration made with
+            /// [`QemuConnectDomainMonitorEventRegister`](crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister).
+            QemuMonitor {
+                /// Callback id from the registration.
+                callback_id: i32,
+                /// The event.
+                event: QemuMonitorEvent,
+            },
             /// The daemon closed (or is closing) the connection.
             ConnectionClosed {
                 /// `virConnectCloseReason` ([`crate::proto::procs::connect::close_reason`]).
@@ -192,7 +231,8 @@ macro_rules! event_table {
             pub fn callback_id(&self) -> Option<i32> {
                 match self {
                     $( Self::$Kind { callback_id, .. } => Some(*callback_id), )*
-                    Self::ConnectionClosed { .. } => None,
+                    Self::QemuMonitor { callback_id, .. } => Some(*callback_id),
+                    Self::DomainLegacy { .. } | Self::ConnectionClosed { .. } => None,
                 }
             }
 
@@ -200,7 +240,8 @@ macro_rules! event_table {
             pub fn kind(&self) -> Option<Kind> {
                 match self {
                     $( Self::$Kind { .. } => Some(Kind::$Kind), )*
-                    Self::ConnectionClosed { .. } => None,
+                    Self::DomainLegacy { .. } => Some(Kind::Domain),
+                    Self::QemuMonitor { .. } | Self::ConnectionClosed { .. } => None,
                 }
             }
         }
@@ -210,6 +251,10 @@ macro_rules! event_table {
             $( $(
                 #[doc = concat!("`", $wire, "`.")]
                 pub const $PROC: i32 = $proc;
+                $(
+                    #[doc = concat!("`", $lwire, "` (legacy registration, no callback id).")]
+                    pub const $LPROC: i32 = $lproc;
+                )?
             )* )*
             /// `ConnectEventConnectionClosed`.
             pub const CONNECTION_CLOSED: i32 = 362;
@@ -217,7 +262,7 @@ macro_rules! event_table {
 
         /// Procedure numbers and names of the messages [`decode`] understands.
         pub const EVENT_PROCS: &[(i32, &str)] = &[
-            $( $( ($proc, $wire), )* )*
+            $( $( ($proc, $wire), $( ($lproc, $lwire), )? )* )*
             (procs::CONNECTION_CLOSED, "ConnectEventConnectionClosed"),
         ];
 
@@ -232,6 +277,11 @@ macro_rules! event_table {
                             event: $Family::$Variant(m.body),
                         }
                     }
+                    $(
+                        $lproc => Event::DomainLegacy {
+                            event: $Family::$Variant(<$Body as LegacyBody>::decode_legacy(payload)?),
+                        },
+                    )?
                 )* )*
                 procs::CONNECTION_CLOSED => {
                     let ConnectionClosedMsg { reason } = xdr::from_bytes(payload)?;

@@ -1,5 +1,6 @@
 use super::*;
 use crate::proto::types::{TypedParamValue, Uuid};
+use crate::proto::{LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use crate::wire::xdr::Encode;
 
 fn dom() -> Domain {
@@ -37,14 +38,41 @@ fn check<B: Encode + Clone>(procedure: i32, body: &B, wrap: fn(B) -> DomainEvent
         roundtrip(procedure, &msg),
         Event::Domain {
             callback_id: 9,
-            event: want
+            event: want.clone()
         }
     );
+    // Ids 0..=15 also have a legacy message: the same body without a callback id (the
+    // power-management ones: the domain alone, the bodies here all have reason 0).
+    let id = want.event_id();
+    match DomainEvent::legacy_proc(id) {
+        Some(legacy) => {
+            assert!(id < event_id::FIRST_CALLBACK_ONLY, "{want:?}");
+            let pm = [
+                procs::DOMAIN_PMWAKEUP,
+                procs::DOMAIN_PMSUSPEND,
+                procs::DOMAIN_PMSUSPEND_DISK,
+            ];
+            let payload = if pm.contains(&procedure) {
+                xdr::to_bytes(&dom()).unwrap()
+            } else {
+                xdr::to_bytes(body).unwrap()
+            };
+            let e = decode(legacy, payload).unwrap().expect("legacy procedure");
+            assert_eq!(e.callback_id(), None);
+            assert_eq!(e.kind(), Some(Kind::Domain));
+            assert_eq!(e, Event::DomainLegacy { event: want });
+        }
+        None => assert!(
+            id >= event_id::FIRST_CALLBACK_ONLY,
+            "{want:?} has no legacy message"
+        ),
+    }
 }
 
 #[test]
-fn callback_proc_table_is_a_bijection_over_9_0_ids() {
-    for id in 0..event_id::COUNT_9_0 {
+fn callback_proc_table_is_a_bijection_over_known_ids() {
+    const { assert!(event_id::COUNT_9_0 < event_id::COUNT) };
+    for id in 0..event_id::COUNT {
         let p = callback_proc(id).unwrap();
         assert_eq!(event_id_of_proc(p), Some(id));
         assert!(
@@ -53,8 +81,30 @@ fn callback_proc_table_is_a_bijection_over_9_0_ids() {
         );
     }
     assert_eq!(callback_proc(-1), None);
-    assert_eq!(callback_proc(event_id::COUNT_9_0), None);
+    assert_eq!(callback_proc(event_id::COUNT), None);
     assert_eq!(event_id_of_proc(procs::CONNECTION_CLOSED), None);
+    // The ids newer than 9.0, by their procedures.
+    assert_eq!(callback_proc(event_id::NIC_MAC_CHANGE), Some(453));
+    assert_eq!(callback_proc(event_id::VCPU_REMOVED), Some(454));
+    assert_eq!(callback_proc(event_id::CHANNEL_LIFECYCLE), Some(455));
+}
+
+#[test]
+fn legacy_procedures_cover_ids_0_to_15() {
+    let want = [
+        107, 169, 170, 171, 172, 173, 195, 224, 241, 248, 268, 269, 270, 276, 292, 311,
+    ];
+    let got: Vec<i32> = (0..event_id::COUNT)
+        .filter_map(DomainEvent::legacy_proc)
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(event_id::FIRST_CALLBACK_ONLY, 16);
+    for p in want {
+        assert!(EVENT_PROCS.iter().any(|(n, _)| *n == p), "{p}");
+        // A legacy procedure is not a callback one.
+        assert_eq!(event_id_of_proc(p), None, "{p}");
+    }
+    assert_eq!(NetworkEvent::legacy_proc(0), None);
 }
 
 #[test]
@@ -114,9 +164,45 @@ fn every_listed_procedure_decodes_something() {
 
 #[test]
 fn unknown_procedures_are_not_errors() {
-    assert_eq!(decode(107, Bytes::from_static(b"junk")), Ok(None));
+    // 1 is a call (CONNECT_OPEN), 457 is past libvirt 12.6's last number.
+    assert_eq!(decode(1, Bytes::from_static(b"junk")), Ok(None));
     assert_eq!(decode(0, Bytes::new()), Ok(None));
-    assert_eq!(decode(455, Bytes::new()), Ok(None));
+    assert_eq!(decode(457, Bytes::new()), Ok(None));
+    // Another program's message is not the remote program's.
+    assert_eq!(decode_message(LXC_PROGRAM, 1, Bytes::new()), Ok(None));
+    assert_eq!(decode_message(QEMU_PROGRAM, 1, Bytes::new()), Ok(None));
+    assert_eq!(decode_message(QEMU_PROGRAM, 455, Bytes::new()), Ok(None));
+    assert!(decode_message(REMOTE_PROGRAM, 455, Bytes::new()).is_err());
+}
+
+#[test]
+fn qemu_monitor_event_decodes() {
+    let body = QemuMonitorEvent {
+        dom: dom(),
+        event: s("STOP"),
+        seconds: 1_700_000_000,
+        micros: 999_999,
+        details: Some(s("{}")),
+    };
+    let b = xdr::to_bytes(&msg(11, body.clone())).unwrap();
+    // callback id, then the domain (name "vm": 4 + 4, uuid 16, id 4), then the event name.
+    assert_eq!(&b[..4], &[0, 0, 0, 11]);
+    assert_eq!(&b[32..40], &[0, 0, 0, 4, b'S', b'T', b'O', b'P']);
+    let e = decode_message(QEMU_PROGRAM, QEMU_MONITOR_EVENT, b.clone())
+        .unwrap()
+        .unwrap();
+    assert_eq!(e.callback_id(), Some(11));
+    assert_eq!(e.kind(), None);
+    assert_eq!(
+        e,
+        Event::QemuMonitor {
+            callback_id: 11,
+            event: body
+        }
+    );
+    // The remote program's procedure 6 is a call, not this message.
+    assert_eq!(decode(QEMU_MONITOR_EVENT, b), Ok(None));
+    assert!(decode_message(QEMU_PROGRAM, QEMU_MONITOR_EVENT, Bytes::new()).is_err());
 }
 
 #[test]
@@ -297,6 +383,25 @@ fn every_domain_event_roundtrips() {
         &body,
         E::MemoryDeviceSizeChange,
     );
+    let body = NicMacChange {
+        dom: d(),
+        alias: s("net0"),
+        old_mac: s("52:54:00:00:00:01"),
+        new_mac: s("52:54:00:00:00:02"),
+    };
+    check(p::DOMAIN_NIC_MAC_CHANGE, &body, E::NicMacChange);
+    let body = VcpuRemoved {
+        dom: d(),
+        vcpuid: 3,
+    };
+    check(p::DOMAIN_VCPU_REMOVED, &body, E::VcpuRemoved);
+    let body = ChannelLifecycle {
+        dom: d(),
+        channel_name: s("org.qemu.guest_agent.0"),
+        state: 1,
+        reason: 2,
+    };
+    check(p::DOMAIN_CHANNEL_LIFECYCLE, &body, E::ChannelLifecycle);
 }
 
 #[test]

@@ -16,7 +16,8 @@ use crate::proto::types::{CharVec, Domain, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virDomainState`, as returned by [`DomainGetState`] and [`DomainGetInfo`].
+/// `virDomainState`, as returned by [`DomainGetState`] and [`DomainGetInfo`]; to print one,
+/// [`DomainState`](crate::proto::DomainState) (or [`DomainGetStateRet::named`]).
 pub mod state {
     /// No state.
     pub const NOSTATE: i32 = 0;
@@ -857,6 +858,30 @@ xdr_struct! {
         pub kind: i32,
         /// Statistics (`time_elapsed`, `data_processed`, …).
         pub params: Vec<TypedParam> [limits::DOMAIN_JOB_STATS_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_open_graphics_args` = `remote_domain_open_graphics_fd_args`.
+    pub struct DomainOpenGraphicsArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Index of the graphics device in the domain XML.
+        pub idx: u32,
+        /// `virDomainOpenGraphicsFlags` (`SKIPAUTH` 1).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_fd_associate_args`.
+    pub struct DomainFdAssociateArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Name the descriptors are known by in the domain XML.
+        pub name: LvString,
+        /// `virDomainFDAssociateFlags` (`SECLABEL_RESTORE` 1, `SECLABEL_WRITABLE` 2).
+        pub flags: u32,
     }
 }
 
@@ -1779,6 +1804,9 @@ procedures! {
     DomainBlockStatsFlags = 243: DomainBlockStatsFlagsArgs => DomainBlockStatsFlagsRet, since "0.9.5";
     /// `virDomainReset` (flags must be 0).
     DomainReset = 245: DomainFlagsArgs => (), since "0.9.7";
+    /// `virDomainOpenGraphics`: hand the daemon a socket (one descriptor sent with the call)
+    /// to connect graphics client `idx` to.
+    DomainOpenGraphics = 249: DomainOpenGraphicsArgs => (), since "0.9.7", fds Call;
     /// `virDomainBlockResize`.
     DomainBlockResize = 251: DomainBlockResizeArgs => (), since "0.9.8";
     /// `virDomainShutdownFlags` (flags: [`shutdown_flags`]).
@@ -1811,6 +1839,10 @@ procedures! {
     DomainOpenChannel = 296: DomainOpenChannelArgs => (), since "1.0.2", stream Download;
     /// `virDomainGetJobStats`.
     DomainGetJobStats = 298: DomainFlagsArgs => DomainGetJobStatsRet, since "1.0.3";
+    /// `virDomainCreateXMLWithFiles`: [`DomainCreateXml`] passing descriptors to the guest.
+    DomainCreateXmlWithFiles = 309: DomainCreateXmlArgs => DomainRet, since "1.1.1", fds Call;
+    /// `virDomainCreateWithFiles`: [`DomainCreateWithFlags`] passing descriptors to the guest.
+    DomainCreateWithFiles = 310: DomainFlagsArgs => DomainRet, since "1.1.1", fds Call;
     /// `virDomainCoreDumpWithFormat`.
     DomainCoreDumpWithFormat = 334: DomainCoreDumpWithFormatArgs => (), since "1.2.3";
     /// `virDomainFSFreeze`.
@@ -1821,6 +1853,9 @@ procedures! {
     DomainGetTime = 337: DomainFlagsArgs => DomainGetTimeRet, since "1.2.5";
     /// `virDomainSetTime`.
     DomainSetTime = 338: DomainSetTimeArgs => (), since "1.2.5";
+    /// `virDomainOpenGraphicsFD`: the daemon returns a connected graphics socket (one
+    /// descriptor with the reply).
+    DomainOpenGraphicsFd = 343: DomainOpenGraphicsArgs => (), since "1.2.8", fds Reply;
     /// `virDomainBlockCopy`.
     DomainBlockCopy = 345: DomainBlockCopyArgs => (), since "1.2.8";
     /// `virDomainGetFSInfo` (flags must be 0).
@@ -1872,6 +1907,8 @@ procedures! {
     DomainRestoreParams = 441: DomainRestoreParamsArgs => (), since "8.4.0";
     /// `virDomainAbortJobFlags`.
     DomainAbortJobFlags = 442: DomainFlagsArgs => (), since "8.5.0";
+    /// `virDomainFDAssociate`: associate the descriptors sent with the call with `name`.
+    DomainFdAssociate = 443: DomainFdAssociateArgs => (), since "9.0.0", fds Call;
     /// `virDomainGraphicsReload`.
     DomainGraphicsReload = 448: DomainGraphicsReloadArgs => (), since "10.2.0";
     /// `virDomainGetAutostartOnce`.

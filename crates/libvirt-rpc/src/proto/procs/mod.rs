@@ -1,16 +1,22 @@
-//! Typed declarations of remote-program procedures, grouped by object.
+//! Typed declarations of procedures, grouped by object: the remote program's, then the QEMU
+//! and LXC programs' ([`qemu`], [`lxc`]).
 //!
-//! Written from libvirt's protocol description (`remote_protocol.x` layouts), not generated or
-//! copied from it. Each object module ends with a [`procedures!`](crate::procedures) table
-//! whose rows carry the number, the argument and return types, the libvirt release that
-//! introduced the procedure (`since`) and the stream direction of stream procedures;
-//! [`common`] holds layouts shared across objects; the protocol limits are in
+//! Written from libvirt's protocol description (`remote_protocol.x`, `qemu_protocol.x`,
+//! `lxc_protocol.x` layouts), not generated or copied from it. Each object module ends with
+//! a [`procedures!`](crate::procedures) table whose rows carry the number, the argument and
+//! return types, the libvirt release that introduced the procedure (`since`), the stream
+//! direction of stream procedures and, for the calls that pass file descriptors, which side
+//! carries them ([`FdPassing`](crate::proto::FdPassing)); [`common`] holds layouts shared
+//! across objects; the protocol limits are in
 //! [`proto::limits`](crate::proto::limits).
 //!
-//! Every call of the remote program up to [`HIGHEST`] (libvirt 12.6.0) is declared, except
-//! the calls that pass file descriptors
+//! Every call of the remote program up to [`HIGHEST`] (libvirt 12.6.0) is declared, and
+//! every call of the QEMU and LXC programs. The calls that pass file descriptors
 //! (`DomainOpenGraphics`, `DomainOpenGraphicsFd`, `DomainCreateXmlWithFiles`,
-//! `DomainCreateWithFiles`, `DomainFdAssociate`). Event messages are not calls: they live in
+//! `DomainCreateWithFiles`, `DomainFdAssociate`, `QemuDomainMonitorCommandWithFiles`,
+//! `LxcDomainOpenNamespace`) are declared with their `fds` marker and refused locally with
+//! [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) until descriptor
+//! passing exists. Event messages are not calls: they live in
 //! [`proto::events`](crate::proto::events).
 //!
 //! `since` is the release that added the procedure's public API (`libvirt_public.syms`, the
@@ -25,11 +31,13 @@ pub mod connect;
 pub mod domain;
 pub mod domain_tune;
 pub mod interface;
+pub mod lxc;
 pub mod migration;
 pub mod network;
 pub mod node;
 pub mod nodedev;
 pub mod nwfilter;
+pub mod qemu;
 pub mod secret;
 pub mod snapshot;
 pub mod storage;
@@ -47,9 +55,12 @@ macro_rules! tables {
         /// Every typed procedure, one slice per module.
         pub const TABLES: &[&[ProcInfo]] = &[$($module::PROCEDURES),*];
 
-        /// Hand every typed procedure to `v`, in the order of [`TABLES`].
+        /// Hand every typed procedure to `v`: the remote program's in the order of
+        /// [`TABLES`], then those of [`OTHER_TABLES`].
         pub fn visit_procedures(v: &mut impl ProcedureVisitor) {
             $($module::visit_procedures(v);)*
+            qemu::visit_procedures(v);
+            lxc::visit_procedures(v);
         }
     };
 }
@@ -69,23 +80,26 @@ tables!(
     nwfilter,
 );
 
-/// Look a procedure up by program and number (for logging raw calls).
+/// The typed procedures of the programs beside the remote one (QEMU, LXC).
+pub const OTHER_TABLES: &[&[ProcInfo]] = &[qemu::PROCEDURES, lxc::PROCEDURES];
+
+/// Every row of every program.
+fn all() -> impl Iterator<Item = &'static ProcInfo> {
+    TABLES.iter().chain(OTHER_TABLES).flat_map(|t| t.iter())
+}
+
+/// Look a procedure of any program up by program and number (for logging raw calls).
 pub fn lookup(program: u32, number: i32) -> Option<&'static ProcInfo> {
-    TABLES
-        .iter()
-        .flat_map(|t| t.iter())
-        .find(|p| p.program == program && p.number == number)
+    all().find(|p| p.program == program && p.number == number)
 }
 
-/// Look a procedure up by its Rust name (e.g. `"DomainGetState"`).
+/// Look a procedure of any program up by its Rust name (e.g. `"DomainGetState"`,
+/// `"QemuDomainMonitorCommand"`).
 pub fn lookup_name(name: &str) -> Option<&'static ProcInfo> {
-    TABLES
-        .iter()
-        .flat_map(|t| t.iter())
-        .find(|p| p.name == name)
+    all().find(|p| p.name == name)
 }
 
-/// Number of typed procedures.
+/// Number of typed procedures of the remote program.
 pub fn count() -> usize {
     TABLES.iter().map(|t| t.len()).sum()
 }
@@ -99,41 +113,10 @@ mod tests {
     use crate::proto::{REMOTE_PROGRAM, events};
 
     /// Numbers of the remote program that are neither a declared call nor a decoded event
-    /// message. libvirt assigned every number from 1 to 456, so each entry is work pending
-    /// elsewhere; the coverage test fails when an entry gets declared (remove it then).
-    const NOT_DECLARED: &[(i32, &str)] = &[
-        // Calls that pass file descriptors (CALL_WITH_FDS / REPLY_WITH_FDS over a unix
-        // socket): pending descriptor-passing support in the core.
-        (249, "DOMAIN_OPEN_GRAPHICS: passes an fd"),
-        (309, "DOMAIN_CREATE_XML_WITH_FILES: passes fds"),
-        (310, "DOMAIN_CREATE_WITH_FILES: passes fds"),
-        (343, "DOMAIN_OPEN_GRAPHICS_FD: returns an fd"),
-        (443, "DOMAIN_FD_ASSOCIATE: passes fds"),
-        // Event messages the event table does not decode yet (the legacy, non-callback
-        // domain events and the 11.x/12.x ones): the event-table work.
-        (107, "DOMAIN_EVENT_LIFECYCLE: event message"),
-        (169, "DOMAIN_EVENT_REBOOT: event message"),
-        (170, "DOMAIN_EVENT_RTC_CHANGE: event message"),
-        (171, "DOMAIN_EVENT_WATCHDOG: event message"),
-        (172, "DOMAIN_EVENT_IO_ERROR: event message"),
-        (173, "DOMAIN_EVENT_GRAPHICS: event message"),
-        (195, "DOMAIN_EVENT_IO_ERROR_REASON: event message"),
-        (224, "DOMAIN_EVENT_CONTROL_ERROR: event message"),
-        (241, "DOMAIN_EVENT_BLOCK_JOB: event message"),
-        (248, "DOMAIN_EVENT_DISK_CHANGE: event message"),
-        (268, "DOMAIN_EVENT_TRAY_CHANGE: event message"),
-        (269, "DOMAIN_EVENT_PMWAKEUP: event message"),
-        (270, "DOMAIN_EVENT_PMSUSPEND: event message"),
-        (276, "DOMAIN_EVENT_BALLOON_CHANGE: event message"),
-        (292, "DOMAIN_EVENT_PMSUSPEND_DISK: event message"),
-        (311, "DOMAIN_EVENT_DEVICE_REMOVED: event message"),
-        (453, "DOMAIN_EVENT_NIC_MAC_CHANGE: event message"),
-        (454, "DOMAIN_EVENT_VCPU_REMOVED: event message"),
-        (
-            455,
-            "DOMAIN_EVENT_CALLBACK_CHANNEL_LIFECYCLE: event message",
-        ),
-    ];
+    /// message. libvirt assigned every number from 1 to 456 and each is now a call (those
+    /// that pass descriptors with their `fds` marker) or an event, so the list is empty; a
+    /// newer libvirt's numbers go here, with why, until they are declared.
+    const NOT_DECLARED: &[(i32, &str)] = &[];
 
     fn rows() -> impl Iterator<Item = &'static ProcInfo> {
         TABLES.iter().flat_map(|t| t.iter())
@@ -265,12 +248,80 @@ mod tests {
                     name: P::NAME,
                     stream: P::STREAM,
                     since: P::SINCE,
+                    fds: P::FDS,
                 });
             }
         }
         let mut seen = Collect(Vec::new());
         super::visit_procedures(&mut seen);
-        assert_eq!(seen.0, rows().copied().collect::<Vec<_>>());
+        assert_eq!(seen.0, super::all().copied().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_qemu_and_lxc_number_is_a_call_or_an_event() {
+        use crate::proto::{LXC_PROGRAM, QEMU_PROGRAM};
+        let qemu_calls: BTreeMap<i32, &str> = super::qemu::PROCEDURES
+            .iter()
+            .map(|p| (p.number, p.name))
+            .collect();
+        let qemu_events: BTreeMap<i32, &str> = events::QEMU_EVENT_PROCS.iter().copied().collect();
+        for n in 1..=super::qemu::HIGHEST {
+            let hits = [qemu_calls.get(&n), qemu_events.get(&n)];
+            assert_eq!(hits.iter().flatten().count(), 1, "QEMU {n}: {hits:?}");
+        }
+        assert_eq!(
+            qemu_calls.len() + qemu_events.len(),
+            super::qemu::HIGHEST as usize
+        );
+        let lxc: Vec<i32> = super::lxc::PROCEDURES.iter().map(|p| p.number).collect();
+        assert_eq!(lxc, (1..=super::lxc::HIGHEST).collect::<Vec<_>>());
+        for p in super::qemu::PROCEDURES {
+            assert_eq!(p.program, QEMU_PROGRAM, "{}", p.name);
+            assert!(p.name.starts_with("Qemu"), "{}", p.name);
+        }
+        for p in super::lxc::PROCEDURES {
+            assert_eq!(p.program, LXC_PROGRAM, "{}", p.name);
+            assert!(p.name.starts_with("Lxc"), "{}", p.name);
+        }
+        // The other programs' rows are plausible releases too, in number order.
+        let first = LibvirtVersion::new(0, 8, 3);
+        let newest = LibvirtVersion::new(12, 6, 0);
+        let mut prev = first;
+        for p in super::qemu::PROCEDURES {
+            assert!((first..=newest).contains(&p.since), "{}", p.name);
+            assert!(p.since >= prev, "{} since {} < {prev}", p.name, p.since);
+            prev = p.since;
+        }
+    }
+
+    #[test]
+    fn names_are_unique_across_programs() {
+        let mut names = HashSet::new();
+        for p in super::all() {
+            assert!(names.insert(p.name), "duplicate name {}", p.name);
+        }
+        assert_eq!(names.len(), super::count() + 6 + 1);
+    }
+
+    #[test]
+    fn descriptor_passing_calls_are_marked() {
+        use crate::proto::FdPassing::{self, Both, Call, Reply};
+        let want: &[(&str, FdPassing)] = &[
+            ("DomainOpenGraphics", Call),
+            ("DomainCreateXmlWithFiles", Call),
+            ("DomainCreateWithFiles", Call),
+            ("DomainOpenGraphicsFd", Reply),
+            ("DomainFdAssociate", Call),
+            ("QemuDomainMonitorCommandWithFiles", Both),
+            ("LxcDomainOpenNamespace", Reply),
+        ];
+        for (name, fds) in want {
+            assert_eq!(super::lookup_name(name).unwrap().fds, Some(*fds), "{name}");
+        }
+        let marked = super::all().filter(|p| p.fds.is_some()).count();
+        assert_eq!(marked, want.len(), "an unlisted row carries an fds marker");
+        // No stream procedure passes descriptors.
+        assert!(super::all().all(|p| p.fds.is_none() || p.stream.is_none()));
     }
 
     #[test]
@@ -280,5 +331,17 @@ mod tests {
         assert_eq!(p.since, LibvirtVersion::new(0, 9, 2));
         assert_eq!(super::lookup_name("StorageVolUpload").unwrap().number, 208);
         assert!(super::lookup(REMOTE_PROGRAM, 100_000).is_none());
+        let q = super::lookup(crate::proto::QEMU_PROGRAM, 1).unwrap();
+        assert_eq!(q.name, "QemuDomainMonitorCommand");
+        assert_eq!(q.since, LibvirtVersion::new(0, 8, 3));
+        assert_eq!(
+            super::lookup_name("LxcDomainOpenNamespace").unwrap().number,
+            1
+        );
+        // Same number, other program: not the remote program's ConnectOpen.
+        assert_ne!(
+            super::lookup(crate::proto::LXC_PROGRAM, 1).unwrap().name,
+            "ConnectOpen"
+        );
     }
 }
