@@ -29,7 +29,17 @@ pub mod proto;
 pub mod wire;
 
 #[cfg(feature = "client")]
-pub use client::{Client, ConnectOptions};
-pub use conn::{CallError, Connection, ConnectionError, StreamError};
-pub use proto::{Procedure, RemoteError};
+pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
+#[cfg(feature = "tls")]
+pub use client::TlsError;
+pub use conn::handshake::HandshakeError;
+pub use conn::sasl::SaslError;
+pub use conn::{
+    CallError, Connection, ConnectionError, ProtocolViolation, StreamError, StreamMisuse,
+};
+pub use proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
+/// The SSH transport's errors (feature `ssh`), re-exported so that matching on
+/// [`ConnectError::Ssh`] needs no direct dependency on `ssh-socket`.
+#[cfg(feature = "ssh")]
+pub use ssh_socket::{CloseReason, KeyFileError, SshError};
 pub use wire::xdr::LvString;

@@ -28,9 +28,9 @@ pub async fn connect(cfg: &SshConfig) -> Result<(SshStream, CloseHandle), SshErr
         let dial = TcpStream::connect((cfg.host.as_str(), cfg.port));
         match timeout_at(deadline, dial).await {
             Err(_) => Err(timed_out(cfg, "tcp connect")),
-            Ok(Err(source)) => Err(SshError::Connect {
+            Ok(Err(error)) => Err(SshError::Connect {
                 addr: cfg.addr(),
-                source,
+                error,
             }),
             Ok(Ok(s)) => Ok(s),
         }
@@ -48,9 +48,9 @@ pub async fn connect_socket(
         socket
             .set_nonblocking(true)
             .and_then(|()| TcpStream::from_std(socket))
-            .map_err(|source| SshError::Connect {
+            .map_err(|error| SshError::Connect {
                 addr: cfg.addr(),
-                source,
+                error,
             })
     })
     .await
@@ -111,9 +111,9 @@ async fn establish(
     deadline: Instant,
 ) -> Result<(SshStream, CloseHandle), SshError> {
     let addr = cfg.addr();
-    let io = |source| SshError::Connect {
+    let io = |error| SshError::Connect {
         addr: addr.clone(),
-        source,
+        error,
     };
     tcp.set_nodelay(true).map_err(io)?;
     // Our own descriptor of the socket: the one thing that can stop russh's session task.

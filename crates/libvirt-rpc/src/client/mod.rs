@@ -31,6 +31,7 @@
 
 pub mod auth;
 mod driver;
+mod errors;
 mod events;
 mod shared;
 mod stream;
@@ -52,7 +53,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 use tracing::Instrument;
 
-pub use events::EventStream;
+pub use errors::Error;
+pub use events::{EventStream, Subscription};
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 pub use stream::{Download, Progress, TransferError, Upload};
@@ -132,17 +134,16 @@ pub enum ConnectError {
     #[error(transparent)]
     Uri(#[from] UriError),
     /// Dialling the transport failed.
-    #[error("cannot connect to {target}: {source}")]
+    #[error("cannot connect to {target}: {error}")]
     Dial {
         /// Socket path or address.
         target: String,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
+        /// The I/O error (formatted in the message, so not also the source).
+        error: std::io::Error,
     },
     /// The opening handshake failed.
     #[error("libvirt handshake failed: {0}")]
-    Handshake(#[from] HandshakeError),
+    Handshake(HandshakeError),
     /// A transport this build cannot dial (e.g. SSH without the `ssh` feature).
     #[error("{0}")]
     Unsupported(String),
@@ -153,7 +154,7 @@ pub enum ConnectError {
     /// The TLS transport failed (PKI files, server certificate, handshake).
     #[cfg(feature = "tls")]
     #[error("tls: {0}")]
-    Tls(#[from] TlsError),
+    Tls(TlsError),
 }
 
 /// The transport's kill switch first, then the caller's.
@@ -237,9 +238,9 @@ impl Client {
             Transport::Unix { path } => {
                 let s = tokio::net::UnixStream::connect(path)
                     .await
-                    .map_err(|source| ConnectError::Dial {
+                    .map_err(|error| ConnectError::Dial {
                         target: path.display().to_string(),
-                        source,
+                        error,
                     })?;
                 Self::handshake_socket(s, opts).await
             }
@@ -247,9 +248,9 @@ impl Client {
                 let target = format!("{host}:{port}");
                 let s = tokio::net::TcpStream::connect(&target)
                     .await
-                    .map_err(|source| ConnectError::Dial {
+                    .map_err(|error| ConnectError::Dial {
                         target: target.clone(),
-                        source,
+                        error,
                     })?;
                 let _ = s.set_nodelay(true);
                 Self::handshake_socket(s, opts).await
