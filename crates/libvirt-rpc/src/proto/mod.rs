@@ -6,6 +6,7 @@ pub mod events;
 pub mod limits;
 pub mod procedure;
 pub mod procs;
+pub mod typed_params;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
