@@ -60,7 +60,7 @@ use shared::{CallSlot, Inner, State};
 pub use stream::{Download, Progress, TransferError, Upload};
 #[cfg(feature = "tls")]
 pub use tls::TlsError;
-pub use uri::{LibvirtUri, SshTarget, TlsTarget, Transport, UriError};
+pub use uri::{LibvirtUri, SshTarget, TlsTarget, Transport, UriError, default_uri};
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::{CallError, Config, Connection, ConnectionError};
@@ -260,6 +260,13 @@ impl Client {
         }
     }
 
+    /// [`connect`](Self::connect) to the URI libvirt would pick when none is given
+    /// ([`uri::default_uri`]: `$LIBVIRT_DEFAULT_URI`, then libvirt.conf's `uri_default`,
+    /// then `qemu:///system` as root or `qemu:///session` otherwise).
+    pub async fn connect_default(opts: ConnectOptions) -> Result<Self, ConnectError> {
+        Self::connect(&default_uri(), opts).await
+    }
+
     #[cfg(feature = "tls")]
     async fn connect_tls(
         target: &TlsTarget,
@@ -432,6 +439,36 @@ impl Client {
     ) -> Result<P::Ret, CallError> {
         self.call_inner::<P>(args, Some(Instant::now() + timeout))
             .await
+    }
+
+    /// Call a typed-parameter getter with the flags libvirt's C library sends: `args`'
+    /// flags plus `VIR_TYPED_PARAM_STRING_OKAY`, without which the daemon leaves string
+    /// parameters out of the answer ([`proto::typed_params`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: libvirt_rpc::Client, dom: libvirt_rpc::proto::types::Domain)
+    /// # -> Result<(), libvirt_rpc::CallError> {
+    /// use libvirt_rpc::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
+    ///
+    /// let args = DomainGetParamsArgs { dom, nparams: 0, flags: 0 };
+    /// let n = client.call_typed_params::<DomainGetBlkioParameters>(&args).await?.nparams;
+    /// let all = client
+    ///     .call_typed_params::<DomainGetBlkioParameters>(&DomainGetParamsArgs { nparams: n, ..args })
+    ///     .await?;
+    /// for p in &all.params {
+    ///     println!("{} = {:?}", p.field, p.value);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_typed_params<P: proto::typed_params::TypedParamsGetter>(
+        &self,
+        args: &P::Args,
+    ) -> Result<P::Ret, CallError>
+    where
+        P::Args: Clone,
+    {
+        let args = proto::typed_params::as_libvirt_sends::<P>(args.clone());
+        self.call_inner::<P>(&args, None).await
     }
 
     async fn call_inner<P: Procedure>(
