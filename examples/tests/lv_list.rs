@@ -14,7 +14,11 @@ fn lv_list_columns_line_up() {
         .args(["-c", &d.test_uri(), "--timeout", "30", "list"])
         .output()
         .expect("run lv list");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let header = lines.first().expect("a header line");

@@ -501,7 +501,10 @@ mod tests {
         for e in [dial, not_found] {
             let chain = provider_error("get instance", e).chain().to_string();
             for needle in ["no such socket", "Domain not found"] {
-                assert!(chain.matches(needle).count() <= 1, "{needle:?} twice in {chain}");
+                assert!(
+                    chain.matches(needle).count() <= 1,
+                    "{needle:?} twice in {chain}"
+                );
             }
         }
     }

@@ -28,10 +28,10 @@ pub mod peer;
 pub mod proto;
 pub mod wire;
 
-#[cfg(feature = "client")]
-pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
 #[cfg(feature = "tls")]
 pub use client::TlsError;
+#[cfg(feature = "client")]
+pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
 pub use conn::handshake::HandshakeError;
 pub use conn::sasl::SaslError;
 pub use conn::{

@@ -107,7 +107,11 @@ fn connect_errors() -> Vec<ConnectError> {
     ];
     v.extend(handshake_errors().into_iter().map(ConnectError::Handshake));
     #[cfg(feature = "ssh")]
-    v.extend(ssh_errors().into_iter().map(|e| ConnectError::Ssh(Box::new(e))));
+    v.extend(
+        ssh_errors()
+            .into_iter()
+            .map(|e| ConnectError::Ssh(Box::new(e))),
+    );
     v
 }
 
@@ -213,7 +217,10 @@ fn no_message_repeats_along_a_source_chain() {
 fn a_daemon_error_reads_once_and_keeps_its_code() {
     let e = Error::Call(CallError::Remote(not_found()));
     assert_eq!(e.to_string(), not_found().to_string());
-    assert!(e.source().is_none(), "the daemon's error is the whole message");
+    assert!(
+        e.source().is_none(),
+        "the daemon's error is the whole message"
+    );
     assert_eq!(e.remote().map(|r| r.code), Some(ErrorCode::NO_DOMAIN));
     assert!(e.is_not_found());
     assert!(!e.is_connection_dead() && !e.is_auth() && !e.is_unreachable());
@@ -233,7 +240,10 @@ fn predicates_name_what_failed() {
         error: RemoteError::new(ErrorCode::AUTH_FAILED, ErrorDomain::RPC, "bad password"),
     });
     assert!(rejected.is_auth() && !rejected.is_unreachable());
-    assert_eq!(rejected.remote().map(|r| r.code), Some(ErrorCode::AUTH_FAILED));
+    assert_eq!(
+        rejected.remote().map(|r| r.code),
+        Some(ErrorCode::AUTH_FAILED)
+    );
 
     let died = ConnectError::Handshake(HandshakeError::Call {
         step: "CONNECT_OPEN",
@@ -252,7 +262,10 @@ fn predicates_name_what_failed() {
         reason: "UnknownIssuer".into(),
     });
     assert!(tls.tls().is_some_and(TlsError::is_server_untrusted));
-    assert!(!tls.is_host_key(), "is_host_key is SSH's; TLS has is_server_untrusted");
+    assert!(
+        !tls.is_host_key(),
+        "is_host_key is SSH's; TLS has is_server_untrusted"
+    );
 
     let call = CallError::Connection(dead());
     assert!(call.is_connection_dead() && call.connection() == Some(&dead()));
@@ -267,7 +280,10 @@ fn predicates_name_what_failed() {
         reason: "source failed".into(),
         server: Some(not_found()),
     };
-    assert!(aborted.is_not_found(), "the daemon's answer to the abort is its remote()");
+    assert!(
+        aborted.is_not_found(),
+        "the daemon's answer to the abort is its remote()"
+    );
     assert!(StreamError::Connection(dead()).is_connection_dead());
 
     let local = TransferError::Local(io::Error::other("disk full"));

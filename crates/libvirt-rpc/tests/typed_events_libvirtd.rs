@@ -10,7 +10,7 @@ use libvirt_rpc::proto::procs::common::XmlArgs;
 use libvirt_rpc::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainUndefine,
 };
-use libvirt_rpc::proto::procs::network::{NetworkDefineXml, NetworkUndefine, NetworkArgs};
+use libvirt_rpc::proto::procs::network::{NetworkArgs, NetworkDefineXml, NetworkUndefine};
 use testbed::libvirtd::Libvirtd;
 
 async fn next<T: TypedEvent>(events: &mut Subscription<T>, what: &str) -> T::Body {
@@ -38,7 +38,10 @@ async fn subscribe_lifecycle_yields_lifecycle_events_only() {
     let mut all = c.subscribe_lifecycle(None).await.unwrap();
     // Reboot events of the same family go to their own subscription, never to this one.
     let mut reboots = c.subscribe_to::<event_id::Reboot>(None).await.unwrap();
-    let mut nets = c.subscribe_to::<network_event_id::Lifecycle>(None).await.unwrap();
+    let mut nets = c
+        .subscribe_to::<network_event_id::Lifecycle>(None)
+        .await
+        .unwrap();
     assert_ne!(all.callback_id(), reboots.callback_id());
 
     let dom = c

@@ -6,9 +6,9 @@
 //! formats the cause in its message and returns no source. Printing the chain (`anyhow`'s
 //! `{:#}`, `ProviderError::chain`) therefore shows each message once.
 
-use super::{ConnectError, TransferError};
 #[cfg(feature = "tls")]
 use super::TlsError;
+use super::{ConnectError, TransferError};
 use crate::conn::handshake::HandshakeError;
 use crate::conn::{CallError, ConnectionError, StreamError};
 use crate::proto::{ErrorCode, RemoteError};

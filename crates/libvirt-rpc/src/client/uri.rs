@@ -141,9 +141,31 @@ pub enum UriError {
 /// libvirt's driver names: what may stand before `+transport` in a URI (hypervisor drivers,
 /// the modular daemons' own drivers, and `remote`).
 pub const DRIVERS: &[&str] = &[
-    "qemu", "test", "lxc", "xen", "libxl", "vbox", "vmwareplayer", "vmwarews", "vmwarefusion",
-    "esx", "gsx", "vpx", "openvz", "bhyve", "ch", "vz", "parallels", "hyperv", "network",
-    "nodedev", "storage", "secret", "interface", "nwfilter", "remote",
+    "qemu",
+    "test",
+    "lxc",
+    "xen",
+    "libxl",
+    "vbox",
+    "vmwareplayer",
+    "vmwarews",
+    "vmwarefusion",
+    "esx",
+    "gsx",
+    "vpx",
+    "openvz",
+    "bhyve",
+    "ch",
+    "vz",
+    "parallels",
+    "hyperv",
+    "network",
+    "nodedev",
+    "storage",
+    "secret",
+    "interface",
+    "nwfilter",
+    "remote",
 ];
 
 impl LibvirtUri {
@@ -516,13 +538,23 @@ mod tests {
 
     #[test]
     fn non_libvirt_schemes_are_refused_as_such() {
-        for bad in ["http://host/", "https://h:8443/x", "file:///tmp/x", "ssh://h/system"] {
+        for bad in [
+            "http://host/",
+            "https://h:8443/x",
+            "file:///tmp/x",
+            "ssh://h/system",
+        ] {
             let e = LibvirtUri::parse(bad).unwrap_err();
             assert!(matches!(e, UriError::NotLibvirt { .. }), "{bad}: {e:?}");
             assert!(e.to_string().contains("not a libvirt URI"), "{e}");
             assert!(!e.to_string().contains("transport"), "{e}");
         }
-        for good in ["qemu:///system", "lxc:///system", "network:///system", "qemu+tls://h/system"] {
+        for good in [
+            "qemu:///system",
+            "lxc:///system",
+            "network:///system",
+            "qemu+tls://h/system",
+        ] {
             assert!(LibvirtUri::parse(good).is_ok(), "{good}");
         }
     }
@@ -541,15 +573,33 @@ mod tests {
     #[test]
     fn default_uri_follows_libvirt() {
         let conf = "# comment\nuri_aliases = [ \"x=qemu:///system\" ]\n  uri_default = \"qemu+ssh://h/system\"  # pick\n";
-        assert_eq!(conf_uri_default(conf).as_deref(), Some("qemu+ssh://h/system"));
-        assert_eq!(conf_uri_default("uri_default='test:///x'\nuri_default = \"a:///b\""), Some("a:///b".into()));
+        assert_eq!(
+            conf_uri_default(conf).as_deref(),
+            Some("qemu+ssh://h/system")
+        );
+        assert_eq!(
+            conf_uri_default("uri_default='test:///x'\nuri_default = \"a:///b\""),
+            Some("a:///b".into())
+        );
         assert_eq!(conf_uri_default("#uri_default = \"qemu:///x\"\n"), None);
-        assert_eq!(conf_uri_default("uri_default_x = \"q\"\nuri_default = \"\""), None);
+        assert_eq!(
+            conf_uri_default("uri_default_x = \"q\"\nuri_default = \"\""),
+            None
+        );
         let env = Some("test+unix:///default?socket=/s".to_string());
-        assert_eq!(resolve_default_uri(env.clone(), Some(conf), false), env.unwrap());
-        assert_eq!(resolve_default_uri(None, Some(conf), false), "qemu+ssh://h/system");
+        assert_eq!(
+            resolve_default_uri(env.clone(), Some(conf), false),
+            env.unwrap()
+        );
+        assert_eq!(
+            resolve_default_uri(None, Some(conf), false),
+            "qemu+ssh://h/system"
+        );
         assert_eq!(resolve_default_uri(None, None, false), "qemu:///session");
-        assert_eq!(resolve_default_uri(None, Some("# none"), true), "qemu:///system");
+        assert_eq!(
+            resolve_default_uri(None, Some("# none"), true),
+            "qemu:///system"
+        );
         assert_eq!(
             libvirt_conf_path(false, Some("/c".into()), Some("/h".into())),
             Some("/c/libvirt/libvirt.conf".into())
