@@ -86,6 +86,14 @@ where
     Ok(params(&ret).0.to_vec())
 }
 
+fn blkio(r: &<DomainGetBlkioParameters as Procedure>::Ret) -> (&[TypedParam], i32) {
+    (&r.params, r.nparams)
+}
+
+fn numa(r: &<DomainGetNumaParameters as Procedure>::Ret) -> (&[TypedParam], i32) {
+    (&r.params, r.nparams)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn getters_return_string_parameters_like_the_c_library() {
     let Some(d) = Libvirtd::start_or_skip() else {
@@ -103,12 +111,6 @@ async fn getters_return_string_parameters_like_the_c_library() {
         .expect("the test driver's domain")
         .dom;
 
-    fn blkio(r: &<DomainGetBlkioParameters as Procedure>::Ret) -> (&[TypedParam], i32) {
-        (&r.params, r.nparams)
-    }
-    fn numa(r: &<DomainGetNumaParameters as Procedure>::Ret) -> (&[TypedParam], i32) {
-        (&r.params, r.nparams)
-    }
     let cases = [
         (
             "DomainGetBlkioParameters",

@@ -586,10 +586,10 @@ mod tests {
             conf_uri_default("uri_default_x = \"q\"\nuri_default = \"\""),
             None
         );
-        let env = Some("test+unix:///default?socket=/s".to_string());
+        let env = "test+unix:///default?socket=/s";
         assert_eq!(
-            resolve_default_uri(env.clone(), Some(conf), false),
-            env.unwrap()
+            resolve_default_uri(Some(env.into()), Some(conf), false),
+            env
         );
         assert_eq!(
             resolve_default_uri(None, Some(conf), false),
