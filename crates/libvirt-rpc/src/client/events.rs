@@ -310,7 +310,7 @@ impl Client {
     }
 
     /// [`subscribe`](Self::subscribe) to a network event id
-    /// ([`network_event_id`](crate::proto::events::network_event_id)) for one network or all.
+    /// ([`network_event_id`]) for one network or all.
     pub async fn subscribe_network_events(
         &self,
         event_id: i32,
@@ -320,7 +320,7 @@ impl Client {
     }
 
     /// [`subscribe`](Self::subscribe) to a storage pool event id
-    /// ([`pool_event_id`](crate::proto::events::pool_event_id)) for one pool or all.
+    /// ([`pool_event_id`]) for one pool or all.
     pub async fn subscribe_storage_pool_events(
         &self,
         event_id: i32,

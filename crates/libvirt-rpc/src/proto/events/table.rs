@@ -85,7 +85,8 @@ macro_rules! event_table {
                 $(
                     #[doc = concat!(
                         "The [`", stringify!($Family), "::", stringify!($Variant),
-                        "`] event as a type, for typed subscriptions ([`TypedEvent`](super::TypedEvent)): \
+                        "`](super::", stringify!($Family), "::", stringify!($Variant),
+                        ") event as a type, for typed subscriptions ([`TypedEvent`](super::TypedEvent)): \
                          its id is [`", stringify!($ID), "`], its events are [`",
                         stringify!($Body), "`](super::", stringify!($Body), ")s."
                     )]
