@@ -38,6 +38,9 @@ pub use conn::{
     CallError, Connection, ConnectionError, ProtocolViolation, StreamError, StreamMisuse,
 };
 pub use proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
+/// The SSH transport (feature `ssh`), for [`client::SshOptions`]: config file, credentials.
+#[cfg(feature = "ssh")]
+pub use ssh_socket;
 /// The SSH transport's errors (feature `ssh`), re-exported so that matching on
 /// [`ConnectError::Ssh`] needs no direct dependency on `ssh-socket`.
 #[cfg(feature = "ssh")]
