@@ -9,19 +9,11 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use libvirt_rpc::Client;
 
-/// `$LIBVIRT_DEFAULT_URI`, else `qemu:///system` for root and `qemu:///session` otherwise
-/// (virsh's convention).
+/// The URI libvirt picks when none is given: `$LIBVIRT_DEFAULT_URI`, then libvirt.conf's
+/// `uri_default`, then `qemu:///system` for root and `qemu:///session` otherwise (the
+/// library's [`libvirt_rpc::client::default_uri`]).
 pub fn default_uri() -> String {
-    if let Ok(u) = std::env::var("LIBVIRT_DEFAULT_URI") {
-        if !u.is_empty() {
-            return u;
-        }
-    }
-    if rustix::process::geteuid().is_root() {
-        "qemu:///system".into()
-    } else {
-        "qemu:///session".into()
-    }
+    libvirt_rpc::client::default_uri()
 }
 
 /// The connection a command opened, so the deadline and signal paths can close it.

@@ -53,13 +53,12 @@ pub enum LvError {
     #[error("transfer source failed: {0}")]
     Local(Arc<io::Error>),
     /// A link could not be opened (dial, SSH transport or handshake).
-    #[error("cannot connect to {uri}: {source}")]
+    #[error("cannot connect to {uri}: {error}")]
     Connect {
         /// The URI dialled.
         uri: String,
-        /// What failed.
-        #[source]
-        source: Arc<ConnectError>,
+        /// What failed (formatted in the message, so not also the source).
+        error: Arc<ConnectError>,
     },
     /// The link is dead (marked dead by a budget overrun, a connection error or a close);
     /// `reason` is the first reason given.
@@ -196,7 +195,7 @@ fn connect_kind(e: &ConnectError) -> ErrorKind {
         // The contract's rule for I/O errors: a socket we may not open or a path that cannot
         // name one needs a human; refused, reset, missing (the daemon is down or restarting)
         // and unreachable may come back by themselves.
-        ConnectError::Dial { source, .. } => classify_io(source.kind()),
+        ConnectError::Dial { error, .. } => classify_io(error.kind()),
         ConnectError::Ssh(e) => ssh_kind(e),
         ConnectError::Handshake(h) => match h {
             HandshakeError::Call { error, .. } => call_kind(error),
@@ -245,7 +244,7 @@ pub fn kind(e: &LvError) -> ErrorKind {
             // Aborted, connection death, protocol oddities: retry.
             _ => ErrorKind::Transient,
         },
-        LvError::Connect { source, .. } => connect_kind(source),
+        LvError::Connect { error, .. } => connect_kind(error),
         LvError::Local(_) | LvError::Dead { .. } | LvError::Budget { .. } => ErrorKind::Transient,
     }
 }
@@ -391,17 +390,17 @@ mod tests {
         let uri = String::from("qemu:///system");
         let refused = LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(ConnectError::Dial {
+            error: Arc::new(ConnectError::Dial {
                 target: "/x".into(),
-                source: io::Error::from(io::ErrorKind::ConnectionRefused),
+                error: io::Error::from(io::ErrorKind::ConnectionRefused),
             }),
         };
         assert_eq!(kind(&refused), ErrorKind::Transient);
         let missing = LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(ConnectError::Dial {
+            error: Arc::new(ConnectError::Dial {
                 target: "/x".into(),
-                source: io::Error::from(io::ErrorKind::NotFound),
+                error: io::Error::from(io::ErrorKind::NotFound),
             }),
         };
         assert_eq!(
@@ -411,9 +410,9 @@ mod tests {
         );
         let denied = LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(ConnectError::Dial {
+            error: Arc::new(ConnectError::Dial {
                 target: "/x".into(),
-                source: io::Error::from(io::ErrorKind::PermissionDenied),
+                error: io::Error::from(io::ErrorKind::PermissionDenied),
             }),
         };
         assert_eq!(kind(&denied), ErrorKind::Permanent);
@@ -427,23 +426,23 @@ mod tests {
         ] {
             let e = LvError::Connect {
                 uri: uri.clone(),
-                source: Arc::new(ConnectError::Dial {
+                error: Arc::new(ConnectError::Dial {
                     target: "/x".into(),
-                    source: io::Error::from(k),
+                    error: io::Error::from(k),
                 }),
             };
             assert_eq!(kind(&e), classify_io(k), "{k:?}");
         }
         let host_key = LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(ConnectError::Ssh(Box::new(ssh_socket::SshError::Config {
+            error: Arc::new(ConnectError::Ssh(Box::new(ssh_socket::SshError::Config {
                 reason: "no credentials".into(),
             }))),
         };
         assert_eq!(kind(&host_key), ErrorKind::Permanent);
         let jump = |error: ssh_socket::SshError| LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(ConnectError::Ssh(Box::new(ssh_socket::SshError::Jump {
+            error: Arc::new(ConnectError::Ssh(Box::new(ssh_socket::SshError::Jump {
                 host: "ops@bastion:22".into(),
                 error: Box::new(error),
             }))),
@@ -458,19 +457,19 @@ mod tests {
         assert_eq!(kind(&bastion_key), ErrorKind::Permanent, "bastion host key");
         let bastion_down = jump(ssh_socket::SshError::Connect {
             addr: "bastion:22".into(),
-            source: io::Error::from(io::ErrorKind::ConnectionRefused),
+            error: io::Error::from(io::ErrorKind::ConnectionRefused),
         });
         assert_eq!(kind(&bastion_down), ErrorKind::Transient, "bastion down");
         let auth = LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(ConnectError::Handshake(HandshakeError::UnsupportedAuth(
+            error: Arc::new(ConnectError::Handshake(HandshakeError::UnsupportedAuth(
                 vec![1],
             ))),
         };
         assert_eq!(kind(&auth), ErrorKind::Permanent);
         let auth_failed = LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(ConnectError::Handshake(HandshakeError::Call {
+            error: Arc::new(ConnectError::Handshake(HandshakeError::Call {
                 step: "open",
                 error: CallError::Remote(remote(ErrorCode::AUTH_FAILED)),
             })),
@@ -478,7 +477,7 @@ mod tests {
         assert_eq!(kind(&auth_failed), ErrorKind::Permanent);
         let connect = |e: ConnectError| LvError::Connect {
             uri: uri.clone(),
-            source: Arc::new(e),
+            error: Arc::new(e),
         };
         let untrusted = connect(ConnectError::Tls(TlsError::UnknownCa {
             host: "h".into(),
@@ -503,5 +502,32 @@ mod tests {
         let p = provider_error("lookup pool", call(ErrorCode::NO_STORAGE_POOL));
         assert!(p.is_permanent());
         assert!(p.message().contains("pool-start"), "{p}");
+    }
+
+    /// Each cause is printed once by the operator-facing chain (an error formats its cause
+    /// or returns it as its source, never both).
+    #[test]
+    fn the_chain_prints_each_cause_once() {
+        let dial = LvError::Connect {
+            uri: "qemu:///system".into(),
+            error: Arc::new(ConnectError::Dial {
+                target: "/run/libvirt/libvirt-sock".into(),
+                error: io::Error::new(io::ErrorKind::NotFound, "no such socket"),
+            }),
+        };
+        let not_found = LvError::Call(CallError::Remote(RemoteError::new(
+            ErrorCode::NO_DOMAIN,
+            ErrorDomain::QEMU,
+            "Domain not found",
+        )));
+        for e in [dial, not_found] {
+            let chain = provider_error("get instance", e).chain().to_string();
+            for needle in ["no such socket", "Domain not found"] {
+                assert!(
+                    chain.matches(needle).count() <= 1,
+                    "{needle:?} twice in {chain}"
+                );
+            }
+        }
     }
 }

@@ -316,7 +316,7 @@ pub async fn connect(uri: &str, parsed: &LibvirtUri) -> Result<Client, LvError> 
         .await
         .map_err(|e| LvError::Connect {
             uri: uri.to_owned(),
-            source: Arc::new(e),
+            error: Arc::new(e),
         })
 }
 

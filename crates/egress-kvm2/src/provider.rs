@@ -40,13 +40,13 @@ use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
 pub enum BuildError {
     /// The entry name breaks the identifier rule (it becomes part of volume and domain
     /// names, so it must be safe as a file name).
-    #[error("provider entry name {name:?} is not a valid identifier: {source}")]
+    #[error("provider entry name {name:?} is not a valid identifier: {error}")]
     InvalidName {
         /// The rejected name.
         name: String,
-        /// Which part of the rule it breaks.
-        #[source]
-        source: IdentifierError,
+        /// Which part of the rule it breaks (formatted in the message, so not also the
+        /// source).
+        error: IdentifierError,
     },
     /// The settings are invalid.
     #[error("invalid kvm2 settings: {0}")]
@@ -105,13 +105,13 @@ impl Kvm2Provider {
         allow_unverified_images: bool,
         settings: Kvm2Settings,
     ) -> Result<Self, BuildError> {
-        check_identifier(name).map_err(|source| BuildError::InvalidName {
+        check_identifier(name).map_err(|error| BuildError::InvalidName {
             name: name.to_owned(),
-            source,
+            error,
         })?;
-        let name = Identifier::new(name).map_err(|source| BuildError::InvalidName {
+        let name = Identifier::new(name).map_err(|error| BuildError::InvalidName {
             name: name.to_owned(),
-            source,
+            error,
         })?;
         settings
             .validate("settings")
@@ -151,12 +151,12 @@ impl Kvm2Provider {
         )
         .map_err(|e| match e {
             BuildError::Settings(f) => f,
-            BuildError::InvalidName { name, source } => entry
+            BuildError::InvalidName { name, error } => entry
                 .field_error(
                     "name",
                     Problem::NotIdentifier {
                         value: name,
-                        source,
+                        source: error,
                     },
                 )
                 .into(),

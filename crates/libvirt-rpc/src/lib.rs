@@ -28,11 +28,21 @@ pub mod conn;
 pub mod proto;
 pub mod wire;
 
+#[cfg(feature = "tls")]
+pub use client::TlsError;
 #[cfg(feature = "client")]
-pub use client::{Client, ConnectOptions};
-pub use conn::{CallError, Connection, ConnectionError, StreamError};
-pub use proto::{Procedure, RemoteError};
+pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
+pub use conn::handshake::HandshakeError;
+pub use conn::sasl::SaslError;
+pub use conn::{
+    CallError, Connection, ConnectionError, ProtocolViolation, StreamError, StreamMisuse,
+};
+pub use proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
 /// The SSH transport (feature `ssh`), for [`client::SshOptions`]: config file, credentials.
 #[cfg(feature = "ssh")]
 pub use ssh_socket;
+/// The SSH transport's errors (feature `ssh`), re-exported so that matching on
+/// [`ConnectError::Ssh`] needs no direct dependency on `ssh-socket`.
+#[cfg(feature = "ssh")]
+pub use ssh_socket::{CloseReason, KeyFileError, SshError};
 pub use wire::xdr::LvString;

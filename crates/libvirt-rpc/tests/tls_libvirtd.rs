@@ -293,7 +293,7 @@ async fn every_tls_refusal_is_typed_and_quick() {
     )
     .await;
     assert!(
-        matches!(&e, ConnectError::Dial { source, .. } if source.kind() == std::io::ErrorKind::ConnectionRefused),
+        matches!(&e, ConnectError::Dial { error, .. } if error.kind() == std::io::ErrorKind::ConnectionRefused),
         "{e:?}"
     );
 

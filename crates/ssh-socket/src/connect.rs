@@ -34,9 +34,9 @@ pub async fn connect(cfg: &SshConfig) -> Result<(SshStream, CloseHandle), SshErr
         let dial = TcpStream::connect((first.host.as_str(), first.port));
         match timeout_at(deadline, dial).await {
             Err(_) => Err(timed_out(first, cfg, "tcp connect")),
-            Ok(Err(source)) => Err(SshError::Connect {
+            Ok(Err(error)) => Err(SshError::Connect {
                 addr: first.addr(),
-                source,
+                error,
             }),
             Ok(Ok(s)) => Ok(s),
         }
@@ -55,9 +55,9 @@ pub async fn connect_socket(
         socket
             .set_nonblocking(true)
             .and_then(|()| TcpStream::from_std(socket))
-            .map_err(|source| SshError::Connect {
+            .map_err(|error| SshError::Connect {
                 addr: first.addr(),
-                source,
+                error,
             })
     })
     .await
@@ -100,9 +100,9 @@ where
             check_credentials(hop).map_err(|e| on(i, e))?;
         }
         let tcp = tcp(deadline).await.map_err(|e| on(0, e))?;
-        let io = |source| SshError::Connect {
+        let io = |error| SshError::Connect {
             addr: hops[0].addr(),
-            source,
+            error,
         };
         tcp.set_nodelay(true).map_err(|e| on(0, io(e)))?;
         // Our own descriptor of the socket: the one thing that can stop russh's session task.

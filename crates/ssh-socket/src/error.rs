@@ -18,13 +18,12 @@ pub enum SshError {
         reason: String,
     },
     /// The TCP connection could not be made.
-    #[error("cannot connect to {addr}: {source}")]
+    #[error("cannot connect to {addr}: {error}")]
     Connect {
         /// `host:port` as dialed.
         addr: String,
-        /// The socket error.
-        #[source]
-        source: io::Error,
+        /// The socket error (formatted in the message, so not also the source).
+        error: io::Error,
     },
     /// Connecting, the handshake, authentication or opening the channel took longer than
     /// [`SshConfig::connect_timeout`](crate::SshConfig::connect_timeout).
@@ -306,7 +305,7 @@ impl SshError {
     fn io_kind(&self) -> io::ErrorKind {
         match self {
             Self::Config { .. } | Self::KeyFile { .. } => io::ErrorKind::InvalidInput,
-            Self::Connect { source, .. } => source.kind(),
+            Self::Connect { error, .. } => error.kind(),
             Self::ConnectTimeout { .. } => io::ErrorKind::TimedOut,
             Self::HostKeyUnknown { .. }
             | Self::HostKeyChanged { .. }

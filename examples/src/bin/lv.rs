@@ -38,7 +38,7 @@ use libvirt_rpc::ssh_socket::SshConfigFile;
 #[derive(Parser)]
 #[command(name = "lv", about = "A small pure-Rust virsh", version)]
 struct Cli {
-    /// libvirt URI (default: $LIBVIRT_DEFAULT_URI, else qemu:///system as root, qemu:///session otherwise).
+    /// libvirt URI (default: $LIBVIRT_DEFAULT_URI, then libvirt.conf's uri_default, then qemu:///system as root, qemu:///session otherwise).
     #[arg(short = 'c', long = "connect")]
     uri: Option<String>,
     /// Bound the whole command: on expiry, close the connection and exit non-zero.

@@ -20,6 +20,7 @@ use crate::conn::{CallError, ConnectionError, SubscriberId};
 use crate::proto::Procedure;
 use crate::proto::events::{
     DomainEvent, Event, EventKind, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
+    TypedEvent, event_id, network_event_id, pool_event_id,
 };
 use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool};
 
@@ -98,11 +99,85 @@ impl<E> EventStream<E> {
     }
 }
 
+impl<E> EventStream<E> {
+    /// The next event; `None` once the connection is dead. Cancel safe (no event is lost
+    /// when the future is dropped). The same as `futures::StreamExt::next`, without the
+    /// import.
+    pub async fn next(&mut self) -> Option<E> {
+        self.rx.recv().await
+    }
+}
+
 impl<E> futures::Stream for EventStream<E> {
     type Item = E;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<E>> {
         self.rx.poll_recv(cx)
+    }
+}
+
+/// A subscription to one event ([`TypedEvent`]: `event_id::Lifecycle`,
+/// `network_event_id::Lifecycle`, `event_id::Reboot`, …) that yields that event's body
+/// only (a [`Lifecycle`](crate::proto::events::Lifecycle) for domain lifecycle events). Ends (`None`) when the connection
+/// dies; dropping it deregisters like an [`EventStream`], which it wraps.
+pub struct Subscription<T: TypedEvent> {
+    events: EventStream<T::Family>,
+}
+
+impl<T: TypedEvent> std::fmt::Debug for Subscription<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("event_id", &T::ID)
+            .field("events", &self.events)
+            .finish()
+    }
+}
+
+impl<T: TypedEvent> Subscription<T> {
+    /// The next event; `None` once the connection is dead. Cancel safe.
+    pub async fn next(&mut self) -> Option<T::Body> {
+        loop {
+            // The core routes only this event id here; `take` just unwraps it.
+            if let Some(body) = T::take(self.events.next().await?) {
+                return Some(body);
+            }
+        }
+    }
+
+    /// Events dropped because this subscriber's queue was full.
+    pub fn missed(&self) -> u64 {
+        self.events.missed()
+    }
+
+    /// The daemon's callback id ([`EventStream::callback_id`]).
+    pub fn callback_id(&self) -> i32 {
+        self.events.callback_id()
+    }
+
+    /// The untyped stream underneath (yields the family's enum).
+    pub fn into_inner(self) -> EventStream<T::Family> {
+        self.events
+    }
+}
+
+impl<T: TypedEvent> futures::Stream for Subscription<T>
+where
+    EventStream<T::Family>: Unpin,
+{
+    type Item = T::Body;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T::Body>> {
+        loop {
+            match Pin::new(&mut self.events).poll_next(cx) {
+                Poll::Ready(Some(e)) => {
+                    if let Some(body) = T::take(e) {
+                        return Poll::Ready(Some(body));
+                    }
+                }
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 
@@ -168,6 +243,62 @@ impl Client {
         Ok(stream)
     }
 
+    /// Subscribe to one event, typed: `T` names it (`event_id::Lifecycle`,
+    /// `network_event_id::Lifecycle`, `event_id::Reboot`, … in [`crate::proto::events`]),
+    /// and the subscription yields its bodies only. For one object or (`None`) all.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: libvirt_rpc::Client) -> Result<(), libvirt_rpc::CallError> {
+    /// use libvirt_rpc::proto::events::pool_event_id;
+    ///
+    /// let mut pools = client.subscribe_to::<pool_event_id::Lifecycle>(None).await?;
+    /// while let Some(ev) = pools.next().await {
+    ///     println!("{}: event {} detail {}", ev.pool.name, ev.event, ev.detail);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn subscribe_to<T: TypedEvent>(
+        &self,
+        object: Option<<T::Family as EventKind>::Object>,
+    ) -> Result<Subscription<T>, CallError> {
+        let events = self.subscribe::<T::Family>(T::ID, object).await?;
+        Ok(Subscription { events })
+    }
+
+    /// Domain lifecycle events (defined, started, stopped, …) for one domain or (`None`)
+    /// all: [`Lifecycle`](crate::proto::events::Lifecycle) bodies only, read with [`Subscription::next`].
+    ///
+    /// ```no_run
+    /// # async fn demo(client: libvirt_rpc::Client) -> Result<(), libvirt_rpc::CallError> {
+    /// let mut events = client.subscribe_lifecycle(None).await?;
+    /// while let Some(ev) = events.next().await {
+    ///     println!("{}: event {} detail {}", ev.dom.name, ev.event, ev.detail);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn subscribe_lifecycle(
+        &self,
+        dom: Option<Domain>,
+    ) -> Result<Subscription<event_id::Lifecycle>, CallError> {
+        self.subscribe_to::<event_id::Lifecycle>(dom).await
+    }
+
+    /// Network lifecycle events ([`NetworkLifecycle`](crate::proto::events::NetworkLifecycle) bodies) for one network or all.
+    pub async fn subscribe_network_lifecycle(
+        &self,
+        net: Option<Network>,
+    ) -> Result<Subscription<network_event_id::Lifecycle>, CallError> {
+        self.subscribe_to::<network_event_id::Lifecycle>(net).await
+    }
+
+    /// Storage pool lifecycle events ([`StoragePoolLifecycle`](crate::proto::events::StoragePoolLifecycle) bodies) for one pool or all.
+    pub async fn subscribe_pool_lifecycle(
+        &self,
+        pool: Option<StoragePool>,
+    ) -> Result<Subscription<pool_event_id::Lifecycle>, CallError> {
+        self.subscribe_to::<pool_event_id::Lifecycle>(pool).await
+    }
+
     /// [`subscribe`](Self::subscribe) to a domain event id
     /// ([`crate::proto::events::event_id`]) for one domain or all.
     pub async fn subscribe_domain_events(
@@ -179,7 +310,7 @@ impl Client {
     }
 
     /// [`subscribe`](Self::subscribe) to a network event id
-    /// ([`network_event_id`](crate::proto::events::network_event_id)) for one network or all.
+    /// ([`network_event_id`]) for one network or all.
     pub async fn subscribe_network_events(
         &self,
         event_id: i32,
@@ -189,7 +320,7 @@ impl Client {
     }
 
     /// [`subscribe`](Self::subscribe) to a storage pool event id
-    /// ([`pool_event_id`](crate::proto::events::pool_event_id)) for one pool or all.
+    /// ([`pool_event_id`]) for one pool or all.
     pub async fn subscribe_storage_pool_events(
         &self,
         event_id: i32,

@@ -31,6 +31,7 @@
 
 pub mod auth;
 mod driver;
+mod errors;
 mod events;
 mod shared;
 #[cfg(feature = "ssh")]
@@ -54,7 +55,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 use tracing::Instrument;
 
-pub use events::EventStream;
+pub use errors::Error;
+pub use events::{EventStream, Subscription};
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 #[cfg(feature = "ssh")]
@@ -62,7 +64,9 @@ pub use ssh::SshOptions;
 pub use stream::{Download, Progress, TransferError, Upload};
 #[cfg(feature = "tls")]
 pub use tls::TlsError;
-pub use uri::{LibvirtUri, RemoteMode, SshProxy, SshTarget, TlsTarget, Transport, UriError};
+pub use uri::{
+    LibvirtUri, RemoteMode, SshProxy, SshTarget, TlsTarget, Transport, UriError, default_uri,
+};
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::{CallError, Config, Connection, ConnectionError};
@@ -144,17 +148,16 @@ pub enum ConnectError {
     #[error(transparent)]
     Uri(#[from] UriError),
     /// Dialling the transport failed.
-    #[error("cannot connect to {target}: {source}")]
+    #[error("cannot connect to {target}: {error}")]
     Dial {
         /// Socket path or address.
         target: String,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
+        /// The I/O error (formatted in the message, so not also the source).
+        error: std::io::Error,
     },
     /// The opening handshake failed.
     #[error("libvirt handshake failed: {0}")]
-    Handshake(#[from] HandshakeError),
+    Handshake(HandshakeError),
     /// A transport this build cannot dial (e.g. SSH without the `ssh` feature).
     #[error("{0}")]
     Unsupported(String),
@@ -165,7 +168,7 @@ pub enum ConnectError {
     /// The TLS transport failed (PKI files, server certificate, handshake).
     #[cfg(feature = "tls")]
     #[error("tls: {0}")]
-    Tls(#[from] TlsError),
+    Tls(TlsError),
 }
 
 /// The transport's kill switch first, then the caller's.
@@ -249,9 +252,9 @@ impl Client {
             Transport::Unix { path } => {
                 let s = tokio::net::UnixStream::connect(path)
                     .await
-                    .map_err(|source| ConnectError::Dial {
+                    .map_err(|error| ConnectError::Dial {
                         target: path.display().to_string(),
-                        source,
+                        error,
                     })?;
                 Self::handshake_socket(s, opts).await
             }
@@ -259,9 +262,9 @@ impl Client {
                 let target = format!("{host}:{port}");
                 let s = tokio::net::TcpStream::connect(&target)
                     .await
-                    .map_err(|source| ConnectError::Dial {
+                    .map_err(|error| ConnectError::Dial {
                         target: target.clone(),
-                        source,
+                        error,
                     })?;
                 let _ = s.set_nodelay(true);
                 Self::handshake_socket(s, opts).await
@@ -269,6 +272,13 @@ impl Client {
             Transport::Ssh(target) => Self::connect_ssh(target, opts).await,
             Transport::Tls(target) => Self::connect_tls(target, opts).await,
         }
+    }
+
+    /// [`connect`](Self::connect) to the URI libvirt would pick when none is given
+    /// ([`uri::default_uri`]: `$LIBVIRT_DEFAULT_URI`, then libvirt.conf's `uri_default`,
+    /// then `qemu:///system` as root or `qemu:///session` otherwise).
+    pub async fn connect_default(opts: ConnectOptions) -> Result<Self, ConnectError> {
+        Self::connect(&default_uri(), opts).await
     }
 
     #[cfg(feature = "tls")]
@@ -430,6 +440,36 @@ impl Client {
     ) -> Result<P::Ret, CallError> {
         self.call_inner::<P>(args, Some(Instant::now() + timeout))
             .await
+    }
+
+    /// Call a typed-parameter getter with the flags libvirt's C library sends: `args`'
+    /// flags plus `VIR_TYPED_PARAM_STRING_OKAY`, without which the daemon leaves string
+    /// parameters out of the answer ([`proto::typed_params`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: libvirt_rpc::Client, dom: libvirt_rpc::proto::types::Domain)
+    /// # -> Result<(), libvirt_rpc::CallError> {
+    /// use libvirt_rpc::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
+    ///
+    /// let args = DomainGetParamsArgs { dom, nparams: 0, flags: 0 };
+    /// let n = client.call_typed_params::<DomainGetBlkioParameters>(&args).await?.nparams;
+    /// let all = client
+    ///     .call_typed_params::<DomainGetBlkioParameters>(&DomainGetParamsArgs { nparams: n, ..args })
+    ///     .await?;
+    /// for p in &all.params {
+    ///     println!("{} = {:?}", p.field, p.value);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_typed_params<P: proto::typed_params::TypedParamsGetter>(
+        &self,
+        args: &P::Args,
+    ) -> Result<P::Ret, CallError>
+    where
+        P::Args: Clone,
+    {
+        let args = proto::typed_params::as_libvirt_sends::<P>(args.clone());
+        self.call_inner::<P>(&args, None).await
     }
 
     async fn call_inner<P: Procedure>(

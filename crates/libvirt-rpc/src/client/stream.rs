@@ -29,7 +29,7 @@ use crate::wire::xdr::{self, DecodeError};
 pub enum TransferError {
     /// The local source or sink failed; the stream was aborted on the wire first.
     #[error("local I/O failed (stream aborted): {0}")]
-    Local(#[source] io::Error),
+    Local(io::Error),
     /// The stream failed (daemon error, connection death, …).
     #[error(transparent)]
     Stream(#[from] StreamError),

@@ -476,16 +476,16 @@ pub(crate) async fn dial(
     let target = format!("{}:{}", t.host, t.port);
     let tcp = TcpStream::connect((t.host.as_str(), t.port))
         .await
-        .map_err(|source| ConnectError::Dial {
+        .map_err(|error| ConnectError::Dial {
             target: target.clone(),
-            source,
+            error,
         })?;
     let _ = tcp.set_nodelay(true);
     let dup = socket2::SockRef::from(&tcp)
         .try_clone()
-        .map_err(|source| ConnectError::Dial {
+        .map_err(|error| ConnectError::Dial {
             target: target.clone(),
-            source,
+            error,
         })?;
     // Killing the TCP socket under the TLS session is what bounds teardown (H1).
     let kill: KillFn = Arc::new(move || {
@@ -495,7 +495,7 @@ pub(crate) async fn dial(
         kill();
         classify(&t.host, &e).unwrap_or(ConnectError::Dial {
             target: target.clone(),
-            source: e,
+            error: e,
         })
     };
     let tcp = SpinTcp {

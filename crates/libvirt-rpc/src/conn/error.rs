@@ -98,7 +98,7 @@ pub enum ProtocolViolation {
 pub enum ConnectionError {
     /// The peer broke the protocol.
     #[error("protocol violation by the peer: {0}")]
-    Protocol(#[from] ProtocolViolation),
+    Protocol(ProtocolViolation),
     /// Nothing arrived from the peer for `interval × count` although we pinged it.
     #[error(
         "keepalive timeout: nothing from the peer for {silent:?} (interval {interval:?} × {count})"
@@ -128,6 +128,14 @@ pub enum ConnectionError {
         /// The transport's message.
         message: Arc<str>,
     },
+}
+
+// By hand, not `#[from]`: the message formats the cause, so it is not also the source
+// (an error formats its cause or returns it, never both).
+impl From<ProtocolViolation> for ConnectionError {
+    fn from(v: ProtocolViolation) -> Self {
+        Self::Protocol(v)
+    }
 }
 
 impl ConnectionError {
@@ -163,7 +171,7 @@ impl ConnectionError {
 #[non_exhaustive]
 pub enum CallError {
     /// The daemon answered with an error.
-    #[error("{0}")]
+    #[error(transparent)]
     Remote(#[from] RemoteError),
     /// The connection died before the answer arrived (or was already dead).
     #[error(transparent)]
@@ -175,10 +183,10 @@ pub enum CallError {
     /// The arguments could not be encoded (a field over its protocol limit, or a packet over
     /// 32 MiB). Nothing was sent.
     #[error("cannot encode the call: {0}")]
-    Encode(#[from] EncodeError),
+    Encode(EncodeError),
     /// The packet would exceed the protocol limit. Nothing was sent.
     #[error("cannot send the call: {0}")]
-    Frame(#[from] FrameError),
+    Frame(FrameError),
     /// The procedure passes file descriptors (`CALL_WITH_FDS` / `REPLY_WITH_FDS`), which this
     /// crate cannot do yet on any transport. Refused locally; nothing was sent.
     #[error("{procedure} passes file descriptors ({fds:?}), which is not supported yet")]
@@ -188,6 +196,19 @@ pub enum CallError {
         /// Which side carries descriptors.
         fds: FdPassing,
     },
+}
+
+// By hand, not `#[from]`: the message formats the cause, so it is not also the source.
+impl From<EncodeError> for CallError {
+    fn from(e: EncodeError) -> Self {
+        Self::Encode(e)
+    }
+}
+
+impl From<FrameError> for CallError {
+    fn from(e: FrameError) -> Self {
+        Self::Frame(e)
+    }
 }
 
 impl CallError {
@@ -215,7 +236,7 @@ impl CallError {
 #[non_exhaustive]
 pub enum StreamError {
     /// The daemon refused to open the stream, or reported an error mid-stream (e.g. ENOSPC).
-    #[error("{0}")]
+    #[error(transparent)]
     Remote(#[from] RemoteError),
     /// We aborted the stream; `server` is the daemon's answer to the abort if it was an error.
     #[error("stream aborted: {reason}")]

@@ -7,6 +7,7 @@ pub mod limits;
 pub mod names;
 pub mod procedure;
 pub mod procs;
+pub mod typed_params;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};

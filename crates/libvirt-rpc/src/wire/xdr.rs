@@ -558,9 +558,10 @@ impl LvString {
     }
 }
 
+/// Lossy text, honouring width, fill, alignment and precision like `str` (`{:<20}` pads).
 impl fmt::Display for LvString {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_string_lossy())
+        f.pad(&self.to_string_lossy())
     }
 }
 
@@ -719,6 +720,21 @@ macro_rules! xdr_struct {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_honours_width_fill_alignment_and_precision() {
+        let s = LvString::from("vm1");
+        assert_eq!(format!("{s}"), "vm1");
+        assert_eq!(format!("{s:<6}|"), "vm1   |");
+        assert_eq!(format!("{s:>6}|"), "   vm1|");
+        assert_eq!(format!("{s:^7}|"), "  vm1  |");
+        assert_eq!(format!("{s:*<5}"), "vm1**");
+        assert_eq!(format!("{s:.2}"), "vm");
+        assert_eq!(format!("{s:<2}"), "vm1", "width never truncates");
+        // Invalid UTF-8 pads by characters of its lossy text, like `str`.
+        let bad = LvString::from_bytes(&b"a\xffb"[..]);
+        assert_eq!(format!("{bad:<5}|"), "a\u{fffd}b  |");
+    }
 
     #[test]
     fn string_roundtrip_pads_to_four() {

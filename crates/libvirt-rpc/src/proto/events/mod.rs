@@ -88,6 +88,20 @@ pub trait EventKind: Sized + Clone + std::fmt::Debug + Send + 'static {
     fn lifecycle(&self) -> Option<(i32, i32)>;
 }
 
+/// One event of one family as a type (`event_id::Lifecycle`, `network_event_id::Lifecycle`,
+/// `event_id::Reboot`, …, one per table row): what a typed subscription
+/// (`Client::subscribe_to` in the client) registers for and yields.
+pub trait TypedEvent {
+    /// The family the event belongs to.
+    type Family: EventKind;
+    /// The event's body, what a typed subscription yields.
+    type Body: Clone + std::fmt::Debug + Send + 'static;
+    /// The event id to register.
+    const ID: i32;
+    /// The body, if `event` is this event.
+    fn take(event: Self::Family) -> Option<Self::Body>;
+}
+
 /// A callback event message as it travels: the registration's callback id, then the body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallbackMsg<T> {

@@ -95,6 +95,31 @@ macro_rules! event_table {
             pub mod $ids {
                 $( $(#[$vdoc])* pub const $ID: i32 = $id; )*
                 $( $($extra)* )?
+                $(
+                    #[doc = concat!(
+                        "The [`", stringify!($Family), "::", stringify!($Variant),
+                        "`](super::", stringify!($Family), "::", stringify!($Variant),
+                        ") event as a type, for typed subscriptions ([`TypedEvent`](super::TypedEvent)): \
+                         its id is [`", stringify!($ID), "`], its events are [`",
+                        stringify!($Body), "`](super::", stringify!($Body), ")s."
+                    )]
+                    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+                    pub struct $Variant;
+
+                    impl super::TypedEvent for $Variant {
+                        type Family = super::$Family;
+                        type Body = super::$Body;
+                        const ID: i32 = $id;
+
+                        fn take(event: super::$Family) -> Option<super::$Body> {
+                            match event {
+                                super::$Family::$Variant(b) => Some(b),
+                                #[allow(unreachable_patterns)]
+                                _ => None,
+                            }
+                        }
+                    }
+                )*
             }
 
             impl $Family {
