@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use egress_provider::{
     CreateSpec, FieldError, FieldErrors, Identifier, IdentifierError, ImageSource, Instance,
-    InstanceState, Problem, Provider, ProviderEntry, ProviderError, check_identifier,
+    InstanceState, Listing, Problem, Provider, ProviderEntry, ProviderError, Unreadable,
+    check_identifier,
 };
 use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
@@ -722,7 +723,11 @@ impl Kvm2Provider {
         Ok(())
     }
 
-    async fn list_inner(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
+    /// Every domain of this entry carrying `tag`. Once the host answered the list, one
+    /// domain's failure (its metadata unreadable or damaged, its state or address
+    /// unreadable) is reported for that domain in [`Listing::unreadable`]; a domain that
+    /// vanished meanwhile is left out (it is gone); a dead link fails the whole call.
+    async fn list_inner(&self, tag: &Identifier) -> Result<Listing, ProviderError> {
         let link = self.link().await?;
         let all = link
             .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
@@ -732,34 +737,65 @@ impl Kvm2Provider {
             .await
             .map_err(perr("list domains"))?;
         let prefix = format!("{}-", self.name);
-        let mut out = Vec::new();
+        let mut out = Listing::default();
         for dom in all.domains {
             let Ok(name) = dom.name.to_str() else {
                 continue;
             };
-            if !name.starts_with(&prefix) {
+            let Some(rest) = name.strip_prefix(&prefix) else {
                 continue;
-            }
+            };
+            let named_uid = Identifier::new(rest).ok();
+            let unreadable = |error| Unreadable::new(name, named_uid.clone(), error);
             let xml = match ops::metadata(&link, &dom).await {
                 Ok(Some(x)) => x,
+                // Not ours (no metadata in our namespace), or gone.
                 Ok(None) => continue,
                 Err(e) if e.is_no_domain() => continue,
-                Err(e) => return Err(provider_error(format!("read metadata of domain {name}"), e)),
+                Err(e) => {
+                    let err = provider_error(format!("read metadata of domain {name}"), e);
+                    if link.is_dead() {
+                        return Err(err);
+                    }
+                    out.unreadable.push(unreadable(err));
+                    continue;
+                }
             };
-            let Ok(meta) = Meta::parse(&xml) else {
-                tracing::warn!(
-                    domain = name,
-                    "skipping a domain with damaged egress-kvm2 metadata"
-                );
+            let meta = match Meta::parse(&xml) {
+                Ok(m) => m,
+                Err(e) => {
+                    tracing::warn!(domain = name, error = %e, "damaged egress-kvm2 metadata");
+                    out.unreadable.push(unreadable(
+                        ProviderError::permanent(format!(
+                            "domain {name} carries damaged egress-kvm2 metadata ({e}); its tags \
+                             are unknown. Repair its metadata or remove the domain by hand"
+                        ))
+                        .with_source(e),
+                    ));
+                    continue;
+                }
+            };
+            if meta.entry != self.name.as_str() {
                 continue;
-            };
-            if meta.entry != self.name.as_str() || !meta.tags.contains(tag) {
+            }
+            if named_uid.as_ref() != Some(&meta.uid) {
+                out.unreadable
+                    .push(unreadable(ProviderError::permanent(format!(
+                        "domain {name} carries egress-kvm2 metadata for uid {:?}, which does not \
+                     match its name; rename or remove it by hand",
+                        meta.uid.as_str()
+                    ))));
+                continue;
+            }
+            if !meta.tags.contains(tag) {
                 continue;
             }
             match self.instance(&link, &dom, meta).await {
-                Ok(i) => out.push(i),
+                Ok(i) => out.instances.push(i),
+                // Vanished mid-list: gone, as a list a moment later would say.
                 Err(e) if e.is_not_found() => {}
-                Err(e) => return Err(e),
+                Err(e) if link.is_dead() => return Err(e),
+                Err(e) => out.unreadable.push(unreadable(e)),
             }
         }
         Ok(out)
@@ -787,7 +823,7 @@ impl Provider for Kvm2Provider {
         self.delete_inner(uid).instrument(span).await
     }
 
-    async fn list_by_tag(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
+    async fn list_by_tag(&self, tag: &Identifier) -> Result<Listing, ProviderError> {
         let span = tracing::debug_span!("kvm2.list_by_tag", entry = %self.name, tag = %tag);
         self.list_inner(tag).instrument(span).await
     }

@@ -246,7 +246,7 @@ async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
     assert_eq!(again.state, running.state);
     assert_eq!(via_guest(&bed, &url).await.body, token.as_bytes());
 
-    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap();
+    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap().instances;
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0].uid, uid);
     assert_eq!(listed[0].state, running.state);
@@ -395,7 +395,7 @@ async fn real_guest_agent_loss_is_provisioning_and_a_dead_link_is_transient() {
         tokio::time::sleep(POLL).await;
     }
     let to_provisioning = stop_sent.elapsed();
-    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap();
+    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap().instances;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].state, InstanceState::Provisioning);
 
