@@ -54,6 +54,8 @@ use tracing::Instrument;
 
 use crate::classify::{LvError, provider_error};
 use crate::config::Budgets;
+use crate::faults::{FaultPoints, Point};
+use crate::fence::{Lease, Leases, Subject, lease_name};
 use crate::link::{Link, LinkPool};
 use crate::ops;
 use crate::xml::volume_xml;
@@ -172,6 +174,7 @@ pub struct ImageCache {
     http: reqwest::Client,
     progress: Option<ProgressFn>,
     journal: Option<Journal>,
+    pub(crate) faults: FaultPoints,
 }
 
 impl std::fmt::Debug for ImageCache {
@@ -214,6 +217,7 @@ impl ImageCache {
             http,
             progress: None,
             journal: None,
+            faults: FaultPoints::default(),
         }
     }
 
@@ -265,23 +269,58 @@ impl ImageCache {
     }
 
     /// Makes sure the base image for `key` is published and verified, fetching it if needed.
-    pub async fn ensure(
+    /// A fetch runs under the cross-process lease of the key (see [`crate::fence`]).
+    pub(crate) async fn ensure(
         &self,
         links: &LinkPool,
+        leases: &Leases,
         key: &Identifier,
     ) -> Result<BaseImage, ProviderError> {
         let span = tracing::info_span!("kvm2.image.ensure", entry = %self.entry, key = %key);
-        self.ensure_inner(links, key).instrument(span).await
+        self.ensure_inner(links, leases, key).instrument(span).await
     }
 
     async fn ensure_inner(
         &self,
         links: &LinkPool,
+        leases: &Leases,
         key: &Identifier,
     ) -> Result<BaseImage, ProviderError> {
         let src = self.source(key)?.clone();
         let lock = flight(&self.entry, key.as_str());
         let _guard = lock.lock().await;
+        // Cached: no lease needed (a published base never changes).
+        if let Some(base) = self.cached(links, key, &src).await? {
+            return Ok(base);
+        }
+        // Missing or debris: another controller may be fetching it. Take the key's lease,
+        // then look again: it may have been published meanwhile.
+        let name = lease_name(&self.entry, Subject::Image(key.as_str()));
+        let lease = Box::pin(leases.acquire(links, &name, |_| {
+            format!(
+                "image {key:?} of provider {:?} is being fetched by another controller",
+                self.entry
+            )
+        }))
+        .await?;
+        let r = leases
+            .hold(
+                links,
+                &lease,
+                self.ensure_leased(links, leases, &lease, key, &src),
+            )
+            .await;
+        leases.release(links, lease).await;
+        r
+    }
+
+    /// The cached base, if the marker says so; `None` when it must be fetched.
+    async fn cached(
+        &self,
+        links: &LinkPool,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<Option<BaseImage>, ProviderError> {
         let link = links
             .link()
             .await
@@ -292,11 +331,42 @@ impl ImageCache {
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         match self
-            .check(&link, &pool, key, &src, &base_name, &marker_name)
+            .check(&link, &pool, key, src, &base_name, &marker_name)
             .await?
         {
             Check::Cached(base) => {
                 tracing::debug!(volume = %base_name, "base image cached");
+                self.report(ImageProgress::Cached { volume: base_name });
+                Ok(Some(base))
+            }
+            Check::Debris(_) | Check::Missing => Ok(None),
+        }
+    }
+
+    /// Under the key's lease: look again, delete debris, fetch and publish.
+    async fn ensure_leased(
+        &self,
+        links: &LinkPool,
+        leases: &Leases,
+        lease: &Lease,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<BaseImage, ProviderError> {
+        let link = links
+            .link()
+            .await
+            .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
+        let pool = ops::pool(&link, &self.pool)
+            .await
+            .map_err(|e| provider_error(format!("look up storage pool {:?}", self.pool), e))?;
+        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
+        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
+        match self
+            .check(&link, &pool, key, src, &base_name, &marker_name)
+            .await?
+        {
+            Check::Cached(base) => {
+                tracing::debug!(volume = %base_name, "base image published by another controller");
                 self.report(ImageProgress::Cached { volume: base_name });
                 return Ok(base);
             }
@@ -310,7 +380,8 @@ impl ImageCache {
             }
             Check::Missing => {}
         }
-        self.fetch_and_publish(links, &link, &pool, key, &src).await
+        // Boxed: the fetch's state (HTTP body, upload stream, hasher) is large.
+        Box::pin(self.fetch_and_publish(links, leases, lease, &link, &pool, key, src)).await
     }
 
     /// Reads the marker (`marker_name`) and decides about the base (`base_name`).
@@ -376,16 +447,20 @@ impl ImageCache {
         }))
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn fetch_and_publish(
         &self,
         links: &LinkPool,
+        leases: &Leases,
+        lease: &Lease,
         link: &Link,
         pool: &StoragePool,
         key: &Identifier,
         src: &ImageSource,
     ) -> Result<BaseImage, ProviderError> {
         // Temporary volumes of earlier, interrupted attempts of this process or another:
-        // nobody else fetches this (entry, key) in this process while we hold the flight.
+        // nobody else fetches this (entry, key) while we hold its lease, so they belong to
+        // leases that are gone (released, or broken after they expired).
         let prefix = temp_volume_prefix(&self.entry, key.as_str(), src.format);
         let names = ops::vol_names(link, pool)
             .await
@@ -402,7 +477,17 @@ impl ImageCache {
         let deadline = Instant::now() + budget;
         let outcome = tokio::time::timeout_at(
             deadline,
-            self.attempt(links, link, pool, key, src, deadline, &mut attempt),
+            self.attempt(
+                links,
+                leases,
+                lease,
+                link,
+                pool,
+                key,
+                src,
+                deadline,
+                &mut attempt,
+            ),
         )
         .await
         .unwrap_or_else(|_| {
@@ -480,6 +565,8 @@ impl ImageCache {
     async fn attempt(
         &self,
         links: &LinkPool,
+        leases: &Leases,
+        lease: &Lease,
         link: &Link,
         pool: &StoragePool,
         key: &Identifier,
@@ -519,6 +606,7 @@ impl ImageCache {
             temp_volume_prefix(&self.entry, key.as_str(), src.format),
             nonce()
         );
+        self.faults.at(Point::CreateBaseTemp).await;
         let fmt = src.format.as_str();
         // A qcow2 temp is made by qemu-img and then overwritten; give it at least 1 MiB.
         let capacity = total.unwrap_or(0).max(if src.format == ImageFormat::Qcow2 {
@@ -531,6 +619,7 @@ impl ImageCache {
             .map_err(|e| provider_error(format!("create temporary volume {temp_name}"), e))?;
         attempt.temp = Some(temp_name.clone());
         self.note("create-temp");
+        self.faults.at(Point::CreateBaseUpload).await;
 
         let dedicated = links
             .dedicated()
@@ -594,6 +683,7 @@ impl ImageCache {
 
         // Publish: server-side copy on the dedicated connection, bounded by what is left of
         // the transfer budget (a copy of a large image can take longer than a call budget).
+        self.faults.at(Point::CreateBasePublish).await;
         self.report(ImageProgress::Publishing);
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let remaining = deadline.saturating_duration_since(Instant::now());
@@ -612,7 +702,9 @@ impl ImageCache {
         attempt.temp = None;
         self.note("delete-temp-after-publish");
 
-        // The marker, LAST.
+        // The marker, LAST, and only while the lease is still ours.
+        self.faults.at(Point::CreateBaseMarker).await;
+        leases.check(links, lease).await?;
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         ops::delete_vol(link, pool, &marker_name)
             .await

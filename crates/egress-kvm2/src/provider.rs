@@ -1,6 +1,7 @@
 //! The [`Provider`] implementation.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
@@ -26,6 +27,8 @@ use tracing::Instrument;
 use crate::address::{self, SourceResult, Verdict};
 use crate::classify::{LvError, provider_error};
 use crate::config::Kvm2Settings;
+use crate::faults::{FaultPoints, Point};
+use crate::fence::{Leases, Subject, lease_name};
 use crate::image::{BaseImage, ImageCache, ProgressFn};
 use crate::link::{Link, LinkPool};
 use crate::meta::Meta;
@@ -114,6 +117,8 @@ pub struct Kvm2Provider {
     links: LinkPool,
     images: ImageCache,
     uids: KeyedLocks,
+    leases: Leases,
+    faults: FaultPoints,
     /// Tests: runs between the state read and the address read.
     #[cfg(test)]
     before_address: Option<AddressHook>,
@@ -173,12 +178,15 @@ impl Kvm2Provider {
             allow_unverified_images,
             b,
         );
+        let leases = Leases::new(settings.domain_type, b.lease, b.lease_wait);
         Ok(Self {
             name,
             settings,
             links,
             images,
             uids: KeyedLocks::default(),
+            leases,
+            faults: FaultPoints::default(),
             #[cfg(test)]
             before_address: None,
         })
@@ -214,6 +222,16 @@ impl Kvm2Provider {
         self
     }
 
+    /// Runs `hook` at every step of create and delete (feature `fault-injection`, for the
+    /// fault-injection tests only).
+    #[cfg(feature = "fault-injection")]
+    #[must_use]
+    pub fn with_fault_hook(mut self, hook: crate::faults::FaultHook) -> Self {
+        self.faults.hook = Some(hook.clone());
+        self.images.faults.hook = Some(hook);
+        self
+    }
+
     /// The settings.
     pub fn settings(&self) -> &Kvm2Settings {
         &self.settings
@@ -241,7 +259,32 @@ impl Kvm2Provider {
 
     /// Makes sure the base image for `key` is cached and verified (fetching it if needed).
     pub async fn ensure_image(&self, key: &Identifier) -> Result<BaseImage, ProviderError> {
-        self.images.ensure(&self.links, key).await
+        self.images.ensure(&self.links, &self.leases, key).await
+    }
+
+    /// This provider's owner id in cross-process leases (`<host>:<pid>:<random>`).
+    pub fn lease_owner(&self) -> &str {
+        self.leases.owner()
+    }
+
+    /// Runs `work` under the cross-process lease of instance `uid` (see [`crate::fence`]),
+    /// after the in-process lock of the same uid.
+    async fn under_uid_lease<T>(
+        &self,
+        uid: &Identifier,
+        work: impl Future<Output = Result<T, ProviderError>>,
+    ) -> Result<T, ProviderError> {
+        let name = lease_name(self.name.as_str(), Subject::Uid(uid.as_str()));
+        let lease = Box::pin(self.leases.acquire(&self.links, &name, |_| {
+            format!(
+                "instance {uid} of provider {} is being created or deleted by another controller",
+                self.name
+            )
+        }))
+        .await?;
+        let r = self.leases.hold(&self.links, &lease, work).await;
+        self.leases.release(&self.links, lease).await;
+        r
     }
 
     /// Polite teardown of the shared link (bounded by the close budget).
@@ -440,7 +483,15 @@ impl Kvm2Provider {
                 seed::MAX_USER_DATA
             )));
         }
+        self.faults.at(Point::CreateLock).await;
         let _guard = self.uids.lock(spec.uid.as_str()).await;
+        self.under_uid_lease(&spec.uid, Box::pin(self.create_leased(spec)))
+            .await
+    }
+
+    /// `create` under the per-uid lock and lease.
+    async fn create_leased(&self, spec: &CreateSpec) -> Result<Instance, ProviderError> {
+        self.faults.at(Point::CreateAdopt).await;
         let link = self.link().await?;
         let name = self.domain_name(&spec.uid);
         if let Some(dom) = ops::domain(&link, &name)
@@ -454,8 +505,13 @@ impl Kvm2Provider {
             return self.instance(&link, &dom, meta).await;
         }
 
-        let base = self.images.ensure(&self.links, &spec.image).await?;
+        self.faults.at(Point::CreateBase).await;
+        let base = self
+            .images
+            .ensure(&self.links, &self.leases, &spec.image)
+            .await?;
         // The fetch may have taken long: take the live link again.
+        self.faults.at(Point::CreateOverlay).await;
         let link = self.link().await?;
         let pool = ops::pool(&link, &self.settings.pool)
             .await
@@ -490,6 +546,7 @@ impl Kvm2Provider {
 
         // The seed: always rebuilt while no domain exists (a crashed upload may have left
         // a partial one).
+        self.faults.at(Point::CreateSeed).await;
         let seed_name = seed_volume_name(self.name.as_str(), spec.uid.as_str());
         let hostname = if name.len() <= 63 {
             name.as_str()
@@ -515,6 +572,7 @@ impl Kvm2Provider {
         )
         .await
         .map_err(perr(format!("create seed {seed_name}")))?;
+        self.faults.at(Point::CreateSeedUpload).await;
         ops::small_upload(&link, &seed_vol, Bytes::from(image))
             .await
             .map_err(perr(format!("upload seed {seed_name}")))?;
@@ -552,6 +610,7 @@ impl Kvm2Provider {
             agent_socket: agent_socket.as_deref(),
             serial_log: serial_log.as_deref(),
         });
+        self.faults.at(Point::CreateDefine).await;
         let dom = match link
             .call::<DomainDefineXmlFlags>(&XmlFlagsArgs {
                 xml: xml.into(),
@@ -573,9 +632,12 @@ impl Kvm2Provider {
                 return Err(provider_error(format!("define domain {name}"), e));
             }
         };
+        self.faults.at(Point::CreateStart).await;
         self.start(&link, &dom).await?;
+        self.faults.at(Point::CreateForwards).await;
         self.forward_ports(&link, &dom).await?;
         // Read back, not remembered.
+        self.faults.at(Point::CreateReadBack).await;
         let meta = self.read_meta(&link, &dom, &spec.uid).await?;
         tracing::info!(domain = %name, "domain defined and started");
         self.instance(&link, &dom, meta).await
@@ -643,6 +705,7 @@ impl Kvm2Provider {
                 Err(e) => tracing::debug!(error = %e, "graceful shutdown refused; destroying"),
             }
         }
+        self.faults.at(Point::DeleteDestroy).await;
         match link
             .call::<DomainDestroyFlags>(&DomainFlagsArgs {
                 dom: dom.clone(),
@@ -690,7 +753,14 @@ impl Kvm2Provider {
     }
 
     async fn delete_inner(&self, uid: &Identifier) -> Result<(), ProviderError> {
+        self.faults.at(Point::DeleteLock).await;
         let _guard = self.uids.lock(uid.as_str()).await;
+        self.under_uid_lease(uid, Box::pin(self.delete_leased(uid)))
+            .await
+    }
+
+    /// `delete` under the per-uid lock and lease.
+    async fn delete_leased(&self, uid: &Identifier) -> Result<(), ProviderError> {
         let link = self.link().await?;
         let name = self.domain_name(uid);
         if let Some(dom) = ops::domain(&link, &name)
@@ -703,9 +773,12 @@ impl Kvm2Provider {
                 Err(e) if e.is_not_found() => {}
                 Err(e) => return Err(e),
             }
+            self.faults.at(Point::DeleteShutdown).await;
             self.stop(&link, &dom).await?;
+            self.faults.at(Point::DeleteUndefine).await;
             self.undefine(&link, &dom).await?;
         }
+        self.faults.at(Point::DeleteVolumes).await;
         let pool = ops::pool(&link, &self.settings.pool)
             .await
             .map_err(perr(format!(

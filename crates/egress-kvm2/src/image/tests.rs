@@ -26,6 +26,16 @@ fn images(url: &str, sha: Option<&str>) -> BTreeMap<Identifier, ImageSource> {
         .clone()
 }
 
+/// Leases for a test cache (a daemon of the testbed: `qemu` domains).
+fn leases(d: &Libvirtd) -> Leases {
+    let t = if d.kvm() {
+        crate::config::DomainType::Kvm
+    } else {
+        crate::config::DomainType::Qemu
+    };
+    Leases::new(t, Duration::from_secs(30), Duration::from_secs(5))
+}
+
 fn key() -> Identifier {
     Identifier::new("k").unwrap()
 }
@@ -77,7 +87,7 @@ async fn failed_upload_closes_dedicated_connection_before_deleting_temp() {
     )
     .with_journal(journal.clone());
     let links = LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
-    let err = cache.ensure(&links, &key()).await.unwrap_err();
+    let err = cache.ensure(&links, &leases(&d), &key()).await.unwrap_err();
     assert!(err.is_transient(), "{err}");
     let steps = journal.lock().unwrap().clone();
     let close = steps.iter().position(|s| s == "close-dedicated");
@@ -108,7 +118,7 @@ async fn publish_writes_the_marker_last_and_reuses_it() {
     )
     .with_journal(journal.clone());
     let links = LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
-    let base = cache.ensure(&links, &key()).await.unwrap();
+    let base = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
     assert!(base.fetched);
     assert_eq!(base.capacity, body.len() as u64);
     assert_eq!(base.digest.to_string(), sha256_hex(&body));
@@ -129,7 +139,7 @@ async fn publish_writes_the_marker_last_and_reuses_it() {
     let on_disk = std::fs::read(d.pool_path().join("base-e-k.raw")).unwrap();
     assert!(on_disk == body, "published bytes differ");
     // Cached now: no second fetch.
-    let again = cache.ensure(&links, &key()).await.unwrap();
+    let again = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
     assert!(!again.fetched);
     assert_eq!(http.hits("/img"), 1);
 }
