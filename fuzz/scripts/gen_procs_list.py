@@ -48,7 +48,11 @@ def main() -> None:
         memo[name] = any(lossy(ident, depth + 1) for ident in set(re.findall(r"\b[A-Z]\w*", body)))
         return memo[name]
 
-    entry = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*:\s*(.+?)\s*=>\s*(.+?)\s*(?:,\s*stream\s+\w+)?\s*;", re.M)
+    entry = re.compile(
+        r"^\s*(\w+)\s*=\s*(\d+)\s*:\s*(.+?)\s*=>\s*(.+?)\s*"
+        r"(?:,\s*since\s+\"[^\"]*\")?(?:,\s*stream\s+\w+)?\s*;",
+        re.M,
+    )
     lines = []
     for mod in mods:
         path = procs / f"{mod}.rs"

@@ -31,7 +31,7 @@ use std::net::Ipv4Addr;
 
 use egress_provider::ProviderError;
 use libvirt_rpc::proto::QEMU_PROGRAM;
-use libvirt_rpc::proto::procedure::{Procedure, StreamDirection};
+use libvirt_rpc::proto::procedure::{LibvirtVersion, Procedure, StreamDirection};
 use libvirt_rpc::proto::types::Domain;
 use libvirt_rpc::wire::xdr::LvString;
 use libvirt_rpc::xdr_struct;
@@ -76,6 +76,7 @@ impl Procedure for QemuDomainMonitorCommand {
     const NUMBER: i32 = 1;
     const NAME: &'static str = "QemuDomainMonitorCommand";
     const STREAM: Option<StreamDirection> = None;
+    const SINCE: LibvirtVersion = LibvirtVersion::new(0, 8, 3);
     type Args = QemuMonitorCommandArgs;
     type Ret = QemuMonitorCommandRet;
 }

@@ -230,7 +230,17 @@ fn stream_procedures_are_marked() {
         .flat_map(|t| t.iter())
         .filter(|p| p.stream.is_some())
         .count();
-    assert_eq!(streams, 5, "upload, download, screenshot, console, channel");
+    assert_eq!(
+        streams, 8,
+        "upload, download, screenshot, console, channel, three tunnelled migration prepares"
+    );
+    for name in [
+        "DomainMigratePrepareTunnel",
+        "DomainMigratePrepareTunnel3",
+        "DomainMigratePrepareTunnel3Params",
+    ] {
+        assert_eq!(dir(name), Some(StreamDirection::Upload), "{name}");
+    }
 }
 
 // ---- handshake (version.decoded.txt) -----------------------------------------------------

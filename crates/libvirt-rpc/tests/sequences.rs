@@ -975,3 +975,113 @@ fn download_data_and_eof_before_the_open_reply() {
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
 }
+
+#[test]
+fn stream_open_reply_carries_the_procedure_return() {
+    // Found against libvirtd 9.0: DOMAIN_SCREENSHOT answers its open call with the image's
+    // MIME type, and the tunnelled migration prepares with a cookie; the stream must open
+    // and the return must reach the caller, not be taken for a protocol violation.
+    use libvirt_rpc::proto::procs::domain::{
+        DomainScreenshot, DomainScreenshotArgs, DomainScreenshotRet,
+    };
+    use libvirt_rpc::proto::procs::migration::{
+        DomainMigrateCookieRet, DomainMigratePrepareTunnel3, DomainMigratePrepareTunnel3Args,
+    };
+    use libvirt_rpc::proto::types::{Domain, Uuid};
+    let mut p = Pair::no_keepalive();
+    let dom = Domain {
+        name: "test".into(),
+        uuid: Uuid::default(),
+        id: 1,
+    };
+    let id =
+        p.c.open_stream::<DomainScreenshot>(
+            &DomainScreenshotArgs {
+                dom,
+                screen: 0,
+                flags: 0,
+            },
+            false,
+        )
+        .unwrap();
+    let call = p.flush().pop().unwrap();
+    let ret = DomainScreenshotRet {
+        mime: Some("image/png".into()),
+    };
+    p.deliver(&peer::reply_to(&call.header, &ret)).unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
+    let reply = p.c.stream_open_reply(id).expect("the open reply");
+    assert_eq!(xdr::from_bytes::<DomainScreenshotRet>(reply).unwrap(), ret);
+
+    let id =
+        p.c.open_stream::<DomainMigratePrepareTunnel3>(
+            &DomainMigratePrepareTunnel3Args {
+                cookie_in: Bytes::from_static(b"in"),
+                flags: 0,
+                dname: None,
+                bandwidth: 0,
+                dom_xml: "<domain/>".into(),
+            },
+            false,
+        )
+        .unwrap();
+    let call = p.flush().pop().unwrap();
+    assert_eq!(call.header.procedure, 215);
+    let cookie = DomainMigrateCookieRet {
+        cookie_out: Bytes::from_static(b"cookie"),
+    };
+    p.deliver(&peer::reply_to(&call.header, &cookie)).unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
+    assert_eq!(
+        xdr::from_bytes::<DomainMigrateCookieRet>(p.c.stream_open_reply(id).unwrap()).unwrap(),
+        cookie
+    );
+    p.roundtrip_works();
+
+    // A void stream procedure still refuses a payload, and one that does not decode as the
+    // procedure's return is a violation too.
+    let _ =
+        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
+            .unwrap();
+    let call = p.flush().pop().unwrap();
+    let err = p
+        .deliver(&peer::reply_to(&call.header, &ret))
+        .expect_err("payload on a void stream reply");
+    assert!(
+        matches!(
+            err,
+            ConnectionError::Protocol(ProtocolViolation::BadPayload {
+                what: "stream open reply",
+                procedure: 208,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn stream_that_dies_before_opening_ends_despite_buffered_data() {
+    // Found with a bad stream open reply against libvirtd: its data had arrived first, the
+    // REPLY killed the connection, and the stream never ended because the data nobody could
+    // read (the stream never opened) kept `take_stream_end` waiting: the opener hung.
+    let mut p = Pair::no_keepalive();
+    let id =
+        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0), false)
+            .unwrap();
+    let call = p.flush().pop().unwrap();
+    p.deliver(&peer::stream_data_to(&call.header, b"early"))
+        .unwrap();
+    let err = p
+        .deliver(&peer::reply_to(&call.header, &1u32))
+        .expect_err("a payload on a void stream reply");
+    assert!(matches!(err, ConnectionError::Protocol(_)), "{err:?}");
+    assert!(p.outputs().contains(&Output::StreamEnded(id)));
+    assert!(
+        matches!(
+            p.c.take_stream_end(id),
+            Some(Err(StreamError::Connection(_)))
+        ),
+        "a stream that never opened ends at once"
+    );
+}

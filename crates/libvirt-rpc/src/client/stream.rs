@@ -23,6 +23,7 @@ use crate::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload, VOL_STREAM_SPARSE,
 };
 use crate::proto::types::StorageVol;
+use crate::wire::xdr::{self, DecodeError};
 
 /// A transfer failed, either on the libvirt side or on our local side.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +43,8 @@ struct Handle {
     id: StreamId,
     span: Span,
     ended: bool,
+    /// The payload of the REPLY that opened the stream.
+    reply: Bytes,
 }
 
 impl Handle {
@@ -63,9 +66,21 @@ impl Handle {
             id,
             span,
             ended: false,
+            reply: Bytes::new(),
         };
         poll_fn(|cx| h.poll_open(cx)).await?;
+        h.reply = h
+            .inner
+            .lock()
+            .conn
+            .stream_open_reply(id)
+            .unwrap_or_default();
         Ok(h)
+    }
+
+    /// The opening REPLY decoded as `P`'s return (the core checked it decodes).
+    fn open_reply<P: Procedure>(&self) -> Result<P::Ret, DecodeError> {
+        xdr::from_bytes(self.reply.clone())
     }
 
     fn poll_open(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), StreamError>> {
@@ -181,6 +196,16 @@ impl std::fmt::Debug for Upload {
 }
 
 impl Upload {
+    /// What the opening call returned besides the stream, as `P`'s return type (`P` is the
+    /// procedure that opened it; e.g. the cookie of `DomainMigratePrepareTunnel3`).
+    ///
+    /// # Errors
+    ///
+    /// When `P` is not the procedure that opened this stream and its return does not fit.
+    pub fn open_reply<P: Procedure>(&self) -> Result<P::Ret, DecodeError> {
+        self.h.open_reply::<P>()
+    }
+
     /// Bytes queued so far (data only, not holes).
     pub fn sent(&self) -> u64 {
         self.sent
@@ -467,6 +492,16 @@ impl futures::Stream for Download {
 }
 
 impl Download {
+    /// What the opening call returned besides the stream, as `P`'s return type (`P` is the
+    /// procedure that opened it; e.g. the MIME type of `DomainScreenshot`).
+    ///
+    /// # Errors
+    ///
+    /// When `P` is not the procedure that opened this stream and its return does not fit.
+    pub fn open_reply<P: Procedure>(&self) -> Result<P::Ret, DecodeError> {
+        self.h.open_reply::<P>()
+    }
+
     /// Report progress (logical bytes: data and holes) to `f` while writing.
     #[must_use]
     pub fn with_progress(mut self, f: impl Fn(u64) + Send + Sync + 'static) -> Self {

@@ -508,7 +508,21 @@ impl Connection {
         let dir = P::STREAM.ok_or(StreamError::InvalidState(
             "procedure does not open a stream",
         ))?;
-        self.open_stream_raw(P::PROGRAM, P::NUMBER, dir, sparse, args)
+        let id = self.open_stream_raw(P::PROGRAM, P::NUMBER, dir, sparse, args)?;
+        if let Some(s) = self.streams.get_mut(&id) {
+            s.reply_check = Some(|b| xdr::from_bytes::<P::Ret>(b).map(drop));
+        }
+        Ok(id)
+    }
+
+    /// The payload of the REPLY that opened a stream (empty for most stream procedures;
+    /// decode it with the procedure's `Ret`). `None` before the REPLY or for an unknown
+    /// stream.
+    pub fn stream_open_reply(&self, id: StreamId) -> Option<Bytes> {
+        self.streams
+            .get(&id)
+            .filter(|s| s.replied)
+            .map(|s| s.reply.clone())
     }
 
     fn live_stream(&mut self, id: StreamId) -> Result<&mut Stream, StreamError> {
@@ -782,6 +796,7 @@ impl Connection {
                 continue;
             }
             if !s.is_done() {
+                s.drop_unread_if_unopened();
                 s.phase = Phase::Done(Err(StreamError::Connection(e.clone())));
                 self.outputs.push_back(Output::StreamEnded(id));
             }
@@ -900,19 +915,25 @@ impl Connection {
             // The open call's REPLY. It may come after stream packets (the daemon registers
             // the stream before replying), even after a download's EOF and our finish.
             (_, MessageStatus::Ok) if !s.replied => {
-                if !payload.is_empty() {
+                let checked = match s.reply_check {
+                    Some(check) => check(payload.clone()),
+                    None if payload.is_empty() => Ok(()),
+                    None => Err(xdr::DecodeError::TrailingBytes {
+                        what: "()",
+                        remaining: payload.len(),
+                    }),
+                };
+                if let Err(error) = checked {
                     return Err(ProtocolViolation::BadPayload {
                         what: "stream open reply",
                         procedure: h.procedure,
                         serial: id,
-                        error: xdr::DecodeError::TrailingBytes {
-                            what: "()",
-                            remaining: payload.len(),
-                        },
+                        error,
                     });
                 }
                 let s = self.streams.get_mut(&id).expect("present");
                 s.replied = true;
+                s.reply = payload;
                 if matches!(s.phase, Phase::Opening) {
                     s.phase = Phase::Open;
                     if s.abort_on_open {
@@ -944,6 +965,9 @@ impl Connection {
         let Some(s) = self.streams.get_mut(&id) else {
             return;
         };
+        if result.is_err() {
+            s.drop_unread_if_unopened();
+        }
         s.phase = Phase::Done(result);
         if s.detached {
             self.streams.remove(&id);

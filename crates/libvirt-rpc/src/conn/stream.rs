@@ -84,7 +84,16 @@ pub(crate) struct Stream {
     pub(crate) eof: bool,
     /// The open call's REPLY arrived (it may trail the first stream packets).
     pub(crate) replied: bool,
+    /// Checks the open call's REPLY payload against the procedure's return type (a stream
+    /// procedure may return data with its stream: `DOMAIN_SCREENSHOT` the image's MIME
+    /// type, the tunnelled migration prepares a cookie). `None`: it must be empty.
+    pub(crate) reply_check: Option<ReplyCheck>,
+    /// The open call's REPLY payload, once it arrived.
+    pub(crate) reply: Bytes,
 }
+
+/// Decodes a stream procedure's REPLY payload as its return type, discarding the value.
+pub(crate) type ReplyCheck = fn(Bytes) -> Result<(), crate::wire::xdr::DecodeError>;
 
 impl Stream {
     pub(crate) fn new(
@@ -106,6 +115,8 @@ impl Stream {
             detached: false,
             eof: false,
             replied: false,
+            reply_check: None,
+            reply: Bytes::new(),
         }
     }
 
@@ -119,6 +130,15 @@ impl Stream {
         }
         self.rx_bytes += item.buffered_len();
         self.rx.push_back(item);
+    }
+
+    /// A stream that fails before its REPLY never opened for the user, so nobody will read
+    /// what it buffered: drop it, or the end would wait behind it forever.
+    pub(crate) fn drop_unread_if_unopened(&mut self) {
+        if !self.replied {
+            self.rx.clear();
+            self.rx_bytes = 0;
+        }
     }
 
     pub(crate) fn pop(&mut self) -> Option<StreamItem> {

@@ -8,7 +8,7 @@ pub mod procs;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
-pub use procedure::{ProcInfo, Procedure, StreamDirection};
+pub use procedure::{LibvirtVersion, ProcInfo, Procedure, StreamDirection};
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.
 pub const REMOTE_PROGRAM: u32 = 0x2000_8086;

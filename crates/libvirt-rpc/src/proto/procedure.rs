@@ -3,6 +3,8 @@
 //! Adding a procedure is one line in a [`procedures!`](crate::procedures) block (plus its
 //! `xdr_struct!` args/ret types when they are not void or shared).
 
+use std::fmt;
+
 use crate::wire::xdr::{Decode, Encode};
 
 /// Which way a stream procedure moves data, seen from the client.
@@ -12,6 +14,78 @@ pub enum StreamDirection {
     Upload,
     /// The server sends data (`@readstream`, e.g. `STORAGE_VOL_DOWNLOAD`).
     Download,
+}
+
+/// A libvirt release, `major.minor.micro` (ordered; `Display` is `9.0.0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LibvirtVersion {
+    /// Major release.
+    pub major: u32,
+    /// Minor release.
+    pub minor: u32,
+    /// Micro release.
+    pub micro: u32,
+}
+
+impl LibvirtVersion {
+    /// `major.minor.micro`.
+    pub const fn new(major: u32, minor: u32, micro: u32) -> Self {
+        Self {
+            major,
+            minor,
+            micro,
+        }
+    }
+
+    /// Parses `"x.y.z"` at compile time (a malformed literal in a table row is a build error).
+    ///
+    /// # Panics
+    ///
+    /// When `s` is not three dot-separated decimal numbers.
+    pub const fn parse(s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut parts = [0u32; 3];
+        let mut part = 0;
+        let mut digits = 0;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c == b'.' {
+                assert!(digits > 0 && part < 2, "libvirt version is not x.y.z");
+                part += 1;
+                digits = 0;
+            } else {
+                assert!(c.is_ascii_digit(), "libvirt version is not x.y.z");
+                parts[part] = parts[part] * 10 + (c - b'0') as u32;
+                digits += 1;
+            }
+            i += 1;
+        }
+        assert!(digits > 0 && part == 2, "libvirt version is not x.y.z");
+        Self::new(parts[0], parts[1], parts[2])
+    }
+
+    /// The number `virConnectGetLibVersion` reports: `major * 1_000_000 + minor * 1_000 +
+    /// micro` (9.0.0 is `9000000`).
+    pub const fn as_number(self) -> u64 {
+        self.major as u64 * 1_000_000 + self.minor as u64 * 1_000 + self.micro as u64
+    }
+
+    /// The inverse of [`as_number`](Self::as_number) (e.g. for
+    /// `ConnectGetLibVersionRet::lib_ver`).
+    pub const fn from_number(n: u64) -> Self {
+        Self::new(
+            (n / 1_000_000) as u32,
+            (n / 1_000 % 1_000) as u32,
+            (n % 1_000) as u32,
+        )
+    }
+}
+
+impl fmt::Display for LibvirtVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.micro)
+    }
 }
 
 /// A typed libvirt procedure.
@@ -24,6 +98,10 @@ pub trait Procedure {
     const NAME: &'static str;
     /// `Some` when a successful call opens a stream.
     const STREAM: Option<StreamDirection>;
+    /// The first libvirt release whose daemon knows this procedure. An older daemon answers
+    /// it with "unknown procedure", reported as
+    /// [`ErrorCode::NO_SUPPORT`](crate::proto::ErrorCode::NO_SUPPORT).
+    const SINCE: LibvirtVersion;
     /// Arguments (`()` when void).
     type Args: Encode + Send + Sync;
     /// Return value (`()` when void).
@@ -41,17 +119,20 @@ pub struct ProcInfo {
     pub name: &'static str,
     /// Stream direction, if any.
     pub stream: Option<StreamDirection>,
+    /// The first libvirt release whose daemon knows the procedure.
+    pub since: LibvirtVersion,
 }
 
 /// Declares procedures of the remote program: a unit type implementing [`Procedure`] per
-/// entry, and a `&[ProcInfo]` table named by the first line.
+/// entry, and a `&[ProcInfo]` table named by the first line. Every row names the libvirt
+/// release that introduced the procedure (`since`); a stream procedure adds its direction.
 ///
 /// ```text
 /// procedures! {
 ///     table CONNECT;
 ///     /// doc
-///     ConnectGetType = 3: () -> ConnectGetTypeRet;
-///     StorageVolUpload = 208: StorageVolUploadArgs -> (), stream Upload;
+///     ConnectGetType = 3: () => ConnectGetTypeRet, since "0.3.0";
+///     StorageVolUpload = 208: StorageVolUploadArgs => (), since "0.9.0", stream Upload;
 /// }
 /// ```
 #[macro_export]
@@ -60,11 +141,14 @@ macro_rules! procedures {
         table $table:ident;
         $(
             $(#[$m:meta])*
-            $name:ident = $num:literal : $args:ty => $ret:ty $(, stream $dir:ident)? ;
+            $name:ident = $num:literal : $args:ty => $ret:ty, since $since:literal
+                $(, stream $dir:ident)? ;
         )*
     ) => {
         $(
             $(#[$m])*
+            #[doc = ""]
+            #[doc = concat!("Procedure ", stringify!($num), ", since libvirt ", $since, ".")]
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
             pub struct $name;
 
@@ -74,6 +158,8 @@ macro_rules! procedures {
                 const NAME: &'static str = stringify!($name);
                 const STREAM: Option<$crate::proto::procedure::StreamDirection> =
                     $crate::procedures!(@dir $($dir)?);
+                const SINCE: $crate::proto::procedure::LibvirtVersion =
+                    $crate::proto::procedure::LibvirtVersion::parse($since);
                 type Args = $args;
                 type Ret = $ret;
             }
@@ -87,10 +173,37 @@ macro_rules! procedures {
                     number: $num,
                     name: stringify!($name),
                     stream: $crate::procedures!(@dir $($dir)?),
+                    since: <$name as $crate::proto::procedure::Procedure>::SINCE,
                 },
             )*
         ];
     };
     (@dir) => { None };
     (@dir $dir:ident) => { Some($crate::proto::procedure::StreamDirection::$dir) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LibvirtVersion;
+
+    #[test]
+    fn versions_parse_order_and_round_trip() {
+        let v = LibvirtVersion::parse("9.0.0");
+        assert_eq!(v, LibvirtVersion::new(9, 0, 0));
+        assert_eq!(v.as_number(), 9_000_000);
+        assert_eq!(LibvirtVersion::from_number(9_000_000), v);
+        assert_eq!(LibvirtVersion::parse("12.10.3").to_string(), "12.10.3");
+        assert!(LibvirtVersion::parse("0.10.2") > LibvirtVersion::parse("0.9.13"));
+        assert!(LibvirtVersion::parse("10.0.0") > LibvirtVersion::parse("9.7.0"));
+    }
+
+    #[test]
+    fn malformed_versions_are_refused() {
+        for bad in ["", "9", "9.0", "9.0.0.1", "9..0", "v9.0.0", "9.0.x", ".9.0"] {
+            assert!(
+                std::panic::catch_unwind(|| LibvirtVersion::parse(bad)).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
 }

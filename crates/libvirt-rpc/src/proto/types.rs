@@ -233,6 +233,14 @@ impl Decode for TypedParamValue {
     }
 }
 
+/// `virTypedParameterFlags`: bits the typed-parameter getters take besides their own flags.
+pub mod typed_param_flags {
+    /// `VIR_TYPED_PARAM_STRING_OKAY`: the caller accepts string parameters. Without it the
+    /// daemon leaves string parameters out of a getter's answer (libvirt's client library
+    /// sets it for you; a caller of this crate sets it itself).
+    pub const STRING_OKAY: u32 = 4;
+}
+
 xdr_struct! {
     /// `remote_typed_param`: a named typed value.
     pub struct TypedParam {

@@ -1,10 +1,12 @@
-//! Connection-level procedures: authentication, features, open/close, host facts.
+//! Connection-level procedures: authentication, features, open/close, host facts, domain
+//! event registration (callback and legacy), statistics of many domains, the identity a
+//! proxy daemon acts as.
 
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
 use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
-use crate::proto::types::Domain;
+use crate::proto::types::{Domain, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -418,73 +420,151 @@ pub type ConnectDomainEventCallbackRegisterAnyRet = CallbackIdRet;
 /// `remote_connect_domain_event_callback_deregister_any_args`.
 pub type ConnectDomainEventCallbackDeregisterAnyArgs = CallbackIdArgs;
 
+xdr_struct! {
+    /// `remote_connect_domain_event_register_ret` / `…_deregister_ret` (legacy lifecycle
+    /// callback registration).
+    pub struct ConnectDomainEventRegisterRet {
+        /// Unused: libvirt's daemon never sets it (0 on the wire from 9.0, seen against
+        /// libvirtd); a failed registration is an error reply instead.
+        pub cb_registered: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_domain_event_register_any_args` /
+    /// `remote_connect_domain_event_deregister_any_args` (legacy, one registration per event
+    /// id and connection; the events arrive as the non-callback `DOMAIN_EVENT_*` messages).
+    pub struct ConnectDomainEventRegisterAnyArgs {
+        /// `virDomainEventID` ([`crate::proto::events::event_id`]).
+        pub event_id: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_all_domain_stats_args`.
+    pub struct ConnectGetAllDomainStatsArgs {
+        /// The domains (empty: every domain the `flags` select).
+        pub doms: Vec<Domain> [limits::DOMAIN_LIST_MAX],
+        /// `virDomainStatsTypes` bits (STATE 1, `CPU_TOTAL` 2, BALLOON 4, VCPU 8, INTERFACE 16,
+        /// BLOCK 32, PERF 64, IOTHREAD 128, MEMORY 256, DIRTYRATE 512, VM 1024); 0 for all.
+        pub stats: u32,
+        /// `virConnectGetAllDomainStatsFlags` (the `list_domains_flags` filters plus
+        /// NOWAIT, BACKING, `ENFORCE_STATS`).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_stats_record`: the statistics of one domain.
+    pub struct DomainStatsRecord {
+        /// The domain.
+        pub dom: Domain,
+        /// Its statistics (`state.state`, `cpu.time`, `block.0.name`, …).
+        pub params: Vec<TypedParam> [limits::CONNECT_GET_ALL_DOMAIN_STATS_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_get_all_domain_stats_ret`.
+    pub struct ConnectGetAllDomainStatsRet {
+        /// One record per domain.
+        pub ret_stats: Vec<DomainStatsRecord> [limits::DOMAIN_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_connect_set_identity_args`: the identity the daemon acts as (for a proxy
+    /// daemon calling a driver daemon).
+    pub struct ConnectSetIdentityArgs {
+        /// `user-name`, `unix-user-id`, `selinux-context`, … (`VIR_CONNECT_IDENTITY_*`).
+        pub params: Vec<TypedParam> [more_limits::CONNECT_IDENTITY_PARAMS_MAX],
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
 procedures! {
     table PROCEDURES;
     /// `virConnectOpen`: must precede any hypervisor call.
-    ConnectOpen = 1: ConnectOpenArgs => ();
+    ConnectOpen = 1: ConnectOpenArgs => (), since "0.3.0";
     /// `virConnectClose`: the daemon closes the link after replying.
-    ConnectClose = 2: () => ();
+    ConnectClose = 2: () => (), since "0.3.0";
     /// `virConnectGetType`.
-    ConnectGetType = 3: () => ConnectGetTypeRet;
+    ConnectGetType = 3: () => ConnectGetTypeRet, since "0.3.0";
     /// `virConnectGetVersion`.
-    ConnectGetVersion = 4: () => ConnectGetVersionRet;
+    ConnectGetVersion = 4: () => ConnectGetVersionRet, since "0.3.0";
     /// `virConnectGetMaxVcpus`.
-    ConnectGetMaxVcpus = 5: ConnectGetMaxVcpusArgs => ConnectGetMaxVcpusRet;
+    ConnectGetMaxVcpus = 5: ConnectGetMaxVcpusArgs => ConnectGetMaxVcpusRet, since "0.3.0";
     /// `virConnectGetCapabilities`: host capabilities XML.
-    ConnectGetCapabilities = 7: () => ConnectCapabilitiesRet;
+    ConnectGetCapabilities = 7: () => ConnectCapabilitiesRet, since "0.3.0";
     /// `virConnectListDefinedDomains` (legacy; prefer [`ConnectListAllDomains`]).
-    ConnectListDefinedDomains = 21: MaxNamesArgs => ConnectListDefinedDomainsRet;
+    ConnectListDefinedDomains = 21: MaxNamesArgs => ConnectListDefinedDomainsRet, since "0.3.0";
     /// `virConnectNumOfDefinedDomains`.
-    ConnectNumOfDefinedDomains = 25: () => NumRet;
+    ConnectNumOfDefinedDomains = 25: () => NumRet, since "0.3.0";
     /// `virConnectListDomains` (legacy; prefer [`ConnectListAllDomains`]).
-    ConnectListDomains = 37: ConnectListDomainsArgs => ConnectListDomainsRet;
+    ConnectListDomains = 37: ConnectListDomainsArgs => ConnectListDomainsRet, since "0.3.0";
     /// `virConnectNumOfDomains`: running domains.
-    ConnectNumOfDomains = 51: () => NumRet;
+    ConnectNumOfDomains = 51: () => NumRet, since "0.3.0";
     /// `virConnectGetHostname`.
-    ConnectGetHostname = 59: () => ConnectGetHostnameRet;
+    ConnectGetHostname = 59: () => ConnectGetHostnameRet, since "0.3.0";
     /// Feature probe (`VIR_DRV_FEATURE_*`); feature 10 starts the daemon's keepalive pings.
-    ConnectSupportsFeature = 60: ConnectSupportsFeatureArgs => ConnectSupportsFeatureRet;
+    ConnectSupportsFeature = 60: ConnectSupportsFeatureArgs => ConnectSupportsFeatureRet, since "0.3.2";
     /// Authentication methods the daemon requires; always the first call.
-    AuthList = 66: () => AuthListRet;
+    AuthList = 66: () => AuthListRet, since "0.4.0";
     /// polkit authentication.
-    AuthPolkit = 70: () => AuthPolkitRet;
+    AuthPolkit = 70: () => AuthPolkitRet, since "0.4.0";
+    /// `virConnectDomainEventRegister` (legacy): lifecycle events arrive as
+    /// `DOMAIN_EVENT_LIFECYCLE` messages without a callback id.
+    ConnectDomainEventRegister = 105: () => ConnectDomainEventRegisterRet, since "0.5.0";
+    /// `virConnectDomainEventDeregister` (legacy): undo [`ConnectDomainEventRegister`].
+    ConnectDomainEventDeregister = 106: () => ConnectDomainEventRegisterRet, since "0.5.0";
     /// `virConnectGetURI`.
-    ConnectGetUri = 110: () => ConnectGetUriRet;
+    ConnectGetUri = 110: () => ConnectGetUriRet, since "0.5.0";
     /// `virConnectDomainXMLFromNative`.
     ConnectDomainXmlFromNative = 135:
-        ConnectDomainXmlFromNativeArgs => ConnectDomainXmlFromNativeRet;
+        ConnectDomainXmlFromNativeArgs => ConnectDomainXmlFromNativeRet, since "0.6.4";
     /// `virConnectDomainXMLToNative`.
-    ConnectDomainXmlToNative = 136: ConnectDomainXmlToNativeArgs => ConnectDomainXmlToNativeRet;
+    ConnectDomainXmlToNative = 136: ConnectDomainXmlToNativeArgs => ConnectDomainXmlToNativeRet, since "0.6.4";
     /// `virConnectIsSecure`. (`virConnectIsAlive` is client-side only: no procedure.)
-    ConnectIsSecure = 149: () => ConnectIsSecureRet;
+    ConnectIsSecure = 149: () => ConnectIsSecureRet, since "0.7.3";
     /// `virConnectGetLibVersion`.
-    ConnectGetLibVersion = 157: () => ConnectGetLibVersionRet;
+    ConnectGetLibVersion = 157: () => ConnectGetLibVersionRet, since "0.7.3";
     /// `virConnectCompareCPU`.
-    ConnectCompareCpu = 158: ConnectCompareCpuArgs => ConnectCompareCpuRet;
+    ConnectCompareCpu = 158: ConnectCompareCpuArgs => ConnectCompareCpuRet, since "0.7.5";
     /// `virConnectBaselineCPU`.
-    ConnectBaselineCpu = 162: ConnectBaselineCpuArgs => ConnectBaselineCpuRet;
+    ConnectBaselineCpu = 162: ConnectBaselineCpuArgs => ConnectBaselineCpuRet, since "0.7.7";
+    /// `virConnectDomainEventRegisterAny` (legacy, before the callback API): events arrive
+    /// as `DOMAIN_EVENT_*` messages without a callback id.
+    ConnectDomainEventRegisterAny = 167: ConnectDomainEventRegisterAnyArgs => (), since "0.8.0";
+    /// `virConnectDomainEventDeregisterAny` (legacy): undo [`ConnectDomainEventRegisterAny`].
+    ConnectDomainEventDeregisterAny = 168: ConnectDomainEventRegisterAnyArgs => (), since "0.8.0";
     /// `virConnectGetSysinfo` (flags must be 0).
-    ConnectGetSysinfo = 203: FlagsArgs => ConnectGetSysinfoRet;
+    ConnectGetSysinfo = 203: FlagsArgs => ConnectGetSysinfoRet, since "0.8.8";
     /// `virConnectListAllDomains`.
-    ConnectListAllDomains = 273: ConnectListAllDomainsArgs => ConnectListAllDomainsRet;
+    ConnectListAllDomains = 273: ConnectListAllDomainsArgs => ConnectListAllDomainsRet, since "0.9.13";
     /// `virConnectGetCPUModelNames`.
-    ConnectGetCpuModelNames = 312: ConnectGetCpuModelNamesArgs => ConnectGetCpuModelNamesRet;
+    ConnectGetCpuModelNames = 312: ConnectGetCpuModelNamesArgs => ConnectGetCpuModelNamesRet, since "1.1.3";
     /// `virConnectDomainEventRegisterAny` over the callback API: events arrive as
     /// `DOMAIN_EVENT_CALLBACK_*` messages carrying the returned id. Needs feature 14.
     ConnectDomainEventCallbackRegisterAny = 316:
-        ConnectDomainEventCallbackRegisterAnyArgs => CallbackIdRet;
+        ConnectDomainEventCallbackRegisterAnyArgs => CallbackIdRet, since "1.2.1";
     /// Undo [`ConnectDomainEventCallbackRegisterAny`].
-    ConnectDomainEventCallbackDeregisterAny = 317: CallbackIdArgs => ();
+    ConnectDomainEventCallbackDeregisterAny = 317: CallbackIdArgs => (), since "1.2.1";
     /// `virConnectGetDomainCapabilities`.
-    ConnectGetDomainCapabilities = 342: ConnectGetDomainCapabilitiesArgs => ConnectCapabilitiesRet;
+    ConnectGetDomainCapabilities = 342: ConnectGetDomainCapabilitiesArgs => ConnectCapabilitiesRet, since "1.2.7";
+    /// `virConnectGetAllDomainStats` / `virDomainListGetStats`.
+    ConnectGetAllDomainStats = 344:
+        ConnectGetAllDomainStatsArgs => ConnectGetAllDomainStatsRet, since "1.2.8";
     /// Ask the daemon to tell us (event 362) when it closes the connection.
-    ConnectRegisterCloseCallback = 360: () => ();
+    ConnectRegisterCloseCallback = 360: () => (), since "1.3.2";
     /// Undo [`ConnectRegisterCloseCallback`].
-    ConnectUnregisterCloseCallback = 361: () => ();
+    ConnectUnregisterCloseCallback = 361: () => (), since "1.3.2";
     /// `virConnectCompareHypervisorCPU`.
-    ConnectCompareHypervisorCpu = 393: ConnectCompareHypervisorCpuArgs => ConnectCompareCpuRet;
+    ConnectCompareHypervisorCpu = 393: ConnectCompareHypervisorCpuArgs => ConnectCompareCpuRet, since "4.4.0";
     /// `virConnectBaselineHypervisorCPU`.
-    ConnectBaselineHypervisorCpu = 394: ConnectBaselineHypervisorCpuArgs => ConnectBaselineCpuRet;
+    ConnectBaselineHypervisorCpu = 394: ConnectBaselineHypervisorCpuArgs => ConnectBaselineCpuRet, since "4.4.0";
     /// `virConnectGetStoragePoolCapabilities` (flags must be 0).
-    ConnectGetStoragePoolCapabilities = 403: FlagsArgs => ConnectCapabilitiesRet;
+    ConnectGetStoragePoolCapabilities = 403: FlagsArgs => ConnectCapabilitiesRet, since "5.2.0";
+    /// `virConnectSetIdentity`.
+    ConnectSetIdentity = 419: ConnectSetIdentityArgs => (), since "5.8.0";
 }

@@ -1,8 +1,8 @@
 //! Domain procedures: lifecycle, definition, devices, resources, guest agent, block jobs,
-//! metadata, addresses, console/screenshot streams.
+//! metadata, addresses, statistics, backups, save/restore, console/screenshot streams.
 //!
-//! Snapshots and checkpoints live in [`super::snapshot`].
-
+//! Snapshots and checkpoints live in [`super::snapshot`], typed-parameter tuning and CPU
+//! pinning in [`super::domain_tune`], migration in [`super::migration`].
 use bytes::Bytes;
 
 use super::common::{
@@ -1383,231 +1383,474 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// `remote_domain_block_peek_args`.
+    pub struct DomainBlockPeekArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Disk target or source path.
+        pub path: LvString,
+        /// Byte offset into the disk.
+        pub offset: u64,
+        /// Bytes wanted (at most `REMOTE_DOMAIN_BLOCK_PEEK_BUFFER_MAX`).
+        pub size: u32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_memory_peek_args`.
+    pub struct DomainMemoryPeekArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Start address.
+        pub offset: u64,
+        /// Bytes wanted (at most `REMOTE_DOMAIN_MEMORY_PEEK_BUFFER_MAX`).
+        pub size: u32,
+        /// `virDomainMemoryFlags` (VIRTUAL 1, PHYSICAL 2).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_block_peek_ret`.
+    pub struct DomainBlockPeekRet {
+        /// The bytes read.
+        pub buffer: Bytes [more_limits::DOMAIN_BLOCK_PEEK_BUFFER_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_memory_peek_ret`.
+    pub struct DomainMemoryPeekRet {
+        /// The bytes read.
+        pub buffer: Bytes [more_limits::DOMAIN_MEMORY_PEEK_BUFFER_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_block_stats_flags_args`.
+    pub struct DomainBlockStatsFlagsArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Disk target or source path (empty: totals over every disk).
+        pub path: LvString,
+        /// Parameters wanted (0: just report how many exist).
+        pub nparams: i32,
+        /// `virTypedParameterFlags` (`STRING_OKAY` 4).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_block_stats_flags_ret`.
+    pub struct DomainBlockStatsFlagsRet {
+        /// The statistics (`rd_bytes`, `wr_total_times`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_STATS_PARAMETERS_MAX],
+        /// Number of parameters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_cpu_stats_args`.
+    pub struct DomainGetCpuStatsArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Parameters per CPU wanted (0: just report how many exist).
+        pub nparams: u32,
+        /// First host CPU, or -1 for the domain's total.
+        pub start_cpu: i32,
+        /// Host CPUs wanted (at most `REMOTE_DOMAIN_GET_CPU_STATS_NCPUS_MAX`; 1 for the total).
+        pub ncpus: u32,
+        /// `virTypedParameterFlags`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_cpu_stats_ret`.
+    pub struct DomainGetCpuStatsRet {
+        /// `nparams` statistics per CPU, CPU after CPU (`cpu_time`, `vcpu_time`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_GET_CPU_STATS_MAX],
+        /// Parameters per CPU.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_security_label_list_ret`.
+    pub struct DomainGetSecurityLabelListRet {
+        /// One label per security driver.
+        pub labels: Vec<DomainGetSecurityLabelRet> [more_limits::SECURITY_LABEL_LIST_MAX],
+        /// Their number.
+        pub ret: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_core_dump_with_format_args`.
+    pub struct DomainCoreDumpWithFormatArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Path on the host.
+        pub to: LvString,
+        /// `virDomainCoreDumpFormat` (RAW 0, `KDUMP_ZLIB` 1, `KDUMP_LZO` 2, `KDUMP_SNAPPY` 3,
+        /// `WIN_DMP` 4).
+        pub dumpformat: u32,
+        /// `virDomainCoreDumpFlags`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_block_copy_args`.
+    pub struct DomainBlockCopyArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Disk target or source path.
+        pub path: LvString,
+        /// Destination disk XML (`<disk>`).
+        pub destxml: LvString,
+        /// Tuning (`bandwidth`, `granularity`, `buf-size`).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_COPY_PARAMETERS_MAX],
+        /// `virDomainBlockCopyFlags` (SHALLOW 1, `REUSE_EXT` 2, `TRANSIENT_JOB` 4, `SYNCHRONOUS_WRITES` 8).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_backup_begin_args`.
+    pub struct DomainBackupBeginArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Backup XML (`<domainbackup>`).
+        pub backup_xml: LvString,
+        /// Checkpoint to create with the backup (`<domaincheckpoint>`).
+        pub checkpoint_xml: Option<LvString>,
+        /// `virDomainBackupBeginFlags` (`REUSE_EXTERNAL` 1, `PRESERVE_SHUTDOWN_DOMAIN` 2).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_start_dirty_rate_calc_args`.
+    pub struct DomainStartDirtyRateCalcArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Measuring time in seconds.
+        pub seconds: i32,
+        /// `virDomainDirtyRateCalcFlags` (`PAGE_SAMPLING` 1, `DIRTY_BITMAP` 2, `DIRTY_RING` 4).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_save_params_args`.
+    pub struct DomainSaveParamsArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// `file`, `dxml`, `image_format`, … (`VIR_DOMAIN_SAVE_PARAM_*`).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_SAVE_PARAMS_MAX],
+        /// [`save_restore_flags`].
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_restore_params_args`.
+    pub struct DomainRestoreParamsArgs {
+        /// `file`, `dxml`, … (`VIR_DOMAIN_SAVE_PARAM_*`).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_SAVE_PARAMS_MAX],
+        /// [`save_restore_flags`].
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_graphics_reload_args`.
+    pub struct DomainGraphicsReloadArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// `virDomainGraphicsReloadType` (ANY 0, VNC 1).
+        pub kind: u32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_announce_interface_args` (12.5+).
+    pub struct DomainAnnounceInterfaceArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Interface alias or target device (`None`: every interface).
+        pub device: Option<LvString>,
+        /// Announcement tuning (rounds, intervals).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_ANNOUNCE_INTERFACE_PARAMS_MAX],
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
 procedures! {
     table PROCEDURES;
     /// `virDomainAttachDevice` (live only).
-    DomainAttachDevice = 8: DomainXmlArgs => ();
+    DomainAttachDevice = 8: DomainXmlArgs => (), since "0.3.0";
     /// `virDomainCreate`: start a defined domain.
-    DomainCreate = 9: DomainArgs => ();
+    DomainCreate = 9: DomainArgs => (), since "0.3.0";
     /// `virDomainCreateXML`: start a transient domain.
-    DomainCreateXml = 10: DomainCreateXmlArgs => DomainRet;
+    DomainCreateXml = 10: DomainCreateXmlArgs => DomainRet, since "0.3.0";
     /// `virDomainDefineXML`.
-    DomainDefineXml = 11: XmlArgs => DomainRet;
+    DomainDefineXml = 11: XmlArgs => DomainRet, since "0.3.0";
     /// `virDomainDestroy`.
-    DomainDestroy = 12: DomainArgs => ();
+    DomainDestroy = 12: DomainArgs => (), since "0.3.0";
     /// `virDomainDetachDevice` (live only).
-    DomainDetachDevice = 13: DomainXmlArgs => ();
+    DomainDetachDevice = 13: DomainXmlArgs => (), since "0.3.0";
     /// `virDomainGetXMLDesc` (flags: [`xml_flags`]).
-    DomainGetXmlDesc = 14: DomainFlagsArgs => XmlRet;
+    DomainGetXmlDesc = 14: DomainFlagsArgs => XmlRet, since "0.3.0";
     /// `virDomainGetAutostart`.
-    DomainGetAutostart = 15: DomainArgs => AutostartRet;
+    DomainGetAutostart = 15: DomainArgs => AutostartRet, since "0.3.0";
     /// `virDomainGetInfo`.
-    DomainGetInfo = 16: DomainArgs => DomainGetInfoRet;
+    DomainGetInfo = 16: DomainArgs => DomainGetInfoRet, since "0.3.0";
     /// `virDomainGetMaxMemory`.
-    DomainGetMaxMemory = 17: DomainArgs => DomainGetMaxMemoryRet;
+    DomainGetMaxMemory = 17: DomainArgs => DomainGetMaxMemoryRet, since "0.3.0";
     /// `virDomainGetMaxVcpus`.
-    DomainGetMaxVcpus = 18: DomainArgs => NumRet;
+    DomainGetMaxVcpus = 18: DomainArgs => NumRet, since "0.3.0";
     /// `virDomainGetOSType`.
-    DomainGetOsType = 19: DomainArgs => DomainGetOsTypeRet;
+    DomainGetOsType = 19: DomainArgs => DomainGetOsTypeRet, since "0.3.0";
     /// `virDomainGetVcpus`.
-    DomainGetVcpus = 20: DomainGetVcpusArgs => DomainGetVcpusRet;
+    DomainGetVcpus = 20: DomainGetVcpusArgs => DomainGetVcpusRet, since "0.3.0";
     /// `virDomainLookupByID`.
-    DomainLookupById = 22: DomainLookupByIdArgs => DomainRet;
+    DomainLookupById = 22: DomainLookupByIdArgs => DomainRet, since "0.3.0";
     /// `virDomainLookupByName`.
-    DomainLookupByName = 23: NameArgs => DomainRet;
+    DomainLookupByName = 23: NameArgs => DomainRet, since "0.3.0";
     /// `virDomainLookupByUUID`.
-    DomainLookupByUuid = 24: UuidArgs => DomainRet;
+    DomainLookupByUuid = 24: UuidArgs => DomainRet, since "0.3.0";
     /// `virDomainPinVcpu`.
-    DomainPinVcpu = 26: DomainPinVcpuArgs => ();
+    DomainPinVcpu = 26: DomainPinVcpuArgs => (), since "0.3.0";
     /// `virDomainReboot` (flags: [`shutdown_flags`]).
-    DomainReboot = 27: DomainFlagsArgs => ();
+    DomainReboot = 27: DomainFlagsArgs => (), since "0.3.0";
     /// `virDomainResume`.
-    DomainResume = 28: DomainArgs => ();
+    DomainResume = 28: DomainArgs => (), since "0.3.0";
     /// `virDomainSetAutostart`.
-    DomainSetAutostart = 29: DomainSetAutostartArgs => ();
+    DomainSetAutostart = 29: DomainSetAutostartArgs => (), since "0.3.0";
     /// `virDomainSetMaxMemory`.
-    DomainSetMaxMemory = 30: DomainSetMemoryArgs => ();
+    DomainSetMaxMemory = 30: DomainSetMemoryArgs => (), since "0.3.0";
     /// `virDomainSetMemory` (live).
-    DomainSetMemory = 31: DomainSetMemoryArgs => ();
+    DomainSetMemory = 31: DomainSetMemoryArgs => (), since "0.3.0";
     /// `virDomainSetVcpus` (live).
-    DomainSetVcpus = 32: DomainSetVcpusArgs => ();
+    DomainSetVcpus = 32: DomainSetVcpusArgs => (), since "0.3.0";
     /// `virDomainShutdown`.
-    DomainShutdown = 33: DomainArgs => ();
+    DomainShutdown = 33: DomainArgs => (), since "0.3.0";
     /// `virDomainSuspend`.
-    DomainSuspend = 34: DomainArgs => ();
+    DomainSuspend = 34: DomainArgs => (), since "0.3.0";
     /// `virDomainUndefine`.
-    DomainUndefine = 35: DomainArgs => ();
+    DomainUndefine = 35: DomainArgs => (), since "0.3.0";
     /// `virDomainCoreDump`.
-    DomainCoreDump = 53: DomainCoreDumpArgs => ();
+    DomainCoreDump = 53: DomainCoreDumpArgs => (), since "0.3.0";
     /// `virDomainRestore`.
-    DomainRestore = 54: DomainRestoreArgs => ();
+    DomainRestore = 54: DomainRestoreArgs => (), since "0.3.0";
     /// `virDomainSave`.
-    DomainSave = 55: DomainSaveArgs => ();
+    DomainSave = 55: DomainSaveArgs => (), since "0.3.0";
     /// `virDomainGetSchedulerType`.
-    DomainGetSchedulerType = 56: DomainArgs => DomainGetSchedulerTypeRet;
+    DomainGetSchedulerType = 56: DomainArgs => DomainGetSchedulerTypeRet, since "0.3.0";
     /// `virDomainBlockStats`.
-    DomainBlockStats = 64: DomainBlockStatsArgs => DomainBlockStatsRet;
+    DomainBlockStats = 64: DomainBlockStatsArgs => DomainBlockStatsRet, since "0.3.2";
     /// `virDomainInterfaceStats`.
-    DomainInterfaceStats = 65: DomainInterfaceStatsArgs => DomainInterfaceStatsRet;
+    DomainInterfaceStats = 65: DomainInterfaceStatsArgs => DomainInterfaceStatsRet, since "0.3.2";
+    /// `virDomainBlockPeek`.
+    DomainBlockPeek = 103: DomainBlockPeekArgs => DomainBlockPeekRet, since "0.4.2";
+    /// `virDomainMemoryPeek`.
+    DomainMemoryPeek = 104: DomainMemoryPeekArgs => DomainMemoryPeekRet, since "0.4.2";
     /// `virDomainGetSecurityLabel`.
-    DomainGetSecurityLabel = 121: DomainArgs => DomainGetSecurityLabelRet;
+    DomainGetSecurityLabel = 121: DomainArgs => DomainGetSecurityLabelRet, since "0.6.1";
     /// `virDomainIsActive`.
-    DomainIsActive = 150: DomainArgs => ActiveRet;
+    DomainIsActive = 150: DomainArgs => ActiveRet, since "0.7.3";
     /// `virDomainIsPersistent`.
-    DomainIsPersistent = 151: DomainArgs => PersistentRet;
+    DomainIsPersistent = 151: DomainArgs => PersistentRet, since "0.7.3";
     /// `virDomainMemoryStats`.
-    DomainMemoryStats = 159: DomainMemoryStatsArgs => DomainMemoryStatsRet;
+    DomainMemoryStats = 159: DomainMemoryStatsArgs => DomainMemoryStatsRet, since "0.7.5";
     /// `virDomainAttachDeviceFlags`.
-    DomainAttachDeviceFlags = 160: DomainXmlFlagsArgs => ();
+    DomainAttachDeviceFlags = 160: DomainXmlFlagsArgs => (), since "0.7.7";
     /// `virDomainDetachDeviceFlags`.
-    DomainDetachDeviceFlags = 161: DomainXmlFlagsArgs => ();
+    DomainDetachDeviceFlags = 161: DomainXmlFlagsArgs => (), since "0.7.7";
     /// `virDomainGetJobInfo`.
-    DomainGetJobInfo = 163: DomainArgs => DomainGetJobInfoRet;
+    DomainGetJobInfo = 163: DomainArgs => DomainGetJobInfoRet, since "0.7.7";
     /// `virDomainAbortJob`.
-    DomainAbortJob = 164: DomainArgs => ();
+    DomainAbortJob = 164: DomainArgs => (), since "0.7.7";
     /// `virDomainUpdateDeviceFlags`.
-    DomainUpdateDeviceFlags = 174: DomainXmlFlagsArgs => ();
+    DomainUpdateDeviceFlags = 174: DomainXmlFlagsArgs => (), since "0.8.0";
     /// `virDomainManagedSave` (flags: [`save_restore_flags`]).
-    DomainManagedSave = 182: DomainFlagsArgs => ();
+    DomainManagedSave = 182: DomainFlagsArgs => (), since "0.8.0";
     /// `virDomainHasManagedSaveImage` (flags must be 0).
-    DomainHasManagedSaveImage = 183: DomainFlagsArgs => DomainResultRet;
+    DomainHasManagedSaveImage = 183: DomainFlagsArgs => DomainResultRet, since "0.8.0";
     /// `virDomainManagedSaveRemove` (flags must be 0).
-    DomainManagedSaveRemove = 184: DomainFlagsArgs => ();
+    DomainManagedSaveRemove = 184: DomainFlagsArgs => (), since "0.8.0";
     /// `virDomainGetBlockInfo`.
-    DomainGetBlockInfo = 194: DomainGetBlockInfoArgs => DomainGetBlockInfoRet;
+    DomainGetBlockInfo = 194: DomainGetBlockInfoArgs => DomainGetBlockInfoRet, since "0.8.1";
     /// `virDomainCreateWithFlags` (flags: [`create_flags`]); returns the new id.
-    DomainCreateWithFlags = 196: DomainFlagsArgs => DomainRet;
+    DomainCreateWithFlags = 196: DomainFlagsArgs => DomainRet, since "0.8.2";
     /// `virDomainSetMemoryParameters`.
-    DomainSetMemoryParameters = 197: DomainSetMemoryParametersArgs => ();
+    DomainSetMemoryParameters = 197: DomainSetMemoryParametersArgs => (), since "0.8.5";
     /// `virDomainGetMemoryParameters`.
-    DomainGetMemoryParameters = 198: DomainGetParamsArgs => DomainGetMemoryParametersRet;
+    DomainGetMemoryParameters = 198: DomainGetParamsArgs => DomainGetMemoryParametersRet, since "0.8.5";
     /// `virDomainSetVcpusFlags`.
-    DomainSetVcpusFlags = 199: DomainSetVcpusFlagsArgs => ();
+    DomainSetVcpusFlags = 199: DomainSetVcpusFlagsArgs => (), since "0.8.5";
     /// `virDomainGetVcpusFlags` (flags: [`vcpu_flags`]).
-    DomainGetVcpusFlags = 200: DomainFlagsArgs => NumRet;
+    DomainGetVcpusFlags = 200: DomainFlagsArgs => NumRet, since "0.8.5";
     /// `virDomainOpenConsole`. The stream is **bidirectional** (guest output arrives as
     /// download data, keystrokes are sent as upload data); it is declared `Download` because
     /// the daemon annotates it `@readstream` and the table has no bidirectional kind.
-    DomainOpenConsole = 201: DomainOpenConsoleArgs => (), stream Download;
+    DomainOpenConsole = 201: DomainOpenConsoleArgs => (), since "0.8.6", stream Download;
     /// `virDomainIsUpdated`.
-    DomainIsUpdated = 202: DomainArgs => DomainIsUpdatedRet;
+    DomainIsUpdated = 202: DomainArgs => DomainIsUpdatedRet, since "0.8.6";
     /// `virDomainSetMemoryFlags`.
-    DomainSetMemoryFlags = 204: DomainSetMemoryFlagsArgs => ();
+    DomainSetMemoryFlags = 204: DomainSetMemoryFlagsArgs => (), since "0.9.0";
     /// `virDomainSetBlkioParameters`.
-    DomainSetBlkioParameters = 205: DomainSetBlkioParametersArgs => ();
+    DomainSetBlkioParameters = 205: DomainSetBlkioParametersArgs => (), since "0.9.0";
     /// `virDomainGetBlkioParameters`.
-    DomainGetBlkioParameters = 206: DomainGetParamsArgs => DomainGetBlkioParametersRet;
+    DomainGetBlkioParameters = 206: DomainGetParamsArgs => DomainGetBlkioParametersRet, since "0.9.0";
     /// `virDomainInjectNMI` (flags must be 0).
-    DomainInjectNmi = 210: DomainFlagsArgs => ();
+    DomainInjectNmi = 210: DomainFlagsArgs => (), since "0.9.2";
     /// `virDomainScreenshot`: the image follows as download stream data.
-    DomainScreenshot = 211: DomainScreenshotArgs => DomainScreenshotRet, stream Download;
+    DomainScreenshot = 211: DomainScreenshotArgs => DomainScreenshotRet, since "0.9.2", stream Download;
     /// `virDomainGetState` (flags must be 0).
-    DomainGetState = 212: DomainFlagsArgs => DomainGetStateRet;
+    DomainGetState = 212: DomainFlagsArgs => DomainGetStateRet, since "0.9.2";
     /// `virDomainSetSchedulerParametersFlags`.
-    DomainSetSchedulerParametersFlags = 219: DomainSetSchedulerParametersFlagsArgs => ();
+    DomainSetSchedulerParametersFlags = 219: DomainSetSchedulerParametersFlagsArgs => (), since "0.9.2";
     /// `virDomainGetSchedulerParametersFlags`.
-    DomainGetSchedulerParametersFlags = 223: DomainGetParamsArgs => DomainGetSchedulerParametersRet;
+    DomainGetSchedulerParametersFlags = 223: DomainGetParamsArgs => DomainGetSchedulerParametersRet, since "0.9.2";
     /// `virDomainPinVcpuFlags`.
-    DomainPinVcpuFlags = 225: DomainPinVcpuFlagsArgs => ();
+    DomainPinVcpuFlags = 225: DomainPinVcpuFlagsArgs => (), since "0.9.3";
     /// `virDomainSendKey`.
-    DomainSendKey = 226: DomainSendKeyArgs => ();
+    DomainSendKey = 226: DomainSendKeyArgs => (), since "0.9.3";
     /// `virDomainGetControlInfo`.
-    DomainGetControlInfo = 229: DomainFlagsArgs => DomainGetControlInfoRet;
+    DomainGetControlInfo = 229: DomainFlagsArgs => DomainGetControlInfoRet, since "0.9.3";
     /// `virDomainUndefineFlags` (flags: [`undefine_flags`]).
-    DomainUndefineFlags = 231: DomainFlagsArgs => ();
+    DomainUndefineFlags = 231: DomainFlagsArgs => (), since "0.9.4";
     /// `virDomainSaveFlags`.
-    DomainSaveFlags = 232: DomainSaveFlagsArgs => ();
+    DomainSaveFlags = 232: DomainSaveFlagsArgs => (), since "0.9.4";
     /// `virDomainRestoreFlags`.
-    DomainRestoreFlags = 233: DomainRestoreFlagsArgs => ();
+    DomainRestoreFlags = 233: DomainRestoreFlagsArgs => (), since "0.9.4";
     /// `virDomainDestroyFlags` (flags: [`destroy_flags`]).
-    DomainDestroyFlags = 234: DomainFlagsArgs => ();
+    DomainDestroyFlags = 234: DomainFlagsArgs => (), since "0.9.4";
     /// `virDomainSaveImageGetXMLDesc`.
-    DomainSaveImageGetXmlDesc = 235: DomainSaveImageGetXmlDescArgs => XmlRet;
+    DomainSaveImageGetXmlDesc = 235: DomainSaveImageGetXmlDescArgs => XmlRet, since "0.9.4";
     /// `virDomainSaveImageDefineXML`.
-    DomainSaveImageDefineXml = 236: DomainSaveImageDefineXmlArgs => ();
+    DomainSaveImageDefineXml = 236: DomainSaveImageDefineXmlArgs => (), since "0.9.4";
     /// `virDomainBlockJobAbort`.
-    DomainBlockJobAbort = 237: DomainBlockPathArgs => ();
+    DomainBlockJobAbort = 237: DomainBlockPathArgs => (), since "0.9.4";
     /// `virDomainGetBlockJobInfo`.
-    DomainGetBlockJobInfo = 238: DomainBlockPathArgs => DomainGetBlockJobInfoRet;
+    DomainGetBlockJobInfo = 238: DomainBlockPathArgs => DomainGetBlockJobInfoRet, since "0.9.4";
     /// `virDomainBlockJobSetSpeed`.
-    DomainBlockJobSetSpeed = 239: DomainBlockBandwidthArgs => ();
+    DomainBlockJobSetSpeed = 239: DomainBlockBandwidthArgs => (), since "0.9.4";
     /// `virDomainBlockPull`.
-    DomainBlockPull = 240: DomainBlockBandwidthArgs => ();
+    DomainBlockPull = 240: DomainBlockBandwidthArgs => (), since "0.9.4";
+    /// `virDomainBlockStatsFlags`.
+    DomainBlockStatsFlags = 243: DomainBlockStatsFlagsArgs => DomainBlockStatsFlagsRet, since "0.9.5";
     /// `virDomainReset` (flags must be 0).
-    DomainReset = 245: DomainFlagsArgs => ();
+    DomainReset = 245: DomainFlagsArgs => (), since "0.9.7";
     /// `virDomainBlockResize`.
-    DomainBlockResize = 251: DomainBlockResizeArgs => ();
+    DomainBlockResize = 251: DomainBlockResizeArgs => (), since "0.9.8";
     /// `virDomainShutdownFlags` (flags: [`shutdown_flags`]).
-    DomainShutdownFlags = 258: DomainFlagsArgs => ();
+    DomainShutdownFlags = 258: DomainFlagsArgs => (), since "0.9.10";
     /// `virDomainPMSuspendForDuration`.
-    DomainPmSuspendForDuration = 261: DomainPmSuspendForDurationArgs => ();
+    DomainPmSuspendForDuration = 261: DomainPmSuspendForDurationArgs => (), since "0.9.10";
+    /// `virDomainGetCPUStats`.
+    DomainGetCpuStats = 262: DomainGetCpuStatsArgs => DomainGetCpuStatsRet, since "0.9.10";
     /// `virDomainGetDiskErrors`.
-    DomainGetDiskErrors = 263: DomainGetDiskErrorsArgs => DomainGetDiskErrorsRet;
+    DomainGetDiskErrors = 263: DomainGetDiskErrorsArgs => DomainGetDiskErrorsRet, since "0.9.10";
     /// `virDomainSetMetadata`.
-    DomainSetMetadata = 264: DomainSetMetadataArgs => ();
+    DomainSetMetadata = 264: DomainSetMetadataArgs => (), since "0.9.10";
     /// `virDomainGetMetadata`.
-    DomainGetMetadata = 265: DomainGetMetadataArgs => DomainGetMetadataRet;
+    DomainGetMetadata = 265: DomainGetMetadataArgs => DomainGetMetadataRet, since "0.9.10";
     /// `virDomainBlockRebase`.
-    DomainBlockRebase = 266: DomainBlockRebaseArgs => ();
+    DomainBlockRebase = 266: DomainBlockRebaseArgs => (), since "0.9.10";
     /// `virDomainPMWakeup` (flags must be 0).
-    DomainPmWakeup = 267: DomainFlagsArgs => ();
+    DomainPmWakeup = 267: DomainFlagsArgs => (), since "0.9.11";
     /// `virDomainGetHostname` (flags: [`hostname_source`]).
-    DomainGetHostname = 277: DomainFlagsArgs => DomainGetHostnameRet;
+    DomainGetHostname = 277: DomainFlagsArgs => DomainGetHostnameRet, since "0.10.0";
+    /// `virDomainGetSecurityLabelList`.
+    DomainGetSecurityLabelList = 278: DomainArgs => DomainGetSecurityLabelListRet, since "0.10.0";
     /// `virDomainBlockCommit`.
-    DomainBlockCommit = 290: DomainBlockCommitArgs => ();
+    DomainBlockCommit = 290: DomainBlockCommitArgs => (), since "0.10.2";
     /// `virDomainFSTrim`.
-    DomainFsTrim = 294: DomainFsTrimArgs => ();
+    DomainFsTrim = 294: DomainFsTrimArgs => (), since "1.0.1";
     /// `virDomainSendProcessSignal`.
-    DomainSendProcessSignal = 295: DomainSendProcessSignalArgs => ();
+    DomainSendProcessSignal = 295: DomainSendProcessSignalArgs => (), since "1.0.1";
     /// `virDomainOpenChannel`. Bidirectional like [`DomainOpenConsole`]; declared `Download`.
-    DomainOpenChannel = 296: DomainOpenChannelArgs => (), stream Download;
+    DomainOpenChannel = 296: DomainOpenChannelArgs => (), since "1.0.2", stream Download;
     /// `virDomainGetJobStats`.
-    DomainGetJobStats = 298: DomainFlagsArgs => DomainGetJobStatsRet;
+    DomainGetJobStats = 298: DomainFlagsArgs => DomainGetJobStatsRet, since "1.0.3";
+    /// `virDomainCoreDumpWithFormat`.
+    DomainCoreDumpWithFormat = 334: DomainCoreDumpWithFormatArgs => (), since "1.2.3";
     /// `virDomainFSFreeze`.
-    DomainFsFreeze = 335: DomainFsFreezeArgs => DomainFsFreezeRet;
+    DomainFsFreeze = 335: DomainFsFreezeArgs => DomainFsFreezeRet, since "1.2.5";
     /// `virDomainFSThaw`.
-    DomainFsThaw = 336: DomainFsFreezeArgs => DomainFsFreezeRet;
+    DomainFsThaw = 336: DomainFsFreezeArgs => DomainFsFreezeRet, since "1.2.5";
     /// `virDomainGetTime` (flags must be 0).
-    DomainGetTime = 337: DomainFlagsArgs => DomainGetTimeRet;
+    DomainGetTime = 337: DomainFlagsArgs => DomainGetTimeRet, since "1.2.5";
     /// `virDomainSetTime`.
-    DomainSetTime = 338: DomainSetTimeArgs => ();
+    DomainSetTime = 338: DomainSetTimeArgs => (), since "1.2.5";
+    /// `virDomainBlockCopy`.
+    DomainBlockCopy = 345: DomainBlockCopyArgs => (), since "1.2.8";
     /// `virDomainGetFSInfo` (flags must be 0).
-    DomainGetFsInfo = 349: DomainFlagsArgs => DomainGetFsInfoRet;
+    DomainGetFsInfo = 349: DomainFlagsArgs => DomainGetFsInfoRet, since "1.2.11";
     /// `virDomainDefineXMLFlags` (flags: [`define_flags`]).
-    DomainDefineXmlFlags = 350: XmlFlagsArgs => DomainRet;
+    DomainDefineXmlFlags = 350: XmlFlagsArgs => DomainRet, since "1.2.12";
     /// `virDomainInterfaceAddresses`.
-    DomainInterfaceAddresses = 353: DomainInterfaceAddressesArgs => DomainInterfaceAddressesRet;
+    DomainInterfaceAddresses = 353: DomainInterfaceAddressesArgs => DomainInterfaceAddressesRet, since "1.2.14";
     /// `virDomainSetUserPassword`.
-    DomainSetUserPassword = 357: DomainSetUserPasswordArgs => ();
+    DomainSetUserPassword = 357: DomainSetUserPasswordArgs => (), since "1.2.16";
     /// `virDomainRename`.
-    DomainRename = 358: DomainRenameArgs => DomainRenameRet;
+    DomainRename = 358: DomainRenameArgs => DomainRenameRet, since "1.2.19";
     /// `virDomainGetGuestVcpus` (flags must be 0).
-    DomainGetGuestVcpus = 371: DomainFlagsArgs => DomainGetGuestVcpusRet;
+    DomainGetGuestVcpus = 371: DomainFlagsArgs => DomainGetGuestVcpusRet, since "2.0.0";
     /// `virDomainSetGuestVcpus`.
-    DomainSetGuestVcpus = 372: DomainSetGuestVcpusArgs => ();
+    DomainSetGuestVcpus = 372: DomainSetGuestVcpusArgs => (), since "2.0.0";
     /// `virDomainSetVcpu`.
-    DomainSetVcpu = 384: DomainSetGuestVcpusArgs => ();
+    DomainSetVcpu = 384: DomainSetGuestVcpusArgs => (), since "3.1.0";
     /// `virDomainSetBlockThreshold`.
-    DomainSetBlockThreshold = 386: DomainSetBlockThresholdArgs => ();
+    DomainSetBlockThreshold = 386: DomainSetBlockThresholdArgs => (), since "3.1.0";
     /// `virDomainManagedSaveGetXMLDesc`.
-    DomainManagedSaveGetXmlDesc = 388: DomainFlagsArgs => XmlRet;
+    DomainManagedSaveGetXmlDesc = 388: DomainFlagsArgs => XmlRet, since "3.7.0";
     /// `virDomainManagedSaveDefineXML`.
-    DomainManagedSaveDefineXml = 389: DomainManagedSaveDefineXmlArgs => ();
+    DomainManagedSaveDefineXml = 389: DomainManagedSaveDefineXmlArgs => (), since "3.7.0";
     /// `virDomainSetLifecycleAction`.
-    DomainSetLifecycleAction = 390: DomainSetLifecycleActionArgs => ();
+    DomainSetLifecycleAction = 390: DomainSetLifecycleActionArgs => (), since "3.9.0";
     /// `virDomainDetachDeviceAlias`.
-    DomainDetachDeviceAlias = 392: DomainDetachDeviceAliasArgs => ();
+    DomainDetachDeviceAlias = 392: DomainDetachDeviceAliasArgs => (), since "4.4.0";
     /// `virDomainGetGuestInfo`.
-    DomainGetGuestInfo = 418: DomainGetGuestInfoArgs => DomainGetGuestInfoRet;
+    DomainGetGuestInfo = 418: DomainGetGuestInfoArgs => DomainGetGuestInfoRet, since "5.7.0";
     /// `virDomainAgentSetResponseTimeout`.
-    DomainAgentSetResponseTimeout = 420: DomainAgentSetResponseTimeoutArgs => DomainResultRet;
+    DomainAgentSetResponseTimeout = 420: DomainAgentSetResponseTimeoutArgs => DomainResultRet, since "5.10.0";
+    /// `virDomainBackupBegin`.
+    DomainBackupBegin = 421: DomainBackupBeginArgs => (), since "6.0.0";
+    /// `virDomainBackupGetXMLDesc` (flags must be 0).
+    DomainBackupGetXmlDesc = 422: DomainFlagsArgs => XmlRet, since "6.0.0";
     /// `virDomainAuthorizedSSHKeysGet`.
     DomainAuthorizedSshKeysGet = 424:
-        DomainAuthorizedSshKeysGetArgs => DomainAuthorizedSshKeysGetRet;
+        DomainAuthorizedSshKeysGetArgs => DomainAuthorizedSshKeysGetRet, since "6.10.0";
     /// `virDomainAuthorizedSSHKeysSet`.
-    DomainAuthorizedSshKeysSet = 425: DomainAuthorizedSshKeysSetArgs => ();
+    DomainAuthorizedSshKeysSet = 425: DomainAuthorizedSshKeysSetArgs => (), since "6.10.0";
     /// `virDomainGetMessages`.
-    DomainGetMessages = 426: DomainFlagsArgs => DomainGetMessagesRet;
+    DomainGetMessages = 426: DomainFlagsArgs => DomainGetMessagesRet, since "7.1.0";
+    /// `virDomainStartDirtyRateCalc`.
+    DomainStartDirtyRateCalc = 427: DomainStartDirtyRateCalcArgs => (), since "7.2.0";
+    /// `virDomainSaveParams`.
+    DomainSaveParams = 440: DomainSaveParamsArgs => (), since "8.4.0";
+    /// `virDomainRestoreParams`.
+    DomainRestoreParams = 441: DomainRestoreParamsArgs => (), since "8.4.0";
     /// `virDomainAbortJobFlags`.
-    DomainAbortJobFlags = 442: DomainFlagsArgs => ();
+    DomainAbortJobFlags = 442: DomainFlagsArgs => (), since "8.5.0";
+    /// `virDomainGraphicsReload`.
+    DomainGraphicsReload = 448: DomainGraphicsReloadArgs => (), since "10.2.0";
+    /// `virDomainGetAutostartOnce`.
+    DomainGetAutostartOnce = 449: DomainArgs => AutostartRet, since "11.2.0";
+    /// `virDomainSetAutostartOnce`.
+    DomainSetAutostartOnce = 450: DomainSetAutostartArgs => (), since "11.2.0";
+    /// `virDomainAnnounceInterface`.
+    DomainAnnounceInterface = 456: DomainAnnounceInterfaceArgs => (), since "12.5.0";
 }

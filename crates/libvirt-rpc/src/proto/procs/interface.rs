@@ -72,35 +72,35 @@ xdr_struct! {
 procedures! {
     table PROCEDURES;
     /// `virConnectNumOfInterfaces`: active interfaces.
-    ConnectNumOfInterfaces = 126: () => NumRet;
+    ConnectNumOfInterfaces = 126: () => NumRet, since "0.6.4";
     /// `virConnectListInterfaces` (legacy; prefer [`ConnectListAllInterfaces`]).
-    ConnectListInterfaces = 127: MaxNamesArgs => ConnectListInterfacesRet;
+    ConnectListInterfaces = 127: MaxNamesArgs => ConnectListInterfacesRet, since "0.6.4";
     /// `virInterfaceLookupByName`.
-    InterfaceLookupByName = 128: NameArgs => InterfaceRet;
+    InterfaceLookupByName = 128: NameArgs => InterfaceRet, since "0.6.4";
     /// `virInterfaceLookupByMACString`.
-    InterfaceLookupByMacString = 129: InterfaceLookupByMacStringArgs => InterfaceRet;
+    InterfaceLookupByMacString = 129: InterfaceLookupByMacStringArgs => InterfaceRet, since "0.6.4";
     /// `virInterfaceGetXMLDesc` (flags: INACTIVE 1).
-    InterfaceGetXmlDesc = 130: InterfaceFlagsArgs => XmlRet;
+    InterfaceGetXmlDesc = 130: InterfaceFlagsArgs => XmlRet, since "0.6.4";
     /// `virInterfaceDefineXML`.
-    InterfaceDefineXml = 131: XmlFlagsArgs => InterfaceRet;
+    InterfaceDefineXml = 131: XmlFlagsArgs => InterfaceRet, since "0.6.4";
     /// `virInterfaceUndefine`.
-    InterfaceUndefine = 132: InterfaceArgs => ();
+    InterfaceUndefine = 132: InterfaceArgs => (), since "0.6.4";
     /// `virInterfaceCreate`.
-    InterfaceCreate = 133: InterfaceFlagsArgs => ();
+    InterfaceCreate = 133: InterfaceFlagsArgs => (), since "0.6.4";
     /// `virInterfaceDestroy`.
-    InterfaceDestroy = 134: InterfaceFlagsArgs => ();
+    InterfaceDestroy = 134: InterfaceFlagsArgs => (), since "0.6.4";
     /// `virConnectNumOfDefinedInterfaces`.
-    ConnectNumOfDefinedInterfaces = 137: () => NumRet;
+    ConnectNumOfDefinedInterfaces = 137: () => NumRet, since "0.7.0";
     /// `virConnectListDefinedInterfaces` (legacy).
-    ConnectListDefinedInterfaces = 138: MaxNamesArgs => ConnectListInterfacesRet;
+    ConnectListDefinedInterfaces = 138: MaxNamesArgs => ConnectListInterfacesRet, since "0.7.0";
     /// `virInterfaceIsActive`.
-    InterfaceIsActive = 156: InterfaceArgs => ActiveRet;
+    InterfaceIsActive = 156: InterfaceArgs => ActiveRet, since "0.7.3";
     /// `virInterfaceChangeBegin`.
-    InterfaceChangeBegin = 220: FlagsArgs => ();
+    InterfaceChangeBegin = 220: FlagsArgs => (), since "0.9.2";
     /// `virInterfaceChangeCommit`.
-    InterfaceChangeCommit = 221: FlagsArgs => ();
+    InterfaceChangeCommit = 221: FlagsArgs => (), since "0.9.2";
     /// `virInterfaceChangeRollback`.
-    InterfaceChangeRollback = 222: FlagsArgs => ();
+    InterfaceChangeRollback = 222: FlagsArgs => (), since "0.9.2";
     /// `virConnectListAllInterfaces` (flags: [`list_interfaces_flags`]).
-    ConnectListAllInterfaces = 284: ListAllArgs => ConnectListAllInterfacesRet;
+    ConnectListAllInterfaces = 284: ListAllArgs => ConnectListAllInterfacesRet, since "0.10.2";
 }

@@ -7,7 +7,7 @@ use super::common::{
 use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
-use crate::proto::types::{Network, NetworkPort, Uuid};
+use crate::proto::types::{Network, NetworkPort, TypedParam, Uuid};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -300,64 +300,147 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// `remote_network_port_get_parameters_args`.
+    pub struct NetworkPortGetParametersArgs {
+        /// The port.
+        pub port: NetworkPort,
+        /// Parameters wanted (0: just report how many exist).
+        pub nparams: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_network_port_get_parameters_ret`.
+    pub struct NetworkPortGetParametersRet {
+        /// Bandwidth parameters (`inbound.average`, …).
+        pub params: Vec<TypedParam> [more_limits::NETWORK_PORT_PARAMETERS_MAX],
+        /// Number of parameters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_network_port_set_parameters_args`.
+    pub struct NetworkPortSetParametersArgs {
+        /// The port.
+        pub port: NetworkPort,
+        /// The parameters to change.
+        pub params: Vec<TypedParam> [more_limits::NETWORK_PORT_PARAMETERS_MAX],
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_network_set_metadata_args` (9.7+).
+    pub struct NetworkSetMetadataArgs {
+        /// The network.
+        pub network: Network,
+        /// `virNetworkMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
+        pub kind: i32,
+        /// New value; `None` removes it.
+        pub metadata: Option<LvString>,
+        /// XML namespace prefix (for ELEMENT).
+        pub key: Option<LvString>,
+        /// XML namespace URI (for ELEMENT).
+        pub uri: Option<LvString>,
+        /// `virNetworkUpdateFlags` (`AFFECT_CURRENT` 0, LIVE 1, CONFIG 2).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_network_get_metadata_args` (9.7+).
+    pub struct NetworkGetMetadataArgs {
+        /// The network.
+        pub network: Network,
+        /// `virNetworkMetadataType`.
+        pub kind: i32,
+        /// XML namespace URI (for ELEMENT).
+        pub uri: Option<LvString>,
+        /// `virNetworkUpdateFlags`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_network_get_metadata_ret`.
+    pub struct NetworkGetMetadataRet {
+        /// The value.
+        pub metadata: LvString,
+    }
+}
+
 procedures! {
     table PROCEDURES;
     /// `virConnectListDefinedNetworks` (legacy; prefer [`ConnectListAllNetworks`]).
-    ConnectListDefinedNetworks = 36: MaxNamesArgs => ConnectListNetworksRet;
+    ConnectListDefinedNetworks = 36: MaxNamesArgs => ConnectListNetworksRet, since "0.3.0";
     /// `virConnectListNetworks` (legacy).
-    ConnectListNetworks = 38: MaxNamesArgs => ConnectListNetworksRet;
+    ConnectListNetworks = 38: MaxNamesArgs => ConnectListNetworksRet, since "0.3.0";
     /// `virNetworkCreate`: start a defined network.
-    NetworkCreate = 39: NetworkArgs => ();
+    NetworkCreate = 39: NetworkArgs => (), since "0.3.0";
     /// `virNetworkCreateXML`: start a transient network.
-    NetworkCreateXml = 40: XmlArgs => NetworkRet;
+    NetworkCreateXml = 40: XmlArgs => NetworkRet, since "0.3.0";
     /// `virNetworkDefineXML`.
-    NetworkDefineXml = 41: XmlArgs => NetworkRet;
+    NetworkDefineXml = 41: XmlArgs => NetworkRet, since "0.3.0";
     /// `virNetworkDestroy`.
-    NetworkDestroy = 42: NetworkArgs => ();
+    NetworkDestroy = 42: NetworkArgs => (), since "0.3.0";
     /// `virNetworkGetXMLDesc` (flags: [`xml_flags`]).
-    NetworkGetXmlDesc = 43: NetworkFlagsArgs => XmlRet;
+    NetworkGetXmlDesc = 43: NetworkFlagsArgs => XmlRet, since "0.3.0";
     /// `virNetworkGetAutostart`.
-    NetworkGetAutostart = 44: NetworkArgs => AutostartRet;
+    NetworkGetAutostart = 44: NetworkArgs => AutostartRet, since "0.3.0";
     /// `virNetworkGetBridgeName`.
-    NetworkGetBridgeName = 45: NetworkArgs => NetworkGetBridgeNameRet;
+    NetworkGetBridgeName = 45: NetworkArgs => NetworkGetBridgeNameRet, since "0.3.0";
     /// `virNetworkLookupByName`.
-    NetworkLookupByName = 46: NameArgs => NetworkRet;
+    NetworkLookupByName = 46: NameArgs => NetworkRet, since "0.3.0";
     /// `virNetworkLookupByUUID`.
-    NetworkLookupByUuid = 47: UuidArgs => NetworkRet;
+    NetworkLookupByUuid = 47: UuidArgs => NetworkRet, since "0.3.0";
     /// `virNetworkSetAutostart`.
-    NetworkSetAutostart = 48: NetworkSetAutostartArgs => ();
+    NetworkSetAutostart = 48: NetworkSetAutostartArgs => (), since "0.3.0";
     /// `virNetworkUndefine`.
-    NetworkUndefine = 49: NetworkArgs => ();
+    NetworkUndefine = 49: NetworkArgs => (), since "0.3.0";
     /// `virConnectNumOfDefinedNetworks`.
-    ConnectNumOfDefinedNetworks = 50: () => NumRet;
+    ConnectNumOfDefinedNetworks = 50: () => NumRet, since "0.3.0";
     /// `virConnectNumOfNetworks`: active networks.
-    ConnectNumOfNetworks = 52: () => NumRet;
+    ConnectNumOfNetworks = 52: () => NumRet, since "0.3.0";
     /// `virNetworkIsActive`.
-    NetworkIsActive = 152: NetworkArgs => ActiveRet;
+    NetworkIsActive = 152: NetworkArgs => ActiveRet, since "0.7.3";
     /// `virNetworkIsPersistent`.
-    NetworkIsPersistent = 153: NetworkArgs => PersistentRet;
+    NetworkIsPersistent = 153: NetworkArgs => PersistentRet, since "0.7.3";
     /// `virConnectListAllNetworks` (flags: [`list_networks_flags`]).
-    ConnectListAllNetworks = 283: ListAllArgs => ConnectListAllNetworksRet;
+    ConnectListAllNetworks = 283: ListAllArgs => ConnectListAllNetworksRet, since "0.10.2";
     /// `virNetworkUpdate`.
-    NetworkUpdate = 291: NetworkUpdateArgs => ();
+    NetworkUpdate = 291: NetworkUpdateArgs => (), since "0.10.2";
     /// `virConnectNetworkEventRegisterAny`: events arrive as `NETWORK_EVENT_*` messages.
-    ConnectNetworkEventRegisterAny = 313: ConnectNetworkEventRegisterAnyArgs => CallbackIdRet;
+    ConnectNetworkEventRegisterAny = 313: ConnectNetworkEventRegisterAnyArgs => CallbackIdRet, since "1.2.1";
     /// Undo [`ConnectNetworkEventRegisterAny`].
-    ConnectNetworkEventDeregisterAny = 314: CallbackIdArgs => ();
+    ConnectNetworkEventDeregisterAny = 314: CallbackIdArgs => (), since "1.2.1";
     /// `virNetworkGetDHCPLeases`.
-    NetworkGetDhcpLeases = 341: NetworkGetDhcpLeasesArgs => NetworkGetDhcpLeasesRet;
+    NetworkGetDhcpLeases = 341: NetworkGetDhcpLeasesArgs => NetworkGetDhcpLeasesRet, since "1.2.6";
     /// `virNetworkListAllPorts`.
-    NetworkListAllPorts = 404: NetworkListAllPortsArgs => NetworkListAllPortsRet;
+    NetworkListAllPorts = 404: NetworkListAllPortsArgs => NetworkListAllPortsRet, since "5.5.0";
     /// `virNetworkPortLookupByUUID`.
-    NetworkPortLookupByUuid = 405: NetworkPortLookupByUuidArgs => NetworkPortRet;
+    NetworkPortLookupByUuid = 405: NetworkPortLookupByUuidArgs => NetworkPortRet, since "5.5.0";
     /// `virNetworkPortCreateXML`.
-    NetworkPortCreateXml = 406: NetworkPortCreateXmlArgs => NetworkPortRet;
+    NetworkPortCreateXml = 406: NetworkPortCreateXmlArgs => NetworkPortRet, since "5.5.0";
+    /// `virNetworkPortGetParameters`.
+    NetworkPortGetParameters = 407:
+        NetworkPortGetParametersArgs => NetworkPortGetParametersRet, since "5.5.0";
+    /// `virNetworkPortSetParameters`.
+    NetworkPortSetParameters = 408: NetworkPortSetParametersArgs => (), since "5.5.0";
     /// `virNetworkPortGetXMLDesc`.
-    NetworkPortGetXmlDesc = 409: NetworkPortFlagsArgs => XmlRet;
+    NetworkPortGetXmlDesc = 409: NetworkPortFlagsArgs => XmlRet, since "5.5.0";
     /// `virNetworkPortDelete`.
-    NetworkPortDelete = 410: NetworkPortFlagsArgs => ();
+    NetworkPortDelete = 410: NetworkPortFlagsArgs => (), since "5.5.0";
     /// `virNetworkDefineXMLFlags` (flags: VALIDATE 1).
-    NetworkDefineXmlFlags = 432: XmlFlagsArgs => NetworkRet;
+    NetworkDefineXmlFlags = 432: XmlFlagsArgs => NetworkRet, since "7.7.0";
     /// `virNetworkCreateXMLFlags` (flags: VALIDATE 1).
-    NetworkCreateXmlFlags = 437: XmlFlagsArgs => NetworkRet;
+    NetworkCreateXmlFlags = 437: XmlFlagsArgs => NetworkRet, since "7.8.0";
+    /// `virNetworkSetMetadata`.
+    NetworkSetMetadata = 444: NetworkSetMetadataArgs => (), since "9.7.0";
+    /// `virNetworkGetMetadata`.
+    NetworkGetMetadata = 445: NetworkGetMetadataArgs => NetworkGetMetadataRet, since "9.7.0";
 }

@@ -230,28 +230,76 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// `remote_node_alloc_pages_args`.
+    pub struct NodeAllocPagesArgs {
+        /// Page sizes in KiB, one per entry of `page_counts`.
+        pub page_sizes: Vec<u32> [limits::NODE_MAX_CELLS],
+        /// Pages of each size wanted.
+        pub page_counts: Vec<u64> [limits::NODE_MAX_CELLS],
+        /// First NUMA cell (-1: the whole host).
+        pub start_cell: i32,
+        /// Number of cells.
+        pub cell_count: u32,
+        /// `virNodeAllocPagesFlags` (ADD 1: add to the pool rather than set it).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_alloc_pages_ret`.
+    pub struct NodeAllocPagesRet {
+        /// Number of cells whose pool was changed.
+        pub ret: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_sev_info_args`.
+    pub struct NodeGetSevInfoArgs {
+        /// Parameters wanted (0: just report how many exist).
+        pub nparams: i32,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_node_get_sev_info_ret`.
+    pub struct NodeGetSevInfoRet {
+        /// AMD SEV platform facts (`pdh`, `cert-chain`, `cbitpos`, …).
+        pub params: Vec<TypedParam> [more_limits::NODE_SEV_INFO_MAX],
+        /// Number of parameters available.
+        pub nparams: i32,
+    }
+}
+
 procedures! {
     table PROCEDURES;
     /// `virNodeGetInfo`.
-    NodeGetInfo = 6: () => NodeGetInfoRet;
+    NodeGetInfo = 6: () => NodeGetInfoRet, since "0.3.0";
     /// `virNodeGetCellsFreeMemory`.
-    NodeGetCellsFreeMemory = 101: NodeGetCellsFreeMemoryArgs => NodeGetCellsFreeMemoryRet;
+    NodeGetCellsFreeMemory = 101: NodeGetCellsFreeMemoryArgs => NodeGetCellsFreeMemoryRet, since "0.3.3";
     /// `virNodeGetFreeMemory`.
-    NodeGetFreeMemory = 102: () => NodeGetFreeMemoryRet;
+    NodeGetFreeMemory = 102: () => NodeGetFreeMemoryRet, since "0.3.3";
     /// `virNodeGetSecurityModel`.
-    NodeGetSecurityModel = 122: () => NodeGetSecurityModelRet;
+    NodeGetSecurityModel = 122: () => NodeGetSecurityModelRet, since "0.6.1";
     /// `virNodeGetCPUStats`.
-    NodeGetCpuStats = 227: NodeGetCpuStatsArgs => NodeGetCpuStatsRet;
+    NodeGetCpuStats = 227: NodeGetCpuStatsArgs => NodeGetCpuStatsRet, since "0.9.3";
     /// `virNodeGetMemoryStats`.
-    NodeGetMemoryStats = 228: NodeGetMemoryStatsArgs => NodeGetMemoryStatsRet;
+    NodeGetMemoryStats = 228: NodeGetMemoryStatsArgs => NodeGetMemoryStatsRet, since "0.9.3";
     /// `virNodeSuspendForDuration`.
-    NodeSuspendForDuration = 250: NodeSuspendForDurationArgs => ();
+    NodeSuspendForDuration = 250: NodeSuspendForDurationArgs => (), since "0.9.8";
     /// `virNodeSetMemoryParameters`.
-    NodeSetMemoryParameters = 288: NodeSetMemoryParametersArgs => ();
+    NodeSetMemoryParameters = 288: NodeSetMemoryParametersArgs => (), since "0.10.2";
     /// `virNodeGetMemoryParameters`.
-    NodeGetMemoryParameters = 289: NodeGetMemoryParametersArgs => NodeGetMemoryParametersRet;
+    NodeGetMemoryParameters = 289: NodeGetMemoryParametersArgs => NodeGetMemoryParametersRet, since "0.10.2";
     /// `virNodeGetCPUMap`.
-    NodeGetCpuMap = 293: NodeGetCpuMapArgs => NodeGetCpuMapRet;
+    NodeGetCpuMap = 293: NodeGetCpuMapArgs => NodeGetCpuMapRet, since "1.0.0";
     /// `virNodeGetFreePages`.
-    NodeGetFreePages = 340: NodeGetFreePagesArgs => NodeGetFreePagesRet;
+    NodeGetFreePages = 340: NodeGetFreePagesArgs => NodeGetFreePagesRet, since "1.2.6";
+    /// `virNodeAllocPages`.
+    NodeAllocPages = 347: NodeAllocPagesArgs => NodeAllocPagesRet, since "1.2.9";
+    /// `virNodeGetSEVInfo`.
+    NodeGetSevInfo = 395: NodeGetSevInfoArgs => NodeGetSevInfoRet, since "4.5.0";
 }

@@ -147,54 +147,68 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// `remote_node_device_update_args` (10.1+).
+    pub struct NodeDeviceUpdateArgs {
+        /// Device name.
+        pub name: LvString,
+        /// New device XML.
+        pub xml_desc: LvString,
+        /// `virNodeDeviceUpdateFlags` (`AFFECT_CURRENT` 0, LIVE 1, CONFIG 2).
+        pub flags: u32,
+    }
+}
+
 procedures! {
     table PROCEDURES;
     /// `virNodeNumOfDevices`.
-    NodeNumOfDevices = 111: NodeNumOfDevicesArgs => NumRet;
+    NodeNumOfDevices = 111: NodeNumOfDevicesArgs => NumRet, since "0.5.0";
     /// `virNodeListDevices` (legacy; prefer [`ConnectListAllNodeDevices`]).
-    NodeListDevices = 112: NodeListDevicesArgs => NodeListDevicesRet;
+    NodeListDevices = 112: NodeListDevicesArgs => NodeListDevicesRet, since "0.5.0";
     /// `virNodeDeviceLookupByName`.
-    NodeDeviceLookupByName = 113: NameArgs => NodeDeviceRet;
+    NodeDeviceLookupByName = 113: NameArgs => NodeDeviceRet, since "0.5.0";
     /// `virNodeDeviceGetXMLDesc`.
-    NodeDeviceGetXmlDesc = 114: NameFlagsArgs => XmlRet;
+    NodeDeviceGetXmlDesc = 114: NameFlagsArgs => XmlRet, since "0.5.0";
     /// `virNodeDeviceGetParent`.
-    NodeDeviceGetParent = 115: NameArgs => NodeDeviceGetParentRet;
+    NodeDeviceGetParent = 115: NameArgs => NodeDeviceGetParentRet, since "0.5.0";
     /// `virNodeDeviceNumOfCaps`.
-    NodeDeviceNumOfCaps = 116: NameArgs => NumRet;
+    NodeDeviceNumOfCaps = 116: NameArgs => NumRet, since "0.5.0";
     /// `virNodeDeviceListCaps`.
-    NodeDeviceListCaps = 117: NodeDeviceListCapsArgs => NodeDeviceListCapsRet;
+    NodeDeviceListCaps = 117: NodeDeviceListCapsArgs => NodeDeviceListCapsRet, since "0.5.0";
     /// `virNodeDeviceDettach` (libvirt's spelling).
-    NodeDeviceDettach = 118: NameArgs => ();
+    NodeDeviceDettach = 118: NameArgs => (), since "0.6.1";
     /// `virNodeDeviceReAttach`.
-    NodeDeviceReAttach = 119: NameArgs => ();
+    NodeDeviceReAttach = 119: NameArgs => (), since "0.6.1";
     /// `virNodeDeviceReset`.
-    NodeDeviceReset = 120: NameArgs => ();
+    NodeDeviceReset = 120: NameArgs => (), since "0.6.1";
     /// `virNodeDeviceCreateXML`: create a transient device.
-    NodeDeviceCreateXml = 123: NodeDeviceXmlArgs => NodeDeviceRet;
+    NodeDeviceCreateXml = 123: NodeDeviceXmlArgs => NodeDeviceRet, since "0.6.3";
     /// `virNodeDeviceDestroy`.
-    NodeDeviceDestroy = 124: NameArgs => ();
+    NodeDeviceDestroy = 124: NameArgs => (), since "0.6.3";
     /// `virConnectListAllNodeDevices` (flags: `VIR_CONNECT_LIST_NODE_DEVICES_CAP_*`).
-    ConnectListAllNodeDevices = 285: ListAllArgs => ConnectListAllNodeDevicesRet;
+    ConnectListAllNodeDevices = 285: ListAllArgs => ConnectListAllNodeDevicesRet, since "0.10.2";
     /// `virNodeDeviceLookupSCSIHostByWWN`.
-    NodeDeviceLookupScsiHostByWwn = 297: NodeDeviceLookupScsiHostByWwnArgs => NodeDeviceRet;
+    NodeDeviceLookupScsiHostByWwn = 297: NodeDeviceLookupScsiHostByWwnArgs => NodeDeviceRet, since "1.0.3";
     /// `virNodeDeviceDetachFlags`.
-    NodeDeviceDetachFlags = 301: NodeDeviceDetachFlagsArgs => ();
+    NodeDeviceDetachFlags = 301: NodeDeviceDetachFlagsArgs => (), since "1.0.5";
     /// `virConnectNodeDeviceEventRegisterAny`: events arrive as `NODE_DEVICE_EVENT_*`.
-    ConnectNodeDeviceEventRegisterAny = 374: ConnectNodeDeviceEventRegisterAnyArgs => CallbackIdRet;
+    ConnectNodeDeviceEventRegisterAny = 374: ConnectNodeDeviceEventRegisterAnyArgs => CallbackIdRet, since "2.2.0";
     /// Undo [`ConnectNodeDeviceEventRegisterAny`].
-    ConnectNodeDeviceEventDeregisterAny = 375: CallbackIdArgs => ();
+    ConnectNodeDeviceEventDeregisterAny = 375: CallbackIdArgs => (), since "2.2.0";
     /// `virNodeDeviceDefineXML`: define a persistent (mediated) device.
-    NodeDeviceDefineXml = 428: NodeDeviceXmlArgs => NodeDeviceRet;
+    NodeDeviceDefineXml = 428: NodeDeviceXmlArgs => NodeDeviceRet, since "7.3.0";
     /// `virNodeDeviceUndefine`.
-    NodeDeviceUndefine = 429: NameFlagsArgs => ();
+    NodeDeviceUndefine = 429: NameFlagsArgs => (), since "7.3.0";
     /// `virNodeDeviceCreate`: start a defined device.
-    NodeDeviceCreate = 430: NameFlagsArgs => ();
+    NodeDeviceCreate = 430: NameFlagsArgs => (), since "7.3.0";
     /// `virNodeDeviceGetAutostart`.
-    NodeDeviceGetAutostart = 433: NameArgs => AutostartRet;
+    NodeDeviceGetAutostart = 433: NameArgs => AutostartRet, since "7.8.0";
     /// `virNodeDeviceSetAutostart`.
-    NodeDeviceSetAutostart = 434: NodeDeviceSetAutostartArgs => ();
+    NodeDeviceSetAutostart = 434: NodeDeviceSetAutostartArgs => (), since "7.8.0";
     /// `virNodeDeviceIsPersistent`.
-    NodeDeviceIsPersistent = 435: NameArgs => PersistentRet;
+    NodeDeviceIsPersistent = 435: NameArgs => PersistentRet, since "7.8.0";
     /// `virNodeDeviceIsActive`.
-    NodeDeviceIsActive = 436: NameArgs => ActiveRet;
+    NodeDeviceIsActive = 436: NameArgs => ActiveRet, since "7.8.0";
+    /// `virNodeDeviceUpdate`.
+    NodeDeviceUpdate = 447: NodeDeviceUpdateArgs => (), since "10.1.0";
 }

@@ -92,31 +92,31 @@ xdr_struct! {
 procedures! {
     table PROCEDURES;
     /// `virNWFilterLookupByName`.
-    NwFilterLookupByName = 175: NameArgs => NwFilterRet;
+    NwFilterLookupByName = 175: NameArgs => NwFilterRet, since "0.8.0";
     /// `virNWFilterLookupByUUID`.
-    NwFilterLookupByUuid = 176: UuidArgs => NwFilterRet;
+    NwFilterLookupByUuid = 176: UuidArgs => NwFilterRet, since "0.8.0";
     /// `virNWFilterGetXMLDesc`.
-    NwFilterGetXmlDesc = 177: NwFilterFlagsArgs => XmlRet;
+    NwFilterGetXmlDesc = 177: NwFilterFlagsArgs => XmlRet, since "0.8.0";
     /// `virConnectNumOfNWFilters`.
-    ConnectNumOfNwFilters = 178: () => NumRet;
+    ConnectNumOfNwFilters = 178: () => NumRet, since "0.8.0";
     /// `virConnectListNWFilters` (legacy; prefer [`ConnectListAllNwFilters`]).
-    ConnectListNwFilters = 179: MaxNamesArgs => ConnectListNwFiltersRet;
+    ConnectListNwFilters = 179: MaxNamesArgs => ConnectListNwFiltersRet, since "0.8.0";
     /// `virNWFilterDefineXML`.
-    NwFilterDefineXml = 180: XmlArgs => NwFilterRet;
+    NwFilterDefineXml = 180: XmlArgs => NwFilterRet, since "0.8.0";
     /// `virNWFilterUndefine`.
-    NwFilterUndefine = 181: NwFilterArgs => ();
+    NwFilterUndefine = 181: NwFilterArgs => (), since "0.8.0";
     /// `virConnectListAllNWFilters` (flags must be 0).
-    ConnectListAllNwFilters = 286: ListAllArgs => ConnectListAllNwFiltersRet;
+    ConnectListAllNwFilters = 286: ListAllArgs => ConnectListAllNwFiltersRet, since "0.10.2";
     /// `virNWFilterBindingLookupByPortDev`.
-    NwFilterBindingLookupByPortDev = 397: NameArgs => NwFilterBindingRet;
+    NwFilterBindingLookupByPortDev = 397: NameArgs => NwFilterBindingRet, since "4.5.0";
     /// `virNWFilterBindingGetXMLDesc`.
-    NwFilterBindingGetXmlDesc = 398: NwFilterBindingFlagsArgs => XmlRet;
+    NwFilterBindingGetXmlDesc = 398: NwFilterBindingFlagsArgs => XmlRet, since "4.5.0";
     /// `virNWFilterBindingCreateXML`.
-    NwFilterBindingCreateXml = 399: XmlFlagsArgs => NwFilterBindingRet;
+    NwFilterBindingCreateXml = 399: XmlFlagsArgs => NwFilterBindingRet, since "4.5.0";
     /// `virNWFilterBindingDelete`.
-    NwFilterBindingDelete = 400: NwFilterBindingArgs => ();
+    NwFilterBindingDelete = 400: NwFilterBindingArgs => (), since "4.5.0";
     /// `virConnectListAllNWFilterBindings` (flags must be 0).
-    ConnectListAllNwFilterBindings = 401: ListAllArgs => ConnectListAllNwFilterBindingsRet;
+    ConnectListAllNwFilterBindings = 401: ListAllArgs => ConnectListAllNwFilterBindingsRet, since "4.5.0";
     /// `virNWFilterDefineXMLFlags` (flags: VALIDATE 1).
-    NwFilterDefineXmlFlags = 431: XmlFlagsArgs => NwFilterRet;
+    NwFilterDefineXmlFlags = 431: XmlFlagsArgs => NwFilterRet, since "7.7.0";
 }

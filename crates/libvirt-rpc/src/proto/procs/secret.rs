@@ -142,27 +142,27 @@ xdr_struct! {
 procedures! {
     table PROCEDURES;
     /// `virConnectNumOfSecrets`.
-    ConnectNumOfSecrets = 139: () => NumRet;
+    ConnectNumOfSecrets = 139: () => NumRet, since "0.7.1";
     /// `virConnectListSecrets` (legacy; prefer [`ConnectListAllSecrets`]).
-    ConnectListSecrets = 140: ConnectListSecretsArgs => ConnectListSecretsRet;
+    ConnectListSecrets = 140: ConnectListSecretsArgs => ConnectListSecretsRet, since "0.7.1";
     /// `virSecretLookupByUUID`.
-    SecretLookupByUuid = 141: UuidArgs => SecretRet;
+    SecretLookupByUuid = 141: UuidArgs => SecretRet, since "0.7.1";
     /// `virSecretDefineXML`.
-    SecretDefineXml = 142: XmlFlagsArgs => SecretRet;
+    SecretDefineXml = 142: XmlFlagsArgs => SecretRet, since "0.7.1";
     /// `virSecretGetXMLDesc`.
-    SecretGetXmlDesc = 143: SecretFlagsArgs => XmlRet;
+    SecretGetXmlDesc = 143: SecretFlagsArgs => XmlRet, since "0.7.1";
     /// `virSecretSetValue`.
-    SecretSetValue = 144: SecretSetValueArgs => ();
+    SecretSetValue = 144: SecretSetValueArgs => (), since "0.7.1";
     /// `virSecretGetValue`.
-    SecretGetValue = 145: SecretFlagsArgs => SecretGetValueRet;
+    SecretGetValue = 145: SecretFlagsArgs => SecretGetValueRet, since "0.7.1";
     /// `virSecretUndefine`.
-    SecretUndefine = 146: SecretArgs => ();
+    SecretUndefine = 146: SecretArgs => (), since "0.7.1";
     /// `virSecretLookupByUsage`.
-    SecretLookupByUsage = 147: SecretLookupByUsageArgs => SecretRet;
+    SecretLookupByUsage = 147: SecretLookupByUsageArgs => SecretRet, since "0.7.1";
     /// `virConnectListAllSecrets` (flags: [`list_secrets_flags`]).
-    ConnectListAllSecrets = 287: ListAllArgs => ConnectListAllSecretsRet;
+    ConnectListAllSecrets = 287: ListAllArgs => ConnectListAllSecretsRet, since "0.10.2";
     /// `virConnectSecretEventRegisterAny`: events arrive as `SECRET_EVENT_*` messages.
-    ConnectSecretEventRegisterAny = 380: ConnectSecretEventRegisterAnyArgs => CallbackIdRet;
+    ConnectSecretEventRegisterAny = 380: ConnectSecretEventRegisterAnyArgs => CallbackIdRet, since "3.0.0";
     /// Undo [`ConnectSecretEventRegisterAny`].
-    ConnectSecretEventDeregisterAny = 381: CallbackIdArgs => ();
+    ConnectSecretEventDeregisterAny = 381: CallbackIdArgs => (), since "3.0.0";
 }

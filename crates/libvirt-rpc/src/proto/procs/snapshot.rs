@@ -219,50 +219,66 @@ xdr_struct! {
     }
 }
 
+xdr_struct! {
+    /// `remote_domain_snapshot_list_children_names_args`.
+    pub struct DomainSnapshotListChildrenNamesArgs {
+        /// The parent snapshot.
+        pub snap: DomainSnapshot,
+        /// Most names wanted.
+        pub maxnames: i32,
+        /// `virDomainSnapshotListFlags`.
+        pub flags: u32,
+    }
+}
+
 procedures! {
     table PROCEDURES;
     /// `virDomainSnapshotCreateXML`.
-    DomainSnapshotCreateXml = 185: DomainCreateChildXmlArgs => SnapshotRet;
+    DomainSnapshotCreateXml = 185: DomainCreateChildXmlArgs => SnapshotRet, since "0.8.0";
     /// `virDomainSnapshotGetXMLDesc`.
-    DomainSnapshotGetXmlDesc = 186: SnapshotFlagsArgs => XmlRet;
+    DomainSnapshotGetXmlDesc = 186: SnapshotFlagsArgs => XmlRet, since "0.8.0";
     /// `virDomainSnapshotNum`.
-    DomainSnapshotNum = 187: DomainFlagsArgs => NumRet;
+    DomainSnapshotNum = 187: DomainFlagsArgs => NumRet, since "0.8.0";
     /// `virDomainSnapshotListNames` (legacy; prefer [`DomainListAllSnapshots`]).
-    DomainSnapshotListNames = 188: DomainSnapshotListNamesArgs => SnapshotNamesRet;
+    DomainSnapshotListNames = 188: DomainSnapshotListNamesArgs => SnapshotNamesRet, since "0.8.0";
     /// `virDomainSnapshotLookupByName`.
-    DomainSnapshotLookupByName = 189: DomainChildLookupArgs => SnapshotRet;
+    DomainSnapshotLookupByName = 189: DomainChildLookupArgs => SnapshotRet, since "0.8.0";
     /// `virDomainHasCurrentSnapshot`.
-    DomainHasCurrentSnapshot = 190: DomainFlagsArgs => DomainResultRet;
+    DomainHasCurrentSnapshot = 190: DomainFlagsArgs => DomainResultRet, since "0.8.0";
     /// `virDomainSnapshotCurrent`.
-    DomainSnapshotCurrent = 191: DomainFlagsArgs => SnapshotRet;
+    DomainSnapshotCurrent = 191: DomainFlagsArgs => SnapshotRet, since "0.8.0";
     /// `virDomainRevertToSnapshot`.
-    DomainRevertToSnapshot = 192: SnapshotFlagsArgs => ();
+    DomainRevertToSnapshot = 192: SnapshotFlagsArgs => (), since "0.8.0";
     /// `virDomainSnapshotDelete`.
-    DomainSnapshotDelete = 193: SnapshotFlagsArgs => ();
+    DomainSnapshotDelete = 193: SnapshotFlagsArgs => (), since "0.8.0";
     /// `virDomainSnapshotGetParent`.
-    DomainSnapshotGetParent = 244: SnapshotFlagsArgs => SnapshotRet;
+    DomainSnapshotGetParent = 244: SnapshotFlagsArgs => SnapshotRet, since "0.9.7";
     /// `virDomainSnapshotNumChildren`.
-    DomainSnapshotNumChildren = 246: SnapshotFlagsArgs => NumRet;
+    DomainSnapshotNumChildren = 246: SnapshotFlagsArgs => NumRet, since "0.9.7";
+    /// `virDomainSnapshotListChildrenNames` (legacy; prefer
+    /// [`DomainSnapshotListAllChildren`]).
+    DomainSnapshotListChildrenNames = 247:
+        DomainSnapshotListChildrenNamesArgs => SnapshotNamesRet, since "0.9.7";
     /// `virDomainSnapshotIsCurrent`.
-    DomainSnapshotIsCurrent = 271: SnapshotFlagsArgs => SnapshotIsCurrentRet;
+    DomainSnapshotIsCurrent = 271: SnapshotFlagsArgs => SnapshotIsCurrentRet, since "0.9.13";
     /// `virDomainSnapshotHasMetadata`.
-    DomainSnapshotHasMetadata = 272: SnapshotFlagsArgs => SnapshotHasMetadataRet;
+    DomainSnapshotHasMetadata = 272: SnapshotFlagsArgs => SnapshotHasMetadataRet, since "0.9.13";
     /// `virDomainListAllSnapshots`.
-    DomainListAllSnapshots = 274: DomainListAllSnapshotsArgs => SnapshotListRet;
+    DomainListAllSnapshots = 274: DomainListAllSnapshotsArgs => SnapshotListRet, since "0.9.13";
     /// `virDomainSnapshotListAllChildren`.
-    DomainSnapshotListAllChildren = 275: SnapshotListAllChildrenArgs => SnapshotListRet;
+    DomainSnapshotListAllChildren = 275: SnapshotListAllChildrenArgs => SnapshotListRet, since "0.9.13";
     /// `virDomainCheckpointCreateXML`.
-    DomainCheckpointCreateXml = 411: DomainCreateChildXmlArgs => CheckpointRet;
+    DomainCheckpointCreateXml = 411: DomainCreateChildXmlArgs => CheckpointRet, since "5.6.0";
     /// `virDomainCheckpointGetXMLDesc`.
-    DomainCheckpointGetXmlDesc = 412: CheckpointFlagsArgs => XmlRet;
+    DomainCheckpointGetXmlDesc = 412: CheckpointFlagsArgs => XmlRet, since "5.6.0";
     /// `virDomainListAllCheckpoints`.
-    DomainListAllCheckpoints = 413: DomainListAllCheckpointsArgs => CheckpointListRet;
+    DomainListAllCheckpoints = 413: DomainListAllCheckpointsArgs => CheckpointListRet, since "5.6.0";
     /// `virDomainCheckpointListAllChildren`.
-    DomainCheckpointListAllChildren = 414: CheckpointListAllChildrenArgs => CheckpointListRet;
+    DomainCheckpointListAllChildren = 414: CheckpointListAllChildrenArgs => CheckpointListRet, since "5.6.0";
     /// `virDomainCheckpointLookupByName`.
-    DomainCheckpointLookupByName = 415: DomainChildLookupArgs => CheckpointRet;
+    DomainCheckpointLookupByName = 415: DomainChildLookupArgs => CheckpointRet, since "5.6.0";
     /// `virDomainCheckpointGetParent`.
-    DomainCheckpointGetParent = 416: CheckpointFlagsArgs => CheckpointRet;
+    DomainCheckpointGetParent = 416: CheckpointFlagsArgs => CheckpointRet, since "5.6.0";
     /// `virDomainCheckpointDelete`.
-    DomainCheckpointDelete = 417: CheckpointFlagsArgs => ();
+    DomainCheckpointDelete = 417: CheckpointFlagsArgs => (), since "5.6.0";
 }

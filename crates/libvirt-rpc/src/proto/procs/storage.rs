@@ -464,92 +464,92 @@ xdr_struct! {
 procedures! {
     table PROCEDURES;
     /// `virConnectNumOfStoragePools`: active pools.
-    ConnectNumOfStoragePools = 71: () => NumRet;
+    ConnectNumOfStoragePools = 71: () => NumRet, since "0.4.1";
     /// `virConnectListStoragePools` (legacy; prefer [`ConnectListAllStoragePools`]).
-    ConnectListStoragePools = 72: MaxNamesArgs => ConnectListStoragePoolsRet;
+    ConnectListStoragePools = 72: MaxNamesArgs => ConnectListStoragePoolsRet, since "0.4.1";
     /// `virConnectNumOfDefinedStoragePools`.
-    ConnectNumOfDefinedStoragePools = 73: () => NumRet;
+    ConnectNumOfDefinedStoragePools = 73: () => NumRet, since "0.4.1";
     /// `virConnectListDefinedStoragePools` (legacy).
-    ConnectListDefinedStoragePools = 74: MaxNamesArgs => ConnectListStoragePoolsRet;
+    ConnectListDefinedStoragePools = 74: MaxNamesArgs => ConnectListStoragePoolsRet, since "0.4.1";
     /// `virConnectFindStoragePoolSources`.
-    ConnectFindStoragePoolSources = 75: ConnectFindStoragePoolSourcesArgs => XmlRet;
+    ConnectFindStoragePoolSources = 75: ConnectFindStoragePoolSourcesArgs => XmlRet, since "0.4.5";
     /// `virStoragePoolCreateXML`: start a transient pool.
-    StoragePoolCreateXml = 76: XmlFlagsArgs => StoragePoolRet;
+    StoragePoolCreateXml = 76: XmlFlagsArgs => StoragePoolRet, since "0.4.1";
     /// `virStoragePoolDefineXML`.
-    StoragePoolDefineXml = 77: XmlFlagsArgs => StoragePoolRet;
+    StoragePoolDefineXml = 77: XmlFlagsArgs => StoragePoolRet, since "0.4.1";
     /// `virStoragePoolCreate` (flags: [`pool_create_flags`]).
-    StoragePoolCreate = 78: StoragePoolFlagsArgs => ();
+    StoragePoolCreate = 78: StoragePoolFlagsArgs => (), since "0.4.1";
     /// `virStoragePoolBuild` (flags: [`pool_build_flags`]).
-    StoragePoolBuild = 79: StoragePoolFlagsArgs => ();
+    StoragePoolBuild = 79: StoragePoolFlagsArgs => (), since "0.4.1";
     /// `virStoragePoolDestroy`.
-    StoragePoolDestroy = 80: StoragePoolArgs => ();
+    StoragePoolDestroy = 80: StoragePoolArgs => (), since "0.4.1";
     /// `virStoragePoolDelete` (flags: [`pool_delete_flags`]).
-    StoragePoolDelete = 81: StoragePoolFlagsArgs => ();
+    StoragePoolDelete = 81: StoragePoolFlagsArgs => (), since "0.4.1";
     /// `virStoragePoolUndefine`.
-    StoragePoolUndefine = 82: StoragePoolArgs => ();
+    StoragePoolUndefine = 82: StoragePoolArgs => (), since "0.4.1";
     /// `virStoragePoolRefresh`.
-    StoragePoolRefresh = 83: StoragePoolFlagsArgs => ();
+    StoragePoolRefresh = 83: StoragePoolFlagsArgs => (), since "0.4.1";
     /// `virStoragePoolLookupByName`.
-    StoragePoolLookupByName = 84: NameArgs => StoragePoolRet;
+    StoragePoolLookupByName = 84: NameArgs => StoragePoolRet, since "0.4.1";
     /// `virStoragePoolLookupByUUID`.
-    StoragePoolLookupByUuid = 85: UuidArgs => StoragePoolRet;
+    StoragePoolLookupByUuid = 85: UuidArgs => StoragePoolRet, since "0.4.1";
     /// `virStoragePoolLookupByVolume`.
-    StoragePoolLookupByVolume = 86: StorageVolArgs => StoragePoolRet;
+    StoragePoolLookupByVolume = 86: StorageVolArgs => StoragePoolRet, since "0.4.1";
     /// `virStoragePoolGetInfo`.
-    StoragePoolGetInfo = 87: StoragePoolArgs => StoragePoolGetInfoRet;
+    StoragePoolGetInfo = 87: StoragePoolArgs => StoragePoolGetInfoRet, since "0.4.1";
     /// `virStoragePoolGetXMLDesc` (flags: INACTIVE 1).
-    StoragePoolGetXmlDesc = 88: StoragePoolFlagsArgs => XmlRet;
+    StoragePoolGetXmlDesc = 88: StoragePoolFlagsArgs => XmlRet, since "0.4.1";
     /// `virStoragePoolGetAutostart`.
-    StoragePoolGetAutostart = 89: StoragePoolArgs => AutostartRet;
+    StoragePoolGetAutostart = 89: StoragePoolArgs => AutostartRet, since "0.4.1";
     /// `virStoragePoolSetAutostart`.
-    StoragePoolSetAutostart = 90: StoragePoolSetAutostartArgs => ();
+    StoragePoolSetAutostart = 90: StoragePoolSetAutostartArgs => (), since "0.4.1";
     /// `virStoragePoolNumOfVolumes`.
-    StoragePoolNumOfVolumes = 91: StoragePoolArgs => NumRet;
+    StoragePoolNumOfVolumes = 91: StoragePoolArgs => NumRet, since "0.4.1";
     /// `virStoragePoolListVolumes` (legacy; prefer [`StoragePoolListAllVolumes`]).
-    StoragePoolListVolumes = 92: StoragePoolListVolumesArgs => StoragePoolListVolumesRet;
+    StoragePoolListVolumes = 92: StoragePoolListVolumesArgs => StoragePoolListVolumesRet, since "0.4.1";
     /// `virStorageVolCreateXML`.
-    StorageVolCreateXml = 93: StorageVolCreateXmlArgs => StorageVolRet;
+    StorageVolCreateXml = 93: StorageVolCreateXmlArgs => StorageVolRet, since "0.4.1";
     /// `virStorageVolDelete` (flags: [`vol_delete_flags`]).
-    StorageVolDelete = 94: StorageVolFlagsArgs => ();
+    StorageVolDelete = 94: StorageVolFlagsArgs => (), since "0.4.1";
     /// `virStorageVolLookupByName`.
-    StorageVolLookupByName = 95: StorageVolLookupByNameArgs => StorageVolRet;
+    StorageVolLookupByName = 95: StorageVolLookupByNameArgs => StorageVolRet, since "0.4.1";
     /// `virStorageVolLookupByKey`.
-    StorageVolLookupByKey = 96: StorageVolLookupByKeyArgs => StorageVolRet;
+    StorageVolLookupByKey = 96: StorageVolLookupByKeyArgs => StorageVolRet, since "0.4.1";
     /// `virStorageVolLookupByPath`.
-    StorageVolLookupByPath = 97: StorageVolLookupByPathArgs => StorageVolRet;
+    StorageVolLookupByPath = 97: StorageVolLookupByPathArgs => StorageVolRet, since "0.4.1";
     /// `virStorageVolGetInfo`.
-    StorageVolGetInfo = 98: StorageVolArgs => StorageVolGetInfoRet;
+    StorageVolGetInfo = 98: StorageVolArgs => StorageVolGetInfoRet, since "0.4.1";
     /// `virStorageVolGetXMLDesc` (flags must be 0).
-    StorageVolGetXmlDesc = 99: StorageVolFlagsArgs => XmlRet;
+    StorageVolGetXmlDesc = 99: StorageVolFlagsArgs => XmlRet, since "0.4.1";
     /// `virStorageVolGetPath`.
-    StorageVolGetPath = 100: StorageVolArgs => StorageVolGetPathRet;
+    StorageVolGetPath = 100: StorageVolArgs => StorageVolGetPathRet, since "0.4.1";
     /// `virStorageVolCreateXMLFrom`: clone a volume.
-    StorageVolCreateXmlFrom = 125: StorageVolCreateXmlFromArgs => StorageVolRet;
+    StorageVolCreateXmlFrom = 125: StorageVolCreateXmlFromArgs => StorageVolRet, since "0.6.4";
     /// `virStoragePoolIsActive`.
-    StoragePoolIsActive = 154: StoragePoolArgs => ActiveRet;
+    StoragePoolIsActive = 154: StoragePoolArgs => ActiveRet, since "0.7.3";
     /// `virStoragePoolIsPersistent`.
-    StoragePoolIsPersistent = 155: StoragePoolArgs => PersistentRet;
+    StoragePoolIsPersistent = 155: StoragePoolArgs => PersistentRet, since "0.7.3";
     /// `virStorageVolWipe` (flags must be 0).
-    StorageVolWipe = 165: StorageVolFlagsArgs => ();
+    StorageVolWipe = 165: StorageVolFlagsArgs => (), since "0.8.0";
     /// `virStorageVolUpload`: opens a client → server stream.
-    StorageVolUpload = 208: StorageVolTransferArgs => (), stream Upload;
+    StorageVolUpload = 208: StorageVolTransferArgs => (), since "0.9.0", stream Upload;
     /// `virStorageVolDownload`: opens a server → client stream.
-    StorageVolDownload = 209: StorageVolTransferArgs => (), stream Download;
+    StorageVolDownload = 209: StorageVolTransferArgs => (), since "0.9.0", stream Download;
     /// `virStorageVolWipePattern`.
-    StorageVolWipePattern = 259: StorageVolWipePatternArgs => ();
+    StorageVolWipePattern = 259: StorageVolWipePatternArgs => (), since "0.9.10";
     /// `virStorageVolResize`.
-    StorageVolResize = 260: StorageVolResizeArgs => ();
+    StorageVolResize = 260: StorageVolResizeArgs => (), since "0.9.10";
     /// `virConnectListAllStoragePools` (flags: [`list_pools_flags`]).
-    ConnectListAllStoragePools = 281: ListAllArgs => ConnectListAllStoragePoolsRet;
+    ConnectListAllStoragePools = 281: ListAllArgs => ConnectListAllStoragePoolsRet, since "0.10.2";
     /// `virStoragePoolListAllVolumes`.
-    StoragePoolListAllVolumes = 282: StoragePoolListAllVolumesArgs => StoragePoolListAllVolumesRet;
+    StoragePoolListAllVolumes = 282: StoragePoolListAllVolumesArgs => StoragePoolListAllVolumesRet, since "0.10.2";
     /// `virConnectStoragePoolEventRegisterAny`: events arrive as `STORAGE_POOL_EVENT_*`.
     ConnectStoragePoolEventRegisterAny = 368:
-        ConnectStoragePoolEventRegisterAnyArgs => CallbackIdRet;
+        ConnectStoragePoolEventRegisterAnyArgs => CallbackIdRet, since "2.0.0";
     /// Undo [`ConnectStoragePoolEventRegisterAny`].
-    ConnectStoragePoolEventDeregisterAny = 369: CallbackIdArgs => ();
+    ConnectStoragePoolEventDeregisterAny = 369: CallbackIdArgs => (), since "2.0.0";
     /// `virStorageVolGetInfoFlags` (flags: [`vol_info_flags`]).
-    StorageVolGetInfoFlags = 378: StorageVolFlagsArgs => StorageVolGetInfoRet;
+    StorageVolGetInfoFlags = 378: StorageVolFlagsArgs => StorageVolGetInfoRet, since "3.0.0";
     /// `virStoragePoolLookupByTargetPath`.
-    StoragePoolLookupByTargetPath = 391: StorageVolLookupByPathArgs => StoragePoolRet;
+    StoragePoolLookupByTargetPath = 391: StorageVolLookupByPathArgs => StoragePoolRet, since "4.1.0";
 }

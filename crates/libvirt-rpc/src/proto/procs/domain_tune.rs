@@ -1,0 +1,394 @@
+//! Domain tuning procedures: the typed-parameter getters and setters (scheduler, NUMA,
+//! interface bandwidth, block I/O limits, throttle groups, perf events, launch security),
+//! CPU pinning (vCPUs, emulator, I/O threads) and I/O-thread management.
+//!
+//! The getters follow libvirt's two-call pattern: ask with `nparams = 0` to learn how many
+//! parameters exist, then ask again with that count. Every parameter list is bounded by its
+//! `REMOTE_*_MAX`; every CPU map by `REMOTE_CPUMAP_MAX` (one map) or `REMOTE_CPUMAPS_MAX`
+//! (all maps of a reply).
+
+use bytes::Bytes;
+
+use super::domain::{DomainFlagsArgs, DomainGetParamsArgs};
+use super::limits as more_limits;
+use crate::procedures;
+use crate::proto::types::{Domain, TypedParam};
+use crate::wire::xdr::LvString;
+use crate::xdr_struct;
+
+xdr_struct! {
+    /// `remote_domain_get_scheduler_parameters_args` (legacy; prefer the `…_FLAGS` call).
+    pub struct DomainGetSchedulerParametersArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Parameters wanted (from `DomainGetSchedulerType`).
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_scheduler_parameters_args` (legacy; prefer the `…_FLAGS` call).
+    pub struct DomainSetSchedulerParametersArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// The parameters to change.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `{ params<REMOTE_DOMAIN_SCHEDULER_PARAMETERS_MAX>; }`: the legacy scheduler getter's
+    /// return.
+    pub struct DomainGetSchedulerParametersLegacyRet {
+        /// The parameters (`cpu_shares`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_vcpu_pin_info_args`.
+    pub struct DomainGetVcpuPinInfoArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Number of vCPU maps wanted.
+        pub ncpumaps: i32,
+        /// Bytes per map (host CPUs / 8, rounded up).
+        pub maplen: i32,
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_vcpu_pin_info_ret`.
+    pub struct DomainGetVcpuPinInfoRet {
+        /// `maplen` bytes per vCPU, concatenated.
+        pub cpumaps: Bytes [more_limits::CPUMAPS_MAX],
+        /// Number of maps filled.
+        pub num: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_pin_emulator_args`.
+    pub struct DomainPinEmulatorArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Host CPU bitmap for the emulator threads.
+        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_emulator_pin_info_args`.
+    pub struct DomainGetEmulatorPinInfoArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Bytes of the map wanted.
+        pub maplen: i32,
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_emulator_pin_info_ret`.
+    pub struct DomainGetEmulatorPinInfoRet {
+        /// The emulator threads' host CPU bitmap.
+        pub cpumaps: Bytes [more_limits::CPUMAPS_MAX],
+        /// 1 when a map was returned, 0 when none is set.
+        pub ret: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_block_io_tune_args`.
+    pub struct DomainSetBlockIoTuneArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Disk target (`vda`) or source path.
+        pub disk: LvString,
+        /// The limits to change (`total_bytes_sec`, `read_iops_sec`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_block_io_tune_args`.
+    pub struct DomainGetBlockIoTuneArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Disk target or source path (`None` only when `nparams` is 0).
+        pub disk: Option<LvString>,
+        /// Parameters wanted (0: just report how many exist).
+        pub nparams: i32,
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_block_io_tune_ret`.
+    pub struct DomainGetBlockIoTuneRet {
+        /// The limits.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
+        /// Number of parameters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_numa_parameters_args`.
+    pub struct DomainSetNumaParametersArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// The parameters to change (`numa_mode`, `numa_nodeset`).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_NUMA_PARAMETERS_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_numa_parameters_ret`.
+    pub struct DomainGetNumaParametersRet {
+        /// The parameters.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_NUMA_PARAMETERS_MAX],
+        /// Number of parameters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_interface_parameters_args`.
+    pub struct DomainSetInterfaceParametersArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Interface target device or MAC address.
+        pub device: LvString,
+        /// The bandwidth parameters to change (`inbound.average`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_INTERFACE_PARAMETERS_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_interface_parameters_args`.
+    pub struct DomainGetInterfaceParametersArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Interface target device or MAC address.
+        pub device: LvString,
+        /// Parameters wanted (0: just report how many exist).
+        pub nparams: i32,
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_interface_parameters_ret`.
+    pub struct DomainGetInterfaceParametersRet {
+        /// The bandwidth parameters.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_INTERFACE_PARAMETERS_MAX],
+        /// Number of parameters available.
+        pub nparams: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_memory_stats_period_args`.
+    pub struct DomainSetMemoryStatsPeriodArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Balloon statistics period in seconds (0: off).
+        pub period: i32,
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_iothread_info`: one I/O thread and its pinning.
+    pub struct DomainIoThreadInfo {
+        /// I/O thread id.
+        pub iothread_id: u32,
+        /// Host CPU bitmap.
+        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_iothread_info_ret`.
+    pub struct DomainGetIoThreadInfoRet {
+        /// The I/O threads.
+        pub info: Vec<DomainIoThreadInfo> [more_limits::IOTHREAD_INFO_MAX],
+        /// Their number.
+        pub ret: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_pin_iothread_args`.
+    pub struct DomainPinIoThreadArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// I/O thread id.
+        pub iothreads_id: u32,
+        /// Host CPU bitmap.
+        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_add_iothread_args` / `remote_domain_del_iothread_args`.
+    pub struct DomainIoThreadIdArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// I/O thread id.
+        pub iothread_id: u32,
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_iothread_params_args`.
+    pub struct DomainSetIoThreadParamsArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// I/O thread id.
+        pub iothread_id: u32,
+        /// The parameters (`poll_max_ns`, `poll_grow`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_IOTHREAD_PARAMS_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_perf_events_ret`.
+    pub struct DomainGetPerfEventsRet {
+        /// One boolean per perf event (`cmt`, `mbmt`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_PERF_EVENTS_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_perf_events_args`.
+    pub struct DomainSetPerfEventsArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// The events to enable or disable.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_PERF_EVENTS_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_get_launch_security_info_ret`.
+    pub struct DomainGetLaunchSecurityInfoRet {
+        /// Launch security facts (`sev-measurement`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_LAUNCH_SECURITY_INFO_PARAMS_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_launch_security_state_args`.
+    pub struct DomainSetLaunchSecurityStateArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// The secret to inject (`sev-secret`, `sev-secret-header`, …).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_LAUNCH_SECURITY_STATE_PARAMS_MAX],
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_set_throttle_group_args` (11.2+).
+    pub struct DomainSetThrottleGroupArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Throttle group name.
+        pub group: LvString,
+        /// The group's limits (the block I/O tune parameter names).
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_del_throttle_group_args` (11.2+).
+    pub struct DomainDelThrottleGroupArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Throttle group name.
+        pub group: Option<LvString>,
+        /// `virDomainModificationImpact`.
+        pub flags: u32,
+    }
+}
+
+procedures! {
+    table PROCEDURES;
+    /// `virDomainGetSchedulerParameters` (legacy, live values).
+    DomainGetSchedulerParameters = 57:
+        DomainGetSchedulerParametersArgs => DomainGetSchedulerParametersLegacyRet, since "0.3.0";
+    /// `virDomainSetSchedulerParameters` (legacy, live values).
+    DomainSetSchedulerParameters = 58: DomainSetSchedulerParametersArgs => (), since "0.3.0";
+    /// `virDomainGetVcpuPinInfo`.
+    DomainGetVcpuPinInfo = 230: DomainGetVcpuPinInfoArgs => DomainGetVcpuPinInfoRet, since "0.9.3";
+    /// `virDomainSetBlockIoTune`.
+    DomainSetBlockIoTune = 252: DomainSetBlockIoTuneArgs => (), since "0.9.8";
+    /// `virDomainGetBlockIoTune`.
+    DomainGetBlockIoTune = 253: DomainGetBlockIoTuneArgs => DomainGetBlockIoTuneRet, since "0.9.8";
+    /// `virDomainSetNumaParameters`.
+    DomainSetNumaParameters = 254: DomainSetNumaParametersArgs => (), since "0.9.9";
+    /// `virDomainGetNumaParameters`.
+    DomainGetNumaParameters = 255: DomainGetParamsArgs => DomainGetNumaParametersRet, since "0.9.9";
+    /// `virDomainSetInterfaceParameters`.
+    DomainSetInterfaceParameters = 256: DomainSetInterfaceParametersArgs => (), since "0.9.9";
+    /// `virDomainGetInterfaceParameters`.
+    DomainGetInterfaceParameters = 257:
+        DomainGetInterfaceParametersArgs => DomainGetInterfaceParametersRet, since "0.9.9";
+    /// `virDomainPinEmulator`.
+    DomainPinEmulator = 279: DomainPinEmulatorArgs => (), since "0.10.0";
+    /// `virDomainGetEmulatorPinInfo`.
+    DomainGetEmulatorPinInfo = 280:
+        DomainGetEmulatorPinInfoArgs => DomainGetEmulatorPinInfoRet, since "0.10.0";
+    /// `virDomainSetMemoryStatsPeriod`.
+    DomainSetMemoryStatsPeriod = 308: DomainSetMemoryStatsPeriodArgs => (), since "1.1.1";
+    /// `virDomainGetIOThreadInfo` (flags: `virDomainModificationImpact`).
+    DomainGetIoThreadInfo = 351: DomainFlagsArgs => DomainGetIoThreadInfoRet, since "1.2.14";
+    /// `virDomainPinIOThread`.
+    DomainPinIoThread = 352: DomainPinIoThreadArgs => (), since "1.2.14";
+    /// `virDomainAddIOThread`.
+    DomainAddIoThread = 355: DomainIoThreadIdArgs => (), since "1.2.15";
+    /// `virDomainDelIOThread`.
+    DomainDelIoThread = 356: DomainIoThreadIdArgs => (), since "1.2.15";
+    /// `virDomainGetPerfEvents` (flags: `virDomainModificationImpact`).
+    DomainGetPerfEvents = 365: DomainFlagsArgs => DomainGetPerfEventsRet, since "1.3.3";
+    /// `virDomainSetPerfEvents`.
+    DomainSetPerfEvents = 366: DomainSetPerfEventsArgs => (), since "1.3.3";
+    /// `virDomainGetLaunchSecurityInfo` (flags must be 0).
+    DomainGetLaunchSecurityInfo = 396:
+        DomainFlagsArgs => DomainGetLaunchSecurityInfoRet, since "4.5.0";
+    /// `virDomainSetIOThreadParams`.
+    DomainSetIoThreadParams = 402: DomainSetIoThreadParamsArgs => (), since "4.10.0";
+    /// `virDomainSetLaunchSecurityState`.
+    DomainSetLaunchSecurityState = 439: DomainSetLaunchSecurityStateArgs => (), since "8.0.0";
+    /// `virDomainSetThrottleGroup`.
+    DomainSetThrottleGroup = 451: DomainSetThrottleGroupArgs => (), since "11.2.0";
+    /// `virDomainDelThrottleGroup`.
+    DomainDelThrottleGroup = 452: DomainDelThrottleGroupArgs => (), since "11.2.0";
+}

@@ -1,0 +1,558 @@
+//! Migration procedures: the begin/prepare/perform/finish/confirm steps of every protocol
+//! version (v1, v2, v3 and v3 with typed parameters), the tunnelled prepare calls whose
+//! upload stream carries the migration data, and the migration tunables (speed, downtime,
+//! compression cache, post-copy).
+//!
+//! libvirt's client library drives these steps between a source and a destination daemon
+//! (`virDomainMigrate*`); a client normally only calls the tunables or, for a peer-to-peer
+//! migration, [`DomainMigratePerform3Params`] on the source. The cookies are opaque blobs
+//! one daemon hands the other through the client.
+//!
+//! Layouts written from `remote_protocol.x`'s description of the `remote_domain_migrate_*`
+//! structs. Every cookie is bounded by `REMOTE_MIGRATE_COOKIE_MAX` and every parameter list
+//! by `REMOTE_DOMAIN_MIGRATE_PARAM_LIST_MAX`.
+
+use bytes::Bytes;
+
+use super::domain::DomainFlagsArgs;
+use super::limits as more_limits;
+use crate::procedures;
+use crate::proto::types::{Domain, TypedParam};
+use crate::wire::xdr::LvString;
+use crate::xdr_struct;
+
+/// `virDomainMigrateFlags` (the `flags` of every migration step; `u64` in the v1–v3 calls,
+/// `u32` in the `*_PARAMS` calls).
+pub mod migrate_flags {
+    /// Live migration (the guest keeps running).
+    pub const LIVE: u64 = 1;
+    /// The source daemon talks to the destination itself.
+    pub const PEER2PEER: u64 = 2;
+    /// Tunnel the data through the libvirt connection (needs [`PEER2PEER`]).
+    pub const TUNNELLED: u64 = 4;
+    /// Define the domain persistently on the destination.
+    pub const PERSIST_DEST: u64 = 8;
+    /// Undefine the domain on the source.
+    pub const UNDEFINE_SOURCE: u64 = 16;
+    /// Leave the domain paused on the destination.
+    pub const PAUSED: u64 = 32;
+    /// Copy non-shared storage, full disks.
+    pub const NON_SHARED_DISK: u64 = 64;
+    /// Copy non-shared storage, incremental (shared backing files).
+    pub const NON_SHARED_INC: u64 = 128;
+    /// Refuse configurations that are unsafe to migrate.
+    pub const CHANGE_PROTECTION: u64 = 256;
+    /// Migrate even if unsafe.
+    pub const UNSAFE: u64 = 512;
+    /// Offline migration (definition only).
+    pub const OFFLINE: u64 = 1024;
+    /// Compress the data.
+    pub const COMPRESSED: u64 = 2048;
+    /// Cancel when a soft I/O error happens.
+    pub const ABORT_ON_ERROR: u64 = 4096;
+    /// Slow the guest down if it dirties memory too fast.
+    pub const AUTO_CONVERGE: u64 = 8192;
+    /// RDMA pin all memory.
+    pub const RDMA_PIN_ALL: u64 = 16384;
+    /// Allow switching to post-copy.
+    pub const POSTCOPY: u64 = 32768;
+    /// Encrypt with TLS.
+    pub const TLS: u64 = 65536;
+    /// Multiple parallel connections.
+    pub const PARALLEL: u64 = 131_072;
+    /// Force synchronous writes to the destination's disks while copying storage.
+    pub const NON_SHARED_SYNCHRONOUS_WRITES: u64 = 262_144;
+    /// Resume a failed post-copy migration.
+    pub const POSTCOPY_RESUME: u64 = 524_288;
+    /// Zero-copy sends.
+    pub const ZEROCOPY: u64 = 1_048_576;
+}
+
+/// Field names of the typed parameters of the `*_PARAMS` calls (`VIR_MIGRATE_PARAM_*`).
+pub mod migrate_param {
+    /// `VIR_MIGRATE_PARAM_URI`: the data transport URI (string).
+    pub const URI: &str = "migrate_uri";
+    /// `VIR_MIGRATE_PARAM_DEST_NAME`: the domain's name on the destination (string).
+    pub const DEST_NAME: &str = "destination_name";
+    /// `VIR_MIGRATE_PARAM_DEST_XML`: the domain XML to use on the destination (string).
+    pub const DEST_XML: &str = "destination_xml";
+    /// `VIR_MIGRATE_PARAM_PERSIST_XML`: the persistent XML on the destination (string).
+    pub const PERSIST_XML: &str = "persistent_xml";
+    /// `VIR_MIGRATE_PARAM_BANDWIDTH`: MiB/s (ullong).
+    pub const BANDWIDTH: &str = "bandwidth";
+    /// `VIR_MIGRATE_PARAM_GRAPHICS_URI`: where graphics clients reconnect (string).
+    pub const GRAPHICS_URI: &str = "graphics_uri";
+    /// `VIR_MIGRATE_PARAM_LISTEN_ADDRESS`: the destination's listen address (string).
+    pub const LISTEN_ADDRESS: &str = "listen_address";
+    /// `VIR_MIGRATE_PARAM_MIGRATE_DISKS`: a disk to copy (string, may repeat).
+    pub const MIGRATE_DISKS: &str = "migrate_disks";
+    /// `VIR_MIGRATE_PARAM_DISKS_PORT`: port of the disk-copy NBD server (int).
+    pub const DISKS_PORT: &str = "disks_port";
+    /// `VIR_MIGRATE_PARAM_COMPRESSION`: a compression method (string, may repeat).
+    pub const COMPRESSION: &str = "compression";
+    /// `VIR_MIGRATE_PARAM_PARALLEL_CONNECTIONS`: number of connections (int).
+    pub const PARALLEL_CONNECTIONS: &str = "parallel.connections";
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare_args` (v1, destination).
+    pub struct DomainMigratePrepareArgs {
+        /// Transport URI the source suggested (`None`: the destination picks one).
+        pub uri_in: Option<LvString>,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name (`None`: keep the name).
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare_ret` (v1 and v2).
+    pub struct DomainMigratePrepareRet {
+        /// Cookie for the perform step.
+        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Transport URI the destination listens on, if it chose one.
+        pub uri_out: Option<LvString>,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_perform_args` (v1 and v2, source).
+    pub struct DomainMigratePerformArgs {
+        /// The domain to migrate.
+        pub dom: Domain,
+        /// Cookie from the prepare step.
+        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Transport URI.
+        pub uri: LvString,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name.
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_finish_args` (v1, destination).
+    pub struct DomainMigrateFinishArgs {
+        /// Domain name on the destination.
+        pub dname: LvString,
+        /// Cookie from the prepare step.
+        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Transport URI.
+        pub uri: LvString,
+        /// [`migrate_flags`].
+        pub flags: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_finish_ret` / `…_finish2_ret`: the domain on the destination.
+    pub struct DomainMigrateFinishRet {
+        /// The migrated domain.
+        pub ddom: Domain,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare2_args` (v2, destination).
+    pub struct DomainMigratePrepare2Args {
+        /// Transport URI the source suggested.
+        pub uri_in: Option<LvString>,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name.
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+        /// Domain XML from the source.
+        pub dom_xml: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_finish2_args` (v2, destination).
+    pub struct DomainMigrateFinish2Args {
+        /// Domain name on the destination.
+        pub dname: LvString,
+        /// Cookie from the prepare step.
+        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Transport URI.
+        pub uri: LvString,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// Result of the perform step (0: it succeeded).
+        pub retcode: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare_tunnel_args` (v2 tunnelled, destination). The
+    /// migration data follows as upload stream data.
+    pub struct DomainMigratePrepareTunnelArgs {
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name.
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+        /// Domain XML from the source.
+        pub dom_xml: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_set_max_downtime_args`.
+    pub struct DomainMigrateSetMaxDowntimeArgs {
+        /// The domain being migrated.
+        pub dom: Domain,
+        /// Longest tolerable pause, in milliseconds.
+        pub downtime: u64,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_get_max_downtime_ret`.
+    pub struct DomainMigrateGetMaxDowntimeRet {
+        /// Longest tolerable pause, in milliseconds.
+        pub downtime: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_set_max_speed_args`.
+    pub struct DomainMigrateSetMaxSpeedArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// MiB/s.
+        pub bandwidth: u64,
+        /// `virDomainMigrateMaxSpeedFlags` (POSTCOPY 1).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_get_max_speed_ret`.
+    pub struct DomainMigrateGetMaxSpeedRet {
+        /// MiB/s.
+        pub bandwidth: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_set_compression_cache_args`.
+    pub struct DomainMigrateSetCompressionCacheArgs {
+        /// The domain.
+        pub dom: Domain,
+        /// Cache size in bytes.
+        pub cache_size: u64,
+        /// Must be 0.
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_get_compression_cache_ret`.
+    pub struct DomainMigrateGetCompressionCacheRet {
+        /// Cache size in bytes.
+        pub cache_size: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_begin3_args` (v3, source).
+    pub struct DomainMigrateBegin3Args {
+        /// The domain to migrate.
+        pub dom: Domain,
+        /// Replacement domain XML for the destination.
+        pub xmlin: Option<LvString>,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name.
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_begin3_ret` / `…_begin3_params_ret`.
+    pub struct DomainMigrateBegin3Ret {
+        /// Cookie for the prepare step.
+        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Domain XML to hand to the destination.
+        pub xml: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare3_args` (v3, destination).
+    pub struct DomainMigratePrepare3Args {
+        /// Cookie from the begin step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Transport URI the source suggested.
+        pub uri_in: Option<LvString>,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name.
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+        /// Domain XML from the begin step.
+        pub dom_xml: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare3_ret` / `…_prepare3_params_ret`.
+    pub struct DomainMigratePrepare3Ret {
+        /// Cookie for the perform step.
+        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Transport URI the destination listens on, if it chose one.
+        pub uri_out: Option<LvString>,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare_tunnel3_args` (v3 tunnelled, destination). The
+    /// migration data follows as upload stream data.
+    pub struct DomainMigratePrepareTunnel3Args {
+        /// Cookie from the begin step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name.
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+        /// Domain XML from the begin step.
+        pub dom_xml: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `{ opaque cookie_out<REMOTE_MIGRATE_COOKIE_MAX>; }`: the return of the tunnelled
+    /// prepare and of perform (v3 and v3 with parameters).
+    pub struct DomainMigrateCookieRet {
+        /// Cookie for the next step.
+        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_perform3_args` (v3, source).
+    pub struct DomainMigratePerform3Args {
+        /// The domain to migrate.
+        pub dom: Domain,
+        /// Replacement domain XML for the destination.
+        pub xmlin: Option<LvString>,
+        /// Cookie from the prepare step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Destination libvirt URI (peer-to-peer migration).
+        pub dconnuri: Option<LvString>,
+        /// Transport URI.
+        pub uri: Option<LvString>,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// New domain name.
+        pub dname: Option<LvString>,
+        /// Bandwidth limit, MiB/s (0: none).
+        pub bandwidth: u64,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_finish3_args` (v3, destination).
+    pub struct DomainMigrateFinish3Args {
+        /// Domain name on the destination.
+        pub dname: LvString,
+        /// Cookie from the perform step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// Destination libvirt URI.
+        pub dconnuri: Option<LvString>,
+        /// Transport URI.
+        pub uri: Option<LvString>,
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// Non-zero when the perform step failed (the destination discards the domain).
+        pub cancelled: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_finish3_ret` / `…_finish3_params_ret`.
+    pub struct DomainMigrateFinish3Ret {
+        /// The migrated domain.
+        pub dom: Domain,
+        /// Cookie for the confirm step.
+        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_confirm3_args` (v3, source).
+    pub struct DomainMigrateConfirm3Args {
+        /// The migrated domain.
+        pub dom: Domain,
+        /// Cookie from the finish step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// [`migrate_flags`].
+        pub flags: u64,
+        /// Non-zero when the migration failed (the source resumes the domain).
+        pub cancelled: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_begin3_params_args`.
+    pub struct DomainMigrateBegin3ParamsArgs {
+        /// The domain to migrate.
+        pub dom: Domain,
+        /// [`migrate_param`] values.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        /// [`migrate_flags`] (low 32 bits).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_prepare3_params_args` and
+    /// `remote_domain_migrate_prepare_tunnel3_params_args` (same layout; the tunnelled one
+    /// opens an upload stream).
+    pub struct DomainMigratePrepare3ParamsArgs {
+        /// [`migrate_param`] values.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        /// Cookie from the begin step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// [`migrate_flags`] (low 32 bits).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_perform3_params_args`.
+    pub struct DomainMigratePerform3ParamsArgs {
+        /// The domain to migrate.
+        pub dom: Domain,
+        /// Destination libvirt URI (peer-to-peer migration).
+        pub dconnuri: Option<LvString>,
+        /// [`migrate_param`] values.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        /// Cookie from the prepare step (empty for peer-to-peer).
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// [`migrate_flags`] (low 32 bits).
+        pub flags: u32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_finish3_params_args`.
+    pub struct DomainMigrateFinish3ParamsArgs {
+        /// [`migrate_param`] values.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        /// Cookie from the perform step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// [`migrate_flags`] (low 32 bits).
+        pub flags: u32,
+        /// Non-zero when the perform step failed.
+        pub cancelled: i32,
+    }
+}
+
+xdr_struct! {
+    /// `remote_domain_migrate_confirm3_params_args`.
+    pub struct DomainMigrateConfirm3ParamsArgs {
+        /// The migrated domain.
+        pub dom: Domain,
+        /// [`migrate_param`] values.
+        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        /// Cookie from the finish step.
+        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        /// [`migrate_flags`] (low 32 bits).
+        pub flags: u32,
+        /// Non-zero when the migration failed.
+        pub cancelled: i32,
+    }
+}
+
+procedures! {
+    table PROCEDURES;
+    /// `virDomainMigratePrepare` (v1, destination).
+    DomainMigratePrepare = 61: DomainMigratePrepareArgs => DomainMigratePrepareRet, since "0.3.2";
+    /// `virDomainMigratePerform` (v1 and v2, source).
+    DomainMigratePerform = 62: DomainMigratePerformArgs => (), since "0.3.2";
+    /// `virDomainMigrateFinish` (v1, destination).
+    DomainMigrateFinish = 63: DomainMigrateFinishArgs => DomainMigrateFinishRet, since "0.3.2";
+    /// `virDomainMigratePrepare2` (v2, destination).
+    DomainMigratePrepare2 = 108:
+        DomainMigratePrepare2Args => DomainMigratePrepareRet, since "0.5.0";
+    /// `virDomainMigrateFinish2` (v2, destination).
+    DomainMigrateFinish2 = 109: DomainMigrateFinish2Args => DomainMigrateFinishRet, since "0.5.0";
+    /// `virDomainMigratePrepareTunnel` (v2 tunnelled, destination): the source's data
+    /// follows as upload stream data.
+    DomainMigratePrepareTunnel = 148:
+        DomainMigratePrepareTunnelArgs => (), since "0.7.2", stream Upload;
+    /// `virDomainMigrateSetMaxDowntime`.
+    DomainMigrateSetMaxDowntime = 166: DomainMigrateSetMaxDowntimeArgs => (), since "0.8.0";
+    /// `virDomainMigrateSetMaxSpeed`.
+    DomainMigrateSetMaxSpeed = 207: DomainMigrateSetMaxSpeedArgs => (), since "0.9.0";
+    /// `virDomainMigrateBegin3` (v3, source).
+    DomainMigrateBegin3 = 213: DomainMigrateBegin3Args => DomainMigrateBegin3Ret, since "0.9.2";
+    /// `virDomainMigratePrepare3` (v3, destination).
+    DomainMigratePrepare3 = 214:
+        DomainMigratePrepare3Args => DomainMigratePrepare3Ret, since "0.9.2";
+    /// `virDomainMigratePrepareTunnel3` (v3 tunnelled, destination): the source's data
+    /// follows as upload stream data.
+    DomainMigratePrepareTunnel3 = 215:
+        DomainMigratePrepareTunnel3Args => DomainMigrateCookieRet, since "0.9.2", stream Upload;
+    /// `virDomainMigratePerform3` (v3, source).
+    DomainMigratePerform3 = 216:
+        DomainMigratePerform3Args => DomainMigrateCookieRet, since "0.9.2";
+    /// `virDomainMigrateFinish3` (v3, destination).
+    DomainMigrateFinish3 = 217: DomainMigrateFinish3Args => DomainMigrateFinish3Ret, since "0.9.2";
+    /// `virDomainMigrateConfirm3` (v3, source).
+    DomainMigrateConfirm3 = 218: DomainMigrateConfirm3Args => (), since "0.9.2";
+    /// `virDomainMigrateGetMaxSpeed` (flags: POSTCOPY 1).
+    DomainMigrateGetMaxSpeed = 242: DomainFlagsArgs => DomainMigrateGetMaxSpeedRet, since "0.9.5";
+    /// `virDomainMigrateGetCompressionCache` (flags must be 0).
+    DomainMigrateGetCompressionCache = 299:
+        DomainFlagsArgs => DomainMigrateGetCompressionCacheRet, since "1.0.3";
+    /// `virDomainMigrateSetCompressionCache`.
+    DomainMigrateSetCompressionCache = 300:
+        DomainMigrateSetCompressionCacheArgs => (), since "1.0.3";
+    /// `virDomainMigrateBegin3Params` (v3 with parameters, source).
+    DomainMigrateBegin3Params = 302:
+        DomainMigrateBegin3ParamsArgs => DomainMigrateBegin3Ret, since "1.1.0";
+    /// `virDomainMigratePrepare3Params` (v3 with parameters, destination).
+    DomainMigratePrepare3Params = 303:
+        DomainMigratePrepare3ParamsArgs => DomainMigratePrepare3Ret, since "1.1.0";
+    /// `virDomainMigratePrepareTunnel3Params` (tunnelled, destination): the source's data
+    /// follows as upload stream data.
+    DomainMigratePrepareTunnel3Params = 304:
+        DomainMigratePrepare3ParamsArgs => DomainMigrateCookieRet, since "1.1.0", stream Upload;
+    /// `virDomainMigratePerform3Params` (v3 with parameters, source; the one call of a
+    /// peer-to-peer migration).
+    DomainMigratePerform3Params = 305:
+        DomainMigratePerform3ParamsArgs => DomainMigrateCookieRet, since "1.1.0";
+    /// `virDomainMigrateFinish3Params` (v3 with parameters, destination).
+    DomainMigrateFinish3Params = 306:
+        DomainMigrateFinish3ParamsArgs => DomainMigrateFinish3Ret, since "1.1.0";
+    /// `virDomainMigrateConfirm3Params` (v3 with parameters, source).
+    DomainMigrateConfirm3Params = 307: DomainMigrateConfirm3ParamsArgs => (), since "1.1.0";
+    /// `virDomainMigrateStartPostCopy` (flags must be 0).
+    DomainMigrateStartPostCopy = 364: DomainFlagsArgs => (), since "1.3.3";
+    /// `virDomainMigrateGetMaxDowntime` (flags must be 0).
+    DomainMigrateGetMaxDowntime = 387:
+        DomainFlagsArgs => DomainMigrateGetMaxDowntimeRet, since "3.7.0";
+}
+
+/// `remote_domain_migrate_finish2_ret` has the same layout as the v1 finish return.
+pub type DomainMigrateFinish2Ret = DomainMigrateFinishRet;
+/// `remote_domain_migrate_prepare2_ret` has the same layout as the v1 prepare return.
+pub type DomainMigratePrepare2Ret = DomainMigratePrepareRet;
