@@ -23,13 +23,11 @@ pub enum Point {
     CreateAdopt,
     /// Before the base image is ensured.
     CreateBase,
-    /// Image fetch answered, before the temporary volume is created.
-    CreateBaseTemp,
-    /// Temporary volume created, before the upload into it starts.
+    /// Image fetch answered, before the base volume is created.
+    CreateBaseVolume,
+    /// Base volume created, before the upload into it starts.
     CreateBaseUpload,
-    /// Uploaded and verified, before the publish copy.
-    CreateBasePublish,
-    /// Published, before the marker is written.
+    /// Uploaded and verified, before the lease check and the marker.
     CreateBaseMarker,
     /// Before the overlay is created (or reused).
     CreateOverlay,
@@ -59,13 +57,12 @@ pub enum Point {
 
 impl Point {
     /// Every point, in step order.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 18] = [
         Self::CreateLock,
         Self::CreateAdopt,
         Self::CreateBase,
-        Self::CreateBaseTemp,
+        Self::CreateBaseVolume,
         Self::CreateBaseUpload,
-        Self::CreateBasePublish,
         Self::CreateBaseMarker,
         Self::CreateOverlay,
         Self::CreateSeed,
@@ -99,9 +96,8 @@ impl Point {
             Self::CreateLock => "create.lock",
             Self::CreateAdopt => "create.adopt",
             Self::CreateBase => "create.base",
-            Self::CreateBaseTemp => "create.base.temp",
+            Self::CreateBaseVolume => "create.base.volume",
             Self::CreateBaseUpload => "create.base.upload",
-            Self::CreateBasePublish => "create.base.publish",
             Self::CreateBaseMarker => "create.base.marker",
             Self::CreateOverlay => "create.overlay",
             Self::CreateSeed => "create.seed",

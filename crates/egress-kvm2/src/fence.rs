@@ -56,12 +56,12 @@
 //!   duration loses its lease: another controller breaks it and goes on. When the owner
 //!   resumes, its next renewal (at most a third of the duration later) or its check before
 //!   the marker fails, and it stops. Until then it may still make one step it had started:
-//!   a call in flight when it paused, or the next one. Its temporary volume may already be
-//!   deleted by the new holder (debris of a lease that is gone), so its upload or publish
-//!   fails, and it never writes the marker after losing the lease, except when the pause
-//!   falls between its last check and the marker write (microseconds) and outlasts the
-//!   duration: then a marker may land next to a base the new holder is still copying. The
-//!   new holder always deletes the marker before it publishes again.
+//!   a call in flight when it paused, or the next one. Its unmarked base may already be
+//!   deleted by the new holder (debris of a lease that is gone), so its upload writes into a
+//!   file nobody sees, and it never writes the marker after losing the lease, except when
+//!   the pause falls between its last check and the marker write (microseconds) and
+//!   outlasts the duration: then a marker may land next to a base the new holder is still
+//!   uploading. The new holder deletes a stale marker before it writes its own.
 //! * **A crashed owner** leaves its lease: the next controller that needs the subject waits
 //!   one duration (30 s by default) and breaks it. A restarted controller is a new owner.
 //! * **The libvirt daemon restarting** keeps leases (they are persistent domains).

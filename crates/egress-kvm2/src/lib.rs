@@ -28,8 +28,7 @@
 //!                                                  │        │   mark_dead: publish reason, then kill
 //!                                                  ▼        ▼
 //!                                             libvirtd (unix / tcp / ssh) ──▶ qemu/kvm
-//!   pool volumes:  base-<entry>-<key>.<fmt>  (+ .sha256 marker, written last)
-//!                  tmp-<entry>-<key>.<fmt>.<nonce>  (upload in progress)
+//!   pool volumes:  base-<entry>-<key>.<fmt>  (the fetched bytes, sparse; + .sha256 marker, written last)
 //!                  disk-<entry>-<uid>.qcow2  (overlay)   seed-<entry>-<uid>.img  (NoCloud)
 //!   domain:        <entry>-<uid>, metadata in https://egress-proxy.dev/kvm2/1
 //!   leases:        lease.<entry>.uid.<uid>, lease.<entry>.image.<key> (never started)
@@ -84,6 +83,7 @@ pub mod monitor;
 mod ops;
 mod provider;
 pub mod seed;
+pub mod sparse;
 pub mod xml;
 
 use std::sync::Arc;

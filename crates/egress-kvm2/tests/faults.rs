@@ -361,7 +361,7 @@ impl Bed {
     }
 
     /// Nothing of the instance: no domain, no overlay or seed (the base and its marker stay;
-    /// `allow` names volumes that may stay too).
+    /// `allow` names domains and volumes that may stay too).
     async fn check_gone(&self, what: &str, allow: impl Fn(&str) -> bool) -> Result<(), String> {
         let left: Vec<String> = self
             .domains()
@@ -478,11 +478,12 @@ async fn create_run(
         }
         Then::Delete => {
             converge("delete after a partial create", || p.delete(&spec.uid)).await?;
-            // An interrupted image fetch's temporary volume and lease belong to the image
-            // cache: the next ensure of the key deletes them (the retry runs check that).
+            // An interrupted image fetch's unmarked base (always allowed by `check_gone`)
+            // and its lease belong to the image cache: the next ensure of the key deletes
+            // them (the retry runs check that).
             let image_lease = format!("lease.{}.image.", bed.entry);
             bed.check_gone("after deleting a partial create", |v| {
-                v.starts_with("tmp-") || v.starts_with(&image_lease)
+                v.starts_with(&image_lease)
             })
             .await?;
         }

@@ -68,9 +68,9 @@ fn volume_names_carry_the_entry() {
 }
 
 /// H2 regression: a failed fetch closes the dedicated connection FIRST, then deletes the
-/// temporary volume; nothing is left behind.
+/// unmarked base it was writing; nothing is left behind.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn failed_upload_closes_dedicated_connection_before_deleting_temp() {
+async fn failed_upload_closes_dedicated_connection_before_deleting_the_base() {
     let Some(d) = Libvirtd::start_or_skip() else {
         return;
     };
@@ -91,10 +91,10 @@ async fn failed_upload_closes_dedicated_connection_before_deleting_temp() {
     assert!(err.is_transient(), "{err}");
     let steps = journal.lock().unwrap().clone();
     let close = steps.iter().position(|s| s == "close-dedicated");
-    let delete = steps.iter().position(|s| s == "delete temp");
+    let delete = steps.iter().position(|s| s == "delete base");
     assert!(
         matches!((close, delete), (Some(c), Some(d)) if c < d),
-        "the dedicated connection must be closed before the temp volume is deleted: {steps:?}"
+        "the dedicated connection must be closed before the unmarked base is deleted: {steps:?}"
     );
     let left = vol_names(&links, &d).await;
     assert!(left.is_empty(), "volumes left behind: {left:?}");
@@ -123,16 +123,7 @@ async fn publish_writes_the_marker_last_and_reuses_it() {
     assert_eq!(base.capacity, body.len() as u64);
     assert_eq!(base.digest.to_string(), sha256_hex(&body));
     let steps = journal.lock().unwrap().clone();
-    assert_eq!(
-        steps,
-        [
-            "create-temp",
-            "publish",
-            "delete-temp-after-publish",
-            "marker"
-        ],
-        "{steps:?}"
-    );
+    assert_eq!(steps, ["create-base", "marker"], "{steps:?}");
     let mut names = vol_names(&links, &d).await;
     names.sort();
     assert_eq!(names, ["base-e-k.raw", "base-e-k.raw.sha256"]);
