@@ -1,6 +1,7 @@
 //! `fleet`: one provider process, many hosts (issue 19). Each host is a private session
 //! libvirtd of the testbed with its own provider entry; every instance is an OS-less domain
-//! (it runs into the BIOS and stays `Provisioning`: no guest OS, no address).
+//! (its base image is a boot sector that halts the CPU; it stays `Provisioning`: no guest
+//! OS, no address).
 //!
 //! ```text
 //! cargo build --release -p benches --bin fleet
@@ -20,7 +21,11 @@
 //! Progress goes to stderr, the report (markdown) to stdout. Nothing is left behind: the
 //! daemons (and their qemu processes) die with their temp dirs at exit.
 
+// Statistics over a few hundred samples: f64 is exact enough.
+#![allow(clippy::cast_precision_loss)]
+
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -32,6 +37,11 @@ use serde_json::json;
 use sha2::Digest;
 use testbed::http::HttpServer;
 use testbed::libvirtd::Libvirtd;
+
+/// Call and connect budget of every entry: a frozen host's calls end within it.
+const CALL_SECS: u64 = 10;
+/// Tries of a create or delete that answers Transient.
+const RETRIES: usize = 40;
 
 struct Args {
     hosts: usize,
@@ -156,10 +166,14 @@ impl Phase {
 
 /// Runs `ops` with `in_flight` at a time; each op's latency and outcome are recorded, with
 /// the index of its host.
-async fn phase<F, Fut>(name: &str, ops: Vec<(usize, F)>, in_flight: usize) -> (Phase, Vec<(usize, Duration, Result<(), String>)>)
+async fn phase<F, Fut>(
+    name: &str,
+    ops: Vec<(usize, F)>,
+    in_flight: usize,
+) -> (Phase, Vec<(usize, Duration, Result<(), String>)>)
 where
     F: FnOnce() -> Fut,
-    Fut: std::future::Future<Output = Result<(), String>>,
+    Fut: Future<Output = Result<(), String>>,
 {
     let n = ops.len();
     eprintln!("{name}: {n} operations, {in_flight} in flight…");
@@ -175,7 +189,7 @@ where
         .collect()
         .await;
     let wall = t0.elapsed();
-    let cpu = cpu() - cpu0;
+    let cpu = cpu().saturating_sub(cpu0);
     let p = Phase {
         name: name.to_owned(),
         ops: n,
@@ -221,7 +235,11 @@ async fn main() {
     eprintln!("{} daemons up in {daemons_up:.1?}", daemons.len());
 
     let http = HttpServer::start().await.expect("loopback http server");
-    let body: Vec<u8> = (0..(1u32 << 20)).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
+    // 1 MiB whose boot sector halts the CPU (`cli; hlt; jmp $-1`): the BIOS boots it and the
+    // vCPU sleeps, so 200 OS-less domains idle instead of spinning in the BIOS under TCG.
+    let mut body = vec![0u8; 1 << 20];
+    body[..4].copy_from_slice(&[0xfa, 0xf4, 0xeb, 0xfd]);
+    body[510..512].copy_from_slice(&[0x55, 0xaa]);
     let sha = Sha256Digest::from_bytes(sha2::Sha256::digest(&body).into());
     http.serve("/img.raw", body);
     let agent = tempfile::Builder::new()
@@ -242,7 +260,7 @@ async fn main() {
                 "uri": d.uri(), "pool": d.pool_name(), "domain_type": d.domain_type(),
                 "address_sources": ["agent", "lease"],
                 "agent_socket_dir": agent.path().display().to_string(),
-                "budgets": {"shutdown_secs": 0, "call_secs": 2, "connect_secs": 2, "transfer_secs": 60},
+                "budgets": {"shutdown_secs": 0, "call_secs": CALL_SECS, "connect_secs": CALL_SECS, "transfer_secs": 60},
             });
             let cfg = ProvidersConfig::from_value(&json!({"providers": [entry]})).unwrap();
             let e = &cfg.providers[0];
@@ -261,23 +279,46 @@ async fn main() {
         .map(|(h, p)| {
             let p = p.clone();
             (h, move || async move {
-                p.ensure_image(&id("img")).await.map(|_| ()).map_err(|e| e.to_string())
+                p.ensure_image(&id("img"))
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
             })
         })
         .collect();
     phases.push(phase("ensure image", ops, a.in_flight).await.0);
 
+    // Like a controller: a Transient create is retried (after 0.5 s) until it converges. On a
+    // loaded box a domain start can outlast the call budget (the link is marked dead, the
+    // start completes on the daemon, the retry adopts the domain).
+    let attempts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let ops = uids
         .iter()
         .map(|(h, uid)| {
             let p = providers[*h].clone();
+            let attempts = attempts.clone();
             let spec = CreateSpec::new(uid.clone(), uid.as_str(), id("img"))
                 .with_memory_mib(a.memory_mib)
                 .with_tag(id("fleet"));
-            (*h, move || async move { p.create(&spec).await.map(|_| ()).map_err(|e| e.to_string()) })
+            (*h, move || async move {
+                let mut last = String::new();
+                for _ in 0..RETRIES {
+                    attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    match p.create(&spec).await {
+                        Ok(_) => return Ok(()),
+                        Err(e) if e.is_transient() => {
+                            last = e.to_string();
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                        }
+                        Err(e) => return Err(e.to_string()),
+                    }
+                }
+                Err(format!("still Transient after {RETRIES} tries: {last}"))
+            })
         })
         .collect();
     phases.push(phase("create", ops, a.in_flight).await.0);
+    let create_attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
 
     let get_ops = |label: &str| {
         let _ = label;
@@ -304,7 +345,10 @@ async fn main() {
         .map(|(h, p)| {
             let p = p.clone();
             (h, move || async move {
-                let l = p.list_by_tag(&id("fleet")).await.map_err(|e| e.to_string())?;
+                let l = p
+                    .list_by_tag(&id("fleet"))
+                    .await
+                    .map_err(|e| e.to_string())?;
                 if l.instances.len() == per_host && l.unreadable.is_empty() {
                     Ok(())
                 } else {
@@ -323,7 +367,12 @@ async fn main() {
     let mut frozen_report = String::new();
     if let Some(f) = a.freeze_host.filter(|f| *f < a.hosts) {
         daemons[f].freeze().expect("freeze");
-        let (p, results) = phase(&format!("get, host {f} frozen"), get_ops("frozen"), a.in_flight).await;
+        let (p, results) = phase(
+            &format!("get, host {f} frozen"),
+            get_ops("frozen"),
+            a.in_flight,
+        )
+        .await;
         daemons[f].thaw().expect("thaw");
         let frozen: Vec<&(usize, Duration, Result<(), String>)> =
             results.iter().filter(|(h, _, _)| *h == f).collect();
@@ -344,7 +393,7 @@ async fn main() {
         let other_errors = others.iter().filter(|(_, _, r)| r.is_err()).count();
         frozen_report = format!(
             "Host {f} frozen (SIGSTOP) during a `get` of all: its {} instances answered Transient {} times, \
-             the slowest after {:.2} s (call budget 2 s, connect budget 2 s); the other {} answered with {} errors, \
+             the slowest after {:.2} s (call and connect budgets {CALL_SECS} s); the other {} answered with {} errors, \
              p99 {:.1} ms, max {:.1} ms.",
             frozen.len(),
             transient,
@@ -364,13 +413,20 @@ async fn main() {
             let p = providers[*h].clone();
             let uid = uid.clone();
             (*h, move || async move {
-                // The thawed host's link died during the freeze: a Transient retry is the
-                // controller's job; once here.
-                match p.delete(&uid).await {
-                    Err(e) if e.is_transient() => p.delete(&uid).await,
-                    r => r,
+                // Transient (the thawed host's link died during the freeze, a slow destroy):
+                // retried, as a controller would.
+                let mut last = String::new();
+                for _ in 0..RETRIES {
+                    match p.delete(&uid).await {
+                        Ok(()) => return Ok(()),
+                        Err(e) if e.is_transient() => {
+                            last = e.to_string();
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                        }
+                        Err(e) => return Err(e.to_string()),
+                    }
                 }
-                .map_err(|e| e.to_string())
+                Err(format!("still Transient after {RETRIES} tries: {last}"))
             })
         })
         .collect();
@@ -416,14 +472,27 @@ async fn main() {
     let peak = phases.iter().map(|p| p.rss.1).fold(0.0, f64::max);
     println!("\nTargets:");
     if let Some(c) = by("create") {
+        println!(
+            "* creates: {} calls for {} instances (Transient answers retried, CPU per instance includes them)",
+            create_attempts, c.ops
+        );
         let v = c.cpu_per_op().as_secs_f64() * 1e3;
-        println!("* provider CPU per create {v:.2} ms (≤ 5 ms: {})", if v <= 5.0 { "met" } else { "NOT met" });
+        println!(
+            "* provider CPU per create {v:.2} ms (≤ 5 ms: {})",
+            if v <= 5.0 { "met" } else { "NOT met" }
+        );
     }
     if let Some(g) = by("get") {
         let v = g.cpu_per_op().as_secs_f64() * 1e3;
-        println!("* provider CPU per get {v:.3} ms (≤ 1 ms: {})", if v <= 1.0 { "met" } else { "NOT met" });
+        println!(
+            "* provider CPU per get {v:.3} ms (≤ 1 ms: {})",
+            if v <= 1.0 { "met" } else { "NOT met" }
+        );
     }
-    println!("* peak RSS {peak:.1} MiB (≤ 64 MiB: {})", if peak <= 64.0 { "met" } else { "NOT met" });
+    println!(
+        "* peak RSS {peak:.1} MiB (≤ 64 MiB: {})",
+        if peak <= 64.0 { "met" } else { "NOT met" }
+    );
     for p in &phases {
         for e in p.errors.iter().take(5) {
             println!("* {}: {e}", p.name);
