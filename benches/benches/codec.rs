@@ -11,7 +11,8 @@ use std::hint::black_box;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_rpc::proto::events;
+use libvirt_rpc::proto::REMOTE_PROGRAM;
+use libvirt_rpc::proto::events::{self, CallbackMsg, Lifecycle};
 use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersionRet, ConnectListAllDomainsRet};
 use libvirt_rpc::proto::procs::domain::{
@@ -19,7 +20,6 @@ use libvirt_rpc::proto::procs::domain::{
 };
 use libvirt_rpc::proto::procs::storage::StorageVolCreateXmlArgs;
 use libvirt_rpc::proto::types::{Domain, StoragePool, Uuid};
-use libvirt_rpc::proto::{REMOTE_PROGRAM, events::LifecycleMsg};
 use libvirt_rpc::wire::frame::{self, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Encode, Encoder, LvString};
 
@@ -149,11 +149,13 @@ fn reply_decode(c: &mut Criterion) {
 
 fn event_decode(c: &mut Criterion) {
     let mut g = c.benchmark_group("event_decode");
-    let msg = LifecycleMsg {
+    let msg = CallbackMsg {
         callback_id: 1,
-        dom: domain(7),
-        event: 5,
-        detail: 1,
+        body: Lifecycle {
+            dom: domain(7),
+            event: 5,
+            detail: 1,
+        },
     };
     let payload = xdr::to_bytes(&msg).expect("encodes");
     g.bench_function("domain_lifecycle", |b| {

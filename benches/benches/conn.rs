@@ -14,10 +14,11 @@ use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use libvirt_rpc::conn::{Config, Connection, Output, StreamItem};
 use libvirt_rpc::peer::{self, Peer};
+use libvirt_rpc::proto::REMOTE_PROGRAM;
 use libvirt_rpc::proto::StreamDirection;
+use libvirt_rpc::proto::events::{CallbackMsg, Lifecycle};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::proto::types::{Domain, Uuid};
-use libvirt_rpc::proto::{REMOTE_PROGRAM, events::LifecycleMsg};
 use libvirt_rpc::wire::frame::{Frame, STREAM_CHUNK_MAX};
 
 /// Data packets per iteration (16 × 262,120 B ≈ 4 MiB).
@@ -166,15 +167,17 @@ fn call_roundtrip(crit: &mut Criterion) {
     });
     let ev = peer::event(
         318,
-        &LifecycleMsg {
+        &CallbackMsg {
             callback_id: 1,
-            dom: Domain {
-                name: "vm".into(),
-                uuid: Uuid([1; 16]),
-                id: 1,
+            body: Lifecycle {
+                dom: Domain {
+                    name: "vm".into(),
+                    uuid: Uuid([1; 16]),
+                    id: 1,
+                },
+                event: 5,
+                detail: 1,
             },
-            event: 5,
-            detail: 1,
         },
     );
     crit.bench_function("event/handle_input_lifecycle", |b| {

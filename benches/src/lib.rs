@@ -1,1 +1,4 @@
-//! Benchmarks live in `benches/`; this library is empty.
+//! The side-by-side harness behind the `compare` binary ([`compare`]). The criterion
+//! benchmarks live in `benches/`.
+
+pub mod compare;

@@ -3,8 +3,7 @@
 // Short names (d = daemon, s = sshd, c = client) keep the scenarios readable.
 #![allow(clippy::many_single_char_names)]
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -29,40 +28,42 @@ struct Bed {
 }
 
 fn bed() -> Option<Bed> {
-    let d = Libvirtd::start_or_skip()?;
-    let s = match Sshd::start(&SshdOptions::default()) {
-        Ok(s) => s,
-        Err(e) if testbed::required() => panic!("sshd could not start (TESTBED_REQUIRED=1): {e}"),
-        Err(e) => {
-            eprintln!("SKIP: sshd could not start: {e}");
-            return None;
-        }
-    };
-    Some(Bed { d, s })
+    Some(Bed {
+        d: Libvirtd::start_or_skip()?,
+        s: Sshd::start_or_skip(&SshdOptions::default())?,
+    })
 }
 
 impl Bed {
-    fn uri(&self, port: u16, known_hosts: &Path) -> String {
-        format!(
-            "qemu+ssh://{}@127.0.0.1:{port}/session?keyfile={}&known_hosts={}&socket={}",
-            self.s.user().name,
-            self.s.client_key().display(),
-            known_hosts.display(),
-            self.d.socket_path().display()
-        )
-    }
-
     fn direct_uri(&self) -> String {
-        self.uri(self.s.port(), self.s.known_hosts())
+        self.s.qemu_uri(self.d.socket_path())
     }
 
-    /// A `known_hosts` file naming the relay's port, so host keys stay strictly verified.
-    fn known_hosts_for(&self, port: u16, dir: &Path) -> PathBuf {
-        let p = dir.join("known_hosts_relay");
-        let mut f = std::fs::File::create(&p).unwrap();
-        writeln!(f, "[127.0.0.1]:{port} {}", self.s.host_public_key().trim()).unwrap();
-        p
+    /// A small-buffered relay in front of sshd, and a temp dir for the test's files.
+    fn relay(&self) -> (Relay, tempfile::TempDir) {
+        let relay = Relay::start(self.s.addr(), RelayOptions::small()).unwrap();
+        (relay, tempfile::tempdir().unwrap())
     }
+
+    /// The URI through `relay` (host keys strictly verified for its port).
+    fn relay_uri(&self, relay: &Relay, dir: &Path) -> String {
+        let port = relay.addr().port();
+        let kh = self.s.known_hosts_for(port, dir);
+        self.s.qemu_uri_via(port, &kh, self.d.socket_path())
+    }
+}
+
+/// Waits until an upload moves bytes through `relay`, then freezes it.
+async fn freeze_once_flowing(relay: &Relay) {
+    let t = Instant::now();
+    while relay.relayed().0 < 16 * MIB {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "upload never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    relay.freeze();
 }
 
 fn lv() -> Command {
@@ -181,8 +182,7 @@ async fn frozen_upload(
     extra: &[&str],
     tmp: &Path,
 ) -> (std::process::Child, Instant) {
-    let kh = b.known_hosts_for(relay.addr().port(), tmp);
-    let uri = b.uri(relay.addr().port(), &kh);
+    let uri = b.relay_uri(relay, tmp);
     let c = Client::connect(&b.direct_uri(), ConnectOptions::default())
         .await
         .unwrap();
@@ -202,15 +202,7 @@ async fn frozen_upload(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
+    freeze_once_flowing(relay).await;
     (child, Instant::now())
 }
 
@@ -234,8 +226,7 @@ fn wait_exit(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lv_timeout_exits_within_a_second_under_a_frozen_peer() {
     let Some(b) = bed() else { return };
-    let relay = Relay::start(b.s.addr(), RelayOptions::small()).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
+    let (relay, tmp) = b.relay();
     let started = Instant::now();
     let (mut child, frozen_at) = frozen_upload(&b, &relay, &["--timeout", "6"], tmp.path()).await;
     let deadline = started + Duration::from_secs(6);
@@ -253,8 +244,7 @@ async fn lv_timeout_exits_within_a_second_under_a_frozen_peer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lv_sigterm_exits_within_a_second_under_a_frozen_peer() {
     let Some(b) = bed() else { return };
-    let relay = Relay::start(b.s.addr(), RelayOptions::small()).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
+    let (relay, tmp) = b.relay();
     let (mut child, _) = frozen_upload(&b, &relay, &[], tmp.path()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
@@ -271,10 +261,8 @@ async fn lv_sigterm_exits_within_a_second_under_a_frozen_peer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
     let Some(b) = bed() else { return };
-    let relay = Relay::start(b.s.addr(), RelayOptions::small()).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let kh = b.known_hosts_for(relay.addr().port(), tmp.path());
-    let c = Client::connect(&b.uri(relay.addr().port(), &kh), ConnectOptions::default())
+    let (relay, tmp) = b.relay();
+    let c = Client::connect(&b.relay_uri(&relay, tmp.path()), ConnectOptions::default())
         .await
         .unwrap();
     let vol = make_vol(&c, &b.d, "close.raw", 4096 * MIB).await;
@@ -289,15 +277,7 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
             }
         })
     };
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
+    freeze_once_flowing(&relay).await;
     tokio::time::sleep(Duration::from_millis(300)).await; // let every buffer fill
     let t = Instant::now();
     c.close();
@@ -308,13 +288,12 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
         .unwrap();
     let ended = t.elapsed();
     // The SSH session's TCP socket itself must be shut down, not left stuck behind its write.
-    let port = relay.addr().port();
     let t2 = Instant::now();
-    while established_to(port) > 0 && t2.elapsed() < Duration::from_secs(2) {
+    while relay.established_clients() > 0 && t2.elapsed() < Duration::from_secs(2) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let socket_gone = t.elapsed();
-    let still = established_to(port);
+    let still = relay.established_clients();
     relay.thaw();
     assert_eq!(
         still, 0,
@@ -341,26 +320,6 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
         ),
         "{e:?}"
     );
-}
-
-/// ESTABLISHED TCP connections whose remote port is `port` (the client side of the relay).
-fn established_to(port: u16) -> usize {
-    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default()
-        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
-    table
-        .lines()
-        .skip(1)
-        .filter(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            f.len() > 3
-                && f[3] == "01"
-                && f[2]
-                    .rsplit(':')
-                    .next()
-                    .and_then(|p| u16::from_str_radix(p, 16).ok())
-                    == Some(port)
-        })
-        .count()
 }
 
 /// Throughput over SSH, ours vs virsh (OpenSSH + nc on the far side), one run each way.

@@ -29,9 +29,14 @@
 //!   unique; stream packets carry the opening call's program, procedure and serial; data only
 //!   on open uploads, in order and unchanged, never after finish or abort; **`STREAM_HOLE` only
 //!   on uploads opened sparse**; finish at most once and never after abort; abort at most once
-//!   and only after the open REPLY; keepalive only as empty PING/PONG with serial 0.
+//!   and only after the open REPLY; keepalive only as empty PING/PONG with serial 0;
+//! * event subscriptions: see `subscriptions.rs` (`Op::Sub`).
 
 #![allow(dead_code)]
+
+#[path = "subscriptions.rs"]
+mod subscriptions;
+pub use subscriptions::SubOp;
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -40,11 +45,13 @@ use arbitrary::{Arbitrary, Unstructured};
 use bytes::{Buf, Bytes, BytesMut};
 use libvirt_rpc::conn::{
     CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
-    StreamError, StreamItem,
+    StreamError, StreamItem, SubscriberId,
 };
 use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::error::{RemoteError, WireError};
-use libvirt_rpc::proto::events::{self, ConnectionClosedMsg, LifecycleMsg, RebootMsg};
+use libvirt_rpc::proto::events::{
+    self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
+};
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::types::{Domain, Uuid};
 use libvirt_rpc::proto::{
@@ -246,6 +253,10 @@ pub enum Op {
         /// Where to split delivery (0: whole).
         split: u16,
     },
+    /// An event-subscription operation. Not derived: selected by the discriminant
+    /// [`subscriptions::ESCAPE`], so the derived decoding above is unchanged.
+    #[arbitrary(skip)]
+    Sub(SubOp),
 }
 
 /// A daemon packet built with [`peer`], possibly with one header field changed.
@@ -366,7 +377,17 @@ pub fn decode(data: &[u8]) -> (Setup, Vec<Op>) {
     });
     let mut ops = Vec::new();
     while !u.is_empty() && ops.len() < MAX_OPS {
-        match Op::arbitrary(&mut u) {
+        let rest = &data[data.len() - u.len()..];
+        let escaped = rest
+            .first_chunk::<4>()
+            .is_some_and(|d| u32::from_le_bytes(*d) == subscriptions::ESCAPE);
+        let op = if escaped {
+            u.bytes(4).expect("peeked");
+            SubOp::arbitrary(&mut u).map(Op::Sub)
+        } else {
+            Op::arbitrary(&mut u)
+        };
+        match op {
             Ok(op) => ops.push(op),
             Err(_) => break,
         }
@@ -460,8 +481,10 @@ struct Harness {
     final_checked: bool,
     /// Call completions predicted from processed replies, not yet emitted.
     expected_done: HashMap<u32, Result<Bytes, CallError>>,
-    /// Events predicted from processed messages, in order.
-    expected_events: VecDeque<events::Event>,
+    /// Events predicted from processed messages, in order, with their subscribers.
+    expected_events: VecDeque<(events::Event, Vec<SubscriberId>)>,
+    /// The event-subscription model.
+    subs: subscriptions::Model,
     /// Streams whose open REPLY was processed during this operation.
     opened_now: Vec<u32>,
     /// PONGs owed for processed PINGs.
@@ -535,6 +558,7 @@ impl Harness {
             final_checked: false,
             expected_done: HashMap::new(),
             expected_events: VecDeque::new(),
+            subs: subscriptions::Model::default(),
             opened_now: Vec::new(),
             pongs_owed: 0,
             expect_fatal: false,
@@ -593,6 +617,7 @@ impl Harness {
                 {
                     Ok(serial) => {
                         assert!(closed.is_none());
+                        self.subs.note_serial(serial);
                         assert_eq!(
                             self.conn.transmit_queued(),
                             queued + MIN_FRAME_LEN + usize::from(*args_len).next_multiple_of(4)
@@ -633,6 +658,7 @@ impl Harness {
                 {
                     Ok(id) => {
                         assert!(closed.is_none());
+                        self.subs.note_serial(id);
                         assert!(!self.calls.contains_key(&id) && !self.streams.contains_key(&id));
                         self.streams.insert(
                             id,
@@ -847,6 +873,7 @@ impl Harness {
                 }
                 self.pump();
             }
+            Op::Sub(op) => self.apply_sub(op, closed.as_ref()),
         }
         if let Some(e) = closed {
             assert_eq!(self.error(), Some(e), "errors are sticky");
@@ -898,6 +925,10 @@ impl Harness {
             &(),
         );
         assert_eq!(open, Err(StreamError::Connection(e.clone())));
+        assert_eq!(
+            self.conn.subscribe::<DomainEvent>(0, None),
+            Err(CallError::Connection(e.clone()))
+        );
         let want = Err(StreamError::Connection(e.clone()));
         assert_eq!(self.conn.stream_send(id, Bytes::from_static(b"x")), want);
         assert_eq!(self.conn.stream_send_hole(id, 1), want);
@@ -1104,18 +1135,20 @@ impl Harness {
                     detail,
                 } => peer::event(
                     318,
-                    &LifecycleMsg {
+                    &CallbackMsg {
                         callback_id: *callback_id,
-                        dom: domain(),
-                        event: *event,
-                        detail: *detail,
+                        body: Lifecycle {
+                            dom: domain(),
+                            event: *event,
+                            detail: *detail,
+                        },
                     },
                 ),
                 EventBody::Reboot(cb) => peer::event(
                     319,
-                    &RebootMsg {
+                    &CallbackMsg {
                         callback_id: *cb,
-                        dom: domain(),
+                        body: DomainOnly { dom: domain() },
                     },
                 ),
                 EventBody::Closed(reason) => {
@@ -1230,7 +1263,8 @@ impl Harness {
                     self.pongs_owed += 1;
                 } else if h.program == REMOTE_PROGRAM {
                     if let Ok(Some(ev)) = events::decode(h.procedure, f.payload) {
-                        self.expected_events.push_back(ev);
+                        let subscribers = self.subs.route(&ev);
+                        self.expected_events.push_back((ev, subscribers));
                     }
                 }
             }
@@ -1282,6 +1316,9 @@ impl Harness {
     fn on_reply(&mut self, h: Header, payload: Bytes) {
         if h.status == MessageStatus::Continue {
             self.expect_fatal = true;
+            return;
+        }
+        if self.sub_on_reply(h, &payload) {
             return;
         }
         if let Some(c) = self.calls.get_mut(&h.serial) {
@@ -1402,7 +1439,7 @@ impl Harness {
                     let procedure = if s.upload { UPLOAD_PROC } else { DOWNLOAD_PROC };
                     assert_eq!((h.program, h.procedure), (REMOTE_PROGRAM, procedure));
                     assert!(f.payload.is_empty());
-                } else {
+                } else if !self.sub_on_call(f) {
                     panic!(
                         "CALL with serial {} that call/open_stream never returned",
                         h.serial
@@ -1499,6 +1536,7 @@ impl Harness {
 
     fn after_op(&mut self) {
         let mut events = Vec::new();
+        let mut done = Vec::new();
         while let Some(out) = self.conn.poll_output() {
             if trace() {
                 eprintln!("   -> {out:?}");
@@ -1539,7 +1577,14 @@ impl Harness {
                     assert!(!s.forgotten, "StreamEnded for a forgotten stream");
                     s.ended = true;
                 }
-                Output::Event(ev) => events.push(ev),
+                Output::Event {
+                    event,
+                    mut subscribers,
+                } => {
+                    subscribers.sort_unstable();
+                    events.push((event, subscribers));
+                }
+                Output::SubscriptionDone { subscriber, result } => done.push((subscriber, result)),
                 Output::Closed(e) => {
                     assert!(!self.closed_seen, "Closed emitted twice");
                     assert_eq!(
@@ -1552,8 +1597,12 @@ impl Harness {
                 other => panic!("unexpected output {other:?}"),
             }
         }
+        self.sub_after_op(done);
         let want: Vec<_> = self.expected_events.drain(..).collect();
-        assert_eq!(events, want, "events differ from the processed messages");
+        assert_eq!(
+            events, want,
+            "events (or their subscribers) differ from the processed messages"
+        );
         assert!(
             self.expected_done.is_empty(),
             "replies processed but not completed: {:?}",
@@ -1577,7 +1626,12 @@ impl Harness {
             self.conn.is_closed(),
             "Closed emitted iff is_closed"
         );
-        assert_eq!(self.conn.pending_calls(), self.pending_count());
+        assert_eq!(
+            self.conn.pending_calls(),
+            self.pending_count(),
+            "pending calls: the connection's vs the model's (user calls plus the \
+             subscription table's REGISTER/DEREGISTER in flight)"
+        );
         let live = self
             .streams
             .values()
@@ -1672,6 +1726,7 @@ impl Harness {
             .values()
             .filter(|c| c.state == CallState::Pending)
             .count()
+            + self.subs.pending()
     }
 }
 
@@ -1972,6 +2027,42 @@ impl W {
                 self.variant(18, N);
                 self.packet(packet);
                 self.u16(*split);
+            }
+            Op::Sub(op) => {
+                self.u32(subscriptions::ESCAPE);
+                self.sub_op(op);
+            }
+        }
+    }
+    fn sub_op(&mut self, op: &SubOp) {
+        const N: u64 = 4;
+        match *op {
+            SubOp::Subscribe { secret, event_id } => {
+                self.variant(0, N);
+                self.bool(secret);
+                self.u8(event_id);
+            }
+            SubOp::Unsubscribe { sub } => {
+                self.variant(1, N);
+                self.u8(sub);
+            }
+            SubOp::Answer {
+                call,
+                callback_id,
+                refuse,
+            } => {
+                self.variant(2, N);
+                self.u8(call);
+                self.u8(callback_id);
+                self.bool(refuse);
+            }
+            SubOp::Event {
+                secret,
+                callback_id,
+            } => {
+                self.variant(3, N);
+                self.bool(secret);
+                self.u8(callback_id);
             }
         }
     }

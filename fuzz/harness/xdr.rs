@@ -30,12 +30,18 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use libvirt_rpc::proto::Procedure;
 use libvirt_rpc::proto::error::{RemoteError, WireError};
-use libvirt_rpc::proto::events::{self, ConnectionClosedMsg, EVENT_PROCS, LifecycleMsg, RebootMsg};
+use libvirt_rpc::proto::events::{
+    self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle,
+};
 use libvirt_rpc::proto::types::{
     Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
     StorageVol, TypedParam, Uuid,
 };
 use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
+
+/// The wire messages of events 318 and 319.
+type LifecycleMsg = CallbackMsg<Lifecycle>;
+type RebootMsg = CallbackMsg<DomainOnly>;
 
 libvirt_rpc::xdr_struct! {
     /// `virNetStreamHole`.

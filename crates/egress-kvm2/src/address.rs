@@ -140,22 +140,16 @@ mod tests {
     use super::*;
     use AddressSource::{Agent, Arp, Lease};
     use libvirt_rpc::proto::ErrorCode;
-    use libvirt_rpc::proto::error::{ErrorDomain, ErrorLevel};
+    use libvirt_rpc::proto::error::ErrorDomain;
     use libvirt_rpc::proto::procs::domain::DomainIpAddr;
     use libvirt_rpc::{CallError, ConnectionError, RemoteError};
 
     fn remote(code: ErrorCode) -> SourceResult {
-        SourceResult::Failed(LvError::Call(CallError::Remote(RemoteError {
+        SourceResult::Failed(LvError::Call(CallError::Remote(RemoteError::new(
             code,
-            domain: ErrorDomain::QEMU,
-            message: Some("x".into()),
-            level: ErrorLevel::ERROR,
-            str1: None,
-            str2: None,
-            str3: None,
-            int1: -1,
-            int2: -1,
-        })))
+            ErrorDomain::QEMU,
+            "x",
+        ))))
     }
 
     fn dead() -> SourceResult {

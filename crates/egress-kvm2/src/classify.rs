@@ -21,17 +21,19 @@
 //! | `SYSTEM_ERROR` with errno `EPERM`, `EACCES`, `EROFS` | Permanent | file permissions on the host |
 //! | every other code (`INTERNAL_ERROR`, `SYSTEM_ERROR` otherwise (incl. `ENOSPC`), `OPERATION_FAILED`, `OPERATION_INVALID`, `OPERATION_TIMEOUT`, `RPC`, `AGENT_*`, `RESOURCE_BUSY`, `STORAGE_VOL_EXIST`, `DOM_EXIST`, `INVALID_*`, unknown codes) | Transient | may succeed later unchanged; when unsure, Transient (contract rule 4) |
 //!
-//! Outside the daemon's codes: a dead or closed link, a call or transfer over its budget, a
-//! refused dial, an SSH session that ended → Transient. An unusable URI, unsupported
-//! authentication, SSH host-key and credential failures, an argument over a protocol limit →
-//! Permanent.
+//! Outside the daemon's codes: a dead or closed link, a call or transfer over its budget, an
+//! SSH session that ended → Transient. A failed dial goes by the contract's
+//! [`classify_io`]: refused, reset, unreachable or a missing socket (the daemon is down) →
+//! Transient; permission denied or a path that cannot name a socket → Permanent. An unusable
+//! URI, unsupported authentication, SSH host-key and credential failures, an argument over a
+//! protocol limit → Permanent.
 
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use egress_provider::{ErrorKind, ProviderError};
-use libvirt_rpc::client::{ConnectError, TransferError};
+use egress_provider::{ErrorKind, ProviderError, classify_io};
+use libvirt_rpc::client::{ConnectError, TlsError, TransferError};
 use libvirt_rpc::conn::handshake::HandshakeError;
 use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::{CallError, RemoteError, StreamError};
@@ -50,7 +52,7 @@ pub enum LvError {
     /// The local side of a transfer failed (e.g. the HTTP body of an image).
     #[error("transfer source failed: {0}")]
     Local(Arc<io::Error>),
-    /// A link could not be opened.
+    /// A link could not be opened (dial, SSH transport or handshake).
     #[error("cannot connect to {uri}: {source}")]
     Connect {
         /// The URI dialled.
@@ -58,15 +60,6 @@ pub enum LvError {
         /// What failed.
         #[source]
         source: Arc<ConnectError>,
-    },
-    /// The SSH transport could not be opened.
-    #[error("cannot open ssh transport for {uri}: {source}")]
-    Ssh {
-        /// The URI dialled.
-        uri: String,
-        /// What failed.
-        #[source]
-        source: Arc<ssh_socket::SshError>,
     },
     /// The link is dead (marked dead by a budget overrun, a connection error or a close);
     /// `reason` is the first reason given.
@@ -176,12 +169,16 @@ pub fn code_kind(code: ErrorCode) -> ErrorKind {
     }
 }
 
-const EPERM: i32 = 1;
-const EACCES: i32 = 13;
-const EROFS: i32 = 30;
-
 fn remote_kind(e: &RemoteError) -> ErrorKind {
-    if e.code == ErrorCode::SYSTEM_ERROR && matches!(e.errno(), Some(EPERM | EACCES | EROFS)) {
+    // EPERM, EACCES (permission denied) and EROFS (read-only file system), by the OS's own
+    // errno table rather than numbers written here again.
+    let file_permissions = e.errno().is_some_and(|n| {
+        matches!(
+            io::Error::from_raw_os_error(n).kind(),
+            io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+        )
+    });
+    if e.code == ErrorCode::SYSTEM_ERROR && file_permissions {
         return ErrorKind::Permanent;
     }
     code_kind(e.code)
@@ -201,18 +198,26 @@ fn call_kind(e: &CallError) -> ErrorKind {
 fn connect_kind(e: &ConnectError) -> ErrorKind {
     match e {
         ConnectError::Uri(_) | ConnectError::Unsupported(_) => ErrorKind::Permanent,
-        // A socket we may not open needs a human; refused, reset, missing (daemon down) and
-        // unreachable may come back by themselves.
-        ConnectError::Dial { source, .. } => match source.kind() {
-            io::ErrorKind::PermissionDenied => ErrorKind::Permanent,
-            _ => ErrorKind::Transient,
-        },
+        // The contract's rule for I/O errors: a socket we may not open or a path that cannot
+        // name one needs a human; refused, reset, missing (the daemon is down or restarting)
+        // and unreachable may come back by themselves.
+        ConnectError::Dial { source, .. } => classify_io(source.kind()),
+        ConnectError::Ssh(e) => ssh_kind(e),
         ConnectError::Handshake(h) => match h {
             HandshakeError::Call { error, .. } => call_kind(error),
-            HandshakeError::UnsupportedAuth(_) | HandshakeError::PolkitIncomplete => {
-                ErrorKind::Permanent
-            }
+            // Credentials, certificates and mechanisms need a human.
+            HandshakeError::UnsupportedAuth(_)
+            | HandshakeError::PolkitIncomplete
+            | HandshakeError::Sasl(_)
+            | HandshakeError::AuthRejected { .. }
+            | HandshakeError::TlsRefused { .. } => ErrorKind::Permanent,
             _ => ErrorKind::Transient,
+        },
+        // Missing PKI files and an untrusted server certificate need a human; a handshake
+        // that failed otherwise may be a daemon restarting.
+        ConnectError::Tls(t) => match t {
+            TlsError::Handshake { .. } => ErrorKind::Transient,
+            _ => ErrorKind::Permanent,
         },
         _ => ErrorKind::Transient,
     }
@@ -243,7 +248,6 @@ pub fn kind(e: &LvError) -> ErrorKind {
             _ => ErrorKind::Transient,
         },
         LvError::Connect { source, .. } => connect_kind(source),
-        LvError::Ssh { source, .. } => ssh_kind(source),
         LvError::Local(_) | LvError::Dead { .. } | LvError::Budget { .. } => ErrorKind::Transient,
     }
 }
@@ -273,20 +277,10 @@ pub fn transient(context: impl Into<String>, err: LvError) -> ProviderError {
 mod tests {
     use super::*;
     use libvirt_rpc::ConnectionError;
-    use libvirt_rpc::proto::error::{ErrorDomain, ErrorLevel};
+    use libvirt_rpc::proto::error::ErrorDomain;
 
     fn remote(code: ErrorCode) -> RemoteError {
-        RemoteError {
-            code,
-            domain: ErrorDomain::NONE,
-            message: Some("m".into()),
-            level: ErrorLevel::ERROR,
-            str1: None,
-            str2: None,
-            str3: None,
-            int1: -1,
-            int2: -1,
-        }
+        RemoteError::new(code, ErrorDomain::NONE, "m")
     }
 
     fn call(code: ErrorCode) -> LvError {
@@ -425,6 +419,30 @@ mod tests {
             }),
         };
         assert_eq!(kind(&denied), ErrorKind::Permanent);
+        // The rule is the contract's, whole: the same kind for every io::ErrorKind.
+        for k in [
+            io::ErrorKind::NotFound,
+            io::ErrorKind::ConnectionRefused,
+            io::ErrorKind::PermissionDenied,
+            io::ErrorKind::InvalidInput,
+            io::ErrorKind::NotADirectory,
+        ] {
+            let e = LvError::Connect {
+                uri: uri.clone(),
+                source: Arc::new(ConnectError::Dial {
+                    target: "/x".into(),
+                    source: io::Error::from(k),
+                }),
+            };
+            assert_eq!(kind(&e), classify_io(k), "{k:?}");
+        }
+        let host_key = LvError::Connect {
+            uri: uri.clone(),
+            source: Arc::new(ConnectError::Ssh(Box::new(ssh_socket::SshError::Config {
+                reason: "no credentials".into(),
+            }))),
+        };
+        assert_eq!(kind(&host_key), ErrorKind::Permanent);
         let auth = LvError::Connect {
             uri: uri.clone(),
             source: Arc::new(ConnectError::Handshake(HandshakeError::UnsupportedAuth(
@@ -433,13 +451,31 @@ mod tests {
         };
         assert_eq!(kind(&auth), ErrorKind::Permanent);
         let auth_failed = LvError::Connect {
-            uri,
+            uri: uri.clone(),
             source: Arc::new(ConnectError::Handshake(HandshakeError::Call {
                 step: "open",
                 error: CallError::Remote(remote(ErrorCode::AUTH_FAILED)),
             })),
         };
         assert_eq!(kind(&auth_failed), ErrorKind::Permanent);
+        let connect = |e: ConnectError| LvError::Connect {
+            uri: uri.clone(),
+            source: Arc::new(e),
+        };
+        let untrusted = connect(ConnectError::Tls(TlsError::UnknownCa {
+            host: "h".into(),
+            reason: "UnknownIssuer".into(),
+        }));
+        assert_eq!(kind(&untrusted), ErrorKind::Permanent);
+        let refused = connect(ConnectError::Handshake(HandshakeError::TlsRefused {
+            detail: "eof".into(),
+        }));
+        assert_eq!(kind(&refused), ErrorKind::Permanent);
+        let flaky = connect(ConnectError::Tls(TlsError::Handshake {
+            host: "h".into(),
+            reason: "reset".into(),
+        }));
+        assert_eq!(kind(&flaky), ErrorKind::Transient);
     }
 
     #[test]

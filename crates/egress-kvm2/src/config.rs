@@ -44,7 +44,8 @@ use serde::{Deserialize, Deserializer};
 #[non_exhaustive]
 pub struct Kvm2Settings {
     /// The libvirt URI of the host: `qemu:///system`, `qemu+unix:///session?socket=…`,
-    /// `qemu+tcp://host/system` or `qemu+ssh://user@host/system?keyfile=…`.
+    /// `qemu+tcp://host/system`, `qemu+ssh://user@host/system?keyfile=…`, or TLS:
+    /// `qemu+tls://host/system?pkipath=…` (also `qemu://host/system`).
     pub uri: String,
     /// The storage pool holding base images, overlays and seeds. It must exist and be active.
     pub pool: String,
@@ -103,7 +104,10 @@ impl Kvm2Settings {
             Ok(u) => {
                 if !matches!(
                     u.transport,
-                    Transport::Unix { .. } | Transport::Tcp { .. } | Transport::Ssh(_)
+                    Transport::Unix { .. }
+                        | Transport::Tcp { .. }
+                        | Transport::Ssh(_)
+                        | Transport::Tls(_)
                 ) {
                     errors.push(FieldError::invalid(at("uri"), "unsupported transport"));
                 }
@@ -477,6 +481,17 @@ mod tests {
     }
 
     #[test]
+    fn tls_hosts() {
+        for uri in [
+            "qemu+tls://kvm-a.example/system?pkipath=/etc/egress/pki",
+            "qemu://kvm-a.example/system?auth=sasl.scram-sha-256&authfile=/etc/egress/auth.conf",
+        ] {
+            let s = parse(&format!(r#"{{"uri":"{uri}","pool":"default"}}"#)).unwrap();
+            assert!(s.validate("providers[0]").is_ok(), "{uri}");
+        }
+    }
+
+    #[test]
     fn user_network_with_port_forwards() {
         let s = parse(
             r#"{"uri":"qemu:///system","pool":"p","serial_log_dir":"/var/log/e",
@@ -567,7 +582,7 @@ mod tests {
             .unwrap_err();
         assert!(e.to_string().contains("name"), "{e}");
 
-        let mut s = Kvm2Settings::new("qemu+tls://h/system", " ");
+        let mut s = Kvm2Settings::new("qemu+libssh2://h/system", " ");
         s.address_sources = vec![AddressSource::Arp, AddressSource::Arp];
         s.budgets.call = Duration::ZERO;
         let e = s.validate("providers[3]").unwrap_err();

@@ -40,8 +40,8 @@
 //! A failed fetch or upload **closes the dedicated connection first** (so the daemon lets
 //! go of the stream's file), **then** deletes the unmarked base.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::collections::BTreeMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use bytes::Bytes;
 use egress_provider::{
@@ -58,6 +58,7 @@ use crate::classify::{LvError, provider_error};
 use crate::config::Budgets;
 use crate::faults::{FaultPoints, Point};
 use crate::fence::{Lease, Leases, Subject, lease_name};
+use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::ops;
 use crate::sparse::{Segment, ZeroRuns};
@@ -116,6 +117,30 @@ pub struct BaseImage {
     pub uploaded: u64,
 }
 
+impl BaseImage {
+    /// The published base `volume` as the host reports it now (capacity, path).
+    async fn read(
+        link: &Link,
+        volume: StorageVol,
+        format: ImageFormat,
+        digest: Sha256Digest,
+        uploaded: Option<u64>,
+    ) -> Result<Self, ProviderError> {
+        let read = |e| provider_error(format!("read volume {}", volume.name), e);
+        let info = ops::vol_info(link, &volume).await.map_err(read)?;
+        let path = ops::vol_path(link, &volume).await.map_err(read)?;
+        Ok(Self {
+            volume,
+            path,
+            format,
+            capacity: info.capacity,
+            digest,
+            fetched: uploaded.is_some(),
+            uploaded: uploaded.unwrap_or(0),
+        })
+    }
+}
+
 /// `base-<entry>-<key>.<format>`.
 pub fn base_volume_name(entry: &str, key: &str, format: ImageFormat) -> String {
     format!("base-{entry}-{key}.{}", format.as_str())
@@ -132,17 +157,8 @@ pub fn temp_volume_prefix(entry: &str, key: &str, format: ImageFormat) -> String
     format!("tmp-{entry}-{key}.{}.", format.as_str())
 }
 
-/// In-process single flight per (entry, key). The map is bounded by the configured keys.
-type FlightMap = HashMap<(String, String), Arc<tokio::sync::Mutex<()>>>;
-
-fn flight(entry: &str, key: &str) -> Arc<tokio::sync::Mutex<()>> {
-    static MAP: OnceLock<Mutex<FlightMap>> = OnceLock::new();
-    let map = MAP.get_or_init(Mutex::default);
-    let mut m = map.lock().unwrap_or_else(PoisonError::into_inner);
-    m.entry((entry.to_owned(), key.to_owned()))
-        .or_default()
-        .clone()
-}
+/// In-process single flight per (entry, key), across every cache of the process.
+static FLIGHTS: LazyLock<KeyedLocks<(String, String)>> = LazyLock::new(KeyedLocks::default);
 
 /// What the cache check found.
 enum Check {
@@ -277,8 +293,7 @@ impl ImageCache {
         key: &Identifier,
     ) -> Result<BaseImage, ProviderError> {
         let src = self.source(key)?.clone();
-        let lock = flight(&self.entry, key.as_str());
-        let _guard = lock.lock().await;
+        let _guard = FLIGHTS.lock((self.entry.clone(), key.to_string())).await;
         // Cached: no lease needed (a published base never changes).
         if let Some(base) = self.cached(links, key, &src).await? {
             return Ok(base);
@@ -315,9 +330,7 @@ impl ImageCache {
             .link()
             .await
             .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
-        let pool = ops::pool(&link, &self.pool)
-            .await
-            .map_err(|e| provider_error(format!("look up storage pool {:?}", self.pool), e))?;
+        let pool = ops::entry_pool(&link, &self.pool).await?;
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         match self
@@ -346,9 +359,7 @@ impl ImageCache {
             .link()
             .await
             .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
-        let pool = ops::pool(&link, &self.pool)
-            .await
-            .map_err(|e| provider_error(format!("look up storage pool {:?}", self.pool), e))?;
+        let pool = ops::entry_pool(&link, &self.pool).await?;
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         match self
@@ -421,21 +432,9 @@ impl ImageCache {
         let Some(volume) = base else {
             return Ok(Check::Debris("marker without base".into()));
         };
-        let info = ops::vol_info(link, &volume)
+        BaseImage::read(link, volume, src.format, found, None)
             .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        let path = ops::vol_path(link, &volume)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        Ok(Check::Cached(BaseImage {
-            volume,
-            path,
-            format: src.format,
-            capacity: info.capacity,
-            digest: found,
-            fetched: false,
-            uploaded: 0,
-        }))
+            .map(Check::Cached)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -682,25 +681,11 @@ impl ImageCache {
         attempt.base = None;
         self.note("marker");
 
-        let info = ops::vol_info(link, &base)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
-        let path = ops::vol_path(link, &base)
-            .await
-            .map_err(|e| provider_error(format!("read volume {base_name}"), e))?;
         self.report(ImageProgress::Published {
             volume: base_name,
             bytes: len,
         });
-        Ok(BaseImage {
-            volume: base,
-            path,
-            format: src.format,
-            capacity: info.capacity,
-            digest,
-            fetched: true,
-            uploaded,
-        })
+        BaseImage::read(link, base, src.format, digest, Some(uploaded)).await
     }
 }
 

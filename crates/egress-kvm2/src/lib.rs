@@ -77,6 +77,7 @@ pub mod config;
 pub mod faults;
 pub mod fence;
 pub mod image;
+mod keyed;
 pub mod link;
 pub mod meta;
 pub mod monitor;

@@ -3,15 +3,23 @@
 //!
 //! # Death, in this order (H1)
 //!
-//! [`Link::mark_dead`] first *publishes* "dead" with its reason (a short critical section
-//! inside the watch channel: no await, no I/O), so every caller waiting on the link is
-//! released at once and reads a populated [`dead_reason`](Link::dead_reason). Only then,
-//! outside any lock, does it close the client, which kills the transport (for SSH: a
-//! `shutdown(2)` of the TCP socket through the kill hook). Only the first caller closes;
-//! later callers return immediately. There is deliberately no once-style primitive around
-//! the kill: `OnceLock::get_or_init` or `std::sync::Once` would make every other caller wait
-//! for the first one's kill, which is how the Go predecessor pinned a whole operator behind
-//! one stalled SSH write for the kernel's 15-minute retransmission timeout.
+//! A link is exactly as dead as its [`Client`]: [`Link::mark_dead`] is
+//! [`Client::close_with`], which first *publishes* the reason (a short critical section: no
+//! await, no I/O), so every caller waiting on the link is released at once and reads it back
+//! ([`Client::error`], [`Link::dead_reason`]). Only then, outside any lock, does the client
+//! kill the transport (for SSH: a `shutdown(2)` of the TCP socket). Only the first close
+//! kills; later ones return immediately, even while the first kill still runs. There is
+//! deliberately no once-style primitive around the kill: `OnceLock::get_or_init` or
+//! `std::sync::Once` would make every other caller wait for the first one's kill, which is
+//! how the Go predecessor pinned a whole operator behind one stalled SSH write for the
+//! kernel's 15-minute retransmission timeout. The link keeps no state of its own about it.
+//!
+//! # Dialling
+//!
+//! Every transport (unix, tcp, `qemu+ssh://`) is dialled by [`Client::connect`]; the `ssh`
+//! feature of libvirt-rpc maps the URI onto ssh-socket (user, port, `keyfile`,
+//! `known_hosts`, `no_verify`, `socket`; no user in the URI means the local login name, as
+//! ssh and libvirt use) and installs the socket kill.
 //!
 //! # Budgets
 //!
@@ -24,12 +32,11 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use libvirt_rpc::CallError;
-use libvirt_rpc::client::uri::{LibvirtUri, SshTarget, Transport};
-use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, KillFn};
+use libvirt_rpc::client::uri::LibvirtUri;
+use libvirt_rpc::client::{Client, ConnectOptions, KillFn};
 use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::proto::Procedure;
-use tokio::sync::watch;
+use libvirt_rpc::{CallError, ConnectionError};
 use tokio::time::Instant;
 
 use crate::classify::LvError;
@@ -38,7 +45,6 @@ use crate::classify::LvError;
 pub struct Link {
     id: u64,
     client: Client,
-    dead: watch::Sender<Option<Arc<str>>>,
     call_budget: Duration,
 }
 
@@ -51,13 +57,21 @@ impl std::fmt::Debug for Link {
     }
 }
 
+/// What a caller of a dead link reads: the reason given to the close, or the connection's
+/// own error when it died by itself.
+fn reason(e: &ConnectionError) -> Arc<str> {
+    match e {
+        ConnectionError::LocallyClosed { reason } => reason.clone(),
+        other => other.to_string().into(),
+    }
+}
+
 impl Link {
     /// Wraps a connected client; calls on it are bounded by `call_budget`.
     pub fn new(id: u64, client: Client, call_budget: Duration) -> Self {
         Self {
             id,
             client,
-            dead: watch::Sender::new(None),
             call_budget,
         }
     }
@@ -77,64 +91,49 @@ impl Link {
         self.call_budget
     }
 
-    /// Why the link was marked dead, if it was.
+    /// Why the link is dead (the first reason it was marked dead with, or why its connection
+    /// ended by itself), if it is.
     pub fn dead_reason(&self) -> Option<Arc<str>> {
-        self.dead.borrow().clone()
+        self.client.error().as_ref().map(reason)
     }
 
     /// Dead: marked, or its connection ended by itself.
     pub fn is_dead(&self) -> bool {
-        self.dead.borrow().is_some() || self.client.is_closed()
+        self.client.is_closed()
     }
 
-    /// Resolves with the reason once the link is marked dead.
+    /// Resolves with the reason once the link is dead.
     pub async fn dead(&self) -> Arc<str> {
-        let mut rx = self.dead.subscribe();
-        match rx.wait_for(Option::is_some).await {
-            Ok(r) => r.clone().unwrap_or_else(|| "dead".into()),
-            Err(_) => "link dropped".into(),
-        }
+        reason(&self.client.closed().await)
     }
 
     /// Marks the link dead with `reason`: publish first (waiters are released and read the
-    /// reason), then kill the transport outside any lock. Only the first call kills; every
-    /// later one returns at once, even while the first kill is still running.
+    /// reason), then kill the transport outside any lock ([`Client::close_with`]). Only the
+    /// first call kills; every later one returns at once, even while the first kill is still
+    /// running.
     pub fn mark_dead(&self, reason: impl Into<Arc<str>>) {
         let reason = reason.into();
-        let first = self.dead.send_if_modified(|slot| {
-            if slot.is_some() {
-                return false;
-            }
-            *slot = Some(reason.clone());
-            true
-        });
-        if first {
+        if self.client.close_with(reason.clone()) {
             tracing::warn!(link = self.id, %reason, "libvirt link marked dead");
-            // Outside any lock of ours: `close` fails the client's pending calls, then runs
-            // the transport's kill hook.
-            self.client.close();
         }
     }
 
     /// The error every caller of a dead link gets: the first reason, read back.
     pub fn dead_error(&self) -> LvError {
-        let reason = self
-            .dead_reason()
-            .or_else(|| self.client.error().map(|e| Arc::from(e.to_string())))
-            .unwrap_or_else(|| "closed".into());
-        LvError::Dead { reason }
+        LvError::Dead {
+            reason: self.dead_reason().unwrap_or_else(|| "closed".into()),
+        }
     }
 
     /// One call, bounded by the call budget. A budget overrun or a connection error marks
     /// the link dead; a caller parked here is released as soon as anyone marks it dead.
     pub async fn call<P: Procedure>(&self, args: &P::Args) -> Result<P::Ret, LvError> {
-        if self.dead_reason().is_some() {
+        if self.is_dead() {
             return Err(self.dead_error());
         }
-        let mut rx = self.dead.subscribe();
         let result = tokio::select! {
             r = self.client.call_timeout::<P>(args, self.call_budget) => r,
-            _ = rx.wait_for(Option::is_some) => return Err(self.dead_error()),
+            _ = self.client.closed() => return Err(self.dead_error()),
         };
         match result {
             Ok(v) => Ok(v),
@@ -158,9 +157,7 @@ impl Link {
 impl Drop for Link {
     fn drop(&mut self) {
         // The client closes itself when its last clone drops; say why in the logs.
-        if self.dead_reason().is_none() {
-            self.client.close();
-        }
+        self.client.close();
     }
 }
 
@@ -313,46 +310,14 @@ pub fn connect_options(parsed: &LibvirtUri, kill: Option<KillFn>) -> ConnectOpti
     }
 }
 
-/// Dials `uri` (unix, tcp or ssh) and runs the handshake.
+/// Dials `uri` (unix, tcp or ssh: [`Client::connect`]) and runs the handshake.
 pub async fn connect(uri: &str, parsed: &LibvirtUri) -> Result<Client, LvError> {
-    match &parsed.transport {
-        Transport::Ssh(target) => {
-            let cfg = ssh_config(target);
-            let (stream, close) = ssh_socket::connect(&cfg).await.map_err(|e| LvError::Ssh {
-                uri: uri.to_owned(),
-                source: Arc::new(e),
-            })?;
-            let kill: KillFn = Arc::new(move || close.close());
-            Client::handshake(stream, connect_options(parsed, Some(kill)))
-                .await
-                .map_err(|e| connect_error(uri, e))
-        }
-        _ => Client::connect(uri, connect_options(parsed, None))
-            .await
-            .map_err(|e| connect_error(uri, e)),
-    }
-}
-
-fn connect_error(uri: &str, e: ConnectError) -> LvError {
-    LvError::Connect {
-        uri: uri.to_owned(),
-        source: Arc::new(e),
-    }
-}
-
-fn ssh_config(t: &SshTarget) -> ssh_socket::SshConfig {
-    let user = t
-        .user
-        .clone()
-        .or_else(|| std::env::var("USER").ok())
-        .unwrap_or_else(|| "root".to_owned());
-    let mut cfg = ssh_socket::SshConfig::new(user, t.host.clone());
-    cfg.port = t.port;
-    cfg.key_files.extend(t.keyfile.clone());
-    cfg.known_hosts.clone_from(&t.known_hosts);
-    cfg.no_verify = t.no_verify;
-    cfg.socket_path = t.socket.display().to_string();
-    cfg
+    Client::connect(uri, connect_options(parsed, None))
+        .await
+        .map_err(|e| LvError::Connect {
+            uri: uri.to_owned(),
+            source: Arc::new(e),
+        })
 }
 
 #[cfg(test)]

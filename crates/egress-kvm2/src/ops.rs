@@ -20,7 +20,9 @@ use libvirt_rpc::proto::procs::storage::{
 };
 use libvirt_rpc::proto::types::{Domain, StoragePool, StorageVol};
 
-use crate::classify::LvError;
+use egress_provider::ProviderError;
+
+use crate::classify::{LvError, provider_error};
 use crate::link::Link;
 use crate::meta::NAMESPACE;
 
@@ -38,6 +40,14 @@ pub async fn pool(link: &Link, name: &str) -> Result<StoragePool, LvError> {
     link.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: name.into() })
         .await
         .map(|r| r.pool)
+}
+
+/// The entry's storage pool, its absence classified with the operator's advice
+/// ([`provider_error`]).
+pub async fn entry_pool(link: &Link, name: &str) -> Result<StoragePool, ProviderError> {
+    pool(link, name)
+        .await
+        .map_err(|e| provider_error(format!("look up storage pool {name:?}"), e))
 }
 
 /// A volume by name, `None` if absent.

@@ -1,9 +1,9 @@
 //! The [`Provider`] implementation.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
@@ -19,7 +19,7 @@ use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDo
 use libvirt_rpc::proto::procs::domain::{
     DomainCreateWithFlags, DomainDefineXmlFlags, DomainDestroyFlags, DomainFlagsArgs,
     DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
-    DomainUndefineFlags, define_flags, state, undefine_flags,
+    DomainUndefineFlags, define_flags, shutoff_reason, state, undefine_flags,
 };
 use libvirt_rpc::proto::types::Domain;
 use tracing::Instrument;
@@ -30,18 +30,13 @@ use crate::config::Kvm2Settings;
 use crate::faults::{FaultPoints, Point};
 use crate::fence::{Leases, Subject, lease_name};
 use crate::image::{BaseImage, ImageCache, ProgressFn};
+use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::meta::Meta;
 use crate::monitor;
 use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
-
-/// `virDomainShutoffReason` values that mean the guest failed.
-const SHUTOFF_CRASHED: i32 = 3;
-const SHUTOFF_FAILED: i32 = 6;
-/// `VIR_DOMAIN_SHUTOFF_UNKNOWN`: defined and never started (or the daemon does not know).
-const SHUTOFF_UNKNOWN: i32 = 0;
 
 /// Why a provider could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -72,51 +67,13 @@ pub fn seed_volume_name(entry: &str, uid: &str) -> String {
     format!("seed-{entry}-{uid}.img")
 }
 
-/// Per-key async locks whose entries go away when unused.
-#[derive(Default)]
-struct KeyedLocks(Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
-
-struct KeyedGuard<'a> {
-    locks: &'a KeyedLocks,
-    key: String,
-    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
-}
-
-impl KeyedLocks {
-    async fn lock(&self, key: &str) -> KeyedGuard<'_> {
-        let m = {
-            let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-            map.entry(key.to_owned()).or_default().clone()
-        };
-        let guard = m.lock_owned().await;
-        KeyedGuard {
-            locks: self,
-            key: key.to_owned(),
-            guard: Some(guard),
-        }
-    }
-}
-
-impl Drop for KeyedGuard<'_> {
-    fn drop(&mut self) {
-        drop(self.guard.take());
-        let mut map = self.locks.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if map
-            .get(&self.key)
-            .is_some_and(|m| Arc::strong_count(m) == 1)
-        {
-            map.remove(&self.key);
-        }
-    }
-}
-
 /// The KVM provider of one configuration entry.
 pub struct Kvm2Provider {
     name: Identifier,
     settings: Kvm2Settings,
     links: LinkPool,
     images: ImageCache,
-    uids: KeyedLocks,
+    uids: KeyedLocks<String>,
     leases: Leases,
     faults: FaultPoints,
     /// Tests: runs between the state read and the address read.
@@ -349,10 +306,10 @@ impl Kvm2Provider {
                 None => InstanceState::Provisioning,
             },
             state::SHUTOFF => match st.reason {
-                SHUTOFF_CRASHED => InstanceState::Failed {
+                shutoff_reason::CRASHED => InstanceState::Failed {
                     reason: "the guest crashed and is shut off".into(),
                 },
-                SHUTOFF_FAILED => InstanceState::Failed {
+                shutoff_reason::FAILED => InstanceState::Failed {
                     reason: "the domain failed to start".into(),
                 },
                 _ => InstanceState::Stopped,
@@ -429,7 +386,9 @@ impl Kvm2Provider {
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
         // Defined and never started (a create interrupted between define and start), or a
         // start that failed: start it now. A domain stopped after running stays stopped.
-        if st.state == state::SHUTOFF && matches!(st.reason, SHUTOFF_UNKNOWN | SHUTOFF_FAILED) {
+        if st.state == state::SHUTOFF
+            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED)
+        {
             tracing::info!(domain = %dom.name, "completing an interrupted create: starting the domain");
             self.start(link, dom).await?;
         }
@@ -484,7 +443,7 @@ impl Kvm2Provider {
             )));
         }
         self.faults.at(Point::CreateLock).await;
-        let _guard = self.uids.lock(spec.uid.as_str()).await;
+        let _guard = self.uids.lock(spec.uid.to_string()).await;
         self.under_uid_lease(&spec.uid, Box::pin(self.create_leased(spec)))
             .await
     }
@@ -513,12 +472,7 @@ impl Kvm2Provider {
         // The fetch may have taken long: take the live link again.
         self.faults.at(Point::CreateOverlay).await;
         let link = self.link().await?;
-        let pool = ops::pool(&link, &self.settings.pool)
-            .await
-            .map_err(perr(format!(
-                "look up storage pool {:?}",
-                self.settings.pool
-            )))?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
 
         // The overlay: reuse one left by an interrupted create (nothing has booted from it,
         // since no domain exists), else create it.
@@ -754,7 +708,7 @@ impl Kvm2Provider {
 
     async fn delete_inner(&self, uid: &Identifier) -> Result<(), ProviderError> {
         self.faults.at(Point::DeleteLock).await;
-        let _guard = self.uids.lock(uid.as_str()).await;
+        let _guard = self.uids.lock(uid.to_string()).await;
         self.under_uid_lease(uid, Box::pin(self.delete_leased(uid)))
             .await
     }
@@ -779,12 +733,7 @@ impl Kvm2Provider {
             self.undefine(&link, &dom).await?;
         }
         self.faults.at(Point::DeleteVolumes).await;
-        let pool = ops::pool(&link, &self.settings.pool)
-            .await
-            .map_err(perr(format!(
-                "look up storage pool {:?}",
-                self.settings.pool
-            )))?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
         for vol in [
             disk_volume_name(self.name.as_str(), uid.as_str()),
             seed_volume_name(self.name.as_str(), uid.as_str()),

@@ -49,6 +49,14 @@ fn text(w: &mut W, name: &str, value: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// `<name a="…" …/>`, attribute values escaped by the writer.
+fn empty(w: &mut W, name: &str, attrs: &[(&str, &str)]) -> io::Result<()> {
+    w.create_element(name)
+        .with_attributes(attrs.iter().copied())
+        .write_empty()?;
+    Ok(())
+}
+
 fn volume_disk(
     w: &mut W,
     pool: &str,
@@ -61,20 +69,11 @@ fn volume_disk(
         .with_attribute(("type", "volume"))
         .with_attribute(("device", "disk"))
         .write_inner_content(|w| {
-            w.create_element("driver")
-                .with_attribute(("name", "qemu"))
-                .with_attribute(("type", format))
-                .write_empty()?;
-            w.create_element("source")
-                .with_attribute(("pool", pool))
-                .with_attribute(("volume", volume))
-                .write_empty()?;
-            w.create_element("target")
-                .with_attribute(("dev", dev))
-                .with_attribute(("bus", "virtio"))
-                .write_empty()?;
+            empty(w, "driver", &[("name", "qemu"), ("type", format)])?;
+            empty(w, "source", &[("pool", pool), ("volume", volume)])?;
+            empty(w, "target", &[("dev", dev), ("bus", "virtio")])?;
             if readonly {
-                w.create_element("readonly").write_empty()?;
+                empty(w, "readonly", &[])?;
             }
             Ok(())
         })?;
@@ -96,16 +95,10 @@ fn interface(w: &mut W, network: &NetworkConfig) -> io::Result<()> {
         .with_attribute(("type", kind))
         .write_inner_content(|w| {
             if let Some(attr) = source {
-                w.create_element("source")
-                    .with_attribute(attr)
-                    .write_empty()?;
+                empty(w, "source", &[attr])?;
             }
-            w.create_element("model")
-                .with_attribute(("type", "virtio"))
-                .write_empty()?;
-            w.create_element("rom")
-                .with_attribute(("enabled", "no"))
-                .write_empty()?;
+            empty(w, "model", &[("type", "virtio")])?;
+            empty(w, "rom", &[("enabled", "no")])?;
             Ok(())
         })?;
     Ok(())
@@ -139,14 +132,12 @@ pub fn domain_xml(d: &DomainSpec<'_>) -> String {
                     w.create_element("type")
                         .with_attribute(("arch", "x86_64"))
                         .write_text_content(BytesText::new("hvm"))?;
-                    w.create_element("boot")
-                        .with_attribute(("dev", "hd"))
-                        .write_empty()?;
+                    empty(w, "boot", &[("dev", "hd")])?;
                     Ok(())
                 })?;
                 w.create_element("features").write_inner_content(|w| {
-                    w.create_element("acpi").write_empty()?;
-                    w.create_element("apic").write_empty()?;
+                    empty(w, "acpi", &[])?;
+                    empty(w, "apic", &[])?;
                     Ok(())
                 })?;
                 text(w, "on_poweroff", "destroy")?;
@@ -160,15 +151,13 @@ pub fn domain_xml(d: &DomainSpec<'_>) -> String {
                         .with_attribute(("type", "unix"))
                         .write_inner_content(|w| {
                             if let Some(path) = d.agent_socket {
-                                w.create_element("source")
-                                    .with_attribute(("mode", "bind"))
-                                    .with_attribute(("path", path))
-                                    .write_empty()?;
+                                empty(w, "source", &[("mode", "bind"), ("path", path)])?;
                             }
-                            w.create_element("target")
-                                .with_attribute(("type", "virtio"))
-                                .with_attribute(("name", "org.qemu.guest_agent.0"))
-                                .write_empty()?;
+                            empty(
+                                w,
+                                "target",
+                                &[("type", "virtio"), ("name", "org.qemu.guest_agent.0")],
+                            )?;
                             Ok(())
                         })?;
                     if let Some(path) = d.serial_log {
@@ -176,22 +165,13 @@ pub fn domain_xml(d: &DomainSpec<'_>) -> String {
                         w.create_element("serial")
                             .with_attribute(("type", "file"))
                             .write_inner_content(|w| {
-                                w.create_element("source")
-                                    .with_attribute(("path", path))
-                                    .with_attribute(("append", "off"))
-                                    .write_empty()?;
-                                w.create_element("target")
-                                    .with_attribute(("port", "0"))
-                                    .write_empty()?;
+                                empty(w, "source", &[("path", path), ("append", "off")])?;
+                                empty(w, "target", &[("port", "0")])?;
                                 Ok(())
                             })?;
                     } else {
-                        w.create_element("serial")
-                            .with_attribute(("type", "pty"))
-                            .write_empty()?;
-                        w.create_element("console")
-                            .with_attribute(("type", "pty"))
-                            .write_empty()?;
+                        empty(w, "serial", &[("type", "pty")])?;
+                        empty(w, "console", &[("type", "pty")])?;
                     }
                     Ok(())
                 })?;
@@ -220,17 +200,13 @@ pub fn volume_xml(name: &str, capacity: u64, format: &str, backing: Option<Backi
                 .write_text_content(BytesText::new(&capacity.to_string()))?;
             text(w, "allocation", "0")?;
             w.create_element("target").write_inner_content(|w| {
-                w.create_element("format")
-                    .with_attribute(("type", format))
-                    .write_empty()?;
+                empty(w, "format", &[("type", format)])?;
                 Ok(())
             })?;
             if let Some(b) = backing {
                 w.create_element("backingStore").write_inner_content(|w| {
                     text(w, "path", b.path)?;
-                    w.create_element("format")
-                        .with_attribute(("type", b.format))
-                        .write_empty()?;
+                    empty(w, "format", &[("type", b.format)])?;
                     Ok(())
                 })?;
             }

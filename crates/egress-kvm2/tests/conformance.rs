@@ -80,9 +80,12 @@ async fn kvm2_passes_the_conformance_suite() {
     let harness = Harness::new(id("img"), id("no-such-image"), unreachable)
         .with_poll(Duration::from_millis(500), Duration::from_secs(5))
         .with_call_timeout(Duration::from_secs(60))
-        .with_resources(1, 128)
-        .with_user_data(b"#cloud-config\n".to_vec())
-        .with_ssh_authorized_key("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtest test@egress")
+        .with_spec(|s| {
+            s.with_vcpus(1)
+                .with_memory_mib(128)
+                .with_user_data(b"#cloud-config\n".to_vec())
+                .with_ssh_authorized_key("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtest test@egress")
+        })
         .with_require_running(false)
         .with_sickness(Arc::new(DamagedMetadata {
             uri: env.d.uri(),

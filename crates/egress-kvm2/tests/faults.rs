@@ -51,7 +51,7 @@ use libvirt_rpc::proto::procs::storage::{
 };
 use serde_json::json;
 use testbed::http::HttpServer;
-use testbed::libvirtd::Libvirtd;
+use testbed::libvirtd::{Libvirtd, short_socket_dir};
 use tokio::sync::Notify;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +128,7 @@ impl Bed {
             d: Arc::new(Mutex::new(d)),
             relay,
             http,
-            agent: agent_dir(),
+            agent: short_socket_dir(),
             entry: entry.to_owned(),
             port: free_port(),
             body,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use common::*;
 use egress_provider::{CreateSpec, InstanceState, Provider};
 use serde_json::json;
+use testbed::sshd::{Sshd, SshdOptions};
 
 const HOSTILE: &str = r#"proxy <a> & "b" 'c' </title><devices/>"#;
 
@@ -357,4 +358,51 @@ async fn one_sick_instance_is_reported_alone_and_the_others_are_listed() {
     assert!(p.delete(&id("c")).await.unwrap_err().is_permanent());
     env.d.virsh(&["destroy", "sick-c"]).unwrap();
     env.d.virsh(&["undefine", "sick-c"]).unwrap();
+}
+
+/// The lifecycle over `qemu+ssh://`: an OpenSSH sshd on 127.0.0.1 in front of the same
+/// daemon. Every link — the shared one and the dedicated image upload — is dialled by
+/// `Client::connect` (libvirt-rpc's `ssh` feature), the one dial path.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_over_qemu_ssh() {
+    let Some(env) = env().await else { return };
+    let Some(sshd) = Sshd::start_or_skip(&SshdOptions::default()) else {
+        return;
+    };
+    let body = pattern(1 << 20, 25);
+    env.http.serve("/img.raw", body.clone());
+    let uri = sshd.qemu_uri(env.d.socket_path());
+    let p = build(entry(
+        &env,
+        "viassh",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({"uri": uri}),
+    ));
+    let spec = CreateSpec::new(id("u1"), "u1", id("img"))
+        .with_memory_mib(64)
+        .with_tag(id("t"));
+    let made = p
+        .create(&spec)
+        .await
+        .unwrap_or_else(|e| panic!("create over ssh: {}", e.chain()));
+    assert_eq!(made.state, InstanceState::Provisioning);
+    assert_eq!(
+        env.d.virsh(&["domstate", "viassh-u1"]).unwrap().trim(),
+        "running"
+    );
+    assert_eq!(p.get(&spec.uid).await.unwrap(), made);
+    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().instances.len(), 1);
+    p.delete(&spec.uid).await.unwrap();
+    assert!(p.get(&spec.uid).await.unwrap_err().is_not_found());
+    assert_eq!(
+        volumes(&env.d),
+        ["base-viassh-img.raw", "base-viassh-img.raw.sha256"]
+    );
+    // Through sshd, with our key: the shared link and the dedicated upload connection.
+    let log = sshd.log();
+    let sessions = log.matches("Accepted publickey").count();
+    assert!(
+        sessions >= 2,
+        "{sessions} ssh sessions, want the link and the upload:\n{log}"
+    );
 }

@@ -4,17 +4,20 @@
 //! ```yaml
 //! providers:
 //!   - name: kvm-a                 # identifier; unique
-//!     type: kvm                   # picks the factory in the registry
+//!     type: kvm2                  # picks the factory in the registry (the KVM provider)
 //!     images:
 //!       debian-13:                # identifier; the CreateSpec's image key
 //!         url: https://images.example/debian-13.qcow2
 //!         sha256: 5f2b...         # 64 hex digits; required unless opted out
 //!         format: qcow2           # raw | qcow2
-//!     host: kvm-a.example         # everything else is type-specific
+//!     uri: qemu+ssh://ops@kvm-a.example/system   # everything else is type-specific
+//!     pool: default
 //!   - name: lab
-//!     type: kvm
+//!     type: kvm2
 //!     allow_unverified_images: true   # opt out of checksums, per entry
 //!     images: { ... }
+//!     uri: qemu:///system
+//!     pool: default
 //! ```
 //!
 //! Loading validates everything this crate owns and reports **all** problems

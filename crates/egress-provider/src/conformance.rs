@@ -86,14 +86,12 @@ pub struct Harness {
     pub uid: Identifier,
     /// The tag the suite creates it with. Default: unique per run.
     pub tag: Identifier,
-    /// vCPUs of the test instance; default 1.
-    pub vcpus: u32,
-    /// Memory of the test instance in MiB; default 512.
-    pub memory_mib: u64,
-    /// cloud-init user-data for the test instance; default empty.
-    pub user_data: Vec<u8>,
-    /// SSH keys for the test instance; default none.
-    pub ssh_authorized_keys: Vec<String>,
+    /// The test instance: display name, vCPUs, memory, user-data, SSH keys and
+    /// any extra tags; default 1 vCPU, 512 MiB, no user-data, no keys. Each
+    /// step creates it under its own uid and image, with [`tag`](Self::tag)
+    /// added. Change it with [`with_spec`](Self::with_spec) and `CreateSpec`'s
+    /// own `with_*` methods.
+    pub spec: CreateSpec,
     /// Pause between polls of `get`; default 2 s.
     pub poll_interval: Duration,
     /// How long to poll for `Running`; default 5 min.
@@ -141,17 +139,22 @@ impl Harness {
         unreachable: Arc<dyn Provider>,
     ) -> Self {
         let suffix = run_suffix();
+        let uid = Identifier::new(format!("conformance-{suffix}")).expect("valid by construction");
+        let spec = CreateSpec::new(
+            uid.clone(),
+            "egress-provider conformance",
+            valid_image.clone(),
+        )
+        .with_vcpus(1)
+        .with_memory_mib(512);
         Self {
             valid_image,
             bad_image,
             unreachable,
-            uid: Identifier::new(format!("conformance-{suffix}")).expect("valid by construction"),
+            uid,
             tag: Identifier::new(format!("conformance-tag-{suffix}"))
                 .expect("valid by construction"),
-            vcpus: 1,
-            memory_mib: 512,
-            user_data: Vec::new(),
-            ssh_authorized_keys: Vec::new(),
+            spec,
             poll_interval: Duration::from_secs(2),
             poll_budget: Duration::from_secs(300),
             call_timeout: Duration::from_secs(120),
@@ -189,25 +192,11 @@ impl Harness {
         self
     }
 
-    /// Sets vCPUs and memory of the test instance.
+    /// Changes the test instance's spec, e.g.
+    /// `.with_spec(|s| s.with_memory_mib(128).with_user_data(b"#cloud-config\n".to_vec()))`.
     #[must_use]
-    pub fn with_resources(mut self, vcpus: u32, memory_mib: u64) -> Self {
-        self.vcpus = vcpus;
-        self.memory_mib = memory_mib;
-        self
-    }
-
-    /// Sets the cloud-init user-data of the test instance.
-    #[must_use]
-    pub fn with_user_data(mut self, user_data: impl Into<Vec<u8>>) -> Self {
-        self.user_data = user_data.into();
-        self
-    }
-
-    /// Adds an SSH key to the test instance.
-    #[must_use]
-    pub fn with_ssh_authorized_key(mut self, key: impl Into<String>) -> Self {
-        self.ssh_authorized_keys.push(key.into());
+    pub fn with_spec(mut self, f: impl FnOnce(CreateSpec) -> CreateSpec) -> Self {
+        self.spec = f(self.spec);
         self
     }
 
@@ -225,14 +214,11 @@ impl Harness {
         self
     }
 
-    fn spec(&self, uid: Identifier, image: Identifier) -> CreateSpec {
-        let mut spec = CreateSpec::new(uid, "egress-provider conformance", image)
-            .with_vcpus(self.vcpus)
-            .with_memory_mib(self.memory_mib)
-            .with_tag(self.tag.clone())
-            .with_user_data(self.user_data.clone());
-        spec.ssh_authorized_keys
-            .clone_from(&self.ssh_authorized_keys);
+    /// The test instance's spec under `uid` and `image`, carrying the suite's tag.
+    fn spec_for(&self, uid: Identifier, image: Identifier) -> CreateSpec {
+        let mut spec = self.spec.clone().with_tag(self.tag.clone());
+        spec.uid = uid;
+        spec.image = image;
         spec
     }
 }
@@ -245,8 +231,7 @@ impl fmt::Debug for Harness {
             .field("unreachable", &self.unreachable.name())
             .field("uid", &self.uid)
             .field("tag", &self.tag)
-            .field("vcpus", &self.vcpus)
-            .field("memory_mib", &self.memory_mib)
+            .field("spec", &self.spec)
             .field("poll_interval", &self.poll_interval)
             .field("poll_budget", &self.poll_budget)
             .field("call_timeout", &self.call_timeout)
@@ -531,7 +516,7 @@ impl<'h> Runner<'h> {
     async fn all_steps(&mut self) -> StepResult<InstanceState> {
         let p = Arc::clone(&self.provider);
         let h = self.h;
-        let spec = h.spec(h.uid.clone(), h.valid_image.clone());
+        let spec = h.spec_for(h.uid.clone(), h.valid_image.clone());
 
         if self.name.is_empty() {
             return Err(self.fail(Step::Name, "name() is empty"));
@@ -638,7 +623,7 @@ impl<'h> Runner<'h> {
         self.passed(Step::ListAfterDelete);
 
         let bad_uid = derived_uid(&h.uid, "bad-image");
-        let bad = h.spec(bad_uid.clone(), h.bad_image.clone());
+        let bad = h.spec_for(bad_uid.clone(), h.bad_image.clone());
         let r = self.call(Step::BadImage, "create", p.create(&bad)).await?;
         self.expect_kind(
             Step::BadImage,
@@ -651,7 +636,7 @@ impl<'h> Runner<'h> {
         self.passed(Step::BadImage);
 
         let invalid_uid = derived_uid(&h.uid, "bad-spec");
-        let mut invalid = h.spec(invalid_uid.clone(), h.valid_image.clone());
+        let mut invalid = h.spec_for(invalid_uid.clone(), h.valid_image.clone());
         invalid.vcpus = 0;
         let r = self
             .call(Step::InvalidSpec, "create", p.create(&invalid))
@@ -860,7 +845,7 @@ impl<'h> Runner<'h> {
         let p = Arc::clone(&self.provider);
         let h = self.h;
         let sick_uid = derived_uid(&h.uid, "sick");
-        let sick = h.spec(sick_uid.clone(), h.valid_image.clone());
+        let sick = h.spec_for(sick_uid.clone(), h.valid_image.clone());
         match self
             .call_retrying(step, "create", || p.create(&sick))
             .await?

@@ -16,8 +16,9 @@
 //! 1. The instance named by a uid does not exist on a host that answered:
 //!    `NotFound` (only from `get`; `delete` turns absence into success).
 //! 2. The same call, unchanged, could succeed later without anyone acting:
-//!    `Transient`. Refused, reset or timed-out connections, a host that is
-//!    busy or restarting, a lock held by someone else, a full address pool.
+//!    `Transient`. Refused, reset or timed-out connections, a daemon socket
+//!    that is missing, a host that is busy or restarting, a lock held by
+//!    someone else, a full address pool.
 //! 3. Someone has to change the configuration, the spec or the host first:
 //!    `Permanent`, and the message says what to change. Unknown image keys,
 //!    checksum mismatches, failed authentication, permission denied, an
@@ -218,14 +219,19 @@ pub fn classify(err: &(dyn StdError + 'static)) -> ErrorKind {
 
 /// Classifies an I/O error kind.
 ///
-/// Note that [`io::ErrorKind::NotFound`] (a missing file, such as a key file)
-/// is [`Permanent`](ErrorKind::Permanent), not [`NotFound`](ErrorKind::NotFound):
-/// instance `NotFound` is only ever decided by a host that answered.
+/// [`io::ErrorKind::NotFound`] is [`Transient`](ErrorKind::Transient), never
+/// [`NotFound`](ErrorKind::NotFound) (instance `NotFound` is only ever decided
+/// by a host that answered) and not [`Permanent`](ErrorKind::Permanent): the
+/// kind alone cannot tell a file an operator must supply from a daemon socket
+/// that is missing because the daemon is down or restarting, and a host that
+/// does not answer is `Transient` (rule 2; "unreadable is not missing", H3).
+/// When unsure, rule 4 applies. A provider that knows the path is a
+/// configured file (a key file, say) classifies that error itself, as
+/// `Permanent`.
 pub fn classify_io(kind: io::ErrorKind) -> ErrorKind {
     use io::ErrorKind as K;
     match kind {
         K::PermissionDenied
-        | K::NotFound
         | K::InvalidInput
         | K::InvalidData
         | K::Unsupported
@@ -235,8 +241,8 @@ pub fn classify_io(kind: io::ErrorKind) -> ErrorKind {
         | K::IsADirectory
         | K::NotADirectory
         | K::InvalidFilename => ErrorKind::Permanent,
-        // Refused, reset, timed out, unreachable, interrupted, out of memory,
-        // and whatever else the platform reports: the host may come back.
+        // Refused, reset, timed out, unreachable, missing, interrupted, out of
+        // memory, and whatever else the platform reports: the host may come back.
         _ => ErrorKind::Transient,
     }
 }
@@ -271,14 +277,12 @@ mod tests {
             io::ErrorKind::BrokenPipe,
             io::ErrorKind::HostUnreachable,
             io::ErrorKind::UnexpectedEof,
+            // A missing socket: the daemon is down (the KVM provider's rule too).
+            io::ErrorKind::NotFound,
         ] {
             assert_eq!(classify_io(k), ErrorKind::Transient, "{k:?}");
         }
-        for k in [
-            io::ErrorKind::PermissionDenied,
-            io::ErrorKind::NotFound,
-            io::ErrorKind::InvalidData,
-        ] {
+        for k in [io::ErrorKind::PermissionDenied, io::ErrorKind::InvalidData] {
             assert_eq!(classify_io(k), ErrorKind::Permanent, "{k:?}");
         }
     }
@@ -307,6 +311,10 @@ mod tests {
         assert!(outer.is_not_found());
 
         assert_eq!(classify(&Opaque), ErrorKind::Transient);
+
+        // A dial error whose socket is missing (daemon down), found down the chain.
+        let down = Wrapper(io::Error::from(io::ErrorKind::NotFound));
+        assert_eq!(classify(&down), ErrorKind::Transient);
     }
 
     #[test]

@@ -1,33 +1,22 @@
 //! Loading and validating the provider section.
 
+mod support;
+
 use egress_provider::{
     ConfigError, FieldErrors, ImageFormat, Problem, ProvidersConfig, Sha256Digest,
 };
+use support::{assert_at, invalid};
 
 const SHA: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
+#[track_caller]
 fn yaml_errors(text: &str) -> FieldErrors {
-    match ProvidersConfig::from_yaml_str(text) {
-        Ok(c) => panic!("expected errors, got {c:?}"),
-        Err(ConfigError::Invalid(errors)) => errors,
-        Err(other) => panic!("expected Invalid, got {other:?}"),
-    }
-}
-
-fn json_errors(text: &str) -> FieldErrors {
-    match ProvidersConfig::from_json_str(text) {
-        Ok(c) => panic!("expected errors, got {c:?}"),
-        Err(ConfigError::Invalid(errors)) => errors,
-        Err(other) => panic!("expected Invalid, got {other:?}"),
-    }
+    invalid(ProvidersConfig::from_yaml_str(text))
 }
 
 #[track_caller]
-fn assert_at<'a>(errors: &'a FieldErrors, path: &str) -> &'a Problem {
-    match errors.at(path) {
-        Some(e) => &e.problem,
-        None => panic!("no error at {path}; got:\n{errors}"),
-    }
+fn json_errors(text: &str) -> FieldErrors {
+    invalid(ProvidersConfig::from_json_str(text))
 }
 
 fn good_yaml() -> String {

@@ -1,6 +1,8 @@
 //! The conformance suite, proven on the in-memory reference provider, and
 //! shown to catch providers that break the contract.
 
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -12,10 +14,7 @@ use egress_provider::{
     CreateSpec, ErrorKind, Identifier, Instance, InstanceState, Listing, Provider, ProviderError,
     ProviderRegistry, ProvidersConfig,
 };
-
-fn id(s: &str) -> Identifier {
-    Identifier::new(s).unwrap()
-}
+use support::id;
 
 fn lab(name: &str) -> InMemoryProvider {
     InMemoryProvider::new(name).with_image(id("debian-13"))

@@ -1,14 +1,13 @@
 //! The in-memory reference provider, rule by rule.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
 use egress_provider::reference::InMemoryProvider;
-use egress_provider::{CreateSpec, ErrorKind, FieldErrors, Identifier, InstanceState, Provider};
-
-fn id(s: &str) -> Identifier {
-    Identifier::new(s).unwrap()
-}
+use egress_provider::{CreateSpec, ErrorKind, FieldErrors, InstanceState, Provider};
+use support::id;
 
 fn provider() -> InMemoryProvider {
     InMemoryProvider::new("lab").with_images([id("debian-13"), id("alpine")])

@@ -1,6 +1,8 @@
 //! Building providers from configuration by `type`, and strict type-specific
 //! settings next to the common fields.
 
+mod support;
+
 use std::sync::Arc;
 
 use egress_provider::reference::{InMemoryFactory, InMemoryProvider};
@@ -9,6 +11,7 @@ use egress_provider::{
     ProviderRegistry, ProvidersConfig, RegistryError,
 };
 use serde::Deserialize;
+use support::{assert_at, invalid};
 
 /// Settings shaped like a KVM provider's, with `deny_unknown_fields`.
 #[derive(Debug, Deserialize)]
@@ -138,20 +141,9 @@ fn build(entries: &[String]) -> Result<egress_provider::ProviderSet, ConfigError
     registry().build(&config)
 }
 
-fn build_errors(entries: &[String]) -> FieldErrors {
-    match build(entries) {
-        Ok(set) => panic!("expected errors, built {set:?}"),
-        Err(ConfigError::Invalid(e)) => e,
-        Err(other) => panic!("expected Invalid, got {other:?}"),
-    }
-}
-
 #[track_caller]
-fn assert_at<'a>(errors: &'a FieldErrors, path: &str) -> &'a Problem {
-    match errors.at(path) {
-        Some(e) => &e.problem,
-        None => panic!("no error at {path}; got:\n{errors}"),
-    }
+fn build_errors(entries: &[String]) -> FieldErrors {
+    invalid(build(entries))
 }
 
 #[test]

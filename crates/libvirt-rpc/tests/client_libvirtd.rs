@@ -16,7 +16,7 @@ use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
 };
 use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::proto::events::{DomainEvent, event_id, lifecycle};
+use libvirt_rpc::proto::events::{DomainEvent, Lifecycle, event_id, lifecycle};
 use libvirt_rpc::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,
     ConnectListAllDomains, ConnectListAllDomainsArgs,
@@ -30,6 +30,7 @@ use libvirt_rpc::proto::procs::storage::{
     StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
 };
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
+use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use tokio::io::AsyncRead;
 
@@ -82,20 +83,6 @@ async fn create_vol(c: &Client, pool: &StoragePool, name: &str, bytes: u64) -> S
     .await
     .unwrap()
     .vol
-}
-
-/// Deterministic pseudo-random bytes (xorshift), cheap to regenerate for comparison.
-fn pattern(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    let mut v = Vec::with_capacity(len);
-    while v.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.extend_from_slice(&x.to_le_bytes());
-    }
-    v.truncate(len);
-    v
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -188,7 +175,7 @@ async fn domain_lifecycle_with_events() {
             .await
             .expect("event in time")
             .expect("stream open");
-        let DomainEvent::Lifecycle { dom: ed, event, .. } = ev else {
+        let DomainEvent::Lifecycle(Lifecycle { dom: ed, event, .. }) = ev else {
             continue;
         };
         assert_eq!(ed.name, name);

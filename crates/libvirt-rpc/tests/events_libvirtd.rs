@@ -8,7 +8,9 @@ use std::time::Duration;
 use futures::{Stream, StreamExt};
 use libvirt_rpc::client::{Client, ConnectOptions, EventStream};
 use libvirt_rpc::proto::events::{
-    NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent, event_id, object_lifecycle,
+    NetworkEvent, NetworkLifecycle, NodeDeviceEvent, NodeDeviceLifecycle, SecretEvent,
+    SecretLifecycle, SecretValueChanged, StoragePoolEvent, StoragePoolLifecycle,
+    StoragePoolRefreshed, event_id, object_lifecycle,
 };
 use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
 use libvirt_rpc::proto::procs::network::{
@@ -97,7 +99,7 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
     let mut seen = Vec::new();
     for _ in 0..4 {
         match next(&mut nets, "network").await {
-            NetworkEvent::Lifecycle { net: n, event, .. } => {
+            NetworkEvent::Lifecycle(NetworkLifecycle { net: n, event, .. }) => {
                 assert_eq!(n.name, "lv-ev-net");
                 seen.push(event);
             }
@@ -129,7 +131,7 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
     let mut seen = Vec::new();
     for _ in 0..4 {
         match next(&mut pools, "pool lifecycle").await {
-            StoragePoolEvent::Lifecycle { pool: p, event, .. } => {
+            StoragePoolEvent::Lifecycle(StoragePoolLifecycle { pool: p, event, .. }) => {
                 assert_eq!(p.name, "lv-ev-pool");
                 seen.push(event);
             }
@@ -138,7 +140,9 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
     }
     assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
     match next(&mut refreshes, "pool refresh").await {
-        StoragePoolEvent::Refresh { pool: p } => assert_eq!(p.name, "lv-ev-pool"),
+        StoragePoolEvent::Refresh(StoragePoolRefreshed { pool: p }) => {
+            assert_eq!(p.name, "lv-ev-pool");
+        }
         other => panic!("unexpected pool event {other:?}"),
     }
 
@@ -162,7 +166,7 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
     let mut seen = Vec::new();
     for _ in 0..2 {
         match next(&mut devs, "node device").await {
-            NodeDeviceEvent::Lifecycle { dev: nd, event, .. } => {
+            NodeDeviceEvent::Lifecycle(NodeDeviceLifecycle { dev: nd, event, .. }) => {
                 assert_eq!(nd.name, dev.name);
                 seen.push(event);
             }
@@ -233,9 +237,9 @@ async fn secret_events_and_callback_ids_per_kind() {
     let mut seen = Vec::new();
     for _ in 0..2 {
         match next(&mut lifecycle, "secret lifecycle").await {
-            SecretEvent::Lifecycle {
+            SecretEvent::Lifecycle(SecretLifecycle {
                 secret: s, event, ..
-            } => {
+            }) => {
                 assert_eq!(s.uuid, secret.uuid);
                 seen.push(event);
             }
@@ -244,7 +248,9 @@ async fn secret_events_and_callback_ids_per_kind() {
     }
     assert_eq!(seen, [SECRET_DEFINED, SECRET_UNDEFINED]);
     match next(&mut values, "secret value").await {
-        SecretEvent::ValueChanged { secret: s } => assert_eq!(s.uuid, secret.uuid),
+        SecretEvent::ValueChanged(SecretValueChanged { secret: s }) => {
+            assert_eq!(s.uuid, secret.uuid);
+        }
         other => panic!("unexpected secret event {other:?}"),
     }
     c.close();
@@ -337,7 +343,7 @@ async fn lifecycle_pair(events: &mut EventStream<NetworkEvent>, who: &str) -> Ve
     let mut seen = Vec::new();
     for _ in 0..2 {
         match next(events, who).await {
-            NetworkEvent::Lifecycle { event, .. } => seen.push(event),
+            NetworkEvent::Lifecycle(NetworkLifecycle { event, .. }) => seen.push(event),
             other => panic!("{who}: unexpected {other:?}"),
         }
     }
@@ -393,7 +399,7 @@ async fn a_stalled_subscriber_loses_events_not_replies() {
         return;
     };
     let opts = ConnectOptions {
-        event_queue: 2,
+        event_queue: std::num::NonZeroUsize::new(2).unwrap(),
         ..ConnectOptions::default()
     };
     let c = Client::connect(&d.test_uri(), opts).await.unwrap();

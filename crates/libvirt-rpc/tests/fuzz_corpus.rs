@@ -12,10 +12,12 @@ use std::path::{Path, PathBuf};
 mod connection;
 #[path = "../../../fuzz/harness/frame.rs"]
 mod frame;
+#[path = "../../../fuzz/harness/handshake.rs"]
+mod handshake;
 #[path = "../../../fuzz/harness/xdr.rs"]
 mod xdr;
 
-use connection::{Chunk, EventBody, Op, RawBytes, ReplyBody, ServerPacket, Setup, Tweak};
+use connection::{Chunk, EventBody, Op, RawBytes, ReplyBody, ServerPacket, Setup, SubOp, Tweak};
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
@@ -90,6 +92,210 @@ fn connection_corpus() {
 }
 
 #[test]
+fn handshake_corpus() {
+    replay("handshake", 8, handshake::check, no_strict);
+}
+
+/// Hand-built handshake inputs: the paths a real daemon takes, and the ones a hostile one
+/// could. `cargo test -p libvirt-rpc --test fuzz_corpus -- --ignored write_handshake_seeds`
+/// writes them to `fuzz/corpus/handshake/`.
+fn handshake_seeds() -> Vec<(&'static str, handshake::Input)> {
+    use handshake::{Input, Opts, Reply};
+    let opts = |credentials, insecure| Opts {
+        keepalive: true,
+        events: true,
+        close_callback: true,
+        insecure,
+        credentials,
+        wanted: None,
+    };
+    let sasl_list = Reply::AuthList(vec![1]);
+    let first = |extend_nonce| Reply::ScramFirst {
+        extend_nonce,
+        salt: b"saltsalt".to_vec(),
+        iterations: 7,
+        complete: false,
+    };
+    let tail = vec![
+        Reply::Feature(true),
+        Reply::Void,
+        Reply::Feature(true),
+        Reply::Feature(true),
+        Reply::Void,
+    ];
+    let with_tail = |mut v: Vec<Reply>| {
+        v.extend(tail.clone());
+        v
+    };
+    vec![
+        (
+            "none",
+            Input {
+                accept: Some(1),
+                opts: opts(false, false),
+                replies: with_tail(vec![Reply::AuthList(vec![0])]),
+            },
+        ),
+        (
+            "refused-byte",
+            Input {
+                accept: Some(0),
+                opts: opts(false, false),
+                replies: vec![],
+            },
+        ),
+        (
+            "refused-eof",
+            Input {
+                accept: None,
+                opts: opts(false, false),
+                replies: vec![],
+            },
+        ),
+        (
+            "sasl-over-tcp",
+            Input {
+                accept: Some(1),
+                opts: opts(true, true),
+                replies: vec![sasl_list.clone()],
+            },
+        ),
+        (
+            "sasl-no-credentials",
+            Input {
+                accept: Some(1),
+                opts: opts(false, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(1)],
+            },
+        ),
+        (
+            "sasl-gssapi-only",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(8)],
+            },
+        ),
+        (
+            "scram-bad-signature",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    first(true),
+                    Reply::ScramFinal {
+                        signature: b"forged".to_vec(),
+                        complete: true,
+                    },
+                ]),
+            },
+        ),
+        (
+            "scram-foreign-nonce",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(3), first(false)],
+            },
+        ),
+        (
+            "scram-early-success",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    Reply::Sasl {
+                        complete: true,
+                        nil: true,
+                        data: vec![],
+                    },
+                ]),
+            },
+        ),
+        (
+            "scram-rejected",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    first(true),
+                    Reply::Remote(45),
+                ],
+            },
+        ),
+        (
+            "plain-ok",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(4),
+                    Reply::Sasl {
+                        complete: true,
+                        nil: true,
+                        data: vec![],
+                    },
+                ]),
+            },
+        ),
+        (
+            "plain-endless",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: std::iter::once(sasl_list)
+                    .chain([Reply::Mechs(4)])
+                    .chain(std::iter::repeat_n(
+                        Reply::Sasl {
+                            complete: false,
+                            nil: false,
+                            data: vec![],
+                        },
+                        40,
+                    ))
+                    .collect(),
+            },
+        ),
+    ]
+}
+
+#[test]
+fn handshake_seeds_pass_and_match_their_files() {
+    let dir = fuzz_dir().join("corpus/handshake");
+    for (name, input) in handshake_seeds() {
+        handshake::run(&input);
+        let bytes = handshake::encode(&input);
+        assert_eq!(
+            handshake::parse(&bytes),
+            input,
+            "{name}: encoding round trip"
+        );
+        let file = std::fs::read(dir.join(format!("seed-{name}"))).unwrap_or_default();
+        assert!(
+            file == bytes,
+            "fuzz/corpus/handshake/seed-{name} is stale: run write_handshake_seeds"
+        );
+    }
+}
+
+#[test]
+#[ignore = "rewrites fuzz/corpus/handshake/seed-*"]
+fn write_handshake_seeds() {
+    let dir = fuzz_dir().join("corpus/handshake");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, input) in handshake_seeds() {
+        std::fs::write(dir.join(format!("seed-{name}")), handshake::encode(&input)).unwrap();
+    }
+}
+
+#[test]
 fn listed_procedures_are_the_tables() {
     use libvirt_rpc::proto::{REMOTE_PROGRAM, procs};
     for (number, name) in xdr::LISTED {
@@ -151,6 +357,30 @@ fn server(packet: ServerPacket) -> Op {
 }
 
 const ALL: Op = Op::Transmit { max: 255 };
+
+fn subscribe(secret: bool, event_id: u8) -> Op {
+    Op::Sub(SubOp::Subscribe { secret, event_id })
+}
+
+fn unsubscribe(sub: u8) -> Op {
+    Op::Sub(SubOp::Unsubscribe { sub })
+}
+
+/// The daemon answers the first registration call in flight.
+fn answer(callback_id: u8) -> Op {
+    Op::Sub(SubOp::Answer {
+        call: 0,
+        callback_id,
+        refuse: false,
+    })
+}
+
+fn event(secret: bool, callback_id: u8) -> Op {
+    Op::Sub(SubOp::Event {
+        secret,
+        callback_id,
+    })
+}
 
 /// Hand-built sequences covering the protocol's sequences (see tests/sequences.rs).
 fn seeds() -> Vec<(&'static str, Setup, Vec<Op>)> {
@@ -558,6 +788,91 @@ fn seeds() -> Vec<(&'static str, Setup, Vec<Op>)> {
                 }),
                 Op::End { stream: 0 },
                 Op::TransportError,
+            ],
+        ),
+        (
+            // Two subscribers share one REGISTER; a secret registration gets the same
+            // callback id; the last one out deregisters; one arriving meanwhile waits, then
+            // registers anew.
+            "subscriptions_shared_per_kind",
+            quiet(),
+            vec![
+                subscribe(false, 0),
+                subscribe(false, 0),
+                ALL,
+                answer(1),
+                event(false, 1),
+                subscribe(true, 0),
+                ALL,
+                answer(1),
+                event(true, 1),
+                event(false, 1),
+                server(ServerPacket::Event(EventBody::Lifecycle {
+                    callback_id: 1,
+                    event: 0,
+                    detail: 0,
+                })),
+                unsubscribe(0),
+                unsubscribe(1),
+                subscribe(false, 0),
+                ALL,
+                answer(0),
+                ALL,
+                answer(2),
+                event(false, 2),
+                event(false, 1),
+                Op::Eof,
+            ],
+        ),
+        (
+            // Dropped while registering: undone at the reply; refused; death while waiting.
+            "subscriptions_undo_refuse_death",
+            quiet(),
+            vec![
+                subscribe(false, 1),
+                ALL,
+                unsubscribe(0),
+                answer(3),
+                ALL,
+                event(false, 3),
+                answer(0),
+                subscribe(true, 2),
+                ALL,
+                Op::Sub(SubOp::Answer {
+                    call: 0,
+                    callback_id: 0,
+                    refuse: true,
+                }),
+                unsubscribe(1),
+                subscribe(false, 1),
+                subscribe(true, 1),
+                ALL,
+                call(0, None),
+                Op::Close,
+                subscribe(false, 1),
+                unsubscribe(2),
+            ],
+        ),
+        (
+            // A registration answered before it went out (raw bytes: REPLY 316, serial 0,
+            // callback id 1), and an undecodable registration reply (8 bytes for serial 1),
+            // which is fatal.
+            "subscriptions_raw_replies",
+            quiet(),
+            vec![
+                subscribe(false, 0),
+                Op::Raw(RawBytes(vec![
+                    0, 0, 0, 32, 0x20, 0x00, 0x80, 0x86, 0, 0, 0, 1, 0, 0, 1, 0x3c, 0, 0, 0, 1, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                ])),
+                event(false, 1),
+                ALL,
+                subscribe(false, 2),
+                ALL,
+                Op::Raw(RawBytes(vec![
+                    0, 0, 0, 36, 0x20, 0x00, 0x80, 0x86, 0, 0, 0, 1, 0, 0, 1, 0x3c, 0, 0, 0, 1, 0,
+                    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9,
+                ])),
             ],
         ),
     ]

@@ -5,8 +5,8 @@
 
 use bytes::BytesMut;
 use libvirt_rpc::proto::events::{
-    self, DomainEvent, EVENT_PROCS, Event, LifecycleMsg, callback_proc, event_id, event_id_of_proc,
-    lifecycle, lifecycle_detail,
+    self, CallbackMsg, DomainEvent, EVENT_PROCS, Event, Lifecycle, callback_proc, event_id,
+    event_id_of_proc, lifecycle, lifecycle_detail,
 };
 use libvirt_rpc::proto::procs::common::CallbackIdArgs;
 use libvirt_rpc::proto::procs::connect::{
@@ -132,17 +132,17 @@ fn captured_lifecycle_events_decode() {
         };
         assert_eq!(
             de,
-            DomainEvent::Lifecycle {
+            DomainEvent::Lifecycle(Lifecycle {
                 dom: probe(id),
                 event,
                 detail
-            }
+            })
         );
         assert_eq!(de.domain(), &probe(id));
         assert_eq!(de.event_id(), event_id::LIFECYCLE);
 
         // The message struct re-encodes to the captured bytes.
-        let m: LifecycleMsg = xdr::from_bytes(f.payload.clone()).unwrap();
+        let m: CallbackMsg<Lifecycle> = xdr::from_bytes(f.payload.clone()).unwrap();
         assert_eq!(xdr::to_bytes(&m).unwrap(), f.payload);
     }
 }

@@ -6,17 +6,24 @@
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
+use libvirt_rpc::conn::SubscriberId;
 use libvirt_rpc::conn::handshake::{Handshake, HandshakeOptions};
 use libvirt_rpc::conn::{
     CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
     StreamError, StreamItem,
 };
 use libvirt_rpc::peer::{self, Peer};
+use libvirt_rpc::proto::events::{
+    CallbackMsg, DomainEvent, Lifecycle, NetworkEvent, NetworkLifecycle, SecretEvent,
+    SecretLifecycle, network_event_id, secret_event_id,
+};
+use libvirt_rpc::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
+use libvirt_rpc::proto::procs::network::ConnectNetworkEventRegisterAnyArgs;
 use libvirt_rpc::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
 };
-use libvirt_rpc::proto::types::StorageVol;
+use libvirt_rpc::proto::types::{Domain, Network, Secret, StorageVol, Uuid};
 use libvirt_rpc::proto::{ErrorCode, events};
 use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr;
@@ -205,6 +212,7 @@ fn handshake_sends_virsh_bytes() {
         keepalive: true,
         events: true,
         close_callback: true,
+        ..HandshakeOptions::default()
     });
     let mut i = 0;
     while let Some(call) = hs.next_call() {
@@ -932,8 +940,13 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
     p.deliver(&peer::stream_data_to(&h, b"def")).unwrap();
     let outs = p.outputs();
     assert!(
-        outs.iter()
-            .any(|o| matches!(o, Output::Event(events::Event::Domain { .. }))),
+        outs.iter().any(|o| matches!(
+            o,
+            Output::Event {
+                event: events::Event::Domain { .. },
+                ..
+            }
+        )),
         "{outs:?}"
     );
     assert_eq!(p.c.stats().unknown_messages, 1);
@@ -974,6 +987,369 @@ fn download_data_and_eof_before_the_open_reply() {
     assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
+}
+
+// ---- §8 event registrations (the core's subscription table) -------------------------------
+
+/// REPLY to a `*_REGISTER_ANY` call with a callback id.
+fn registered(call: &Header, callback_id: i32) -> Bytes {
+    peer::reply_to(call, &CallbackIdRet { callback_id })
+}
+
+/// The one packet the client sent, checked to be a CALL of `procedure`.
+fn one_call(frames: Vec<Frame>, procedure: i32) -> Frame {
+    assert_eq!(
+        frames.len(),
+        1,
+        "expected exactly one CALL of procedure {procedure}, got {frames:?}"
+    );
+    let f = frames.into_iter().next().expect("one");
+    assert_eq!(
+        (f.header.kind, f.header.procedure),
+        (MessageType::Call, procedure),
+        "{f:?}"
+    );
+    f
+}
+
+fn network_lifecycle(callback_id: i32) -> Bytes {
+    peer::event(
+        events::procs::NETWORK_LIFECYCLE,
+        &CallbackMsg {
+            callback_id,
+            body: NetworkLifecycle {
+                net: Network {
+                    name: "default".into(),
+                    uuid: Uuid([1; 16]),
+                },
+                event: events::object_lifecycle::STARTED,
+                detail: 0,
+            },
+        },
+    )
+}
+
+/// The subscribers the single event output names.
+fn routed(outs: Vec<Output>) -> Vec<SubscriberId> {
+    match <[Output; 1]>::try_from(outs) {
+        Ok([Output::Event { subscribers, .. }]) => subscribers,
+        other => panic!("one event expected: {other:?}"),
+    }
+}
+
+fn done(subscriber: SubscriberId, callback_id: i32) -> Output {
+    Output::SubscriptionDone {
+        subscriber,
+        result: Ok(callback_id),
+    }
+}
+
+const NET_REGISTER: i32 = 313;
+const NET_DEREGISTER: i32 = 314;
+
+fn subscribe_net(p: &mut Pair, event_id: i32) -> SubscriberId {
+    p.c.subscribe::<NetworkEvent>(event_id, None).unwrap()
+}
+
+/// A subscriber arrived while a DEREGISTER of its key is in flight: nothing goes out and it
+/// gets no answer yet.
+fn waits_for_the_deregistration(p: &mut Pair) {
+    assert!(
+        p.flush().is_empty(),
+        "REGISTER sent before the DEREGISTER was answered"
+    );
+    assert_eq!(p.outputs(), vec![]);
+}
+
+#[test]
+fn a_subscription_dropped_while_registering_is_undone_then_made_afresh() {
+    let mut p = Pair::no_keepalive();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    let reg = one_call(p.flush(), NET_REGISTER);
+    let want_args = xdr::to_bytes(&ConnectNetworkEventRegisterAnyArgs {
+        event_id: network_event_id::LIFECYCLE,
+        net: None,
+    })
+    .unwrap();
+    assert_eq!(reg.payload, want_args);
+    // Gone before the reply: nothing to send yet, the REGISTER is in flight.
+    p.c.unsubscribe(a);
+    assert!(p.flush().is_empty());
+    assert_eq!(p.c.pending_calls(), 1, "the REGISTER is still awaited");
+
+    // The reply comes: nobody wants it, so it is undone at once.
+    p.deliver(&registered(&reg.header, 5)).unwrap();
+    assert_eq!(p.outputs(), vec![], "no subscriber to tell");
+    let dereg = one_call(p.flush(), NET_DEREGISTER);
+    assert_eq!(
+        dereg.payload,
+        xdr::to_bytes(&CallbackIdArgs { callback_id: 5 }).unwrap()
+    );
+    // Its events reach nobody meanwhile.
+    p.deliver(&network_lifecycle(5)).unwrap();
+    assert_eq!(routed(p.outputs()), vec![]);
+
+    // A new subscriber arrives while the DEREGISTER is in flight: it waits for it, then gets
+    // a fresh registration.
+    let b = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    waits_for_the_deregistration(&mut p);
+    p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
+    let again = one_call(p.flush(), NET_REGISTER);
+    assert_eq!(
+        again.payload, want_args,
+        "the same registration, made again"
+    );
+    p.deliver(&registered(&again.header, 6)).unwrap();
+    assert_eq!(p.outputs(), vec![done(b, 6)]);
+    p.deliver(&network_lifecycle(6)).unwrap();
+    assert_eq!(routed(p.outputs()), vec![b]);
+    assert_eq!(p.c.pending_calls(), 0);
+    p.roundtrip_works();
+}
+
+#[test]
+fn a_subscriber_arriving_during_a_deregistration_waits_for_its_reply() {
+    let mut p = Pair::no_keepalive();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    let reg = one_call(p.flush(), NET_REGISTER);
+    p.deliver(&registered(&reg.header, 3)).unwrap();
+    assert_eq!(p.outputs(), vec![done(a, 3)]);
+
+    // The last subscriber leaves: DEREGISTER.
+    p.c.unsubscribe(a);
+    let dereg = one_call(p.flush(), NET_DEREGISTER);
+    // Another one arrives before its reply: no REGISTER goes out, no answer yet.
+    let b = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    waits_for_the_deregistration(&mut p);
+    // An event of the old callback, still in the pipe, is for nobody.
+    p.deliver(&network_lifecycle(3)).unwrap();
+    assert_eq!(routed(p.outputs()), vec![]);
+
+    // Even a refused DEREGISTER means the callback is gone: register anew.
+    p.deliver(&peer::reply_error_to(
+        &dereg.header,
+        &peer::error(ErrorCode::INVALID_ARG.0, 0, "no callback 3"),
+    ))
+    .unwrap();
+    let again = one_call(p.flush(), NET_REGISTER);
+    p.deliver(&registered(&again.header, 4)).unwrap();
+    assert_eq!(p.outputs(), vec![done(b, 4)]);
+    p.deliver(&network_lifecycle(4)).unwrap();
+    assert_eq!(routed(p.outputs()), vec![b]);
+}
+
+#[test]
+fn subscribers_of_one_event_share_one_registration() {
+    let mut p = Pair::no_keepalive();
+    let sub = |p: &mut Pair| subscribe_net(p, network_event_id::LIFECYCLE);
+    let a = sub(&mut p);
+    let b = sub(&mut p);
+    let reg = one_call(p.flush(), NET_REGISTER);
+    p.deliver(&registered(&reg.header, 7)).unwrap();
+    assert_eq!(p.outputs(), vec![done(a, 7), done(b, 7)]);
+    // A third one joins the active registration: answered at once, nothing sent.
+    let c = sub(&mut p);
+    assert_eq!(p.outputs(), vec![done(c, 7)]);
+    assert!(p.flush().is_empty());
+    // Another event id is another registration.
+    let m = subscribe_net(&mut p, network_event_id::METADATA_CHANGE);
+    let reg_m = one_call(p.flush(), NET_REGISTER);
+    p.deliver(&registered(&reg_m.header, 8)).unwrap();
+    assert_eq!(p.outputs(), vec![done(m, 8)]);
+
+    p.deliver(&network_lifecycle(7)).unwrap();
+    assert_eq!(routed(p.outputs()), vec![a, b, c]);
+    p.c.unsubscribe(b);
+    p.c.unsubscribe(a);
+    assert!(
+        p.flush().is_empty(),
+        "deregistered while a subscriber is left"
+    );
+    p.deliver(&network_lifecycle(7)).unwrap();
+    assert_eq!(routed(p.outputs()), vec![c]);
+    p.c.unsubscribe(c);
+    let dereg = one_call(p.flush(), NET_DEREGISTER);
+    assert_eq!(
+        dereg.payload,
+        xdr::to_bytes(&CallbackIdArgs { callback_id: 7 }).unwrap()
+    );
+    p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
+    assert_eq!(p.outputs(), vec![]);
+    assert!(p.flush().is_empty(), "nobody waits: no new REGISTER");
+    assert_eq!(p.c.pending_calls(), 0);
+}
+
+#[test]
+fn callback_ids_are_per_kind() {
+    let mut p = Pair::no_keepalive();
+    let dom =
+        p.c.subscribe::<DomainEvent>(events::event_id::LIFECYCLE, None)
+            .unwrap();
+    let dom_reg = one_call(p.flush(), 316);
+    let sec =
+        p.c.subscribe::<SecretEvent>(secret_event_id::LIFECYCLE, None)
+            .unwrap();
+    let sec_reg = one_call(p.flush(), 380);
+    // The qemu driver and the secret driver both hand out id 1.
+    p.deliver(&registered(&dom_reg.header, 1)).unwrap();
+    p.deliver(&registered(&sec_reg.header, 1)).unwrap();
+    assert_eq!(p.outputs(), vec![done(dom, 1), done(sec, 1)]);
+
+    let secret_event = || {
+        peer::event(
+            events::procs::SECRET_LIFECYCLE,
+            &CallbackMsg {
+                callback_id: 1,
+                body: SecretLifecycle {
+                    secret: Secret {
+                        uuid: Uuid([3; 16]),
+                        usage_type: 1,
+                        usage_id: "/v".into(),
+                    },
+                    event: 0,
+                    detail: 0,
+                },
+            },
+        )
+    };
+    // captures/events.decoded.txt's lifecycle event, re-addressed to callback 1.
+    let domain_event = peer::event(
+        events::procs::DOMAIN_LIFECYCLE,
+        &CallbackMsg {
+            callback_id: 1,
+            body: Lifecycle {
+                dom: Domain {
+                    name: "rpc-rpcprobe".into(),
+                    uuid: Uuid([7; 16]),
+                    id: -1,
+                },
+                event: events::lifecycle::DEFINED,
+                detail: 0,
+            },
+        },
+    );
+    p.deliver(&domain_event).unwrap();
+    assert_eq!(routed(p.outputs()), vec![dom]);
+    p.deliver(&secret_event()).unwrap();
+    assert_eq!(routed(p.outputs()), vec![sec]);
+
+    // Dropping the domain subscription deregisters the domain callback 1 only.
+    p.c.unsubscribe(dom);
+    let dereg = one_call(p.flush(), 317);
+    p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
+    p.deliver(&secret_event()).unwrap();
+    assert_eq!(routed(p.outputs()), vec![sec]);
+    p.deliver(&domain_event).unwrap();
+    assert_eq!(routed(p.outputs()), vec![]);
+}
+
+#[test]
+fn a_refused_registration_fails_its_subscribers_and_can_be_retried() {
+    let mut p = Pair::no_keepalive();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    let b = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    let reg = one_call(p.flush(), NET_REGISTER);
+    let err = peer::error(
+        ErrorCode::INVALID_ARG.0,
+        0,
+        "event callback already tracked",
+    );
+    p.deliver(&peer::reply_error_to(&reg.header, &err)).unwrap();
+    let want = Err(CallError::Remote(err.into()));
+    assert_eq!(
+        p.outputs(),
+        vec![
+            Output::SubscriptionDone {
+                subscriber: a,
+                result: want.clone()
+            },
+            Output::SubscriptionDone {
+                subscriber: b,
+                result: want
+            },
+        ]
+    );
+    assert!(p.flush().is_empty(), "nothing to undo");
+    // The registration is gone: the next subscriber registers again.
+    subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    one_call(p.flush(), NET_REGISTER);
+}
+
+#[test]
+fn an_undecodable_registration_reply_is_fatal() {
+    let mut p = Pair::no_keepalive();
+    let a = subscribe_net(&mut p, network_event_id::LIFECYCLE);
+    let reg = one_call(p.flush(), NET_REGISTER);
+    let e = p.deliver(&peer::reply_to(&reg.header, &())).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            ConnectionError::Protocol(ProtocolViolation::BadPayload {
+                what: "reply",
+                procedure: NET_REGISTER,
+                ..
+            })
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        p.outputs(),
+        vec![
+            Output::SubscriptionDone {
+                subscriber: a,
+                result: Err(CallError::Connection(e.clone()))
+            },
+            Output::Closed(e)
+        ]
+    );
+}
+
+#[test]
+fn connection_death_ends_every_subscription() {
+    let mut p = Pair::no_keepalive();
+    let sub = subscribe_net;
+    // Active.
+    let active = sub(&mut p, network_event_id::LIFECYCLE);
+    let reg = one_call(p.flush(), NET_REGISTER);
+    p.deliver(&registered(&reg.header, 1)).unwrap();
+    assert_eq!(p.outputs(), vec![done(active, 1)]);
+    // Registering.
+    let registering = sub(&mut p, network_event_id::METADATA_CHANGE);
+    one_call(p.flush(), NET_REGISTER);
+    // Waiting behind a deregistration.
+    p.c.unsubscribe(active);
+    one_call(p.flush(), NET_DEREGISTER);
+    let behind = sub(&mut p, network_event_id::LIFECYCLE);
+    let call = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    assert_eq!(p.c.pending_calls(), 3);
+
+    p.c.handle_eof();
+    let e = ConnectionError::PeerClosed;
+    let failed = |subscriber| Output::SubscriptionDone {
+        subscriber,
+        result: Err(CallError::Connection(e.clone())),
+    };
+    // The user's call completes; the table's own calls complete nobody; every waiting
+    // subscriber fails; then Closed.
+    assert_eq!(
+        p.outputs(),
+        vec![
+            Output::CallDone {
+                serial: call,
+                result: Err(CallError::Connection(e.clone()))
+            },
+            failed(registering),
+            failed(behind),
+            Output::Closed(e.clone()),
+        ]
+    );
+    assert_eq!(
+        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None),
+        Err(CallError::Connection(e))
+    );
+    p.c.unsubscribe(behind);
+    assert_eq!(p.outputs(), vec![]);
+    assert!(p.flush().is_empty());
 }
 
 #[test]

@@ -4,6 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::SshError;
+
 /// libvirtd's system-mode socket, the default remote socket path.
 pub const SYSTEM_SOCKET: &str = "/var/run/libvirt/libvirt-sock";
 
@@ -99,6 +101,24 @@ impl SshConfig {
     }
 }
 
+/// The login name ssh uses when none is given: the local user's, from the passwd entry of the
+/// real uid, as OpenSSH does (`getpwuid(getuid())`; `$USER` and `$LOGNAME` are not consulted,
+/// so a shell that inherited another user's environment does not change who logs in). libvirt
+/// leaves the default to ssh, so `qemu+ssh://host/system` means the same user for `virsh` and
+/// for us. A uid without a passwd entry is an error ("give a user in the URI"), as in ssh.
+pub fn local_user() -> Result<String, SshError> {
+    let uid = nix::unistd::getuid();
+    match nix::unistd::User::from_uid(uid) {
+        Ok(Some(u)) => Ok(u.name),
+        Ok(None) => Err(SshError::Config {
+            reason: format!("no user name for local uid {uid}: name the remote user (user@host)"),
+        }),
+        Err(e) => Err(SshError::Config {
+            reason: format!("cannot look up the name of local uid {uid}: {e}"),
+        }),
+    }
+}
+
 /// Measured with `benches/upload.rs`: AES-GCM is the cheapest per byte on x86 with AES-NI.
 const DEFAULT_CIPHERS: &[&str] = &[
     "aes256-gcm@openssh.com",
@@ -138,6 +158,15 @@ impl fmt::Debug for SshConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_user_is_the_passwd_name_of_the_uid() {
+        let name = local_user().expect("the test user has a passwd entry");
+        let by_name = nix::unistd::User::from_name(&name)
+            .unwrap()
+            .expect("listed");
+        assert_eq!(by_name.uid, nix::unistd::getuid());
+    }
 
     #[test]
     fn debug_redacts_passphrase() {

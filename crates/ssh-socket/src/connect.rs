@@ -1,6 +1,7 @@
 //! Dial, verify the host, authenticate, open the streamlocal channel, start the tasks.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,23 +24,17 @@ use crate::{CloseHandle, CloseReason, KeyFileError, SshConfig, SshError, SshStre
 /// One SSH session per call. Must run inside a tokio runtime (it spawns two small tasks).
 /// Everything up to the open channel is bounded by `cfg.connect_timeout`.
 pub async fn connect(cfg: &SshConfig) -> Result<(SshStream, CloseHandle), SshError> {
-    let deadline = Instant::now() + cfg.connect_timeout;
-    let span =
-        tracing::info_span!("ssh_connect", host = %cfg.host, port = cfg.port, user = %cfg.user);
-    async {
-        check_credentials(cfg)?;
-        let addr = cfg.addr();
-        let tcp =
-            match timeout_at(deadline, TcpStream::connect((cfg.host.as_str(), cfg.port))).await {
-                Err(_) => {
-                    return Err(timed_out(cfg, "tcp connect"));
-                }
-                Ok(Err(source)) => return Err(SshError::Connect { addr, source }),
-                Ok(Ok(s)) => s,
-            };
-        establish(cfg, tcp, deadline).await
-    }
-    .instrument(span)
+    session(cfg, |deadline| async move {
+        let dial = TcpStream::connect((cfg.host.as_str(), cfg.port));
+        match timeout_at(deadline, dial).await {
+            Err(_) => Err(timed_out(cfg, "tcp connect")),
+            Ok(Err(source)) => Err(SshError::Connect {
+                addr: cfg.addr(),
+                source,
+            }),
+            Ok(Ok(s)) => Ok(s),
+        }
+    })
     .await
 }
 
@@ -49,16 +44,31 @@ pub async fn connect_socket(
     cfg: &SshConfig,
     socket: std::net::TcpStream,
 ) -> Result<(SshStream, CloseHandle), SshError> {
+    session(cfg, |_| async move {
+        socket
+            .set_nonblocking(true)
+            .and_then(|()| TcpStream::from_std(socket))
+            .map_err(|source| SshError::Connect {
+                addr: cfg.addr(),
+                source,
+            })
+    })
+    .await
+}
+
+/// One session over the TCP stream `tcp` yields (given the deadline): credentials checked
+/// first, everything bounded by `cfg.connect_timeout`, in one `ssh_connect` span.
+async fn session<F, Fut>(cfg: &SshConfig, tcp: F) -> Result<(SshStream, CloseHandle), SshError>
+where
+    F: FnOnce(Instant) -> Fut,
+    Fut: Future<Output = Result<TcpStream, SshError>>,
+{
     let deadline = Instant::now() + cfg.connect_timeout;
     let span =
         tracing::info_span!("ssh_connect", host = %cfg.host, port = cfg.port, user = %cfg.user);
     async {
         check_credentials(cfg)?;
-        let addr = cfg.addr();
-        let tcp = socket
-            .set_nonblocking(true)
-            .and_then(|()| TcpStream::from_std(socket))
-            .map_err(|source| SshError::Connect { addr, source })?;
+        let tcp = tcp(deadline).await?;
         establish(cfg, tcp, deadline).await
     }
     .instrument(span)

@@ -53,7 +53,7 @@ mod error;
 mod known_hosts;
 mod stream;
 
-pub use config::{SYSTEM_SOCKET, SshConfig};
+pub use config::{SYSTEM_SOCKET, SshConfig, local_user};
 pub use connect::{connect, connect_socket};
 pub use error::{CloseReason, KeyFileError, SshError};
 pub use stream::{CloseHandle, SshStream};

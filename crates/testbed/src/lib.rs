@@ -1,9 +1,10 @@
 //! Real daemons for tests, started by the tests themselves and torn down on drop.
 //!
-//! Scope: a private session-mode `libvirtd` ([`libvirtd`]), an OpenSSH `sshd` on 127.0.0.1
+//! Scope: a private session-mode `libvirtd` ([`libvirtd`]; optionally listening for TLS and
+//! TCP on 127.0.0.1, with certificates from [`pki`] and SASL users), an OpenSSH `sshd` on 127.0.0.1
 //! ([`sshd`]), a freezable TCP relay ([`relay`]), the unprivileged user they run as
-//! ([`user`]), a loopback HTTP server ([`http`]) and the egress test guest's image and
-//! user-data ([`guest`]). Non-scope: anything system-wide. Every daemon lives in its own temp dir, listens
+//! ([`user`]), a loopback HTTP server ([`http`]), the egress test guest's image and
+//! user-data ([`guest`]) and deterministic test bytes ([`data`]). Non-scope: anything system-wide. Every daemon lives in its own temp dir, listens
 //! on loopback or a unix socket in that dir, and dies with its guard.
 //!
 //! ```text
@@ -14,9 +15,11 @@
 //! When `TESTBED_REQUIRED=1` (set by `scripts/test`, hence in CI) a daemon that cannot start is
 //! a test failure with the reason, never a silent skip.
 
+pub mod data;
 pub mod guest;
 pub mod http;
 pub mod libvirtd;
+pub mod pki;
 pub mod relay;
 pub mod sshd;
 pub mod user;

@@ -15,6 +15,17 @@
 //! and every process that still points into the temp dir (the qemu and virtlogd it spawned
 //! detach with `setsid`, so they are found through `/proc`), then removes the dir.
 //!
+//! Network listeners (optional, on 127.0.0.1, started with `--listen`): a TLS listener with
+//! per-test certificates ([`LibvirtdBuilder::tls`], [`crate::pki`]) and a plain TCP one
+//! ([`LibvirtdBuilder::tcp`]); with [`LibvirtdBuilder::sasl_user`] both demand SASL, checked
+//! against a sasldb in the temp dir (`SASL_CONF_PATH`, `mech_list` from
+//! [`LibvirtdBuilder::sasl_mechanisms`]).
+//!
+//! ```text
+//!   pki/server/ pki/client/            ← the certificates (crate::pki)
+//!   sasl/libvirt.conf sasl/passwd.db   ← Cyrus SASL config and users
+//! ```
+//!
 //! Permissions, as found on Debian 12 / libvirt 9.0: the session socket is `0700` and owned by
 //! the `TestUser`, and root connects anyway (DAC override); the session daemon does no peer-uid
 //! check and `auth_unix_rw` defaults to `none`, so no extra config is needed for root.
@@ -33,6 +44,7 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, kill_process};
 use tempfile::TempDir;
 
+use crate::pki::{Pki, ServerCert};
 use crate::user::{TestUser, UserError};
 
 /// Name of the `dir` storage pool every daemon starts with, unless the builder says otherwise.
@@ -120,6 +132,10 @@ pub struct LibvirtdBuilder {
     config_lines: Vec<String>,
     pool_name: String,
     start_timeout: Duration,
+    tls: Option<ServerCert>,
+    tcp: bool,
+    sasl_users: Vec<(String, String)>,
+    sasl_mechanisms: String,
 }
 
 impl Default for LibvirtdBuilder {
@@ -130,6 +146,10 @@ impl Default for LibvirtdBuilder {
             config_lines: Vec::new(),
             pool_name: DEFAULT_POOL.into(),
             start_timeout: DEFAULT_START_TIMEOUT,
+            tls: None,
+            tcp: false,
+            sasl_users: Vec::new(),
+            sasl_mechanisms: "scram-sha-256".into(),
         }
     }
 }
@@ -163,6 +183,36 @@ impl LibvirtdBuilder {
         self
     }
 
+    /// Listen for TLS on a free 127.0.0.1 port, with a fresh CA and this server certificate
+    /// (see [`Libvirtd::tls_uri`], [`Libvirtd::pki`]). An expired certificate also sets
+    /// `tls_no_sanity_certificate = 1`, or the daemon would refuse to start.
+    #[must_use]
+    pub fn tls(mut self, server: ServerCert) -> Self {
+        self.tls = Some(server);
+        self
+    }
+
+    /// Listen for plain TCP on a free 127.0.0.1 port ([`Libvirtd::tcp_port`]).
+    #[must_use]
+    pub fn tcp(mut self) -> Self {
+        self.tcp = true;
+        self
+    }
+
+    /// Demand SASL on the TLS and TCP listeners, and add this user to the sasldb.
+    #[must_use]
+    pub fn sasl_user(mut self, name: impl Into<String>, password: impl Into<String>) -> Self {
+        self.sasl_users.push((name.into(), password.into()));
+        self
+    }
+
+    /// Cyrus SASL's `mech_list` for the daemon (default `scram-sha-256`).
+    #[must_use]
+    pub fn sasl_mechanisms(mut self, list: impl Into<String>) -> Self {
+        self.sasl_mechanisms = list.into();
+        self
+    }
+
     /// How long to wait for the daemon's socket (default [`DEFAULT_START_TIMEOUT`]).
     #[must_use]
     pub fn start_timeout(mut self, timeout: Duration) -> Self {
@@ -170,8 +220,50 @@ impl LibvirtdBuilder {
         self
     }
 
+    #[cfg(test)]
     fn config(&self) -> String {
+        self.config_with(None, Listen::default())
+    }
+
+    fn config_with(&self, pki: Option<&Path>, listen: Listen) -> String {
         let mut conf = String::from("# written by testbed::libvirtd\n");
+        let auth = if self.sasl_users.is_empty() {
+            "none"
+        } else {
+            "sasl"
+        };
+        let _ = writeln!(conf, "listen_addr = \"127.0.0.1\"");
+        match (listen.tls, pki) {
+            (Some(port), Some(pki)) => {
+                let f = |n: &str| pki.join(n).display().to_string();
+                let _ = writeln!(conf, "listen_tls = 1\ntls_port = \"{port}\"");
+                let _ = writeln!(
+                    conf,
+                    "key_file = \"{}\"\ncert_file = \"{}\"\nca_file = \"{}\"",
+                    f("serverkey.pem"),
+                    f("servercert.pem"),
+                    f("cacert.pem")
+                );
+                let _ = writeln!(conf, "auth_tls = \"{auth}\"");
+                if self.tls.as_ref().is_some_and(|t| t.expired) {
+                    let _ = writeln!(conf, "tls_no_sanity_certificate = 1");
+                }
+            }
+            _ => {
+                let _ = writeln!(conf, "listen_tls = 0");
+            }
+        }
+        match listen.tcp {
+            Some(port) => {
+                let _ = writeln!(
+                    conf,
+                    "listen_tcp = 1\ntcp_port = \"{port}\"\nauth_tcp = \"{auth}\""
+                );
+            }
+            None => {
+                let _ = writeln!(conf, "listen_tcp = 0");
+            }
+        }
         if let Some(v) = self.keepalive_interval {
             let _ = writeln!(conf, "keepalive_interval = {v}");
         }
@@ -207,6 +299,18 @@ impl LibvirtdBuilder {
     }
 }
 
+/// A short, daemon-writable directory (mode 1777 under `/tmp`) for unix sockets the daemon
+/// creates, such as guest agent sockets: the session paths under a daemon's temp dir are too
+/// deep for a unix socket (libvirt's default would exceed 108 bytes). Removed on drop.
+pub fn short_socket_dir() -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("tbsock-")
+        .tempdir_in("/tmp")
+        .expect("temp dir in /tmp");
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).expect("chmod 1777");
+    dir
+}
+
 /// The programs a daemon needs, found once.
 #[derive(Debug, Clone)]
 struct Tools {
@@ -216,6 +320,22 @@ struct Tools {
     setpriv: Option<PathBuf>,
     /// Optional (util-linux has it everywhere): pins the daemon to one CPU.
     taskset: Option<PathBuf>,
+}
+
+/// Ports of the network listeners.
+#[derive(Debug, Clone, Copy, Default)]
+struct Listen {
+    tls: Option<u16>,
+    tcp: Option<u16>,
+}
+
+/// A free 127.0.0.1 port (free now: another process may take it before the daemon binds it,
+/// which `launch` retries).
+fn free_port() -> Result<u16, LibvirtdError> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(io_err("finding a free port"))
 }
 
 /// A private session-mode libvirtd; killed with everything it spawned on drop.
@@ -234,6 +354,10 @@ pub struct Libvirtd {
     pool_path: PathBuf,
     start_timeout: Duration,
     kvm: bool,
+    listen: Listen,
+    pki: Option<Pki>,
+    /// `SASL_CONF_PATH` of the daemon, when SASL is on.
+    sasl_dir: Option<PathBuf>,
 }
 
 impl Libvirtd {
@@ -280,10 +404,23 @@ impl Libvirtd {
         fs::write(dir.join("owner.tmp"), stamp)
             .and_then(|()| fs::rename(dir.join("owner.tmp"), dir.join("owner")))
             .map_err(io_err("writing owner stamp"))?;
-        fs::write(dir.join("config/libvirt/libvirtd.conf"), opts.config())
-            .map_err(io_err("writing libvirtd.conf"))?;
+        let pki = match &opts.tls {
+            Some(server) => Some(
+                Pki::generate(&dir.join("pki"), server)
+                    .map_err(io_err("generating certificates"))?,
+            ),
+            None => None,
+        };
+        let sasl_dir = if opts.sasl_users.is_empty() {
+            None
+        } else {
+            Some(write_sasl(
+                &dir.join("sasl"),
+                &opts.sasl_mechanisms,
+                &opts.sasl_users,
+            )?)
+        };
         caps_cache::seed(&dir);
-        user.own(&dir)?;
         // The dir stays 0700 (tempfile's default); root enters the user's dir by DAC override.
 
         let mut d = Self {
@@ -299,8 +436,33 @@ impl Libvirtd {
             tmp: Some(tmp),
             dir,
             kvm,
+            listen: Listen::default(),
+            pki,
+            sasl_dir,
         };
-        d.spawn()?;
+        // A port found free may be taken before the daemon binds it: try a few.
+        for attempt in 0.. {
+            d.listen = Listen {
+                tls: if opts.tls.is_some() {
+                    Some(free_port()?)
+                } else {
+                    None
+                },
+                tcp: if opts.tcp { Some(free_port()?) } else { None },
+            };
+            let conf = opts.config_with(d.pki.as_ref().map(Pki::server_dir).as_deref(), d.listen);
+            fs::write(d.dir.join("config/libvirt/libvirtd.conf"), conf)
+                .map_err(io_err("writing libvirtd.conf"))?;
+            d.user.own(&d.dir)?;
+            match d.spawn() {
+                Err(LibvirtdError::Exited { log_tail, .. })
+                    if attempt < 3 && log_tail.contains("Address already in use") => {}
+                r => {
+                    r?;
+                    break;
+                }
+            }
+        }
         d.virsh(&[
             "pool-define-as",
             &d.pool_name,
@@ -315,7 +477,7 @@ impl Libvirtd {
     /// Environment of the daemon: everything per-user lives in the temp dir.
     fn env(&self) -> Vec<(&'static str, String)> {
         let p = |sub: &str| self.dir.join(sub).to_string_lossy().into_owned();
-        vec![
+        let mut env = vec![
             ("PATH", PATH.into()),
             ("LC_ALL", "C".into()),
             ("USER", self.user.name.clone()),
@@ -325,7 +487,11 @@ impl Libvirtd {
             ("XDG_CONFIG_HOME", p("config")),
             ("XDG_CACHE_HOME", p("cache")),
             ("XDG_DATA_HOME", p("data")),
-        ]
+        ];
+        if let Some(sasl) = &self.sasl_dir {
+            env.push(("SASL_CONF_PATH", sasl.to_string_lossy().into_owned()));
+        }
+        env
     }
 
     /// Start the process and wait until its socket accepts connections.
@@ -355,6 +521,9 @@ impl Libvirtd {
             ]);
         }
         argv.push(self.tools.libvirtd.clone().into());
+        if self.listen.tls.is_some() || self.listen.tcp.is_some() {
+            argv.push("--listen".into());
+        }
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]);
         // No `-d`: a foreground child we own can be signalled and reaped reliably.
@@ -385,7 +554,13 @@ impl Libvirtd {
                     log_tail: self.log_tail(),
                 });
             }
-            if UnixStream::connect(&self.socket).is_ok() {
+            let listening = |port: Option<u16>| {
+                port.is_none_or(|p| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok())
+            };
+            if UnixStream::connect(&self.socket).is_ok()
+                && listening(self.listen.tls)
+                && listening(self.listen.tcp)
+            {
                 return Ok(());
             }
             if start.elapsed() > self.start_timeout {
@@ -508,6 +683,43 @@ impl Libvirtd {
         format!("test+unix:///default?socket={}", self.socket.display())
     }
 
+    /// The TLS listener's port, if [`LibvirtdBuilder::tls`] was set.
+    pub fn tls_port(&self) -> Option<u16> {
+        self.listen.tls
+    }
+
+    /// The plain TCP listener's port, if [`LibvirtdBuilder::tcp`] was set.
+    pub fn tcp_port(&self) -> Option<u16> {
+        self.listen.tcp
+    }
+
+    /// The certificates, if [`LibvirtdBuilder::tls`] was set.
+    pub fn pki(&self) -> Option<&Pki> {
+        self.pki.as_ref()
+    }
+
+    /// `qemu+tls://127.0.0.1:PORT/session?pkipath=<good client dir>`: the qemu driver over
+    /// TLS with a client certificate the daemon accepts.
+    ///
+    /// # Panics
+    /// Without [`LibvirtdBuilder::tls`].
+    pub fn tls_uri(&self) -> String {
+        let pki = self.pki.as_ref().expect("a TLS daemon");
+        self.tls_uri_with("qemu", "session", &pki.good_client_dir())
+    }
+
+    /// `DRIVER+tls://127.0.0.1:PORT/PATH?pkipath=<pkipath>`.
+    ///
+    /// # Panics
+    /// Without [`LibvirtdBuilder::tls`].
+    pub fn tls_uri_with(&self, driver: &str, path: &str, pkipath: &Path) -> String {
+        format!(
+            "{driver}+tls://127.0.0.1:{}/{path}?pkipath={}",
+            self.listen.tls.expect("a TLS daemon"),
+            pkipath.display()
+        )
+    }
+
     /// Name of the running `dir` storage pool.
     pub fn pool_name(&self) -> &str {
         &self.pool_name
@@ -623,6 +835,49 @@ impl Drop for Libvirtd {
             eprintln!("testbed::libvirtd: removing {}: {e}", self.dir.display());
         }
     }
+}
+
+/// Cyrus SASL's config for the daemon (`<dir>/libvirt.conf`) and a sasldb with `users`.
+fn write_sasl(
+    dir: &Path,
+    mechanisms: &str,
+    users: &[(String, String)],
+) -> Result<PathBuf, LibvirtdError> {
+    let saslpasswd2 = find_program("saslpasswd2")?;
+    fs::create_dir_all(dir).map_err(io_err("creating the SASL dir"))?;
+    let db = dir.join("passwd.db");
+    fs::write(
+        dir.join("libvirt.conf"),
+        format!("mech_list: {mechanisms}\nsasldb_path: {}\n", db.display()),
+    )
+    .map_err(io_err("writing the SASL config"))?;
+    for (name, password) in users {
+        let mut child = Command::new(&saslpasswd2)
+            .args(["-p", "-a", "libvirt", "-f"])
+            .arg(&db)
+            .args(["-c", name])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(io_err("running saslpasswd2"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write as _;
+            stdin
+                .write_all(password.as_bytes())
+                .map_err(io_err("writing to saslpasswd2"))?;
+        }
+        let out = child
+            .wait_with_output()
+            .map_err(io_err("running saslpasswd2"))?;
+        if !out.status.success() {
+            return Err(LibvirtdError::Io {
+                what: format!("saslpasswd2 for {name}"),
+                source: io::Error::other(String::from_utf8_lossy(&out.stderr).into_owned()),
+            });
+        }
+    }
+    Ok(dir.to_path_buf())
 }
 
 /// The lowest CPU this process may run on (from `Cpus_allowed_list`, e.g. `0-1,4`).
@@ -933,6 +1188,30 @@ mod tests {
             b.config()
                 .ends_with("keepalive_interval = -1\nkeepalive_count = 0\nx = 1\n")
         );
+    }
+
+    #[test]
+    fn listener_config() {
+        let b = Libvirtd::builder()
+            .tls(ServerCert::default())
+            .tcp()
+            .sasl_user("alice", "pw");
+        let listen = Listen {
+            tls: Some(7001),
+            tcp: Some(7002),
+        };
+        let c = b.config_with(Some(Path::new("/p")), listen);
+        for line in [
+            "listen_tls = 1",
+            "tls_port = \"7001\"",
+            "cert_file = \"/p/servercert.pem\"",
+            "auth_tls = \"sasl\"",
+            "listen_tcp = 1",
+            "auth_tcp = \"sasl\"",
+        ] {
+            assert!(c.lines().any(|l| l == line), "{line} missing in\n{c}");
+        }
+        assert!(!c.contains("tls_no_sanity_certificate"));
     }
 
     #[test]

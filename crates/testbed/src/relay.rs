@@ -141,6 +141,28 @@ impl Relay {
         )
     }
 
+    /// Client sockets (on this machine) whose connection to the relay is still
+    /// `ESTABLISHED`, from `/proc/net/tcp{,6}`: 0 once a client shut its socket down.
+    pub fn established_clients(&self) -> usize {
+        let port = self.addr.port();
+        let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default()
+            + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+        table
+            .lines()
+            .skip(1)
+            .filter(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f.len() > 3
+                    && f[3] == "01"
+                    && f[2]
+                        .rsplit(':')
+                        .next()
+                        .and_then(|p| u16::from_str_radix(p, 16).ok())
+                        == Some(port)
+            })
+            .count()
+    }
+
     /// Connections accepted so far.
     pub fn accepted(&self) -> u64 {
         self.state.accepted.load(Ordering::Relaxed)

@@ -264,6 +264,53 @@ impl Sshd {
         }
     }
 
+    /// Starts sshd, or returns `None` (skip, with the reason on stderr) when it cannot start
+    /// and `TESTBED_REQUIRED` is unset. With `TESTBED_REQUIRED=1` (CI) a failed start fails
+    /// the test with the reason.
+    pub fn start_or_skip(opts: &SshdOptions) -> Option<Self> {
+        match Self::start(opts) {
+            Ok(s) => Some(s),
+            Err(e) if crate::required() => {
+                panic!("sshd could not start (TESTBED_REQUIRED=1): {e}")
+            }
+            Err(e) => {
+                eprintln!("SKIP: sshd could not start: {e}");
+                None
+            }
+        }
+    }
+
+    /// `qemu+ssh://USER@127.0.0.1:PORT/session?keyfile=…&known_hosts=…&socket=SOCKET`: a
+    /// libvirt URI reaching the unix socket `socket` through this sshd, with its client key
+    /// and strict host keys.
+    pub fn qemu_uri(&self, socket: &Path) -> String {
+        self.qemu_uri_via(self.port, &self.known_hosts, socket)
+    }
+
+    /// [`qemu_uri`](Self::qemu_uri) through another port that leads here (a relay), with a
+    /// `known_hosts` naming that port ([`known_hosts_for`](Self::known_hosts_for)).
+    pub fn qemu_uri_via(&self, port: u16, known_hosts: &Path, socket: &Path) -> String {
+        format!(
+            "qemu+ssh://{}@127.0.0.1:{port}/session?keyfile={}&known_hosts={}&socket={}",
+            self.user.name,
+            self.client_key.display(),
+            known_hosts.display(),
+            socket.display()
+        )
+    }
+
+    /// Writes `dir/known_hosts_relay` naming this host key at `[127.0.0.1]:port` (a relay's
+    /// port), so host keys stay strictly verified through it.
+    pub fn known_hosts_for(&self, port: u16, dir: &Path) -> PathBuf {
+        let p = dir.join("known_hosts_relay");
+        fs::write(
+            &p,
+            format!("[127.0.0.1]:{port} {}\n", self.host_public_key.trim()),
+        )
+        .expect("write known_hosts");
+        p
+    }
+
     /// The TCP port on 127.0.0.1.
     pub fn port(&self) -> u16 {
         self.port

@@ -160,92 +160,45 @@ fn event_name(kind: EventKind, e: i32) -> &'static str {
         .unwrap_or("unknown")
 }
 
-/// One output line: `KIND OBJECT: EVENT` for a lifecycle event, the decoded event otherwise.
-fn event_line(
-    kind: EventKind,
-    lifecycle: Option<(&libvirt_rpc::LvString, i32)>,
-    ev: &dyn std::fmt::Debug,
-) -> String {
-    use clap::ValueEnum;
-    let label = kind.to_possible_value().expect("no skipped variants");
-    match lifecycle {
-        Some((object, e)) => format!("{} {object}: {}", label.get_name(), event_name(kind, e)),
-        None => format!("{}: {ev:?}", label.get_name()),
-    }
-}
-
 /// Subscribe to the lifecycle events of `kind` and render each as one line.
 async fn event_lines(
     c: &Client,
     kind: EventKind,
 ) -> Result<futures::stream::BoxStream<'static, String>, libvirt_rpc::CallError> {
-    use futures::StreamExt;
     use libvirt_rpc::proto::events::{
-        DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent, event_id,
+        DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
     };
-    use libvirt_rpc::proto::procs::network::network_event_id;
-    use libvirt_rpc::proto::procs::nodedev::node_device_event_id;
-    use libvirt_rpc::proto::procs::secret::secret_event_id;
-    use libvirt_rpc::proto::procs::storage::pool_event_id;
-    Ok(match kind {
-        EventKind::Domain => c
-            .subscribe_domain_events(event_id::LIFECYCLE, None)
-            .await?
-            .map(move |ev| {
-                let l = match &ev {
-                    DomainEvent::Lifecycle { dom, event, .. } => Some((&dom.name, *event)),
-                    _ => None,
-                };
-                event_line(kind, l, &ev)
-            })
-            .boxed(),
-        EventKind::Network => c
-            .subscribe_network_events(network_event_id::LIFECYCLE, None)
-            .await?
-            .map(move |ev| {
-                let l = match &ev {
-                    NetworkEvent::Lifecycle { net, event, .. } => Some((&net.name, *event)),
-                    _ => None,
-                };
-                event_line(kind, l, &ev)
-            })
-            .boxed(),
-        EventKind::Pool => c
-            .subscribe_storage_pool_events(pool_event_id::LIFECYCLE, None)
-            .await?
-            .map(move |ev| {
-                let l = match &ev {
-                    StoragePoolEvent::Lifecycle { pool, event, .. } => Some((&pool.name, *event)),
-                    _ => None,
-                };
-                event_line(kind, l, &ev)
-            })
-            .boxed(),
-        EventKind::Nodedev => c
-            .subscribe_node_device_events(node_device_event_id::LIFECYCLE, None)
-            .await?
-            .map(move |ev| {
-                let l = match &ev {
-                    NodeDeviceEvent::Lifecycle { dev, event, .. } => Some((&dev.name, *event)),
-                    _ => None,
-                };
-                event_line(kind, l, &ev)
-            })
-            .boxed(),
-        EventKind::Secret => c
-            .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
-            .await?
-            .map(move |ev| {
-                let l = match &ev {
-                    SecretEvent::Lifecycle { secret, event, .. } => {
-                        Some((&secret.usage_id, *event))
-                    }
-                    _ => None,
-                };
-                event_line(kind, l, &ev)
-            })
-            .boxed(),
-    })
+    match kind {
+        EventKind::Domain => lifecycle_lines::<DomainEvent>(c, kind, |d| &d.name).await,
+        EventKind::Network => lifecycle_lines::<NetworkEvent>(c, kind, |n| &n.name).await,
+        EventKind::Pool => lifecycle_lines::<StoragePoolEvent>(c, kind, |p| &p.name).await,
+        EventKind::Nodedev => lifecycle_lines::<NodeDeviceEvent>(c, kind, |d| &d.name).await,
+        EventKind::Secret => lifecycle_lines::<SecretEvent>(c, kind, |s| &s.usage_id).await,
+    }
+}
+
+/// One output line per event of family `K`: `KIND OBJECT: EVENT` for a lifecycle event (the
+/// object named by `name`), the decoded event otherwise.
+async fn lifecycle_lines<K: libvirt_rpc::proto::events::EventKind>(
+    c: &Client,
+    kind: EventKind,
+    name: fn(&K::Object) -> &libvirt_rpc::LvString,
+) -> Result<futures::stream::BoxStream<'static, String>, libvirt_rpc::CallError> {
+    use clap::ValueEnum;
+    use futures::StreamExt;
+    let events = c.subscribe::<K>(K::LIFECYCLE, None).await?;
+    let label = kind.to_possible_value().expect("no skipped variants");
+    Ok(events
+        .map(move |ev| match ev.lifecycle() {
+            Some((e, _)) => format!(
+                "{} {}: {}",
+                label.get_name(),
+                name(ev.object()),
+                event_name(kind, e)
+            ),
+            None => format!("{}: {ev:?}", label.get_name()),
+        })
+        .boxed())
 }
 
 fn state_name(s: i32) -> &'static str {

@@ -26,7 +26,23 @@ fn images(url: &str, sha: Option<&str>) -> BTreeMap<Identifier, ImageSource> {
         .clone()
 }
 
-/// Leases for a test cache (a daemon of the testbed: `qemu` domains).
+/// Entry `e`'s cache of key `k` (the image at `url`, verified against `body`) with a
+/// journal of its steps, and a link pool to `d`.
+fn journaled(d: &Libvirtd, url: &str, body: &[u8]) -> (ImageCache, Journal, LinkPool) {
+    let journal = Journal::default();
+    let cache = ImageCache::new(
+        "e",
+        d.pool_name(),
+        images(url, Some(&sha256_hex(body))),
+        false,
+        Budgets::default(),
+    )
+    .with_journal(journal.clone());
+    let links = LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
+    (cache, journal, links)
+}
+
+/// Leases for a test cache (a daemon of the testbed: `kvm` or `qemu` domains).
 fn leases(d: &Libvirtd) -> Leases {
     let t = if d.kvm() {
         crate::config::DomainType::Kvm
@@ -77,16 +93,7 @@ async fn failed_upload_closes_dedicated_connection_before_deleting_the_base() {
     let http = HttpServer::start().await.unwrap();
     let body = vec![7u8; 256 << 10];
     http.route("/img", Route::new(body.clone()).die_after(100 << 10));
-    let journal = Journal::default();
-    let cache = ImageCache::new(
-        "e",
-        d.pool_name(),
-        images(&http.url("/img"), Some(&sha256_hex(&body))),
-        false,
-        Budgets::default(),
-    )
-    .with_journal(journal.clone());
-    let links = LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
+    let (cache, journal, links) = journaled(&d, &http.url("/img"), &body);
     let err = cache.ensure(&links, &leases(&d), &key()).await.unwrap_err();
     assert!(err.is_transient(), "{err}");
     let steps = journal.lock().unwrap().clone();
@@ -108,16 +115,7 @@ async fn publish_writes_the_marker_last_and_reuses_it() {
     let http = HttpServer::start().await.unwrap();
     let body: Vec<u8> = (0..(3u32 << 20)).map(|i| (i % 251) as u8).collect();
     http.serve("/img", body.clone());
-    let journal = Journal::default();
-    let cache = ImageCache::new(
-        "e",
-        d.pool_name(),
-        images(&http.url("/img"), Some(&sha256_hex(&body))),
-        false,
-        Budgets::default(),
-    )
-    .with_journal(journal.clone());
-    let links = LinkPool::new(&d.uri(), Duration::from_secs(10), Duration::from_secs(10)).unwrap();
+    let (cache, journal, links) = journaled(&d, &http.url("/img"), &body);
     let base = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
     assert!(base.fetched);
     assert_eq!(base.capacity, body.len() as u64);

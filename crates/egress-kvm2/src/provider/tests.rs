@@ -1,12 +1,13 @@
 //! The address rule on a real domain, with the failure injected between the state read and
 //! the address read (states a daemon cannot produce on demand otherwise).
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use egress_provider::{Identifier, ProvidersConfig};
 use serde_json::json;
 use testbed::http::HttpServer;
-use testbed::libvirtd::Libvirtd;
+use testbed::libvirtd::{Libvirtd, short_socket_dir};
 
 use super::*;
 
@@ -45,18 +46,6 @@ fn get_err(r: Result<Instance, ProviderError>, want: &str) -> ProviderError {
     }
 }
 
-/// A short, daemon-writable dir for guest agent sockets (libvirt's session paths under the
-/// testbed's temp dir exceed the 108-byte unix socket limit); removed on drop.
-fn agent_dir() -> tempfile::TempDir {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::Builder::new()
-        .prefix("ekvm2-")
-        .tempdir_in("/tmp")
-        .unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
-    dir
-}
-
 fn uid() -> Identifier {
     Identifier::new("u1").unwrap()
 }
@@ -80,7 +69,7 @@ async fn link_killed_during_address_read_is_transient() {
         return;
     };
     let http = HttpServer::start().await.unwrap();
-    let ga = agent_dir();
+    let ga = short_socket_dir();
     let mut p = created(&d, &http, &ga).await;
     p.before_address = Some(Arc::new(|link: &Link| {
         link.mark_dead("test: killed during the address read");
@@ -107,7 +96,7 @@ async fn daemon_dying_during_address_read_is_transient() {
         return;
     };
     let http = HttpServer::start().await.unwrap();
-    let ga = agent_dir();
+    let ga = short_socket_dir();
     let mut p = created(&d, &http, &ga).await;
     let d = Arc::new(Mutex::new(d));
     let killer = d.clone();
@@ -129,7 +118,7 @@ async fn domain_vanishing_during_address_read_is_not_found() {
         return;
     };
     let http = HttpServer::start().await.unwrap();
-    let ga = agent_dir();
+    let ga = short_socket_dir();
     let mut p = created(&d, &http, &ga).await;
     let d = Arc::new(d);
     let dd = d.clone();
@@ -154,7 +143,7 @@ async fn every_source_failing_is_transient() {
         return;
     };
     let http = HttpServer::start().await.unwrap();
-    let ga = agent_dir();
+    let ga = short_socket_dir();
     let p = created(&d, &http, &ga).await;
     let arp = setup(&d, &http, &["agent", "arp"], &ga);
     let err = get_err(arp.get(&uid()).await, "Transient");

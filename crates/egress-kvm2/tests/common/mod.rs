@@ -11,8 +11,10 @@ use egress_kvm2::Kvm2Provider;
 use egress_provider::{Identifier, ProvidersConfig, Sha256Digest};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+#[allow(unused_imports)] // not every test binary makes images
+pub use testbed::data::pattern;
 use testbed::http::HttpServer;
-use testbed::libvirtd::Libvirtd;
+use testbed::libvirtd::{Libvirtd, short_socket_dir};
 
 pub struct Env {
     pub d: Libvirtd,
@@ -28,22 +30,8 @@ pub async fn env() -> Option<Env> {
     Some(Env {
         d,
         http,
-        agent: agent_dir(),
+        agent: short_socket_dir(),
     })
-}
-
-/// Deterministic image bytes.
-pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    let mut v = Vec::with_capacity(len + 8);
-    while v.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.extend_from_slice(&x.to_le_bytes());
-    }
-    v.truncate(len);
-    v
 }
 
 pub fn sha256_hex(data: &[u8]) -> String {
@@ -104,15 +92,3 @@ pub fn volumes(d: &Libvirtd) -> Vec<String> {
 }
 
 pub const SECOND: Duration = Duration::from_secs(1);
-
-/// A short, daemon-writable directory for guest agent sockets: the testbed's session paths
-/// are too deep for a unix socket (libvirt's default would exceed 108 bytes).
-pub fn agent_dir() -> tempfile::TempDir {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::Builder::new()
-        .prefix("ekvm2-")
-        .tempdir_in("/tmp")
-        .unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
-    dir
-}

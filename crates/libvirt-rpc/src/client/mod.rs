@@ -29,14 +29,18 @@
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
+pub mod auth;
 mod driver;
 mod events;
 mod shared;
 mod stream;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod uri;
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::num::NonZeroUsize;
 use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -52,12 +56,14 @@ pub use events::EventStream;
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 pub use stream::{Download, Progress, TransferError, Upload};
-pub use uri::{LibvirtUri, SshTarget, Transport, UriError};
+#[cfg(feature = "tls")]
+pub use tls::TlsError;
+pub use uri::{LibvirtUri, SshTarget, TlsTarget, Transport, UriError};
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::{CallError, Config, Connection, ConnectionError};
 use crate::proto::{self, Procedure};
-use crate::wire::xdr::{self, Encode, Encoder};
+use crate::wire::xdr::{Encode, Preencoded};
 
 /// How to open a connection.
 #[derive(Clone)]
@@ -69,12 +75,14 @@ pub struct ConnectOptions {
     /// Runs (outside any lock) when the connection closes, to kill the transport directly —
     /// e.g. shut the SSH socket down so a stalled write cannot hold teardown.
     pub kill: Option<KillFn>,
-    /// Queue length of each event subscription (default 256).
-    pub event_queue: usize,
+    /// Queue length of each event subscription (default [`DEFAULT_EVENT_QUEUE`]). A
+    /// subscriber that falls further behind loses events ([`EventStream::missed`]).
+    pub event_queue: NonZeroUsize,
     /// While calls await replies, how long the driver keeps reading the socket without
     /// sleeping after the last byte moved, before it parks in epoll (default
-    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix and TCP sockets only
-    /// ([`Client::connect`], [`Client::handshake_socket`]).
+    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix, TCP and TLS sockets only
+    /// ([`Client::connect`], [`Client::handshake_socket`]); over TLS the ciphertext socket is
+    /// polled under rustls, for the budget after the last byte moved either way.
     ///
     /// A reply that finds the client parked costs a wake-up on both sides. The daemon pays
     /// for it inside its `write()`, and on a VM waking a halted vCPU is an IPI and a VM exit.
@@ -84,6 +92,9 @@ pub struct ConnectOptions {
     /// is pending. See docs/decisions.md.
     pub busy_poll: Duration,
 }
+
+/// Default [`ConnectOptions::event_queue`]: 256 events per subscription.
+pub const DEFAULT_EVENT_QUEUE: NonZeroUsize = NonZeroUsize::new(256).expect("not zero");
 
 /// Default [`ConnectOptions::busy_poll`]: covers a typical call's round trip to a local
 /// daemon (25–40 µs), so short calls never park.
@@ -95,7 +106,7 @@ impl Default for ConnectOptions {
             config: Config::default(),
             handshake: HandshakeOptions::default(),
             kill: None,
-            event_queue: 0,
+            event_queue: DEFAULT_EVENT_QUEUE,
             busy_poll: DEFAULT_BUSY_POLL,
         }
     }
@@ -139,21 +150,22 @@ pub enum ConnectError {
     #[cfg(feature = "ssh")]
     #[error("ssh: {0}")]
     Ssh(Box<ssh_socket::SshError>),
+    /// The TLS transport failed (PKI files, server certificate, handshake).
+    #[cfg(feature = "tls")]
+    #[error("tls: {0}")]
+    Tls(#[from] TlsError),
 }
 
-/// The local login name, as ssh would use it.
-#[cfg(feature = "ssh")]
-fn local_user() -> String {
-    std::env::var("USER")
-        .ok()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| {
-            if rustix::process::geteuid().is_root() {
-                "root".into()
-            } else {
-                rustix::process::geteuid().as_raw().to_string()
-            }
-        })
+/// The transport's kill switch first, then the caller's.
+#[cfg(any(feature = "ssh", feature = "tls"))]
+fn chain_kill(kill: KillFn, user: Option<KillFn>) -> KillFn {
+    match user {
+        Some(user_kill) => Arc::new(move || {
+            kill();
+            user_kill();
+        }),
+        None => kill,
+    }
 }
 
 /// Drops the connection when the last [`Client`] clone goes away.
@@ -161,7 +173,7 @@ struct CloseOnDrop(Arc<Inner>);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        self.0.close("client dropped");
+        self.0.close("client dropped".into());
     }
 }
 
@@ -191,23 +203,36 @@ fn busy_poll_fd(io: &impl AsFd, opts: &ConnectOptions) -> Option<OwnedFd> {
     io.as_fd().try_clone_to_owned().ok()
 }
 
-/// Already-encoded XDR arguments, for raw calls.
-pub(crate) struct Raw<'a>(pub(crate) &'a [u8]);
-
-impl Encode for Raw<'_> {
-    fn encode(&self, enc: &mut Encoder) {
-        enc.put_fixed_opaque(self.0);
-    }
-}
-
 impl Client {
     /// Connect to a libvirt URI (`qemu:///system`, `qemu+unix:///session?socket=…`,
-    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`, …) and run the handshake.
+    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`,
+    /// `qemu+tls://host/system`, `qemu+ssh://…`) and run the handshake.
+    ///
+    /// If the daemon demands SASL, credentials come from libvirt's auth.conf chain
+    /// ([`auth`]) for the URI's host, then from
+    /// [`HandshakeOptions::sasl`](crate::conn::handshake::HandshakeOptions::sasl)'s callback;
+    /// `?auth=sasl.MECH` picks the mechanism.
     pub async fn connect(uri: &str, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
         let parsed = LibvirtUri::parse(uri)?;
         if opts.handshake.name.is_none() {
             opts.handshake.name = Some(parsed.remote_name.clone());
         }
+        let host = match &parsed.transport {
+            Transport::Unix { .. } => "localhost",
+            Transport::Tcp { host, .. } => host,
+            Transport::Ssh(t) => &t.host,
+            Transport::Tls(t) => &t.host,
+        };
+        let sasl = &mut opts.handshake.sasl;
+        if sasl.mechanism.is_none() {
+            sasl.mechanism.clone_from(&parsed.sasl_mechanism);
+        }
+        sasl.credentials = Some(auth::credential_chain(
+            host.to_string(),
+            parsed.authfile.clone(),
+            sasl.credentials.take(),
+        ));
+        sasl.insecure_transport = matches!(parsed.transport, Transport::Tcp { .. });
         match &parsed.transport {
             Transport::Unix { path } => {
                 let s = tokio::net::UnixStream::connect(path)
@@ -230,7 +255,26 @@ impl Client {
                 Self::handshake_socket(s, opts).await
             }
             Transport::Ssh(target) => Self::connect_ssh(target, opts).await,
+            Transport::Tls(target) => Self::connect_tls(target, opts).await,
         }
+    }
+
+    #[cfg(feature = "tls")]
+    async fn connect_tls(
+        target: &TlsTarget,
+        mut opts: ConnectOptions,
+    ) -> Result<Self, ConnectError> {
+        let (stream, kill) = tls::dial(target, opts.busy_poll).await?;
+        opts.kill = Some(chain_kill(kill, opts.kill.take()));
+        Self::handshake(stream, opts).await
+    }
+
+    #[cfg(not(feature = "tls"))]
+    #[allow(clippy::unused_async)]
+    async fn connect_tls(_: &TlsTarget, _: ConnectOptions) -> Result<Self, ConnectError> {
+        Err(ConnectError::Unsupported(
+            "qemu+tls:// needs the `tls` feature of libvirt-rpc".into(),
+        ))
     }
 
     #[cfg(feature = "ssh")]
@@ -238,9 +282,10 @@ impl Client {
         target: &SshTarget,
         mut opts: ConnectOptions,
     ) -> Result<Self, ConnectError> {
+        // No user in the URI: the local login name, as ssh (and so libvirt) would use.
         let user = match &target.user {
             Some(u) => u.clone(),
-            None => local_user(),
+            None => ssh_socket::local_user().map_err(|e| ConnectError::Ssh(Box::new(e)))?,
         };
         let mut cfg = ssh_socket::SshConfig::new(user, target.host.clone());
         cfg.port = target.port;
@@ -253,13 +298,7 @@ impl Client {
             .map_err(|e| ConnectError::Ssh(Box::new(e)))?;
         // Killing the TCP socket directly is what bounds teardown under a stalled write.
         let kill: KillFn = Arc::new(move || close.close());
-        opts.kill = Some(match opts.kill.take() {
-            Some(user_kill) => Arc::new(move || {
-                kill();
-                user_kill();
-            }),
-            None => kill,
-        });
+        opts.kill = Some(chain_kill(kill, opts.kill.take()));
         Self::handshake(stream, opts).await
     }
 
@@ -344,7 +383,7 @@ impl Client {
             conn: Connection::new(opts.config.clone(), Instant::now()),
             calls: HashMap::new(),
             streams: HashMap::new(),
-            events: events::Registrations::default(),
+            subscribers: HashMap::new(),
             writable: Vec::new(),
             driver: None,
             read_blocked: false,
@@ -369,11 +408,7 @@ impl Client {
             _guard: Arc::new(CloseOnDrop(inner.clone())),
             inner,
             outcome: Arc::new(HandshakeOutcome::default()),
-            event_queue: if opts.event_queue == 0 {
-                256
-            } else {
-                opts.event_queue
-            },
+            event_queue: opts.event_queue.get(),
         }
     }
 
@@ -412,16 +447,14 @@ impl Client {
         }
         .instrument(span)
         .await?;
-        match xdr::from_bytes::<P::Ret>(payload) {
-            Ok(r) => Ok(r),
-            Err(e) => {
-                let mut st = self.inner.lock();
-                let err = st.conn.report_bad_reply(P::NUMBER, serial, e);
-                st.dispatch();
-                st.wake_driver();
-                Err(CallError::Connection(err))
-            }
-        }
+        // Decoded outside the lock; taken only when the reply does not decode.
+        Connection::parse_reply::<P>(serial, payload).map_err(|v| {
+            let mut st = self.inner.lock();
+            let err = st.conn.handle_violation(v);
+            st.dispatch();
+            st.wake_driver();
+            err
+        })
     }
 
     /// Call any procedure of any program with pre-encoded arguments; returns the raw reply
@@ -432,7 +465,7 @@ impl Client {
         procedure: i32,
         args: &[u8],
     ) -> Result<Bytes, CallError> {
-        let serial = self.start_call(program, procedure, &Raw(args), None)?;
+        let serial = self.start_call(program, procedure, &Preencoded(args), None)?;
         let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
         let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
         CallFuture {
@@ -462,7 +495,17 @@ impl Client {
     /// [`ConnectionError::LocallyClosed`], then the transport is killed. Synchronous,
     /// idempotent, bounded: it never waits for the peer or for a pending write.
     pub fn close(&self) {
-        self.inner.close("closed by the application");
+        self.close_with("closed by the application");
+    }
+
+    /// [`close`](Self::close), saying why: the reason is published first (every pending and
+    /// later call, [`error`](Self::error) and [`closed`](Self::closed) read
+    /// [`ConnectionError::LocallyClosed`] with it), then the transport is killed outside any
+    /// lock (H1). Only the first close runs the kill; a later one returns at once, even while
+    /// the first kill is still running. Returns `true` if this call closed the connection,
+    /// `false` if it was dead already (the first reason stays).
+    pub fn close_with(&self, reason: impl Into<Arc<str>>) -> bool {
+        self.inner.close(reason.into())
     }
 
     /// Polite teardown: unregister the close callback and send `CONNECT_CLOSE` (each bounded

@@ -11,8 +11,8 @@ use std::task::Waker;
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use super::events::{Kind, Queued, RegCall, Registrations};
-use crate::conn::{CallError, Connection, ConnectionError, Output};
+use super::events::Subscriber;
+use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId};
 use crate::proto::events::Event;
 
 /// Upload backpressure: callers wait while more than this is queued in the core. Four
@@ -24,9 +24,6 @@ pub(crate) const TRANSMIT_HIGH: usize = 512 << 10;
 pub(crate) struct CallSlot {
     pub(crate) result: Option<Result<Bytes, CallError>>,
     pub(crate) waker: Option<Waker>,
-    /// An event (de)registration call: which registration. Nobody awaits this slot; the
-    /// reply goes to the registration table, where the subscribers wait.
-    pub(crate) registration: Option<(u64, RegCall)>,
 }
 
 #[derive(Debug, Default)]
@@ -39,7 +36,8 @@ pub(crate) struct State {
     pub(crate) conn: Connection,
     pub(crate) calls: HashMap<u32, CallSlot>,
     pub(crate) streams: HashMap<u32, StreamSlot>,
-    pub(crate) events: Registrations,
+    /// Event subscribers, by the core's ids.
+    pub(crate) subscribers: HashMap<SubscriberId, Subscriber>,
     pub(crate) writable: Vec<Waker>,
     pub(crate) driver: Option<Waker>,
     /// The driver stopped reading because a download window is full.
@@ -50,22 +48,10 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// Remove one event subscriber (deregistering with the daemon if it was the last).
-    pub(crate) fn detach_subscriber(&mut self, kind: Kind, sub: u64) {
-        let q = self.events.detach(kind, sub, &mut self.conn);
-        self.track(q);
-    }
-
-    /// Record a (de)registration call the registration table queued, and get it sent.
-    pub(crate) fn track(&mut self, q: Option<Queued>) {
-        let Some(q) = q else { return };
-        self.calls.insert(
-            q.serial,
-            CallSlot {
-                registration: Some((q.reg, q.call)),
-                ..CallSlot::default()
-            },
-        );
+    /// Remove one event subscriber (the core deregisters with the daemon if it was the last).
+    pub(crate) fn unsubscribe(&mut self, sub: SubscriberId) {
+        self.subscribers.remove(&sub);
+        self.conn.unsubscribe(sub);
         self.wake_driver();
     }
 
@@ -83,19 +69,6 @@ impl State {
         while let Some(o) = self.conn.poll_output() {
             match o {
                 Output::CallDone { serial, result } => {
-                    if let Some((reg, call)) = self.calls.get(&serial).and_then(|s| s.registration)
-                    {
-                        self.calls.remove(&serial);
-                        let q = match call {
-                            RegCall::Register => {
-                                self.events.registered(reg, serial, result, &mut self.conn)
-                            }
-                            // Whatever the daemon said, the callback is gone or never was.
-                            RegCall::Deregister => self.events.deregistered(reg, &mut self.conn),
-                        };
-                        self.track(q);
-                        continue;
-                    }
                     if let Some(slot) = self.calls.get_mut(&serial) {
                         slot.result = Some(result);
                         completed += 1;
@@ -112,14 +85,26 @@ impl State {
                         }
                     }
                 }
-                Output::Event(Event::ConnectionClosed { reason }) => {
+                Output::SubscriptionDone { subscriber, result } => {
+                    if let Some(s) = self.subscribers.get_mut(&subscriber) {
+                        s.complete(result);
+                    }
+                }
+                Output::Event {
+                    event: Event::ConnectionClosed { reason },
+                    ..
+                } => {
                     self.close_notice = Some(reason);
                 }
-                Output::Event(ev) => self.events.deliver(&ev),
+                Output::Event { event, subscribers } => {
+                    for s in subscribers.iter().filter_map(|id| self.subscribers.get(id)) {
+                        s.deliver(&event);
+                    }
+                }
                 Output::Closed(e) => {
                     self.closed_tx.send_replace(Some(e));
                     // Dropping the senders ends every subscription stream.
-                    self.events.clear();
+                    self.subscribers.clear();
                     for w in self.writable.drain(..) {
                         w.wake();
                     }
@@ -141,8 +126,9 @@ pub type KillFn = Arc<dyn Fn() + Send + Sync>;
 pub(crate) struct Inner {
     pub(crate) state: Mutex<State>,
     pub(crate) kill: Option<KillFn>,
-    /// Set by the first close; later closes (another handle, the last clone's drop) only
-    /// find the core dead. A flag, not a once-cell: nobody waits for the first kill.
+    /// Set (under the state lock) by the close that runs the kill; later closes (another
+    /// handle, the last clone's drop) only find the core dead. A flag, not a once-cell:
+    /// nobody waits for the first kill.
     pub(crate) killed: AtomicBool,
     pub(crate) closed_rx: watch::Receiver<Option<ConnectionError>>,
 }
@@ -155,18 +141,30 @@ impl Inner {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Mark dead (publishing why) first, then kill the transport outside the lock.
-    pub(crate) fn close(&self, reason: &str) {
-        {
+    /// Mark dead (publishing why) first, then kill the transport outside the lock. Returns
+    /// whether this call closed the connection (false: it was dead already).
+    ///
+    /// Who kills is decided under the lock, together with the publish: the first closer.
+    /// Decided after the lock is released, a task that the publish woke (a caller whose call
+    /// just failed, closing in turn) could win the kill and run a stalled kill inside that
+    /// caller, which is exactly what the publish was to spare it. A connection that died by
+    /// itself is killed by the first close after.
+    pub(crate) fn close(&self, reason: Arc<str>) -> bool {
+        let (first, kill) = {
             let mut st = self.lock();
-            st.conn.close(reason.to_string());
+            let first = !st.conn.is_closed();
+            st.conn.close(reason);
             st.dispatch();
             st.wake_driver();
+            let kill = self
+                .kill
+                .as_ref()
+                .filter(|_| !self.killed.swap(true, Ordering::AcqRel));
+            (first, kill)
+        };
+        if let Some(kill) = kill {
+            kill();
         }
-        if let Some(kill) = &self.kill {
-            if !self.killed.swap(true, Ordering::AcqRel) {
-                kill();
-            }
-        }
+        first
     }
 }

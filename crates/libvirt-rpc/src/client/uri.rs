@@ -1,9 +1,14 @@
 //! libvirt connection URIs: `driver[+transport]://[user@][host][:port]/path[?params]`.
 //!
 //! Supported: `qemu:///system`, `qemu:///session`, `qemu+unix:///system?socket=PATH`,
-//! `test+unix:///default?socket=PATH`, `qemu+tcp://host:port/system`, and
+//! `test+unix:///default?socket=PATH`, `qemu+tcp://host:port/system`,
 //! `qemu+ssh://user@host:port/system?keyfile=PATH&known_hosts=PATH&no_verify=1&socket=PATH`
-//! (parsed into an [`SshTarget`] for an SSH transport to dial). Anything else is a clear
+//! (parsed into an [`SshTarget`] for an SSH transport to dial), and TLS:
+//! `qemu+tls://host[:port]/system?pkipath=DIR&no_verify=1`, `test+tls://…`, and
+//! `qemu://host/system` (a host and no `+transport` means TLS, as in libvirt).
+//!
+//! On every transport: `auth=sasl` or `auth=sasl.MECH` (e.g. `sasl.scram-sha-256`) and
+//! `authfile=PATH` (libvirt's auth.conf for SASL credentials). Anything else is a clear
 //! error, never silently ignored.
 
 use std::ffi::OsString;
@@ -13,6 +18,8 @@ use std::path::PathBuf;
 pub const SYSTEM_SOCKET: &str = "/var/run/libvirt/libvirt-sock";
 /// libvirtd's TCP port.
 pub const DEFAULT_TCP_PORT: u16 = 16509;
+/// libvirtd's TLS port.
+pub const DEFAULT_TLS_PORT: u16 = 16514;
 
 /// What to dial.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +39,22 @@ pub enum Transport {
     },
     /// SSH to `host`, then the unix socket `socket` on it.
     Ssh(SshTarget),
+    /// TLS over TCP (libvirtd `listen_tls`).
+    Tls(TlsTarget),
+}
+
+/// The TLS part of a `+tls` (or host-only) URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsTarget {
+    /// Host name or address: dialled, and checked against the server certificate.
+    pub host: String,
+    /// Port (default [`DEFAULT_TLS_PORT`]).
+    pub port: u16,
+    /// `pkipath=DIR`: `cacert.pem`, `clientcert.pem`, `clientkey.pem` there instead of
+    /// libvirt's default locations.
+    pub pkipath: Option<PathBuf>,
+    /// `no_verify=1`: do not verify the server certificate (logged as a warning).
+    pub no_verify: bool,
 }
 
 /// The SSH part of a `+ssh` URI.
@@ -64,6 +87,10 @@ pub struct LibvirtUri {
     pub transport: Transport,
     /// The URI the daemon should open (`qemu:///system`): the transport part removed.
     pub remote_name: String,
+    /// `auth=sasl.MECH`: the only SASL mechanism to use.
+    pub sasl_mechanism: Option<String>,
+    /// `authfile=PATH`: libvirt's auth.conf to read SASL credentials from.
+    pub authfile: Option<PathBuf>,
 }
 
 /// A URI we cannot use.
@@ -78,8 +105,8 @@ pub enum UriError {
         /// Why.
         reason: String,
     },
-    /// A transport we do not implement (tls, libssh, ext, …).
-    #[error("unsupported transport {transport:?} in {uri:?} (supported: unix, tcp, ssh)")]
+    /// A transport we do not implement (libssh, libssh2, ext, …).
+    #[error("unsupported transport {transport:?} in {uri:?} (supported: unix, tcp, ssh, tls)")]
     UnsupportedTransport {
         /// The URI.
         uri: String,
@@ -121,31 +148,43 @@ impl LibvirtUri {
         let mut keyfile = None;
         let mut known_hosts = None;
         let mut no_verify = false;
+        let mut pkipath = None;
+        let mut sasl_mechanism = None;
+        let mut authfile = None;
+        let host = u.host_str().filter(|h| !h.is_empty()).map(str::to_string);
         let is_ssh = transport.as_deref() == Some("ssh");
+        // A host and no transport means TLS, as in libvirt.
+        let is_tls = transport.as_deref() == Some("tls") || (transport.is_none() && host.is_some());
+        let unsupported = |param: &str| UriError::UnsupportedParam {
+            uri: uri.into(),
+            param: param.into(),
+        };
         for (k, v) in u.query_pairs() {
-            match (k.as_ref(), is_ssh) {
-                ("socket", _) => socket = Some(PathBuf::from(v.as_ref())),
-                ("keyfile", true) => keyfile = Some(PathBuf::from(v.as_ref())),
-                ("known_hosts", true) => known_hosts = Some(PathBuf::from(v.as_ref())),
-                ("no_verify", true) => no_verify = v != "0",
-                _ => {
-                    return Err(UriError::UnsupportedParam {
-                        uri: uri.into(),
-                        param: k.into_owned(),
-                    });
-                }
+            match k.as_ref() {
+                "socket" if !is_tls => socket = Some(PathBuf::from(v.as_ref())),
+                "keyfile" if is_ssh => keyfile = Some(PathBuf::from(v.as_ref())),
+                "known_hosts" if is_ssh => known_hosts = Some(PathBuf::from(v.as_ref())),
+                "no_verify" if is_ssh || is_tls => no_verify = v != "0",
+                "pkipath" if is_tls => pkipath = Some(PathBuf::from(v.as_ref())),
+                "authfile" => authfile = Some(PathBuf::from(v.as_ref())),
+                "auth" => match v.split_once('.') {
+                    _ if v.eq_ignore_ascii_case("sasl") => {}
+                    Some((kind, mech)) if kind.eq_ignore_ascii_case("sasl") && !mech.is_empty() => {
+                        sasl_mechanism = Some(mech.to_ascii_uppercase());
+                    }
+                    _ => return Err(unsupported(&format!("auth={v}"))),
+                },
+                _ => return Err(unsupported(&k)),
             }
         }
-        let host = u.host_str().filter(|h| !h.is_empty()).map(str::to_string);
         let transport = match transport.as_deref() {
+            _ if is_tls => Transport::Tls(TlsTarget {
+                host: host.ok_or_else(|| invalid("tls needs a host"))?,
+                port: u.port().unwrap_or(DEFAULT_TLS_PORT),
+                pkipath,
+                no_verify,
+            }),
             None | Some("unix") => {
-                if host.is_some() && transport.is_none() {
-                    // libvirt would default to TLS here; we do not implement it.
-                    return Err(UriError::UnsupportedTransport {
-                        uri: uri.into(),
-                        transport: "tls".into(),
-                    });
-                }
                 let path = match socket {
                     Some(p) => p,
                     None => default_socket(&path)?,
@@ -199,6 +238,8 @@ impl LibvirtUri {
             driver,
             transport,
             remote_name,
+            sasl_mechanism,
+            authfile,
         })
     }
 }
@@ -320,9 +361,59 @@ mod tests {
     }
 
     #[test]
+    fn tls_forms() {
+        let u = LibvirtUri::parse("qemu+tls://h.example/system").unwrap();
+        assert_eq!(
+            u.transport,
+            Transport::Tls(TlsTarget {
+                host: "h.example".into(),
+                port: DEFAULT_TLS_PORT,
+                pkipath: None,
+                no_verify: false,
+            })
+        );
+        assert_eq!(u.remote_name, "qemu:///system");
+        // No transport but a host: TLS, as in libvirt.
+        let u = LibvirtUri::parse("qemu://10.1.2.3:16600/system?pkipath=/p&no_verify=1").unwrap();
+        let Transport::Tls(t) = u.transport else {
+            panic!()
+        };
+        assert_eq!((t.host.as_str(), t.port), ("10.1.2.3", 16600));
+        assert_eq!(t.pkipath, Some("/p".into()));
+        assert!(t.no_verify);
+        let u = LibvirtUri::parse(
+            "test+tls://127.0.0.1/default?auth=sasl.scram-sha-256&authfile=/a.conf",
+        )
+        .unwrap();
+        assert_eq!(u.remote_name, "test:///default");
+        assert_eq!(u.sasl_mechanism.as_deref(), Some("SCRAM-SHA-256"));
+        assert_eq!(u.authfile, Some("/a.conf".into()));
+        let u = LibvirtUri::parse("qemu+tcp://h/system?auth=sasl").unwrap();
+        assert_eq!(u.sasl_mechanism, None);
+        for bad in [
+            "qemu+tls://h/system?socket=/s",
+            "qemu+tls://h/system?keyfile=/k",
+            "qemu+tls://h/system?auth=polkit",
+            "qemu+unix:///system?pkipath=/p",
+        ] {
+            assert!(
+                matches!(
+                    LibvirtUri::parse(bad),
+                    Err(UriError::UnsupportedParam { .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            LibvirtUri::parse("qemu+tls:///system"),
+            Err(UriError::Invalid { .. })
+        ));
+    }
+
+    #[test]
     fn unknown_things_are_errors() {
         assert!(matches!(
-            LibvirtUri::parse("qemu+tls://h/system"),
+            LibvirtUri::parse("qemu+libssh2://h/system"),
             Err(UriError::UnsupportedTransport { .. })
         ));
         assert!(matches!(
@@ -336,10 +427,6 @@ mod tests {
         assert!(matches!(
             LibvirtUri::parse("not a uri"),
             Err(UriError::Invalid { .. })
-        ));
-        assert!(matches!(
-            LibvirtUri::parse("qemu://remote/system"),
-            Err(UriError::UnsupportedTransport { .. })
         ));
     }
 }

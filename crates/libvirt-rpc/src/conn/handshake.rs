@@ -1,9 +1,13 @@
 //! The opening sequence virsh uses, as a small step machine the driver feeds replies to:
 //!
 //! ```text
-//! AUTH_LIST ─▶ [AUTH_POLKIT] ─▶ [SUPPORTS_FEATURE(keepalive)] ─▶ CONNECT_OPEN(name, flags)
+//! AUTH_LIST ─▶ [AUTH_POLKIT | AUTH_SASL_INIT ─▶ AUTH_SASL_START ─▶ AUTH_SASL_STEP…]
+//!   ─▶ [SUPPORTS_FEATURE(keepalive)] ─▶ CONNECT_OPEN(name, flags)
 //!   ─▶ [SUPPORTS_FEATURE(event callbacks)] ─▶ [SUPPORTS_FEATURE(close callback) ─▶ REGISTER_CLOSE_CALLBACK]
 //! ```
+//!
+//! SASL is in [`super::sasl`]. Over TLS, libvirt's one-byte "accepted" status precedes all of
+//! this: [`tls_accept_status`].
 //!
 //! The keepalive feature is only asked for when we will answer pings (asking starts the
 //! daemon's pings, and a client that then ignores them is disconnected).
@@ -11,9 +15,11 @@
 use bytes::Bytes;
 
 use super::error::CallError;
+use super::sasl::{self, CredentialRequest, SaslError, SaslExchange, SaslOptions, SaslProgress};
+use crate::proto::RemoteError;
 use crate::proto::procs::connect::{
-    self, AuthListRet, AuthPolkitRet, ConnectOpenArgs, ConnectSupportsFeatureArgs,
-    ConnectSupportsFeatureRet, auth_type, open_flags,
+    self, AuthListRet, AuthPolkitRet, AuthSaslInitRet, AuthSaslStepRet, ConnectOpenArgs,
+    ConnectSupportsFeatureArgs, ConnectSupportsFeatureRet, auth_type, open_flags,
 };
 use crate::proto::{self, Procedure};
 use crate::wire::xdr::{self, LvString};
@@ -31,6 +37,8 @@ pub struct HandshakeOptions {
     pub events: bool,
     /// Register for the daemon's close notice.
     pub close_callback: bool,
+    /// SASL settings: used only if the daemon demands SASL.
+    pub sasl: SaslOptions,
 }
 
 /// What the handshake learned.
@@ -44,6 +52,8 @@ pub struct HandshakeOutcome {
     pub event_callbacks: bool,
     /// A close callback is registered (unregister it before `CONNECT_CLOSE`).
     pub close_callback: bool,
+    /// The SASL mechanism we authenticated with, if the daemon demanded SASL.
+    pub sasl_mechanism: Option<String>,
 }
 
 /// Why the handshake failed.
@@ -66,18 +76,70 @@ pub enum HandshakeError {
         /// The decode failure.
         error: xdr::DecodeError,
     },
-    /// The daemon requires an authentication method we do not implement (SASL).
+    /// The daemon requires an authentication method we do not implement.
     #[error(
-        "the daemon requires authentication this client does not implement (types {0:?}; SASL is unsupported)"
+        "the daemon requires authentication this client does not implement (types {0:?}; none, polkit and SASL are implemented)"
     )]
     UnsupportedAuth(Vec<i32>),
     /// polkit refused.
     #[error("polkit authentication did not complete")]
     PolkitIncomplete,
+    /// SASL could not run or our side refused the daemon's messages.
+    #[error(transparent)]
+    Sasl(#[from] SaslError),
+    /// The daemon rejected our SASL credentials (wrong password, unknown user).
+    #[error("SASL {mechanism} authentication was rejected by the daemon: {error}")]
+    AuthRejected {
+        /// The mechanism.
+        mechanism: String,
+        /// The daemon's error (usually `VIR_ERR_AUTH_FAILED`).
+        error: RemoteError,
+    },
+    /// Over TLS: the daemon did not send its "accepted" byte: it refused our client
+    /// certificate (or our address) and closed the connection.
+    #[error(
+        "the daemon refused this client after the TLS handshake (client certificate missing, \
+         not signed by its CA, or not in its allowed list; or our address): {detail}"
+    )]
+    TlsRefused {
+        /// What we saw instead of the byte.
+        detail: String,
+    },
 }
 
-/// One call the driver should make next.
-#[derive(Debug, Clone, PartialEq, Eq)]
+impl HandshakeError {
+    /// Authentication failed: credentials rejected, none available, or a refused client
+    /// certificate.
+    pub fn is_auth_failed(&self) -> bool {
+        matches!(
+            self,
+            Self::AuthRejected { .. }
+                | Self::TlsRefused { .. }
+                | Self::PolkitIncomplete
+                | Self::Sasl(SaslError::NoCredentials { .. })
+        )
+    }
+}
+
+/// libvirt's status byte after the TLS handshake (`virnetclient.c`; in no protocol document):
+/// `1` means the daemon accepted our certificate and address; anything else, or the
+/// connection ending first (`None`), means it refused. Read exactly one byte: the RPC stream
+/// starts right after it.
+pub fn tls_accept_status(byte: Option<u8>) -> Result<(), HandshakeError> {
+    match byte {
+        Some(1) => Ok(()),
+        Some(b) => Err(HandshakeError::TlsRefused {
+            detail: format!("status byte {b:#04x} instead of 0x01"),
+        }),
+        None => Err(HandshakeError::TlsRefused {
+            detail: "the connection ended before the status byte".into(),
+        }),
+    }
+}
+
+/// One call the driver should make next. `Debug` shows the arguments' length only: a SASL
+/// PLAIN response carries the password.
+#[derive(Clone, PartialEq, Eq)]
 pub struct HandshakeCall {
     /// Procedure number (remote program).
     pub procedure: i32,
@@ -87,10 +149,24 @@ pub struct HandshakeCall {
     pub args: Bytes,
 }
 
+impl std::fmt::Debug for HandshakeCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandshakeCall")
+            .field("procedure", &self.procedure)
+            .field("name", &self.name)
+            .field("args_len", &self.args.len())
+            .finish()
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)] // `SaslStep` is the procedure's name
 enum Step {
     AuthList,
     Polkit,
+    SaslInit,
+    SaslStart,
+    SaslStep,
     Keepalive,
     Open,
     EventFeature,
@@ -106,6 +182,7 @@ pub struct Handshake {
     opts: HandshakeOptions,
     step: Step,
     outcome: HandshakeOutcome,
+    sasl: Option<SaslExchange>,
 }
 
 fn call<P: Procedure>(args: &P::Args) -> HandshakeCall {
@@ -123,6 +200,7 @@ impl Handshake {
             opts,
             step: Step::AuthList,
             outcome: HandshakeOutcome::default(),
+            sasl: None,
         }
     }
 
@@ -138,6 +216,9 @@ impl Handshake {
         Some(match self.step {
             Step::AuthList => call::<connect::AuthList>(&()),
             Step::Polkit => call::<connect::AuthPolkit>(&()),
+            Step::SaslInit => call::<connect::AuthSaslInit>(&()),
+            Step::SaslStart => call::<connect::AuthSaslStart>(&self.sasl.as_ref()?.start_args()),
+            Step::SaslStep => call::<connect::AuthSaslStep>(&self.sasl.as_ref()?.step_args()),
             Step::Keepalive => feature(proto::FEATURE_PROGRAM_KEEPALIVE),
             Step::Open => call::<connect::ConnectOpen>(&ConnectOpenArgs {
                 name: self.opts.name.as_deref().map(LvString::from),
@@ -178,10 +259,71 @@ impl Handshake {
         }
     }
 
+    fn step_name(&self) -> &'static str {
+        match self.step {
+            Step::AuthList => connect::AuthList::NAME,
+            Step::Polkit => connect::AuthPolkit::NAME,
+            Step::SaslInit => connect::AuthSaslInit::NAME,
+            Step::SaslStart => connect::AuthSaslStart::NAME,
+            Step::SaslStep => connect::AuthSaslStep::NAME,
+            Step::Keepalive | Step::EventFeature | Step::CloseFeature => {
+                connect::ConnectSupportsFeature::NAME
+            }
+            Step::Open => connect::ConnectOpen::NAME,
+            Step::CloseRegister => connect::ConnectRegisterCloseCallback::NAME,
+            Step::Done => "handshake",
+        }
+    }
+
+    /// After `AUTH_SASL_INIT`: pick the mechanism, get credentials, run its first step.
+    fn sasl_begin(&mut self, mechlist: &str) -> Result<Step, HandshakeError> {
+        let offered = sasl::parse_mechlist(mechlist);
+        let mechanism = sasl::choose_mechanism(&offered, self.opts.sasl.mechanism.as_deref())?;
+        let creds = self
+            .opts
+            .sasl
+            .credentials
+            .as_ref()
+            .and_then(|cb| (cb.0)(&CredentialRequest { mechanism }))
+            .ok_or_else(|| SaslError::NoCredentials {
+                mechanism: mechanism.into(),
+            })?;
+        self.sasl = Some(SaslExchange::start(sasl::new_mechanism(
+            mechanism, &creds,
+        )?)?);
+        Ok(Step::SaslStart)
+    }
+
+    /// After `AUTH_SASL_START` / `AUTH_SASL_STEP`.
+    fn sasl_continue(&mut self, ret: &AuthSaslStepRet) -> Result<Step, HandshakeError> {
+        let x = self.sasl.as_mut().expect("SASL steps follow its start");
+        match x.handle(ret)? {
+            SaslProgress::Step => Ok(Step::SaslStep),
+            SaslProgress::Done => {
+                self.outcome.sasl_mechanism = Some(x.mechanism().to_string());
+                self.sasl = None;
+                Ok(self.after_auth())
+            }
+        }
+    }
+
     /// Feed the result of the call [`next_call`](Self::next_call) returned.
     pub fn handle_reply(&mut self, result: Result<Bytes, CallError>) -> Result<(), HandshakeError> {
-        let name = self.next_call().map_or("handshake", |c| c.name);
-        let payload = result.map_err(|error| HandshakeError::Call { step: name, error })?;
+        let name = self.step_name();
+        let payload = match result {
+            Ok(p) => p,
+            Err(CallError::Remote(error))
+                if matches!(self.step, Step::SaslStart | Step::SaslStep) =>
+            {
+                let mechanism = self
+                    .sasl
+                    .take()
+                    .map(|x| x.mechanism().to_string())
+                    .unwrap_or_default();
+                return Err(HandshakeError::AuthRejected { mechanism, error });
+            }
+            Err(error) => return Err(HandshakeError::Call { step: name, error }),
+        };
         let dec = |e| HandshakeError::Decode {
             step: name,
             error: e,
@@ -200,6 +342,11 @@ impl Handshake {
                     self.after_auth()
                 } else if types.contains(&auth_type::POLKIT) {
                     Step::Polkit
+                } else if types.contains(&auth_type::SASL) {
+                    if self.opts.sasl.insecure_transport {
+                        return Err(SaslError::NeedsSecurityLayer.into());
+                    }
+                    Step::SaslInit
                 } else {
                     return Err(HandshakeError::UnsupportedAuth(types));
                 }
@@ -213,6 +360,14 @@ impl Handshake {
                     return Err(HandshakeError::PolkitIncomplete);
                 }
                 self.after_auth()
+            }
+            Step::SaslInit => {
+                let ret = xdr::from_bytes::<AuthSaslInitRet>(payload).map_err(dec)?;
+                self.sasl_begin(&ret.mechlist.to_string())?
+            }
+            Step::SaslStart | Step::SaslStep => {
+                let ret = xdr::from_bytes::<AuthSaslStepRet>(payload).map_err(dec)?;
+                self.sasl_continue(&ret)?
             }
             Step::Keepalive => {
                 self.outcome.keepalive = supported(payload)?;

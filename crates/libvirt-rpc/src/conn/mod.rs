@@ -1,4 +1,4 @@
-//! Layer 3: the connection state machine — calls, streams, keepalive, events.
+//! Layer 3: the connection state machine — calls, streams, keepalive, event subscriptions.
 //!
 //! [`Connection`] is fully deterministic: no sockets, no clock, no runtime. Bytes and time go
 //! in, packets and notices come out, in the style of quinn-proto:
@@ -9,7 +9,9 @@
 //!   [`handle_timeout`](Connection::handle_timeout), [`handle_eof`](Connection::handle_eof),
 //!   [`handle_transport_error`](Connection::handle_transport_error).
 //! * **commands**: [`call`](Connection::call), [`forget_call`](Connection::forget_call),
-//!   [`open_stream`](Connection::open_stream), `stream_*`, [`close`](Connection::close).
+//!   [`open_stream`](Connection::open_stream), `stream_*`,
+//!   [`subscribe`](Connection::subscribe), [`unsubscribe`](Connection::unsubscribe),
+//!   [`close`](Connection::close).
 //! * **outputs** (`poll_*`): [`poll_transmit`](Connection::poll_transmit),
 //!   [`poll_timeout`](Connection::poll_timeout), [`poll_output`](Connection::poll_output).
 //!
@@ -20,11 +22,17 @@
 //! Errors are sticky (as in rustls): once the connection is dead every command returns the
 //! same [`ConnectionError`], every pending call and stream has been completed with it, and
 //! `poll_output` has yielded [`Output::Closed`] exactly once.
+//!
+//! Event subscriptions are part of the state machine too ([`subscriptions`]): the connection
+//! makes the daemon registrations itself (one per kind, event id and object, shared by every
+//! subscriber) and tells the driver which subscribers each event is for.
 
 pub mod error;
 pub mod handshake;
 mod keepalive;
+pub mod sasl;
 mod stream;
+pub mod subscriptions;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -37,14 +45,18 @@ pub use keepalive::KeepaliveConfig;
 use keepalive::{Keepalive, KeepaliveAction};
 pub use stream::StreamItem;
 use stream::{Phase, Stream};
+pub use subscriptions::SubscriberId;
+use subscriptions::{Call, CallKind, Subscriptions};
 
 use crate::proto::error::WireError;
+use crate::proto::events::{self, EventKind};
+use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::{
     self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, Procedure,
-    REMOTE_PROGRAM, RemoteError, StreamDirection, events,
+    REMOTE_PROGRAM, RemoteError, StreamDirection,
 };
 use crate::wire::frame::{self, Frame, Header, MessageStatus, MessageType, UPLOAD_CHUNK_DEFAULT};
-use crate::wire::xdr::{self, Decoder, Encode, Encoder};
+use crate::wire::xdr::{self, Decode, Decoder, Encode, Encoder, Preencoded};
 
 /// Connection settings.
 #[derive(Debug, Clone)]
@@ -119,8 +131,24 @@ pub enum Output {
     StreamReadable(StreamId),
     /// The stream reached a terminal state: see [`Connection::take_stream_end`].
     StreamEnded(StreamId),
-    /// An asynchronous message from the daemon (domain event, close notice).
-    Event(events::Event),
+    /// A [`subscribe`](Connection::subscribe) was answered: the daemon's callback id
+    /// (shared by every subscriber of the same event and object), or why it failed. Once per
+    /// subscriber, unless it unsubscribed first; a failed subscriber is gone.
+    SubscriptionDone {
+        /// The subscriber.
+        subscriber: SubscriberId,
+        /// The callback id, or the error.
+        result: Result<i32, CallError>,
+    },
+    /// An asynchronous message from the daemon (an event, the close notice), with the
+    /// subscribers it is for: those of the registration it was sent for (none for the close
+    /// notice or a callback nobody holds).
+    Event {
+        /// The decoded message.
+        event: events::Event,
+        /// The subscribers to hand it to.
+        subscribers: Vec<SubscriberId>,
+    },
     /// The connection died; emitted once.
     Closed(ConnectionError),
 }
@@ -171,6 +199,7 @@ pub struct Connection {
     stats: Stats,
     /// `CONNECT_CLOSE` was sent: the daemon's EOF that follows is our own doing.
     closing: bool,
+    subscriptions: Subscriptions,
 }
 
 impl Connection {
@@ -192,6 +221,7 @@ impl Connection {
             keepalive,
             stats: Stats::default(),
             closing: false,
+            subscriptions: Subscriptions::default(),
         }
     }
 
@@ -229,7 +259,7 @@ impl Connection {
         self.transmit_bytes
     }
 
-    /// Calls waiting for a reply.
+    /// Calls waiting for a reply (the connection's own event registration calls included).
     pub fn pending_calls(&self) -> usize {
         self.calls.len()
     }
@@ -375,26 +405,6 @@ impl Connection {
         self.fail(ConnectionError::transport(error));
     }
 
-    /// A reply's payload did not decode as the procedure's return type: the peer is not
-    /// speaking the protocol we think, so the connection is dead.
-    pub fn report_bad_reply(
-        &mut self,
-        procedure: i32,
-        serial: u32,
-        error: xdr::DecodeError,
-    ) -> ConnectionError {
-        self.fail(
-            ProtocolViolation::BadPayload {
-                what: "reply",
-                procedure,
-                serial,
-                error,
-            }
-            .into(),
-        );
-        self.error.clone().expect("just failed")
-    }
-
     // ---- commands -----------------------------------------------------------------------
 
     /// Close locally: everything pending fails with [`ConnectionError::LocallyClosed`].
@@ -453,25 +463,77 @@ impl Connection {
     }
 
     /// Decode a typed reply payload from [`Output::CallDone`]; a payload that does not decode
-    /// kills the connection (the peer is not speaking our protocol).
+    /// kills the connection (the peer is not speaking our protocol):
+    /// [`parse_reply`](Self::parse_reply), then [`handle_violation`](Self::handle_violation)
+    /// on failure.
     pub fn decode_reply<P: Procedure>(
         &mut self,
         serial: u32,
         payload: Bytes,
     ) -> Result<P::Ret, CallError> {
-        xdr::from_bytes(payload)
-            .map_err(|e| CallError::Connection(self.report_bad_reply(P::NUMBER, serial, e)))
+        Self::parse_reply::<P>(serial, payload).map_err(|v| self.handle_violation(v))
+    }
+
+    /// The decoding half of [`decode_reply`](Self::decode_reply): pure, so a driver can decode
+    /// outside its lock and take it only to report a failure.
+    pub fn parse_reply<P: Procedure>(
+        serial: u32,
+        payload: Bytes,
+    ) -> Result<P::Ret, ProtocolViolation> {
+        parse_ret(P::NUMBER, serial, payload)
+    }
+
+    /// The peer broke the protocol in a way only the driver could see (a reply that does not
+    /// decode, from [`parse_reply`](Self::parse_reply)): the connection dies. Returns the
+    /// error every call now gets (the first error wins).
+    pub fn handle_violation(&mut self, violation: ProtocolViolation) -> CallError {
+        self.fail(violation.into());
+        CallError::Connection(self.error.clone().expect("just failed"))
     }
 
     /// Stop waiting for a call (its future was dropped): no `CallDone` will be emitted and a
-    /// late reply is discarded.
+    /// late reply is discarded. The connection's own registration calls are not forgotten.
     pub fn forget_call(&mut self, serial: u32) {
+        if self.subscriptions.call_kind(serial).is_some() {
+            return;
+        }
         if let Some(c) = self.calls.remove(&serial) {
             if let Some(d) = c.deadline {
                 self.deadlines.remove(&(d, serial));
             }
             self.abandoned.insert(serial);
         }
+    }
+
+    /// Subscribe to the events of family `K` with id `event_id`, for one object or (`None`)
+    /// all. Returns the subscriber's id at once; the outcome arrives as
+    /// [`Output::SubscriptionDone`], then its events as [`Output::Event`]s naming it.
+    ///
+    /// Subscribers of the same event and object share one daemon registration: the first one
+    /// queues the REGISTER call, the last one to [`unsubscribe`](Self::unsubscribe) queues the
+    /// DEREGISTER (see [`subscriptions`] for the rules).
+    pub fn subscribe<K: EventKind>(
+        &mut self,
+        event_id: i32,
+        object: Option<K::Object>,
+    ) -> Result<SubscriberId, CallError> {
+        let key = xdr::to_bytes(&K::register_args(event_id, object))?;
+        self.check()?;
+        let sub = self
+            .subscriptions
+            .subscribe(K::KIND, key, &mut self.outputs);
+        self.send_subscription_calls();
+        Ok(sub)
+    }
+
+    /// A subscriber left: it gets no more events, and the daemon registration ends with its
+    /// last subscriber. Unknown (or already failed) subscribers are ignored.
+    pub fn unsubscribe(&mut self, subscriber: SubscriberId) {
+        if self.error.is_some() {
+            return;
+        }
+        self.subscriptions.unsubscribe(subscriber);
+        self.send_subscription_calls();
     }
 
     /// Open a stream with a raw call. `sparse` must match the sparse flag inside `args`.
@@ -697,6 +759,29 @@ impl Connection {
         self.error.clone().map_or(Ok(()), Err)
     }
 
+    /// Make the calls the subscription table queued.
+    fn send_subscription_calls(&mut self) {
+        while let Some((reg, call)) = self.subscriptions.poll_call() {
+            let queued = match &call {
+                Call::Register { kind, key } => {
+                    self.call_raw(REMOTE_PROGRAM, kind.register_proc(), &Preencoded(key), None)
+                }
+                Call::Deregister { kind, callback_id } => self.call_raw(
+                    REMOTE_PROGRAM,
+                    kind.deregister_proc(),
+                    &CallbackIdArgs {
+                        callback_id: *callback_id,
+                    },
+                    None,
+                ),
+            };
+            match queued {
+                Ok(serial) => self.subscriptions.sent(reg, serial, &call),
+                Err(e) => self.subscriptions.send_failed(reg, &e, &mut self.outputs),
+            }
+        }
+    }
+
     fn alloc_serial(&mut self) -> u32 {
         loop {
             let s = self.next_serial;
@@ -779,7 +864,12 @@ impl Connection {
         self.transmit.clear();
         self.transmit_bytes = 0;
         self.deadlines.clear();
-        let mut serials: Vec<u32> = self.calls.drain().map(|(s, _)| s).collect();
+        let mut serials: Vec<u32> = self
+            .calls
+            .drain()
+            .map(|(s, _)| s)
+            .filter(|s| self.subscriptions.call_kind(*s).is_none())
+            .collect();
         serials.sort_unstable();
         for serial in serials {
             self.outputs.push_back(Output::CallDone {
@@ -801,6 +891,7 @@ impl Connection {
                 self.outputs.push_back(Output::StreamEnded(id));
             }
         }
+        self.subscriptions.fail(&e, &mut self.outputs);
         if !self.closed_reported {
             self.closed_reported = true;
             self.outputs.push_back(Output::Closed(e));
@@ -878,6 +969,9 @@ impl Connection {
             if let Some(d) = call.deadline {
                 self.deadlines.remove(&(d, h.serial));
             }
+            if let Some(kind) = self.subscriptions.call_kind(h.serial) {
+                return self.handle_subscription_reply(h, kind, result);
+            }
             self.outputs.push_back(Output::CallDone {
                 serial: h.serial,
                 result,
@@ -895,6 +989,30 @@ impl Connection {
             serial: h.serial,
             procedure: h.procedure,
         })
+    }
+
+    /// The reply to one of the subscription table's own calls.
+    fn handle_subscription_reply(
+        &mut self,
+        h: Header,
+        kind: CallKind,
+        result: Result<Bytes, CallError>,
+    ) -> Result<(), ProtocolViolation> {
+        match kind {
+            CallKind::Register => {
+                let result = match result {
+                    Ok(payload) => {
+                        Ok(parse_ret::<CallbackIdRet>(h.procedure, h.serial, payload)?.callback_id)
+                    }
+                    Err(e) => Err(e),
+                };
+                self.subscriptions
+                    .registered(h.serial, result, &mut self.outputs);
+            }
+            CallKind::Deregister => self.subscriptions.deregistered(h.serial),
+        }
+        self.send_subscription_calls();
+        Ok(())
     }
 
     fn handle_stream_reply(&mut self, h: Header, payload: Bytes) -> Result<(), ProtocolViolation> {
@@ -1093,11 +1211,29 @@ impl Connection {
             return;
         }
         match events::decode(h.procedure, payload) {
-            Ok(Some(ev)) => self.outputs.push_back(Output::Event(ev)),
+            Ok(Some(event)) => {
+                let subscribers = self.subscriptions.route(&event);
+                self.outputs.push_back(Output::Event { event, subscribers });
+            }
             Ok(None) => self.stats.unknown_messages += 1,
             Err(_) => self.stats.malformed_events += 1,
         }
     }
+}
+
+/// The one typed decode of a reply payload: a payload that does not decode as the
+/// procedure's return type means the peer is not speaking the protocol we think.
+fn parse_ret<R: Decode>(
+    procedure: i32,
+    serial: u32,
+    payload: Bytes,
+) -> Result<R, ProtocolViolation> {
+    xdr::from_bytes(payload).map_err(|error| ProtocolViolation::BadPayload {
+        what: "reply",
+        procedure,
+        serial,
+        error,
+    })
 }
 
 fn stream_header(

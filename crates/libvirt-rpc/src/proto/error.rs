@@ -260,6 +260,23 @@ impl From<WireError> for RemoteError {
 }
 
 impl RemoteError {
+    /// An error as a daemon reports one: `code` from `domain` with `message`, level
+    /// [`ErrorLevel::ERROR`], no extra strings, `int1` and `int2` -1 (for a system error, set
+    /// `int1` to the errno). For peers and tests that must produce the daemon's errors.
+    pub fn new(code: ErrorCode, domain: ErrorDomain, message: &str) -> Self {
+        Self {
+            code,
+            domain,
+            message: Some(message.into()),
+            level: ErrorLevel::ERROR,
+            str1: None,
+            str2: None,
+            str3: None,
+            int1: -1,
+            int2: -1,
+        }
+    }
+
     /// libvirt's client reports an `RPC` error "unknown procedure: N" from an older daemon
     /// as `NO_SUPPORT`; so do we (`virNetClientProgramDispatchError`).
     #[must_use]

@@ -57,6 +57,8 @@ pub mod limits {
     pub const NWFILTER_LIST_MAX: usize = 16_384;
     /// `REMOTE_AUTH_TYPE_LIST_MAX`.
     pub const AUTH_TYPE_LIST_MAX: usize = 20;
+    /// `REMOTE_AUTH_SASL_DATA_MAX`: bytes in one SASL message.
+    pub const AUTH_SASL_DATA_MAX: usize = 65_536;
     /// `REMOTE_DOMAIN_INTERFACE_MAX`.
     pub const DOMAIN_INTERFACE_MAX: usize = 2_048;
     /// `REMOTE_DOMAIN_IP_ADDR_MAX`.

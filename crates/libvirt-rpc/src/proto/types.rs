@@ -375,6 +375,33 @@ impl DecodeBounded for CharVec {
     }
 }
 
+/// SASL payload (`char data<REMOTE_AUTH_SASL_DATA_MAX>`): 4 bytes per byte on the wire, like
+/// [`CharVec`]. `Debug` shows only the length: a PLAIN response carries the password, a SCRAM
+/// proof is a password verifier.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct SaslData(pub Vec<u8>);
+
+impl fmt::Debug for SaslData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SaslData({} bytes)", self.0.len())
+    }
+}
+
+impl EncodeBounded for SaslData {
+    fn encode_bounded(&self, enc: &mut Encoder, max: usize) {
+        enc.array_len(self.0.len(), max);
+        for b in &self.0 {
+            enc.put_i32(char_to_wire(*b));
+        }
+    }
+}
+
+impl DecodeBounded for SaslData {
+    fn decode_bounded(dec: &mut Decoder, max: usize) -> Result<Self, DecodeError> {
+        CharVec::decode_bounded(dec, max).map(|c| Self(c.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,6 +416,24 @@ mod tests {
             "zzd30d54-7014-447f-868e-9524694aae63"
                 .parse::<Uuid>()
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn sasl_data_is_chars_and_never_shows_its_bytes() {
+        let d = SaslData(b"\0alice\0secret123".to_vec());
+        let mut buf = bytes::BytesMut::new();
+        let mut enc = Encoder::new(&mut buf);
+        d.encode_bounded(&mut enc, 64);
+        enc.finish().unwrap();
+        assert_eq!(buf.len(), 4 + 4 * d.0.len());
+        assert_eq!(&buf[..12], b"\0\0\0\x10\0\0\0\0\0\0\0a");
+        let mut dec = Decoder::new(buf.freeze());
+        assert_eq!(SaslData::decode_bounded(&mut dec, 64).unwrap(), d);
+        let shown = format!("{d:?}");
+        assert!(
+            !shown.contains("secret") && !shown.contains("alice"),
+            "{shown}"
         );
     }
 

@@ -460,6 +460,16 @@ impl DecodeBounded for Bytes {
     }
 }
 
+/// Bytes that are already XDR (raw call arguments), written as they are.
+#[derive(Debug, Clone, Copy)]
+pub struct Preencoded<'a>(pub &'a [u8]);
+
+impl Encode for Preencoded<'_> {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.put_fixed_opaque(self.0);
+    }
+}
+
 /// Fixed-length opaque `opaque x[N]` (e.g. a UUID).
 impl<const N: usize> Encode for [u8; N] {
     fn encode(&self, enc: &mut Encoder) {

@@ -10,17 +10,10 @@ use testbed::sshd::{Sshd, SshdOptions};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 
-/// Starts sshd, or returns `None` (skip) when it cannot start and `TESTBED_REQUIRED` is unset.
-/// With `TESTBED_REQUIRED=1` (CI) a failed start fails the test with the reason.
+/// Starts sshd, or returns `None` (skip) when it cannot start and `TESTBED_REQUIRED` is unset
+/// ([`Sshd::start_or_skip`]).
 pub fn sshd(opts: &SshdOptions) -> Option<Sshd> {
-    match Sshd::start(opts) {
-        Ok(s) => Some(s),
-        Err(e) if testbed::required() => panic!("sshd could not start (TESTBED_REQUIRED=1): {e}"),
-        Err(e) => {
-            eprintln!("SKIP: sshd could not start: {e}");
-            None
-        }
-    }
+    Sshd::start_or_skip(opts)
 }
 
 /// A config for `sshd`, authenticating with its client key, forwarding to `socket`.

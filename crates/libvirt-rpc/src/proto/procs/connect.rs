@@ -6,7 +6,7 @@ use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumR
 use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
-use crate::proto::types::{Domain, TypedParam};
+use crate::proto::types::{Domain, SaslData, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -14,7 +14,7 @@ use crate::xdr_struct;
 pub mod auth_type {
     /// No authentication needed.
     pub const NONE: i32 = 0;
-    /// SASL (not implemented by this client).
+    /// SASL (`AUTH_SASL_INIT` / `START` / `STEP`).
     pub const SASL: i32 = 1;
     /// polkit.
     pub const POLKIT: i32 = 2;
@@ -94,6 +94,48 @@ xdr_struct! {
     pub struct AuthListRet {
         /// Auth types the daemon requires (see [`auth_type`]).
         pub types: Vec<i32> [limits::AUTH_TYPE_LIST_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_auth_sasl_init_ret`.
+    pub struct AuthSaslInitRet {
+        /// The mechanisms the daemon offers, separated by spaces or commas (Cyrus SASL's list).
+        pub mechlist: LvString,
+    }
+}
+
+xdr_struct! {
+    /// `remote_auth_sasl_start_args`.
+    pub struct AuthSaslStartArgs {
+        /// The chosen mechanism.
+        pub mech: LvString,
+        /// 1 when there is no initial response (distinct from an empty one).
+        pub nil: i32,
+        /// The initial response.
+        pub data: SaslData [limits::AUTH_SASL_DATA_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_auth_sasl_start_ret`, also `remote_auth_sasl_step_ret`.
+    pub struct AuthSaslStepRet {
+        /// 1 when the daemon considers the exchange complete (and successful).
+        pub complete: i32,
+        /// 1 when there is no challenge (distinct from an empty one).
+        pub nil: i32,
+        /// The challenge (or, with `complete`, the server's final message).
+        pub data: SaslData [limits::AUTH_SASL_DATA_MAX],
+    }
+}
+
+xdr_struct! {
+    /// `remote_auth_sasl_step_args`.
+    pub struct AuthSaslStepArgs {
+        /// 1 when there is no response (distinct from an empty one).
+        pub nil: i32,
+        /// The response.
+        pub data: SaslData [limits::AUTH_SASL_DATA_MAX],
     }
 }
 
@@ -511,6 +553,12 @@ procedures! {
     ConnectSupportsFeature = 60: ConnectSupportsFeatureArgs => ConnectSupportsFeatureRet, since "0.3.2";
     /// Authentication methods the daemon requires; always the first call.
     AuthList = 66: () => AuthListRet, since "0.4.0";
+    /// SASL: the daemon's mechanism list. Allowed before authentication.
+    AuthSaslInit = 67: () => AuthSaslInitRet, since "0.4.0";
+    /// SASL: the chosen mechanism and its initial response.
+    AuthSaslStart = 68: AuthSaslStartArgs => AuthSaslStepRet, since "0.4.0";
+    /// SASL: one more response, until the daemon says `complete`.
+    AuthSaslStep = 69: AuthSaslStepArgs => AuthSaslStepRet, since "0.4.0";
     /// polkit authentication.
     AuthPolkit = 70: () => AuthPolkitRet, since "0.4.0";
     /// `virConnectDomainEventRegister` (legacy): lifecycle events arrive as

@@ -36,6 +36,28 @@ pub mod state {
     pub const PMSUSPENDED: i32 = 7;
 }
 
+/// `virDomainShutoffReason`: the reason [`DomainGetState`] reports with [`state::SHUTOFF`].
+pub mod shutoff_reason {
+    /// Unknown (also: defined and never started).
+    pub const UNKNOWN: i32 = 0;
+    /// Normal shutdown.
+    pub const SHUTDOWN: i32 = 1;
+    /// Forced poweroff (destroy).
+    pub const DESTROYED: i32 = 2;
+    /// The domain crashed.
+    pub const CRASHED: i32 = 3;
+    /// Migrated to another host.
+    pub const MIGRATED: i32 = 4;
+    /// Saved to a file.
+    pub const SAVED: i32 = 5;
+    /// The domain failed to start.
+    pub const FAILED: i32 = 6;
+    /// Restored from a snapshot taken while shut off.
+    pub const FROM_SNAPSHOT: i32 = 7;
+    /// The daemon killed it while reconnecting.
+    pub const DAEMON: i32 = 8;
+}
+
 /// `virDomainModificationImpact`: which definition a change applies to. Most `*_FLAGS`
 /// procedures that modify a domain take these in their low bits.
 pub mod affect_flags {

@@ -87,13 +87,8 @@ pub mod update_flags {
     pub const AFFECT_CONFIG: u32 = 2;
 }
 
-/// `virNetworkEventID` for [`ConnectNetworkEventRegisterAny`].
-pub mod network_event_id {
-    /// Lifecycle changes.
-    pub const LIFECYCLE: i32 = 0;
-    /// Metadata changed (libvirt 9.7+).
-    pub const METADATA_CHANGE: i32 = 1;
-}
+/// Event ids for [`ConnectNetworkEventRegisterAny`], declared with the events.
+pub use crate::proto::events::network_event_id;
 
 /// `remote_network_lookup_by_name_args`.
 pub type NetworkLookupByNameArgs = NameArgs;

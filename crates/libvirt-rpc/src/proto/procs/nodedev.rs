@@ -11,13 +11,8 @@ use crate::proto::types::NodeDevice;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virNodeDeviceEventID` for [`ConnectNodeDeviceEventRegisterAny`].
-pub mod node_device_event_id {
-    /// Lifecycle changes.
-    pub const LIFECYCLE: i32 = 0;
-    /// Device updated.
-    pub const UPDATE: i32 = 1;
-}
+/// Event ids for [`ConnectNodeDeviceEventRegisterAny`], declared with the events.
+pub use crate::proto::events::node_device_event_id;
 
 xdr_struct! {
     /// A return holding just a node device.

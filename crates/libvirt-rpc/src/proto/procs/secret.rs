@@ -39,13 +39,8 @@ pub mod list_secrets_flags {
     pub const NO_PRIVATE: u32 = 8;
 }
 
-/// `virSecretEventID` for [`ConnectSecretEventRegisterAny`].
-pub mod secret_event_id {
-    /// Lifecycle changes.
-    pub const LIFECYCLE: i32 = 0;
-    /// The value changed.
-    pub const VALUE_CHANGED: i32 = 1;
-}
+/// Event ids for [`ConnectSecretEventRegisterAny`], declared with the events.
+pub use crate::proto::events::secret_event_id;
 
 xdr_struct! {
     /// Args holding just a secret.

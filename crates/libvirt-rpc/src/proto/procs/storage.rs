@@ -182,13 +182,8 @@ pub mod wipe_algorithm {
     pub const TRIM: u32 = 9;
 }
 
-/// `virStoragePoolEventID` for [`ConnectStoragePoolEventRegisterAny`].
-pub mod pool_event_id {
-    /// Lifecycle changes.
-    pub const LIFECYCLE: i32 = 0;
-    /// Refreshed.
-    pub const REFRESH: i32 = 1;
-}
+/// Event ids for [`ConnectStoragePoolEventRegisterAny`], declared with the events.
+pub use crate::proto::events::pool_event_id;
 
 /// `remote_storage_pool_lookup_by_name_args`.
 pub type StoragePoolLookupByNameArgs = NameArgs;

@@ -1,0 +1,282 @@
+//! Event registrations: the daemon side of every local event subscription, owned by the
+//! [`Connection`](super::Connection) (commands `subscribe` / `unsubscribe`, outputs
+//! `SubscriptionDone` / `Event`).
+//!
+//! The rules, each a libvirtd fact:
+//! * **One daemon registration per (kind, event id, object)**, shared by every local
+//!   subscriber: libvirtd refuses a second identical registration on a connection ("event
+//!   callback already tracked"), so, like the C library, we register once and fan out.
+//! * **Callback ids are unique only per kind**: the daemon takes them from the counter of the
+//!   driver that owns the objects, so a domain callback and a secret callback can both be 1.
+//!   Events are routed by (kind, callback id), never by id alone.
+//! * **Undo a registration nobody wants any more**: when every subscriber left while the
+//!   REGISTER was in flight, its reply is answered with a DEREGISTER.
+//! * **Deregister before registering again**: a subscriber arriving while a DEREGISTER is in
+//!   flight waits for its reply, then a fresh REGISTER goes out. Sent at once, the REGISTER
+//!   could reach another daemon worker first and be refused as a duplicate.
+//!
+//! ```text
+//!  subscribe, no registration ──REGISTER──▶ Registering ──reply OK──▶ Active(id) ─┐
+//!        reply ERROR: subscribers fail ◀──┘      └─ reply OK, nobody left ─┐        │ last one
+//!                                                                          ▼        ▼ leaves
+//!                  nobody waiting: gone ◀──reply── Deregistering ◀──DEREGISTER──────┘
+//!           subscribers waiting: REGISTER ◀──┘
+//! ```
+//!
+//! The table never sends anything itself: it queues calls, and the connection sends them in
+//! the same command or input.
+
+use std::collections::{HashMap, VecDeque};
+
+use bytes::Bytes;
+
+use super::{CallError, ConnectionError, Output};
+use crate::proto::events::{Event, Kind};
+
+/// A local subscriber, numbered by the connection (see `Connection::subscribe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SubscriberId(u64);
+
+/// Where one daemon registration stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The REGISTER call is in flight; subscribers wait.
+    Registering,
+    /// Events flow under this callback id.
+    Active(i32),
+    /// The DEREGISTER call of this callback id is in flight; subscribers present arrived
+    /// meanwhile and wait.
+    Deregistering(i32),
+}
+
+/// One daemon-side registration.
+#[derive(Debug)]
+struct Registration {
+    id: u64,
+    kind: Kind,
+    /// The encoded register arguments (event id and object filter): the key, and what every
+    /// REGISTER of this registration sends.
+    key: Bytes,
+    phase: Phase,
+    subs: Vec<SubscriberId>,
+}
+
+/// Which call of a registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallKind {
+    Register,
+    Deregister,
+}
+
+/// A call the table wants made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Call {
+    /// `kind`'s register procedure with these encoded arguments.
+    Register { kind: Kind, key: Bytes },
+    /// `kind`'s deregister procedure for this callback id.
+    Deregister { kind: Kind, callback_id: i32 },
+}
+
+impl Call {
+    fn kind(&self) -> CallKind {
+        match self {
+            Call::Register { .. } => CallKind::Register,
+            Call::Deregister { .. } => CallKind::Deregister,
+        }
+    }
+}
+
+/// Every registration of one connection. See the [module docs](self).
+#[derive(Debug, Default)]
+pub(super) struct Subscriptions {
+    regs: Vec<Registration>,
+    /// Calls in flight: serial → (registration, which call).
+    calls: HashMap<u32, (u64, CallKind)>,
+    /// Calls to make, in order: (registration, call).
+    outbox: VecDeque<(u64, Call)>,
+    next_sub: u64,
+    next_reg: u64,
+}
+
+impl Subscriptions {
+    fn index(&self, reg: u64) -> Option<usize> {
+        self.regs.iter().position(|r| r.id == reg)
+    }
+
+    /// Add a subscriber to the registration for (`kind`, `key`), creating it (and queueing
+    /// its REGISTER) if there is none. An active registration answers at once.
+    pub(super) fn subscribe(
+        &mut self,
+        kind: Kind,
+        key: Bytes,
+        out: &mut VecDeque<Output>,
+    ) -> SubscriberId {
+        self.next_sub += 1;
+        let sub = SubscriberId(self.next_sub);
+        if let Some(r) = self
+            .regs
+            .iter_mut()
+            .find(|r| r.kind == kind && r.key == key)
+        {
+            r.subs.push(sub);
+            if let Phase::Active(callback_id) = r.phase {
+                out.push_back(Output::SubscriptionDone {
+                    subscriber: sub,
+                    result: Ok(callback_id),
+                });
+            }
+            return sub;
+        }
+        self.next_reg += 1;
+        self.regs.push(Registration {
+            id: self.next_reg,
+            kind,
+            key,
+            phase: Phase::Registering,
+            subs: vec![sub],
+        });
+        self.queue(self.regs.len() - 1, Phase::Registering);
+        sub
+    }
+
+    /// Remove one subscriber; the last one out of an active registration deregisters it (a
+    /// registering one is undone when its reply arrives). Unknown ids are ignored.
+    pub(super) fn unsubscribe(&mut self, sub: SubscriberId) {
+        let Some(i) = self.regs.iter().position(|r| r.subs.contains(&sub)) else {
+            return;
+        };
+        let r = &mut self.regs[i];
+        r.subs.retain(|s| *s != sub);
+        if let (Phase::Active(callback_id), true) = (r.phase, r.subs.is_empty()) {
+            self.queue(i, Phase::Deregistering(callback_id));
+        }
+    }
+
+    /// Registration `i` enters `phase` (registering or deregistering): queue its call.
+    fn queue(&mut self, i: usize, phase: Phase) {
+        let r = &mut self.regs[i];
+        r.phase = phase;
+        let call = match phase {
+            Phase::Deregistering(callback_id) => Call::Deregister {
+                kind: r.kind,
+                callback_id,
+            },
+            _ => Call::Register {
+                kind: r.kind,
+                key: r.key.clone(),
+            },
+        };
+        self.outbox.push_back((r.id, call));
+    }
+
+    /// The next call to make; report its serial with [`sent`](Self::sent).
+    pub(super) fn poll_call(&mut self) -> Option<(u64, Call)> {
+        self.outbox.pop_front()
+    }
+
+    /// The call [`poll_call`](Self::poll_call) returned for `reg` went out as `serial`.
+    pub(super) fn sent(&mut self, reg: u64, serial: u32, call: &Call) {
+        self.calls.insert(serial, (reg, call.kind()));
+    }
+
+    /// The call for `reg` could not be queued: its waiting subscribers fail.
+    pub(super) fn send_failed(&mut self, reg: u64, error: &CallError, out: &mut VecDeque<Output>) {
+        if let Some(i) = self.index(reg) {
+            let r = self.regs.swap_remove(i);
+            for subscriber in r.subs {
+                out.push_back(Output::SubscriptionDone {
+                    subscriber,
+                    result: Err(error.clone()),
+                });
+            }
+        }
+    }
+
+    /// Which call `serial` is, if it is one of ours.
+    pub(super) fn call_kind(&self, serial: u32) -> Option<CallKind> {
+        self.calls.get(&serial).map(|(_, k)| *k)
+    }
+
+    /// The REGISTER `serial` was answered: the callback id, or the daemon's error.
+    pub(super) fn registered(
+        &mut self,
+        serial: u32,
+        result: Result<i32, CallError>,
+        out: &mut VecDeque<Output>,
+    ) {
+        let Some((reg, _)) = self.calls.remove(&serial) else {
+            return;
+        };
+        let Some(i) = self.index(reg) else {
+            return;
+        };
+        match result {
+            // Every subscriber went away while the call was in flight: undo it.
+            Ok(callback_id) if self.regs[i].subs.is_empty() => {
+                self.queue(i, Phase::Deregistering(callback_id));
+            }
+            Ok(callback_id) => {
+                let r = &mut self.regs[i];
+                r.phase = Phase::Active(callback_id);
+                for subscriber in &r.subs {
+                    out.push_back(Output::SubscriptionDone {
+                        subscriber: *subscriber,
+                        result: Ok(callback_id),
+                    });
+                }
+            }
+            Err(e) => self.send_failed(reg, &e, out),
+        }
+    }
+
+    /// The DEREGISTER `serial` was answered (whatever the daemon said, the callback is gone
+    /// or never was): the registration ends, unless subscribers arrived meanwhile, who get a
+    /// fresh REGISTER.
+    pub(super) fn deregistered(&mut self, serial: u32) {
+        let Some((reg, _)) = self.calls.remove(&serial) else {
+            return;
+        };
+        let Some(i) = self.index(reg) else {
+            return;
+        };
+        if self.regs[i].subs.is_empty() {
+            self.regs.swap_remove(i);
+        } else {
+            self.queue(i, Phase::Registering);
+        }
+    }
+
+    /// The subscribers an event reaches: those of the active registration of its kind and
+    /// callback id (none for the close notice or an id nobody holds).
+    pub(super) fn route(&self, event: &Event) -> Vec<SubscriberId> {
+        let (Some(kind), Some(callback_id)) = (event.kind(), event.callback_id()) else {
+            return Vec::new();
+        };
+        self.regs
+            .iter()
+            .filter(|r| r.kind == kind && r.phase == Phase::Active(callback_id))
+            .flat_map(|r| r.subs.iter().copied())
+            .collect()
+    }
+
+    /// The connection died: every waiting subscriber fails with `error`, in subscription
+    /// order; active ones end with the connection (`Output::Closed`). The table is empty
+    /// afterwards.
+    pub(super) fn fail(&mut self, error: &ConnectionError, out: &mut VecDeque<Output>) {
+        let mut waiting: Vec<SubscriberId> = self
+            .regs
+            .drain(..)
+            .filter(|r| !matches!(r.phase, Phase::Active(_)))
+            .flat_map(|r| r.subs)
+            .collect();
+        waiting.sort_unstable();
+        for subscriber in waiting {
+            out.push_back(Output::SubscriptionDone {
+                subscriber,
+                result: Err(CallError::Connection(error.clone())),
+            });
+        }
+        self.calls.clear();
+        self.outbox.clear();
+    }
+}

@@ -1,0 +1,244 @@
+//! The macro behind the event table in [`super`]: one row per event emits everything.
+
+/// Declares every event family, one block per family and one row per event:
+///
+/// ```text
+/// /// Family doc.
+/// Domain => DomainEvent {
+///     object: "The domain." dom: Domain,  // the first field of every body the table declares
+///     ids: event_id { extra items },      // module of event-id constants (+ extra items)
+///     register: ConnectDomainEventCallbackRegisterAny(   // procedure(args { event_id, object })
+///         ConnectDomainEventCallbackRegisterAnyArgs { event_id, dom }
+///     ),
+///     deregister: ConnectDomainEventCallbackDeregisterAny,
+///     lifecycle: Lifecycle = LIFECYCLE,   // the family's lifecycle event (event, detail)
+/// } {
+///     /// Row doc (on the id constant and the variant).
+///     LIFECYCLE = 0, DOMAIN_LIFECYCLE = 318 "DomainEventCallbackLifecycle"
+///         => Lifecycle(Lifecycle { /** doc */ event: i32, /** doc */ detail: i32 });
+///     /// A row whose body has the layout of an earlier one (or of a body declared by hand,
+///     /// as the power-management events' with its `reason` before the domain) names it
+///     /// without braces.
+///     CONTROL_ERROR = 7, DOMAIN_CONTROL_ERROR = 325 "…" => ControlError(DomainOnly);
+/// }
+/// ```
+///
+/// A row emits: the body struct (`xdr_struct!`: the object, then the row's fields, in wire
+/// order after the callback id),
+/// the variant wrapping it, the event-id and procedure constants, its entries in
+/// [`EVENT_PROCS`](super::EVENT_PROCS), [`callback_proc`](super::DomainEvent::callback_proc)
+/// and [`event_id_of_proc`](super::DomainEvent::event_id_of_proc), and its arm of
+/// [`decode`](super::decode). A family emits its enum, its [`Kind`](super::Kind), its
+/// [`Event`](super::Event) variant and its [`EventKind`](super::EventKind) impl.
+macro_rules! event_table {
+    (
+        $(
+            $(#[$fdoc:meta])*
+            $Kind:ident => $Family:ident {
+                object: $objdoc:literal $obj:ident: $Obj:ty,
+                ids: $ids:ident $({ $($extra:item)* })?,
+                register: $Reg:ident($Args:ident { event_id, $argobj:ident }),
+                deregister: $Dereg:ident,
+                lifecycle: $Life:ident = $LifeId:ident,
+            } {
+                $(
+                    $(#[$vdoc:meta])*
+                    $ID:ident = $id:literal, $PROC:ident = $proc:literal $wire:literal
+                        => $Variant:ident($Body:ident $({
+                            $( $(#[$fm:meta])* $f:ident: $fty:ty $([$max:expr])? ),* $(,)?
+                        })?);
+                )*
+            }
+        )*
+    ) => {
+        $(
+            $(
+                $(
+                    crate::xdr_struct! {
+                        #[doc = concat!(
+                            "Body of [`", stringify!($Family), "::", stringify!($Variant),
+                            "`]: `", $wire, "` (procedure ", stringify!($proc),
+                            ") after the callback id."
+                        )]
+                        pub struct $Body {
+                            #[doc = $objdoc]
+                            pub $obj: $Obj,
+                            $( $(#[$fm])* pub $f: $fty $([$max])?, )*
+                        }
+                    }
+                )?
+            )*
+
+            $(#[$fdoc])*
+            #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
+            pub enum $Family {
+                $( $(#[$vdoc])* $Variant($Body), )*
+            }
+
+            #[doc = concat!(
+                "Event ids of [`", stringify!($Family), "`] (`*_EVENT_*REGISTER_ANY`)."
+            )]
+            pub mod $ids {
+                $( $(#[$vdoc])* pub const $ID: i32 = $id; )*
+                $( $($extra)* )?
+            }
+
+            impl $Family {
+                /// The event id this event is delivered for.
+                pub fn event_id(&self) -> i32 {
+                    match self {
+                        $( Self::$Variant(_) => $id, )*
+                    }
+                }
+
+                /// The `MESSAGE` procedure the daemon uses for events of `event_id`; `None`
+                /// for ids this table does not know.
+                pub fn callback_proc(event_id: i32) -> Option<i32> {
+                    match event_id {
+                        $( $id => Some($proc), )*
+                        _ => None,
+                    }
+                }
+
+                /// The event id whose events arrive as `procedure`; `None` for anything else.
+                pub fn event_id_of_proc(procedure: i32) -> Option<i32> {
+                    match procedure {
+                        $( $proc => Some($id), )*
+                        _ => None,
+                    }
+                }
+            }
+
+            impl EventKind for $Family {
+                const KIND: Kind = Kind::$Kind;
+                const LIFECYCLE: i32 = $ids::$LifeId;
+                type Object = $Obj;
+                type Register = $Reg;
+                type Deregister = $Dereg;
+
+                fn register_args(event_id: i32, object: Option<$Obj>) -> $Args {
+                    $Args { event_id, $argobj: object }
+                }
+
+                fn of(event: &Event) -> Option<&Self> {
+                    match event {
+                        Event::$Kind { event, .. } => Some(event),
+                        _ => None,
+                    }
+                }
+
+                fn object(&self) -> &$Obj {
+                    match self {
+                        $( Self::$Variant(b) => &b.$obj, )*
+                    }
+                }
+
+                fn lifecycle(&self) -> Option<(i32, i32)> {
+                    match self {
+                        Self::$Life(b) => Some((b.event, b.detail)),
+                        _ => None,
+                    }
+                }
+            }
+        )*
+
+        /// The event families: part of a registration's key, since callback ids are unique
+        /// only per family.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Kind {
+            $( #[doc = concat!("[`", stringify!($Family), "`]s.")] $Kind, )*
+        }
+
+        impl Kind {
+            /// The `*_EVENT_*REGISTER_ANY` procedure of this family.
+            pub fn register_proc(self) -> i32 {
+                match self {
+                    $( Self::$Kind => <$Reg as Procedure>::NUMBER, )*
+                }
+            }
+
+            /// The `*_EVENT_DEREGISTER_ANY` procedure of this family.
+            pub fn deregister_proc(self) -> i32 {
+                match self {
+                    $( Self::$Kind => <$Dereg as Procedure>::NUMBER, )*
+                }
+            }
+        }
+
+        /// A decoded asynchronous message.
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum Event {
+            $(
+                #[doc = concat!("A [`", stringify!($Family), "`] for a registered callback.")]
+                $Kind {
+                    /// Callback id from the registration.
+                    callback_id: i32,
+                    /// The event.
+                    event: $Family,
+                },
+            )*
+            /// The daemon closed (or is closing) the connection.
+            ConnectionClosed {
+                /// `virConnectCloseReason` ([`crate::proto::procs::connect::close_reason`]).
+                reason: i32,
+            },
+        }
+
+        impl Event {
+            /// The registration's callback id (`None` for the close notice, which has none).
+            pub fn callback_id(&self) -> Option<i32> {
+                match self {
+                    $( Self::$Kind { callback_id, .. } => Some(*callback_id), )*
+                    Self::ConnectionClosed { .. } => None,
+                }
+            }
+
+            /// The family of a callback event (`None` for the close notice).
+            pub fn kind(&self) -> Option<Kind> {
+                match self {
+                    $( Self::$Kind { .. } => Some(Kind::$Kind), )*
+                    Self::ConnectionClosed { .. } => None,
+                }
+            }
+        }
+
+        /// Procedure numbers of the messages [`decode`] understands.
+        pub mod procs {
+            $( $(
+                #[doc = concat!("`", $wire, "`.")]
+                pub const $PROC: i32 = $proc;
+            )* )*
+            /// `ConnectEventConnectionClosed`.
+            pub const CONNECTION_CLOSED: i32 = 362;
+        }
+
+        /// Procedure numbers and names of the messages [`decode`] understands.
+        pub const EVENT_PROCS: &[(i32, &str)] = &[
+            $( $( ($proc, $wire), )* )*
+            (procs::CONNECTION_CLOSED, "ConnectEventConnectionClosed"),
+        ];
+
+        /// Decode a `MESSAGE` of the remote program. `Ok(None)`: a procedure we do not decode.
+        pub fn decode(procedure: i32, payload: Bytes) -> Result<Option<Event>, DecodeError> {
+            Ok(Some(match procedure {
+                $( $(
+                    $proc => {
+                        let m: CallbackMsg<$Body> = xdr::from_bytes(payload)?;
+                        Event::$Kind {
+                            callback_id: m.callback_id,
+                            event: $Family::$Variant(m.body),
+                        }
+                    }
+                )* )*
+                procs::CONNECTION_CLOSED => {
+                    let ConnectionClosedMsg { reason } = xdr::from_bytes(payload)?;
+                    Event::ConnectionClosed { reason }
+                }
+                _ => return Ok(None),
+            }))
+        }
+    };
+}
