@@ -222,7 +222,7 @@ fn invalid_entry_name_rejected_at_construction() {
     // A bad URI fails at construction too, not at first use.
     let doc = json!({"providers": [{"name": "lab", "type": "kvm2",
         "images": {"k": {"url": "http://127.0.0.1/x", "sha256": "0".repeat(64), "format": "raw"}},
-        "uri": "qemu+tls://h/system", "pool": "default"}]});
+        "uri": "qemu:///system?frobnicate=1", "pool": "default"}]});
     let cfg = ProvidersConfig::from_value(&doc).unwrap();
     let mut reg = egress_provider::ProviderRegistry::new();
     reg.register(
