@@ -282,7 +282,7 @@ async fn main() {
                 p.ensure_image(&id("img"))
                     .await
                     .map(|_| ())
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| e.chain().to_string())
             })
         })
         .collect();
@@ -292,11 +292,14 @@ async fn main() {
     // loaded box a domain start can outlast the call budget (the link is marked dead, the
     // start completes on the daemon, the retry adopts the domain).
     let attempts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    // The retried Transient answers, by what they said (the first 100 characters).
+    let retried: Arc<std::sync::Mutex<BTreeMap<String, usize>>> = Arc::default();
     let ops = uids
         .iter()
         .map(|(h, uid)| {
             let p = providers[*h].clone();
             let attempts = attempts.clone();
+            let retried = retried.clone();
             let spec = CreateSpec::new(uid.clone(), uid.as_str(), id("img"))
                 .with_memory_mib(a.memory_mib)
                 .with_tag(id("fleet"));
@@ -307,10 +310,21 @@ async fn main() {
                     match p.create(&spec).await {
                         Ok(_) => return Ok(()),
                         Err(e) if e.is_transient() => {
-                            last = e.to_string();
+                            last = e.chain().to_string();
+                            let what: String = last
+                                .replace(spec.uid.as_str(), "<uid>")
+                                .replace(p.name(), "<host>")
+                                .chars()
+                                .take(100)
+                                .collect();
+                            *retried
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .entry(what)
+                                .or_default() += 1;
                             tokio::time::sleep(Duration::from_millis(500)).await;
                         }
-                        Err(e) => return Err(e.to_string()),
+                        Err(e) => return Err(e.chain().to_string()),
                     }
                 }
                 Err(format!("still Transient after {RETRIES} tries: {last}"))
@@ -329,8 +343,8 @@ async fn main() {
                 (*h, move || async move {
                     match p.get(&uid).await {
                         Ok(_) => Ok(()),
-                        Err(e) if e.is_transient() => Err(format!("transient: {e}")),
-                        Err(e) => Err(format!("{}: {e}", e.kind())),
+                        Err(e) if e.is_transient() => Err(format!("transient: {}", e.chain())),
+                        Err(e) => Err(format!("{}: {}", e.kind(), e.chain())),
                     }
                 })
             })
@@ -348,7 +362,7 @@ async fn main() {
                 let l = p
                     .list_by_tag(&id("fleet"))
                     .await
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| e.chain().to_string())?;
                 if l.instances.len() == per_host && l.unreadable.is_empty() {
                     Ok(())
                 } else {
@@ -420,10 +434,10 @@ async fn main() {
                     match p.delete(&uid).await {
                         Ok(()) => return Ok(()),
                         Err(e) if e.is_transient() => {
-                            last = e.to_string();
+                            last = e.chain().to_string();
                             tokio::time::sleep(Duration::from_millis(500)).await;
                         }
-                        Err(e) => return Err(e.to_string()),
+                        Err(e) => return Err(e.chain().to_string()),
                     }
                 }
                 Err(format!("still Transient after {RETRIES} tries: {last}"))
@@ -476,6 +490,12 @@ async fn main() {
             "* creates: {} calls for {} instances (Transient answers retried, CPU per instance includes them)",
             create_attempts, c.ops
         );
+        let retried = retried
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (what, n) in retried.iter().take(8) {
+            println!("  * retried {n}×: {what}");
+        }
         let v = c.cpu_per_op().as_secs_f64() * 1e3;
         println!(
             "* provider CPU per create {v:.2} ms (≤ 5 ms: {})",
