@@ -380,15 +380,10 @@ impl Kvm2Provider {
         }
     }
 
+    /// Starts `dom` if it never booted (its volumes are ready). A domain stopped after
+    /// running stays stopped.
     async fn start_if_not_run(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
-        let st = ops::state(link, dom)
-            .await
-            .map_err(perr(format!("read state of domain {}", dom.name)))?;
-        // Defined and never started (a create interrupted between define and start), or a
-        // start that failed: start it now. A domain stopped after running stays stopped.
-        if st.state == state::SHUTOFF
-            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED)
-        {
+        if self.never_booted(link, dom).await? {
             tracing::info!(domain = %dom.name, "completing an interrupted create: starting the domain");
             self.start(link, dom).await?;
         }
@@ -459,77 +454,24 @@ impl Kvm2Provider {
         {
             // Same uid again (or a create that crashed after define): the same domain.
             let meta = self.read_meta(&link, &dom, &spec.uid).await?;
-            self.start_if_not_run(&link, &dom).await?;
+            let link = if self.never_booted(&link, &dom).await? {
+                // A create interrupted after define. Its volumes may be gone since (a
+                // define that outlived its budget can land after a retry deleted the stale
+                // seed): nothing has booted from them, so make them again, then start.
+                tracing::info!(domain = %dom.name, "completing an interrupted create: volumes, then start");
+                self.prepare_volumes(spec, &name).await?;
+                let link = self.link().await?;
+                self.start(&link, &dom).await?;
+                link
+            } else {
+                link
+            };
             self.forward_ports(&link, &dom).await?;
             return self.instance(&link, &dom, meta).await;
         }
 
-        self.faults.at(Point::CreateBase).await;
-        let base = self
-            .images
-            .ensure(&self.links, &self.leases, &spec.image)
-            .await?;
-        // The fetch may have taken long: take the live link again.
-        self.faults.at(Point::CreateOverlay).await;
+        let (disk_name, seed_name) = self.prepare_volumes(spec, &name).await?;
         let link = self.link().await?;
-        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
-
-        // The overlay: reuse one left by an interrupted create (nothing has booted from it,
-        // since no domain exists), else create it.
-        let disk_name = disk_volume_name(self.name.as_str(), spec.uid.as_str());
-        if ops::vol(&link, &pool, &disk_name)
-            .await
-            .map_err(perr(format!("look up volume {disk_name}")))?
-            .is_none()
-        {
-            let xml = volume_xml(
-                &disk_name,
-                base.capacity,
-                "qcow2",
-                Some(Backing {
-                    path: &base.path,
-                    format: base.format.as_str(),
-                }),
-            );
-            match ops::create_vol(&link, &pool, xml).await {
-                Ok(_) => {}
-                Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {}
-                Err(e) => return Err(provider_error(format!("create overlay {disk_name}"), e)),
-            }
-        }
-
-        // The seed: always rebuilt while no domain exists (a crashed upload may have left
-        // a partial one).
-        self.faults.at(Point::CreateSeed).await;
-        let seed_name = seed_volume_name(self.name.as_str(), spec.uid.as_str());
-        let hostname = if name.len() <= 63 {
-            name.as_str()
-        } else {
-            spec.uid.as_str()
-        };
-        let image = seed::build(&SeedInput {
-            instance_id: spec.uid.as_str(),
-            hostname,
-            user_data: &spec.user_data,
-            ssh_keys: &spec.ssh_authorized_keys,
-        })
-        .map_err(|e| {
-            ProviderError::permanent(format!("build the NoCloud seed: {e}")).with_source(e)
-        })?;
-        ops::delete_vol(&link, &pool, &seed_name)
-            .await
-            .map_err(perr(format!("delete stale seed {seed_name}")))?;
-        let seed_vol = ops::create_vol(
-            &link,
-            &pool,
-            volume_xml(&seed_name, image.len() as u64, "raw", None),
-        )
-        .await
-        .map_err(perr(format!("create seed {seed_name}")))?;
-        self.faults.at(Point::CreateSeedUpload).await;
-        ops::small_upload(&link, &seed_vol, Bytes::from(image))
-            .await
-            .map_err(perr(format!("upload seed {seed_name}")))?;
 
         let meta = Meta {
             uid: spec.uid.clone(),
@@ -595,6 +537,93 @@ impl Kvm2Provider {
         let meta = self.read_meta(&link, &dom, &spec.uid).await?;
         tracing::info!(domain = %name, "domain defined and started");
         self.instance(&link, &dom, meta).await
+    }
+
+    /// Base, overlay (reused if present: nothing has booted from it) and seed (always
+    /// rebuilt: a crashed upload may have left a partial one) of `spec`'s domain `name`,
+    /// which does not exist or has never booted. Answers the overlay's and the seed's names.
+    async fn prepare_volumes(
+        &self,
+        spec: &CreateSpec,
+        name: &str,
+    ) -> Result<(String, String), ProviderError> {
+        self.faults.at(Point::CreateBase).await;
+        let base = self
+            .images
+            .ensure(&self.links, &self.leases, &spec.image)
+            .await?;
+        // The fetch may have taken long: take the live link again.
+        self.faults.at(Point::CreateOverlay).await;
+        let link = self.link().await?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
+
+        // The overlay: reuse one left by an interrupted create (nothing has booted from
+        // it), else create it.
+        let disk_name = disk_volume_name(self.name.as_str(), spec.uid.as_str());
+        if ops::vol(&link, &pool, &disk_name)
+            .await
+            .map_err(perr(format!("look up volume {disk_name}")))?
+            .is_none()
+        {
+            let xml = volume_xml(
+                &disk_name,
+                base.capacity,
+                "qcow2",
+                Some(Backing {
+                    path: &base.path,
+                    format: base.format.as_str(),
+                }),
+            );
+            match ops::create_vol(&link, &pool, xml).await {
+                Ok(_) => {}
+                Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {}
+                Err(e) => return Err(provider_error(format!("create overlay {disk_name}"), e)),
+            }
+        }
+
+        // The seed: always rebuilt while nothing has booted from it (a crashed upload may
+        // have left a partial one).
+        self.faults.at(Point::CreateSeed).await;
+        let seed_name = seed_volume_name(self.name.as_str(), spec.uid.as_str());
+        let hostname = if name.len() <= 63 {
+            name
+        } else {
+            spec.uid.as_str()
+        };
+        let image = seed::build(&SeedInput {
+            instance_id: spec.uid.as_str(),
+            hostname,
+            user_data: &spec.user_data,
+            ssh_keys: &spec.ssh_authorized_keys,
+        })
+        .map_err(|e| {
+            ProviderError::permanent(format!("build the NoCloud seed: {e}")).with_source(e)
+        })?;
+        ops::delete_vol(&link, &pool, &seed_name)
+            .await
+            .map_err(perr(format!("delete stale seed {seed_name}")))?;
+        let seed_vol = ops::create_vol(
+            &link,
+            &pool,
+            volume_xml(&seed_name, image.len() as u64, "raw", None),
+        )
+        .await
+        .map_err(perr(format!("create seed {seed_name}")))?;
+        self.faults.at(Point::CreateSeedUpload).await;
+        ops::small_upload(&link, &seed_vol, Bytes::from(image))
+            .await
+            .map_err(perr(format!("upload seed {seed_name}")))?;
+        Ok((disk_name, seed_name))
+    }
+
+    /// Defined and never started (a create interrupted between define and start), or a
+    /// start that failed. A domain stopped after running is not.
+    async fn never_booted(&self, link: &Link, dom: &Domain) -> Result<bool, ProviderError> {
+        let st = ops::state(link, dom)
+            .await
+            .map_err(perr(format!("read state of domain {}", dom.name)))?;
+        Ok(st.state == state::SHUTOFF
+            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED))
     }
 
     async fn get_inner(&self, uid: &Identifier) -> Result<Instance, ProviderError> {

@@ -172,6 +172,61 @@ async fn interrupted_creates_are_completed_not_duplicated() {
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
 
+/// A create interrupted after define whose volumes were lost meanwhile is completed, not
+/// wedged (issue 19, found by the fleet run): under load a call that outlived its budget
+/// (a define) landed on the daemon after the retry had deleted the stale seed and lost its
+/// link, so the retry after it adopted a domain without its seed, and every later create
+/// answered `NotFound` ("start domain …: no storage vol with matching name 'seed-…'").
+/// A domain that never booted gets its overlay and seed again before it is started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_defined_domain_whose_volumes_are_gone_is_completed() {
+    let Some(env) = env().await else { return };
+    let body = pattern(1 << 20, 23);
+    env.http.serve("/img.raw", body.clone());
+    let p = build(entry(
+        &env,
+        "lost",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({}),
+    ));
+    let spec = CreateSpec::new(id("u1"), "u1", id("img"))
+        .with_memory_mib(32)
+        .with_tag(id("t"));
+    let first = p.create(&spec).await.unwrap();
+    // Defined, never started, seed gone; then seed and overlay gone.
+    let xml = env.d.virsh(&["dumpxml", "--inactive", "lost-u1"]).unwrap();
+    let file = env.d.dir().join("lost-u1.xml");
+    std::fs::write(&file, xml).unwrap();
+    for lost in [
+        &["seed-lost-u1.img"][..],
+        &["seed-lost-u1.img", "disk-lost-u1.qcow2"],
+    ] {
+        env.d.virsh(&["destroy", "lost-u1"]).unwrap();
+        env.d.virsh(&["undefine", "lost-u1"]).unwrap();
+        env.d.virsh(&["define", file.to_str().unwrap()]).unwrap();
+        for vol in lost {
+            env.d
+                .virsh(&["vol-delete", "--pool", env.d.pool_name(), vol])
+                .unwrap();
+        }
+        let again = p
+            .create(&spec)
+            .await
+            .unwrap_or_else(|e| panic!("create after losing {lost:?}: {}", e.chain()));
+        assert_eq!(again.state, InstanceState::Provisioning, "started");
+        assert_eq!(again.created_at, first.created_at, "the same domain");
+        assert_eq!(
+            env.d.virsh(&["domstate", "lost-u1"]).unwrap().trim(),
+            "running"
+        );
+    }
+    p.delete(&spec.uid).await.unwrap();
+    assert_eq!(
+        volumes(&env.d),
+        ["base-lost-img.raw", "base-lost-img.raw.sha256"]
+    );
+}
+
 /// A domain with our name that we did not make is never touched.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foreign_domain_with_our_name_is_permanent_and_untouched() {
