@@ -11,7 +11,6 @@ use std::hint::black_box;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_rpc::proto::REMOTE_PROGRAM;
 use libvirt_rpc::proto::events::{self, CallbackMsg, Lifecycle};
 use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersionRet, ConnectListAllDomainsRet};
@@ -20,13 +19,14 @@ use libvirt_rpc::proto::procs::domain::{
 };
 use libvirt_rpc::proto::procs::storage::StorageVolCreateXmlArgs;
 use libvirt_rpc::proto::types::{Domain, StoragePool, Uuid};
+use libvirt_rpc::proto::{REMOTE_PROGRAM, REMOTE_VERSION};
 use libvirt_rpc::wire::frame::{self, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Encode, Encoder, LvString};
 
 fn header(procedure: i32) -> Header {
     Header {
         program: REMOTE_PROGRAM,
-        version: 1,
+        version: REMOTE_VERSION,
         procedure,
         kind: MessageType::Call,
         serial: 42,

@@ -53,19 +53,6 @@ impl Bed {
     }
 }
 
-/// Waits until an upload moves bytes through `relay`, then freezes it.
-async fn freeze_once_flowing(relay: &Relay) {
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
-}
-
 fn lv() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lv"))
 }
@@ -202,7 +189,9 @@ async fn frozen_upload(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    freeze_once_flowing(relay).await;
+    relay
+        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
+        .await;
     (child, Instant::now())
 }
 
@@ -277,7 +266,9 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
             }
         })
     };
-    freeze_once_flowing(&relay).await;
+    relay
+        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
+        .await;
     tokio::time::sleep(Duration::from_millis(300)).await; // let every buffer fill
     let t = Instant::now();
     c.close();

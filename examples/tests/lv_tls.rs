@@ -154,15 +154,9 @@ async fn frozen_upload(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
+    relay
+        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
+        .await;
     child
 }
 
@@ -226,15 +220,9 @@ async fn client_close_is_bounded_with_a_frozen_tls_peer() {
             }
         })
     };
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
+    relay
+        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
+        .await;
     tokio::time::sleep(Duration::from_millis(300)).await; // let every buffer fill
     let t = Instant::now();
     c.close();

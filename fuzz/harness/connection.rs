@@ -17,7 +17,7 @@
 //!   `TimedOut` only after the deadline; `pending_calls()` matches the model;
 //! * streams: `StreamOpened` only after the open REPLY was processed and once; `StreamEnded`
 //!   at most once and never for a forgotten stream; after EOF or a fatal error every
-//!   non-forgotten stream has ended and `take_stream_end` yields `Some` (after draining); received
+//!   non-forgotten stream has ended and `stream(id).take_end` yields `Some` (after draining); received
 //!   items are, in order, a subsequence of the processed data/hole packets of that stream;
 //! * the connection: `Closed` at most once and exactly when `is_closed()` turns true; once
 //!   closed every command fails with the same error, nothing is queued, `wants_read()` and
@@ -42,10 +42,10 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use arbitrary::{Arbitrary, Unstructured};
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use libvirt_rpc::conn::{
     CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
-    StreamError, StreamItem, SubscriberId,
+    StreamError, StreamItem, StreamMisuse, SubscriberId,
 };
 use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::error::{RemoteError, WireError};
@@ -53,10 +53,10 @@ use libvirt_rpc::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
 };
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
-use libvirt_rpc::proto::types::{Domain, Uuid};
+use libvirt_rpc::proto::types::{Domain, StreamHole, Uuid};
 use libvirt_rpc::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM,
-    StreamDirection,
+    REMOTE_VERSION, StreamDirection, program_version,
 };
 use libvirt_rpc::wire::frame::{self, Frame, Header, MIN_FRAME_LEN, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Encode, Encoder};
@@ -173,43 +173,43 @@ pub enum Op {
         /// Opened sparse.
         sparse: bool,
     },
-    /// `stream_send` of `len` patterned bytes.
+    /// `stream(id).send` of `len` patterned bytes.
     Send {
         /// Stream pick.
         stream: u8,
         /// Bytes.
         len: u16,
     },
-    /// `stream_send_hole`.
+    /// `stream(id).send_hole`.
     Hole {
         /// Stream pick.
         stream: u8,
         /// Hole length (may exceed `i64::MAX`).
         len: u64,
     },
-    /// `stream_finish`.
+    /// `stream(id).finish`.
     Finish {
         /// Stream pick.
         stream: u8,
     },
-    /// `stream_abort`.
+    /// `stream(id).abort`.
     Abort {
         /// Stream pick.
         stream: u8,
     },
-    /// `forget_stream`.
+    /// `stream(id).forget`.
     Forget {
         /// Stream pick.
         stream: u8,
     },
-    /// `stream_recv` up to `max` items (255: all streams, everything), then read on.
+    /// `stream(id).recv` up to `max` items (255: all streams, everything), then read on.
     Recv {
         /// Stream pick.
         stream: u8,
         /// Items.
         max: u8,
     },
-    /// `take_stream_end`.
+    /// `stream(id).take_end`.
     End {
         /// Stream pick.
         stream: u8,
@@ -453,14 +453,14 @@ struct StreamModel {
     ended: bool,
     forgotten: bool,
     collected: bool,
-    /// Bytes accepted by `stream_send`.
+    /// Bytes accepted by `stream(id).send`.
     tx: u64,
     /// Bytes of data the peer has received.
     peer_rx: u64,
     peer_call: bool,
     peer_finish: bool,
     peer_abort: bool,
-    /// Processed inbound data/hole packets not yet matched by `stream_recv`.
+    /// Processed inbound data/hole packets not yet matched by `stream(id).recv`.
     inbound: VecDeque<StreamItem>,
 }
 
@@ -679,7 +679,7 @@ impl Harness {
                 let offset = self.streams.get(&id).map_or(0, |s| s.tx);
                 let data = pattern(id, offset, usize::from(*len));
                 let queued = self.conn.transmit_queued();
-                let r = self.conn.stream_send(id, data);
+                let r = self.conn.stream(id).send(data);
                 self.check_stream_command(id, &r, closed.as_ref());
                 if r.is_ok() {
                     let s = self
@@ -707,7 +707,7 @@ impl Harness {
             Op::Hole { stream, len } => {
                 let id = self.pick_stream(*stream);
                 let queued = self.conn.transmit_queued();
-                let r = self.conn.stream_send_hole(id, *len);
+                let r = self.conn.stream(id).send_hole(*len);
                 self.check_stream_command(id, &r, closed.as_ref());
                 match &r {
                     Ok(()) => {
@@ -730,7 +730,7 @@ impl Harness {
                                 && !s.forgotten
                                 && !s.collected
                             {
-                                assert_eq!(*e, StreamError::NotSparse);
+                                assert_eq!(*e, StreamError::Misuse(StreamMisuse::NotSparse));
                             }
                         }
                     }
@@ -738,12 +738,12 @@ impl Harness {
             }
             Op::Finish { stream } => {
                 let id = self.pick_stream(*stream);
-                let r = self.conn.stream_finish(id);
+                let r = self.conn.stream(id).finish();
                 self.check_stream_command(id, &r, closed.as_ref());
             }
             Op::Abort { stream } => {
                 let id = self.pick_stream(*stream);
-                let r = self.conn.stream_abort(id, "fuzz abort");
+                let r = self.conn.stream(id).abort("fuzz abort");
                 let s = self.streams.get(&id);
                 if closed.is_some() || s.is_some_and(|s| !s.collected && !s.forgotten) {
                     // A no-op after close or on an ended stream; never an error while tracked.
@@ -754,7 +754,7 @@ impl Harness {
             }
             Op::Forget { stream } => {
                 let id = self.pick_stream(*stream);
-                self.conn.forget_stream(id);
+                self.conn.stream(id).forget();
                 if let Some(s) = self.streams.get_mut(&id) {
                     if !s.collected {
                         s.forgotten = true;
@@ -762,12 +762,12 @@ impl Harness {
                     }
                 }
                 assert_eq!(
-                    self.conn.stream_recv(id),
+                    self.conn.stream(id).recv(),
                     None,
                     "a forgotten stream keeps no data"
                 );
                 assert_eq!(
-                    self.conn.take_stream_end(id),
+                    self.conn.stream(id).take_end(),
                     None,
                     "a forgotten stream is never collected"
                 );
@@ -930,9 +930,9 @@ impl Harness {
             Err(CallError::Connection(e.clone()))
         );
         let want = Err(StreamError::Connection(e.clone()));
-        assert_eq!(self.conn.stream_send(id, Bytes::from_static(b"x")), want);
-        assert_eq!(self.conn.stream_send_hole(id, 1), want);
-        assert_eq!(self.conn.stream_finish(id), want);
+        assert_eq!(self.conn.stream(id).send(Bytes::from_static(b"x")), want);
+        assert_eq!(self.conn.stream(id).send_hole(1), want);
+        assert_eq!(self.conn.stream(id).finish(), want);
         let mut buf = BytesMut::from(&peer::ping()[..]);
         assert_eq!(self.conn.handle_input(&mut buf, self.now), Err(e));
         assert_eq!(
@@ -962,9 +962,9 @@ impl Harness {
         }
     }
 
-    /// One `stream_recv`, matched against the processed packets. False when nothing came.
+    /// One `stream(id).recv`, matched against the processed packets. False when nothing came.
     fn recv_one(&mut self, id: u32) -> bool {
-        let Some(item) = self.conn.stream_recv(id) else {
+        let Some(item) = self.conn.stream(id).recv() else {
             return false;
         };
         let s = self
@@ -985,13 +985,13 @@ impl Harness {
     }
 
     fn end_stream(&mut self, id: u32) {
-        let r = self.conn.take_stream_end(id);
+        let r = self.conn.stream(id).take_end();
         let Some(s) = self.streams.get(&id) else {
-            assert_eq!(r, None, "take_stream_end on an unknown id");
+            assert_eq!(r, None, "take_end on an unknown id");
             return;
         };
         if s.forgotten || s.collected || !s.ended {
-            assert_eq!(r, None, "take_stream_end on {s:?}");
+            assert_eq!(r, None, "take_end on {s:?}");
             return;
         }
         let r = if let Some(r) = r {
@@ -999,7 +999,8 @@ impl Harness {
         } else {
             while self.recv_one(id) {}
             self.conn
-                .take_stream_end(id)
+                .stream(id)
+                .take_end()
                 .expect("an ended, drained stream yields its result")
         };
         if let Err(StreamError::Connection(e)) = &r {
@@ -1011,11 +1012,11 @@ impl Harness {
         }
         self.streams.get_mut(&id).expect("known").collected = true;
         assert_eq!(
-            self.conn.take_stream_end(id),
+            self.conn.stream(id).take_end(),
             None,
-            "take_stream_end yields once"
+            "take_end yields once"
         );
-        assert_eq!(self.conn.stream_recv(id), None);
+        assert_eq!(self.conn.stream(id).recv(), None);
     }
 
     // ---- inbound ------------------------------------------------------------------------
@@ -1251,7 +1252,7 @@ impl Harness {
             h.program,
             KEEPALIVE_PROGRAM | REMOTE_PROGRAM | QEMU_PROGRAM | LXC_PROGRAM
         );
-        if !known_program || h.version != 1 {
+        if !known_program || Some(h.version) != program_version(h.program) {
             self.expect_fatal = true;
             return;
         }
@@ -1271,7 +1272,8 @@ impl Harness {
             MessageType::Stream | MessageType::StreamHole => {
                 // Stragglers (unknown serial, other procedure) are dropped; data, EOF, valid
                 // holes and valid errors are fine in every phase.
-                let hole_ok = f.payload.len() == 12 && (&f.payload[..]).get_i64() >= 0;
+                let hole = xdr::from_bytes::<StreamHole>(f.payload.clone()).ok();
+                let hole_ok = hole.as_ref().is_some_and(|h| h.length >= 0);
                 let error_ok = xdr::from_bytes::<WireError>(f.payload.clone()).is_ok();
                 let Some(s) = self.streams.get_mut(&h.serial) else {
                     self.benign = true;
@@ -1302,9 +1304,8 @@ impl Harness {
                     } else if !s.forgotten {
                         s.inbound.push_back(StreamItem::Data(f.payload));
                     }
-                } else if f.payload.len() == 12 && !s.forgotten {
-                    let len = (&f.payload[..]).get_i64();
-                    if let Ok(len) = u64::try_from(len) {
+                } else if let Some(hole) = hole.filter(|_| !s.forgotten) {
+                    if let Ok(len) = u64::try_from(hole.length) {
                         s.inbound.push_back(StreamItem::Hole(len));
                     }
                 }
@@ -1482,10 +1483,10 @@ impl Harness {
                             !s.peer_finish && !s.peer_abort,
                             "hole after finish or abort"
                         );
-                        let mut p = &f.payload[..];
-                        assert_eq!(p.len(), 12, "hole payload");
-                        assert!(p.get_i64() >= 0);
-                        assert_eq!(p.get_u32(), 0, "hole flags");
+                        let hole =
+                            xdr::from_bytes::<StreamHole>(f.payload.clone()).expect("hole payload");
+                        assert!(hole.length >= 0);
+                        assert_eq!(hole.flags, 0, "hole flags");
                     }
                     (MessageType::Stream, MessageStatus::Ok) => {
                         assert!(f.payload.is_empty());
@@ -1733,7 +1734,7 @@ impl Harness {
 fn call_header(program: u32, procedure: i32, serial: u32) -> Header {
     Header {
         program,
-        version: 1,
+        version: REMOTE_VERSION,
         procedure,
         kind: MessageType::Call,
         serial,

@@ -35,23 +35,13 @@ use libvirt_rpc::proto::events::{
 };
 use libvirt_rpc::proto::types::{
     Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
-    StorageVol, TypedParam, Uuid,
+    StorageVol, StreamHole, TypedParam, Uuid,
 };
 use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
 
 /// The wire messages of events 318 and 319.
 type LifecycleMsg = CallbackMsg<Lifecycle>;
 type RebootMsg = CallbackMsg<DomainOnly>;
-
-libvirt_rpc::xdr_struct! {
-    /// `virNetStreamHole`.
-    pub struct Hole {
-        /// Hole length.
-        pub length: i64,
-        /// Flags (0).
-        pub flags: u32,
-    }
-}
 
 libvirt_rpc::xdr_struct! {
     /// A typed-parameter list, as many returns carry.
@@ -209,7 +199,7 @@ pub fn check_packet(data: &[u8]) {
         (1 | 3, 1) => check_error_payload(&payload),
         (2, _) => check_event(procedure, &payload),
         (6, _) => {
-            check_type::<Hole>(&payload, true);
+            check_type::<StreamHole>(&payload, true);
         }
         (0..=6, _) => {}
         _ => standalone(procedure as u32, &payload),
@@ -296,7 +286,7 @@ fn standalone(selector: u32, payload: &Bytes) {
         LifecycleMsg => true,
         RebootMsg => true,
         ConnectionClosedMsg => true,
-        Hole => true,
+        StreamHole => true,
         bool => true,
         u32 => true,
         i64 => true,

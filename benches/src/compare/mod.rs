@@ -16,26 +16,26 @@
 //! 1. Calls/s of `get_lib_version`, sequential and `--threads`-way concurrent on one
 //!    connection: `lv bench-calls` vs `benches/compare/calls.py` (the C library, one
 //!    `virConnectPtr` shared by threads). Repetitions interleave ours and C. Client CPU per
-//!    call (fixed start-up cost subtracted) and the daemon's CPU per call ([`calls`]).
+//!    call (fixed start-up cost subtracted) and the daemon's CPU per call (`calls`).
 //! 2. Upload and download of a `--mib` volume by `lv`, `virsh -t` and `transfer.py` (the C
 //!    library through `stream.sendAll`/`recvAll`, 262,120-byte chunks like virsh; without and
 //!    with libvirt's event loop thread). MB/s over the transfer proper (virsh's `--timing`,
 //!    the helper's own timer, `lv`'s wall time minus its fixed cost), client CPU (user+sys from
 //!    `getrusage(RUSAGE_CHILDREN)` deltas) and peak RSS (`/usr/bin/time %M`, i.e. `wait4`'s
 //!    `ru_maxrss`) of each client process. Every copy is verified outside the timing
-//!    ([`transfers`]).
+//!    (`transfers`).
 //! 3. Download into a FIFO drained at `--slow-rate-mb` for `--slow-secs`: the client's RSS
-//!    ([`slow`]).
+//!    (`slow`).
 //!
 //! Progress goes to stderr; stdout gets a markdown report and, as its last line, one JSON
-//! object with every sample ([`json`]). Nothing is left behind: the volume and pool live in
+//! object with every sample (`json`). Nothing is left behind: the volume and pool live in
 //! temp dirs, the daemon dies on drop. A run killed by a signal may leave
 //! `/dev/shm/lv-compare-*`; the next run removes those whose owner pid is gone. Method and
 //! results: `docs/benchmarks-compare.md`.
 //!
-//! Modules: [`opts`] (clap), [`bench`] (clients, one process run), [`calls`],
-//! [`transfers`], [`slow`], [`measure`] (/proc, rusage, host facts, UTC), [`stats`],
-//! [`files`], [`json`] (serde).
+//! Modules: `opts` (clap), `bench` (clients, one process run), `calls`,
+//! `transfers`, `slow`, `measure` (/proc, rusage, host facts, UTC), `stats`,
+//! `files`, `json` (serde).
 
 #![allow(clippy::cast_precision_loss)] // byte counts and call counts far below 2^52.
 

@@ -82,10 +82,7 @@ impl LvError {
     /// The daemon's error, if this is one.
     pub fn remote(&self) -> Option<&RemoteError> {
         match self {
-            Self::Call(CallError::Remote(e))
-            | Self::Stream(StreamError::Remote(e) | StreamError::Call(CallError::Remote(e))) => {
-                Some(e)
-            }
+            Self::Call(CallError::Remote(e)) | Self::Stream(StreamError::Remote(e)) => Some(e),
             _ => None,
         }
     }
@@ -114,9 +111,7 @@ impl LvError {
             self,
             Self::Dead { .. }
                 | Self::Call(CallError::Connection(_) | CallError::TimedOut)
-                | Self::Stream(
-                    StreamError::Connection(_) | StreamError::Call(CallError::Connection(_))
-                )
+                | Self::Stream(StreamError::Connection(_))
         )
     }
 }
@@ -243,7 +238,8 @@ pub fn kind(e: &LvError) -> ErrorKind {
         LvError::Call(c) => call_kind(c),
         LvError::Stream(s) => match s {
             StreamError::Remote(r) => remote_kind(r),
-            StreamError::Call(c) => call_kind(c),
+            // Nothing was sent: the opening call's arguments are over a protocol limit.
+            StreamError::Encode(_) | StreamError::Frame(_) => ErrorKind::Permanent,
             // Aborted, connection death, protocol oddities: retry.
             _ => ErrorKind::Transient,
         },

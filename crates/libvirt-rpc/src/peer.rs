@@ -13,7 +13,11 @@
 use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::proto::error::WireError;
-use crate::proto::{KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, REMOTE_PROGRAM};
+use crate::proto::types::StreamHole;
+use crate::proto::{
+    KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, REMOTE_PROGRAM,
+    REMOTE_VERSION,
+};
 use crate::wire::frame::{self, Frame, FrameError, Header, MessageStatus, MessageType};
 use crate::wire::xdr::{self, Encode, LvString};
 
@@ -87,12 +91,14 @@ pub fn stream_data_to(call: &Header, data: &[u8]) -> Bytes {
 
 /// `STREAM_HOLE` CONTINUE of `len` bytes.
 pub fn stream_hole_to(call: &Header, len: i64) -> Bytes {
-    let mut p = BytesMut::with_capacity(12);
-    p.put_i64(len);
-    p.put_u32(0);
+    let hole = StreamHole {
+        length: len,
+        flags: 0,
+    };
+    let payload = xdr::to_bytes(&hole).expect("a hole encodes");
     packet(
         answer(call, MessageType::StreamHole, MessageStatus::Continue),
-        &p,
+        &payload,
     )
 }
 
@@ -115,7 +121,7 @@ pub fn event(procedure: i32, msg: &impl Encode) -> Bytes {
     let payload = xdr::to_bytes(msg).expect("scripted event encodes");
     let h = Header {
         program: REMOTE_PROGRAM,
-        version: 1,
+        version: REMOTE_VERSION,
         procedure,
         kind: MessageType::Message,
         serial: 1,
@@ -137,7 +143,7 @@ pub fn pong() -> Bytes {
 fn keepalive(procedure: i32) -> Bytes {
     let h = Header {
         program: KEEPALIVE_PROGRAM,
-        version: 1,
+        version: KEEPALIVE_VERSION,
         procedure,
         kind: MessageType::Message,
         serial: 0,

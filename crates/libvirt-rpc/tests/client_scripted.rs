@@ -132,6 +132,13 @@ async fn many_tasks_share_one_connection() {
     assert_eq!(client.stats().late_replies, 0);
 }
 
+/// The task's result, which must come within 500 ms of a close.
+async fn released<T>(task: tokio::task::JoinHandle<Result<T, CallError>>) -> Result<T, CallError> {
+    tokio::time::timeout(Duration::from_millis(500), task)
+        .await
+        .expect("call released")
+        .unwrap()
+}
 #[tokio::test]
 async fn close_does_not_wait_behind_a_stalled_write() {
     // A peer that never reads: a 4 KiB pipe fills at once and the driver's write stalls.
@@ -155,28 +162,17 @@ async fn close_does_not_wait_behind_a_stalled_write() {
         closed_in < Duration::from_millis(100),
         "close took {closed_in:?}"
     );
-    let r = tokio::time::timeout(Duration::from_millis(500), pending)
-        .await
-        .expect("call released")
-        .unwrap();
-    assert!(
-        matches!(
-            r,
-            Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
-        ),
-        "{r:?}"
-    );
-    let r = tokio::time::timeout(Duration::from_millis(500), stuck)
-        .await
-        .expect("call released")
-        .unwrap();
-    assert!(
-        matches!(
-            r,
-            Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
-        ),
-        "{r:?}"
-    );
+    let pending = released(pending).await.map(drop);
+    let stuck = released(stuck).await.map(drop);
+    for r in [pending, stuck] {
+        assert!(
+            matches!(
+                r,
+                Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
+            ),
+            "{r:?}"
+        );
+    }
     // Later calls fail the same way; close is idempotent.
     client.close();
     let r = client.call::<ConnectGetLibVersion>(&()).await;
@@ -223,34 +219,14 @@ async fn call_timeout_leaves_the_connection_usable() {
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
 }
 
-/// A reader that yields `ok` bytes and then fails.
-struct FailingReader {
-    left: usize,
-}
-
-impl tokio::io::AsyncRead for FailingReader {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        if self.left == 0 {
-            return std::task::Poll::Ready(Err(std::io::Error::other("disk on fire")));
-        }
-        let n = self.left.min(buf.remaining()).min(100_000);
-        buf.put_slice(&vec![1u8; n]);
-        self.left -= n;
-        std::task::Poll::Ready(Ok(()))
-    }
-}
-
 #[tokio::test]
 async fn source_error_aborts_and_returns_the_source_error() {
     let (client, mut server) = Server::start(1 << 20);
     let c = client.clone();
     let up = tokio::spawn(async move {
         let u = c.vol_upload(&vol(), 0, 0, false).await.unwrap();
-        u.send_all_and_finish(FailingReader { left: 3 << 20 }).await
+        u.send_all_and_finish(testbed::data::FailAfter::new(3 << 20, "disk on fire"))
+            .await
     });
     let open = server.next().await;
     server.send(peer::reply_to(&open.header, &())).await;
@@ -397,4 +373,51 @@ async fn peer_death_fails_everything_at_once() {
         ),
         "{e:?}"
     );
+}
+
+/// A download whose data, EOF and finish confirmation all come before the REPLY to its
+/// opening call. A daemon registers the stream before it replies (reference §3.1), so this
+/// can happen, but no real daemon can be made to do it on demand.
+async fn download_completes_before_its_open_reply(data: &'static [u8]) {
+    let (client, mut server) = Server::start(1 << 20);
+    let c = client.clone();
+    let dl = tokio::spawn(async move { c.vol_download(&vol(), 0, 0, false).await });
+    let open = server.next().await;
+    if !data.is_empty() {
+        server.send(peer::stream_data_to(&open.header, data)).await;
+    }
+    server.send(peer::stream_data_to(&open.header, &[])).await;
+    let fin = server.next().await;
+    assert_eq!(
+        (fin.header.kind, fin.header.status),
+        (MessageType::Stream, MessageStatus::Ok),
+        "finish sent at EOF"
+    );
+    server.send(peer::stream_ok_to(&open.header)).await;
+    server.send(peer::reply_to(&open.header, &())).await;
+    let mut d = tokio::time::timeout(Duration::from_secs(5), dl)
+        .await
+        .expect("the download opens in time")
+        .unwrap()
+        .expect("the download opens");
+    let mut got = Vec::new();
+    while let Some(item) = d.next().await {
+        match item.expect("no error") {
+            StreamItem::Data(b) => got.extend_from_slice(&b),
+            StreamItem::Hole(_) => panic!("hole on a non-sparse stream"),
+        }
+    }
+    assert_eq!(got, data);
+    server.serve_versions();
+    client.call::<ConnectGetLibVersion>(&()).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_download_complete_before_its_open_reply_yields_its_data() {
+    download_completes_before_its_open_reply(b"0123456789").await;
+}
+
+#[tokio::test]
+async fn an_empty_download_complete_before_its_open_reply_opens() {
+    download_completes_before_its_open_reply(b"").await;
 }

@@ -557,14 +557,11 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
     .await;
     match run
         .c
-        .download::<DomainScreenshot>(
-            &DomainScreenshotArgs {
-                dom: test.clone(),
-                screen: 0,
-                flags: 0,
-            },
-            false,
-        )
+        .download::<DomainScreenshot>(&DomainScreenshotArgs {
+            dom: test.clone(),
+            screen: 0,
+            flags: 0,
+        })
         .await
     {
         Ok(dl) => {

@@ -10,7 +10,7 @@ use libvirt_rpc::conn::SubscriberId;
 use libvirt_rpc::conn::handshake::{Handshake, HandshakeOptions};
 use libvirt_rpc::conn::{
     CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
-    StreamError, StreamItem,
+    StreamError, StreamItem, StreamMisuse,
 };
 use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::events::{
@@ -24,7 +24,7 @@ use libvirt_rpc::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
 };
 use libvirt_rpc::proto::types::{Domain, Network, Secret, StorageVol, Uuid};
-use libvirt_rpc::proto::{ErrorCode, events};
+use libvirt_rpc::proto::{ErrorCode, Procedure, events};
 use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr;
 
@@ -163,25 +163,29 @@ fn kinds(frames: &[Frame]) -> Vec<(MessageType, MessageStatus, usize)> {
         .collect()
 }
 
-fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, u32::from(sparse)), sparse)
-            .unwrap();
+/// Open a volume stream with `flags` and take its CALL, unanswered.
+fn opening<P>(p: &mut Pair, flags: u32) -> (u32, Header)
+where
+    P: Procedure<Args = StorageVolTransferArgs>,
+{
+    let id = p.c.open_stream::<P>(&transfer(0, flags)).unwrap();
     let call = p.flush().pop().unwrap();
-    assert_eq!(call.header.procedure, 208);
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
-    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
     (id, call.header)
 }
 
-fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, u32::from(sparse)), sparse)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
+    let (id, call) = opening::<StorageVolUpload>(p, u32::from(sparse));
+    assert_eq!(call.procedure, 208);
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
-    (id, call.header)
+    (id, call)
+}
+
+fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
+    let (id, call) = opening::<StorageVolDownload>(p, u32::from(sparse));
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
+    assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
+    (id, call)
 }
 
 // ---- §5 handshake ---------------------------------------------------------------------
@@ -260,9 +264,10 @@ impl xdr::Encode for RawArgs {
 fn upload_chunks_like_virsh_and_finishes() {
     let mut p = Pair::virsh_chunks();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![7u8; 1_126_400]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![7u8; 1_126_400]))
         .unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.c.stream(id).finish().unwrap();
     let frames = p.flush();
     let sizes: Vec<usize> = frames.iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![262_120, 262_120, 262_120, 262_120, 77_920, 0]);
@@ -274,7 +279,7 @@ fn upload_chunks_like_virsh_and_finishes() {
     );
     p.deliver(&peer::stream_ok_to(&frames[0].header)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     assert_eq!(p.c.stream_count(), 0);
     p.roundtrip_works();
 }
@@ -299,13 +304,13 @@ fn download_delivers_zero_copy_then_finishes_after_eof() {
         vec![(MessageType::Stream, MessageStatus::Ok, 0)]
     );
     let mut total = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
         total += d.len();
     }
     assert_eq!(total, 2 * 1024 * 1024);
-    assert_eq!(p.c.take_stream_end(id), None, "not confirmed yet");
+    assert_eq!(p.c.stream(id).take_end(), None, "not confirmed yet");
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     p.roundtrip_works();
 }
 
@@ -328,14 +333,14 @@ fn download_window_stops_reading_until_consumed() {
         "rest left undecoded in the caller's buffer"
     );
     let mut got = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
         got += d.len();
     }
     // Reading stops at the first packet that fills the window.
     assert_eq!(got, 5 * 262_120);
     assert!(p.c.wants_read());
     p.deliver(&[]).unwrap();
-    while let Some(StreamItem::Data(d)) = p.c.stream_recv(id) {
+    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
         got += d.len();
     }
     assert_eq!(got, 8 * 262_120);
@@ -361,7 +366,7 @@ fn sparse_download_delivers_holes_in_order() {
     ))
     .unwrap();
     p.deliver(&peer::stream_data_to(&h, &[])).unwrap();
-    let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream(id).recv()).collect();
     assert_eq!(
         items,
         vec![
@@ -371,17 +376,17 @@ fn sparse_download_delivers_holes_in_order() {
         ]
     );
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
 }
 
 #[test]
 fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, true);
-    p.c.stream_send_hole(id, 0x20_0000).unwrap();
-    p.c.stream_send(id, Bytes::from_static(&[1; 100])).unwrap();
-    p.c.stream_send_hole(id, 4096).unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.c.stream(id).send_hole(0x20_0000).unwrap();
+    p.c.stream(id).send(Bytes::from_static(&[1; 100])).unwrap();
+    p.c.stream(id).send_hole(4096).unwrap();
+    p.c.stream(id).finish().unwrap();
     let f = p.flush();
     assert_eq!(
         kinds(&f),
@@ -394,12 +399,15 @@ fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     );
     assert_eq!(&f[0].payload[..], &hex("000000000020000000000000")[..]);
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     p.outputs();
 
     // Non-sparse: refused locally, nothing on the wire (the daemon would drop the connection).
     let (id, _) = open_upload(&mut p, false);
-    assert_eq!(p.c.stream_send_hole(id, 4096), Err(StreamError::NotSparse));
+    assert_eq!(
+        p.c.stream(id).send_hole(4096),
+        Err(StreamError::Misuse(StreamMisuse::NotSparse))
+    );
     assert!(p.flush().is_empty());
 }
 
@@ -414,7 +422,7 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
         "abort sent"
     );
     assert_eq!(
-        p.c.take_stream_end(id),
+        p.c.stream(id).take_end(),
         Some(Err(StreamError::UnexpectedHole))
     );
     // The daemon's answer to the abort is a straggler.
@@ -428,9 +436,11 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
 fn source_error_aborts_and_reports_the_source_reason() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 600_000]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 600_000]))
         .unwrap();
-    p.c.stream_abort(id, "read /dev/sdz: Input/output error")
+    p.c.stream(id)
+        .abort("read /dev/sdz: Input/output error")
         .unwrap();
     let f = p.flush();
     // Queued data that was not yet taken is dropped; the abort is an empty STREAM ERROR.
@@ -443,7 +453,7 @@ fn source_error_aborts_and_reports_the_source_reason() {
     let Some(Err(StreamError::Aborted {
         reason,
         server: None,
-    })) = p.c.take_stream_end(id)
+    })) = p.c.stream(id).take_end()
     else {
         panic!()
     };
@@ -456,7 +466,7 @@ fn abort_answered_with_error_still_ends() {
     // Old daemons answered the abort with an error: the go-libvirt hang trigger.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_abort(id, "source failed").unwrap();
+    p.c.stream(id).abort("source failed").unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -465,7 +475,7 @@ fn abort_answered_with_error_still_ends() {
     .unwrap();
     let Some(Err(StreamError::Aborted {
         server: Some(e), ..
-    })) = p.c.take_stream_end(id)
+    })) = p.c.stream(id).take_end()
     else {
         panic!()
     };
@@ -477,7 +487,8 @@ fn abort_answered_with_error_still_ends() {
 fn upload_default_packets_are_128_kib() {
     let mut p = Pair::no_keepalive();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![7u8; 300_000]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![7u8; 300_000]))
         .unwrap();
     let sizes: Vec<usize> = p.flush().iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![131_072, 131_072, 37_856]);
@@ -489,10 +500,12 @@ fn upload_default_packets_are_128_kib() {
 fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
     let mut p = Pair::virsh_chunks();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 262_120]))
         .unwrap();
     assert_eq!(p.flush().len(), 1);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 262_120 * 3]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 262_120 * 3]))
         .unwrap();
     // captures/upload_srverr server #011.
     p.deliver(&reframe(&h, "000000b82000808600000001000000d0000000030000000a000000010000002600000026000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e20646576696365000000000200000000000000010000000225730000000000010000002f63616e6e6f7420777269746520746f2073747265616d3a204e6f207370616365206c656674206f6e2064657669636500000000000000001cffffffff00000000")).unwrap();
@@ -501,7 +514,8 @@ fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
         "queued data dropped, nothing more sent"
     );
     let err =
-        p.c.stream_send(id, Bytes::from_static(b"more"))
+        p.c.stream(id)
+            .send(Bytes::from_static(b"more"))
             .unwrap_err();
     let StreamError::Remote(e) = &err else {
         panic!("{err:?}")
@@ -509,12 +523,12 @@ fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
     assert_eq!(e.code, ErrorCode::SYSTEM_ERROR);
     assert_eq!(e.errno(), Some(28));
     assert_eq!(
-        p.c.stream_finish(id),
+        p.c.stream(id).finish(),
         Err(err.clone()),
         "finish reports it too, sends nothing"
     );
     assert!(p.flush().is_empty());
-    assert_eq!(p.c.take_stream_end(id), Some(Err(err)));
+    assert_eq!(p.c.stream(id).take_end(), Some(Err(err)));
     p.roundtrip_works();
 }
 
@@ -524,9 +538,10 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     // its reader holding a lock on the trailing OK and wedged the whole connection.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_send(id, Bytes::from(vec![0u8; 1 << 20]))
+    p.c.stream(id)
+        .send(Bytes::from(vec![0u8; 1 << 20]))
         .unwrap();
-    p.c.stream_finish(id).unwrap();
+    p.c.stream(id).finish().unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -534,7 +549,7 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     ))
     .unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.c.stream(id).take_end() else {
         panic!()
     };
     assert_eq!(e.message(), "cannot write to stream");
@@ -547,13 +562,13 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
 fn abort_after_finish_still_terminates() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream_finish(id).unwrap();
-    p.c.stream_abort(id, "deadline").unwrap();
+    p.c.stream(id).finish().unwrap();
+    p.c.stream(id).abort("deadline").unwrap();
     p.flush();
     // The daemon answers the finish; our abort is ignored by it. Either answer ends the stream.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     assert!(matches!(
-        p.c.take_stream_end(id),
+        p.c.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
     ));
     p.roundtrip_works();
@@ -562,17 +577,14 @@ fn abort_after_finish_still_terminates() {
 #[test]
 fn open_refused_ends_the_stream_with_the_daemon_error() {
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
+    let (id, call) = opening::<StorageVolUpload>(&mut p, 0);
     p.deliver(&peer::reply_error_to(
-        &call.header,
+        &call,
         &peer::error(50, 18, "Storage volume not found"),
     ))
     .unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    let Some(Err(StreamError::Remote(e))) = p.c.take_stream_end(id) else {
+    let Some(Err(StreamError::Remote(e))) = p.c.stream(id).take_end() else {
         panic!()
     };
     assert!(e.is_not_found());
@@ -583,7 +595,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, false);
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    p.c.forget_stream(id);
+    p.c.stream(id).forget();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Error, 0)]
@@ -603,22 +615,106 @@ fn dropped_download_aborts_and_drops_stragglers() {
 #[test]
 fn abort_while_opening_is_sent_once_the_stream_exists() {
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.c.stream_abort(id, "cancelled").unwrap();
+    let (id, call) = opening::<StorageVolUpload>(&mut p, 0);
+    p.c.stream(id).abort("cancelled").unwrap();
     assert!(p.flush().is_empty());
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Error, 0)]
     );
-    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert!(matches!(
-        p.c.take_stream_end(id),
+        p.c.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
     ));
+}
+
+/// A procedure that opens no stream, with arguments that could.
+struct NoStream;
+impl Procedure for NoStream {
+    const PROGRAM: u32 = libvirt_rpc::proto::REMOTE_PROGRAM;
+    const NUMBER: i32 = 157;
+    const NAME: &'static str = "NoStream";
+    const STREAM: Option<libvirt_rpc::proto::StreamDirection> = None;
+    const SINCE: libvirt_rpc::proto::LibvirtVersion =
+        libvirt_rpc::proto::LibvirtVersion::new(0, 3, 0);
+    type Args = StorageVolTransferArgs;
+    type Ret = ();
+}
+
+#[test]
+fn stream_misuse_is_typed_and_sends_nothing() {
+    use StreamMisuse as M;
+    let mut p = Pair::no_keepalive();
+    let misuse = |r: Result<(), StreamError>| match r {
+        Err(StreamError::Misuse(m)) => m,
+        other => panic!("not a misuse: {other:?}"),
+    };
+
+    // Before the REPLY.
+    let (up, call) = opening::<StorageVolUpload>(&mut p, 1);
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::NotOpenYet
+    );
+    assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::NotOpenYet);
+    assert_eq!(misuse(p.c.stream(up).finish()), M::NotOpenYet);
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
+    assert_eq!(
+        misuse(p.c.stream(up).send_hole(u64::MAX)),
+        M::HoleTooLong { len: u64::MAX }
+    );
+    p.c.stream(up).finish().unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Ok, 0)]
+    );
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::AfterFinish
+    );
+    assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::AfterFinish);
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::Finished
+    );
+    assert_eq!(p.c.stream(up).take_end(), Some(Ok(())));
+    p.outputs();
+
+    let (up, _) = open_upload(&mut p, false);
+    p.c.stream(up).abort("stop").unwrap();
+    p.flush();
+    assert_eq!(
+        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        M::AfterAbort
+    );
+    assert_eq!(misuse(p.c.stream(up).finish()), M::AfterAbort);
+    p.outputs();
+
+    let (down, _) = open_download(&mut p, true);
+    assert_eq!(
+        misuse(p.c.stream(down).send(Bytes::from_static(b"x"))),
+        M::SendOnDownload
+    );
+    assert_eq!(misuse(p.c.stream(down).send_hole(1)), M::HoleOnDownload);
+    assert_eq!(misuse(p.c.stream(down).finish()), M::FinishDownload);
+    assert!(p.flush().is_empty(), "a refused command sends nothing");
+    assert_eq!(
+        misuse(p.c.stream(down).send(Bytes::new())).to_string(),
+        "send on a download stream"
+    );
+
+    // A procedure that opens no stream, with arguments that could.
+    assert_eq!(
+        p.c.open_stream::<NoStream>(&transfer(0, 0)),
+        Err(StreamError::Misuse(M::NotAStream {
+            procedure: "NoStream"
+        }))
+    );
+    assert!(p.flush().is_empty());
+    p.roundtrip_works();
 }
 
 // ---- calls -------------------------------------------------------------------------------
@@ -705,7 +801,7 @@ fn bad_frames_are_typed_fatal_errors() {
     type Check = fn(&ConnectionError) -> bool;
     let h = Header {
         program: libvirt_rpc::proto::REMOTE_PROGRAM,
-        version: 1,
+        version: libvirt_rpc::proto::REMOTE_VERSION,
         procedure: 157,
         kind: MessageType::Reply,
         serial: 0,
@@ -850,7 +946,7 @@ fn eof_fails_everything_pending_at_once() {
         Some(&Output::Closed(ConnectionError::PeerClosed))
     );
     assert_eq!(
-        p.c.take_stream_end(sid),
+        p.c.stream(sid).take_end(),
         Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))
     );
 }
@@ -928,7 +1024,7 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
     p.deliver(&peer::raw(
         Header {
             program: libvirt_rpc::proto::REMOTE_PROGRAM,
-            version: 1,
+            version: libvirt_rpc::proto::REMOTE_VERSION,
             procedure: 9999,
             kind: MessageType::Message,
             serial: 1,
@@ -950,7 +1046,7 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
         "{outs:?}"
     );
     assert_eq!(p.c.stats().unknown_messages, 1);
-    let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream_recv(id)).collect();
+    let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream(id).recv()).collect();
     assert_eq!(
         data,
         vec![
@@ -965,26 +1061,23 @@ fn download_data_and_eof_before_the_open_reply() {
     // Found by the `connection` fuzz target: libvirtd registers the stream before replying,
     // so a short download can be complete before its REPLY arrives (reference §3.1).
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0), false)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::stream_data_to(&call.header, b"0123456789"))
+    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    p.deliver(&peer::stream_data_to(&call, b"0123456789"))
         .unwrap();
-    p.deliver(&peer::stream_data_to(&call.header, &[])).unwrap();
+    p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Ok, 0)],
         "finish sent at EOF"
     );
-    p.deliver(&peer::reply_to(&call.header, &())).unwrap();
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert!(p.outputs().contains(&Output::StreamOpened(id)));
     assert_eq!(
-        p.c.stream_recv(id),
+        p.c.stream(id).recv(),
         Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
     );
-    p.deliver(&peer::stream_ok_to(&call.header)).unwrap();
-    assert_eq!(p.c.take_stream_end(id), Some(Ok(())));
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
+    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
 }
@@ -1353,6 +1446,33 @@ fn connection_death_ends_every_subscription() {
 }
 
 #[test]
+fn open_reply_after_eof_and_abort_is_accepted_and_not_announced() {
+    // The download reaches EOF before its REPLY, the caller aborts, then the REPLY comes:
+    // it is the open call's answer (no violation), but the stream is being aborted, so it
+    // is not reported as opened.
+    let mut p = Pair::no_keepalive();
+    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
+    p.c.stream(id).abort("caller gave up").unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![
+            (MessageType::Stream, MessageStatus::Ok, 0),
+            (MessageType::Stream, MessageStatus::Error, 0)
+        ]
+    );
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
+    assert!(p.outputs().is_empty());
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
+    assert!(matches!(
+        p.c.stream(id).take_end(),
+        Some(Err(StreamError::Aborted { .. }))
+    ));
+    // A second REPLY for the same stream would be a violation; this one was not.
+    p.roundtrip_works();
+}
+
+#[test]
 fn stream_open_reply_carries_the_procedure_return() {
     // Found against libvirtd 9.0: DOMAIN_SCREENSHOT answers its open call with the image's
     // MIME type, and the tunnelled migration prepares with a cookie; the stream must open
@@ -1371,14 +1491,11 @@ fn stream_open_reply_carries_the_procedure_return() {
         id: 1,
     };
     let id =
-        p.c.open_stream::<DomainScreenshot>(
-            &DomainScreenshotArgs {
-                dom,
-                screen: 0,
-                flags: 0,
-            },
-            false,
-        )
+        p.c.open_stream::<DomainScreenshot>(&DomainScreenshotArgs {
+            dom,
+            screen: 0,
+            flags: 0,
+        })
         .unwrap();
     let call = p.flush().pop().unwrap();
     let ret = DomainScreenshotRet {
@@ -1386,20 +1503,17 @@ fn stream_open_reply_carries_the_procedure_return() {
     };
     p.deliver(&peer::reply_to(&call.header, &ret)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
-    let reply = p.c.stream_open_reply(id).expect("the open reply");
+    let reply = p.c.stream(id).open_reply().expect("the open reply");
     assert_eq!(xdr::from_bytes::<DomainScreenshotRet>(reply).unwrap(), ret);
 
     let id =
-        p.c.open_stream::<DomainMigratePrepareTunnel3>(
-            &DomainMigratePrepareTunnel3Args {
-                cookie_in: Bytes::from_static(b"in"),
-                flags: 0,
-                dname: None,
-                bandwidth: 0,
-                dom_xml: "<domain/>".into(),
-            },
-            false,
-        )
+        p.c.open_stream::<DomainMigratePrepareTunnel3>(&DomainMigratePrepareTunnel3Args {
+            cookie_in: Bytes::from_static(b"in"),
+            flags: 0,
+            dname: None,
+            bandwidth: 0,
+            dom_xml: "<domain/>".into(),
+        })
         .unwrap();
     let call = p.flush().pop().unwrap();
     assert_eq!(call.header.procedure, 215);
@@ -1409,19 +1523,16 @@ fn stream_open_reply_carries_the_procedure_return() {
     p.deliver(&peer::reply_to(&call.header, &cookie)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
     assert_eq!(
-        xdr::from_bytes::<DomainMigrateCookieRet>(p.c.stream_open_reply(id).unwrap()).unwrap(),
+        xdr::from_bytes::<DomainMigrateCookieRet>(p.c.stream(id).open_reply().unwrap()).unwrap(),
         cookie
     );
     p.roundtrip_works();
 
     // A void stream procedure still refuses a payload, and one that does not decode as the
     // procedure's return is a violation too.
-    let _ =
-        p.c.open_stream::<StorageVolUpload>(&transfer(0, 0), false)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
+    let (_, call) = opening::<StorageVolUpload>(&mut p, 0);
     let err = p
-        .deliver(&peer::reply_to(&call.header, &ret))
+        .deliver(&peer::reply_to(&call, &ret))
         .expect_err("payload on a void stream reply");
     assert!(
         matches!(
@@ -1440,22 +1551,18 @@ fn stream_open_reply_carries_the_procedure_return() {
 fn stream_that_dies_before_opening_ends_despite_buffered_data() {
     // Found with a bad stream open reply against libvirtd: its data had arrived first, the
     // REPLY killed the connection, and the stream never ended because the data nobody could
-    // read (the stream never opened) kept `take_stream_end` waiting: the opener hung.
+    // read (the stream never opened) kept `take_end` waiting: the opener hung.
     let mut p = Pair::no_keepalive();
-    let id =
-        p.c.open_stream::<StorageVolDownload>(&transfer(0, 0), false)
-            .unwrap();
-    let call = p.flush().pop().unwrap();
-    p.deliver(&peer::stream_data_to(&call.header, b"early"))
-        .unwrap();
+    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    p.deliver(&peer::stream_data_to(&call, b"early")).unwrap();
     let err = p
-        .deliver(&peer::reply_to(&call.header, &1u32))
+        .deliver(&peer::reply_to(&call, &1u32))
         .expect_err("a payload on a void stream reply");
     assert!(matches!(err, ConnectionError::Protocol(_)), "{err:?}");
     assert!(p.outputs().contains(&Output::StreamEnded(id)));
     assert!(
         matches!(
-            p.c.take_stream_end(id),
+            p.c.stream(id).take_end(),
             Some(Err(StreamError::Connection(_)))
         ),
         "a stream that never opened ends at once"

@@ -5,8 +5,11 @@
 //! keepalive timeout) the driver returns at its next poll and drops the transport — it never
 //! waits for a pending write to complete first.
 //!
-//! While calls await replies it may busy-poll a unix or TCP socket for a short while before
-//! parking (`BusyPoll`, `ConnectOptions::busy_poll`).
+//! Each round is four named steps, as in quinn's driver: [`read`](Driver::read) the socket
+//! (busy-polling it while calls await replies, for a short while before parking: `BusyPoll`,
+//! `ConnectOptions::busy_poll`), [`pump`](Driver::pump) the core (bytes and time in, packets
+//! and outputs out, under the lock), [`write`](Driver::write) (unless [`batch`](Driver::batch)
+//! lets just-woken callers add their calls first), and arm the [`timer`](Driver::timer).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -21,12 +24,9 @@ use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::time::Sleep;
 
-use super::shared::Inner;
+use super::shared::{Inner, TRANSMIT_HIGH};
 use crate::conn::Connection;
 
-/// Bytes the driver takes from the core per round; the rest stays queued there, where upload
-/// backpressure can see it.
-const OUT_MAX: usize = 512 << 10;
 /// Minimum read size.
 const READ_CHUNK: usize = 64 << 10;
 /// Buffers per vectored write (Linux `UIO_MAXIOV` is 1024; more buys nothing here).
@@ -119,96 +119,178 @@ enum Step {
     Done,
 }
 
+/// The core is closed: the driver returns (dropping the transport).
+struct Closed;
+
+/// What the core wants from the socket this round.
+struct Interest {
+    /// No download window is full.
+    read: bool,
+    /// Calls await replies: worth busy-polling for.
+    awaiting_reply: bool,
+}
+
+/// What one read did.
+enum Read {
+    /// Bytes arrived.
+    Bytes,
+    /// Nothing yet, and a reply is due within the busy-poll budget: stay runnable.
+    Spin,
+    /// Nothing; tokio wakes us when the socket is readable.
+    Nothing,
+}
+
 impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
+    /// One round of the quinn-style driver loop: read, pump the core, write, arm the timer.
     fn round(&mut self, cx: &mut Context<'_>) -> Step {
+        let Ok(interest) = self.interest(cx) else {
+            return Step::Done;
+        };
         let mut progress = false;
         let mut spin = false;
-        let (wants_read, awaiting_reply) = {
-            let mut st = self.inner.lock();
-            // Registered before looking at the queue: a command pushed after this wakes us.
-            st.driver = Some(cx.waker().clone());
-            if st.conn.is_closed() {
-                return Step::Done;
-            }
-            (st.conn.wants_read(), st.conn.pending_calls() > 0)
-        };
-
-        if wants_read {
-            let need = Connection::bytes_needed(&self.rbuf).max(READ_CHUNK);
-            self.rbuf.reserve(need);
-            let mut got = tokio_util::io::poll_read_buf(Pin::new(&mut self.io), cx, &mut self.rbuf);
-            if got.is_pending() && awaiting_reply {
-                if let Some(busy) = &mut self.busy {
-                    if self.last_progress.elapsed() < busy.budget {
-                        match busy.read(&mut self.rbuf) {
-                            Ok(Some(n)) => got = Poll::Ready(Ok(n)),
-                            Ok(None) => spin = true,
-                            Err(e) => got = Poll::Ready(Err(e)),
-                        }
-                    }
-                }
-            }
-            match got {
-                Poll::Ready(Ok(0)) => {
-                    let mut st = self.inner.lock();
-                    st.conn.handle_eof();
-                    st.dispatch();
-                    return Step::Done;
-                }
-                Poll::Ready(Ok(_)) => progress = true,
-                Poll::Ready(Err(e)) => {
-                    let mut st = self.inner.lock();
-                    st.conn.handle_transport_error(&e);
-                    st.dispatch();
-                    return Step::Done;
-                }
-                Poll::Pending => {}
+        if interest.read {
+            match self.read(cx, interest.awaiting_reply) {
+                Ok(Read::Bytes) => progress = true,
+                Ok(Read::Spin) => spin = true,
+                Ok(Read::Nothing) => {}
+                Err(Closed) => return Step::Done,
             }
         }
-
-        let deadline = {
-            let mut st = self.inner.lock();
-            let now = Instant::now();
-            if !self.rbuf.is_empty() {
-                // An error is recorded in the core and dispatched below.
-                let _ = st.conn.handle_input(&mut self.rbuf, now);
-            }
-            if st.conn.poll_timeout().is_some_and(|t| t <= now) {
-                st.conn.handle_timeout(now);
-            }
-            while self.out_bytes < OUT_MAX {
-                let Some(t) = st.conn.poll_transmit() else {
-                    break;
-                };
-                for b in [t.head, t.body] {
-                    if !b.is_empty() {
-                        self.out_bytes += b.len();
-                        self.out.push_back(b);
-                    }
-                }
-            }
-            if st.dispatch() > 0 {
-                self.callers_woken = true;
-            }
-            if st.conn.is_closed() {
-                return Step::Done;
-            }
-            st.read_blocked = !st.conn.wants_read();
-            st.conn.poll_timeout()
+        let Ok(deadline) = self.pump() else {
+            return Step::Done;
         };
-
-        // Callers we just completed usually send their next call at once. Let them run
-        // before writing a lone small packet, so N concurrent calls leave in one write and
-        // the daemon reads them in one wake-up instead of N.
-        if self.callers_woken && !self.out.is_empty() && self.out_bytes < BATCH_MAX {
-            self.callers_woken = false;
-            if progress {
-                self.last_progress = Instant::now();
-            }
-            cx.waker().wake_by_ref();
+        if self.batch(cx, progress) {
             return Step::Idle;
         }
+        match self.write(cx) {
+            Ok(wrote) => progress |= wrote,
+            Err(e) => return self.fail(&e),
+        }
+        progress |= self.timer(cx, deadline);
+        if progress {
+            self.last_progress = Instant::now();
+            Step::Progress
+        } else {
+            if spin {
+                // Stay runnable (behind every other ready task) instead of parking.
+                cx.waker().wake_by_ref();
+            }
+            Step::Idle
+        }
+    }
 
+    /// Register for wake-ups and ask the core what it wants read.
+    fn interest(&mut self, cx: &mut Context<'_>) -> Result<Interest, Closed> {
+        let mut st = self.inner.lock();
+        // Registered before looking at the queue: a command pushed after this wakes us.
+        st.driver = Some(cx.waker().clone());
+        if st.conn.is_closed() {
+            return Err(Closed);
+        }
+        Ok(Interest {
+            read: st.conn.wants_read(),
+            awaiting_reply: st.conn.pending_calls() > 0,
+        })
+    }
+
+    /// Read what the socket has into the receive buffer, busy-polling while a reply is due.
+    /// EOF and read errors go to the core, which is then closed.
+    fn read(&mut self, cx: &mut Context<'_>, awaiting_reply: bool) -> Result<Read, Closed> {
+        let need = Connection::bytes_needed(&self.rbuf).max(READ_CHUNK);
+        self.rbuf.reserve(need);
+        let mut got = tokio_util::io::poll_read_buf(Pin::new(&mut self.io), cx, &mut self.rbuf);
+        let mut spin = false;
+        if got.is_pending() && awaiting_reply {
+            match self.busy_poll() {
+                Some(Poll::Pending) => spin = true,
+                Some(ready) => got = ready,
+                None => {}
+            }
+        }
+        match got {
+            Poll::Ready(Ok(0)) => {
+                let mut st = self.inner.lock();
+                st.conn.handle_eof();
+                st.dispatch();
+                Err(Closed)
+            }
+            Poll::Ready(Ok(_)) => Ok(Read::Bytes),
+            Poll::Ready(Err(e)) => {
+                self.fail(&e);
+                Err(Closed)
+            }
+            Poll::Pending if spin => Ok(Read::Spin),
+            Poll::Pending => Ok(Read::Nothing),
+        }
+    }
+
+    /// One direct read of the socket while the busy-poll budget lasts: `None` when
+    /// busy-polling is off or its budget is spent, `Some(Pending)` when nothing is there yet.
+    fn busy_poll(&mut self) -> Option<Poll<std::io::Result<usize>>> {
+        let busy = self.busy.as_mut()?;
+        if self.last_progress.elapsed() >= busy.budget {
+            return None;
+        }
+        Some(match busy.read(&mut self.rbuf) {
+            Ok(Some(n)) => Poll::Ready(Ok(n)),
+            Ok(None) => Poll::Pending,
+            Err(e) => Poll::Ready(Err(e)),
+        })
+    }
+
+    /// Under the lock: hand the received bytes and the time to the core, take what it wants
+    /// sent (at most [`TRANSMIT_HIGH`] queued here), and route its outputs. Returns when the
+    /// timer should next fire.
+    fn pump(&mut self) -> Result<Option<Instant>, Closed> {
+        let mut st = self.inner.lock();
+        let now = Instant::now();
+        if !self.rbuf.is_empty() {
+            // An error is recorded in the core and dispatched below.
+            let _ = st.conn.handle_input(&mut self.rbuf, now);
+        }
+        if st.conn.poll_timeout().is_some_and(|t| t <= now) {
+            st.conn.handle_timeout(now);
+        }
+        while self.out_bytes < TRANSMIT_HIGH {
+            let Some(t) = st.conn.poll_transmit() else {
+                break;
+            };
+            for b in [t.head, t.body] {
+                if !b.is_empty() {
+                    self.out_bytes += b.len();
+                    self.out.push_back(b);
+                }
+            }
+        }
+        if st.dispatch() > 0 {
+            self.callers_woken = true;
+        }
+        if st.conn.is_closed() {
+            return Err(Closed);
+        }
+        st.read_blocked = !st.conn.wants_read();
+        Ok(st.conn.poll_timeout())
+    }
+
+    /// Callers we just completed usually send their next call at once. Let them run before
+    /// writing a lone small packet, so N concurrent calls leave in one write and the daemon
+    /// reads them in one wake-up instead of N. True when this round yields for that.
+    fn batch(&mut self, cx: &mut Context<'_>, progress: bool) -> bool {
+        if !(self.callers_woken && !self.out.is_empty() && self.out_bytes < BATCH_MAX) {
+            return false;
+        }
+        self.callers_woken = false;
+        if progress {
+            self.last_progress = Instant::now();
+        }
+        cx.waker().wake_by_ref();
+        true
+    }
+
+    /// Write what is queued here with vectored writes until the socket would block, then
+    /// flush. True when bytes moved.
+    fn write(&mut self, cx: &mut Context<'_>) -> std::io::Result<bool> {
+        let mut wrote = false;
         while !self.out.is_empty() {
             // On the stack: this runs once per write, the hot path of every call.
             let mut slices = [IoSlice::new(&[]); MAX_SLICES];
@@ -224,58 +306,55 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
             };
             match r {
                 Poll::Ready(Ok(0)) => {
-                    let e = std::io::Error::new(
+                    return Err(std::io::Error::new(
                         std::io::ErrorKind::WriteZero,
                         "transport accepted no bytes",
-                    );
-                    return self.fail(&e);
+                    ));
                 }
-                Poll::Ready(Ok(mut n)) => {
-                    progress = true;
+                Poll::Ready(Ok(n)) => {
+                    wrote = true;
                     self.flushed = false;
-                    self.out_bytes -= n;
-                    while n > 0 {
-                        let front = self.out.front_mut().expect("wrote at most what was queued");
-                        if n >= front.len() {
-                            n -= front.len();
-                            self.out.pop_front();
-                        } else {
-                            front.advance(n);
-                            n = 0;
-                        }
-                    }
+                    self.consume(n);
                 }
-                Poll::Ready(Err(e)) => return self.fail(&e),
+                Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => break,
             }
         }
         if self.out.is_empty() && !self.flushed {
             match Pin::new(&mut self.io).poll_flush(cx) {
                 Poll::Ready(Ok(())) => self.flushed = true,
-                Poll::Ready(Err(e)) => return self.fail(&e),
+                Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => {}
             }
         }
+        Ok(wrote)
+    }
 
-        if let Some(d) = deadline {
-            let d = tokio::time::Instant::from_std(d);
-            if self.sleep.deadline() != d {
-                self.sleep.as_mut().reset(d);
-            }
-            if self.sleep.as_mut().poll(cx).is_ready() {
-                progress = true;
+    /// Drop `n` written bytes from the front of the queue.
+    fn consume(&mut self, mut n: usize) {
+        self.out_bytes -= n;
+        while n > 0 {
+            let front = self.out.front_mut().expect("wrote at most what was queued");
+            if n >= front.len() {
+                n -= front.len();
+                self.out.pop_front();
+            } else {
+                front.advance(n);
+                n = 0;
             }
         }
-        if progress {
-            self.last_progress = Instant::now();
-            Step::Progress
-        } else {
-            if spin {
-                // Stay runnable (behind every other ready task) instead of parking.
-                cx.waker().wake_by_ref();
-            }
-            Step::Idle
+    }
+
+    /// Arm the one timer at `deadline`; true when it has fired.
+    fn timer(&mut self, cx: &mut Context<'_>, deadline: Option<Instant>) -> bool {
+        let Some(d) = deadline else {
+            return false;
+        };
+        let d = tokio::time::Instant::from_std(d);
+        if self.sleep.deadline() != d {
+            self.sleep.as_mut().reset(d);
         }
+        self.sleep.as_mut().poll(cx).is_ready()
     }
 
     fn fail(&mut self, e: &std::io::Error) -> Step {

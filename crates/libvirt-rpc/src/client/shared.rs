@@ -15,9 +15,11 @@ use super::events::Subscriber;
 use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId};
 use crate::proto::events::Event;
 
-/// Upload backpressure: callers wait while more than this is queued in the core. Four
-/// default packets: enough to keep the socket full (it holds ~1.6), and with the read-ahead
-/// the upload's peak RSS stays at 6.6–7.4 MiB (1 MiB here gave 8.2–8.5 MiB).
+/// Upload backpressure: unsent bytes allowed on each side of the driver. Upload callers wait
+/// while the core holds more than this, and the driver takes at most this much from the core
+/// per round, so that the rest stays queued where that wait can see it. Four default packets:
+/// enough to keep the socket full (it holds ~1.6), and with the read-ahead the upload's peak
+/// RSS stays at 6.6–7.4 MiB (1 MiB here gave 8.2–8.5 MiB).
 pub(crate) const TRANSMIT_HIGH: usize = 512 << 10;
 
 #[derive(Default)]
@@ -29,6 +31,8 @@ pub(crate) struct CallSlot {
 #[derive(Debug, Default)]
 pub(crate) struct StreamSlot {
     pub(crate) opened: bool,
+    /// The core reported the stream's end (it may still hold items to read).
+    pub(crate) ended: bool,
     pub(crate) waker: Option<Waker>,
 }
 
@@ -80,6 +84,7 @@ impl State {
                 Output::StreamOpened(id) | Output::StreamReadable(id) | Output::StreamEnded(id) => {
                     if let Some(slot) = self.streams.get_mut(&id) {
                         slot.opened |= matches!(o, Output::StreamOpened(_));
+                        slot.ended |= matches!(o, Output::StreamEnded(_));
                         if let Some(w) = slot.waker.take() {
                             w.wake();
                         }

@@ -17,12 +17,10 @@ use tracing::{Instrument, Span};
 
 use super::Client;
 use super::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
-use crate::conn::{StreamError, StreamId, StreamItem};
-use crate::proto::Procedure;
-use crate::proto::procs::storage::{
-    StorageVolDownload, StorageVolTransferArgs, StorageVolUpload, VOL_STREAM_SPARSE,
-};
+use crate::conn::{StreamError, StreamId, StreamItem, StreamMisuse, StreamMut};
+use crate::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload};
 use crate::proto::types::StorageVol;
+use crate::proto::{Procedure, StreamArgs};
 use crate::wire::xdr::{self, DecodeError};
 
 /// A transfer failed, either on the libvirt side or on our local side.
@@ -48,14 +46,14 @@ struct Handle {
 }
 
 impl Handle {
-    async fn open<P: Procedure>(
-        client: &Client,
-        args: &P::Args,
-        sparse: bool,
-    ) -> Result<Self, StreamError> {
+    async fn open<P: Procedure>(client: &Client, args: &P::Args) -> Result<Self, StreamError>
+    where
+        P::Args: StreamArgs,
+    {
+        let sparse = args.sparse();
         let id = {
             let mut st = client.inner.lock();
-            let id = st.conn.open_stream::<P>(args, sparse)?;
+            let id = st.conn.open_stream::<P>(args)?;
             st.streams.insert(id, StreamSlot::default());
             st.wake_driver();
             id
@@ -73,7 +71,8 @@ impl Handle {
             .inner
             .lock()
             .conn
-            .stream_open_reply(id)
+            .stream(id)
+            .open_reply()
             .unwrap_or_default();
         Ok(h)
     }
@@ -88,12 +87,17 @@ impl Handle {
         if st.streams.get(&self.id).is_some_and(|s| s.opened) {
             return Poll::Ready(Ok(()));
         }
-        if let Some(r) = st.conn.take_stream_end(self.id) {
+        if let Some(r) = st.conn.stream(self.id).take_end() {
+            // Ended before the REPLY was seen: refused, failed, or a download complete before
+            // its REPLY arrived (it then opens, already ended, and yields nothing).
             st.streams.remove(&self.id);
             self.ended = true;
-            return Poll::Ready(Err(r
-                .err()
-                .unwrap_or(StreamError::InvalidState("ended before opening"))));
+            return Poll::Ready(r);
+        }
+        if st.streams.get(&self.id).is_some_and(|s| s.ended) {
+            // Ended with data still to read: a download complete before its REPLY (one that
+            // failed before it would have dropped its data). It opens; the items follow.
+            return Poll::Ready(Ok(()));
         }
         if let Some(slot) = st.streams.get_mut(&self.id) {
             slot.waker = Some(cx.waker().clone());
@@ -107,11 +111,11 @@ impl Handle {
         }
         let mut st = self.inner.lock();
         // Discard unread items: whoever waits for the end no longer wants them.
-        while st.conn.stream_recv(self.id).is_some() {}
+        while st.conn.stream(self.id).recv().is_some() {}
         if st.read_blocked && st.conn.wants_read() {
             st.wake_driver();
         }
-        if let Some(r) = st.conn.take_stream_end(self.id) {
+        if let Some(r) = st.conn.stream(self.id).take_end() {
             st.streams.remove(&self.id);
             self.ended = true;
             return Poll::Ready(r);
@@ -126,12 +130,13 @@ impl Handle {
         poll_fn(|cx| self.poll_end(cx)).await
     }
 
+    /// Run `f` on the stream, then let the driver send what it queued.
     fn command(
         &self,
-        f: impl FnOnce(&mut crate::conn::Connection) -> Result<(), StreamError>,
+        f: impl FnOnce(StreamMut<'_>) -> Result<(), StreamError>,
     ) -> Result<(), StreamError> {
         let mut st = self.inner.lock();
-        let r = f(&mut st.conn);
+        let r = f(st.conn.stream(self.id));
         st.wake_driver();
         r
     }
@@ -152,10 +157,11 @@ impl Handle {
     }
 
     async fn abort(&mut self, reason: &str) -> StreamError {
-        let _ = self.command(|c| c.stream_abort(self.id, reason.to_string()));
+        let _ = self.command(|mut s| s.abort(reason.to_string()));
         match self.end().await {
             Err(e) => e,
-            Ok(()) => StreamError::InvalidState("stream finished before the abort"),
+            // It had finished before the abort.
+            Ok(()) => StreamMisuse::Finished.into(),
         }
     }
 }
@@ -164,7 +170,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         if !self.ended {
             let mut st = self.inner.lock();
-            st.conn.forget_stream(self.id);
+            st.conn.stream(self.id).forget();
             st.streams.remove(&self.id);
             st.wake_driver();
         }
@@ -244,7 +250,7 @@ impl Upload {
     pub async fn send(&mut self, data: Bytes) -> Result<(), StreamError> {
         poll_fn(|cx| self.poll_writable(cx)).await;
         let len = data.len() as u64;
-        self.h.command(|c| c.stream_send(self.h.id, data))?;
+        self.h.command(|mut s| s.send(data))?;
         self.sent += len;
         self.advance(len);
         Ok(())
@@ -253,7 +259,7 @@ impl Upload {
     /// Send a hole of `len` bytes (sparse uploads only; refused otherwise, nothing sent).
     pub async fn send_hole(&mut self, len: u64) -> Result<(), StreamError> {
         poll_fn(|cx| self.poll_writable(cx)).await;
-        self.h.command(|c| c.stream_send_hole(self.h.id, len))?;
+        self.h.command(|mut s| s.send_hole(len))?;
         self.advance(len);
         Ok(())
     }
@@ -261,7 +267,7 @@ impl Upload {
     /// Finish and wait for the daemon's verdict.
     pub async fn finish(mut self) -> Result<(), StreamError> {
         let span = self.h.span.clone();
-        self.h.command(|c| c.stream_finish(self.h.id))?;
+        self.h.command(|mut s| s.finish())?;
         self.h.end().instrument(span).await
     }
 
@@ -469,13 +475,14 @@ impl futures::Stream for Download {
         }
         let id = self.h.id;
         let mut st = self.h.inner.lock();
-        if let Some(item) = st.conn.stream_recv(id) {
+        let mut stream = st.conn.stream(id);
+        if let Some(item) = stream.recv() {
             if st.read_blocked && st.conn.wants_read() {
                 st.wake_driver();
             }
             return Poll::Ready(Some(Ok(item)));
         }
-        if let Some(r) = st.conn.take_stream_end(id) {
+        if let Some(r) = stream.take_end() {
             st.streams.remove(&id);
             drop(st);
             self.h.ended = true;
@@ -534,14 +541,14 @@ impl Download {
                     total += d.len() as u64;
                     sink.write_all(&d).await
                 }
-                StreamItem::Hole(mut n) => {
+                StreamItem::Hole(n) => {
                     total += n;
-                    let zeros = vec![0u8; 64 << 10];
                     let mut r = Ok(());
-                    while n > 0 && r.is_ok() {
-                        let k = n.min(zeros.len() as u64) as usize;
-                        r = sink.write_all(&zeros[..k]).await;
-                        n -= k as u64;
+                    for zeros in zero_fill(n) {
+                        r = sink.write_all(zeros).await;
+                        if r.is_err() {
+                            break;
+                        }
                     }
                     r
                 }
@@ -622,32 +629,37 @@ async fn write_at(
 }
 
 /// `n` zero bytes written to a sink that cannot seek (a hole in a sparse download).
-async fn write_zeros(file: Arc<std::fs::File>, mut n: u64) -> io::Result<()> {
+async fn write_zeros(file: Arc<std::fs::File>, n: u64) -> io::Result<()> {
     blocking(move || {
         use std::io::Write;
-        let zeros = vec![0u8; 64 << 10];
-        while n > 0 {
-            let k = n.min(zeros.len() as u64) as usize;
-            (&*file).write_all(&zeros[..k])?;
-            n -= k as u64;
-        }
-        Ok(())
+        zero_fill(n).try_for_each(|zeros| (&*file).write_all(zeros))
     })
     .await
 }
 
+/// A hole of `n` bytes as slices of zeros, for sinks that cannot seek: the one zero-fill of
+/// both download writers.
+fn zero_fill(mut n: u64) -> impl Iterator<Item = &'static [u8]> {
+    static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+    std::iter::from_fn(move || {
+        let k = usize::try_from(n).unwrap_or(usize::MAX).min(ZEROS.len());
+        n -= k as u64;
+        (k > 0).then(|| &ZEROS[..k])
+    })
+}
+
 impl Client {
-    /// Open an upload stream with a typed stream procedure.
-    pub async fn upload<P: Procedure>(
-        &self,
-        args: &P::Args,
-        sparse: bool,
-    ) -> Result<Upload, StreamError> {
-        let h = Handle::open::<P>(self, args, sparse).await?;
+    /// Open an upload stream with a typed stream procedure; its arguments say whether it is
+    /// sparse.
+    pub async fn upload<P: Procedure>(&self, args: &P::Args) -> Result<Upload, StreamError>
+    where
+        P::Args: StreamArgs,
+    {
+        let h = Handle::open::<P>(self, args).await?;
         let read_ahead = read_ahead(h.inner.lock().conn.upload_chunk());
         Ok(Upload {
             h,
-            sparse,
+            sparse: args.sparse(),
             sent: 0,
             position: 0,
             progress: None,
@@ -655,14 +667,14 @@ impl Client {
         })
     }
 
-    /// Open a download stream with a typed stream procedure.
-    pub async fn download<P: Procedure>(
-        &self,
-        args: &P::Args,
-        sparse: bool,
-    ) -> Result<Download, StreamError> {
+    /// Open a download stream with a typed stream procedure; its arguments say whether it
+    /// is sparse.
+    pub async fn download<P: Procedure>(&self, args: &P::Args) -> Result<Download, StreamError>
+    where
+        P::Args: StreamArgs,
+    {
         Ok(Download {
-            h: Handle::open::<P>(self, args, sparse).await?,
+            h: Handle::open::<P>(self, args).await?,
             progress: None,
         })
     }
@@ -675,14 +687,8 @@ impl Client {
         length: u64,
         sparse: bool,
     ) -> Result<Upload, StreamError> {
-        let flags = if sparse { VOL_STREAM_SPARSE } else { 0 };
-        let args = StorageVolTransferArgs {
-            vol: vol.clone(),
-            offset,
-            length,
-            flags,
-        };
-        self.upload::<StorageVolUpload>(&args, sparse).await
+        let args = StorageVolTransferArgs::new(vol.clone(), offset, length, sparse);
+        self.upload::<StorageVolUpload>(&args).await
     }
 
     /// `virStorageVolDownload` (`length` 0 = to the end of the volume).
@@ -693,13 +699,7 @@ impl Client {
         length: u64,
         sparse: bool,
     ) -> Result<Download, StreamError> {
-        let flags = if sparse { VOL_STREAM_SPARSE } else { 0 };
-        let args = StorageVolTransferArgs {
-            vol: vol.clone(),
-            offset,
-            length,
-            flags,
-        };
-        self.download::<StorageVolDownload>(&args, sparse).await
+        let args = StorageVolTransferArgs::new(vol.clone(), offset, length, sparse);
+        self.download::<StorageVolDownload>(&args).await
     }
 }

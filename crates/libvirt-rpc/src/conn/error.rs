@@ -24,7 +24,7 @@ pub enum ProtocolViolation {
         /// Message type.
         kind: MessageType,
     },
-    /// A program version other than 1.
+    /// A program version other than the one we speak ([`program_version`](crate::proto::program_version)).
     #[error("program {program:#x} version {version} is not supported")]
     BadVersion {
         /// Program number.
@@ -200,7 +200,7 @@ impl CallError {
     }
 }
 
-/// Why a stream ended badly.
+/// Why a stream ended badly, or why a stream command was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum StreamError {
@@ -221,17 +221,74 @@ pub enum StreamError {
     /// The daemon sent a hole on a stream that was not opened sparse.
     #[error("the daemon sent a hole on a non-sparse stream")]
     UnexpectedHole,
-    /// A hole was offered on a stream not opened sparse; nothing was sent (the daemon would
-    /// kill the whole connection).
-    #[error("stream was not opened sparse: refusing to send a hole")]
-    NotSparse,
-    /// The operation does not fit the stream's direction or state (e.g. send after finish).
-    #[error("invalid stream operation: {0}")]
-    InvalidState(&'static str),
+    /// The command does not fit the stream's direction or state; nothing was sent.
+    #[error(transparent)]
+    Misuse(#[from] StreamMisuse),
     /// No such stream (already ended and collected, or never opened).
     #[error("unknown stream")]
     Unknown,
-    /// The open call could not be sent.
-    #[error(transparent)]
-    Call(#[from] CallError),
+    /// The opening call's arguments could not be encoded (a field over its protocol limit).
+    /// Nothing was sent.
+    #[error("cannot encode the stream's opening call: {0}")]
+    Encode(EncodeError),
+    /// The opening call's packet would exceed the protocol limit. Nothing was sent.
+    #[error("cannot send the stream's opening call: {0}")]
+    Frame(FrameError),
+}
+
+// By hand, not `#[from]`: the message formats the cause, so it is not also the source.
+impl From<EncodeError> for StreamError {
+    fn from(e: EncodeError) -> Self {
+        Self::Encode(e)
+    }
+}
+
+impl From<FrameError> for StreamError {
+    fn from(e: FrameError) -> Self {
+        Self::Frame(e)
+    }
+}
+
+/// A stream command that does not fit the stream (as h2's `UserError`, rustls's
+/// `ApiMisuse`): a mistake of the caller, refused before anything reaches the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StreamMisuse {
+    /// The procedure does not open a stream.
+    #[error("procedure {procedure} does not open a stream")]
+    NotAStream {
+        /// The procedure's name.
+        procedure: &'static str,
+    },
+    /// Data sent on a download stream.
+    #[error("send on a download stream")]
+    SendOnDownload,
+    /// A hole sent on a download stream.
+    #[error("hole on a download stream")]
+    HoleOnDownload,
+    /// A hole offered on a stream not opened sparse (the daemon would kill the whole
+    /// connection).
+    #[error("stream was not opened sparse: refusing to send a hole")]
+    NotSparse,
+    /// A hole longer than the protocol's signed 64-bit length.
+    #[error("hole of {len} bytes is longer than i64::MAX")]
+    HoleTooLong {
+        /// The length given.
+        len: u64,
+    },
+    /// The daemon has not accepted the stream yet.
+    #[error("stream is not open yet")]
+    NotOpenYet,
+    /// The stream is finishing: nothing more can be sent.
+    #[error("stream is finishing: nothing more can be sent")]
+    AfterFinish,
+    /// The stream is being aborted.
+    #[error("stream is aborting")]
+    AfterAbort,
+    /// A download was told to finish: it finishes by itself at EOF.
+    #[error("a download finishes at EOF; abort to stop early")]
+    FinishDownload,
+    /// The stream has already finished successfully.
+    #[error("stream has finished")]
+    Finished,
 }

@@ -9,9 +9,12 @@
 //!   [`handle_timeout`](Connection::handle_timeout), [`handle_eof`](Connection::handle_eof),
 //!   [`handle_transport_error`](Connection::handle_transport_error).
 //! * **commands**: [`call`](Connection::call), [`forget_call`](Connection::forget_call),
-//!   [`open_stream`](Connection::open_stream), `stream_*`,
-//!   [`subscribe`](Connection::subscribe), [`unsubscribe`](Connection::unsubscribe),
-//!   [`close`](Connection::close).
+//!   [`open_stream`](Connection::open_stream), [`subscribe`](Connection::subscribe),
+//!   [`unsubscribe`](Connection::unsubscribe), [`close`](Connection::close), and on one
+//!   stream through the borrowed view [`stream(id)`](Connection::stream) (as quinn's
+//!   `send_stream(id)`): [`send`](StreamMut::send), [`send_hole`](StreamMut::send_hole),
+//!   [`finish`](StreamMut::finish), [`abort`](StreamMut::abort), [`recv`](StreamMut::recv),
+//!   [`take_end`](StreamMut::take_end), [`forget`](StreamMut::forget).
 //! * **outputs** (`poll_*`): [`poll_transmit`](Connection::poll_transmit),
 //!   [`poll_timeout`](Connection::poll_timeout), [`poll_output`](Connection::poll_output).
 //!
@@ -38,13 +41,13 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 
-pub use error::{CallError, ConnectionError, ProtocolViolation, StreamError};
+pub use error::{CallError, ConnectionError, ProtocolViolation, StreamError, StreamMisuse};
 pub use keepalive::KeepaliveConfig;
 use keepalive::{Keepalive, KeepaliveAction};
-pub use stream::StreamItem;
 use stream::{Phase, Stream};
+pub use stream::{StreamItem, StreamMut};
 pub use subscriptions::SubscriberId;
 use subscriptions::{Call, CallKind, Subscriptions};
 
@@ -52,11 +55,13 @@ use crate::proto::error::WireError;
 use crate::proto::events::{self, EventKind};
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::{
-    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, Procedure,
-    REMOTE_PROGRAM, RemoteError, StreamDirection,
+    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, Procedure, REMOTE_PROGRAM,
+    REMOTE_VERSION, RemoteError,
 };
-use crate::wire::frame::{self, Frame, Header, MessageStatus, MessageType, UPLOAD_CHUNK_DEFAULT};
-use crate::wire::xdr::{self, Decode, Decoder, Encode, Encoder, Preencoded};
+use crate::wire::frame::{
+    self, Frame, FrameError, Header, MessageStatus, MessageType, UPLOAD_CHUNK_DEFAULT,
+};
+use crate::wire::xdr::{self, Decode, Encode, EncodeError, Encoder, Preencoded};
 
 /// Connection settings.
 #[derive(Debug, Clone)]
@@ -111,6 +116,36 @@ impl std::fmt::Debug for Transmit {
     }
 }
 
+/// A packet in the send queue, with what it is, so that a stream's data can be dropped
+/// without reading the packet's header back.
+#[derive(Debug)]
+struct Queued {
+    transmit: Transmit,
+    /// A data or hole packet of this stream (not a call, nor a stream's finish or abort).
+    stream_data: Option<StreamId>,
+}
+
+impl Queued {
+    /// A whole packet in `head`: a call, a control or keepalive packet.
+    fn packet(head: Bytes) -> Self {
+        Self {
+            transmit: Transmit {
+                head,
+                body: Bytes::new(),
+            },
+            stream_data: None,
+        }
+    }
+
+    /// A data or hole packet of stream `id`.
+    fn data(id: StreamId, head: Bytes, body: Bytes) -> Self {
+        Self {
+            transmit: Transmit { head, body },
+            stream_data: Some(id),
+        }
+    }
+}
+
 /// Identifies a stream: the serial of the call that opened it.
 pub type StreamId = u32;
 
@@ -127,9 +162,9 @@ pub enum Output {
     },
     /// The daemon accepted a stream's opening call; uploads may send now.
     StreamOpened(StreamId),
-    /// Download items are queued: see [`Connection::stream_recv`].
+    /// Download items are queued: see [`StreamMut::recv`].
     StreamReadable(StreamId),
-    /// The stream reached a terminal state: see [`Connection::take_stream_end`].
+    /// The stream reached a terminal state: see [`StreamMut::take_end`].
     StreamEnded(StreamId),
     /// A [`subscribe`](Connection::subscribe) was answered: the daemon's callback id
     /// (shared by every subscriber of the same event and object), or why it failed. Once per
@@ -192,7 +227,7 @@ pub struct Connection {
     abandoned: HashSet<u32>,
     deadlines: BTreeSet<(Instant, u32)>,
     streams: HashMap<u32, Stream>,
-    transmit: VecDeque<Transmit>,
+    transmit: VecDeque<Queued>,
     transmit_bytes: usize,
     outputs: VecDeque<Output>,
     keepalive: Keepalive,
@@ -251,7 +286,7 @@ impl Connection {
             && self
                 .streams
                 .values()
-                .all(|s| s.detached || s.rx_bytes < self.config.stream_window.max(1))
+                .all(|s| s.is_detached() || s.rx_bytes < self.config.stream_window.max(1))
     }
 
     /// Bytes queued for sending and not yet taken by [`poll_transmit`](Self::poll_transmit).
@@ -264,7 +299,8 @@ impl Connection {
         self.calls.len()
     }
 
-    /// Streams not yet collected (live, or ended and not yet reported via `take_stream_end`).
+    /// Streams not yet collected (live, or ended and not yet reported via
+    /// [`take_end`](StreamMut::take_end)).
     pub fn stream_count(&self) -> usize {
         self.streams.len()
     }
@@ -284,7 +320,7 @@ impl Connection {
     /// The next packet to write, in order.
     #[must_use]
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        let t = self.transmit.pop_front()?;
+        let t = self.transmit.pop_front()?.transmit;
         self.transmit_bytes -= t.len();
         Some(t)
     }
@@ -430,15 +466,8 @@ impl Connection {
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
         self.check()?;
-        let serial = self.alloc_serial();
-        let packet = encode_call(program, procedure, serial, args)?;
-        self.push_transmit(
-            Transmit {
-                head: packet,
-                body: Bytes::new(),
-            },
-            false,
-        );
+        let (serial, packet) = self.encode_call::<CallError>(program, procedure, args)?;
+        self.queue(Queued::packet(packet));
         self.calls.insert(
             serial,
             PendingCall {
@@ -536,227 +565,28 @@ impl Connection {
         self.send_subscription_calls();
     }
 
-    /// Open a stream with a raw call. `sparse` must match the sparse flag inside `args`.
-    pub fn open_stream_raw(
-        &mut self,
-        program: u32,
-        procedure: i32,
-        direction: StreamDirection,
-        sparse: bool,
-        args: &(impl Encode + ?Sized),
-    ) -> Result<StreamId, StreamError> {
-        self.check().map_err(StreamError::Connection)?;
-        let serial = self.alloc_serial();
-        let packet = encode_call(program, procedure, serial, args)?;
-        // Registered before the call goes out: data may arrive before the REPLY.
-        self.streams
-            .insert(serial, Stream::new(program, procedure, direction, sparse));
-        self.push_transmit(
-            Transmit {
-                head: packet,
-                body: Bytes::new(),
-            },
-            false,
-        );
-        Ok(serial)
-    }
-
-    /// Open a stream with a typed stream procedure (e.g. `StorageVolUpload`).
-    pub fn open_stream<P: Procedure>(
-        &mut self,
-        args: &P::Args,
-        sparse: bool,
-    ) -> Result<StreamId, StreamError> {
-        let dir = P::STREAM.ok_or(StreamError::InvalidState(
-            "procedure does not open a stream",
-        ))?;
-        let id = self.open_stream_raw(P::PROGRAM, P::NUMBER, dir, sparse, args)?;
-        if let Some(s) = self.streams.get_mut(&id) {
-            s.reply_check = Some(|b| xdr::from_bytes::<P::Ret>(b).map(drop));
-        }
-        Ok(id)
-    }
-
-    /// The payload of the REPLY that opened a stream (empty for most stream procedures;
-    /// decode it with the procedure's `Ret`). `None` before the REPLY or for an unknown
-    /// stream.
-    pub fn stream_open_reply(&self, id: StreamId) -> Option<Bytes> {
-        self.streams
-            .get(&id)
-            .filter(|s| s.replied)
-            .map(|s| s.reply.clone())
-    }
-
-    fn live_stream(&mut self, id: StreamId) -> Result<&mut Stream, StreamError> {
-        if let Some(e) = &self.error {
-            return Err(StreamError::Connection(e.clone()));
-        }
-        let s = self.streams.get_mut(&id).ok_or(StreamError::Unknown)?;
-        if let Phase::Done(r) = &s.phase {
-            // Sticky per stream: a server error mid-upload surfaces at the next send.
-            return Err(r
-                .clone()
-                .err()
-                .unwrap_or(StreamError::InvalidState("stream has finished")));
-        }
-        Ok(s)
-    }
-
-    /// Queue upload data (split into packets of at most `stream_chunk` bytes, no copy).
-    /// Watch [`transmit_queued`](Self::transmit_queued) for backpressure.
-    pub fn stream_send(&mut self, id: StreamId, mut data: Bytes) -> Result<(), StreamError> {
-        let chunk = self.upload_chunk();
-        let s = self.live_stream(id)?;
-        if s.direction != StreamDirection::Upload {
-            return Err(StreamError::InvalidState("send on a download stream"));
-        }
-        match s.phase {
-            Phase::Open => {}
-            Phase::Opening => return Err(StreamError::InvalidState("stream is not open yet")),
-            _ => return Err(StreamError::InvalidState("send after finish or abort")),
-        }
-        let header = stream_header(
-            s.program,
-            s.procedure,
-            id,
-            MessageType::Stream,
-            MessageStatus::Continue,
-        );
-        while !data.is_empty() {
-            let body = data.split_to(chunk.min(data.len()));
-            let head = frame::encode_head(&header, body.len()).expect("chunk is under the limit");
-            self.push_transmit(Transmit { head, body }, false);
-        }
-        Ok(())
-    }
-
-    /// Queue a hole of `len` bytes on a sparse upload. Refused (nothing sent) on a stream
-    /// that was not opened sparse: the daemon would drop the whole connection.
-    pub fn stream_send_hole(&mut self, id: StreamId, len: u64) -> Result<(), StreamError> {
-        let s = self.live_stream(id)?;
-        if s.direction != StreamDirection::Upload {
-            return Err(StreamError::InvalidState("hole on a download stream"));
-        }
-        if !s.sparse {
-            return Err(StreamError::NotSparse);
-        }
-        if !matches!(s.phase, Phase::Open) {
-            return Err(StreamError::InvalidState("stream is not open"));
-        }
-        let Ok(len) = i64::try_from(len) else {
-            return Err(StreamError::InvalidState("hole longer than i64::MAX"));
-        };
-        let header = stream_header(
-            s.program,
-            s.procedure,
-            id,
-            MessageType::StreamHole,
-            MessageStatus::Continue,
-        );
-        let mut buf = BytesMut::with_capacity(40);
-        frame::encode_with(&mut buf, &header, |b| {
-            b.put_i64(len);
-            b.put_u32(0);
-        })
-        .expect("tiny packet");
-        self.push_transmit(
-            Transmit {
-                head: buf.freeze(),
-                body: Bytes::new(),
-            },
-            false,
-        );
-        Ok(())
-    }
-
-    /// Finish an upload: the daemon's verdict arrives as [`Output::StreamEnded`].
-    /// Idempotent while finishing. Downloads finish by themselves at EOF.
-    pub fn stream_finish(&mut self, id: StreamId) -> Result<(), StreamError> {
-        let s = self.live_stream(id)?;
-        match (&s.phase, s.direction) {
-            (Phase::Finishing, _) => Ok(()),
-            (Phase::Open, StreamDirection::Upload) => {
-                s.phase = Phase::Finishing;
-                self.push_control(id, MessageStatus::Ok);
-                Ok(())
-            }
-            (Phase::Open, StreamDirection::Download) => Err(StreamError::InvalidState(
-                "a download finishes at EOF; abort to stop early",
-            )),
-            (Phase::Opening, _) => Err(StreamError::InvalidState("stream is not open yet")),
-            _ => Err(StreamError::InvalidState("stream is aborting")),
-        }
-    }
-
-    /// Abort a stream (empty STREAM ERROR on the wire) and wait for the daemon's answer, which
-    /// ends the stream with [`StreamError::Aborted`] carrying `reason`. A no-op on an ended
-    /// stream. Safe in every phase: the daemon answers a finish or an abort, so a terminal
-    /// packet always comes.
-    pub fn stream_abort(
-        &mut self,
-        id: StreamId,
-        reason: impl Into<Arc<str>>,
-    ) -> Result<(), StreamError> {
-        let s = match self.live_stream(id) {
-            Ok(s) => s,
-            Err(StreamError::Unknown) => return Err(StreamError::Unknown),
-            Err(_) => return Ok(()),
-        };
-        if s.abort_reason.is_none() {
-            s.abort_reason = Some(reason.into());
-        }
-        match s.phase {
-            Phase::Opening => {
-                s.abort_on_open = true;
-                Ok(())
-            }
-            Phase::Open | Phase::Finishing => {
-                s.phase = Phase::Aborting;
-                self.push_control(id, MessageStatus::Error);
-                Ok(())
-            }
-            Phase::Aborting | Phase::Done(_) => Ok(()),
-        }
-    }
-
-    /// The next queued download item.
-    pub fn stream_recv(&mut self, id: StreamId) -> Option<StreamItem> {
-        self.streams.get_mut(&id)?.pop()
-    }
-
-    /// The terminal result, once the stream has ended and every queued item was received.
-    /// Collects the stream: later calls return `None`.
-    pub fn take_stream_end(&mut self, id: StreamId) -> Option<Result<(), StreamError>> {
-        let s = self.streams.get(&id)?;
-        if !s.rx.is_empty() {
-            return None;
-        }
-        let Phase::Done(r) = &s.phase else {
-            return None;
-        };
-        let r = r.clone();
-        self.streams.remove(&id);
-        Some(r)
-    }
-
-    /// The user let go of a stream (its handle was dropped): abort it if it is live, discard
-    /// its data, and forget it once it ends. The connection stays usable.
-    pub fn forget_stream(&mut self, id: StreamId) {
-        let _ = self.stream_abort(id, "stream handle dropped");
-        if let Some(s) = self.streams.get_mut(&id) {
-            s.detached = true;
-            s.rx.clear();
-            s.rx_bytes = 0;
-            if s.is_done() {
-                self.streams.remove(&id);
-            }
-        }
-    }
-
     // ---- internals ----------------------------------------------------------------------
 
     fn check(&self) -> Result<(), ConnectionError> {
         self.error.clone().map_or(Ok(()), Err)
+    }
+
+    /// A fresh serial and the CALL packet for it (not queued yet).
+    fn encode_call<E: From<EncodeError> + From<FrameError>>(
+        &mut self,
+        program: u32,
+        procedure: i32,
+        args: &(impl Encode + ?Sized),
+    ) -> Result<(u32, Bytes), E> {
+        let serial = self.alloc_serial();
+        let call = header(
+            program,
+            procedure,
+            serial,
+            MessageType::Call,
+            MessageStatus::Ok,
+        );
+        Ok((serial, encode_packet::<E>(&call, args)?))
     }
 
     /// Make the calls the subscription table queued.
@@ -795,64 +625,25 @@ impl Connection {
         }
     }
 
-    fn push_transmit(&mut self, t: Transmit, urgent: bool) {
+    fn queue(&mut self, q: Queued) {
         self.stats.packets_out += 1;
-        self.transmit_bytes += t.len();
-        if urgent {
-            self.transmit.push_front(t);
-        } else {
-            self.transmit.push_back(t);
-        }
-    }
-
-    /// An empty-payload stream control packet (finish or abort). Goes to the front: it must
-    /// not wait behind megabytes of queued data we no longer want to send.
-    fn push_control(&mut self, id: StreamId, status: MessageStatus) {
-        let Some(s) = self.streams.get(&id) else {
-            return;
-        };
-        let h = stream_header(s.program, s.procedure, id, MessageType::Stream, status);
-        if status == MessageStatus::Error {
-            // Data queued for this stream is pointless once we abort; drop it.
-            self.drop_queued_data(id);
-        }
-        let head = frame::encode_head(&h, 0).expect("tiny packet");
-        self.push_transmit(
-            Transmit {
-                head,
-                body: Bytes::new(),
-            },
-            false,
-        );
-    }
-
-    /// Forget queued (not yet taken) data and hole packets of stream `id`.
-    fn drop_queued_data(&mut self, id: StreamId) {
-        let before = self.transmit.len();
-        self.transmit.retain(|t| !is_stream_data_for(t, id));
-        if self.transmit.len() != before {
-            self.transmit_bytes = self.transmit.iter().map(Transmit::len).sum();
-        }
+        self.transmit_bytes += q.transmit.len();
+        self.transmit.push_back(q);
     }
 
     fn queue_keepalive(&mut self, procedure: i32) {
-        let h = Header {
-            program: KEEPALIVE_PROGRAM,
-            version: KEEPALIVE_VERSION,
+        let h = header(
+            KEEPALIVE_PROGRAM,
             procedure,
-            kind: MessageType::Message,
-            serial: 0,
-            status: MessageStatus::Ok,
-        };
+            0,
+            MessageType::Message,
+            MessageStatus::Ok,
+        );
         let head = frame::encode_head(&h, 0).expect("tiny packet");
         // Keepalive jumps the queue (between whole packets) so a long upload cannot delay it.
-        self.push_transmit(
-            Transmit {
-                head,
-                body: Bytes::new(),
-            },
-            true,
-        );
+        self.stats.packets_out += 1;
+        self.transmit_bytes += head.len();
+        self.transmit.push_front(Queued::packet(head));
     }
 
     /// Mark dead, complete everything pending with the error, and say so once.
@@ -881,7 +672,7 @@ impl Connection {
         ids.sort_unstable();
         for id in ids {
             let s = self.streams.get_mut(&id).expect("listed");
-            if s.detached {
+            if s.is_detached() {
                 self.streams.remove(&id);
                 continue;
             }
@@ -900,16 +691,13 @@ impl Connection {
 
     fn handle_frame(&mut self, f: Frame) -> Result<(), ProtocolViolation> {
         let h = f.header;
-        match h.program {
-            KEEPALIVE_PROGRAM | REMOTE_PROGRAM | proto::QEMU_PROGRAM | proto::LXC_PROGRAM => {}
-            program => {
-                return Err(ProtocolViolation::UnknownProgram {
-                    program,
-                    kind: h.kind,
-                });
-            }
-        }
-        if h.version != 1 {
+        let Some(version) = proto::program_version(h.program) else {
+            return Err(ProtocolViolation::UnknownProgram {
+                program: h.program,
+                kind: h.kind,
+            });
+        };
+        if h.version != version {
             return Err(ProtocolViolation::BadVersion {
                 program: h.program,
                 version: h.version,
@@ -1015,185 +803,6 @@ impl Connection {
         Ok(())
     }
 
-    fn handle_stream_reply(&mut self, h: Header, payload: Bytes) -> Result<(), ProtocolViolation> {
-        let id = h.serial;
-        let s = self.streams.get(&id).expect("caller checked");
-        if s.program != h.program || s.procedure != h.procedure {
-            return Err(ProtocolViolation::MismatchedReply {
-                serial: id,
-                want: s.procedure,
-                got: h.procedure,
-            });
-        }
-        match (&s.phase, h.status) {
-            (Phase::Done(_), _) => {
-                self.stats.stragglers += 1;
-                Ok(())
-            }
-            // The open call's REPLY. It may come after stream packets (the daemon registers
-            // the stream before replying), even after a download's EOF and our finish.
-            (_, MessageStatus::Ok) if !s.replied => {
-                let checked = match s.reply_check {
-                    Some(check) => check(payload.clone()),
-                    None if payload.is_empty() => Ok(()),
-                    None => Err(xdr::DecodeError::TrailingBytes {
-                        what: "()",
-                        remaining: payload.len(),
-                    }),
-                };
-                if let Err(error) = checked {
-                    return Err(ProtocolViolation::BadPayload {
-                        what: "stream open reply",
-                        procedure: h.procedure,
-                        serial: id,
-                        error,
-                    });
-                }
-                let s = self.streams.get_mut(&id).expect("present");
-                s.replied = true;
-                s.reply = payload;
-                if matches!(s.phase, Phase::Opening) {
-                    s.phase = Phase::Open;
-                    if s.abort_on_open {
-                        s.phase = Phase::Aborting;
-                        self.push_control(id, MessageStatus::Error);
-                        return Ok(());
-                    }
-                }
-                if !s.detached && !s.abort_on_open {
-                    self.outputs.push_back(Output::StreamOpened(id));
-                }
-                Ok(())
-            }
-            (_, MessageStatus::Error) => {
-                // Opening: the daemon refused. Later: libvirt's quirk of answering a failed
-                // hole with a REPLY error on the stream's serial. Either way, terminal.
-                let e = Self::decode_error(&h, payload)?;
-                self.end_stream_with_server_error(id, e);
-                Ok(())
-            }
-            _ => Err(ProtocolViolation::UnexpectedReply {
-                serial: id,
-                procedure: h.procedure,
-            }),
-        }
-    }
-
-    fn end_stream(&mut self, id: StreamId, result: Result<(), StreamError>) {
-        let Some(s) = self.streams.get_mut(&id) else {
-            return;
-        };
-        if result.is_err() {
-            s.drop_unread_if_unopened();
-        }
-        s.phase = Phase::Done(result);
-        if s.detached {
-            self.streams.remove(&id);
-        } else {
-            self.outputs.push_back(Output::StreamEnded(id));
-        }
-    }
-
-    fn end_stream_with_server_error(&mut self, id: StreamId, e: RemoteError) {
-        let s = self.streams.get(&id).expect("caller checked");
-        let r = if matches!(s.phase, Phase::Aborting) || s.abort_on_open {
-            Err(s.aborted(Some(e)))
-        } else {
-            Err(StreamError::Remote(e))
-        };
-        self.end_stream(id, r);
-    }
-
-    fn handle_stream_packet(&mut self, h: Header, payload: Bytes) -> Result<(), ProtocolViolation> {
-        let id = h.serial;
-        let Some(s) = self.streams.get_mut(&id) else {
-            // Packets for streams we no longer track are normal after an abort or error.
-            self.stats.stragglers += 1;
-            return Ok(());
-        };
-        if s.program != h.program || s.procedure != h.procedure {
-            self.stats.stragglers += 1;
-            return Ok(());
-        }
-        if s.is_done() {
-            self.stats.stragglers += 1;
-            return Ok(());
-        }
-        match (h.kind, h.status) {
-            (MessageType::Stream, MessageStatus::Continue) => {
-                let receiving = s.direction == StreamDirection::Download
-                    && matches!(s.phase, Phase::Opening | Phase::Open)
-                    && !s.eof;
-                if !receiving {
-                    self.stats.stragglers += 1;
-                    return Ok(());
-                }
-                if payload.is_empty() {
-                    // EOF: finish the handshake like virsh does, then await the confirmation.
-                    s.eof = true;
-                    s.phase = Phase::Finishing;
-                    self.push_control(id, MessageStatus::Ok);
-                } else if !s.detached {
-                    s.push(StreamItem::Data(payload));
-                    self.outputs.push_back(Output::StreamReadable(id));
-                }
-                Ok(())
-            }
-            (MessageType::StreamHole, MessageStatus::Continue) => {
-                let receiving = s.direction == StreamDirection::Download
-                    && matches!(s.phase, Phase::Opening | Phase::Open)
-                    && !s.eof;
-                if !receiving {
-                    self.stats.stragglers += 1;
-                    return Ok(());
-                }
-                let len = decode_hole(&h, payload)?;
-                if !s.sparse {
-                    // Stop the daemon and fail this stream only; no answer is awaited.
-                    self.push_control(id, MessageStatus::Error);
-                    self.end_stream(id, Err(StreamError::UnexpectedHole));
-                    return Ok(());
-                }
-                if !s.detached {
-                    s.push(StreamItem::Hole(len));
-                    self.outputs.push_back(Output::StreamReadable(id));
-                }
-                Ok(())
-            }
-            (MessageType::Stream, MessageStatus::Ok) => match s.phase {
-                Phase::Finishing => {
-                    // An abort asked for while the open call was in flight ends as aborted,
-                    // even when the daemon had already sent everything.
-                    let r = if s.abort_on_open {
-                        Err(s.aborted(None))
-                    } else {
-                        Ok(())
-                    };
-                    self.end_stream(id, r);
-                    Ok(())
-                }
-                Phase::Aborting => {
-                    let r = Err(s.aborted(None));
-                    self.end_stream(id, r);
-                    Ok(())
-                }
-                _ => Err(ProtocolViolation::UnexpectedStreamFinish { serial: id }),
-            },
-            (MessageType::Stream, MessageStatus::Error) => {
-                // Server error mid-stream: stop sending for this stream; no confirmation comes.
-                let e = Self::decode_error(&h, payload)?;
-                self.drop_queued_data(id);
-                self.end_stream_with_server_error(id, e);
-                Ok(())
-            }
-            (kind, status) => Err(ProtocolViolation::UnexpectedStatus {
-                kind,
-                status,
-                serial: id,
-            }),
-        }
-    }
-
     fn handle_message(&mut self, h: Header, payload: Bytes) {
         if h.program == KEEPALIVE_PROGRAM {
             match h.procedure {
@@ -1236,7 +845,9 @@ fn parse_ret<R: Decode>(
     })
 }
 
-fn stream_header(
+/// The header of a packet we send. Every program we know is at version 1; a raw call to one
+/// we do not know goes out at the remote program's (its reply is refused anyway).
+fn header(
     program: u32,
     procedure: i32,
     serial: u32,
@@ -1245,7 +856,7 @@ fn stream_header(
 ) -> Header {
     Header {
         program,
-        version: 1,
+        version: proto::program_version(program).unwrap_or(REMOTE_VERSION),
         procedure,
         kind,
         serial,
@@ -1253,60 +864,18 @@ fn stream_header(
     }
 }
 
-fn encode_call(
-    program: u32,
-    procedure: i32,
-    serial: u32,
-    args: &(impl Encode + ?Sized),
-) -> Result<Bytes, CallError> {
-    let header = Header {
-        program,
-        version: 1,
-        procedure,
-        kind: MessageType::Call,
-        serial,
-        status: MessageStatus::Ok,
-    };
+/// One packet with an XDR payload: a call's arguments, a hole record.
+fn encode_packet<E: From<EncodeError> + From<FrameError>>(
+    header: &Header,
+    payload: &(impl Encode + ?Sized),
+) -> Result<Bytes, E> {
     let mut buf = BytesMut::with_capacity(64);
     let mut enc_err = Ok(());
-    frame::encode_with(&mut buf, &header, |b| {
+    frame::encode_with(&mut buf, header, |b| {
         let mut enc = Encoder::new(b);
-        args.encode(&mut enc);
+        payload.encode(&mut enc);
         enc_err = enc.finish();
     })?;
     enc_err?;
     Ok(buf.freeze())
-}
-
-fn decode_hole(h: &Header, payload: Bytes) -> Result<u64, ProtocolViolation> {
-    let bad = |error| ProtocolViolation::BadPayload {
-        what: "stream hole",
-        procedure: h.procedure,
-        serial: h.serial,
-        error,
-    };
-    let mut d = Decoder::new(payload);
-    let len = d.i64().map_err(bad)?;
-    let _flags = d.u32().map_err(bad)?;
-    d.finish("virNetStreamHole").map_err(bad)?;
-    u64::try_from(len).map_err(|_| {
-        bad(xdr::DecodeError::InvalidEnum {
-            what: "hole length",
-            value: len,
-        })
-    })
-}
-
-/// True for a queued data or hole packet of stream `serial` (not control packets).
-fn is_stream_data_for(t: &Transmit, serial: u32) -> bool {
-    let h = &t.head;
-    if h.len() < frame::MIN_FRAME_LEN {
-        return false;
-    }
-    let word = |i: usize| u32::from_be_bytes(h[i..i + 4].try_into().expect("4 bytes"));
-    let kind = word(16);
-    let status = word(24);
-    word(20) == serial
-        && status == MessageStatus::Continue.to_u32()
-        && (kind == MessageType::Stream.to_u32() || kind == MessageType::StreamHole.to_u32())
 }

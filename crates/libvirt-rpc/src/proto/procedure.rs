@@ -88,6 +88,16 @@ impl fmt::Display for LibvirtVersion {
     }
 }
 
+/// The arguments of a stream procedure. They decide whether the stream is sparse (for volume
+/// transfers, a flag in the arguments), so the core's hole rules follow from what was sent
+/// and cannot disagree with it.
+pub trait StreamArgs {
+    /// True when these arguments open a sparse stream: holes may travel both ways.
+    fn sparse(&self) -> bool {
+        false
+    }
+}
+
 /// A typed libvirt procedure.
 pub trait Procedure {
     /// Program number (`REMOTE_PROGRAM` for every procedure declared here).

@@ -458,3 +458,13 @@ mod tests {
         assert!(CharVec::decode_bounded(&mut dec, 8).is_err());
     }
 }
+
+xdr_struct! {
+    /// `virNetStreamHole`: the payload of a `STREAM_HOLE` packet, in either direction.
+    pub struct StreamHole {
+        /// Bytes of the hole. Signed on the wire; a negative length is a protocol violation.
+        pub length: i64,
+        /// Always 0.
+        pub flags: u32,
+    }
+}

@@ -21,12 +21,12 @@ use bytes::Bytes;
 
 use crate::proto::Procedure;
 use crate::proto::limits;
+use crate::proto::limits::DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX;
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::procs::connect::{
     ConnectDomainEventCallbackDeregisterAny, ConnectDomainEventCallbackRegisterAny,
     ConnectDomainEventCallbackRegisterAnyArgs,
 };
-use crate::proto::procs::limits::DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX;
 use crate::proto::procs::network::{
     ConnectNetworkEventDeregisterAny, ConnectNetworkEventRegisterAny,
     ConnectNetworkEventRegisterAnyArgs,

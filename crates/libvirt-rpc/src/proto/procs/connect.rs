@@ -3,7 +3,6 @@
 //! proxy daemon acts as.
 
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{Domain, SaslData, TypedParam};
@@ -335,7 +334,7 @@ xdr_struct! {
     /// `remote_connect_baseline_cpu_args`.
     pub struct ConnectBaselineCpuArgs {
         /// CPU descriptions to intersect.
-        pub xml_cpus: Vec<LvString> [more_limits::CPU_BASELINE_MAX],
+        pub xml_cpus: Vec<LvString> [limits::CPU_BASELINE_MAX],
         /// `VIR_CONNECT_BASELINE_CPU_*`.
         pub flags: u32,
     }
@@ -379,7 +378,7 @@ xdr_struct! {
         /// Virtualization type.
         pub virttype: Option<LvString>,
         /// CPU descriptions to intersect.
-        pub xml_cpus: Vec<LvString> [more_limits::CPU_BASELINE_MAX],
+        pub xml_cpus: Vec<LvString> [limits::CPU_BASELINE_MAX],
         /// `VIR_CONNECT_BASELINE_CPU_*`.
         pub flags: u32,
     }
@@ -401,7 +400,7 @@ xdr_struct! {
     /// `remote_connect_get_cpu_model_names_ret`.
     pub struct ConnectGetCpuModelNamesRet {
         /// Model names.
-        pub models: Vec<LvString> [more_limits::CONNECT_CPU_MODELS_MAX],
+        pub models: Vec<LvString> [limits::CONNECT_CPU_MODELS_MAX],
         /// Count.
         pub ret: i32,
     }
@@ -519,7 +518,7 @@ xdr_struct! {
     /// daemon calling a driver daemon).
     pub struct ConnectSetIdentityArgs {
         /// `user-name`, `unix-user-id`, `selinux-context`, … (`VIR_CONNECT_IDENTITY_*`).
-        pub params: Vec<TypedParam> [more_limits::CONNECT_IDENTITY_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::CONNECT_IDENTITY_PARAMS_MAX],
         /// Must be 0.
         pub flags: u32,
     }

@@ -9,8 +9,8 @@ use super::common::{
     ActiveRet, AutostartRet, NameArgs, NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs,
     XmlRet,
 };
-use super::limits as more_limits;
 use crate::procedures;
+use crate::proto::StreamArgs;
 use crate::proto::limits;
 use crate::proto::types::{CharVec, Domain, TypedParam};
 use crate::wire::xdr::LvString;
@@ -460,9 +460,9 @@ xdr_struct! {
     /// `remote_domain_get_vcpus_ret`.
     pub struct DomainGetVcpusRet {
         /// One entry per vCPU.
-        pub info: Vec<VcpuInfo> [more_limits::VCPUINFO_MAX],
+        pub info: Vec<VcpuInfo> [limits::VCPUINFO_MAX],
         /// `maplen` bytes of affinity bitmap per vCPU, concatenated.
-        pub cpumaps: Bytes [more_limits::CPUMAPS_MAX],
+        pub cpumaps: Bytes [limits::CPUMAPS_MAX],
     }
 }
 
@@ -474,7 +474,7 @@ xdr_struct! {
         /// vCPU number.
         pub vcpu: u32,
         /// Host CPU bitmap.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
     }
 }
 
@@ -486,7 +486,7 @@ xdr_struct! {
         /// vCPU number.
         pub vcpu: u32,
         /// Host CPU bitmap.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -510,7 +510,7 @@ xdr_struct! {
     /// `remote_domain_get_guest_vcpus_ret`.
     pub struct DomainGetGuestVcpusRet {
         /// `vcpus`, `online`, `offlinable` as typed parameters.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_GUEST_VCPU_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_GUEST_VCPU_PARAMS_MAX],
     }
 }
 
@@ -647,7 +647,7 @@ xdr_struct! {
     /// `remote_domain_get_memory_parameters_ret`.
     pub struct DomainGetMemoryParametersRet {
         /// The parameters (`hard_limit`, `soft_limit`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MEMORY_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MEMORY_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -659,7 +659,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MEMORY_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MEMORY_PARAMETERS_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -669,7 +669,7 @@ xdr_struct! {
     /// `remote_domain_get_blkio_parameters_ret`.
     pub struct DomainGetBlkioParametersRet {
         /// The parameters (`weight`, `device_weight`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLKIO_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLKIO_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -681,7 +681,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLKIO_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLKIO_PARAMETERS_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -691,7 +691,7 @@ xdr_struct! {
     /// `remote_domain_get_scheduler_parameters_flags_ret`.
     pub struct DomainGetSchedulerParametersRet {
         /// The parameters (`cpu_shares`, `vcpu_quota`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
     }
 }
 
@@ -701,7 +701,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
         /// [`affect_flags`].
         pub flags: u32,
     }
@@ -896,6 +896,11 @@ xdr_struct! {
     }
 }
 
+// Console, channel and screenshot streams are never sparse.
+impl StreamArgs for DomainOpenConsoleArgs {}
+impl StreamArgs for DomainOpenChannelArgs {}
+impl StreamArgs for DomainScreenshotArgs {}
+
 xdr_struct! {
     /// `remote_domain_screenshot_ret`.
     pub struct DomainScreenshotRet {
@@ -914,7 +919,7 @@ xdr_struct! {
         /// Milliseconds to hold the keys.
         pub holdtime: u32,
         /// Key codes, pressed together.
-        pub keycodes: Vec<u32> [more_limits::DOMAIN_SEND_KEY_MAX],
+        pub keycodes: Vec<u32> [limits::DOMAIN_SEND_KEY_MAX],
         /// Must be 0.
         pub flags: u32,
     }
@@ -1090,7 +1095,7 @@ xdr_struct! {
     /// `remote_domain_get_disk_errors_ret`.
     pub struct DomainGetDiskErrorsRet {
         /// The errors.
-        pub errors: Vec<DomainDiskError> [more_limits::DOMAIN_DISK_ERRORS_MAX],
+        pub errors: Vec<DomainDiskError> [limits::DOMAIN_DISK_ERRORS_MAX],
         /// Count.
         pub nerrors: i32,
     }
@@ -1165,7 +1170,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// Mount points; empty for all.
-        pub mountpoints: Vec<LvString> [more_limits::DOMAIN_FSFREEZE_MOUNTPOINTS_MAX],
+        pub mountpoints: Vec<LvString> [limits::DOMAIN_FSFREEZE_MOUNTPOINTS_MAX],
         /// Must be 0.
         pub flags: u32,
     }
@@ -1189,7 +1194,7 @@ xdr_struct! {
         /// File system type.
         pub fstype: LvString,
         /// Disk aliases backing it.
-        pub dev_aliases: Vec<LvString> [more_limits::DOMAIN_FSINFO_DISKS_MAX],
+        pub dev_aliases: Vec<LvString> [limits::DOMAIN_FSINFO_DISKS_MAX],
     }
 }
 
@@ -1197,7 +1202,7 @@ xdr_struct! {
     /// `remote_domain_get_fsinfo_ret`.
     pub struct DomainGetFsInfoRet {
         /// File systems.
-        pub info: Vec<DomainFsInfo> [more_limits::DOMAIN_FSINFO_MAX],
+        pub info: Vec<DomainFsInfo> [limits::DOMAIN_FSINFO_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -1336,7 +1341,7 @@ xdr_struct! {
     /// `remote_domain_get_guest_info_ret`.
     pub struct DomainGetGuestInfoRet {
         /// Guest information as typed parameters (`os.id`, `hostname`, `if.0.name`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_GUEST_INFO_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_GUEST_INFO_PARAMS_MAX],
     }
 }
 
@@ -1368,7 +1373,7 @@ xdr_struct! {
     /// `remote_domain_authorized_ssh_keys_get_ret`.
     pub struct DomainAuthorizedSshKeysGetRet {
         /// One key per entry.
-        pub keys: Vec<LvString> [more_limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
+        pub keys: Vec<LvString> [limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
     }
 }
 
@@ -1380,7 +1385,7 @@ xdr_struct! {
         /// Guest user.
         pub user: LvString,
         /// Keys.
-        pub keys: Vec<LvString> [more_limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
+        pub keys: Vec<LvString> [limits::DOMAIN_AUTHORIZED_SSH_KEYS_MAX],
         /// `virDomainAuthorizedSSHKeysSetFlags` (APPEND 1, REMOVE 2).
         pub flags: u32,
     }
@@ -1390,7 +1395,7 @@ xdr_struct! {
     /// `remote_domain_get_messages_ret`.
     pub struct DomainGetMessagesRet {
         /// Messages (tainting, deprecations).
-        pub msgs: Vec<LvString> [more_limits::DOMAIN_MESSAGES_MAX],
+        pub msgs: Vec<LvString> [limits::DOMAIN_MESSAGES_MAX],
     }
 }
 
@@ -1399,7 +1404,7 @@ xdr_struct! {
     /// character on the wire.
     pub struct DomainGetSecurityLabelRet {
         /// Security label (NUL-terminated).
-        pub label: CharVec [more_limits::SECURITY_LABEL_MAX],
+        pub label: CharVec [limits::SECURITY_LABEL_MAX],
         /// 1 when enforcing.
         pub enforcing: i32,
     }
@@ -1439,7 +1444,7 @@ xdr_struct! {
     /// `remote_domain_block_peek_ret`.
     pub struct DomainBlockPeekRet {
         /// The bytes read.
-        pub buffer: Bytes [more_limits::DOMAIN_BLOCK_PEEK_BUFFER_MAX],
+        pub buffer: Bytes [limits::DOMAIN_BLOCK_PEEK_BUFFER_MAX],
     }
 }
 
@@ -1447,7 +1452,7 @@ xdr_struct! {
     /// `remote_domain_memory_peek_ret`.
     pub struct DomainMemoryPeekRet {
         /// The bytes read.
-        pub buffer: Bytes [more_limits::DOMAIN_MEMORY_PEEK_BUFFER_MAX],
+        pub buffer: Bytes [limits::DOMAIN_MEMORY_PEEK_BUFFER_MAX],
     }
 }
 
@@ -1469,7 +1474,7 @@ xdr_struct! {
     /// `remote_domain_block_stats_flags_ret`.
     pub struct DomainBlockStatsFlagsRet {
         /// The statistics (`rd_bytes`, `wr_total_times`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_STATS_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLOCK_STATS_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -1495,7 +1500,7 @@ xdr_struct! {
     /// `remote_domain_get_cpu_stats_ret`.
     pub struct DomainGetCpuStatsRet {
         /// `nparams` statistics per CPU, CPU after CPU (`cpu_time`, `vcpu_time`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_GET_CPU_STATS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_GET_CPU_STATS_MAX],
         /// Parameters per CPU.
         pub nparams: i32,
     }
@@ -1505,7 +1510,7 @@ xdr_struct! {
     /// `remote_domain_get_security_label_list_ret`.
     pub struct DomainGetSecurityLabelListRet {
         /// One label per security driver.
-        pub labels: Vec<DomainGetSecurityLabelRet> [more_limits::SECURITY_LABEL_LIST_MAX],
+        pub labels: Vec<DomainGetSecurityLabelRet> [limits::SECURITY_LABEL_LIST_MAX],
         /// Their number.
         pub ret: i32,
     }
@@ -1536,7 +1541,7 @@ xdr_struct! {
         /// Destination disk XML (`<disk>`).
         pub destxml: LvString,
         /// Tuning (`bandwidth`, `granularity`, `buf-size`).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_COPY_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLOCK_COPY_PARAMETERS_MAX],
         /// `virDomainBlockCopyFlags` (SHALLOW 1, `REUSE_EXT` 2, `TRANSIENT_JOB` 4, `SYNCHRONOUS_WRITES` 8).
         pub flags: u32,
     }
@@ -1574,7 +1579,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// `file`, `dxml`, `image_format`, … (`VIR_DOMAIN_SAVE_PARAM_*`).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SAVE_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SAVE_PARAMS_MAX],
         /// [`save_restore_flags`].
         pub flags: u32,
     }
@@ -1584,7 +1589,7 @@ xdr_struct! {
     /// `remote_domain_restore_params_args`.
     pub struct DomainRestoreParamsArgs {
         /// `file`, `dxml`, … (`VIR_DOMAIN_SAVE_PARAM_*`).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SAVE_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SAVE_PARAMS_MAX],
         /// [`save_restore_flags`].
         pub flags: u32,
     }
@@ -1610,7 +1615,7 @@ xdr_struct! {
         /// Interface alias or target device (`None`: every interface).
         pub device: Option<LvString>,
         /// Announcement tuning (rounds, intervals).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_ANNOUNCE_INTERFACE_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_ANNOUNCE_INTERFACE_PARAMS_MAX],
         /// Must be 0.
         pub flags: u32,
     }

@@ -7,10 +7,10 @@
 //! `REMOTE_*_MAX`; every CPU map by `REMOTE_CPUMAP_MAX` (one map) or `REMOTE_CPUMAPS_MAX`
 //! (all maps of a reply).
 
+use crate::proto::limits;
 use bytes::Bytes;
 
 use super::domain::{DomainFlagsArgs, DomainGetParamsArgs};
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::types::{Domain, TypedParam};
 use crate::wire::xdr::LvString;
@@ -32,7 +32,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
     }
 }
 
@@ -41,7 +41,7 @@ xdr_struct! {
     /// return.
     pub struct DomainGetSchedulerParametersLegacyRet {
         /// The parameters (`cpu_shares`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
     }
 }
 
@@ -63,7 +63,7 @@ xdr_struct! {
     /// `remote_domain_get_vcpu_pin_info_ret`.
     pub struct DomainGetVcpuPinInfoRet {
         /// `maplen` bytes per vCPU, concatenated.
-        pub cpumaps: Bytes [more_limits::CPUMAPS_MAX],
+        pub cpumaps: Bytes [limits::CPUMAPS_MAX],
         /// Number of maps filled.
         pub num: i32,
     }
@@ -75,7 +75,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// Host CPU bitmap for the emulator threads.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }
@@ -97,7 +97,7 @@ xdr_struct! {
     /// `remote_domain_get_emulator_pin_info_ret`.
     pub struct DomainGetEmulatorPinInfoRet {
         /// The emulator threads' host CPU bitmap.
-        pub cpumaps: Bytes [more_limits::CPUMAPS_MAX],
+        pub cpumaps: Bytes [limits::CPUMAPS_MAX],
         /// 1 when a map was returned, 0 when none is set.
         pub ret: i32,
     }
@@ -111,7 +111,7 @@ xdr_struct! {
         /// Disk target (`vda`) or source path.
         pub disk: LvString,
         /// The limits to change (`total_bytes_sec`, `read_iops_sec`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }
@@ -135,7 +135,7 @@ xdr_struct! {
     /// `remote_domain_get_block_io_tune_ret`.
     pub struct DomainGetBlockIoTuneRet {
         /// The limits.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -147,7 +147,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The parameters to change (`numa_mode`, `numa_nodeset`).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_NUMA_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_NUMA_PARAMETERS_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }
@@ -157,7 +157,7 @@ xdr_struct! {
     /// `remote_domain_get_numa_parameters_ret`.
     pub struct DomainGetNumaParametersRet {
         /// The parameters.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_NUMA_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_NUMA_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -171,7 +171,7 @@ xdr_struct! {
         /// Interface target device or MAC address.
         pub device: LvString,
         /// The bandwidth parameters to change (`inbound.average`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_INTERFACE_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_INTERFACE_PARAMETERS_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }
@@ -195,7 +195,7 @@ xdr_struct! {
     /// `remote_domain_get_interface_parameters_ret`.
     pub struct DomainGetInterfaceParametersRet {
         /// The bandwidth parameters.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_INTERFACE_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_INTERFACE_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -219,7 +219,7 @@ xdr_struct! {
         /// I/O thread id.
         pub iothread_id: u32,
         /// Host CPU bitmap.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
     }
 }
 
@@ -227,7 +227,7 @@ xdr_struct! {
     /// `remote_domain_get_iothread_info_ret`.
     pub struct DomainGetIoThreadInfoRet {
         /// The I/O threads.
-        pub info: Vec<DomainIoThreadInfo> [more_limits::IOTHREAD_INFO_MAX],
+        pub info: Vec<DomainIoThreadInfo> [limits::IOTHREAD_INFO_MAX],
         /// Their number.
         pub ret: u32,
     }
@@ -241,7 +241,7 @@ xdr_struct! {
         /// I/O thread id.
         pub iothreads_id: u32,
         /// Host CPU bitmap.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }
@@ -267,7 +267,7 @@ xdr_struct! {
         /// I/O thread id.
         pub iothread_id: u32,
         /// The parameters (`poll_max_ns`, `poll_grow`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_IOTHREAD_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_IOTHREAD_PARAMS_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }
@@ -277,7 +277,7 @@ xdr_struct! {
     /// `remote_domain_get_perf_events_ret`.
     pub struct DomainGetPerfEventsRet {
         /// One boolean per perf event (`cmt`, `mbmt`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_PERF_EVENTS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_PERF_EVENTS_MAX],
     }
 }
 
@@ -287,7 +287,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The events to enable or disable.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_PERF_EVENTS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_PERF_EVENTS_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }
@@ -297,7 +297,7 @@ xdr_struct! {
     /// `remote_domain_get_launch_security_info_ret`.
     pub struct DomainGetLaunchSecurityInfoRet {
         /// Launch security facts (`sev-measurement`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_LAUNCH_SECURITY_INFO_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_LAUNCH_SECURITY_INFO_PARAMS_MAX],
     }
 }
 
@@ -307,7 +307,7 @@ xdr_struct! {
         /// The domain.
         pub dom: Domain,
         /// The secret to inject (`sev-secret`, `sev-secret-header`, …).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_LAUNCH_SECURITY_STATE_PARAMS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_LAUNCH_SECURITY_STATE_PARAMS_MAX],
         /// Must be 0.
         pub flags: u32,
     }
@@ -321,7 +321,7 @@ xdr_struct! {
         /// Throttle group name.
         pub group: LvString,
         /// The group's limits (the block I/O tune parameter names).
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
         /// `virDomainModificationImpact`.
         pub flags: u32,
     }

@@ -12,10 +12,11 @@
 //! structs. Every cookie is bounded by `REMOTE_MIGRATE_COOKIE_MAX` and every parameter list
 //! by `REMOTE_DOMAIN_MIGRATE_PARAM_LIST_MAX`.
 
+use crate::proto::StreamArgs;
+use crate::proto::limits;
 use bytes::Bytes;
 
 use super::domain::DomainFlagsArgs;
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::types::{Domain, TypedParam};
 use crate::wire::xdr::LvString;
@@ -112,7 +113,7 @@ xdr_struct! {
     /// `remote_domain_migrate_prepare_ret` (v1 and v2).
     pub struct DomainMigratePrepareRet {
         /// Cookie for the perform step.
-        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI the destination listens on, if it chose one.
         pub uri_out: Option<LvString>,
     }
@@ -124,7 +125,7 @@ xdr_struct! {
         /// The domain to migrate.
         pub dom: Domain,
         /// Cookie from the prepare step.
-        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
         pub uri: LvString,
         /// [`migrate_flags`].
@@ -142,7 +143,7 @@ xdr_struct! {
         /// Domain name on the destination.
         pub dname: LvString,
         /// Cookie from the prepare step.
-        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
         pub uri: LvString,
         /// [`migrate_flags`].
@@ -180,7 +181,7 @@ xdr_struct! {
         /// Domain name on the destination.
         pub dname: LvString,
         /// Cookie from the prepare step.
-        pub cookie: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
         pub uri: LvString,
         /// [`migrate_flags`].
@@ -285,7 +286,7 @@ xdr_struct! {
     /// `remote_domain_migrate_begin3_ret` / `…_begin3_params_ret`.
     pub struct DomainMigrateBegin3Ret {
         /// Cookie for the prepare step.
-        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_out: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Domain XML to hand to the destination.
         pub xml: LvString,
     }
@@ -295,7 +296,7 @@ xdr_struct! {
     /// `remote_domain_migrate_prepare3_args` (v3, destination).
     pub struct DomainMigratePrepare3Args {
         /// Cookie from the begin step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI the source suggested.
         pub uri_in: Option<LvString>,
         /// [`migrate_flags`].
@@ -313,7 +314,7 @@ xdr_struct! {
     /// `remote_domain_migrate_prepare3_ret` / `…_prepare3_params_ret`.
     pub struct DomainMigratePrepare3Ret {
         /// Cookie for the perform step.
-        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_out: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI the destination listens on, if it chose one.
         pub uri_out: Option<LvString>,
     }
@@ -324,7 +325,7 @@ xdr_struct! {
     /// migration data follows as upload stream data.
     pub struct DomainMigratePrepareTunnel3Args {
         /// Cookie from the begin step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// [`migrate_flags`].
         pub flags: u64,
         /// New domain name.
@@ -341,7 +342,7 @@ xdr_struct! {
     /// prepare and of perform (v3 and v3 with parameters).
     pub struct DomainMigrateCookieRet {
         /// Cookie for the next step.
-        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_out: Bytes [limits::MIGRATE_COOKIE_MAX],
     }
 }
 
@@ -353,7 +354,7 @@ xdr_struct! {
         /// Replacement domain XML for the destination.
         pub xmlin: Option<LvString>,
         /// Cookie from the prepare step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Destination libvirt URI (peer-to-peer migration).
         pub dconnuri: Option<LvString>,
         /// Transport URI.
@@ -373,7 +374,7 @@ xdr_struct! {
         /// Domain name on the destination.
         pub dname: LvString,
         /// Cookie from the perform step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Destination libvirt URI.
         pub dconnuri: Option<LvString>,
         /// Transport URI.
@@ -391,7 +392,7 @@ xdr_struct! {
         /// The migrated domain.
         pub dom: Domain,
         /// Cookie for the confirm step.
-        pub cookie_out: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_out: Bytes [limits::MIGRATE_COOKIE_MAX],
     }
 }
 
@@ -401,7 +402,7 @@ xdr_struct! {
         /// The migrated domain.
         pub dom: Domain,
         /// Cookie from the finish step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// [`migrate_flags`].
         pub flags: u64,
         /// Non-zero when the migration failed (the source resumes the domain).
@@ -415,7 +416,7 @@ xdr_struct! {
         /// The domain to migrate.
         pub dom: Domain,
         /// [`migrate_param`] values.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// [`migrate_flags`] (low 32 bits).
         pub flags: u32,
     }
@@ -427,9 +428,9 @@ xdr_struct! {
     /// opens an upload stream).
     pub struct DomainMigratePrepare3ParamsArgs {
         /// [`migrate_param`] values.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the begin step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// [`migrate_flags`] (low 32 bits).
         pub flags: u32,
     }
@@ -443,9 +444,9 @@ xdr_struct! {
         /// Destination libvirt URI (peer-to-peer migration).
         pub dconnuri: Option<LvString>,
         /// [`migrate_param`] values.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the prepare step (empty for peer-to-peer).
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// [`migrate_flags`] (low 32 bits).
         pub flags: u32,
     }
@@ -455,9 +456,9 @@ xdr_struct! {
     /// `remote_domain_migrate_finish3_params_args`.
     pub struct DomainMigrateFinish3ParamsArgs {
         /// [`migrate_param`] values.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the perform step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// [`migrate_flags`] (low 32 bits).
         pub flags: u32,
         /// Non-zero when the perform step failed.
@@ -471,15 +472,20 @@ xdr_struct! {
         /// The migrated domain.
         pub dom: Domain,
         /// [`migrate_param`] values.
-        pub params: Vec<TypedParam> [more_limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
+        pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the finish step.
-        pub cookie_in: Bytes [more_limits::MIGRATE_COOKIE_MAX],
+        pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// [`migrate_flags`] (low 32 bits).
         pub flags: u32,
         /// Non-zero when the migration failed.
         pub cancelled: i32,
     }
 }
+
+// The tunnelled prepares' upload streams carry migration data, never holes.
+impl StreamArgs for DomainMigratePrepareTunnelArgs {}
+impl StreamArgs for DomainMigratePrepareTunnel3Args {}
+impl StreamArgs for DomainMigratePrepare3ParamsArgs {}
 
 procedures! {
     table PROCEDURES;

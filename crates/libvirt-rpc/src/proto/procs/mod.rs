@@ -4,8 +4,8 @@
 //! copied from it. Each object module ends with a [`procedures!`](crate::procedures) table
 //! whose rows carry the number, the argument and return types, the libvirt release that
 //! introduced the procedure (`since`) and the stream direction of stream procedures;
-//! [`common`] holds layouts shared across objects and [`limits`] the protocol limits the
-//! declarations need beyond [`proto::limits`](crate::proto::limits).
+//! [`common`] holds layouts shared across objects; the protocol limits are in
+//! [`proto::limits`](crate::proto::limits).
 //!
 //! Every call of the remote program up to [`HIGHEST`] (libvirt 12.6.0) is declared, except
 //! the calls that pass file descriptors
@@ -25,7 +25,6 @@ pub mod connect;
 pub mod domain;
 pub mod domain_tune;
 pub mod interface;
-pub mod limits;
 pub mod migration;
 pub mod network;
 pub mod node;

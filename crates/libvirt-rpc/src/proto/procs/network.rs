@@ -4,7 +4,6 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{Network, NetworkPort, TypedParam, Uuid};
@@ -249,7 +248,7 @@ xdr_struct! {
     /// `remote_network_list_all_ports_ret`.
     pub struct NetworkListAllPortsRet {
         /// The ports.
-        pub ports: Vec<NetworkPort> [more_limits::NETWORK_PORT_LIST_MAX],
+        pub ports: Vec<NetworkPort> [limits::NETWORK_PORT_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -311,7 +310,7 @@ xdr_struct! {
     /// `remote_network_port_get_parameters_ret`.
     pub struct NetworkPortGetParametersRet {
         /// Bandwidth parameters (`inbound.average`, …).
-        pub params: Vec<TypedParam> [more_limits::NETWORK_PORT_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::NETWORK_PORT_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -323,7 +322,7 @@ xdr_struct! {
         /// The port.
         pub port: NetworkPort,
         /// The parameters to change.
-        pub params: Vec<TypedParam> [more_limits::NETWORK_PORT_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::NETWORK_PORT_PARAMETERS_MAX],
         /// Must be 0.
         pub flags: u32,
     }

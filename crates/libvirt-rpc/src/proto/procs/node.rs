@@ -4,7 +4,6 @@
 
 use bytes::Bytes;
 
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{CharArray, CharVec, TypedParam};
@@ -82,9 +81,9 @@ xdr_struct! {
     /// character on the wire.
     pub struct NodeGetSecurityModelRet {
         /// Security model (e.g. `apparmor`), NUL-terminated.
-        pub model: CharVec [more_limits::SECURITY_MODEL_MAX],
+        pub model: CharVec [limits::SECURITY_MODEL_MAX],
         /// Domain of interpretation, NUL-terminated.
-        pub doi: CharVec [more_limits::SECURITY_DOI_MAX],
+        pub doi: CharVec [limits::SECURITY_DOI_MAX],
     }
 }
 
@@ -114,7 +113,7 @@ xdr_struct! {
     /// `remote_node_get_cpu_stats_ret`.
     pub struct NodeGetCpuStatsRet {
         /// Counters.
-        pub params: Vec<NodeStat> [more_limits::NODE_CPU_STATS_MAX],
+        pub params: Vec<NodeStat> [limits::NODE_CPU_STATS_MAX],
         /// Number of counters available.
         pub nparams: i32,
     }
@@ -136,7 +135,7 @@ xdr_struct! {
     /// `remote_node_get_memory_stats_ret`.
     pub struct NodeGetMemoryStatsRet {
         /// Counters.
-        pub params: Vec<NodeStat> [more_limits::NODE_MEMORY_STATS_MAX],
+        pub params: Vec<NodeStat> [limits::NODE_MEMORY_STATS_MAX],
         /// Number of counters available.
         pub nparams: i32,
     }
@@ -156,7 +155,7 @@ xdr_struct! {
     /// `remote_node_get_memory_parameters_ret`.
     pub struct NodeGetMemoryParametersRet {
         /// KSM parameters.
-        pub params: Vec<TypedParam> [more_limits::NODE_MEMORY_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::NODE_MEMORY_PARAMETERS_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }
@@ -166,7 +165,7 @@ xdr_struct! {
     /// `remote_node_set_memory_parameters_args`.
     pub struct NodeSetMemoryParametersArgs {
         /// KSM parameters to change.
-        pub params: Vec<TypedParam> [more_limits::NODE_MEMORY_PARAMETERS_MAX],
+        pub params: Vec<TypedParam> [limits::NODE_MEMORY_PARAMETERS_MAX],
         /// Must be 0.
         pub flags: u32,
     }
@@ -200,7 +199,7 @@ xdr_struct! {
     /// `remote_node_get_cpu_map_ret`.
     pub struct NodeGetCpuMapRet {
         /// Online CPU bitmap.
-        pub cpumap: Bytes [more_limits::CPUMAP_MAX],
+        pub cpumap: Bytes [limits::CPUMAP_MAX],
         /// Online CPUs.
         pub online: u32,
         /// Total CPUs (bitmap length in bits).
@@ -268,7 +267,7 @@ xdr_struct! {
     /// `remote_node_get_sev_info_ret`.
     pub struct NodeGetSevInfoRet {
         /// AMD SEV platform facts (`pdh`, `cert-chain`, `cbitpos`, …).
-        pub params: Vec<TypedParam> [more_limits::NODE_SEV_INFO_MAX],
+        pub params: Vec<TypedParam> [limits::NODE_SEV_INFO_MAX],
         /// Number of parameters available.
         pub nparams: i32,
     }

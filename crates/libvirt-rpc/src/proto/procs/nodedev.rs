@@ -5,8 +5,8 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, NameArgs, NameFlagsArgs,
     NumRet, PersistentRet, XmlRet,
 };
-use super::limits as more_limits;
 use crate::procedures;
+use crate::proto::limits;
 use crate::proto::types::NodeDevice;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
@@ -48,7 +48,7 @@ xdr_struct! {
     /// `remote_node_list_devices_ret`.
     pub struct NodeListDevicesRet {
         /// Device names.
-        pub names: Vec<LvString> [more_limits::NODE_DEVICE_LIST_MAX],
+        pub names: Vec<LvString> [limits::NODE_DEVICE_LIST_MAX],
     }
 }
 
@@ -74,7 +74,7 @@ xdr_struct! {
     /// `remote_node_device_list_caps_ret`.
     pub struct NodeDeviceListCapsRet {
         /// Capability names.
-        pub names: Vec<LvString> [more_limits::NODE_DEVICE_CAPS_LIST_MAX],
+        pub names: Vec<LvString> [limits::NODE_DEVICE_CAPS_LIST_MAX],
     }
 }
 
@@ -126,7 +126,7 @@ xdr_struct! {
     /// `remote_connect_list_all_node_devices_ret`.
     pub struct ConnectListAllNodeDevicesRet {
         /// The devices.
-        pub devices: Vec<NodeDevice> [more_limits::NODE_DEVICE_LIST_MAX],
+        pub devices: Vec<NodeDevice> [limits::NODE_DEVICE_LIST_MAX],
         /// Count.
         pub ret: u32,
     }

@@ -3,8 +3,8 @@
 use super::common::{
     ListAllArgs, MaxNamesArgs, NameArgs, NumRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use super::limits as more_limits;
 use crate::procedures;
+use crate::proto::limits;
 use crate::proto::types::{NwFilter, NwFilterBinding};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
@@ -39,7 +39,7 @@ xdr_struct! {
     /// `remote_connect_list_nwfilters_ret`.
     pub struct ConnectListNwFiltersRet {
         /// Filter names.
-        pub names: Vec<LvString> [more_limits::NWFILTER_LIST_MAX],
+        pub names: Vec<LvString> [limits::NWFILTER_LIST_MAX],
     }
 }
 
@@ -47,7 +47,7 @@ xdr_struct! {
     /// `remote_connect_list_all_nwfilters_ret`.
     pub struct ConnectListAllNwFiltersRet {
         /// The filters.
-        pub filters: Vec<NwFilter> [more_limits::NWFILTER_LIST_MAX],
+        pub filters: Vec<NwFilter> [limits::NWFILTER_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -83,7 +83,7 @@ xdr_struct! {
     /// `remote_connect_list_all_nwfilter_bindings_ret`.
     pub struct ConnectListAllNwFilterBindingsRet {
         /// The bindings.
-        pub bindings: Vec<NwFilterBinding> [more_limits::NWFILTER_BINDING_LIST_MAX],
+        pub bindings: Vec<NwFilterBinding> [limits::NWFILTER_BINDING_LIST_MAX],
         /// Count.
         pub ret: u32,
     }

@@ -2,7 +2,6 @@
 
 use super::common::{NumRet, XmlRet};
 use super::domain::{DomainFlagsArgs, DomainResultRet};
-use super::limits as more_limits;
 use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{Domain, DomainCheckpoint, DomainSnapshot};
@@ -213,7 +212,7 @@ xdr_struct! {
     /// `remote_domain_list_all_checkpoints_ret` (also for children).
     pub struct CheckpointListRet {
         /// The checkpoints.
-        pub checkpoints: Vec<DomainCheckpoint> [more_limits::DOMAIN_CHECKPOINT_LIST_MAX],
+        pub checkpoints: Vec<DomainCheckpoint> [limits::DOMAIN_CHECKPOINT_LIST_MAX],
         /// Count.
         pub ret: i32,
     }

@@ -4,8 +4,8 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlFlagsArgs, XmlRet,
 };
-use super::limits as more_limits;
 use crate::procedures;
+use crate::proto::StreamArgs;
 use crate::proto::limits;
 use crate::proto::types::{StoragePool, StorageVol};
 use crate::wire::xdr::LvString;
@@ -261,7 +261,7 @@ xdr_struct! {
     /// `remote_connect_list_storage_pools_ret` (also the defined-pools list).
     pub struct ConnectListStoragePoolsRet {
         /// Pool names.
-        pub names: Vec<LvString> [more_limits::STORAGE_POOL_LIST_MAX],
+        pub names: Vec<LvString> [limits::STORAGE_POOL_LIST_MAX],
     }
 }
 
@@ -281,7 +281,7 @@ xdr_struct! {
     /// `remote_connect_list_all_storage_pools_ret`.
     pub struct ConnectListAllStoragePoolsRet {
         /// The pools.
-        pub pools: Vec<StoragePool> [more_limits::STORAGE_POOL_LIST_MAX],
+        pub pools: Vec<StoragePool> [limits::STORAGE_POOL_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -453,6 +453,24 @@ xdr_struct! {
         pub length: u64,
         /// [`VOL_STREAM_SPARSE`] for a sparse stream.
         pub flags: u32,
+    }
+}
+
+impl StorageVolTransferArgs {
+    /// The whole transfer of `length` bytes (0 = to the end) from `offset`, sparse or not.
+    pub fn new(vol: StorageVol, offset: u64, length: u64, sparse: bool) -> Self {
+        Self {
+            vol,
+            offset,
+            length,
+            flags: if sparse { VOL_STREAM_SPARSE } else { 0 },
+        }
+    }
+}
+
+impl StreamArgs for StorageVolTransferArgs {
+    fn sparse(&self) -> bool {
+        self.flags & VOL_STREAM_SPARSE != 0
     }
 }
 

@@ -1,19 +1,52 @@
-//! Protocol limits (`REMOTE_*_MAX`) used by the procedure declarations that
-//! [`proto::limits`](crate::proto::limits) does not carry.
+//! Protocol limits (`REMOTE_*_MAX`): every limit the declarations use, in one place.
 //!
 //! Values were checked against `remote_protocol.x` copies from libvirt 3.0 and 11.x and a
-//! binding generated from libvirt 12.0. Three limits were raised upstream over time; the
-//! raised values are declared here and used for every list of that kind. Decoding with a
-//! larger limit is harmless (an older daemon never sends more); decoding with a smaller one
-//! rejects valid replies from a newer daemon.
+//! binding generated from libvirt 12.0. Where libvirt raised a limit over time (three list
+//! limits) we use the newest value: decoding with a larger limit is harmless (an older daemon
+//! never sends more); decoding with a smaller one rejects valid replies from a newer daemon.
 
+/// `REMOTE_STRING_MAX`.
+pub const STRING_MAX: usize = crate::wire::xdr::STRING_MAX;
+/// `REMOTE_DOMAIN_LIST_MAX`.
+pub const DOMAIN_LIST_MAX: usize = 16_384;
+/// `REMOTE_NETWORK_LIST_MAX`.
+pub const NETWORK_LIST_MAX: usize = 16_384;
+/// `REMOTE_INTERFACE_LIST_MAX`.
+pub const INTERFACE_LIST_MAX: usize = 16_384;
 /// `REMOTE_STORAGE_POOL_LIST_MAX` as of libvirt 12 (older releases: 4096).
 pub const STORAGE_POOL_LIST_MAX: usize = 16_384;
+/// `REMOTE_STORAGE_VOL_LIST_MAX`.
+pub const STORAGE_VOL_LIST_MAX: usize = 16_384;
 /// `REMOTE_NODE_DEVICE_LIST_MAX` (raised from 16384 soon after libvirt 3.0).
 pub const NODE_DEVICE_LIST_MAX: usize = 65_536;
+/// `REMOTE_SECRET_LIST_MAX`.
+pub const SECRET_LIST_MAX: usize = 16_384;
 /// `REMOTE_NWFILTER_LIST_MAX` as of libvirt 12 (older releases: 1024).
 pub const NWFILTER_LIST_MAX: usize = 16_384;
-
+/// `REMOTE_AUTH_TYPE_LIST_MAX`.
+pub const AUTH_TYPE_LIST_MAX: usize = 20;
+/// `REMOTE_AUTH_SASL_DATA_MAX`: bytes in one SASL message.
+pub const AUTH_SASL_DATA_MAX: usize = 65_536;
+/// `REMOTE_DOMAIN_INTERFACE_MAX`.
+pub const DOMAIN_INTERFACE_MAX: usize = 2_048;
+/// `REMOTE_DOMAIN_IP_ADDR_MAX`.
+pub const DOMAIN_IP_ADDR_MAX: usize = 2_048;
+/// `REMOTE_NETWORK_DHCP_LEASES_MAX`.
+pub const NETWORK_DHCP_LEASES_MAX: usize = 65_536;
+/// `REMOTE_DOMAIN_SNAPSHOT_LIST_MAX`.
+pub const DOMAIN_SNAPSHOT_LIST_MAX: usize = 16_384;
+/// `REMOTE_DOMAIN_EVENT_TUNABLE_MAX`.
+pub const DOMAIN_EVENT_TUNABLE_MAX: usize = 2_048;
+/// `REMOTE_DOMAIN_JOB_STATS_MAX`.
+pub const DOMAIN_JOB_STATS_MAX: usize = 64;
+/// `REMOTE_DOMAIN_MEMORY_STATS_MAX`.
+pub const DOMAIN_MEMORY_STATS_MAX: usize = 1_024;
+/// `REMOTE_NODE_MAX_CELLS`.
+pub const NODE_MAX_CELLS: usize = 1_024;
+/// `REMOTE_SECRET_VALUE_MAX`.
+pub const SECRET_VALUE_MAX: usize = 65_536;
+/// `REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX` (9.0+).
+pub const CONNECT_GET_ALL_DOMAIN_STATS_MAX: usize = 262_144;
 /// `REMOTE_NODE_DEVICE_CAPS_LIST_MAX`.
 pub const NODE_DEVICE_CAPS_LIST_MAX: usize = 65_536;
 /// `REMOTE_NWFILTER_BINDING_LIST_MAX`.
