@@ -19,6 +19,8 @@
 //!       call_secs: 60                  # one libvirt call; overrun marks the link dead
 //!       shutdown_secs: 30              # graceful shutdown wait before destroy
 //!       connect_secs: 15               # dial + handshake of a link
+//!       lease_secs: 30                 # cross-process lease: broken after this long unrenewed
+//!       lease_wait_secs: 5             # how long a call waits for another's lease ("busy")
 //!     agent_socket_dir: /run/egress    # optional: where guest agent sockets go
 //!     serial_log_dir: /var/log/egress  # optional: log each guest's serial console to a file
 //! ```
@@ -190,6 +192,7 @@ impl Kvm2Settings {
             ("transfer_secs", b.transfer),
             ("call_secs", b.call),
             ("connect_secs", b.connect),
+            ("lease_secs", b.lease),
         ] {
             if d.is_zero() {
                 errors.push(FieldError::invalid(
@@ -388,6 +391,15 @@ pub struct Budgets {
     /// Dial + handshake of a link. Default 15 s.
     #[serde(rename = "connect_secs", deserialize_with = "secs")]
     pub connect: Duration,
+    /// A cross-process lease (see [`crate::fence`]) is renewed every third of this while
+    /// held, and another controller breaks it only after it has seen it unchanged for this
+    /// long. Default 30 s.
+    #[serde(rename = "lease_secs", deserialize_with = "secs")]
+    pub lease: Duration,
+    /// How long a call waits for a lease another controller holds before it answers
+    /// "busy, retry" (`Transient`). Default 5 s.
+    #[serde(rename = "lease_wait_secs", deserialize_with = "secs")]
+    pub lease_wait: Duration,
 }
 
 impl Default for Budgets {
@@ -398,6 +410,8 @@ impl Default for Budgets {
             call: Duration::from_secs(60),
             shutdown: Duration::from_secs(30),
             connect: Duration::from_secs(15),
+            lease: Duration::from_secs(30),
+            lease_wait: Duration::from_secs(5),
         }
     }
 }

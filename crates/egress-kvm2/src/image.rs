@@ -4,9 +4,9 @@
 //!
 //! | volume | what |
 //! | --- | --- |
-//! | `base-<entry>-<key>.<format>` | the published base image; overlays back onto it |
-//! | `base-<entry>-<key>.<format>.sha256` | the marker: 64 hex digits, written **last** |
-//! | `tmp-<entry>-<key>.<format>.<nonce>` | an upload in progress (debris after a crash) |
+//! | `base-<entry>-<key>.<format>` | the base image, byte for byte as fetched; overlays back onto it once its marker exists |
+//! | `base-<entry>-<key>.<format>.sha256` | the marker: 64 hex digits, written **last**; it is what publishes the base |
+//! | `tmp-<entry>-<key>.<format>.<nonce>` | an upload of an earlier version (temporary volume, then a server-side copy); debris, deleted by the next fetch |
 //!
 //! The entry name is part of every name, so two entries with the same key never share a
 //! file (H4). The entry name is an identifier (checked when the provider is built), so it is
@@ -17,28 +17,31 @@
 //! In-process single flight per (entry, key). Then:
 //!
 //! 1. Marker present with the configured digest (or any valid digest when the entry opted
-//!    out of verification) and base present → reuse.
+//!    out of verification) and base present → reuse (no lease needed).
 //! 2. Marker with a **different** digest than configured → `Permanent`, naming both digests
 //!    and telling the operator to add a new key. **Nothing is deleted**: live overlays may
 //!    be backed by that base.
-//! 3. Missing marker, non-hex marker, or marker without base → debris: delete (marker
-//!    first) and fetch again.
+//! 3. Anything else is done under the key's cross-process lease ([`crate::fence`]), after
+//!    looking again. Missing marker, non-hex marker, marker without base, base without
+//!    marker → debris: delete (marker first) and fetch again; `tmp-` volumes of the key
+//!    are debris too.
 //! 4. Fetch: stream the URL with reqwest (its own deadline one minute inside the transfer
-//!    budget, so a stalled mirror ends through the reader), counting length and sha256 while
-//!    the bytes stream into a temporary volume over a **dedicated** connection. The whole
-//!    image is never buffered.
+//!    budget, so a stalled mirror ends through the reader), counting length and sha256 over
+//!    every byte while they stream into the base volume over a **dedicated** connection.
+//!    The volume is declared `raw` (a plain file of the announced length, whatever the
+//!    image's format: no pre-made qcow2 with bytes of its own), and the upload is sparse:
+//!    runs of zeros go as holes ([`crate::sparse`]). The whole image is never buffered.
 //! 5. Verify length (against `Content-Length`) and digest (against the configuration).
-//! 6. Publish: libvirt has no rename, so the base is a server-side copy of the verified
-//!    temporary volume (`virStorageVolCreateXMLFrom`, reflink first, plain copy as
-//!    fallback), the temporary volume is deleted, and the marker is written last.
+//! 6. Publish: renew the lease once more, then write the marker, last. No copy: libvirt
+//!    has no rename, and its server-side copy of a qcow2 file is a `qemu-img convert`, not
+//!    the fetched bytes. The base needs no temporary name either: only the lease holder
+//!    writes it, and without a marker nobody uses it.
 //!
-//! A failed fetch, upload or publish **closes the dedicated connection first** (so the
-//! daemon lets go of the stream's file), **then** deletes the temporary volume (and an
-//! unmarked base, if the copy got that far).
+//! A failed fetch or upload **closes the dedicated connection first** (so the daemon lets
+//! go of the stream's file), **then** deletes the unmarked base.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
-use std::time::Duration;
 
 use bytes::Bytes;
 use egress_provider::{
@@ -46,9 +49,6 @@ use egress_provider::{
 };
 use futures::StreamExt;
 use libvirt_rpc::Client;
-use libvirt_rpc::proto::procs::storage::{
-    StorageVolCreateXmlFrom, StorageVolCreateXmlFromArgs, vol_create_flags,
-};
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
@@ -56,9 +56,12 @@ use tracing::Instrument;
 
 use crate::classify::{LvError, provider_error};
 use crate::config::Budgets;
+use crate::faults::{FaultPoints, Point};
+use crate::fence::{Lease, Leases, Subject, lease_name};
 use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::ops;
+use crate::sparse::{Segment, ZeroRuns};
 use crate::xml::volume_xml;
 
 /// Progress of [`ImageCache::ensure`], for progress bars.
@@ -79,7 +82,7 @@ pub enum ImageProgress {
     Fetched(u64),
     /// Bytes handed to libvirt so far.
     Uploaded(u64),
-    /// Verified; the server-side copy to the final name is running.
+    /// Verified; the marker is being written.
     Publishing,
     /// Published; the marker is written.
     Published {
@@ -109,6 +112,9 @@ pub struct BaseImage {
     pub digest: Sha256Digest,
     /// Whether this call fetched it (false: it was cached).
     pub fetched: bool,
+    /// Bytes this call sent to the host as data; runs of zeros went as holes and are not
+    /// counted (0 when cached).
+    pub uploaded: u64,
 }
 
 impl BaseImage {
@@ -118,7 +124,7 @@ impl BaseImage {
         volume: StorageVol,
         format: ImageFormat,
         digest: Sha256Digest,
-        fetched: bool,
+        uploaded: Option<u64>,
     ) -> Result<Self, ProviderError> {
         let read = |e| provider_error(format!("read volume {}", volume.name), e);
         let info = ops::vol_info(link, &volume).await.map_err(read)?;
@@ -129,7 +135,8 @@ impl BaseImage {
             format,
             capacity: info.capacity,
             digest,
-            fetched,
+            fetched: uploaded.is_some(),
+            uploaded: uploaded.unwrap_or(0),
         })
     }
 }
@@ -144,23 +151,10 @@ pub fn marker_volume_name(entry: &str, key: &str, format: ImageFormat) -> String
     format!("{}.sha256", base_volume_name(entry, key, format))
 }
 
-/// The prefix of temporary upload volumes: `tmp-<entry>-<key>.<format>.`.
+/// The prefix of the temporary upload volumes of earlier versions:
+/// `tmp-<entry>-<key>.<format>.` (deleted as debris by the next fetch).
 pub fn temp_volume_prefix(entry: &str, key: &str, format: ImageFormat) -> String {
     format!("tmp-{entry}-{key}.{}.", format.as_str())
-}
-
-fn nonce() -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!(
-        "{:x}-{:x}-{}",
-        t as u64 & 0xffff_ffff_ffff,
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// In-process single flight per (entry, key), across every cache of the process.
@@ -186,6 +180,7 @@ pub struct ImageCache {
     http: reqwest::Client,
     progress: Option<ProgressFn>,
     journal: Option<Journal>,
+    pub(crate) faults: FaultPoints,
 }
 
 impl std::fmt::Debug for ImageCache {
@@ -202,8 +197,8 @@ impl std::fmt::Debug for ImageCache {
 #[derive(Default)]
 struct Attempt {
     dedicated: Option<Client>,
-    temp: Option<String>,
-    base_created: bool,
+    /// The unmarked base being written.
+    base: Option<String>,
 }
 
 impl ImageCache {
@@ -228,6 +223,7 @@ impl ImageCache {
             http,
             progress: None,
             journal: None,
+            faults: FaultPoints::default(),
         }
     }
 
@@ -279,22 +275,57 @@ impl ImageCache {
     }
 
     /// Makes sure the base image for `key` is published and verified, fetching it if needed.
-    pub async fn ensure(
+    /// A fetch runs under the cross-process lease of the key (see [`crate::fence`]).
+    pub(crate) async fn ensure(
         &self,
         links: &LinkPool,
+        leases: &Leases,
         key: &Identifier,
     ) -> Result<BaseImage, ProviderError> {
         let span = tracing::info_span!("kvm2.image.ensure", entry = %self.entry, key = %key);
-        self.ensure_inner(links, key).instrument(span).await
+        self.ensure_inner(links, leases, key).instrument(span).await
     }
 
     async fn ensure_inner(
         &self,
         links: &LinkPool,
+        leases: &Leases,
         key: &Identifier,
     ) -> Result<BaseImage, ProviderError> {
         let src = self.source(key)?.clone();
         let _guard = FLIGHTS.lock((self.entry.clone(), key.to_string())).await;
+        // Cached: no lease needed (a published base never changes).
+        if let Some(base) = self.cached(links, key, &src).await? {
+            return Ok(base);
+        }
+        // Missing or debris: another controller may be fetching it. Take the key's lease,
+        // then look again: it may have been published meanwhile.
+        let name = lease_name(&self.entry, Subject::Image(key.as_str()));
+        let lease = Box::pin(leases.acquire(links, &name, |_| {
+            format!(
+                "image {key:?} of provider {:?} is being fetched by another controller",
+                self.entry
+            )
+        }))
+        .await?;
+        let r = leases
+            .hold(
+                links,
+                &lease,
+                self.ensure_leased(links, leases, &lease, key, &src),
+            )
+            .await;
+        leases.release(links, lease).await;
+        r
+    }
+
+    /// The cached base, if the marker says so; `None` when it must be fetched.
+    async fn cached(
+        &self,
+        links: &LinkPool,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<Option<BaseImage>, ProviderError> {
         let link = links
             .link()
             .await
@@ -303,11 +334,40 @@ impl ImageCache {
         let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         match self
-            .check(&link, &pool, key, &src, &base_name, &marker_name)
+            .check(&link, &pool, key, src, &base_name, &marker_name)
             .await?
         {
             Check::Cached(base) => {
                 tracing::debug!(volume = %base_name, "base image cached");
+                self.report(ImageProgress::Cached { volume: base_name });
+                Ok(Some(base))
+            }
+            Check::Debris(_) | Check::Missing => Ok(None),
+        }
+    }
+
+    /// Under the key's lease: look again, delete debris, fetch and publish.
+    async fn ensure_leased(
+        &self,
+        links: &LinkPool,
+        leases: &Leases,
+        lease: &Lease,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<BaseImage, ProviderError> {
+        let link = links
+            .link()
+            .await
+            .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
+        let pool = ops::entry_pool(&link, &self.pool).await?;
+        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
+        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
+        match self
+            .check(&link, &pool, key, src, &base_name, &marker_name)
+            .await?
+        {
+            Check::Cached(base) => {
+                tracing::debug!(volume = %base_name, "base image published by another controller");
                 self.report(ImageProgress::Cached { volume: base_name });
                 return Ok(base);
             }
@@ -321,7 +381,8 @@ impl ImageCache {
             }
             Check::Missing => {}
         }
-        self.fetch_and_publish(links, &link, &pool, key, &src).await
+        // Boxed: the fetch's state (HTTP body, upload stream, hasher) is large.
+        Box::pin(self.fetch_and_publish(links, leases, lease, &link, &pool, key, src)).await
     }
 
     /// Reads the marker (`marker_name`) and decides about the base (`base_name`).
@@ -371,21 +432,24 @@ impl ImageCache {
         let Some(volume) = base else {
             return Ok(Check::Debris("marker without base".into()));
         };
-        BaseImage::read(link, volume, src.format, found, false)
+        BaseImage::read(link, volume, src.format, found, None)
             .await
             .map(Check::Cached)
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn fetch_and_publish(
         &self,
         links: &LinkPool,
+        leases: &Leases,
+        lease: &Lease,
         link: &Link,
         pool: &StoragePool,
         key: &Identifier,
         src: &ImageSource,
     ) -> Result<BaseImage, ProviderError> {
-        // Temporary volumes of earlier, interrupted attempts of this process or another:
-        // nobody else fetches this (entry, key) in this process while we hold the flight.
+        // Temporary volumes of earlier versions (which uploaded into one and copied it):
+        // nobody else fetches this (entry, key) while we hold its lease, so they are debris.
         let prefix = temp_volume_prefix(&self.entry, key.as_str(), src.format);
         let names = ops::vol_names(link, pool)
             .await
@@ -402,7 +466,17 @@ impl ImageCache {
         let deadline = Instant::now() + budget;
         let outcome = tokio::time::timeout_at(
             deadline,
-            self.attempt(links, link, pool, key, src, deadline, &mut attempt),
+            self.attempt(
+                links,
+                leases,
+                lease,
+                link,
+                pool,
+                key,
+                src,
+                deadline,
+                &mut attempt,
+            ),
         )
         .await
         .unwrap_or_else(|_| {
@@ -422,56 +496,33 @@ impl ImageCache {
                 Ok(base)
             }
             Err(e) => {
-                self.clean_up(links, pool, key, src, attempt).await;
+                self.clean_up(links, pool, attempt).await;
                 Err(e)
             }
         }
     }
 
     /// Failure path: close the dedicated connection FIRST (the daemon lets go of the
-    /// stream's file), THEN delete the temporary volume (and an unmarked base).
-    async fn clean_up(
-        &self,
-        links: &LinkPool,
-        pool: &StoragePool,
-        key: &Identifier,
-        src: &ImageSource,
-        attempt: Attempt,
-    ) {
+    /// stream's file), THEN delete the unmarked base the attempt was writing.
+    async fn clean_up(&self, links: &LinkPool, pool: &StoragePool, attempt: Attempt) {
         if let Some(c) = attempt.dedicated {
             c.close();
             self.note("close-dedicated");
         }
-        let mut doomed = Vec::new();
-        if let Some(t) = attempt.temp {
-            doomed.push(t);
-        }
-        if attempt.base_created {
-            doomed.push(base_volume_name(&self.entry, key.as_str(), src.format));
-        }
-        if doomed.is_empty() {
+        let Some(name) = attempt.base else {
             return;
-        }
+        };
         let link = match links.link().await {
             Ok(l) => l,
             Err(e) => {
-                tracing::warn!(error = %e, volumes = ?doomed, "cannot delete after a failed fetch; the next ensure deletes them");
+                tracing::warn!(error = %e, volume = %name, "cannot delete after a failed fetch; the next ensure deletes it");
                 return;
             }
         };
-        for name in doomed {
-            match ops::delete_vol(&link, pool, &name).await {
-                Ok(_) => self.note(format!(
-                    "delete {}",
-                    if name.starts_with("tmp-") {
-                        "temp"
-                    } else {
-                        "base"
-                    }
-                )),
-                Err(e) => {
-                    tracing::warn!(error = %e, volume = %name, "cannot delete after a failed fetch; the next ensure deletes it");
-                }
+        match ops::delete_vol(&link, pool, &name).await {
+            Ok(_) => self.note("delete base"),
+            Err(e) => {
+                tracing::warn!(error = %e, volume = %name, "cannot delete after a failed fetch; the next ensure deletes it");
             }
         }
     }
@@ -480,6 +531,8 @@ impl ImageCache {
     async fn attempt(
         &self,
         links: &LinkPool,
+        leases: &Leases,
+        lease: &Lease,
         link: &Link,
         pool: &StoragePool,
         key: &Identifier,
@@ -514,33 +567,35 @@ impl ImageCache {
         let total = resp.content_length();
         self.report(ImageProgress::Fetching { total });
 
-        let temp_name = format!(
-            "{}{}",
-            temp_volume_prefix(&self.entry, key.as_str(), src.format),
-            nonce()
-        );
-        let fmt = src.format.as_str();
-        // A qcow2 temp is made by qemu-img and then overwritten; give it at least 1 MiB.
-        let capacity = total.unwrap_or(0).max(if src.format == ImageFormat::Qcow2 {
-            1 << 20
-        } else {
-            0
-        });
-        let temp = ops::create_vol(link, pool, volume_xml(&temp_name, capacity, fmt, None))
-            .await
-            .map_err(|e| provider_error(format!("create temporary volume {temp_name}"), e))?;
-        attempt.temp = Some(temp_name.clone());
-        self.note("create-temp");
+        // The base is written in place, under the key's lease: nobody else writes it, and
+        // without its marker nobody uses it. Declared `raw` whatever the image's format, so
+        // libvirt creates a plain (sparse) file of the announced length and runs no
+        // `qemu-img create`: the upload then leaves exactly the fetched bytes, whatever
+        // their size (a pre-made qcow2 would keep its own trailing bytes past a smaller
+        // image). libvirt probes the format afterwards; overlays name it from the config.
+        self.faults.at(Point::CreateBaseVolume).await;
+        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
+        let base = ops::create_vol(
+            link,
+            pool,
+            volume_xml(&base_name, total.unwrap_or(0), "raw", None),
+        )
+        .await
+        .map_err(|e| provider_error(format!("create volume {base_name}"), e))?;
+        attempt.base = Some(base_name.clone());
+        self.note("create-base");
 
+        self.faults.at(Point::CreateBaseUpload).await;
         let dedicated = links
             .dedicated()
             .await
             .map_err(|e| provider_error("open a dedicated upload connection", e))?;
         attempt.dedicated = Some(dedicated.clone());
+        // Sparse: runs of zeros go as holes (see `sparse`); the daemon seeks over them.
         let mut upload = dedicated
-            .vol_upload(&temp, 0, 0, false)
+            .vol_upload(&base, 0, 0, true)
             .await
-            .map_err(|e| provider_error(format!("start upload into {temp_name}"), e.into()))?;
+            .map_err(|e| provider_error(format!("start upload into {base_name}"), e.into()))?;
         if let Some(f) = self.progress.clone() {
             upload = upload.with_progress(move |n| f(ImageProgress::Uploaded(n)));
         }
@@ -548,6 +603,11 @@ impl ImageCache {
         let mut body = resp.bytes_stream();
         let mut hasher = Sha256::new();
         let mut len = 0u64;
+        let mut zeros = ZeroRuns::new();
+        let mut segments = Vec::new();
+        let sent = |e: libvirt_rpc::StreamError| {
+            provider_error(format!("upload {what} into {base_name}"), e.into())
+        };
         loop {
             let next = tokio::time::timeout_at(fetch_deadline, body.next()).await;
             let chunk = match next {
@@ -561,18 +621,24 @@ impl ImageCache {
                 Ok(Some(Err(e))) => return Err(fetch_error(&what, &e)),
                 Ok(Some(Ok(c))) => c,
             };
+            // The digest and the length cover every byte as fetched.
             len += chunk.len() as u64;
             hasher.update(&chunk);
             self.report(ImageProgress::Fetched(len));
-            upload
-                .send(chunk)
+            zeros.push(&chunk, &mut segments);
+            send_segments(&mut upload, &mut segments)
                 .await
-                .map_err(|e| provider_error(format!("upload {what} into {temp_name}"), e.into()))?;
+                .map_err(sent)?;
         }
+        zeros.finish(&mut segments);
+        send_segments(&mut upload, &mut segments)
+            .await
+            .map_err(sent)?;
+        let uploaded = upload.sent();
         upload
             .finish()
             .await
-            .map_err(|e| provider_error(format!("finish upload into {temp_name}"), e.into()))?;
+            .map_err(|e| provider_error(format!("finish upload into {base_name}"), e.into()))?;
 
         if let Some(t) = total {
             if t != len {
@@ -590,29 +656,12 @@ impl ImageCache {
                 )));
             }
         }
-        tracing::info!(bytes = len, %digest, "image fetched and verified");
+        tracing::info!(bytes = len, uploaded, holes = zeros.hole_bytes(), %digest, "image fetched and verified");
 
-        // Publish: server-side copy on the dedicated connection, bounded by what is left of
-        // the transfer budget (a copy of a large image can take longer than a call budget).
+        // Publish: the marker, LAST, and only while the lease is still ours.
+        self.faults.at(Point::CreateBaseMarker).await;
         self.report(ImageProgress::Publishing);
-        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        let info = ops::vol_info(link, &temp)
-            .await
-            .map_err(|e| provider_error(format!("read volume {temp_name}"), e))?;
-        let xml = volume_xml(&base_name, info.capacity.max(len), fmt, None);
-        attempt.base_created = true;
-        let base = publish(&dedicated, pool, &temp, &xml, remaining)
-            .await
-            .map_err(|e| provider_error(format!("publish {base_name}"), e))?;
-        self.note("publish");
-        ops::delete_vol(link, pool, &temp_name)
-            .await
-            .map_err(|e| provider_error(format!("delete {temp_name}"), e))?;
-        attempt.temp = None;
-        self.note("delete-temp-after-publish");
-
-        // The marker, LAST.
+        leases.check(links, lease).await?;
         let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
         ops::delete_vol(link, pool, &marker_name)
             .await
@@ -629,42 +678,29 @@ impl ImageCache {
         ops::upload_bytes(&dedicated, &marker, Bytes::from(hex), remaining)
             .await
             .map_err(|e| provider_error(format!("write {marker_name}"), e))?;
-        attempt.base_created = false;
+        attempt.base = None;
         self.note("marker");
 
         self.report(ImageProgress::Published {
             volume: base_name,
             bytes: len,
         });
-        BaseImage::read(link, base, src.format, digest, true).await
+        BaseImage::read(link, base, src.format, digest, Some(uploaded)).await
     }
 }
 
-/// `virStorageVolCreateXMLFrom`, reflink first, plain copy when the pool cannot reflink.
-async fn publish(
-    client: &Client,
-    pool: &StoragePool,
-    from: &StorageVol,
-    xml: &str,
-    budget: Duration,
-) -> Result<StorageVol, LvError> {
-    let args = |flags: u32| StorageVolCreateXmlFromArgs {
-        pool: pool.clone(),
-        xml: xml.into(),
-        clonevol: from.clone(),
-        flags,
-    };
-    let reflink = args(vol_create_flags::REFLINK);
-    let plain = args(0);
-    let call = |a| client.call_timeout::<StorageVolCreateXmlFrom>(a, budget);
-    match call(&reflink).await {
-        Ok(r) => Ok(r.vol),
-        Err(e @ libvirt_rpc::CallError::Remote(_)) => {
-            tracing::debug!(error = %e, "reflink copy refused; copying");
-            call(&plain).await.map(|r| r.vol).map_err(LvError::from)
+/// Sends (and drains) the segments: data as data, holes as holes.
+async fn send_segments(
+    upload: &mut libvirt_rpc::client::Upload,
+    segments: &mut Vec<Segment>,
+) -> Result<(), libvirt_rpc::StreamError> {
+    for s in segments.drain(..) {
+        match s {
+            Segment::Data(d) => upload.send(d).await?,
+            Segment::Hole(n) => upload.send_hole(n).await?,
         }
-        Err(e) => Err(e.into()),
     }
+    Ok(())
 }
 
 fn fetch_error(what: &str, e: &reqwest::Error) -> ProviderError {

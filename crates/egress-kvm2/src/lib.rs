@@ -13,9 +13,11 @@
 //! after every start ([`monitor`]), so a proxy in a user-networked guest is reachable on a
 //! host loopback port.
 //!
+//! Two controllers on one host are fenced by [leases](fence) held in libvirt itself (a
+//! never-started domain per uid and per image key, compared by UUID).
+//!
 //! **Not in scope.** Guest images themselves (`scripts/build-guest-image` builds the test
-//! guest), cross-process fencing of the image cache, retry policy (the controller's), and
-//! Kubernetes.
+//! guest), retry policy (the controller's), and Kubernetes.
 //!
 //! ```text
 //!   controller ──create/get/delete/list_by_tag──▶ Kvm2Provider (one per entry)
@@ -26,10 +28,10 @@
 //!                                                  │        │   mark_dead: publish reason, then kill
 //!                                                  ▼        ▼
 //!                                             libvirtd (unix / tcp / ssh) ──▶ qemu/kvm
-//!   pool volumes:  base-<entry>-<key>.<fmt>  (+ .sha256 marker, written last)
-//!                  tmp-<entry>-<key>.<fmt>.<nonce>  (upload in progress)
+//!   pool volumes:  base-<entry>-<key>.<fmt>  (the fetched bytes, sparse; + .sha256 marker, written last)
 //!                  disk-<entry>-<uid>.qcow2  (overlay)   seed-<entry>-<uid>.img  (NoCloud)
 //!   domain:        <entry>-<uid>, metadata in https://egress-proxy.dev/kvm2/1
+//!   leases:        lease.<entry>.uid.<uid>, lease.<entry>.image.<key> (never started)
 //! ```
 //!
 //! # Budgets
@@ -72,6 +74,8 @@
 pub mod address;
 pub mod classify;
 pub mod config;
+pub mod faults;
+pub mod fence;
 pub mod image;
 mod keyed;
 pub mod link;
@@ -80,6 +84,7 @@ pub mod monitor;
 mod ops;
 mod provider;
 pub mod seed;
+pub mod sparse;
 pub mod xml;
 
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! The [`Provider`] implementation.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -9,7 +10,8 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use egress_provider::{
     CreateSpec, FieldError, FieldErrors, Identifier, IdentifierError, ImageSource, Instance,
-    InstanceState, Problem, Provider, ProviderEntry, ProviderError, check_identifier,
+    InstanceState, Listing, Problem, Provider, ProviderEntry, ProviderError, Unreadable,
+    check_identifier,
 };
 use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
@@ -25,6 +27,8 @@ use tracing::Instrument;
 use crate::address::{self, SourceResult, Verdict};
 use crate::classify::{LvError, provider_error};
 use crate::config::Kvm2Settings;
+use crate::faults::{FaultPoints, Point};
+use crate::fence::{Leases, Subject, lease_name};
 use crate::image::{BaseImage, ImageCache, ProgressFn};
 use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
@@ -70,6 +74,8 @@ pub struct Kvm2Provider {
     links: LinkPool,
     images: ImageCache,
     uids: KeyedLocks<String>,
+    leases: Leases,
+    faults: FaultPoints,
     /// Tests: runs between the state read and the address read.
     #[cfg(test)]
     before_address: Option<AddressHook>,
@@ -129,12 +135,15 @@ impl Kvm2Provider {
             allow_unverified_images,
             b,
         );
+        let leases = Leases::new(settings.domain_type, b.lease, b.lease_wait);
         Ok(Self {
             name,
             settings,
             links,
             images,
             uids: KeyedLocks::default(),
+            leases,
+            faults: FaultPoints::default(),
             #[cfg(test)]
             before_address: None,
         })
@@ -170,6 +179,16 @@ impl Kvm2Provider {
         self
     }
 
+    /// Runs `hook` at every step of create and delete (feature `fault-injection`, for the
+    /// fault-injection tests only).
+    #[cfg(feature = "fault-injection")]
+    #[must_use]
+    pub fn with_fault_hook(mut self, hook: crate::faults::FaultHook) -> Self {
+        self.faults.hook = Some(hook.clone());
+        self.images.faults.hook = Some(hook);
+        self
+    }
+
     /// The settings.
     pub fn settings(&self) -> &Kvm2Settings {
         &self.settings
@@ -197,7 +216,32 @@ impl Kvm2Provider {
 
     /// Makes sure the base image for `key` is cached and verified (fetching it if needed).
     pub async fn ensure_image(&self, key: &Identifier) -> Result<BaseImage, ProviderError> {
-        self.images.ensure(&self.links, key).await
+        self.images.ensure(&self.links, &self.leases, key).await
+    }
+
+    /// This provider's owner id in cross-process leases (`<host>:<pid>:<random>`).
+    pub fn lease_owner(&self) -> &str {
+        self.leases.owner()
+    }
+
+    /// Runs `work` under the cross-process lease of instance `uid` (see [`crate::fence`]),
+    /// after the in-process lock of the same uid.
+    async fn under_uid_lease<T>(
+        &self,
+        uid: &Identifier,
+        work: impl Future<Output = Result<T, ProviderError>>,
+    ) -> Result<T, ProviderError> {
+        let name = lease_name(self.name.as_str(), Subject::Uid(uid.as_str()));
+        let lease = Box::pin(self.leases.acquire(&self.links, &name, |_| {
+            format!(
+                "instance {uid} of provider {} is being created or deleted by another controller",
+                self.name
+            )
+        }))
+        .await?;
+        let r = self.leases.hold(&self.links, &lease, work).await;
+        self.leases.release(&self.links, lease).await;
+        r
     }
 
     /// Polite teardown of the shared link (bounded by the close budget).
@@ -336,15 +380,10 @@ impl Kvm2Provider {
         }
     }
 
+    /// Starts `dom` if it never booted (its volumes are ready). A domain stopped after
+    /// running stays stopped.
     async fn start_if_not_run(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
-        let st = ops::state(link, dom)
-            .await
-            .map_err(perr(format!("read state of domain {}", dom.name)))?;
-        // Defined and never started (a create interrupted between define and start), or a
-        // start that failed: start it now. A domain stopped after running stays stopped.
-        if st.state == state::SHUTOFF
-            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED)
-        {
+        if self.never_booted(link, dom).await? {
             tracing::info!(domain = %dom.name, "completing an interrupted create: starting the domain");
             self.start(link, dom).await?;
         }
@@ -398,7 +437,15 @@ impl Kvm2Provider {
                 seed::MAX_USER_DATA
             )));
         }
+        self.faults.at(Point::CreateLock).await;
         let _guard = self.uids.lock(spec.uid.to_string()).await;
+        self.under_uid_lease(&spec.uid, Box::pin(self.create_leased(spec)))
+            .await
+    }
+
+    /// `create` under the per-uid lock and lease.
+    async fn create_leased(&self, spec: &CreateSpec) -> Result<Instance, ProviderError> {
+        self.faults.at(Point::CreateAdopt).await;
         let link = self.link().await?;
         let name = self.domain_name(&spec.uid);
         if let Some(dom) = ops::domain(&link, &name)
@@ -407,70 +454,24 @@ impl Kvm2Provider {
         {
             // Same uid again (or a create that crashed after define): the same domain.
             let meta = self.read_meta(&link, &dom, &spec.uid).await?;
-            self.start_if_not_run(&link, &dom).await?;
+            let link = if self.never_booted(&link, &dom).await? {
+                // A create interrupted after define. Its volumes may be gone since (a
+                // define that outlived its budget can land after a retry deleted the stale
+                // seed): nothing has booted from them, so make them again, then start.
+                tracing::info!(domain = %dom.name, "completing an interrupted create: volumes, then start");
+                self.prepare_volumes(spec, &name).await?;
+                let link = self.link().await?;
+                self.start(&link, &dom).await?;
+                link
+            } else {
+                link
+            };
             self.forward_ports(&link, &dom).await?;
             return self.instance(&link, &dom, meta).await;
         }
 
-        let base = self.images.ensure(&self.links, &spec.image).await?;
-        // The fetch may have taken long: take the live link again.
+        let (disk_name, seed_name) = self.prepare_volumes(spec, &name).await?;
         let link = self.link().await?;
-        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
-
-        // The overlay: reuse one left by an interrupted create (nothing has booted from it,
-        // since no domain exists), else create it.
-        let disk_name = disk_volume_name(self.name.as_str(), spec.uid.as_str());
-        if ops::vol(&link, &pool, &disk_name)
-            .await
-            .map_err(perr(format!("look up volume {disk_name}")))?
-            .is_none()
-        {
-            let xml = volume_xml(
-                &disk_name,
-                base.capacity,
-                "qcow2",
-                Some(Backing {
-                    path: &base.path,
-                    format: base.format.as_str(),
-                }),
-            );
-            match ops::create_vol(&link, &pool, xml).await {
-                Ok(_) => {}
-                Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {}
-                Err(e) => return Err(provider_error(format!("create overlay {disk_name}"), e)),
-            }
-        }
-
-        // The seed: always rebuilt while no domain exists (a crashed upload may have left
-        // a partial one).
-        let seed_name = seed_volume_name(self.name.as_str(), spec.uid.as_str());
-        let hostname = if name.len() <= 63 {
-            name.as_str()
-        } else {
-            spec.uid.as_str()
-        };
-        let image = seed::build(&SeedInput {
-            instance_id: spec.uid.as_str(),
-            hostname,
-            user_data: &spec.user_data,
-            ssh_keys: &spec.ssh_authorized_keys,
-        })
-        .map_err(|e| {
-            ProviderError::permanent(format!("build the NoCloud seed: {e}")).with_source(e)
-        })?;
-        ops::delete_vol(&link, &pool, &seed_name)
-            .await
-            .map_err(perr(format!("delete stale seed {seed_name}")))?;
-        let seed_vol = ops::create_vol(
-            &link,
-            &pool,
-            volume_xml(&seed_name, image.len() as u64, "raw", None),
-        )
-        .await
-        .map_err(perr(format!("create seed {seed_name}")))?;
-        ops::small_upload(&link, &seed_vol, Bytes::from(image))
-            .await
-            .map_err(perr(format!("upload seed {seed_name}")))?;
 
         let meta = Meta {
             uid: spec.uid.clone(),
@@ -505,6 +506,7 @@ impl Kvm2Provider {
             agent_socket: agent_socket.as_deref(),
             serial_log: serial_log.as_deref(),
         });
+        self.faults.at(Point::CreateDefine).await;
         let dom = match link
             .call::<DomainDefineXmlFlags>(&XmlFlagsArgs {
                 xml: xml.into(),
@@ -526,12 +528,102 @@ impl Kvm2Provider {
                 return Err(provider_error(format!("define domain {name}"), e));
             }
         };
+        self.faults.at(Point::CreateStart).await;
         self.start(&link, &dom).await?;
+        self.faults.at(Point::CreateForwards).await;
         self.forward_ports(&link, &dom).await?;
         // Read back, not remembered.
+        self.faults.at(Point::CreateReadBack).await;
         let meta = self.read_meta(&link, &dom, &spec.uid).await?;
         tracing::info!(domain = %name, "domain defined and started");
         self.instance(&link, &dom, meta).await
+    }
+
+    /// Base, overlay (reused if present: nothing has booted from it) and seed (always
+    /// rebuilt: a crashed upload may have left a partial one) of `spec`'s domain `name`,
+    /// which does not exist or has never booted. Answers the overlay's and the seed's names.
+    async fn prepare_volumes(
+        &self,
+        spec: &CreateSpec,
+        name: &str,
+    ) -> Result<(String, String), ProviderError> {
+        self.faults.at(Point::CreateBase).await;
+        let base = self
+            .images
+            .ensure(&self.links, &self.leases, &spec.image)
+            .await?;
+        // The fetch may have taken long: take the live link again.
+        self.faults.at(Point::CreateOverlay).await;
+        let link = self.link().await?;
+        let pool = ops::entry_pool(&link, &self.settings.pool).await?;
+
+        // The overlay: reuse one left by an interrupted create (nothing has booted from
+        // it), else create it.
+        let disk_name = disk_volume_name(self.name.as_str(), spec.uid.as_str());
+        if ops::vol(&link, &pool, &disk_name)
+            .await
+            .map_err(perr(format!("look up volume {disk_name}")))?
+            .is_none()
+        {
+            let xml = volume_xml(
+                &disk_name,
+                base.capacity,
+                "qcow2",
+                Some(Backing {
+                    path: &base.path,
+                    format: base.format.as_str(),
+                }),
+            );
+            match ops::create_vol(&link, &pool, xml).await {
+                Ok(_) => {}
+                Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {}
+                Err(e) => return Err(provider_error(format!("create overlay {disk_name}"), e)),
+            }
+        }
+
+        // The seed: always rebuilt while nothing has booted from it (a crashed upload may
+        // have left a partial one).
+        self.faults.at(Point::CreateSeed).await;
+        let seed_name = seed_volume_name(self.name.as_str(), spec.uid.as_str());
+        let hostname = if name.len() <= 63 {
+            name
+        } else {
+            spec.uid.as_str()
+        };
+        let image = seed::build(&SeedInput {
+            instance_id: spec.uid.as_str(),
+            hostname,
+            user_data: &spec.user_data,
+            ssh_keys: &spec.ssh_authorized_keys,
+        })
+        .map_err(|e| {
+            ProviderError::permanent(format!("build the NoCloud seed: {e}")).with_source(e)
+        })?;
+        ops::delete_vol(&link, &pool, &seed_name)
+            .await
+            .map_err(perr(format!("delete stale seed {seed_name}")))?;
+        let seed_vol = ops::create_vol(
+            &link,
+            &pool,
+            volume_xml(&seed_name, image.len() as u64, "raw", None),
+        )
+        .await
+        .map_err(perr(format!("create seed {seed_name}")))?;
+        self.faults.at(Point::CreateSeedUpload).await;
+        ops::small_upload(&link, &seed_vol, Bytes::from(image))
+            .await
+            .map_err(perr(format!("upload seed {seed_name}")))?;
+        Ok((disk_name, seed_name))
+    }
+
+    /// Defined and never started (a create interrupted between define and start), or a
+    /// start that failed. A domain stopped after running is not.
+    async fn never_booted(&self, link: &Link, dom: &Domain) -> Result<bool, ProviderError> {
+        let st = ops::state(link, dom)
+            .await
+            .map_err(perr(format!("read state of domain {}", dom.name)))?;
+        Ok(st.state == state::SHUTOFF
+            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED))
     }
 
     async fn get_inner(&self, uid: &Identifier) -> Result<Instance, ProviderError> {
@@ -596,6 +688,7 @@ impl Kvm2Provider {
                 Err(e) => tracing::debug!(error = %e, "graceful shutdown refused; destroying"),
             }
         }
+        self.faults.at(Point::DeleteDestroy).await;
         match link
             .call::<DomainDestroyFlags>(&DomainFlagsArgs {
                 dom: dom.clone(),
@@ -643,7 +736,14 @@ impl Kvm2Provider {
     }
 
     async fn delete_inner(&self, uid: &Identifier) -> Result<(), ProviderError> {
+        self.faults.at(Point::DeleteLock).await;
         let _guard = self.uids.lock(uid.to_string()).await;
+        self.under_uid_lease(uid, Box::pin(self.delete_leased(uid)))
+            .await
+    }
+
+    /// `delete` under the per-uid lock and lease.
+    async fn delete_leased(&self, uid: &Identifier) -> Result<(), ProviderError> {
         let link = self.link().await?;
         let name = self.domain_name(uid);
         if let Some(dom) = ops::domain(&link, &name)
@@ -656,9 +756,12 @@ impl Kvm2Provider {
                 Err(e) if e.is_not_found() => {}
                 Err(e) => return Err(e),
             }
+            self.faults.at(Point::DeleteShutdown).await;
             self.stop(&link, &dom).await?;
+            self.faults.at(Point::DeleteUndefine).await;
             self.undefine(&link, &dom).await?;
         }
+        self.faults.at(Point::DeleteVolumes).await;
         let pool = ops::entry_pool(&link, &self.settings.pool).await?;
         for vol in [
             disk_volume_name(self.name.as_str(), uid.as_str()),
@@ -671,7 +774,11 @@ impl Kvm2Provider {
         Ok(())
     }
 
-    async fn list_inner(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
+    /// Every domain of this entry carrying `tag`. Once the host answered the list, one
+    /// domain's failure (its metadata unreadable or damaged, its state or address
+    /// unreadable) is reported for that domain in [`Listing::unreadable`]; a domain that
+    /// vanished meanwhile is left out (it is gone); a dead link fails the whole call.
+    async fn list_inner(&self, tag: &Identifier) -> Result<Listing, ProviderError> {
         let link = self.link().await?;
         let all = link
             .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
@@ -681,34 +788,65 @@ impl Kvm2Provider {
             .await
             .map_err(perr("list domains"))?;
         let prefix = format!("{}-", self.name);
-        let mut out = Vec::new();
+        let mut out = Listing::default();
         for dom in all.domains {
             let Ok(name) = dom.name.to_str() else {
                 continue;
             };
-            if !name.starts_with(&prefix) {
+            let Some(rest) = name.strip_prefix(&prefix) else {
                 continue;
-            }
+            };
+            let named_uid = Identifier::new(rest).ok();
+            let unreadable = |error| Unreadable::new(name, named_uid.clone(), error);
             let xml = match ops::metadata(&link, &dom).await {
                 Ok(Some(x)) => x,
+                // Not ours (no metadata in our namespace), or gone.
                 Ok(None) => continue,
                 Err(e) if e.is_no_domain() => continue,
-                Err(e) => return Err(provider_error(format!("read metadata of domain {name}"), e)),
+                Err(e) => {
+                    let err = provider_error(format!("read metadata of domain {name}"), e);
+                    if link.is_dead() {
+                        return Err(err);
+                    }
+                    out.unreadable.push(unreadable(err));
+                    continue;
+                }
             };
-            let Ok(meta) = Meta::parse(&xml) else {
-                tracing::warn!(
-                    domain = name,
-                    "skipping a domain with damaged egress-kvm2 metadata"
-                );
+            let meta = match Meta::parse(&xml) {
+                Ok(m) => m,
+                Err(e) => {
+                    tracing::warn!(domain = name, error = %e, "damaged egress-kvm2 metadata");
+                    out.unreadable.push(unreadable(
+                        ProviderError::permanent(format!(
+                            "domain {name} carries damaged egress-kvm2 metadata ({e}); its tags \
+                             are unknown. Repair its metadata or remove the domain by hand"
+                        ))
+                        .with_source(e),
+                    ));
+                    continue;
+                }
+            };
+            if meta.entry != self.name.as_str() {
                 continue;
-            };
-            if meta.entry != self.name.as_str() || !meta.tags.contains(tag) {
+            }
+            if named_uid.as_ref() != Some(&meta.uid) {
+                out.unreadable
+                    .push(unreadable(ProviderError::permanent(format!(
+                        "domain {name} carries egress-kvm2 metadata for uid {:?}, which does not \
+                     match its name; rename or remove it by hand",
+                        meta.uid.as_str()
+                    ))));
+                continue;
+            }
+            if !meta.tags.contains(tag) {
                 continue;
             }
             match self.instance(&link, &dom, meta).await {
-                Ok(i) => out.push(i),
+                Ok(i) => out.instances.push(i),
+                // Vanished mid-list: gone, as a list a moment later would say.
                 Err(e) if e.is_not_found() => {}
-                Err(e) => return Err(e),
+                Err(e) if link.is_dead() => return Err(e),
+                Err(e) => out.unreadable.push(unreadable(e)),
             }
         }
         Ok(out)
@@ -736,7 +874,7 @@ impl Provider for Kvm2Provider {
         self.delete_inner(uid).instrument(span).await
     }
 
-    async fn list_by_tag(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
+    async fn list_by_tag(&self, tag: &Identifier) -> Result<Listing, ProviderError> {
         let span = tracing::debug_span!("kvm2.list_by_tag", entry = %self.name, tag = %tag);
         self.list_inner(tag).instrument(span).await
     }

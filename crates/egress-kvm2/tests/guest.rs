@@ -85,7 +85,7 @@ impl Drop for DumpOnPanic<'_> {
 /// Daemon, mirror, image, provider with a forward from a free loopback port to the guest's
 /// proxy, or `None` (skip) when libvirt or the image is missing and `TESTBED_REQUIRED` is
 /// not set.
-async fn bed(entry_name: &str) -> Option<Bed> {
+async fn bed(entry_name: &str, format: &str) -> Option<Bed> {
     let started = Instant::now();
     let image = tokio::task::spawn_blocking(guest::image_or_skip)
         .await
@@ -99,15 +99,35 @@ async fn bed(entry_name: &str) -> Option<Bed> {
         &image.sha256[..16]
     );
     let env = env().await?;
-    let body = std::fs::read(&image.path).expect("read the guest image");
-    assert_eq!(body.len() as u64, image.size);
-    env.http.serve("/egress-guest.raw", body);
+    let raw = std::fs::read(&image.path).expect("read the guest image");
+    assert_eq!(raw.len() as u64, image.size);
+    // The operator's images are qcow2: the raw guest converted with qemu-img.
+    let body = if format == "qcow2" {
+        let qcow2 = env.d.dir().join("egress-guest.qcow2");
+        let out = std::process::Command::new("qemu-img")
+            .args(["convert", "-O", "qcow2"])
+            .arg(&image.path)
+            .arg(&qcow2)
+            .output()
+            .expect("qemu-img runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read(&qcow2).unwrap()
+    } else {
+        raw
+    };
+    let sha256 = sha256_hex(&body);
+    let path = format!("/egress-guest.{format}");
+    env.http.serve(&path, body);
     let logs = guest::shared_dir("ekvm2-serial-").unwrap();
     let fwd = guest::free_loopback_port().unwrap();
     let p = build(entry(
         &env,
         entry_name,
-        json!({"guest": {"url": env.http.url("/egress-guest.raw"), "sha256": image.sha256, "format": "raw"}}),
+        json!({"guest": {"url": env.http.url(&path), "sha256": sha256, "format": format}}),
         json!({
             "domain_type": "qemu",
             "address_sources": ["agent", "lease"],
@@ -174,14 +194,15 @@ fn instance_volumes(bed: &Bed, uid: &Identifier) -> Vec<String> {
         .collect()
 }
 
-/// The issue's proof: create with the real image and a user-data that starts the proxy →
+/// The issue's proof, with the image in qcow2 (issue 19: the operator's format; the raw one is
+/// booted by the next test): create with the real image and a user-data that starts the proxy →
 /// Provisioning until the agent answers → Running at 10.0.2.15 (from the agent) → a request
 /// through the forwarded proxy port reaches a loopback server on the host via the guest →
 /// `list_by_tag` finds it → `delete` → `NotFound`, no volume of the instance left.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
     let _one = ONE_GUEST.lock().await;
-    let Some(bed) = bed("guest").await else {
+    let Some(bed) = bed("guest", "qcow2").await else {
         return;
     };
     let uid = id("g1");
@@ -203,6 +224,15 @@ async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
         made.state,
         InstanceState::Provisioning,
         "right after start the agent cannot answer yet"
+    );
+    // The base is the fetched qcow2, byte for byte (no conversion, no trailing bytes).
+    let fetched = std::fs::read(bed.env.d.dir().join("egress-guest.qcow2")).unwrap();
+    let stored = std::fs::read(bed.env.d.pool_path().join("base-guest-guest.qcow2")).unwrap();
+    assert!(
+        stored == fetched,
+        "stored base ({} bytes) differs from the fetched qcow2 ({} bytes)",
+        stored.len(),
+        fetched.len()
     );
 
     let t = Instant::now();
@@ -252,7 +282,7 @@ async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
     assert_eq!(again.state, running.state);
     assert_eq!(via_guest(&bed, &url).await.body, token.as_bytes());
 
-    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap();
+    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap().instances;
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0].uid, uid);
     assert_eq!(listed[0].state, running.state);
@@ -350,7 +380,7 @@ async fn qemu_program_answers(bed: &Bed) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_guest_agent_loss_is_provisioning_and_a_dead_link_is_transient() {
     let _one = ONE_GUEST.lock().await;
-    let Some(bed) = bed("h3g").await else {
+    let Some(bed) = bed("h3g", "raw").await else {
         return;
     };
     let uid = id("g2");
@@ -446,7 +476,7 @@ async fn real_guest_agent_loss_is_provisioning_and_a_dead_link_is_transient() {
         tokio::time::sleep(POLL).await;
     }
     let to_provisioning = stop_sent.elapsed();
-    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap();
+    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap().instances;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].state, InstanceState::Provisioning);
 

@@ -86,9 +86,16 @@ async fn full_lifecycle_with_a_real_domain() {
     );
 
     let listed = p.list_by_tag(&id("green")).await.unwrap();
-    assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].uid, spec.uid);
-    assert!(p.list_by_tag(&id("red")).await.unwrap().is_empty());
+    assert!(listed.is_complete(), "{listed:?}");
+    assert_eq!(listed.instances.len(), 1);
+    assert_eq!(listed.instances[0].uid, spec.uid);
+    assert!(
+        p.list_by_tag(&id("red"))
+            .await
+            .unwrap()
+            .instances
+            .is_empty()
+    );
 
     // Delete: graceful (nothing inside listens), then destroy; twice is fine.
     p.delete(&spec.uid).await.unwrap();
@@ -151,7 +158,7 @@ async fn interrupted_creates_are_completed_not_duplicated() {
     assert!(p.get(&spec.uid).await.unwrap_err().is_not_found());
     let redone = p.create(&spec).await.unwrap();
     assert_eq!(redone.state, InstanceState::Provisioning);
-    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().len(), 1);
+    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().instances.len(), 1);
     assert_eq!(
         env.d.virsh(&["list", "--all", "--name"]).unwrap().trim(),
         "crash-u1"
@@ -163,6 +170,61 @@ async fn interrupted_creates_are_completed_not_duplicated() {
     assert_eq!(a.unwrap().created_at, b.unwrap().created_at);
     p.delete(&spec.uid).await.unwrap();
     tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+/// A create interrupted after define whose volumes were lost meanwhile is completed, not
+/// wedged (issue 19, found by the fleet run): under load a call that outlived its budget
+/// (a define) landed on the daemon after the retry had deleted the stale seed and lost its
+/// link, so the retry after it adopted a domain without its seed, and every later create
+/// answered `NotFound` ("start domain …: no storage vol with matching name 'seed-…'").
+/// A domain that never booted gets its overlay and seed again before it is started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_defined_domain_whose_volumes_are_gone_is_completed() {
+    let Some(env) = env().await else { return };
+    let body = pattern(1 << 20, 23);
+    env.http.serve("/img.raw", body.clone());
+    let p = build(entry(
+        &env,
+        "lost",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({}),
+    ));
+    let spec = CreateSpec::new(id("u1"), "u1", id("img"))
+        .with_memory_mib(32)
+        .with_tag(id("t"));
+    let first = p.create(&spec).await.unwrap();
+    // Defined, never started, seed gone; then seed and overlay gone.
+    let xml = env.d.virsh(&["dumpxml", "--inactive", "lost-u1"]).unwrap();
+    let file = env.d.dir().join("lost-u1.xml");
+    std::fs::write(&file, xml).unwrap();
+    for lost in [
+        &["seed-lost-u1.img"][..],
+        &["seed-lost-u1.img", "disk-lost-u1.qcow2"],
+    ] {
+        env.d.virsh(&["destroy", "lost-u1"]).unwrap();
+        env.d.virsh(&["undefine", "lost-u1"]).unwrap();
+        env.d.virsh(&["define", file.to_str().unwrap()]).unwrap();
+        for vol in lost {
+            env.d
+                .virsh(&["vol-delete", "--pool", env.d.pool_name(), vol])
+                .unwrap();
+        }
+        let again = p
+            .create(&spec)
+            .await
+            .unwrap_or_else(|e| panic!("create after losing {lost:?}: {}", e.chain()));
+        assert_eq!(again.state, InstanceState::Provisioning, "started");
+        assert_eq!(again.created_at, first.created_at, "the same domain");
+        assert_eq!(
+            env.d.virsh(&["domstate", "lost-u1"]).unwrap().trim(),
+            "running"
+        );
+    }
+    p.delete(&spec.uid).await.unwrap();
+    assert_eq!(
+        volumes(&env.d),
+        ["base-lost-img.raw", "base-lost-img.raw.sha256"]
+    );
 }
 
 /// A domain with our name that we did not make is never touched.
@@ -241,6 +303,116 @@ async fn port_forward_on_a_taken_port_is_transient_and_completed_by_a_retried_cr
 
     p.delete(&spec.uid).await.unwrap();
     std::net::TcpListener::bind(("127.0.0.1", port)).expect("delete frees the forwarded port");
+}
+
+/// One sick instance never hides the others (issue 19). With `address_sources: [agent]`
+/// a running domain without a guest agent has no readable address (every source fails:
+/// `get` is Transient), while a stopped one is read without its address. A third domain's
+/// metadata is damaged by hand. `list_by_tag` lists the stopped one and reports the other
+/// two, each with its own error; a dead link still fails the whole call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_sick_instance_is_reported_alone_and_the_others_are_listed() {
+    let Some(env) = env().await else { return };
+    let body = pattern(1 << 20, 25);
+    env.http.serve("/img.raw", body.clone());
+    let p = build(entry(
+        &env,
+        "sick",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({"address_sources": ["agent"], "budgets": {"shutdown_secs": 0, "call_secs": 10}}),
+    ));
+    let spec = |uid: &str| {
+        CreateSpec::new(id(uid), uid, id("img"))
+            .with_memory_mib(32)
+            .with_tag(id("t"))
+    };
+    // create answers the instance as it is: a running domain whose address cannot be read
+    // makes create fail Transient (unreadable is not missing), so make all three first.
+    for uid in ["a", "b", "c"] {
+        let r = p.create(&spec(uid)).await;
+        assert!(
+            r.as_ref()
+                .is_ok_and(|i| i.state == InstanceState::Provisioning)
+                || r.as_ref()
+                    .is_err_and(egress_provider::ProviderError::is_transient),
+            "{uid}: {r:?}"
+        );
+    }
+    env.d.virsh(&["destroy", "sick-a"]).unwrap();
+    assert_eq!(p.get(&id("a")).await.unwrap().state, InstanceState::Stopped);
+    assert!(p.get(&id("b")).await.unwrap_err().is_transient());
+    env.d
+        .virsh(&[
+            "metadata",
+            "sick-c",
+            egress_kvm2::meta::NAMESPACE,
+            "--key",
+            "egress",
+            "--set",
+            "<instance><uid>not an identifier</uid></instance>",
+        ])
+        .unwrap();
+
+    let listed = match p.list_by_tag(&id("t")).await {
+        Ok(l) => l,
+        Err(e) => panic!(
+            "list_by_tag = {e}: one sick instance must be reported on its own, not hide the others"
+        ),
+    };
+    let listed_uids: Vec<&str> = listed.instances.iter().map(|i| i.uid.as_str()).collect();
+    assert_eq!(listed_uids, ["a"], "{listed:?}");
+    assert_eq!(listed.instances[0].state, InstanceState::Stopped);
+    let mut sick: Vec<(&str, Option<&str>, bool)> = listed
+        .unreadable
+        .iter()
+        .map(|u| {
+            (
+                u.object.as_str(),
+                u.uid.as_ref().map(egress_provider::Identifier::as_str),
+                u.error.is_transient(),
+            )
+        })
+        .collect();
+    sick.sort_unstable();
+    assert_eq!(
+        sick,
+        [
+            ("sick-b", Some("b"), true),  // address unreadable: Transient
+            ("sick-c", Some("c"), false), // damaged metadata: Permanent, tags unknown
+        ],
+        "{listed:?}"
+    );
+    let c = listed
+        .unreadable
+        .iter()
+        .find(|u| u.object == "sick-c")
+        .unwrap();
+    assert!(c.error.is_permanent(), "{}", c.error);
+    assert!(c.error.to_string().contains("damaged"), "{}", c.error);
+    // Damaged metadata means unknown tags: reported whatever the tag.
+    let other = p.list_by_tag(&id("other")).await.unwrap();
+    assert!(other.instances.is_empty());
+    assert_eq!(other.unreadable.len(), 1, "{other:?}");
+
+    // A dead link still fails the whole call.
+    env.d.freeze().unwrap();
+    let frozen = build(entry(
+        &env,
+        "sick",
+        json!({"img": image(&env.http.url("/img.raw"), &body)}),
+        json!({"address_sources": ["agent"], "budgets": {"call_secs": 1, "connect_secs": 1}}),
+    ));
+    let err = frozen.list_by_tag(&id("t")).await;
+    env.d.thaw().unwrap();
+    assert!(err.unwrap_err().is_transient());
+
+    for uid in ["a", "b"] {
+        p.delete(&id(uid)).await.unwrap();
+    }
+    // The damaged one is not ours to delete: Permanent, untouched.
+    assert!(p.delete(&id("c")).await.unwrap_err().is_permanent());
+    env.d.virsh(&["destroy", "sick-c"]).unwrap();
+    env.d.virsh(&["undefine", "sick-c"]).unwrap();
 }
 
 /// The lifecycle over `qemu+ssh://`: an OpenSSH sshd on 127.0.0.1 in front of the same
@@ -343,7 +515,7 @@ async fn lifecycle_through(env: &Env, name: &str, uri: &str, sshd: &Sshd) {
         "running"
     );
     assert_eq!(p.get(&spec.uid).await.unwrap(), made);
-    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().len(), 1);
+    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().instances.len(), 1);
     p.delete(&spec.uid).await.unwrap();
     assert!(p.get(&spec.uid).await.unwrap_err().is_not_found());
     assert_eq!(

@@ -53,7 +53,7 @@ async fn a_tls_host_entry_creates_lists_and_deletes() {
         "running"
     );
     assert_eq!(p.get(&spec.uid).await.unwrap().uid, spec.uid);
-    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().len(), 1);
+    assert_eq!(p.list_by_tag(&id("t")).await.unwrap().instances.len(), 1);
     p.delete(&spec.uid).await.unwrap();
     assert!(p.get(&spec.uid).await.unwrap_err().is_not_found());
 }

@@ -33,6 +33,12 @@
 //!    `Provisioning` when the budget ends). `Transient` errors are retried;
 //!    `NotFound`, `Permanent`, `Stopped` and `Failed` fail the suite.
 //! 4. `list_by_tag` finds exactly this instance once; another tag does not.
+//!    With a [`Sickness`] in the harness, a second instance with the same tag is
+//!    made unreadable: `list_by_tag` still succeeds, lists the first one as
+//!    before and reports the sick one once in [`Listing::unreadable`] (never as
+//!    a normal instance, never by failing the call); `get` of the sick one is an
+//!    error other than `NotFound`. Without one, the step is skipped (and named in
+//!    [`ConformanceReport::skipped`]).
 //! 5. `create` again with the same uid answers the same instance (same
 //!    `created_at`) and no second one is listed.
 //! 6. `delete` succeeds; `get` is then `NotFound`; `delete` again succeeds;
@@ -54,11 +60,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use async_trait::async_trait;
 use tokio::time::{Instant, sleep, timeout};
 
 use crate::error::{Chain, ErrorKind, ProviderError};
 use crate::identifier::{IDENTIFIER_MAX_LEN, Identifier};
 use crate::instance::{Instance, InstanceState};
+use crate::listing::Listing;
 use crate::provider::Provider;
 use crate::spec::CreateSpec;
 
@@ -94,6 +102,33 @@ pub struct Harness {
     /// `true`). `false` accepts `Provisioning` at the end, for backends whose
     /// guests never get an address in the test environment.
     pub require_running: bool,
+    /// How to make one instance unreadable on the backend, for the step
+    /// [`Step::ListOneUnreadable`]; skipped when `None` (the default).
+    pub sickness: Option<Arc<dyn Sickness>>,
+}
+
+/// Makes one instance unreadable on a real backend, the way it can happen there (for a
+/// KVM host: a guest whose address no source can read, a domain whose metadata is
+/// damaged), so the suite can check that `list_by_tag` reports it on its own and still
+/// lists the others.
+#[async_trait]
+pub trait Sickness: Send + Sync {
+    /// Makes the instance `uid` (just created by the suite) unreadable.
+    async fn inflict(&self, uid: &Identifier);
+    /// Undoes [`inflict`](Self::inflict), so the suite can delete the instance.
+    async fn cure(&self, uid: &Identifier);
+}
+
+/// The reference provider's sickness: [`set_unreadable`](crate::reference::InMemoryProvider::set_unreadable).
+#[async_trait]
+impl Sickness for crate::reference::InMemoryProvider {
+    async fn inflict(&self, uid: &Identifier) {
+        self.set_unreadable(uid, Some("no address source answers".into()));
+    }
+
+    async fn cure(&self, uid: &Identifier) {
+        self.set_unreadable(uid, None);
+    }
 }
 
 impl Harness {
@@ -124,6 +159,7 @@ impl Harness {
             poll_budget: Duration::from_secs(300),
             call_timeout: Duration::from_secs(120),
             require_running: true,
+            sickness: None,
         }
     }
 
@@ -171,6 +207,13 @@ impl Harness {
         self
     }
 
+    /// Sets how to make one instance unreadable (enables [`Step::ListOneUnreadable`]).
+    #[must_use]
+    pub fn with_sickness(mut self, sickness: Arc<dyn Sickness>) -> Self {
+        self.sickness = Some(sickness);
+        self
+    }
+
     /// The test instance's spec under `uid` and `image`, carrying the suite's tag.
     fn spec_for(&self, uid: Identifier, image: Identifier) -> CreateSpec {
         let mut spec = self.spec.clone().with_tag(self.tag.clone());
@@ -193,6 +236,7 @@ impl fmt::Debug for Harness {
             .field("poll_budget", &self.poll_budget)
             .field("call_timeout", &self.call_timeout)
             .field("require_running", &self.require_running)
+            .field("sickness", &self.sickness.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -230,6 +274,8 @@ pub enum Step {
     WaitReady,
     /// `list_by_tag` finds the instance exactly once.
     ListByTag,
+    /// One unreadable instance is reported on its own; the others are listed.
+    ListOneUnreadable,
     /// `create` again returns the same instance.
     CreateAgain,
     /// `delete` succeeds.
@@ -257,6 +303,7 @@ impl Step {
             Self::Create => "create",
             Self::WaitReady => "wait-ready",
             Self::ListByTag => "list-by-tag",
+            Self::ListOneUnreadable => "list-one-unreadable",
             Self::CreateAgain => "create-again",
             Self::Delete => "delete",
             Self::GetAfterDelete => "get-after-delete",
@@ -283,6 +330,8 @@ pub struct ConformanceReport {
     pub provider: String,
     /// Each step passed, with how long it took, in order.
     pub steps: Vec<(Step, Duration)>,
+    /// Steps skipped because the harness lacks what they need.
+    pub skipped: Vec<Step>,
     /// How many times `get` was called while waiting.
     pub polls: u32,
     /// `Transient` errors retried on the happy path (create, get, list, delete).
@@ -306,7 +355,10 @@ impl fmt::Display for ConformanceReport {
             self.ready_state
         )?;
         for (step, took) in &self.steps {
-            writeln!(f, "  ok  {:<18} {took:.1?}", step.as_str())?;
+            writeln!(f, "  ok  {:<19} {took:.1?}", step.as_str())?;
+        }
+        for step in &self.skipped {
+            writeln!(f, "  --  {:<19} skipped", step.as_str())?;
         }
         Ok(())
     }
@@ -356,6 +408,7 @@ struct Runner<'h> {
     started: std::time::Instant,
     step_started: std::time::Instant,
     steps: Vec<(Step, Duration)>,
+    skipped: Vec<Step>,
     polls: u32,
     transient_retries: u32,
 }
@@ -373,6 +426,7 @@ impl<'h> Runner<'h> {
             started: now,
             step_started: now,
             steps: Vec::new(),
+            skipped: Vec::new(),
             polls: 0,
             transient_retries: 0,
         }
@@ -382,6 +436,7 @@ impl<'h> Runner<'h> {
         ConformanceReport {
             provider: self.name,
             steps: self.steps,
+            skipped: self.skipped,
             polls: self.polls,
             transient_retries: self.transient_retries,
             ready_state,
@@ -497,7 +552,7 @@ impl<'h> Runner<'h> {
             .map_err(|e| {
                 self.fail_with(Step::ListByTag, "list_by_tag of an unused tag failed", e)
             })?;
-        if others.iter().any(|i| i.uid == spec.uid) {
+        if others.instances.iter().any(|i| i.uid == spec.uid) {
             return Err(self.fail(
                 Step::ListByTag,
                 format!(
@@ -507,6 +562,13 @@ impl<'h> Runner<'h> {
             ));
         }
         self.passed(Step::ListByTag);
+
+        if let Some(sickness) = h.sickness.clone() {
+            self.one_unreadable(&spec, sickness.as_ref()).await?;
+            self.passed(Step::ListOneUnreadable);
+        } else {
+            self.skipped.push(Step::ListOneUnreadable);
+        }
 
         let again = match self
             .call_retrying(Step::CreateAgain, "create", || p.create(&spec))
@@ -552,7 +614,7 @@ impl<'h> Runner<'h> {
             })
             .await?
             .map_err(|e| self.fail_with(Step::ListAfterDelete, "list_by_tag failed", e))?;
-        if left.iter().any(|i| i.uid == spec.uid) {
+        if left.uids().any(|u| *u == spec.uid) {
             return Err(self.fail(
                 Step::ListAfterDelete,
                 format!("list_by_tag still returns {} after delete", spec.uid),
@@ -721,8 +783,26 @@ impl<'h> Runner<'h> {
             .call_retrying(step, "list_by_tag", || p.list_by_tag(&tag))
             .await?
             .map_err(|e| self.fail_with(step, "list_by_tag failed", e))?;
-        for inst in &listed {
-            if !inst.tags.contains(&tag) {
+        self.check_listed_once(step, &listed, spec)
+    }
+
+    fn check_listed_once(&self, step: Step, listed: &Listing, spec: &CreateSpec) -> StepResult<()> {
+        let tag = &self.h.tag;
+        if let Some(u) = listed
+            .unreadable
+            .iter()
+            .find(|u| u.uid.as_ref() == Some(&spec.uid))
+        {
+            return Err(self.fail(
+                step,
+                format!(
+                    "list_by_tag({tag}) reported {} as unreadable ({}); it is readable",
+                    spec.uid, u.error
+                ),
+            ));
+        }
+        for inst in &listed.instances {
+            if !inst.tags.contains(tag) {
                 return Err(self.fail(
                     step,
                     format!(
@@ -732,7 +812,11 @@ impl<'h> Runner<'h> {
                 ));
             }
         }
-        let mine: Vec<&Instance> = listed.iter().filter(|i| i.uid == spec.uid).collect();
+        let mine: Vec<&Instance> = listed
+            .instances
+            .iter()
+            .filter(|i| i.uid == spec.uid)
+            .collect();
         match mine.as_slice() {
             [one] => self.check_instance(step, one, spec),
             [] => Err(self.fail(
@@ -745,6 +829,100 @@ impl<'h> Runner<'h> {
                     "list_by_tag({tag}) returned {} {} times: one uid must be one VM",
                     spec.uid,
                     many.len()
+                ),
+            )),
+        }
+    }
+
+    /// A second instance with the same tag, made unreadable: reported on its own, the
+    /// first one listed as before, the call a success; then cured and deleted.
+    async fn one_unreadable(
+        &mut self,
+        spec: &CreateSpec,
+        sickness: &dyn Sickness,
+    ) -> StepResult<()> {
+        let step = Step::ListOneUnreadable;
+        let p = Arc::clone(&self.provider);
+        let h = self.h;
+        let sick_uid = derived_uid(&h.uid, "sick");
+        let sick = h.spec_for(sick_uid.clone(), h.valid_image.clone());
+        match self
+            .call_retrying(step, "create", || p.create(&sick))
+            .await?
+        {
+            Ok(i) => self.check_instance(step, &i, &sick)?,
+            Err(e) => return Err(self.fail_with(step, "create of a second instance failed", e)),
+        }
+        sickness.inflict(&sick_uid).await;
+        let outcome = self.check_one_unreadable(step, spec, &sick_uid).await;
+        sickness.cure(&sick_uid).await;
+        outcome?;
+        self.expect_deleted(step, &sick_uid).await?;
+        self.expect_not_found(step, &sick_uid, "get of the cured instance after delete")
+            .await
+    }
+
+    async fn check_one_unreadable(
+        &mut self,
+        step: Step,
+        spec: &CreateSpec,
+        sick_uid: &Identifier,
+    ) -> StepResult<()> {
+        let p = Arc::clone(&self.provider);
+        let tag = self.h.tag.clone();
+        // No retries: one unreadable instance must not fail the call, not even once.
+        let listed = match self.call(step, "list_by_tag", p.list_by_tag(&tag)).await? {
+            Ok(l) => l,
+            Err(e) => {
+                return Err(self.fail_with(
+                    step,
+                    format!(
+                        "list_by_tag({tag}) failed while one instance ({sick_uid}) was unreadable: \
+                         one sick instance must be reported on its own, not hide the others"
+                    ),
+                    e,
+                ));
+            }
+        };
+        if let Some(i) = listed.instances.iter().find(|i| i.uid == *sick_uid) {
+            return Err(self.fail(
+                step,
+                format!(
+                    "list_by_tag({tag}) listed the unreadable instance {sick_uid} as {}; \
+                     it must be in Listing::unreadable",
+                    i.state
+                ),
+            ));
+        }
+        let reported = listed
+            .unreadable
+            .iter()
+            .filter(|u| u.uid.as_ref() == Some(sick_uid))
+            .count();
+        if reported != 1 {
+            return Err(self.fail(
+                step,
+                format!(
+                    "list_by_tag({tag}) reported the unreadable instance {sick_uid} {reported} \
+                     times in Listing::unreadable; expected once"
+                ),
+            ));
+        }
+        // The healthy one is listed as before.
+        self.check_listed_once(step, &listed, spec)?;
+        // Unreadable is not missing.
+        match self.call(step, "get", p.get(sick_uid)).await? {
+            Err(e) if e.is_not_found() => Err(self.fail_with(
+                step,
+                format!("get of the unreadable instance {sick_uid} answered NotFound"),
+                e,
+            )),
+            Err(_) => Ok(()),
+            Ok(i) => Err(self.fail(
+                step,
+                format!(
+                    "get of the unreadable instance {sick_uid} answered {}; expected an error",
+                    i.state
                 ),
             )),
         }
@@ -791,8 +969,13 @@ impl<'h> Runner<'h> {
     /// Best effort: remove whatever the suite may have created.
     async fn cleanup(&self) {
         let h = self.h;
+        let sick = derived_uid(&h.uid, "sick");
+        if let Some(s) = &h.sickness {
+            s.cure(&sick).await;
+        }
         for uid in [
             h.uid.clone(),
+            sick,
             derived_uid(&h.uid, "bad-image"),
             derived_uid(&h.uid, "bad-spec"),
         ] {

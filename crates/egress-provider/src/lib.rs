@@ -25,6 +25,7 @@
 //!   controller reconcile loop                 |
 //!     create / get / delete / list_by_tag --->+---> KVM host, in-memory, ...
 //!     <--- Instance {state, ip}                |
+//!     <--- Listing {instances, unreadable}     |
 //!     <--- ProviderError {Transient | Permanent | NotFound}
 //! ```
 //!
@@ -112,6 +113,7 @@ pub mod error;
 pub mod field;
 mod identifier;
 mod instance;
+mod listing;
 mod provider;
 pub mod reference;
 pub mod registry;
@@ -127,6 +129,7 @@ pub use identifier::{
     IDENTIFIER_MAX_LEN, Identifier, IdentifierError, check_identifier, is_identifier,
 };
 pub use instance::{Instance, InstanceState};
+pub use listing::{Listing, Unreadable};
 pub use provider::Provider;
 pub use registry::{NoSettings, ProviderFactory, ProviderRegistry, ProviderSet, RegistryError};
 pub use spec::{CreateSpec, NAME_MAX_LEN};

@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use crate::error::ProviderError;
 use crate::identifier::Identifier;
 use crate::instance::Instance;
+use crate::listing::Listing;
 use crate::spec::CreateSpec;
 
 /// Creates, observes and removes the VMs that carry egress proxies.
@@ -27,7 +28,10 @@ use crate::spec::CreateSpec;
 ///   success. `Ok` means gone: the next `get` is `NotFound`. A host that
 ///   does not answer is an error, never `Ok`.
 /// * **`list_by_tag`** returns every instance on this provider's host that
-///   carries the tag, in no particular order.
+///   carries the tag, in no particular order, in a [`Listing`]. One instance
+///   that cannot be read (its address, its state or its record) is reported
+///   in [`Listing::unreadable`] with its own error; the others are listed.
+///   Only a host that does not answer fails the whole call (`Transient`).
 /// * **Errors** are classified by the provider; see [`crate::error`].
 /// * **Budgets.** The contract imposes no caller deadline. Each provider
 ///   bounds its own calls (connect timeouts, boot waits) and documents those
@@ -58,6 +62,7 @@ pub trait Provider: Send + Sync {
     /// (disks, seed images). Success if it does not exist.
     async fn delete(&self, uid: &Identifier) -> Result<(), ProviderError>;
 
-    /// Every VM on this provider's host carrying `tag`.
-    async fn list_by_tag(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError>;
+    /// Every VM on this provider's host carrying `tag`; the ones that cannot be read
+    /// are reported one by one in [`Listing::unreadable`].
+    async fn list_by_tag(&self, tag: &Identifier) -> Result<Listing, ProviderError>;
 }

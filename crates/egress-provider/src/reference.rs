@@ -20,6 +20,10 @@
 //! * [`power_off`](InMemoryProvider::power_off) and
 //!   [`fail`](InMemoryProvider::fail) change a VM behind the provider's
 //!   back, as an operator or a crash would.
+//! * [`set_unreadable`](InMemoryProvider::set_unreadable) makes one VM's
+//!   state unreadable (as a guest whose address no source can read): `get`
+//!   of it is `Transient`, and `list_by_tag` reports it in
+//!   [`Listing::unreadable`] while it lists the others.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -35,6 +39,7 @@ use crate::error::ProviderError;
 use crate::field::FieldErrors;
 use crate::identifier::Identifier;
 use crate::instance::{Instance, InstanceState};
+use crate::listing::{Listing, Unreadable};
 use crate::provider::Provider;
 use crate::registry::ProviderFactory;
 use crate::spec::CreateSpec;
@@ -65,6 +70,8 @@ struct Vm {
     // Reserved at create so the address is stable once revealed.
     ip: Ipv4Addr,
     power: Power,
+    // Why its state cannot be read now, if it cannot.
+    unreadable: Option<String>,
 }
 
 #[derive(Debug)]
@@ -76,8 +83,15 @@ enum Power {
 }
 
 impl Vm {
-    // One look at the VM: boot progresses, then the state is reported.
-    fn observe(&mut self, provider: &str, uid: &Identifier) -> Instance {
+    // One look at the VM: boot progresses, then the state is reported; a VM whose state
+    // cannot be read is an error (Transient: unreadable is not missing).
+    fn observe(&mut self, provider: &str, uid: &Identifier) -> Result<Instance, ProviderError> {
+        if let Some(reason) = &self.unreadable {
+            return Err(ProviderError::transient(format!(
+                "the state of instance {:?} on provider {provider:?} cannot be read: {reason}",
+                uid.as_str()
+            )));
+        }
         if let Power::Booting { remaining } = &mut self.power {
             if *remaining == 0 {
                 self.power = Power::Running;
@@ -95,8 +109,10 @@ impl Vm {
                 reason: reason.clone(),
             },
         };
-        Instance::new(provider, uid.clone(), &self.name, state, self.created_at)
-            .with_tags(self.tags.iter().cloned())
+        Ok(
+            Instance::new(provider, uid.clone(), &self.name, state, self.created_at)
+                .with_tags(self.tags.iter().cloned()),
+        )
     }
 }
 
@@ -160,6 +176,18 @@ impl InMemoryProvider {
     /// Marks a VM failed behind the provider's back. `false` if it does not exist.
     pub fn fail(&self, uid: &Identifier, reason: impl Into<String>) -> bool {
         self.set_power(uid, Power::Failed(reason.into()))
+    }
+
+    /// Makes a VM's state unreadable (`Some(reason)`) or readable again (`None`), as a
+    /// guest whose address no source can read. `false` if it does not exist.
+    pub fn set_unreadable(&self, uid: &Identifier, reason: Option<String>) -> bool {
+        match self.lock().vms.get_mut(uid) {
+            Some(vm) => {
+                vm.unreadable = reason;
+                true
+            }
+            None => false,
+        }
     }
 
     /// How many VMs the host holds, whatever their state.
@@ -257,17 +285,18 @@ impl Provider for InMemoryProvider {
                     power: Power::Booting {
                         remaining: self.boot_observations,
                     },
+                    unreadable: None,
                 },
             );
         }
         let vm = host.vms.get_mut(&spec.uid).expect("inserted above");
-        Ok(vm.observe(&self.name, &spec.uid))
+        vm.observe(&self.name, &spec.uid)
     }
 
     async fn get(&self, uid: &Identifier) -> Result<Instance, ProviderError> {
         let mut host = self.connect()?;
         match host.vms.get_mut(uid) {
-            Some(vm) => Ok(vm.observe(&self.name, uid)),
+            Some(vm) => vm.observe(&self.name, uid),
             None => Err(ProviderError::not_found(format!(
                 "instance {:?} does not exist on provider {:?}",
                 uid.as_str(),
@@ -282,14 +311,20 @@ impl Provider for InMemoryProvider {
         Ok(())
     }
 
-    async fn list_by_tag(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
+    async fn list_by_tag(&self, tag: &Identifier) -> Result<Listing, ProviderError> {
+        // The host answered: from here on, one VM's failure is that VM's, never the list's.
         let mut host = self.connect()?;
-        Ok(host
-            .vms
-            .iter_mut()
-            .filter(|(_, vm)| vm.tags.contains(tag))
-            .map(|(uid, vm)| vm.observe(&self.name, uid))
-            .collect())
+        let mut listing = Listing::default();
+        for (uid, vm) in host.vms.iter_mut().filter(|(_, vm)| vm.tags.contains(tag)) {
+            match vm.observe(&self.name, uid) {
+                Ok(inst) => listing.instances.push(inst),
+                Err(error) => {
+                    let u = Unreadable::new(uid.as_str(), Some(uid.clone()), error);
+                    listing.unreadable.push(u);
+                }
+            }
+        }
+        Ok(listing)
     }
 }
 

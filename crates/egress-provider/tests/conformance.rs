@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use egress_provider::conformance::{self, ConformanceFailure, Harness, Step};
 use egress_provider::reference::{InMemoryFactory, InMemoryProvider};
 use egress_provider::{
-    CreateSpec, ErrorKind, Identifier, Instance, InstanceState, Provider, ProviderError,
+    CreateSpec, ErrorKind, Identifier, Instance, InstanceState, Listing, Provider, ProviderError,
     ProviderRegistry, ProvidersConfig,
 };
 use support::id;
@@ -33,7 +33,8 @@ fn harness() -> Harness {
 #[tokio::test]
 async fn reference_provider_conforms() {
     let provider = Arc::new(lab("lab"));
-    let report = conformance::assert_conforms(provider.clone(), &harness()).await;
+    let h = harness().with_sickness(provider.clone());
+    let report = conformance::assert_conforms(provider.clone(), &h).await;
 
     assert_eq!(report.provider, "lab");
     let steps: Vec<Step> = report.steps.iter().map(|(s, _)| *s).collect();
@@ -45,6 +46,7 @@ async fn reference_provider_conforms() {
             Step::Create,
             Step::WaitReady,
             Step::ListByTag,
+            Step::ListOneUnreadable,
             Step::CreateAgain,
             Step::Delete,
             Step::GetAfterDelete,
@@ -55,12 +57,23 @@ async fn reference_provider_conforms() {
             Step::Unreachable,
         ]
     );
+    assert!(report.skipped.is_empty(), "{report}");
     assert!(report.ready_state.is_running(), "{report}");
     assert!(report.polls >= 2, "boots over two observations: {report}");
     assert_eq!(report.transient_retries, 0);
     assert_eq!(provider.vm_count(), 0, "the suite leaves nothing behind");
     let text = report.to_string();
-    assert!(text.contains("passed 13 conformance steps"), "{text}");
+    assert!(text.contains("passed 14 conformance steps"), "{text}");
+}
+
+#[tokio::test]
+async fn without_a_sickness_the_unreadable_step_is_skipped_and_named() {
+    let report = conformance::assert_conforms(Arc::new(lab("lab")), &harness()).await;
+    assert_eq!(report.skipped, [Step::ListOneUnreadable]);
+    assert!(
+        report.to_string().contains("list-one-unreadable skipped"),
+        "{report}"
+    );
 }
 
 #[tokio::test]
@@ -125,6 +138,12 @@ enum Flaw {
     GetHangs,
     DeleteLies,
     EmptyName,
+    /// One unreadable instance fails the whole list (kvm2 before issue 19).
+    ListFailsOnOneUnreadable,
+    /// One unreadable instance is left out of the list, as if it were gone.
+    ListDropsUnreadable,
+    /// An unreadable instance is listed as if it were readable.
+    ListShowsUnreadableAsHealthy,
 }
 
 impl Flawed {
@@ -183,15 +202,38 @@ impl Provider for Flawed {
         }
     }
 
-    async fn list_by_tag(&self, tag: &Identifier) -> Result<Vec<Instance>, ProviderError> {
-        if self.flaw == Flaw::ListsWithoutFilter {
-            let mut all = self.inner.list_by_tag(tag).await?;
-            for inst in &mut all {
-                inst.tags.clear();
+    async fn list_by_tag(&self, tag: &Identifier) -> Result<Listing, ProviderError> {
+        let mut listing = self.inner.list_by_tag(tag).await?;
+        match self.flaw {
+            Flaw::ListsWithoutFilter => {
+                for inst in &mut listing.instances {
+                    inst.tags.clear();
+                }
             }
-            return Ok(all);
+            Flaw::ListFailsOnOneUnreadable => {
+                if let Some(u) = listing.unreadable.pop() {
+                    return Err(u.error);
+                }
+            }
+            Flaw::ListDropsUnreadable => listing.unreadable.clear(),
+            Flaw::ListShowsUnreadableAsHealthy => {
+                for u in std::mem::take(&mut listing.unreadable) {
+                    let uid = u.uid.expect("the reference knows its uids");
+                    listing.instances.push(
+                        Instance::new(
+                            self.name(),
+                            uid,
+                            "egress-provider conformance",
+                            InstanceState::Provisioning,
+                            std::time::SystemTime::now(),
+                        )
+                        .with_tags([tag.clone()]),
+                    );
+                }
+            }
+            _ => {}
         }
-        self.inner.list_by_tag(tag).await
+        Ok(listing)
     }
 }
 
@@ -201,6 +243,50 @@ async fn failure(flaw: Flaw) -> (ConformanceFailure, Arc<Flawed>) {
         .await
         .expect_err("a flawed provider must fail");
     (failure, p)
+}
+
+/// The flawed provider's VMs can be made unreadable through its inner reference provider.
+struct Inner(Arc<Flawed>);
+
+#[async_trait]
+impl conformance::Sickness for Inner {
+    async fn inflict(&self, uid: &Identifier) {
+        conformance::Sickness::inflict(&self.0.inner, uid).await;
+    }
+    async fn cure(&self, uid: &Identifier) {
+        conformance::Sickness::cure(&self.0.inner, uid).await;
+    }
+}
+
+async fn unreadable_failure(flaw: Flaw) -> ConformanceFailure {
+    let p = Flawed::new(flaw);
+    let h = harness().with_sickness(Arc::new(Inner(p.clone())));
+    let failure = conformance::run(p.clone(), &h)
+        .await
+        .expect_err("a flawed provider must fail");
+    assert_eq!(p.inner.vm_count(), 0, "cleaned up after the failure");
+    failure
+}
+
+#[tokio::test]
+async fn catches_a_list_that_fails_for_one_unreadable_instance() {
+    let f = unreadable_failure(Flaw::ListFailsOnOneUnreadable).await;
+    assert_eq!(f.step, Step::ListOneUnreadable, "{f}");
+    assert!(f.message.contains("not hide the others"), "{f}");
+}
+
+#[tokio::test]
+async fn catches_a_list_that_drops_an_unreadable_instance() {
+    let f = unreadable_failure(Flaw::ListDropsUnreadable).await;
+    assert_eq!(f.step, Step::ListOneUnreadable, "{f}");
+    assert!(f.message.contains("0 times in Listing::unreadable"), "{f}");
+}
+
+#[tokio::test]
+async fn catches_a_list_that_shows_an_unreadable_instance_as_healthy() {
+    let f = unreadable_failure(Flaw::ListShowsUnreadableAsHealthy).await;
+    assert_eq!(f.step, Step::ListOneUnreadable, "{f}");
+    assert!(f.message.contains("must be in Listing::unreadable"), "{f}");
 }
 
 #[tokio::test]

@@ -114,12 +114,53 @@ async fn list_by_tag_filters() {
         .list_by_tag(&id("blue"))
         .await
         .unwrap()
+        .instances
         .into_iter()
         .map(|i| i.uid)
         .collect();
     assert_eq!(blue, BTreeSet::from([id("a"), id("b")]));
-    assert_eq!(p.list_by_tag(&id("green")).await.unwrap().len(), 1);
-    assert!(p.list_by_tag(&id("red")).await.unwrap().is_empty());
+    assert_eq!(
+        p.list_by_tag(&id("green")).await.unwrap().instances.len(),
+        1
+    );
+    assert!(
+        p.list_by_tag(&id("red"))
+            .await
+            .unwrap()
+            .instances
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn one_unreadable_vm_is_reported_alone_and_the_others_are_listed() {
+    let p = provider().with_boot_observations(0);
+    p.create(&spec("a")).await.unwrap();
+    p.create(&spec("b")).await.unwrap();
+    assert!(p.set_unreadable(&id("b"), Some("agent broken, ARP fails".into())));
+    let listing = p.list_by_tag(&id("blue")).await.unwrap();
+    assert_eq!(listing.instances.len(), 1);
+    assert_eq!(listing.instances[0].uid, id("a"));
+    assert!(listing.instances[0].state.is_running());
+    assert_eq!(listing.unreadable.len(), 1);
+    let sick = &listing.unreadable[0];
+    assert_eq!(sick.uid, Some(id("b")));
+    assert!(sick.error.is_transient(), "{}", sick.error);
+    assert!(
+        sick.error.to_string().contains("agent broken"),
+        "{}",
+        sick.error
+    );
+    assert!(!listing.is_complete());
+    assert_eq!(listing.uids().count(), 2);
+    // get: unreadable is not missing.
+    assert!(p.get(&id("b")).await.unwrap_err().is_transient());
+    // A host that does not answer still fails the whole call.
+    p.set_reachable(false);
+    assert!(p.list_by_tag(&id("blue")).await.unwrap_err().is_transient());
+    p.set_reachable(true);
+    p.set_unreadable(&id("b"), None);
+    assert_eq!(p.list_by_tag(&id("blue")).await.unwrap().instances.len(), 2);
 }
 
 #[tokio::test]
@@ -178,5 +219,5 @@ async fn is_usable_as_a_trait_object() {
     let p: std::sync::Arc<dyn Provider> = std::sync::Arc::new(provider());
     assert_eq!(p.name(), "lab");
     p.create(&spec("a")).await.unwrap();
-    assert_eq!(p.list_by_tag(&id("blue")).await.unwrap().len(), 1);
+    assert_eq!(p.list_by_tag(&id("blue")).await.unwrap().instances.len(), 1);
 }

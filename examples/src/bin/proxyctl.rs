@@ -227,11 +227,20 @@ async fn command(p: &Kvm2Provider, cmd: Cmd) -> Result<(), String> {
                 .list_by_tag(&ident(&tag, "tag")?)
                 .await
                 .map_err(|e| e.chain().to_string())?;
-            if list.is_empty() {
+            if list.instances.is_empty() && list.unreadable.is_empty() {
                 println!("no instances tagged {tag}");
             }
-            for i in &list {
+            for i in &list.instances {
                 print_instance(i);
+            }
+            // One sick instance never hides the others: each is reported on its own line.
+            for u in &list.unreadable {
+                println!(
+                    "{}  unreadable ({})  {}",
+                    u.uid.as_ref().map_or(u.object.as_str(), Identifier::as_str),
+                    u.error.kind(),
+                    u.error.chain()
+                );
             }
         }
         Cmd::Demo { .. } => unreachable!("handled before"),
@@ -613,8 +622,9 @@ async fn demo_running(
         .map_err(|e| format!("list: {}", e.chain()))?;
     clock.say(format_args!(
         "list --tag demo: {} instance(s): {}",
-        listed.len(),
+        listed.instances.len(),
         listed
+            .instances
             .iter()
             .map(|i| format!("{} {}", i.uid, i.state))
             .collect::<Vec<_>>()

@@ -42,6 +42,16 @@ fn journaled(d: &Libvirtd, url: &str, body: &[u8]) -> (ImageCache, Journal, Link
     (cache, journal, links)
 }
 
+/// Leases for a test cache (a daemon of the testbed: `kvm` or `qemu` domains).
+fn leases(d: &Libvirtd) -> Leases {
+    let t = if d.kvm() {
+        crate::config::DomainType::Kvm
+    } else {
+        crate::config::DomainType::Qemu
+    };
+    Leases::new(t, Duration::from_secs(30), Duration::from_secs(5))
+}
+
 fn key() -> Identifier {
     Identifier::new("k").unwrap()
 }
@@ -74,9 +84,9 @@ fn volume_names_carry_the_entry() {
 }
 
 /// H2 regression: a failed fetch closes the dedicated connection FIRST, then deletes the
-/// temporary volume; nothing is left behind.
+/// unmarked base it was writing; nothing is left behind.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn failed_upload_closes_dedicated_connection_before_deleting_temp() {
+async fn failed_upload_closes_dedicated_connection_before_deleting_the_base() {
     let Some(d) = Libvirtd::start_or_skip() else {
         return;
     };
@@ -84,14 +94,14 @@ async fn failed_upload_closes_dedicated_connection_before_deleting_temp() {
     let body = vec![7u8; 256 << 10];
     http.route("/img", Route::new(body.clone()).die_after(100 << 10));
     let (cache, journal, links) = journaled(&d, &http.url("/img"), &body);
-    let err = cache.ensure(&links, &key()).await.unwrap_err();
+    let err = cache.ensure(&links, &leases(&d), &key()).await.unwrap_err();
     assert!(err.is_transient(), "{err}");
     let steps = journal.lock().unwrap().clone();
     let close = steps.iter().position(|s| s == "close-dedicated");
-    let delete = steps.iter().position(|s| s == "delete temp");
+    let delete = steps.iter().position(|s| s == "delete base");
     assert!(
         matches!((close, delete), (Some(c), Some(d)) if c < d),
-        "the dedicated connection must be closed before the temp volume is deleted: {steps:?}"
+        "the dedicated connection must be closed before the unmarked base is deleted: {steps:?}"
     );
     let left = vol_names(&links, &d).await;
     assert!(left.is_empty(), "volumes left behind: {left:?}");
@@ -106,28 +116,19 @@ async fn publish_writes_the_marker_last_and_reuses_it() {
     let body: Vec<u8> = (0..(3u32 << 20)).map(|i| (i % 251) as u8).collect();
     http.serve("/img", body.clone());
     let (cache, journal, links) = journaled(&d, &http.url("/img"), &body);
-    let base = cache.ensure(&links, &key()).await.unwrap();
+    let base = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
     assert!(base.fetched);
     assert_eq!(base.capacity, body.len() as u64);
     assert_eq!(base.digest.to_string(), sha256_hex(&body));
     let steps = journal.lock().unwrap().clone();
-    assert_eq!(
-        steps,
-        [
-            "create-temp",
-            "publish",
-            "delete-temp-after-publish",
-            "marker"
-        ],
-        "{steps:?}"
-    );
+    assert_eq!(steps, ["create-base", "marker"], "{steps:?}");
     let mut names = vol_names(&links, &d).await;
     names.sort();
     assert_eq!(names, ["base-e-k.raw", "base-e-k.raw.sha256"]);
     let on_disk = std::fs::read(d.pool_path().join("base-e-k.raw")).unwrap();
     assert!(on_disk == body, "published bytes differ");
     // Cached now: no second fetch.
-    let again = cache.ensure(&links, &key()).await.unwrap();
+    let again = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
     assert!(!again.fetched);
     assert_eq!(http.hits("/img"), 1);
 }

@@ -2,6 +2,8 @@
 //! providers built through the real configuration path.
 #![allow(dead_code, clippy::needless_pass_by_value)]
 
+pub mod relay;
+
 use std::sync::Arc;
 use std::time::Duration;
 
