@@ -33,6 +33,7 @@ pub mod auth;
 mod driver;
 mod events;
 mod shared;
+mod spin;
 mod stream;
 #[cfg(feature = "tls")]
 pub mod tls;
