@@ -13,6 +13,8 @@
 //! set-up and first-use allocations are not per-connection costs), divided by N. Prints a
 //! markdown table and one JSON line.
 
+#![allow(clippy::cast_precision_loss)] // KiB and connection counts far below 2^52.
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 

@@ -103,7 +103,7 @@ impl Bench {
             self.pin_daemon(&cpus)?;
             for (mode, conc) in [("sequential", 1), ("concurrent", self.o.threads)] {
                 let clients: &[Client] = if conc == 1 { &seq } else { &conc_clients };
-                let mut s: Vec<Series> = clients.iter().map(|_| Series::default()).collect();
+                let mut series: Vec<Series> = clients.iter().map(|_| Series::default()).collect();
                 for rep in 0..self.o.reps {
                     // Rotate the order so that no client always runs first.
                     for k in 0..clients.len() {
@@ -123,42 +123,42 @@ impl Bench {
                             sample.busy,
                             loadavg()
                         );
-                        let x = &mut s[i];
-                        x.rate.push(r);
-                        x.ccpu.push(ccpu);
-                        x.dcpu.push(dcpu);
-                        x.busy.push(sample.busy);
-                        x.csw.push(per(sample.csw));
-                        x.dcsw.push(per(sample.daemon_csw));
+                        let row = &mut series[i];
+                        row.rate.push(r);
+                        row.ccpu.push(ccpu);
+                        row.dcpu.push(dcpu);
+                        row.busy.push(sample.busy);
+                        row.csw.push(per(sample.csw));
+                        row.dcsw.push(per(sample.daemon_csw));
                     }
                 }
                 let idx = |c: Client| clients.iter().position(|x| *x == c);
-                let c_rate = idx(Client::C).map_or(f64::NAN, |i| median(&s[i].rate));
-                let floor_cpu = idx(Client::Floor).map_or(f64::NAN, |i| median(&s[i].ccpu));
+                let c_rate = idx(Client::C).map_or(f64::NAN, |i| median(&series[i].rate));
+                let floor_cpu = idx(Client::Floor).map_or(f64::NAN, |i| median(&series[i].ccpu));
                 for (i, c) in clients.iter().enumerate() {
-                    let x = &s[i];
+                    let row = &series[i];
                     let _ = writeln!(
                         self.report,
                         "| {sched} | {mode} ({conc}) | {} | {} | {:.2}× | {} | {} | {} | {:.2} / \
                          {:.2} | {} |",
                         c.label(),
-                        spread(&x.rate, thousands),
-                        median(&x.rate) / c_rate,
-                        f1(median(&x.ccpu)),
+                        spread(&row.rate, thousands),
+                        median(&row.rate) / c_rate,
+                        f1(median(&row.ccpu)),
                         if floor_cpu.is_finite() {
-                            format!("{:.1}×", median(&x.ccpu) / floor_cpu)
+                            format!("{:.1}×", median(&row.ccpu) / floor_cpu)
                         } else {
                             "—".into()
                         },
-                        f1(median(&x.dcpu)),
-                        median(&x.csw),
-                        median(&x.dcsw),
-                        thousands(median(&x.busy)),
+                        f1(median(&row.dcpu)),
+                        median(&row.csw),
+                        median(&row.dcsw),
+                        thousands(median(&row.busy)),
                     );
                 }
-                let o = idx(Client::Ours).expect("ours always runs");
+                let ours = idx(Client::Ours).expect("ours always runs");
                 let off = idx(Client::OursNoSpin).expect("ours without busy-poll always runs");
-                let ratio = median(&s[o].rate) / c_rate;
+                let ratio = median(&series[ours].rate) / c_rate;
                 let goal = match (mode, cpus == "0") {
                     ("sequential", _) => 1.5,
                     (_, false) => 1.3,
@@ -169,14 +169,14 @@ impl Bench {
                     format!("{ratio:.3}×"),
                     ratio >= goal,
                 );
-                let vs_off = median(&s[o].rate) / median(&s[off].rate);
+                let vs_off = median(&series[ours].rate) / median(&series[off].rate);
                 self.target(
                     format!("calls {mode}, {sched}: busy-poll ≥ 1.0× busy-poll off"),
                     format!("{vs_off:.3}×"),
                     vs_off >= 1.0,
                 );
                 let cpu_goal = if conc == 1 { 8.0 } else { 6.0 };
-                let cpu = median(&s[o].ccpu);
+                let cpu = median(&series[ours].ccpu);
                 self.target(
                     format!("calls {mode}, {sched}: client CPU ≤ {cpu_goal} µs/call"),
                     format!("{cpu:.1} µs"),
@@ -186,30 +186,32 @@ impl Bench {
                 for (i, c) in clients.iter().enumerate() {
                     if !matches!(c, Client::Ours | Client::C) {
                         more.0
-                            .push((format!("{}_calls_s", c.key()), nums(&s[i].rate)));
+                            .push((format!("{}_calls_s", c.key()), nums(&series[i].rate)));
                         more.0
-                            .push((format!("{}_client_cpu_us", c.key()), nums(&s[i].ccpu)));
+                            .push((format!("{}_client_cpu_us", c.key()), nums(&series[i].ccpu)));
                         more.0
-                            .push((format!("{}_daemon_cpu_us", c.key()), nums(&s[i].dcpu)));
+                            .push((format!("{}_daemon_cpu_us", c.key()), nums(&series[i].dcpu)));
                     }
                     more.0
-                        .push((format!("{}_csw_per_call", c.key()), nums(&s[i].csw)));
-                    more.0
-                        .push((format!("{}_daemon_csw_per_call", c.key()), nums(&s[i].dcsw)));
+                        .push((format!("{}_csw_per_call", c.key()), nums(&series[i].csw)));
+                    more.0.push((
+                        format!("{}_daemon_csw_per_call", c.key()),
+                        nums(&series[i].dcsw),
+                    ));
                 }
                 let cidx = idx(Client::C).expect("C always runs");
                 modes.0.push((
                     format!("{mode}_{}", if cpus == "0" { "pinned" } else { "unpinned" }),
                     CallsMode {
                         concurrency: conc,
-                        ours_calls_s: nums(&s[o].rate),
-                        c_calls_s: nums(&s[cidx].rate),
-                        ours_client_cpu_us: nums(&s[o].ccpu),
-                        c_client_cpu_us: nums(&s[cidx].ccpu),
-                        ours_daemon_cpu_us: nums(&s[o].dcpu),
-                        c_daemon_cpu_us: nums(&s[cidx].dcpu),
-                        ours_box_busy_pct: nums(&s[o].busy),
-                        c_box_busy_pct: nums(&s[cidx].busy),
+                        ours_calls_s: nums(&series[ours].rate),
+                        c_calls_s: nums(&series[cidx].rate),
+                        ours_client_cpu_us: nums(&series[ours].ccpu),
+                        c_client_cpu_us: nums(&series[cidx].ccpu),
+                        ours_daemon_cpu_us: nums(&series[ours].dcpu),
+                        c_daemon_cpu_us: nums(&series[cidx].dcpu),
+                        ours_box_busy_pct: nums(&series[ours].busy),
+                        c_box_busy_pct: nums(&series[cidx].busy),
                         ratio_ours_c: Num(ratio),
                         more,
                     },

@@ -282,7 +282,8 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
         }
         if let Some(busy) = &mut self.busy {
             let pending = st.conn.pending_calls() > 0;
-            busy.policy.observe(now, completed, pending, self.read_by_spin);
+            busy.policy
+                .observe(now, completed, pending, self.read_by_spin);
         }
         if st.conn.is_closed() {
             return Err(Closed);

@@ -175,14 +175,30 @@ mod tests {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
         assert!(p.spin(), "starts by measuring the spinning side");
-        feed(&mut p, &mut t, SPIN_WINDOW, |s| us(if s { 30 } else { 80 }), true);
+        feed(
+            &mut p,
+            &mut t,
+            SPIN_WINDOW,
+            |s| us(if s { 30 } else { 80 }),
+            true,
+        );
         assert!(!p.spin(), "then the parked side");
-        feed(&mut p, &mut t, PARK_WINDOW, |s| us(if s { 30 } else { 80 }), true);
+        feed(
+            &mut p,
+            &mut t,
+            PARK_WINDOW,
+            |s| us(if s { 30 } else { 80 }),
+            true,
+        );
         assert!(p.spin(), "spinning won");
         feed(&mut p, &mut t, EXPLOIT as usize - 1, |_| us(30), true);
         assert!(p.spin());
         feed(&mut p, &mut t, 1, |_| us(30), true);
-        assert_eq!(p.phase, Phase::ProbeSpin, "probes again after {EXPLOIT} replies");
+        assert_eq!(
+            p.phase,
+            Phase::ProbeSpin,
+            "probes again after {EXPLOIT} replies"
+        );
     }
 
     #[test]
@@ -190,14 +206,26 @@ mod tests {
         // Slower while spinning (the spinner takes the daemon's CPU).
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
-        feed(&mut p, &mut t, SPIN_WINDOW + PARK_WINDOW, |s| us(if s { 95 } else { 75 }), true);
+        feed(
+            &mut p,
+            &mut t,
+            SPIN_WINDOW + PARK_WINDOW,
+            |s| us(if s { 95 } else { 75 }),
+            true,
+        );
         assert!(!p.spin());
         feed(&mut p, &mut t, EXPLOIT as usize - 1, |_| us(75), true);
         assert!(!p.spin(), "parks until the next probe");
 
         // As fast, but the replies came after the budget ran out: spinning only burnt CPU.
         let mut p = SpinPolicy::default();
-        feed(&mut p, &mut t, SPIN_WINDOW + PARK_WINDOW, |s| us(if s { 290 } else { 300 }), false);
+        feed(
+            &mut p,
+            &mut t,
+            SPIN_WINDOW + PARK_WINDOW,
+            |s| us(if s { 290 } else { 300 }),
+            false,
+        );
         assert!(!p.spin());
     }
 
@@ -213,7 +241,11 @@ mod tests {
             |s| {
                 i += 1;
                 // A 5 ms preemption in the spinning window.
-                if i == 3 { us(5000) } else { us(if s { 30 } else { 80 }) }
+                if i == 3 {
+                    us(5000)
+                } else {
+                    us(if s { 30 } else { 80 })
+                }
             },
             true,
         );
