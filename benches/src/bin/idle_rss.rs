@@ -10,8 +10,9 @@
 //! `qemu+ssh://` connections through one testbed sshd to the same daemon. Each set is held
 //! idle for 2 s (keepalive at its default), then RSS (`VmRSS`) is read; the figure is the
 //! growth over a baseline taken with one connection already open (runtime, TLS/SSH crypto
-//! set-up and first-use allocations are not per-connection costs), divided by N. Prints a
-//! markdown table and one JSON line.
+//! set-up and first-use allocations are not per-connection costs), divided by N. The SSH set
+//! runs after the unix set in the same process and may reuse its freed heap: `--unix 0` measures
+//! SSH alone. Prints a markdown table and one JSON line.
 
 #![allow(clippy::cast_precision_loss)] // KiB and connection counts far below 2^52.
 
