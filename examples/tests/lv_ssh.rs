@@ -11,16 +11,12 @@ use futures::StreamExt;
 use libvirt_rpc::client::{Client, ConnectOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
-use libvirt_rpc::proto::procs::storage::{
-    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
-    StorageVolCreateXmlArgs,
-};
-use libvirt_rpc::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, RelayOptions};
 use testbed::sshd::{Sshd, SshdOptions};
 
-const MIB: u64 = 1 << 20;
+mod common;
+use common::{MIB, make_vol};
 
 struct Bed {
     d: Libvirtd,
@@ -53,42 +49,8 @@ impl Bed {
     }
 }
 
-/// Waits until an upload moves bytes through `relay`, then freezes it.
-async fn freeze_once_flowing(relay: &Relay) {
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
-}
-
 fn lv() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lv"))
-}
-
-async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
-    let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-            name: d.pool_name().into(),
-        })
-        .await
-        .unwrap()
-        .pool;
-    let xml = format!(
-        "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
-    );
-    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
-        pool,
-        xml: xml.into(),
-        flags: 0,
-    })
-    .await
-    .unwrap()
-    .vol
 }
 
 fn pattern(len: usize) -> Vec<u8> {
@@ -202,7 +164,9 @@ async fn frozen_upload(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    freeze_once_flowing(relay).await;
+    relay
+        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
+        .await;
     (child, Instant::now())
 }
 
@@ -265,61 +229,7 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
     let c = Client::connect(&b.relay_uri(&relay, tmp.path()), ConnectOptions::default())
         .await
         .unwrap();
-    let vol = make_vol(&c, &b.d, "close.raw", 4096 * MIB).await;
-    let up = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-            loop {
-                if let Err(e) = up.send(bytes::Bytes::from(vec![0u8; 4 << 20])).await {
-                    return e;
-                }
-            }
-        })
-    };
-    freeze_once_flowing(&relay).await;
-    tokio::time::sleep(Duration::from_millis(300)).await; // let every buffer fill
-    let t = Instant::now();
-    c.close();
-    let close_took = t.elapsed();
-    let e = tokio::time::timeout(Duration::from_secs(1), up)
-        .await
-        .expect("upload ended within 1 s")
-        .unwrap();
-    let ended = t.elapsed();
-    // The SSH session's TCP socket itself must be shut down, not left stuck behind its write.
-    let t2 = Instant::now();
-    while relay.established_clients() > 0 && t2.elapsed() < Duration::from_secs(2) {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    let socket_gone = t.elapsed();
-    let still = relay.established_clients();
-    relay.thaw();
-    assert_eq!(
-        still, 0,
-        "client TCP socket to the relay still ESTABLISHED 2 s after close()"
-    );
-    assert!(
-        socket_gone < Duration::from_millis(200),
-        "TCP socket shut down {socket_gone:?} after close()"
-    );
-    assert!(
-        close_took < Duration::from_millis(100),
-        "close() took {close_took:?}"
-    );
-    assert!(
-        ended < Duration::from_millis(200),
-        "upload ended {ended:?} after close()"
-    );
-    assert!(
-        matches!(
-            e,
-            libvirt_rpc::StreamError::Connection(
-                libvirt_rpc::ConnectionError::LocallyClosed { .. }
-            )
-        ),
-        "{e:?}"
-    );
+    common::close_is_bounded_with_a_frozen_peer(&c, &b.d, &relay).await;
 }
 
 /// Throughput over SSH, ours vs virsh (OpenSSH + nc on the far side), one run each way.

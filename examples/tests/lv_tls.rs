@@ -9,17 +9,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use libvirt_rpc::client::{Client, ConnectOptions};
-use libvirt_rpc::proto::procs::storage::{
-    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
-    StorageVolCreateXmlArgs,
-};
-use libvirt_rpc::proto::types::StorageVol;
 use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::ServerCert;
 use testbed::relay::{Relay, RelayOptions};
 
-const MIB: u64 = 1 << 20;
+mod common;
+use common::{MIB, make_vol};
 
 fn lv() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lv"))
@@ -39,27 +35,6 @@ fn uri_via(d: &Libvirtd, port: u16) -> String {
         &format!(":{port}/"),
         1,
     )
-}
-
-async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
-    let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-            name: d.pool_name().into(),
-        })
-        .await
-        .unwrap()
-        .pool;
-    let xml = format!(
-        "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
-    );
-    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
-        pool,
-        xml: xml.into(),
-        flags: 0,
-    })
-    .await
-    .unwrap()
-    .vol
 }
 
 fn ok(out: &std::process::Output) -> String {
@@ -154,15 +129,9 @@ async fn frozen_upload(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
+    relay
+        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
+        .await;
     child
 }
 
@@ -214,67 +183,5 @@ async fn client_close_is_bounded_with_a_frozen_tls_peer() {
     let c = Client::connect(&uri_via(&d, relay.addr().port()), ConnectOptions::default())
         .await
         .unwrap();
-    let vol = make_vol(&c, &d, "close.raw", 4096 * MIB).await;
-    let up = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-            loop {
-                if let Err(e) = up.send(bytes::Bytes::from(vec![0u8; 4 << 20])).await {
-                    return e;
-                }
-            }
-        })
-    };
-    let t = Instant::now();
-    while relay.relayed().0 < 16 * MIB {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "upload never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    relay.freeze();
-    tokio::time::sleep(Duration::from_millis(300)).await; // let every buffer fill
-    let t = Instant::now();
-    c.close();
-    let close_took = t.elapsed();
-    let e = tokio::time::timeout(Duration::from_secs(1), up)
-        .await
-        .expect("upload ended within 1 s")
-        .unwrap();
-    let ended = t.elapsed();
-    // The TCP socket under the TLS session must be shut down, not left behind its write.
-    let t2 = Instant::now();
-    while relay.established_clients() > 0 && t2.elapsed() < Duration::from_secs(2) {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    let socket_gone = t.elapsed();
-    let still = relay.established_clients();
-    relay.thaw();
-    assert_eq!(
-        still, 0,
-        "client TCP socket to the relay still ESTABLISHED 2 s after close()"
-    );
-    assert!(
-        socket_gone < Duration::from_millis(200),
-        "TCP socket shut down {socket_gone:?} after close()"
-    );
-    assert!(
-        close_took < Duration::from_millis(100),
-        "close() took {close_took:?}"
-    );
-    assert!(
-        ended < Duration::from_millis(200),
-        "upload ended {ended:?} after close()"
-    );
-    assert!(
-        matches!(
-            e,
-            libvirt_rpc::StreamError::Connection(
-                libvirt_rpc::ConnectionError::LocallyClosed { .. }
-            )
-        ),
-        "{e:?}"
-    );
+    common::close_is_bounded_with_a_frozen_peer(&c, &d, &relay).await;
 }

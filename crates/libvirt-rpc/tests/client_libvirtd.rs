@@ -30,9 +30,8 @@ use libvirt_rpc::proto::procs::storage::{
     StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
 };
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
-use testbed::data::pattern;
+use testbed::data::{FailAfter, pattern};
 use testbed::libvirtd::Libvirtd;
-use tokio::io::AsyncRead;
 
 const MIB: u64 = 1 << 20;
 
@@ -367,27 +366,6 @@ async fn server_error_mid_upload_then_connection_still_serves() {
     );
 }
 
-/// Yields `ok` bytes, then fails.
-struct FailAfter {
-    left: u64,
-}
-
-impl AsyncRead for FailAfter {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        if self.left == 0 {
-            return std::task::Poll::Ready(Err(std::io::Error::other("source exploded")));
-        }
-        let n = (buf.remaining() as u64).min(self.left).min(64 << 10) as usize;
-        buf.put_slice(&vec![0xab; n]);
-        self.left -= n as u64;
-        std::task::Poll::Ready(Ok(()))
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn source_error_mid_upload_aborts_and_leaves_no_task() {
     let Some(d) = daemon() else { return };
@@ -398,7 +376,9 @@ async fn source_error_mid_upload_aborts_and_leaves_no_task() {
     let before = metrics.num_alive_tasks();
     for _ in 0..5 {
         let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-        let r = up.send_all_and_finish(FailAfter { left: 3 * MIB }).await;
+        let r = up
+            .send_all_and_finish(FailAfter::new(3 * MIB, "source exploded"))
+            .await;
         let Err(TransferError::Local(e)) = r else {
             panic!("{r:?}")
         };
@@ -506,7 +486,8 @@ async fn killed_daemon_fails_pending_operations_within_a_second() {
         let c = c.clone();
         tokio::spawn(async move {
             let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-            up.send_all_and_finish(FailAfter { left: u64::MAX }).await
+            up.send_all_and_finish(FailAfter::new(u64::MAX, "source exploded"))
+                .await
         })
     };
     tokio::time::sleep(Duration::from_millis(500)).await;

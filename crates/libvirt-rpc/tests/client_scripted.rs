@@ -93,6 +93,13 @@ impl Server {
         self.write.write_all(&b).await.unwrap();
     }
 
+    /// Answer the `get_lib_version` CALL `f` (late, after its caller gave up), then serve.
+    async fn answer_then_serve(mut self, f: &Frame) {
+        let late = peer::reply_to(&f.header, &ConnectGetLibVersionRet { lib_ver: 1 });
+        self.send(late).await;
+        self.serve_versions();
+    }
+
     /// Answer `get_lib_version` calls forever (in a task).
     fn serve_versions(mut self) {
         tokio::spawn(async move {
@@ -132,6 +139,13 @@ async fn many_tasks_share_one_connection() {
     assert_eq!(client.stats().late_replies, 0);
 }
 
+/// The task's result, which must come within 500 ms of a close.
+async fn released<T>(task: tokio::task::JoinHandle<Result<T, CallError>>) -> Result<T, CallError> {
+    tokio::time::timeout(Duration::from_millis(500), task)
+        .await
+        .expect("call released")
+        .unwrap()
+}
 #[tokio::test]
 async fn close_does_not_wait_behind_a_stalled_write() {
     // A peer that never reads: a 4 KiB pipe fills at once and the driver's write stalls.
@@ -155,28 +169,17 @@ async fn close_does_not_wait_behind_a_stalled_write() {
         closed_in < Duration::from_millis(100),
         "close took {closed_in:?}"
     );
-    let r = tokio::time::timeout(Duration::from_millis(500), pending)
-        .await
-        .expect("call released")
-        .unwrap();
-    assert!(
-        matches!(
-            r,
-            Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
-        ),
-        "{r:?}"
-    );
-    let r = tokio::time::timeout(Duration::from_millis(500), stuck)
-        .await
-        .expect("call released")
-        .unwrap();
-    assert!(
-        matches!(
-            r,
-            Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
-        ),
-        "{r:?}"
-    );
+    let pending = released(pending).await.map(drop);
+    let stuck = released(stuck).await.map(drop);
+    for r in [pending, stuck] {
+        assert!(
+            matches!(
+                r,
+                Err(CallError::Connection(ConnectionError::LocallyClosed { .. }))
+            ),
+            "{r:?}"
+        );
+    }
     // Later calls fail the same way; close is idempotent.
     client.close();
     let r = client.call::<ConnectGetLibVersion>(&()).await;
@@ -194,13 +197,7 @@ async fn dropped_call_is_forgotten_and_its_late_reply_discarded() {
     let f = server.next().await;
     t.abort();
     let _ = t.await;
-    server
-        .send(peer::reply_to(
-            &f.header,
-            &ConnectGetLibVersionRet { lib_ver: 1 },
-        ))
-        .await;
-    server.serve_versions();
+    server.answer_then_serve(&f).await;
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
     assert_eq!(client.stats().late_replies, 1);
 }
@@ -213,35 +210,8 @@ async fn call_timeout_leaves_the_connection_usable() {
         .await;
     assert_eq!(r, Err(CallError::TimedOut));
     let f = server.next().await;
-    server
-        .send(peer::reply_to(
-            &f.header,
-            &ConnectGetLibVersionRet { lib_ver: 1 },
-        ))
-        .await;
-    server.serve_versions();
+    server.answer_then_serve(&f).await;
     client.call::<ConnectGetLibVersion>(&()).await.unwrap();
-}
-
-/// A reader that yields `ok` bytes and then fails.
-struct FailingReader {
-    left: usize,
-}
-
-impl tokio::io::AsyncRead for FailingReader {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        if self.left == 0 {
-            return std::task::Poll::Ready(Err(std::io::Error::other("disk on fire")));
-        }
-        let n = self.left.min(buf.remaining()).min(100_000);
-        buf.put_slice(&vec![1u8; n]);
-        self.left -= n;
-        std::task::Poll::Ready(Ok(()))
-    }
 }
 
 #[tokio::test]
@@ -250,7 +220,8 @@ async fn source_error_aborts_and_returns_the_source_error() {
     let c = client.clone();
     let up = tokio::spawn(async move {
         let u = c.vol_upload(&vol(), 0, 0, false).await.unwrap();
-        u.send_all_and_finish(FailingReader { left: 3 << 20 }).await
+        u.send_all_and_finish(testbed::data::FailAfter::new(3 << 20, "disk on fire"))
+            .await
     });
     let open = server.next().await;
     server.send(peer::reply_to(&open.header, &())).await;

@@ -3,7 +3,6 @@
 //! (`captures/events.decoded.txt`, `captures/event_ka.decoded.txt`), copied here so CI needs no
 //! checkout of the reference. Each constant names its file and packet.
 
-use bytes::BytesMut;
 use libvirt_rpc::proto::events::{
     self, CallbackMsg, DomainEvent, EVENT_PROCS, Event, Lifecycle, callback_proc, event_id,
     event_id_of_proc, lifecycle, lifecycle_detail,
@@ -15,39 +14,11 @@ use libvirt_rpc::proto::procs::connect::{
 };
 use libvirt_rpc::proto::types::{Domain, Uuid};
 use libvirt_rpc::proto::{Procedure, REMOTE_PROGRAM};
-use libvirt_rpc::wire::frame::{self, Frame, MessageStatus, MessageType};
+use libvirt_rpc::wire::frame::{MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr;
 
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn frame(hex: &str) -> Frame {
-    let mut buf = BytesMut::from(&unhex(hex)[..]);
-    let f = frame::decode(&mut buf).unwrap().expect("complete packet");
-    assert!(buf.is_empty());
-    f
-}
-
-fn call<P: Procedure>(hex: &str, args: &P::Args) {
-    let f = frame(hex);
-    assert_eq!(
-        (f.header.program, f.header.procedure),
-        (P::PROGRAM, P::NUMBER),
-        "{}",
-        P::NAME
-    );
-    assert_eq!(f.header.kind, MessageType::Call);
-    assert_eq!(
-        xdr::to_bytes(args).unwrap(),
-        f.payload,
-        "{} args differ from virsh's",
-        P::NAME
-    );
-}
+mod golden;
+use golden::{call, frame};
 
 fn register_reply(hex: &str) -> i32 {
     let f = frame(hex);

@@ -7,7 +7,7 @@
 //! reply decodes and, where complete, re-encodes to the same bytes. The capture tool cut the
 //! hex of packets longer than 188 bytes: those are checked up to the cut.
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use libvirt_rpc::proto::error::WireError;
 use libvirt_rpc::proto::procs::common::{NameArgs, UuidArgs, XmlArgs};
 use libvirt_rpc::proto::procs::connect::{
@@ -38,28 +38,13 @@ use libvirt_rpc::proto::types::{Domain, StoragePool, StorageVol, Uuid};
 use libvirt_rpc::proto::{
     ErrorCode, ErrorDomain, ErrorLevel, Procedure, REMOTE_PROGRAM, RemoteError, StreamDirection,
 };
-use libvirt_rpc::wire::frame::{
-    self, Frame, HEADER_LEN, Header, LEN_WORD, MessageStatus, MessageType,
-};
+use libvirt_rpc::wire::frame::{HEADER_LEN, Header, LEN_WORD, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Decode, Decoder, Encode, LvString};
 
+mod golden;
+use golden::{call, frame, unhex};
+
 // ---- helpers ----------------------------------------------------------------------------
-
-fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-/// A complete captured packet.
-fn frame(hex: &str) -> Frame {
-    let mut buf = BytesMut::from(&unhex(hex)[..]);
-    let f = frame::decode(&mut buf).unwrap().expect("complete packet");
-    assert!(buf.is_empty(), "one packet per constant");
-    f
-}
 
 /// The header and the payload bytes the capture kept of a packet whose hex was cut.
 fn cut(hex: &str) -> (Header, Bytes) {
@@ -71,21 +56,6 @@ fn cut(hex: &str) -> (Header, Bytes) {
         Header::decode(h).unwrap(),
         Bytes::copy_from_slice(&b[LEN_WORD + HEADER_LEN..]),
     )
-}
-
-/// The captured CALL is `P` and carries exactly `args` encoded.
-fn call<P: Procedure>(hex: &str, args: &P::Args) {
-    let f = frame(hex);
-    assert_eq!(f.header.program, P::PROGRAM, "{}", P::NAME);
-    assert_eq!(f.header.procedure, P::NUMBER, "{}", P::NAME);
-    assert_eq!(f.header.kind, MessageType::Call, "{}", P::NAME);
-    assert_eq!(f.header.status, MessageStatus::Ok, "{}", P::NAME);
-    assert_eq!(
-        xdr::to_bytes(args).unwrap(),
-        f.payload,
-        "{} args differ from virsh's",
-        P::NAME
-    );
 }
 
 /// A CALL without arguments (the capture shows no hex for an empty payload).

@@ -14,6 +14,42 @@ pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
     v
 }
 
+/// A source that yields `left` bytes of `0xab` (at most 64 KiB per read), then fails every
+/// read with `io::Error::other(message)`: an upload whose source breaks mid-transfer.
+#[derive(Debug)]
+pub struct FailAfter {
+    /// Bytes still to yield before failing.
+    pub left: u64,
+    /// The error's message.
+    pub message: &'static str,
+}
+
+impl FailAfter {
+    /// `left` bytes, then an error saying `message`.
+    pub fn new(left: u64, message: &'static str) -> Self {
+        Self { left, message }
+    }
+}
+
+impl tokio::io::AsyncRead for FailAfter {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        if self.left == 0 {
+            return std::task::Poll::Ready(Err(std::io::Error::other(self.message)));
+        }
+        let n = usize::try_from(self.left)
+            .unwrap_or(usize::MAX)
+            .min(buf.remaining())
+            .min(64 << 10);
+        buf.put_slice(&vec![0xab; n]);
+        self.left -= n as u64;
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -165,43 +165,28 @@ impl Pki {
                 false,
             )
         };
-        match kind {
-            ClientPki::Good => {
-                let (cert, key) = client(&self.ca)?;
+        // (CA file the client trusts, the CA that signs the client's certificate); `None`:
+        // no client certificate at all.
+        let other = ca("some other CA")?;
+        let (trusted, signer) = match kind {
+            ClientPki::Good => (&self.ca_pem, Some(&self.ca)),
+            ClientPki::ForeignCa => (&other.0, Some(&other.1)),
+            ClientPki::ForeignClientCert => (&self.ca_pem, Some(&other.1)),
+            ClientPki::NoClientCert => (&self.ca_pem, None),
+        };
+        match signer {
+            Some(signer) => {
+                let (cert, key) = client(signer)?;
                 write(
                     dir,
                     &[
-                        ("cacert.pem", &self.ca_pem),
+                        ("cacert.pem", trusted),
                         ("clientcert.pem", &cert),
                         ("clientkey.pem", &key),
                     ],
                 )?;
             }
-            ClientPki::ForeignCa => {
-                let (other_pem, other) = ca("some other CA")?;
-                let (cert, key) = client(&other)?;
-                write(
-                    dir,
-                    &[
-                        ("cacert.pem", &other_pem),
-                        ("clientcert.pem", &cert),
-                        ("clientkey.pem", &key),
-                    ],
-                )?;
-            }
-            ClientPki::ForeignClientCert => {
-                let (_, other) = ca("some other CA")?;
-                let (cert, key) = client(&other)?;
-                write(
-                    dir,
-                    &[
-                        ("cacert.pem", &self.ca_pem),
-                        ("clientcert.pem", &cert),
-                        ("clientkey.pem", &key),
-                    ],
-                )?;
-            }
-            ClientPki::NoClientCert => write(dir, &[("cacert.pem", &self.ca_pem)])?,
+            None => write(dir, &[("cacert.pem", trusted)])?,
         }
         Ok(dir.to_path_buf())
     }

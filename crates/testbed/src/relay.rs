@@ -133,6 +133,19 @@ impl Relay {
         self.state.thawed.notify_all();
     }
 
+    /// Waits until at least `bytes` went client→target (an upload is flowing), then freezes.
+    ///
+    /// # Panics
+    /// If that does not happen within `limit` ("upload never started").
+    pub async fn freeze_once_flowing(&self, bytes: u64, limit: Duration) {
+        let t = std::time::Instant::now();
+        while self.relayed().0 < bytes {
+            assert!(t.elapsed() < limit, "upload never started");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.freeze();
+    }
+
     /// Bytes relayed client→target and target→client so far.
     pub fn relayed(&self) -> (u64, u64) {
         (
