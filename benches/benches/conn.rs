@@ -12,52 +12,33 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_rpc::conn::{Config, Connection, Output, StreamItem};
-use libvirt_rpc::peer::{self, Peer};
+use libvirt_rpc::conn::{Connection, Output, StreamItem};
 use libvirt_rpc::proto::REMOTE_PROGRAM;
 use libvirt_rpc::proto::StreamDirection;
 use libvirt_rpc::proto::events::{CallbackMsg, Lifecycle};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::proto::types::{Domain, Uuid};
-use libvirt_rpc::wire::frame::{Frame, STREAM_CHUNK_MAX};
+use libvirt_rpc::wire::frame::{Header, STREAM_CHUNK_MAX};
+use libvirt_rpc_testkit::{Pair, peer};
 
 /// Data packets per iteration (16 × 262,120 B ≈ 4 MiB).
 const PACKETS: usize = 16;
 
-fn quiet() -> Config {
-    Config {
-        keepalive: None,
-        ..Config::default()
-    }
-}
-
-/// Everything the client queued, framed by the peer.
-fn flush(c: &mut Connection) -> Vec<Frame> {
-    let mut peer = Peer::new();
-    while let Some(t) = c.poll_transmit() {
-        peer.feed(&t.head);
-        peer.feed(&t.body);
-    }
-    std::iter::from_fn(|| peer.recv().expect("valid")).collect()
-}
-
 /// A connection with one stream open in `dir`; returns it, the stream id and the opening
 /// call's header.
-fn open(dir: StreamDirection, now: Instant) -> (Connection, u32, libvirt_rpc::wire::frame::Header) {
-    let mut c = Connection::new(quiet(), now);
+fn open(dir: StreamDirection) -> (Pair, u32, Header) {
+    let mut p = Pair::no_keepalive();
     let procedure = if dir == StreamDirection::Upload {
         208
     } else {
         209
     };
-    let id = c
+    let id = p
+        .conn
         .open_stream_raw(REMOTE_PROGRAM, procedure, dir, false, &())
         .expect("open");
-    let call = flush(&mut c).pop().expect("call sent").header;
-    let mut rx = BytesMut::from(&peer::reply_to(&call, &())[..]);
-    c.handle_input(&mut rx, now).expect("reply");
-    assert_eq!(c.poll_output(), Some(Output::StreamOpened(id)));
-    (c, id, call)
+    let call = p.accept_open(id);
+    (p, id, call)
 }
 
 /// One `handle_input` of `rx`, the outputs drained and the stream's items taken: the data
@@ -76,8 +57,7 @@ fn feed(conn: &mut Connection, id: u32, rx: &mut BytesMut, now: Instant) -> usiz
 }
 
 fn stream_download(c: &mut Criterion) {
-    let now = Instant::now();
-    let (mut conn, id, call) = open(StreamDirection::Download, now);
+    let (Pair { mut conn, now, .. }, id, call) = open(StreamDirection::Download);
     let chunk = vec![0x5a; STREAM_CHUNK_MAX];
     let mut wire = BytesMut::new();
     for _ in 0..PACKETS {
@@ -119,8 +99,7 @@ fn stream_download(c: &mut Criterion) {
 }
 
 fn stream_upload(c: &mut Criterion) {
-    let now = Instant::now();
-    let (mut conn, id, _) = open(StreamDirection::Upload, now);
+    let (Pair { mut conn, .. }, id, _) = open(StreamDirection::Upload);
     let data = Bytes::from(vec![0xa5; PACKETS * STREAM_CHUNK_MAX]);
     let mut g = c.benchmark_group("stream");
     g.throughput(Throughput::Bytes(data.len() as u64));
@@ -139,8 +118,7 @@ fn stream_upload(c: &mut Criterion) {
 }
 
 fn call_roundtrip(crit: &mut Criterion) {
-    let now = Instant::now();
-    let mut conn = Connection::new(quiet(), now);
+    let Pair { mut conn, now, .. } = Pair::no_keepalive();
     let ret = ConnectGetLibVersionRet { lib_ver: 9_000_000 };
     let mut rx = BytesMut::new();
     crit.bench_function("call_roundtrip/connect_get_lib_version", |b| {
@@ -149,7 +127,7 @@ fn call_roundtrip(crit: &mut Criterion) {
             let t = conn.poll_transmit().expect("queued");
             let mut h = [0u8; 24];
             h.copy_from_slice(&t.head[4..28]);
-            let call = libvirt_rpc::wire::frame::Header::decode(&h).expect("header");
+            let call = Header::decode(&h).expect("header");
             rx.extend_from_slice(&peer::reply_to(&call, &ret));
             conn.handle_input(&mut rx, now).expect("reply");
             let Some(Output::CallDone {

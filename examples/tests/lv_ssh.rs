@@ -229,7 +229,8 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
     let c = Client::connect(&b.relay_uri(&relay, tmp.path()), ConnectOptions::default())
         .await
         .unwrap();
-    common::close_is_bounded_with_a_frozen_peer(&c, &b.d, &relay).await;
+    common::close_is_bounded_with_a_frozen_peer(&c, &b.d, &relay, relay.addr().port(), "close.raw")
+        .await;
 }
 
 /// Throughput over SSH, ours vs virsh (OpenSSH + nc on the far side), one run each way.

@@ -183,5 +183,6 @@ async fn client_close_is_bounded_with_a_frozen_tls_peer() {
     let c = Client::connect(&uri_via(&d, relay.addr().port()), ConnectOptions::default())
         .await
         .unwrap();
-    common::close_is_bounded_with_a_frozen_peer(&c, &d, &relay).await;
+    common::close_is_bounded_with_a_frozen_peer(&c, &d, &relay, relay.addr().port(), "close.raw")
+        .await;
 }

@@ -1,10 +1,9 @@
-//! The connection state machine under an `arbitrary` sequence of commands, daemon packets
-//! (raw and well-formed), timer ticks and EOF. Invariants: see `harness/connection.rs`.
+//! The connection state machine under a sequence of commands, daemon packets (raw and
+//! well-formed), timer ticks and EOF, against a model. Input encoding and invariants:
+//! `libvirt_rpc_testkit::fuzz::connection`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use libvirt_rpc_testkit::fuzz::connection;
 
-#[path = "../harness/connection.rs"]
-mod harness;
-
-fuzz_target!(|data: &[u8]| harness::check(data));
+fuzz_target!(|data: &[u8]| connection::check(data));

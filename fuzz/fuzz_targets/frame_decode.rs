@@ -1,22 +1,12 @@
-//! Bytes → `frame::decode`, repeatedly. Invariants: see `harness/frame.rs`; here also that the
-//! whole check allocates in proportion to the input (never per a length word).
+//! Bytes → `frame::decode`, whole and in chunks; and the whole check allocates in proportion
+//! to the input (never per a length word). Checks: `libvirt_rpc_testkit::fuzz::frame`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-
-#[path = "../harness/frame.rs"]
-mod harness;
-mod peak_alloc;
+use libvirt_rpc_fuzz::{PeakAlloc, peak_during};
+use libvirt_rpc_testkit::fuzz::frame;
 
 #[global_allocator]
-static ALLOC: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
+static ALLOC: PeakAlloc = PeakAlloc;
 
-fuzz_target!(|data: &[u8]| {
-    let peak = peak_alloc::peak_during(&mut || harness::check(data));
-    let bound = 64 * data.len() + 64 * 1024;
-    assert!(
-        peak <= bound,
-        "{peak} heap bytes live for a {}-byte input",
-        data.len()
-    );
-});
+fuzz_target!(|data: &[u8]| frame::check_with(data, Some(peak_during)));

@@ -1,10 +1,8 @@
-//! The opening handshake with SASL against an `arbitrary` daemon, and the TLS accept byte.
-//! Invariants: see `harness/handshake.rs`.
+//! The opening handshake with SASL against an arbitrary daemon, and the TLS accept byte.
+//! Input format and invariants: `libvirt_rpc_testkit::fuzz::handshake`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use libvirt_rpc_testkit::fuzz::handshake;
 
-#[path = "../harness/handshake.rs"]
-mod harness;
-
-fuzz_target!(|data: &[u8]| harness::check(data));
+fuzz_target!(|data: &[u8]| handshake::check(data));

@@ -1,20 +1,13 @@
 //! One packet → the XDR type its header names (every typed procedure's Args/Ret, errors,
-//! events, shared types). Invariants: see `harness/xdr.rs`; here also that each decode
-//! allocates in proportion to its input.
+//! events, shared types); each decode allocates in proportion to its input. Checks:
+//! `libvirt_rpc_testkit::fuzz::xdr`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-
-#[path = "../harness/xdr.rs"]
-mod harness;
-mod peak_alloc;
+use libvirt_rpc_fuzz::{PeakAlloc, peak_during};
+use libvirt_rpc_testkit::fuzz::xdr;
 
 #[global_allocator]
-static ALLOC: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
+static ALLOC: PeakAlloc = PeakAlloc;
 
-fuzz_target!(
-    init: {
-        harness::METER.set(peak_alloc::peak_during).expect("set once");
-    },
-    |data: &[u8]| harness::check(data)
-);
+fuzz_target!(|data: &[u8]| xdr::check_with(data, Some(peak_during)));

@@ -220,7 +220,9 @@ fn connect_kind(e: &ConnectError) -> ErrorKind {
 
 fn ssh_kind(e: &ssh_socket::SshError) -> ErrorKind {
     use ssh_socket::SshError as S;
-    match e {
+    // A jump host's error classifies as the hop's own: a wrong bastion key is as permanent
+    // as a wrong target key.
+    match e.innermost() {
         S::Config { .. }
         | S::KeyFile { .. }
         | S::KnownHosts { .. }
@@ -439,6 +441,26 @@ mod tests {
             }))),
         };
         assert_eq!(kind(&host_key), ErrorKind::Permanent);
+        let jump = |error: ssh_socket::SshError| LvError::Connect {
+            uri: uri.clone(),
+            source: Arc::new(ConnectError::Ssh(Box::new(ssh_socket::SshError::Jump {
+                host: "ops@bastion:22".into(),
+                error: Box::new(error),
+            }))),
+        };
+        let bastion_key = jump(ssh_socket::SshError::HostKeyChanged {
+            host: "bastion".into(),
+            key_type: "ssh-ed25519".into(),
+            fingerprint: "SHA256:x".into(),
+            known_hosts: "/kh".into(),
+            line: 1,
+        });
+        assert_eq!(kind(&bastion_key), ErrorKind::Permanent, "bastion host key");
+        let bastion_down = jump(ssh_socket::SshError::Connect {
+            addr: "bastion:22".into(),
+            source: io::Error::from(io::ErrorKind::ConnectionRefused),
+        });
+        assert_eq!(kind(&bastion_down), ErrorKind::Transient, "bastion down");
         let auth = LvError::Connect {
             uri: uri.clone(),
             source: Arc::new(ConnectError::Handshake(HandshakeError::UnsupportedAuth(

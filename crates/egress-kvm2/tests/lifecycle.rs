@@ -245,19 +245,85 @@ async fn port_forward_on_a_taken_port_is_transient_and_completed_by_a_retried_cr
 
 /// The lifecycle over `qemu+ssh://`: an OpenSSH sshd on 127.0.0.1 in front of the same
 /// daemon. Every link — the shared one and the dedicated image upload — is dialled by
-/// `Client::connect` (libvirt-rpc's `ssh` feature), the one dial path.
+/// `Client::connect` (libvirt-rpc's `ssh` feature), the one dial path. `socket=` makes it
+/// libvirt's netcat exec channel (`nc -U SOCKET` on the remote side).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lifecycle_over_qemu_ssh() {
     let Some(env) = env().await else { return };
     let Some(sshd) = Sshd::start_or_skip(&SshdOptions::default()) else {
         return;
     };
+    let uri = sshd.qemu_uri(env.d.socket_path());
+    lifecycle_through(&env, "viassh", &uri, &sshd).await;
+}
+
+/// The same on a host whose sshd refuses all forwarding (`AllowTcpForwarding no`,
+/// `AllowStreamLocalForwarding no`): only the exec channel gets through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_over_qemu_ssh_where_forwarding_is_refused() {
+    let Some(env) = env().await else { return };
+    let Some(sshd) = Sshd::start_or_skip(&SshdOptions {
+        forwarding: false,
+        ..SshdOptions::default()
+    }) else {
+        return;
+    };
+    let uri = sshd.qemu_uri(env.d.socket_path());
+    lifecycle_through(&env, "sshexec", &uri, &sshd).await;
+    assert!(
+        !sshd.log().contains("direct-streamlocal"),
+        "no forwarding was asked for"
+    );
+}
+
+/// The same on a host behind a bastion, named in the host entry's URI (`proxy_jump=`); the
+/// target refuses forwarding, the bastion carries the `direct-tcpip` hop. Host keys of both
+/// hops from one `known_hosts`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_over_qemu_ssh_through_a_bastion() {
+    let Some(env) = env().await else { return };
+    let Some(target) = Sshd::start_or_skip(&SshdOptions {
+        forwarding: false,
+        ..SshdOptions::default()
+    }) else {
+        return;
+    };
+    let Some(bastion) = Sshd::start_or_skip(&SshdOptions::default()) else {
+        return;
+    };
+    // One key for both hops (the URI's keyfile): the bastion authorises the target's key too.
+    let key = std::fs::read_to_string(target.client_key().with_extension("pub")).unwrap();
+    let mut auth = std::fs::OpenOptions::new()
+        .append(true)
+        .open(bastion.dir().join("authorized_keys"))
+        .unwrap();
+    std::io::Write::write_all(&mut auth, key.as_bytes()).unwrap();
+    let kh = env.d.dir().join("known_hosts_both");
+    let both = std::fs::read_to_string(bastion.known_hosts()).unwrap()
+        + &std::fs::read_to_string(target.known_hosts()).unwrap();
+    std::fs::write(&kh, both).unwrap();
+    let uri = format!(
+        "{}&proxy_jump={}@127.0.0.1:{}",
+        target.qemu_uri_via(target.port(), &kh, env.d.socket_path()),
+        bastion.user().name,
+        bastion.port()
+    );
+    lifecycle_through(&env, "viajump", &uri, &target).await;
+    let log = bastion.log();
+    assert!(
+        log.matches("Accepted publickey").count() >= 2 && log.contains("direct-tcpip"),
+        "the bastion did not carry the link and the upload:\n{log}"
+    );
+}
+
+/// Image ensure, create (Running, `Provisioning` with no guest OS), get, list, delete through
+/// `uri` for the provider entry `name`; `sshd` (the last hop) saw at least two sessions.
+async fn lifecycle_through(env: &Env, name: &str, uri: &str, sshd: &Sshd) {
     let body = pattern(1 << 20, 25);
     env.http.serve("/img.raw", body.clone());
-    let uri = sshd.qemu_uri(env.d.socket_path());
     let p = build(entry(
-        &env,
-        "viassh",
+        env,
+        name,
         json!({"img": image(&env.http.url("/img.raw"), &body)}),
         json!({"uri": uri}),
     ));
@@ -267,10 +333,13 @@ async fn lifecycle_over_qemu_ssh() {
     let made = p
         .create(&spec)
         .await
-        .unwrap_or_else(|e| panic!("create over ssh: {}", e.chain()));
+        .unwrap_or_else(|e| panic!("create over {uri}: {}", e.chain()));
     assert_eq!(made.state, InstanceState::Provisioning);
     assert_eq!(
-        env.d.virsh(&["domstate", "viassh-u1"]).unwrap().trim(),
+        env.d
+            .virsh(&["domstate", &format!("{name}-u1")])
+            .unwrap()
+            .trim(),
         "running"
     );
     assert_eq!(p.get(&spec.uid).await.unwrap(), made);
@@ -279,7 +348,10 @@ async fn lifecycle_over_qemu_ssh() {
     assert!(p.get(&spec.uid).await.unwrap_err().is_not_found());
     assert_eq!(
         volumes(&env.d),
-        ["base-viassh-img.raw", "base-viassh-img.raw.sha256"]
+        [
+            format!("base-{name}-img.raw"),
+            format!("base-{name}-img.raw.sha256")
+        ]
     );
     // Through sshd, with our key: the shared link and the dedicated upload connection.
     let log = sshd.log();

@@ -16,7 +16,8 @@
 //! ```
 //!
 //! The layers below `client` never touch a socket, a clock or a runtime: the same core runs
-//! the client, the tests' scripted peer and the fuzz targets.
+//! the client, the tests' scripted peer and the fuzz targets (both in the unpublished
+//! `libvirt-rpc-testkit` crate).
 #![forbid(unsafe_code)]
 // Errors carry libvirt's complete `remote_error` by design; they are rare and not worth a box.
 #![allow(clippy::result_large_err)]
@@ -24,7 +25,6 @@
 #[cfg(feature = "client")]
 pub mod client;
 pub mod conn;
-pub mod peer;
 pub mod proto;
 pub mod wire;
 
@@ -32,4 +32,7 @@ pub mod wire;
 pub use client::{Client, ConnectOptions};
 pub use conn::{CallError, Connection, ConnectionError, StreamError};
 pub use proto::{Procedure, RemoteError};
+/// The SSH transport (feature `ssh`), for [`client::SshOptions`]: config file, credentials.
+#[cfg(feature = "ssh")]
+pub use ssh_socket;
 pub use wire::xdr::LvString;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use libvirt_rpc::Client;
 use libvirt_rpc::client::ConnectOptions;
 use libvirt_rpc::conn::Config;
-use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
+use libvirt_rpc_testkit::peer::{self, Peer};
 
 /// A scripted daemon: answers every call after `delay`, until the client hangs up.
 fn serve(mut s: StdUnix, delay: Duration) -> std::thread::JoinHandle<()> {

@@ -11,10 +11,10 @@ use bytes::Bytes;
 use futures::StreamExt;
 use libvirt_rpc::client::{Client, ConnectOptions, TransferError};
 use libvirt_rpc::conn::{CallError, Config, ConnectionError, StreamError, StreamItem};
-use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::wire::frame::{Frame, MessageStatus, MessageType};
+use libvirt_rpc_testkit::peer::{self, Peer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc;
 

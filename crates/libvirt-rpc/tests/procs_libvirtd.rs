@@ -85,6 +85,24 @@ impl<'a> Run<'a> {
         self.expect::<P>(args, "success", |_| true).await
     }
 
+    /// Register events with `R` (a callback id back), then deregister them with `D`.
+    async fn register_and_deregister<R, D>(&mut self, args: R::Args)
+    where
+        R: Procedure<Ret = libvirt_rpc::proto::procs::common::CallbackIdRet>,
+        D: Procedure<Args = libvirt_rpc::proto::procs::common::CallbackIdArgs>,
+        D::Ret: Debug,
+    {
+        let registered = self
+            .expect::<R>(args, "a callback id", |r| r.callback_id >= 0)
+            .await;
+        if let Some(r) = registered {
+            let args = libvirt_rpc::proto::procs::common::CallbackIdArgs {
+                callback_id: r.callback_id,
+            };
+            self.done::<D>(args).await;
+        }
+    }
+
     /// Call `P` where the daemon must refuse with an error `expected` accepts.
     async fn refuse<P: Procedure>(
         &mut self,
@@ -2026,7 +2044,6 @@ async fn node_devices(run: &mut Run<'_>) {
 }
 
 async fn secrets(run: &mut Run<'_>) {
-    use libvirt_rpc::proto::procs::common::CallbackIdArgs;
     use secret::*;
     let uuid = "2a4f4d2c-7c05-4a43-9c4e-1b1b6a5c0f01";
     let xml = format!(
@@ -2091,23 +2108,13 @@ async fn secrets(run: &mut Run<'_>) {
     .await;
     run.done::<SecretUndefine>(SecretArgs { secret: s.clone() })
         .await;
-    let id = |r: &libvirt_rpc::proto::procs::common::CallbackIdRet| r.callback_id;
-    if let Some(r) = run
-        .expect::<ConnectSecretEventRegisterAny>(
-            ConnectSecretEventRegisterAnyArgs {
-                event_id: 0,
-                secret: None,
-            },
-            "a callback id",
-            |r| r.callback_id >= 0,
-        )
-        .await
-    {
-        run.done::<ConnectSecretEventDeregisterAny>(CallbackIdArgs {
-            callback_id: id(&r),
-        })
-        .await;
-    }
+    run.register_and_deregister::<ConnectSecretEventRegisterAny, ConnectSecretEventDeregisterAny>(
+        ConnectSecretEventRegisterAnyArgs {
+            event_id: 0,
+            secret: None,
+        },
+    )
+    .await;
     run.refuse::<SecretLookupByUuid>(
         UuidArgs { uuid: s.uuid },
         "undefined",
@@ -2274,72 +2281,26 @@ async fn download(c: &Client, vol: &StorageVol) -> Result<Vec<u8>, String> {
 
 /// Every registration call, with its undo.
 async fn event_registrations(run: &mut Run<'_>, test: Option<&Domain>) {
-    use libvirt_rpc::proto::procs::common::CallbackIdArgs;
-    let id = |r: &libvirt_rpc::proto::procs::common::CallbackIdRet| r.callback_id;
-    if let Some(r) = run
-        .expect::<connect::ConnectDomainEventCallbackRegisterAny>(
-            connect::ConnectDomainEventCallbackRegisterAnyArgs {
-                event_id: 0,
-                dom: test.cloned(),
-            },
-            "a callback id",
-            |r| r.callback_id >= 0,
-        )
-        .await
-    {
-        run.done::<connect::ConnectDomainEventCallbackDeregisterAny>(CallbackIdArgs {
-            callback_id: id(&r),
-        })
-        .await;
-    }
-    if let Some(r) = run
-        .expect::<network::ConnectNetworkEventRegisterAny>(
-            network::ConnectNetworkEventRegisterAnyArgs {
-                event_id: 0,
-                net: None,
-            },
-            "a callback id",
-            |r| r.callback_id >= 0,
-        )
-        .await
-    {
-        run.done::<network::ConnectNetworkEventDeregisterAny>(CallbackIdArgs {
-            callback_id: id(&r),
-        })
-        .await;
-    }
-    if let Some(r) = run
-        .expect::<storage::ConnectStoragePoolEventRegisterAny>(
-            storage::ConnectStoragePoolEventRegisterAnyArgs {
-                event_id: 0,
-                pool: None,
-            },
-            "a callback id",
-            |r| r.callback_id >= 0,
-        )
-        .await
-    {
-        run.done::<storage::ConnectStoragePoolEventDeregisterAny>(CallbackIdArgs {
-            callback_id: id(&r),
-        })
-        .await;
-    }
-    if let Some(r) = run
-        .expect::<nodedev::ConnectNodeDeviceEventRegisterAny>(
-            nodedev::ConnectNodeDeviceEventRegisterAnyArgs {
-                event_id: 0,
-                dev: None,
-            },
-            "a callback id",
-            |r| r.callback_id >= 0,
-        )
-        .await
-    {
-        run.done::<nodedev::ConnectNodeDeviceEventDeregisterAny>(CallbackIdArgs {
-            callback_id: id(&r),
-        })
-        .await;
-    }
+    run.register_and_deregister::<connect::ConnectDomainEventCallbackRegisterAny, connect::ConnectDomainEventCallbackDeregisterAny>(connect::ConnectDomainEventCallbackRegisterAnyArgs {
+        event_id: 0,
+        dom: test.cloned(),
+    })
+    .await;
+    run.register_and_deregister::<network::ConnectNetworkEventRegisterAny, network::ConnectNetworkEventDeregisterAny>(network::ConnectNetworkEventRegisterAnyArgs {
+        event_id: 0,
+        net: None,
+    })
+    .await;
+    run.register_and_deregister::<storage::ConnectStoragePoolEventRegisterAny, storage::ConnectStoragePoolEventDeregisterAny>(storage::ConnectStoragePoolEventRegisterAnyArgs {
+        event_id: 0,
+        pool: None,
+    })
+    .await;
+    run.register_and_deregister::<nodedev::ConnectNodeDeviceEventRegisterAny, nodedev::ConnectNodeDeviceEventDeregisterAny>(nodedev::ConnectNodeDeviceEventRegisterAnyArgs {
+        event_id: 0,
+        dev: None,
+    })
+    .await;
     // The legacy registrations (before callback ids). The daemon never fills
     // `cb_registered` (it stays 0); the registration shows in a second deregistration
     // being refused.

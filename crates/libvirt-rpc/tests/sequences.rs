@@ -3,16 +3,15 @@
 // Short names (p = pair, h = header, f = frame) keep the sequences readable.
 #![allow(clippy::many_single_char_names)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use libvirt_rpc::conn::SubscriberId;
 use libvirt_rpc::conn::handshake::{Handshake, HandshakeOptions};
 use libvirt_rpc::conn::{
-    CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
-    StreamError, StreamItem, StreamMisuse,
+    CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
+    StreamItem, StreamMisuse,
 };
-use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::events::{
     CallbackMsg, DomainEvent, Lifecycle, NetworkEvent, NetworkLifecycle, SecretEvent,
     SecretLifecycle, network_event_id, secret_event_id,
@@ -27,93 +26,8 @@ use libvirt_rpc::proto::types::{Domain, Network, Secret, StorageVol, Uuid};
 use libvirt_rpc::proto::{ErrorCode, Procedure, events};
 use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr;
-
-struct Pair {
-    c: Connection,
-    peer: Peer,
-    now: Instant,
-    rx: BytesMut,
-}
-
-impl Pair {
-    fn new(config: Config) -> Self {
-        let now = Instant::now();
-        Self {
-            c: Connection::new(config, now),
-            peer: Peer::new(),
-            now,
-            rx: BytesMut::new(),
-        }
-    }
-
-    fn no_keepalive() -> Self {
-        Self::new(Config {
-            keepalive: None,
-            ..Config::default()
-        })
-    }
-
-    /// Upload packets the size virsh sends, to match the captures.
-    fn virsh_chunks() -> Self {
-        Self::new(Config {
-            keepalive: None,
-            stream_chunk: libvirt_rpc::wire::frame::STREAM_CHUNK_MAX,
-            ..Config::default()
-        })
-    }
-
-    /// Move everything the client queued to the peer; return the client's packets.
-    fn flush(&mut self) -> Vec<Frame> {
-        while let Some(t) = self.c.poll_transmit() {
-            self.peer.feed(&t.head);
-            self.peer.feed(&t.body);
-        }
-        let mut out = Vec::new();
-        while let Some(f) = self.peer.recv().expect("client frames are valid") {
-            out.push(f);
-        }
-        out
-    }
-
-    fn deliver(&mut self, bytes: &[u8]) -> Result<(), ConnectionError> {
-        self.rx.extend_from_slice(bytes);
-        self.c.handle_input(&mut self.rx, self.now)
-    }
-
-    fn outputs(&mut self) -> Vec<Output> {
-        std::iter::from_fn(|| self.c.poll_output()).collect()
-    }
-
-    fn advance(&mut self, d: Duration) {
-        self.now += d;
-        if self.c.poll_timeout().is_some_and(|t| t <= self.now) {
-            self.c.handle_timeout(self.now);
-        }
-    }
-
-    /// Call `get_lib_version` and answer it: proves the connection still works.
-    fn roundtrip_works(&mut self) {
-        let serial = self.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
-        let f = self.flush().pop().expect("call sent");
-        assert_eq!(f.header.serial, serial);
-        self.deliver(&peer::reply_to(
-            &f.header,
-            &ConnectGetLibVersionRet { lib_ver: 9_000_000 },
-        ))
-        .unwrap();
-        let outs = self.outputs();
-        let Some(Output::CallDone {
-            serial: s,
-            result: Ok(p),
-        }) = outs.last()
-        else {
-            panic!("no reply: {outs:?}")
-        };
-        assert_eq!(*s, serial);
-        let ret: ConnectGetLibVersionRet = xdr::from_bytes(p.clone()).unwrap();
-        assert_eq!(ret.lib_ver, 9_000_000);
-    }
-}
+use libvirt_rpc_testkit::Pair;
+use libvirt_rpc_testkit::peer::{self, Raw};
 
 fn vol() -> StorageVol {
     StorageVol {
@@ -168,7 +82,7 @@ fn opening<P>(p: &mut Pair, flags: u32) -> (u32, Header)
 where
     P: Procedure<Args = StorageVolTransferArgs>,
 {
-    let id = p.c.open_stream::<P>(&transfer(0, flags)).unwrap();
+    let id = p.conn.open_stream::<P>(&transfer(0, flags)).unwrap();
     let call = p.flush().pop().unwrap();
     (id, call.header)
 }
@@ -220,11 +134,12 @@ fn handshake_sends_virsh_bytes() {
     });
     let mut i = 0;
     while let Some(call) = hs.next_call() {
-        let serial =
-            p.c.call_raw(
+        let serial = p
+            .conn
+            .call_raw(
                 libvirt_rpc::proto::REMOTE_PROGRAM,
                 call.procedure,
-                &RawArgs(call.args),
+                &Raw(call.args),
                 None,
             )
             .unwrap();
@@ -250,24 +165,17 @@ fn handshake_sends_virsh_bytes() {
     assert_eq!(o.auth_types, vec![0]);
 }
 
-/// Already-encoded XDR arguments.
-struct RawArgs(Bytes);
-impl xdr::Encode for RawArgs {
-    fn encode(&self, enc: &mut xdr::Encoder) {
-        enc.put_fixed_opaque(&self.0);
-    }
-}
-
 // ---- §3.2 upload ----------------------------------------------------------------------
 
 #[test]
 fn upload_chunks_like_virsh_and_finishes() {
     let mut p = Pair::virsh_chunks();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream(id)
+    p.conn
+        .stream(id)
         .send(Bytes::from(vec![7u8; 1_126_400]))
         .unwrap();
-    p.c.stream(id).finish().unwrap();
+    p.conn.stream(id).finish().unwrap();
     let frames = p.flush();
     let sizes: Vec<usize> = frames.iter().map(|f| f.payload.len()).collect();
     assert_eq!(sizes, vec![262_120, 262_120, 262_120, 262_120, 77_920, 0]);
@@ -279,8 +187,8 @@ fn upload_chunks_like_virsh_and_finishes() {
     );
     p.deliver(&peer::stream_ok_to(&frames[0].header)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
-    assert_eq!(p.c.stream_count(), 0);
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
+    assert_eq!(p.conn.stream_count(), 0);
     p.roundtrip_works();
 }
 
@@ -304,13 +212,13 @@ fn download_delivers_zero_copy_then_finishes_after_eof() {
         vec![(MessageType::Stream, MessageStatus::Ok, 0)]
     );
     let mut total = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
+    while let Some(StreamItem::Data(d)) = p.conn.stream(id).recv() {
         total += d.len();
     }
     assert_eq!(total, 2 * 1024 * 1024);
-    assert_eq!(p.c.stream(id).take_end(), None, "not confirmed yet");
+    assert_eq!(p.conn.stream(id).take_end(), None, "not confirmed yet");
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
     p.roundtrip_works();
 }
 
@@ -327,20 +235,20 @@ fn download_window_stops_reading_until_consumed() {
         bytes.extend(peer::stream_data_to(&h, &vec![0u8; 262_120]));
     }
     p.deliver(&bytes).unwrap();
-    assert!(!p.c.wants_read(), "window full");
+    assert!(!p.conn.wants_read(), "window full");
     assert!(
         p.rx.len() > 3 * 262_000,
         "rest left undecoded in the caller's buffer"
     );
     let mut got = 0;
-    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
+    while let Some(StreamItem::Data(d)) = p.conn.stream(id).recv() {
         got += d.len();
     }
     // Reading stops at the first packet that fills the window.
     assert_eq!(got, 5 * 262_120);
-    assert!(p.c.wants_read());
+    assert!(p.conn.wants_read());
     p.deliver(&[]).unwrap();
-    while let Some(StreamItem::Data(d)) = p.c.stream(id).recv() {
+    while let Some(StreamItem::Data(d)) = p.conn.stream(id).recv() {
         got += d.len();
     }
     assert_eq!(got, 8 * 262_120);
@@ -366,7 +274,7 @@ fn sparse_download_delivers_holes_in_order() {
     ))
     .unwrap();
     p.deliver(&peer::stream_data_to(&h, &[])).unwrap();
-    let items: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream(id).recv()).collect();
+    let items: Vec<StreamItem> = std::iter::from_fn(|| p.conn.stream(id).recv()).collect();
     assert_eq!(
         items,
         vec![
@@ -376,17 +284,20 @@ fn sparse_download_delivers_holes_in_order() {
         ]
     );
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
 }
 
 #[test]
 fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, true);
-    p.c.stream(id).send_hole(0x20_0000).unwrap();
-    p.c.stream(id).send(Bytes::from_static(&[1; 100])).unwrap();
-    p.c.stream(id).send_hole(4096).unwrap();
-    p.c.stream(id).finish().unwrap();
+    p.conn.stream(id).send_hole(0x20_0000).unwrap();
+    p.conn
+        .stream(id)
+        .send(Bytes::from_static(&[1; 100]))
+        .unwrap();
+    p.conn.stream(id).send_hole(4096).unwrap();
+    p.conn.stream(id).finish().unwrap();
     let f = p.flush();
     assert_eq!(
         kinds(&f),
@@ -399,13 +310,13 @@ fn sparse_upload_sends_holes_and_non_sparse_refuses_them() {
     );
     assert_eq!(&f[0].payload[..], &hex("000000000020000000000000")[..]);
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
     p.outputs();
 
     // Non-sparse: refused locally, nothing on the wire (the daemon would drop the connection).
     let (id, _) = open_upload(&mut p, false);
     assert_eq!(
-        p.c.stream(id).send_hole(4096),
+        p.conn.stream(id).send_hole(4096),
         Err(StreamError::Misuse(StreamMisuse::NotSparse))
     );
     assert!(p.flush().is_empty());
@@ -422,7 +333,7 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
         "abort sent"
     );
     assert_eq!(
-        p.c.stream(id).take_end(),
+        p.conn.stream(id).take_end(),
         Some(Err(StreamError::UnexpectedHole))
     );
     // The daemon's answer to the abort is a straggler.
@@ -436,10 +347,12 @@ fn hole_on_non_sparse_download_fails_only_that_stream() {
 fn source_error_aborts_and_reports_the_source_reason() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream(id)
+    p.conn
+        .stream(id)
         .send(Bytes::from(vec![0u8; 600_000]))
         .unwrap();
-    p.c.stream(id)
+    p.conn
+        .stream(id)
         .abort("read /dev/sdz: Input/output error")
         .unwrap();
     let f = p.flush();
@@ -453,7 +366,7 @@ fn source_error_aborts_and_reports_the_source_reason() {
     let Some(Err(StreamError::Aborted {
         reason,
         server: None,
-    })) = p.c.stream(id).take_end()
+    })) = p.conn.stream(id).take_end()
     else {
         panic!()
     };
@@ -466,7 +379,7 @@ fn abort_answered_with_error_still_ends() {
     // Old daemons answered the abort with an error: the go-libvirt hang trigger.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream(id).abort("source failed").unwrap();
+    p.conn.stream(id).abort("source failed").unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -475,7 +388,7 @@ fn abort_answered_with_error_still_ends() {
     .unwrap();
     let Some(Err(StreamError::Aborted {
         server: Some(e), ..
-    })) = p.c.stream(id).take_end()
+    })) = p.conn.stream(id).take_end()
     else {
         panic!()
     };
@@ -487,7 +400,8 @@ fn abort_answered_with_error_still_ends() {
 fn upload_default_packets_are_128_kib() {
     let mut p = Pair::no_keepalive();
     let (id, _) = open_upload(&mut p, false);
-    p.c.stream(id)
+    p.conn
+        .stream(id)
         .send(Bytes::from(vec![7u8; 300_000]))
         .unwrap();
     let sizes: Vec<usize> = p.flush().iter().map(|f| f.payload.len()).collect();
@@ -500,11 +414,13 @@ fn upload_default_packets_are_128_kib() {
 fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
     let mut p = Pair::virsh_chunks();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream(id)
+    p.conn
+        .stream(id)
         .send(Bytes::from(vec![0u8; 262_120]))
         .unwrap();
     assert_eq!(p.flush().len(), 1);
-    p.c.stream(id)
+    p.conn
+        .stream(id)
         .send(Bytes::from(vec![0u8; 262_120 * 3]))
         .unwrap();
     // captures/upload_srverr server #011.
@@ -513,22 +429,23 @@ fn server_error_mid_upload_stops_sending_and_is_sticky_for_the_stream() {
         p.flush().is_empty(),
         "queued data dropped, nothing more sent"
     );
-    let err =
-        p.c.stream(id)
-            .send(Bytes::from_static(b"more"))
-            .unwrap_err();
+    let err = p
+        .conn
+        .stream(id)
+        .send(Bytes::from_static(b"more"))
+        .unwrap_err();
     let StreamError::Remote(e) = &err else {
         panic!("{err:?}")
     };
     assert_eq!(e.code, ErrorCode::SYSTEM_ERROR);
     assert_eq!(e.errno(), Some(28));
     assert_eq!(
-        p.c.stream(id).finish(),
+        p.conn.stream(id).finish(),
         Err(err.clone()),
         "finish reports it too, sends nothing"
     );
     assert!(p.flush().is_empty());
-    assert_eq!(p.c.stream(id).take_end(), Some(Err(err)));
+    assert_eq!(p.conn.stream(id).take_end(), Some(Err(err)));
     p.roundtrip_works();
 }
 
@@ -538,10 +455,11 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     // its reader holding a lock on the trailing OK and wedged the whole connection.
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream(id)
+    p.conn
+        .stream(id)
         .send(Bytes::from(vec![0u8; 1 << 20]))
         .unwrap();
-    p.c.stream(id).finish().unwrap();
+    p.conn.stream(id).finish().unwrap();
     p.flush();
     p.deliver(&peer::stream_error_to(
         &h,
@@ -549,12 +467,12 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
     ))
     .unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
-    let Some(Err(StreamError::Remote(e))) = p.c.stream(id).take_end() else {
+    let Some(Err(StreamError::Remote(e))) = p.conn.stream(id).take_end() else {
         panic!()
     };
     assert_eq!(e.message(), "cannot write to stream");
     p.deliver(&peer::stream_ok_to(&h)).unwrap(); // after collection: still a straggler
-    assert!(p.c.stats().stragglers >= 1);
+    assert!(p.conn.stats().stragglers >= 1);
     p.roundtrip_works();
 }
 
@@ -562,13 +480,13 @@ fn go_libvirt_wedge_sequence_ends_cleanly() {
 fn abort_after_finish_still_terminates() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_upload(&mut p, false);
-    p.c.stream(id).finish().unwrap();
-    p.c.stream(id).abort("deadline").unwrap();
+    p.conn.stream(id).finish().unwrap();
+    p.conn.stream(id).abort("deadline").unwrap();
     p.flush();
     // The daemon answers the finish; our abort is ignored by it. Either answer ends the stream.
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     assert!(matches!(
-        p.c.stream(id).take_end(),
+        p.conn.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
     ));
     p.roundtrip_works();
@@ -584,7 +502,7 @@ fn open_refused_ends_the_stream_with_the_daemon_error() {
     ))
     .unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamEnded(id)]);
-    let Some(Err(StreamError::Remote(e))) = p.c.stream(id).take_end() else {
+    let Some(Err(StreamError::Remote(e))) = p.conn.stream(id).take_end() else {
         panic!()
     };
     assert!(e.is_not_found());
@@ -595,7 +513,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     let mut p = Pair::no_keepalive();
     let (id, h) = open_download(&mut p, false);
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    p.c.stream(id).forget();
+    p.conn.stream(id).forget();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Error, 0)]
@@ -603,7 +521,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     p.deliver(&peer::stream_data_to(&h, &[0u8; 1000])).unwrap();
-    assert_eq!(p.c.stream_count(), 0);
+    assert_eq!(p.conn.stream_count(), 0);
     assert!(
         p.outputs()
             .iter()
@@ -616,7 +534,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
 fn abort_while_opening_is_sent_once_the_stream_exists() {
     let mut p = Pair::no_keepalive();
     let (id, call) = opening::<StorageVolUpload>(&mut p, 0);
-    p.c.stream(id).abort("cancelled").unwrap();
+    p.conn.stream(id).abort("cancelled").unwrap();
     assert!(p.flush().is_empty());
     p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(
@@ -625,7 +543,7 @@ fn abort_while_opening_is_sent_once_the_stream_exists() {
     );
     p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert!(matches!(
-        p.c.stream(id).take_end(),
+        p.conn.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
     ));
 }
@@ -655,60 +573,60 @@ fn stream_misuse_is_typed_and_sends_nothing() {
     // Before the REPLY.
     let (up, call) = opening::<StorageVolUpload>(&mut p, 1);
     assert_eq!(
-        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        misuse(p.conn.stream(up).send(Bytes::from_static(b"x"))),
         M::NotOpenYet
     );
-    assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::NotOpenYet);
-    assert_eq!(misuse(p.c.stream(up).finish()), M::NotOpenYet);
+    assert_eq!(misuse(p.conn.stream(up).send_hole(1)), M::NotOpenYet);
+    assert_eq!(misuse(p.conn.stream(up).finish()), M::NotOpenYet);
     p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(
-        misuse(p.c.stream(up).send_hole(u64::MAX)),
+        misuse(p.conn.stream(up).send_hole(u64::MAX)),
         M::HoleTooLong { len: u64::MAX }
     );
-    p.c.stream(up).finish().unwrap();
+    p.conn.stream(up).finish().unwrap();
     assert_eq!(
         kinds(&p.flush()),
         vec![(MessageType::Stream, MessageStatus::Ok, 0)]
     );
     assert_eq!(
-        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        misuse(p.conn.stream(up).send(Bytes::from_static(b"x"))),
         M::AfterFinish
     );
-    assert_eq!(misuse(p.c.stream(up).send_hole(1)), M::AfterFinish);
+    assert_eq!(misuse(p.conn.stream(up).send_hole(1)), M::AfterFinish);
     p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert_eq!(
-        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        misuse(p.conn.stream(up).send(Bytes::from_static(b"x"))),
         M::Finished
     );
-    assert_eq!(p.c.stream(up).take_end(), Some(Ok(())));
+    assert_eq!(p.conn.stream(up).take_end(), Some(Ok(())));
     p.outputs();
 
     let (up, _) = open_upload(&mut p, false);
-    p.c.stream(up).abort("stop").unwrap();
+    p.conn.stream(up).abort("stop").unwrap();
     p.flush();
     assert_eq!(
-        misuse(p.c.stream(up).send(Bytes::from_static(b"x"))),
+        misuse(p.conn.stream(up).send(Bytes::from_static(b"x"))),
         M::AfterAbort
     );
-    assert_eq!(misuse(p.c.stream(up).finish()), M::AfterAbort);
+    assert_eq!(misuse(p.conn.stream(up).finish()), M::AfterAbort);
     p.outputs();
 
     let (down, _) = open_download(&mut p, true);
     assert_eq!(
-        misuse(p.c.stream(down).send(Bytes::from_static(b"x"))),
+        misuse(p.conn.stream(down).send(Bytes::from_static(b"x"))),
         M::SendOnDownload
     );
-    assert_eq!(misuse(p.c.stream(down).send_hole(1)), M::HoleOnDownload);
-    assert_eq!(misuse(p.c.stream(down).finish()), M::FinishDownload);
+    assert_eq!(misuse(p.conn.stream(down).send_hole(1)), M::HoleOnDownload);
+    assert_eq!(misuse(p.conn.stream(down).finish()), M::FinishDownload);
     assert!(p.flush().is_empty(), "a refused command sends nothing");
     assert_eq!(
-        misuse(p.c.stream(down).send(Bytes::new())).to_string(),
+        misuse(p.conn.stream(down).send(Bytes::new())).to_string(),
         "send on a download stream"
     );
 
     // A procedure that opens no stream, with arguments that could.
     assert_eq!(
-        p.c.open_stream::<NoStream>(&transfer(0, 0)),
+        p.conn.open_stream::<NoStream>(&transfer(0, 0)),
         Err(StreamError::Misuse(M::NotAStream {
             procedure: "NoStream"
         }))
@@ -722,25 +640,26 @@ fn stream_misuse_is_typed_and_sends_nothing() {
 #[test]
 fn forgotten_call_discards_its_late_reply() {
     let mut p = Pair::no_keepalive();
-    let s = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let s = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let f = p.flush().pop().unwrap();
-    p.c.forget_call(s);
+    p.conn.forget_call(s);
     p.deliver(&peer::reply_to(
         &f.header,
         &ConnectGetLibVersionRet { lib_ver: 1 },
     ))
     .unwrap();
     assert!(p.outputs().is_empty());
-    assert_eq!(p.c.stats().late_replies, 1);
+    assert_eq!(p.conn.stats().late_replies, 1);
     p.roundtrip_works();
 }
 
 #[test]
 fn call_deadline_times_out_and_connection_stays_usable() {
     let mut p = Pair::no_keepalive();
-    let s =
-        p.c.call::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2)))
-            .unwrap();
+    let s = p
+        .conn
+        .call::<ConnectGetLibVersion>(&(), Some(p.now + Duration::from_secs(2)))
+        .unwrap();
     let f = p.flush().pop().unwrap();
     p.advance(Duration::from_secs(1));
     assert!(p.outputs().is_empty());
@@ -764,7 +683,7 @@ fn call_deadline_times_out_and_connection_stays_usable() {
 #[test]
 fn reply_nobody_waits_for_is_fatal_and_sticky() {
     let mut p = Pair::no_keepalive();
-    let pending = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let pending = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let mut h = p.flush().pop().unwrap().header;
     h.serial = 4242;
     let err = p
@@ -787,7 +706,7 @@ fn reply_nobody_waits_for_is_fatal_and_sticky() {
     );
     // Sticky: every later use returns the same error.
     assert_eq!(
-        p.c.call::<ConnectGetLibVersion>(&(), None),
+        p.conn.call::<ConnectGetLibVersion>(&(), None),
         Err(CallError::Connection(err.clone()))
     );
     assert_eq!(p.deliver(&[]), Err(err.clone()));
@@ -908,18 +827,18 @@ fn bad_frames_are_typed_fatal_errors() {
     ];
     for (i, (bytes, ok)) in cases.into_iter().enumerate() {
         let mut p = Pair::no_keepalive();
-        let _ = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+        let _ = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
         p.flush();
         let err = p.deliver(&bytes).expect_err(&format!("case {i}"));
         assert!(ok(&err), "case {i}: {err:?}");
-        assert!(p.c.is_closed());
+        assert!(p.conn.is_closed());
     }
 }
 
 #[test]
 fn truncated_input_is_partial_not_an_error() {
     let mut p = Pair::no_keepalive();
-    let _ = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let _ = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let h = p.flush().pop().unwrap().header;
     let reply = peer::reply_to(&h, &ConnectGetLibVersionRet { lib_ver: 5 });
     for b in &reply {
@@ -932,9 +851,9 @@ fn truncated_input_is_partial_not_an_error() {
 #[test]
 fn eof_fails_everything_pending_at_once() {
     let mut p = Pair::no_keepalive();
-    let c1 = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let c1 = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     let (sid, _) = open_upload(&mut p, false);
-    p.c.handle_eof();
+    p.conn.handle_eof();
     let outs = p.outputs();
     assert!(outs.contains(&Output::CallDone {
         serial: c1,
@@ -946,7 +865,7 @@ fn eof_fails_everything_pending_at_once() {
         Some(&Output::Closed(ConnectionError::PeerClosed))
     );
     assert_eq!(
-        p.c.stream(sid).take_end(),
+        p.conn.stream(sid).take_end(),
         Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))
     );
 }
@@ -973,7 +892,7 @@ fn keepalive_pings_then_declares_dead() {
         }),
         ..Config::default()
     });
-    let pending = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    let pending = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     p.flush();
     let mut pings = 0;
     for _ in 0..29 {
@@ -981,7 +900,7 @@ fn keepalive_pings_then_declares_dead() {
         pings += p.flush().iter().filter(|f| f.header.procedure == 1).count();
     }
     assert_eq!(pings, 5);
-    assert!(!p.c.is_closed());
+    assert!(!p.conn.is_closed());
     p.advance(Duration::from_secs(1));
     let outs = p.outputs();
     let Some(Output::Closed(ConnectionError::KeepaliveTimeout { silent, .. })) = outs.last() else {
@@ -1006,7 +925,7 @@ fn pong_keeps_the_link_alive() {
             p.deliver(&peer::pong()).unwrap();
         }
     }
-    assert!(!p.c.is_closed());
+    assert!(!p.conn.is_closed());
 }
 
 // ---- §8 events -----------------------------------------------------------------------------
@@ -1045,8 +964,8 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
         )),
         "{outs:?}"
     );
-    assert_eq!(p.c.stats().unknown_messages, 1);
-    let data: Vec<StreamItem> = std::iter::from_fn(|| p.c.stream(id).recv()).collect();
+    assert_eq!(p.conn.stats().unknown_messages, 1);
+    let data: Vec<StreamItem> = std::iter::from_fn(|| p.conn.stream(id).recv()).collect();
     assert_eq!(
         data,
         vec![
@@ -1073,11 +992,11 @@ fn download_data_and_eof_before_the_open_reply() {
     p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert!(p.outputs().contains(&Output::StreamOpened(id)));
     assert_eq!(
-        p.c.stream(id).recv(),
+        p.conn.stream(id).recv(),
         Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
     );
     p.deliver(&peer::stream_ok_to(&call)).unwrap();
-    assert_eq!(p.c.stream(id).take_end(), Some(Ok(())));
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
 }
@@ -1141,7 +1060,7 @@ const NET_REGISTER: i32 = 313;
 const NET_DEREGISTER: i32 = 314;
 
 fn subscribe_net(p: &mut Pair, event_id: i32) -> SubscriberId {
-    p.c.subscribe::<NetworkEvent>(event_id, None).unwrap()
+    p.conn.subscribe::<NetworkEvent>(event_id, None).unwrap()
 }
 
 /// A subscriber arrived while a DEREGISTER of its key is in flight: nothing goes out and it
@@ -1166,9 +1085,9 @@ fn a_subscription_dropped_while_registering_is_undone_then_made_afresh() {
     .unwrap();
     assert_eq!(reg.payload, want_args);
     // Gone before the reply: nothing to send yet, the REGISTER is in flight.
-    p.c.unsubscribe(a);
+    p.conn.unsubscribe(a);
     assert!(p.flush().is_empty());
-    assert_eq!(p.c.pending_calls(), 1, "the REGISTER is still awaited");
+    assert_eq!(p.conn.pending_calls(), 1, "the REGISTER is still awaited");
 
     // The reply comes: nobody wants it, so it is undone at once.
     p.deliver(&registered(&reg.header, 5)).unwrap();
@@ -1196,7 +1115,7 @@ fn a_subscription_dropped_while_registering_is_undone_then_made_afresh() {
     assert_eq!(p.outputs(), vec![done(b, 6)]);
     p.deliver(&network_lifecycle(6)).unwrap();
     assert_eq!(routed(p.outputs()), vec![b]);
-    assert_eq!(p.c.pending_calls(), 0);
+    assert_eq!(p.conn.pending_calls(), 0);
     p.roundtrip_works();
 }
 
@@ -1209,7 +1128,7 @@ fn a_subscriber_arriving_during_a_deregistration_waits_for_its_reply() {
     assert_eq!(p.outputs(), vec![done(a, 3)]);
 
     // The last subscriber leaves: DEREGISTER.
-    p.c.unsubscribe(a);
+    p.conn.unsubscribe(a);
     let dereg = one_call(p.flush(), NET_DEREGISTER);
     // Another one arrives before its reply: no REGISTER goes out, no answer yet.
     let b = subscribe_net(&mut p, network_event_id::LIFECYCLE);
@@ -1252,15 +1171,15 @@ fn subscribers_of_one_event_share_one_registration() {
 
     p.deliver(&network_lifecycle(7)).unwrap();
     assert_eq!(routed(p.outputs()), vec![a, b, c]);
-    p.c.unsubscribe(b);
-    p.c.unsubscribe(a);
+    p.conn.unsubscribe(b);
+    p.conn.unsubscribe(a);
     assert!(
         p.flush().is_empty(),
         "deregistered while a subscriber is left"
     );
     p.deliver(&network_lifecycle(7)).unwrap();
     assert_eq!(routed(p.outputs()), vec![c]);
-    p.c.unsubscribe(c);
+    p.conn.unsubscribe(c);
     let dereg = one_call(p.flush(), NET_DEREGISTER);
     assert_eq!(
         dereg.payload,
@@ -1269,19 +1188,21 @@ fn subscribers_of_one_event_share_one_registration() {
     p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
     assert_eq!(p.outputs(), vec![]);
     assert!(p.flush().is_empty(), "nobody waits: no new REGISTER");
-    assert_eq!(p.c.pending_calls(), 0);
+    assert_eq!(p.conn.pending_calls(), 0);
 }
 
 #[test]
 fn callback_ids_are_per_kind() {
     let mut p = Pair::no_keepalive();
-    let dom =
-        p.c.subscribe::<DomainEvent>(events::event_id::LIFECYCLE, None)
-            .unwrap();
+    let dom = p
+        .conn
+        .subscribe::<DomainEvent>(events::event_id::LIFECYCLE, None)
+        .unwrap();
     let dom_reg = one_call(p.flush(), 316);
-    let sec =
-        p.c.subscribe::<SecretEvent>(secret_event_id::LIFECYCLE, None)
-            .unwrap();
+    let sec = p
+        .conn
+        .subscribe::<SecretEvent>(secret_event_id::LIFECYCLE, None)
+        .unwrap();
     let sec_reg = one_call(p.flush(), 380);
     // The qemu driver and the secret driver both hand out id 1.
     p.deliver(&registered(&dom_reg.header, 1)).unwrap();
@@ -1327,7 +1248,7 @@ fn callback_ids_are_per_kind() {
     assert_eq!(routed(p.outputs()), vec![sec]);
 
     // Dropping the domain subscription deregisters the domain callback 1 only.
-    p.c.unsubscribe(dom);
+    p.conn.unsubscribe(dom);
     let dereg = one_call(p.flush(), 317);
     p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
     p.deliver(&secret_event()).unwrap();
@@ -1410,13 +1331,13 @@ fn connection_death_ends_every_subscription() {
     let registering = sub(&mut p, network_event_id::METADATA_CHANGE);
     one_call(p.flush(), NET_REGISTER);
     // Waiting behind a deregistration.
-    p.c.unsubscribe(active);
+    p.conn.unsubscribe(active);
     one_call(p.flush(), NET_DEREGISTER);
     let behind = sub(&mut p, network_event_id::LIFECYCLE);
-    let call = p.c.call::<ConnectGetLibVersion>(&(), None).unwrap();
-    assert_eq!(p.c.pending_calls(), 3);
+    let call = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    assert_eq!(p.conn.pending_calls(), 3);
 
-    p.c.handle_eof();
+    p.conn.handle_eof();
     let e = ConnectionError::PeerClosed;
     let failed = |subscriber| Output::SubscriptionDone {
         subscriber,
@@ -1437,10 +1358,11 @@ fn connection_death_ends_every_subscription() {
         ]
     );
     assert_eq!(
-        p.c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None),
+        p.conn
+            .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None),
         Err(CallError::Connection(e))
     );
-    p.c.unsubscribe(behind);
+    p.conn.unsubscribe(behind);
     assert_eq!(p.outputs(), vec![]);
     assert!(p.flush().is_empty());
 }
@@ -1453,7 +1375,7 @@ fn open_reply_after_eof_and_abort_is_accepted_and_not_announced() {
     let mut p = Pair::no_keepalive();
     let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
     p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
-    p.c.stream(id).abort("caller gave up").unwrap();
+    p.conn.stream(id).abort("caller gave up").unwrap();
     assert_eq!(
         kinds(&p.flush()),
         vec![
@@ -1465,7 +1387,7 @@ fn open_reply_after_eof_and_abort_is_accepted_and_not_announced() {
     assert!(p.outputs().is_empty());
     p.deliver(&peer::stream_ok_to(&call)).unwrap();
     assert!(matches!(
-        p.c.stream(id).take_end(),
+        p.conn.stream(id).take_end(),
         Some(Err(StreamError::Aborted { .. }))
     ));
     // A second REPLY for the same stream would be a violation; this one was not.
@@ -1490,8 +1412,9 @@ fn stream_open_reply_carries_the_procedure_return() {
         uuid: Uuid::default(),
         id: 1,
     };
-    let id =
-        p.c.open_stream::<DomainScreenshot>(&DomainScreenshotArgs {
+    let id = p
+        .conn
+        .open_stream::<DomainScreenshot>(&DomainScreenshotArgs {
             dom,
             screen: 0,
             flags: 0,
@@ -1503,11 +1426,12 @@ fn stream_open_reply_carries_the_procedure_return() {
     };
     p.deliver(&peer::reply_to(&call.header, &ret)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
-    let reply = p.c.stream(id).open_reply().expect("the open reply");
+    let reply = p.conn.stream(id).open_reply().expect("the open reply");
     assert_eq!(xdr::from_bytes::<DomainScreenshotRet>(reply).unwrap(), ret);
 
-    let id =
-        p.c.open_stream::<DomainMigratePrepareTunnel3>(&DomainMigratePrepareTunnel3Args {
+    let id = p
+        .conn
+        .open_stream::<DomainMigratePrepareTunnel3>(&DomainMigratePrepareTunnel3Args {
             cookie_in: Bytes::from_static(b"in"),
             flags: 0,
             dname: None,
@@ -1523,7 +1447,7 @@ fn stream_open_reply_carries_the_procedure_return() {
     p.deliver(&peer::reply_to(&call.header, &cookie)).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
     assert_eq!(
-        xdr::from_bytes::<DomainMigrateCookieRet>(p.c.stream(id).open_reply().unwrap()).unwrap(),
+        xdr::from_bytes::<DomainMigrateCookieRet>(p.conn.stream(id).open_reply().unwrap()).unwrap(),
         cookie
     );
     p.roundtrip_works();
@@ -1562,7 +1486,7 @@ fn stream_that_dies_before_opening_ends_despite_buffered_data() {
     assert!(p.outputs().contains(&Output::StreamEnded(id)));
     assert!(
         matches!(
-            p.c.stream(id).take_end(),
+            p.conn.stream(id).take_end(),
             Some(Err(StreamError::Connection(_)))
         ),
         "a stream that never opened ends at once"

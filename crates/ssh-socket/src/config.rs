@@ -1,22 +1,218 @@
-//! What a `qemu+ssh://` URI maps onto.
+//! What one SSH session (and the hops in front of it) is set up with.
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::SshError;
+use crate::remote::RemoteCommand;
 
 /// libvirtd's system-mode socket, the default remote socket path.
 pub const SYSTEM_SOCKET: &str = "/var/run/libvirt/libvirt-sock";
 
-/// Settings for one SSH session forwarding one remote unix socket.
+/// Key files tried, in this order, when no key file is configured (as OpenSSH does with
+/// no `IdentityFile`); those that do not exist are skipped. Relative to `$HOME`.
+pub const DEFAULT_KEY_FILES: &[&str] = &[".ssh/id_ed25519", ".ssh/id_ecdsa", ".ssh/id_rsa"];
+
+/// What the SSH session carries to the remote libvirt daemon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RemoteChannel {
+    /// `direct-streamlocal@openssh.com`: sshd itself connects to a remote unix socket. Needs
+    /// nothing on the remote host, but sshd must allow it (`AllowStreamLocalForwarding`, and
+    /// on OpenSSH 9.2 also `AllowTcpForwarding`). The sockets are tried in order: the first
+    /// the server connects to is used (a modular `virtqemud-sock`, then `libvirt-sock`).
+    Forward {
+        /// Remote socket paths, tried in order (at least one).
+        sockets: Vec<String>,
+    },
+    /// An exec channel: the remote command's stdin and stdout are the stream, as libvirt's
+    /// own client does it (`virt-ssh-helper URI`, or `nc -U SOCKET`). Works where sshd refuses
+    /// forwarding. The command's stderr is kept (the first [`STDERR_LIMIT`] bytes) and shown
+    /// in the error when the command fails.
+    Exec {
+        /// The command line, already quoted for the remote login shell.
+        command: RemoteCommand,
+    },
+}
+
+/// How much of an exec channel's stderr is kept for error messages.
+pub const STDERR_LIMIT: usize = 4096;
+
+impl RemoteChannel {
+    /// Forward the one socket `path`.
+    pub fn forward(path: impl Into<String>) -> Self {
+        Self::Forward {
+            sockets: vec![path.into()],
+        }
+    }
+
+    /// Run `command`.
+    pub fn exec(command: RemoteCommand) -> Self {
+        Self::Exec { command }
+    }
+
+    /// What this channel reaches, for messages: the socket(s) or the command's summary.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Forward { sockets } => sockets.join(" or "),
+            Self::Exec { command } => command.summary().to_owned(),
+        }
+    }
+}
+
+/// What to do with the server's host key (libvirt's `known_hosts_verify=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum KnownHostsVerify {
+    /// A key recorded in `known_hosts` is required; a changed key is refused. An unknown host
+    /// is refused too, unless [`SshConfig::credentials`] answers the
+    /// [`Prompt::AcceptHostKey`] question with "yes" (then the key is added), as libvirt asks.
+    #[default]
+    Normal,
+    /// An unknown host's key is added to `known_hosts` and accepted; a changed key is still
+    /// refused (`StrictHostKeyChecking accept-new`).
+    Auto,
+    /// Any key is accepted (a warning is logged). libvirt's `no_verify=1` and
+    /// `known_hosts_verify=ignore`.
+    Ignore,
+}
+
+impl KnownHostsVerify {
+    /// Parses libvirt's names: `normal`, `auto`, `ignore`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "normal" => Some(Self::Normal),
+            "auto" => Some(Self::Auto),
+            "ignore" => Some(Self::Ignore),
+            _ => None,
+        }
+    }
+}
+
+/// One way of authenticating (libvirt's `sshauth=` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuthMethod {
+    /// `agent`: the keys of the ssh-agent.
+    Agent,
+    /// `privkey`: the key files ([`SshConfig::key_files`], else [`DEFAULT_KEY_FILES`]).
+    PrivateKey,
+    /// `password`: asked from [`SshConfig::credentials`].
+    Password,
+    /// `keyboard-interactive`: each prompt asked from [`SshConfig::credentials`].
+    KeyboardInteractive,
+}
+
+impl AuthMethod {
+    /// Parses one of libvirt's names.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "agent" => Some(Self::Agent),
+            "privkey" => Some(Self::PrivateKey),
+            "password" => Some(Self::Password),
+            "keyboard-interactive" => Some(Self::KeyboardInteractive),
+            _ => None,
+        }
+    }
+
+    /// Parses an ordered, comma-separated list (`sshauth=privkey,agent`).
+    pub fn parse_list(s: &str) -> Result<Vec<Self>, String> {
+        let mut out = Vec::new();
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let m = Self::parse(name).ok_or_else(|| {
+                format!(
+                    "unknown ssh auth method {name:?} (agent, privkey, password, \
+                     keyboard-interactive)"
+                )
+            })?;
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+        if out.is_empty() {
+            return Err("empty ssh auth method list".into());
+        }
+        Ok(out)
+    }
+}
+
+/// The default order: the configured key files first (so a key named in the URI is offered
+/// before agent keys use up the server's `MaxAuthTries`), then the agent, then the methods
+/// that ask [`SshConfig::credentials`].
+pub const DEFAULT_AUTH_METHODS: &[AuthMethod] = &[
+    AuthMethod::PrivateKey,
+    AuthMethod::Agent,
+    AuthMethod::Password,
+    AuthMethod::KeyboardInteractive,
+];
+
+/// A question the SSH transport asks the embedding program (libvirt's auth callback).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Prompt {
+    /// The password of `user` on `host`.
+    Password {
+        /// Login name.
+        user: String,
+        /// `host:port`.
+        host: String,
+    },
+    /// One prompt of a keyboard-interactive exchange.
+    KeyboardInteractive {
+        /// Login name.
+        user: String,
+        /// `host:port`.
+        host: String,
+        /// The server's name for the exchange (often empty).
+        name: String,
+        /// The server's instructions (often empty).
+        instruction: String,
+        /// The prompt text, e.g. `Password: ` or `Verification code: `.
+        prompt: String,
+        /// Whether the answer may be shown as typed.
+        echo: bool,
+    },
+    /// The host is not in `known_hosts` ([`KnownHostsVerify::Normal`]): answer `yes` to
+    /// accept the key and add it to the file.
+    AcceptHostKey {
+        /// The host as `known_hosts` names it (`host` or `[host]:port`).
+        host: String,
+        /// e.g. `ssh-ed25519`.
+        key_type: String,
+        /// SHA256 fingerprint, as `ssh-keygen -l` prints it.
+        fingerprint: String,
+    },
+}
+
+/// Answers [`Prompt`]s: passwords, keyboard-interactive prompts, unknown host keys.
 ///
-/// Maps onto `qemu+ssh://user@host:port/system?keyfile=PATH&known_hosts=PATH&no_verify=1&socket=PATH`:
-/// `user`, `host`, `port`, `key_files` (`keyfile`), `known_hosts`, `no_verify`, `socket_path`
-/// (`socket`; for `/session` set it to the remote user's session socket, since the path depends
-/// on the remote uid). Build with [`SshConfig::new`] and assign the fields you need.
+/// Called on a blocking thread (it may read a terminal or a vault), never more than once at a
+/// time per session, and bounded by [`SshConfig::connect_timeout`]. `None` declines. Answers
+/// are never logged. Any `Fn(&Prompt) -> Option<String> + Send + Sync` is one.
+pub trait Credentials: Send + Sync {
+    /// The answer to `prompt`, or `None` to decline.
+    fn answer(&self, prompt: &Prompt) -> Option<String>;
+}
+
+impl<F> Credentials for F
+where
+    F: Fn(&Prompt) -> Option<String> + Send + Sync,
+{
+    fn answer(&self, prompt: &Prompt) -> Option<String> {
+        self(prompt)
+    }
+}
+
+/// Settings for one SSH session carrying one [`RemoteChannel`], possibly through jump hosts.
 ///
-/// `Debug` never prints the passphrase.
+/// Maps onto libvirt's `qemu+ssh://user@host:port/system?keyfile=PATH&known_hosts=PATH&
+/// known_hosts_verify=…&sshauth=…&no_verify=1&socket=PATH&proxy=…` (libvirt-rpc does the
+/// mapping, together with `~/.ssh/config`: [`SshConfig::from_ssh_config`]). Build with
+/// [`SshConfig::new`] and assign the fields you need.
+///
+/// `Debug` never prints the passphrase or the credential callback.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct SshConfig {
@@ -26,21 +222,33 @@ pub struct SshConfig {
     pub host: String,
     /// TCP port (22).
     pub port: u16,
-    /// Private key files to offer, in order, before the agent.
+    /// Private key files to offer, in order. Empty: the [`DEFAULT_KEY_FILES`] that exist.
     pub key_files: Vec<PathBuf>,
     /// Passphrase for encrypted key files. Never logged.
     pub passphrase: Option<String>,
-    /// Also offer the keys of the ssh-agent (true), after the key files.
+    /// Offer the keys of the ssh-agent (true). Off with `IdentitiesOnly yes`.
     pub use_agent: bool,
     /// The ssh-agent socket; `None` means `$SSH_AUTH_SOCK` (no agent when that is unset).
     pub agent_socket: Option<PathBuf>,
+    /// Authentication methods, tried in this order ([`DEFAULT_AUTH_METHODS`]).
+    pub auth_methods: Vec<AuthMethod>,
+    /// Answers password and keyboard-interactive prompts and the unknown-host question.
+    /// `None`: those methods are skipped and unknown hosts refused (libvirt's `no_tty=1`).
+    pub credentials: Option<Arc<dyn Credentials>>,
     /// `known_hosts` file; `None` means `~/.ssh/known_hosts`.
     pub known_hosts: Option<PathBuf>,
-    /// Accept any host key (logs a warning). Off by default: unknown and changed keys are errors.
-    pub no_verify: bool,
-    /// Remote unix socket to forward ([`SYSTEM_SOCKET`]).
-    pub socket_path: String,
-    /// Bound on TCP connect + handshake + authentication + channel open (10 s).
+    /// What to do with unknown and changed host keys ([`KnownHostsVerify::Normal`]).
+    pub known_hosts_verify: KnownHostsVerify,
+    /// What the session carries: a forwarded socket or an exec channel (forwarding
+    /// [`SYSTEM_SOCKET`]).
+    pub channel: RemoteChannel,
+    /// Jump hosts (`ProxyJump`), outermost first: the first is dialled over TCP, each next
+    /// host (and finally this one) is reached through a `direct-tcpip` channel of the session
+    /// before it. Every hop's host key is checked against its own `known_hosts` settings.
+    /// Only the login and host-key fields of a jump host are used (not its `channel`,
+    /// `proxy_jump` or timeouts: the session's own bound the whole dial).
+    pub proxy_jump: Vec<SshConfig>,
+    /// Bound on TCP connect + handshakes + authentication + channel open, over all hops (10 s).
     pub connect_timeout: Duration,
     /// Send an SSH keepalive after this long without hearing from the server (5 s).
     pub keepalive_interval: Option<Duration>,
@@ -69,9 +277,12 @@ impl SshConfig {
             passphrase: None,
             use_agent: true,
             agent_socket: None,
+            auth_methods: DEFAULT_AUTH_METHODS.to_vec(),
+            credentials: None,
             known_hosts: None,
-            no_verify: false,
-            socket_path: SYSTEM_SOCKET.to_owned(),
+            known_hosts_verify: KnownHostsVerify::Normal,
+            channel: RemoteChannel::forward(SYSTEM_SOCKET),
+            proxy_jump: Vec::new(),
             connect_timeout: Duration::from_secs(10),
             keepalive_interval: Some(Duration::from_secs(5)),
             keepalive_max: 3,
@@ -83,12 +294,39 @@ impl SshConfig {
 
     /// The agent socket to use, if any.
     pub(crate) fn agent_path(&self) -> Option<PathBuf> {
-        if !self.use_agent {
+        if !self.use_agent || !self.auth_methods.contains(&AuthMethod::Agent) {
             return None;
         }
         self.agent_socket
             .clone()
             .or_else(|| std::env::var_os("SSH_AUTH_SOCK").map(PathBuf::from))
+    }
+
+    /// The key files to offer, and whether they were configured (a configured file that
+    /// cannot be read is an error; a missing default file is skipped).
+    pub(crate) fn key_file_list(&self) -> (Vec<PathBuf>, bool) {
+        if !self.auth_methods.contains(&AuthMethod::PrivateKey) {
+            return (Vec::new(), true);
+        }
+        if !self.key_files.is_empty() {
+            return (self.key_files.clone(), true);
+        }
+        let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+            return (Vec::new(), false);
+        };
+        let found = DEFAULT_KEY_FILES
+            .iter()
+            .map(|f| home.join(f))
+            .filter(|p| p.is_file())
+            .collect();
+        (found, false)
+    }
+
+    /// Whether a method that asks [`credentials`](Self::credentials) may run.
+    pub(crate) fn can_prompt(&self) -> bool {
+        self.credentials.is_some()
+            && (self.auth_methods.contains(&AuthMethod::Password)
+                || self.auth_methods.contains(&AuthMethod::KeyboardInteractive))
     }
 
     /// `host:port` for messages.
@@ -98,6 +336,11 @@ impl SshConfig {
         } else {
             format!("{}:{}", self.host, self.port)
         }
+    }
+
+    /// `user@host:port` for messages.
+    pub(crate) fn login(&self) -> String {
+        format!("{}@{}", self.user, self.addr())
     }
 }
 
@@ -142,9 +385,15 @@ impl fmt::Debug for SshConfig {
             )
             .field("use_agent", &self.use_agent)
             .field("agent_socket", &self.agent_socket)
+            .field("auth_methods", &self.auth_methods)
+            .field(
+                "credentials",
+                &self.credentials.as_ref().map(|_| "<callback>"),
+            )
             .field("known_hosts", &self.known_hosts)
-            .field("no_verify", &self.no_verify)
-            .field("socket_path", &self.socket_path)
+            .field("known_hosts_verify", &self.known_hosts_verify)
+            .field("channel", &self.channel)
+            .field("proxy_jump", &self.proxy_jump)
             .field("connect_timeout", &self.connect_timeout)
             .field("keepalive_interval", &self.keepalive_interval)
             .field("keepalive_max", &self.keepalive_max)
@@ -169,11 +418,31 @@ mod tests {
     }
 
     #[test]
-    fn debug_redacts_passphrase() {
+    fn debug_redacts_passphrase_and_callback() {
         let mut c = SshConfig::new("u", "h");
         c.passphrase = Some("hunter2".into());
+        c.credentials = Some(Arc::new(|_: &Prompt| Some("sekrit".to_owned())));
         let s = format!("{c:?}");
         assert!(!s.contains("hunter2"), "{s}");
-        assert!(s.contains("<redacted>"));
+        assert!(s.contains("<redacted>") && s.contains("<callback>"));
+    }
+
+    #[test]
+    fn libvirt_names_parse() {
+        assert_eq!(
+            AuthMethod::parse_list("agent, privkey,agent,keyboard-interactive"),
+            Ok(vec![
+                AuthMethod::Agent,
+                AuthMethod::PrivateKey,
+                AuthMethod::KeyboardInteractive
+            ])
+        );
+        assert!(AuthMethod::parse_list("gssapi").is_err());
+        assert!(AuthMethod::parse_list("").is_err());
+        assert_eq!(
+            KnownHostsVerify::parse("auto"),
+            Some(KnownHostsVerify::Auto)
+        );
+        assert_eq!(KnownHostsVerify::parse("yes"), None);
     }
 }

@@ -1,35 +1,41 @@
-//! Dial, verify the host, authenticate, open the streamlocal channel, start the tasks.
+//! Dial, verify each host, authenticate, hop through jump hosts, open the channel, start the
+//! tasks.
 
 use std::borrow::Cow;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use russh::client::{self, AuthResult, DisconnectReason, Handle};
+use russh::client::{self, AuthResult, DisconnectReason, Handle, KeyboardInteractiveAuthResponse};
 use russh::keys::agent::AgentIdentity;
 use russh::keys::agent::client::AgentClient;
 use russh::keys::{Algorithm, HashAlg, PrivateKey, PrivateKeyWithHashAlg, PublicKey};
-use russh::{ChannelOpenFailure, Preferred};
+use russh::{ChannelMsg, ChannelOpenFailure, Preferred};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout_at};
 use tracing::Instrument;
 
+use crate::config::{AuthMethod, Credentials, KnownHostsVerify, Prompt, RemoteChannel};
 use crate::known_hosts;
-use crate::stream::{Shared, pump};
+use crate::stream::{Killer, RemoteExit, Shared, pump};
 use crate::{CloseHandle, CloseReason, KeyFileError, SshConfig, SshError, SshStream};
 
-/// Dials `cfg.host:cfg.port` and returns the forwarded socket and a handle that closes it.
+/// Dials the first hop (`cfg.proxy_jump[0]`, else `cfg.host:cfg.port`) and returns the
+/// channel [`SshConfig::channel`] names on `cfg.host`, and a handle that closes it all.
 ///
-/// One SSH session per call. Must run inside a tokio runtime (it spawns two small tasks).
-/// Everything up to the open channel is bounded by `cfg.connect_timeout`.
+/// One SSH session per hop, each tunnelled through the one before it (`direct-tcpip`). Must
+/// run inside a tokio runtime (it spawns two small tasks per hop). Everything up to the open
+/// channel is bounded by `cfg.connect_timeout`.
 pub async fn connect(cfg: &SshConfig) -> Result<(SshStream, CloseHandle), SshError> {
-    session(cfg, |deadline| async move {
-        let dial = TcpStream::connect((cfg.host.as_str(), cfg.port));
+    let first = cfg.proxy_jump.first().unwrap_or(cfg);
+    dial(cfg, |deadline| async move {
+        let dial = TcpStream::connect((first.host.as_str(), first.port));
         match timeout_at(deadline, dial).await {
-            Err(_) => Err(timed_out(cfg, "tcp connect")),
+            Err(_) => Err(timed_out(first, cfg, "tcp connect")),
             Ok(Err(source)) => Err(SshError::Connect {
-                addr: cfg.addr(),
+                addr: first.addr(),
                 source,
             }),
             Ok(Ok(s)) => Ok(s),
@@ -38,63 +44,130 @@ pub async fn connect(cfg: &SshConfig) -> Result<(SshStream, CloseHandle), SshErr
     .await
 }
 
-/// Like [`connect`], over a TCP connection the caller already made (custom socket options, a
-/// relay). `cfg.host` and `cfg.port` still name the host for `known_hosts`.
+/// Like [`connect`], over a TCP connection to the first hop the caller already made (custom
+/// socket options, a relay). The hosts' names still come from `cfg` (for `known_hosts`).
 pub async fn connect_socket(
     cfg: &SshConfig,
     socket: std::net::TcpStream,
 ) -> Result<(SshStream, CloseHandle), SshError> {
-    session(cfg, |_| async move {
+    let first = cfg.proxy_jump.first().unwrap_or(cfg);
+    dial(cfg, |_| async move {
         socket
             .set_nonblocking(true)
             .and_then(|()| TcpStream::from_std(socket))
             .map_err(|source| SshError::Connect {
-                addr: cfg.addr(),
+                addr: first.addr(),
                 source,
             })
     })
     .await
 }
 
-/// One session over the TCP stream `tcp` yields (given the deadline): credentials checked
-/// first, everything bounded by `cfg.connect_timeout`, in one `ssh_connect` span.
-async fn session<F, Fut>(cfg: &SshConfig, tcp: F) -> Result<(SshStream, CloseHandle), SshError>
+/// A byte stream a session can run over: the TCP socket, or a channel of the hop before.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// The session chain: credentials checked first, everything bounded by
+/// `cfg.connect_timeout`, in one `ssh_connect` span.
+async fn dial<F, Fut>(cfg: &SshConfig, tcp: F) -> Result<(SshStream, CloseHandle), SshError>
 where
     F: FnOnce(Instant) -> Fut,
     Fut: Future<Output = Result<TcpStream, SshError>>,
 {
     let deadline = Instant::now() + cfg.connect_timeout;
-    let span =
-        tracing::info_span!("ssh_connect", host = %cfg.host, port = cfg.port, user = %cfg.user);
+    let span = tracing::info_span!(
+        "ssh_connect",
+        host = %cfg.host,
+        port = cfg.port,
+        user = %cfg.user,
+        jumps = cfg.proxy_jump.len()
+    );
     async {
-        check_credentials(cfg)?;
-        let tcp = tcp(deadline).await?;
-        establish(cfg, tcp, deadline).await
+        let hops: Vec<&SshConfig> = cfg.proxy_jump.iter().chain([cfg]).collect();
+        let last = hops.len() - 1;
+        // As the hop's own error for the target, wrapped in `Jump` for a jump host.
+        let on = |i: usize, e: SshError| {
+            if i == last {
+                e
+            } else {
+                SshError::Jump {
+                    host: hops[i].login(),
+                    error: Box::new(e),
+                }
+            }
+        };
+        for (i, hop) in hops.iter().enumerate() {
+            check_credentials(hop).map_err(|e| on(i, e))?;
+        }
+        let tcp = tcp(deadline).await.map_err(|e| on(0, e))?;
+        let io = |source| SshError::Connect {
+            addr: hops[0].addr(),
+            source,
+        };
+        tcp.set_nodelay(true).map_err(|e| on(0, io(e)))?;
+        // Our own descriptor of the socket: the one thing that can stop russh's session task.
+        let dup = socket2::SockRef::from(&tcp)
+            .try_clone()
+            .map_err(|e| on(0, io(e)))?;
+        let mut guard = SetupGuard(None);
+        let mut transport: Box<dyn Io> = Box::new(tcp);
+        let mut killer = Killer::Tcp(dup);
+        for (i, hop) in hops.iter().enumerate() {
+            let shared = Arc::new(Shared::new(killer));
+            // Finishing the innermost session so far ends every one before it.
+            guard.0 = Some(Arc::clone(&shared));
+            let handle = login(hop, cfg, transport, &shared, deadline)
+                .await
+                .map_err(|e| on(i, e))?;
+            if i == last {
+                let (stream, close) = open_channel(cfg, handle, shared, deadline).await?;
+                guard.0 = None;
+                return Ok((stream, close));
+            }
+            let next = hops[i + 1];
+            let channel = open_direct_tcpip(hop, cfg, &handle, next, deadline)
+                .await
+                .map_err(|e| on(i, e))?;
+            transport = Box::new(start(
+                channel,
+                handle,
+                Arc::clone(&shared),
+                cfg.read_buffer,
+                None,
+                Vec::new(),
+            ));
+            killer = Killer::Outer(shared);
+        }
+        unreachable!("the last hop returns")
     }
     .instrument(span)
     .await
 }
 
-fn timed_out(cfg: &SshConfig, stage: &'static str) -> SshError {
+fn timed_out(hop: &SshConfig, cfg: &SshConfig, stage: &'static str) -> SshError {
     SshError::ConnectTimeout {
-        addr: cfg.addr(),
+        addr: hop.addr(),
         after: cfg.connect_timeout,
         stage,
     }
 }
 
 fn check_credentials(cfg: &SshConfig) -> Result<(), SshError> {
-    if cfg.key_files.is_empty() && cfg.agent_path().is_none() {
+    let (keys, _) = cfg.key_file_list();
+    if keys.is_empty() && cfg.agent_path().is_none() && !cfg.can_prompt() {
         return Err(SshError::Config {
-            reason: "no credentials: no key files given and no ssh-agent (SSH_AUTH_SOCK unset \
-                     or use_agent off)"
-                .into(),
+            reason: format!(
+                "no credentials for {}: no key file given or found (~/.ssh/id_ed25519, \
+                 id_ecdsa, id_rsa), no ssh-agent (SSH_AUTH_SOCK unset or agent off), and no \
+                 credential callback for password or keyboard-interactive",
+                cfg.login()
+            ),
         });
     }
     Ok(())
 }
 
-/// Shuts the socket down if connecting fails or is cancelled, so russh's task never lingers.
+/// Shuts the sockets down if connecting fails or is cancelled, so no russh task lingers.
 struct SetupGuard(Option<Arc<Shared>>);
 
 impl Drop for SetupGuard {
@@ -105,89 +178,205 @@ impl Drop for SetupGuard {
     }
 }
 
-async fn establish(
-    cfg: &SshConfig,
-    tcp: TcpStream,
+/// Handshake (host key checked) and authentication of one hop over `transport`.
+async fn login(
+    hop: &SshConfig,
+    session: &SshConfig,
+    transport: Box<dyn Io>,
+    shared: &Arc<Shared>,
     deadline: Instant,
-) -> Result<(SshStream, CloseHandle), SshError> {
-    let addr = cfg.addr();
-    let io = |source| SshError::Connect {
-        addr: addr.clone(),
-        source,
+) -> Result<Handle<ClientHandler>, SshError> {
+    let known_hosts = match hop.known_hosts_verify {
+        KnownHostsVerify::Ignore => None,
+        _ => Some(known_hosts_path(hop)?),
     };
-    tcp.set_nodelay(true).map_err(io)?;
-    // Our own descriptor of the socket: the one thing that can stop russh's session task.
-    let dup = socket2::SockRef::from(&tcp).try_clone().map_err(io)?;
-    let shared = Arc::new(Shared::new(dup));
-    let mut guard = SetupGuard(Some(Arc::clone(&shared)));
-
-    let known_hosts = if cfg.no_verify {
-        None
-    } else {
-        Some(known_hosts_path(cfg)?)
-    };
-    let config = russh_config(cfg, known_hosts.as_deref())?;
+    let config = russh_config(hop, session, known_hosts.as_deref())?;
     let handler = ClientHandler {
-        host: cfg.host.clone(),
-        port: cfg.port,
+        host: hop.host.clone(),
+        port: hop.port,
         known_hosts,
-        shared: Arc::clone(&shared),
+        verify: hop.known_hosts_verify,
+        credentials: hop.credentials.clone(),
+        shared: Arc::clone(shared),
     };
-
-    let mut handle = match timeout_at(deadline, client::connect_stream(config, tcp, handler)).await
-    {
-        Err(_) => return Err(timed_out(cfg, "handshake")),
-        Ok(Err(HandlerError::HostKey(e))) => return Err(*e),
-        Ok(Err(HandlerError::Russh(e))) => {
-            return Err(SshError::Handshake {
-                stage: "handshake",
-                message: e.to_string(),
-            });
-        }
-        Ok(Ok(h)) => h,
-    };
-
-    match timeout_at(deadline, authenticate(&mut handle, cfg)).await {
-        Err(_) => return Err(timed_out(cfg, "authentication")),
+    let mut handle =
+        match timeout_at(deadline, client::connect_stream(config, transport, handler)).await {
+            Err(_) => return Err(timed_out(hop, session, "handshake")),
+            Ok(Err(HandlerError::HostKey(e))) => return Err(*e),
+            Ok(Err(HandlerError::Russh(e))) => {
+                return Err(SshError::Handshake {
+                    stage: "handshake",
+                    message: e.to_string(),
+                });
+            }
+            Ok(Ok(h)) => h,
+        };
+    match timeout_at(deadline, authenticate(&mut handle, hop)).await {
+        Err(_) => return Err(timed_out(hop, session, "authentication")),
         Ok(r) => r?,
     }
-    tracing::debug!("authenticated");
+    tracing::debug!(host = %hop.host, port = hop.port, "authenticated");
+    Ok(handle)
+}
 
-    let channel = match timeout_at(
-        deadline,
-        handle.channel_open_direct_streamlocal(cfg.socket_path.as_str()),
-    )
-    .await
-    {
-        Err(_) => return Err(timed_out(cfg, "channel open")),
-        Ok(Err(russh::Error::ChannelOpenFailure(f))) => {
-            return Err(SshError::ChannelOpen {
-                socket_path: cfg.socket_path.clone(),
-                reason: describe_open_failure(&f),
-            });
-        }
-        Ok(Err(e)) => {
-            return Err(SshError::Handshake {
-                stage: "channel open",
-                message: e.to_string(),
-            });
-        }
-        Ok(Ok(c)) => c,
+/// A `direct-tcpip` channel from `hop` to the next hop's sshd.
+async fn open_direct_tcpip(
+    hop: &SshConfig,
+    session: &SshConfig,
+    handle: &Handle<ClientHandler>,
+    next: &SshConfig,
+    deadline: Instant,
+) -> Result<russh::Channel<client::Msg>, SshError> {
+    let open =
+        handle.channel_open_direct_tcpip(next.host.as_str(), u32::from(next.port), "127.0.0.1", 0);
+    match timeout_at(deadline, open).await {
+        Err(_) => Err(timed_out(hop, session, "channel open")),
+        Ok(Err(russh::Error::ChannelOpenFailure(f))) => Err(SshError::ChannelOpen {
+            target: next.addr(),
+            reason: describe_open_failure(&f, "AllowTcpForwarding"),
+        }),
+        Ok(Err(e)) => Err(SshError::Handshake {
+            stage: "channel open",
+            message: e.to_string(),
+        }),
+        Ok(Ok(c)) => Ok(c),
+    }
+}
+
+/// Opens `cfg.channel` on the target's session and starts its stream.
+async fn open_channel(
+    cfg: &SshConfig,
+    handle: Handle<ClientHandler>,
+    shared: Arc<Shared>,
+    deadline: Instant,
+) -> Result<(SshStream, CloseHandle), SshError> {
+    let proto = |stage, e: russh::Error| SshError::Handshake {
+        stage,
+        message: e.to_string(),
     };
-    tracing::debug!(socket = %cfg.socket_path, "channel open");
+    let (channel, exec, early) = match &cfg.channel {
+        RemoteChannel::Forward { sockets } => {
+            let mut last = None;
+            let mut opened = None;
+            for socket in sockets {
+                let open = handle.channel_open_direct_streamlocal(socket.as_str());
+                match timeout_at(deadline, open).await {
+                    Err(_) => return Err(timed_out(cfg, cfg, "channel open")),
+                    Ok(Err(russh::Error::ChannelOpenFailure(f))) => {
+                        last = Some(SshError::ChannelOpen {
+                            target: socket.clone(),
+                            reason: describe_open_failure(&f, "AllowStreamLocalForwarding"),
+                        });
+                        // A missing socket: try the next name (modular, then monolithic).
+                        if f != ChannelOpenFailure::ConnectFailed {
+                            break;
+                        }
+                    }
+                    Ok(Err(e)) => return Err(proto("channel open", e)),
+                    Ok(Ok(c)) => {
+                        tracing::debug!(socket = %socket, "channel open");
+                        opened = Some(c);
+                        break;
+                    }
+                }
+            }
+            match opened {
+                Some(c) => (c, None, Vec::new()),
+                None => {
+                    return Err(last.unwrap_or_else(|| SshError::Config {
+                        reason: "no remote socket to forward".into(),
+                    }));
+                }
+            }
+        }
+        RemoteChannel::Exec { command } => {
+            let (channel, early) = timeout_at(deadline, exec(&handle, command))
+                .await
+                .map_err(|_| timed_out(cfg, cfg, "exec"))??;
+            tracing::debug!(command = %command.summary(), "exec channel open");
+            (
+                channel,
+                Some(RemoteExit::new(command.summary().to_owned())),
+                early,
+            )
+        }
+    };
+    let stream = start(
+        channel,
+        handle,
+        Arc::clone(&shared),
+        cfg.read_buffer,
+        exec,
+        early,
+    );
+    Ok((stream, CloseHandle { shared }))
+}
 
+/// A session channel running `command`; what arrived before the server's answer to the exec
+/// request is returned for the pump to replay.
+async fn exec(
+    handle: &Handle<ClientHandler>,
+    command: &crate::RemoteCommand,
+) -> Result<(russh::Channel<client::Msg>, Vec<ChannelMsg>), SshError> {
+    let proto = |e: russh::Error| SshError::Handshake {
+        stage: "exec",
+        message: e.to_string(),
+    };
+    let mut channel = handle.channel_open_session().await.map_err(|e| match e {
+        russh::Error::ChannelOpenFailure(f) => SshError::ChannelOpen {
+            target: command.summary().to_owned(),
+            reason: describe_open_failure(&f, "session channels"),
+        },
+        e => proto(e),
+    })?;
+    channel
+        .exec(true, command.line().as_bytes())
+        .await
+        .map_err(proto)?;
+    let mut early = Vec::new();
+    loop {
+        match channel.wait().await {
+            Some(ChannelMsg::Success) => return Ok((channel, early)),
+            Some(ChannelMsg::Failure) => {
+                return Err(SshError::ChannelOpen {
+                    target: command.summary().to_owned(),
+                    reason: "the server refused to run the command".into(),
+                });
+            }
+            // The command already ended: the pump reports how.
+            Some(m @ ChannelMsg::Close) => {
+                early.push(m);
+                return Ok((channel, early));
+            }
+            Some(m) => early.push(m),
+            None => {
+                return Err(SshError::Handshake {
+                    stage: "exec",
+                    message: "the session ended before the server answered".into(),
+                });
+            }
+        }
+    }
+}
+
+/// The channel as an [`SshStream`]: starts its reader pump and the session's watcher.
+fn start(
+    channel: russh::Channel<client::Msg>,
+    handle: Handle<ClientHandler>,
+    shared: Arc<Shared>,
+    read_buffer: usize,
+    exec: Option<RemoteExit>,
+    early: Vec<ChannelMsg>,
+) -> SshStream {
     let (read_half, write_half) = channel.split();
     let writer = Box::new(write_half.make_writer());
     // Messages are at most `maximum_packet_size` (32 KiB) each.
-    let slots = (cfg.read_buffer / 32_768).max(1);
+    let slots = (read_buffer / 32_768).max(1);
     let (tx, rx) = mpsc::channel(slots);
     let span = tracing::Span::current();
-    tokio::spawn(pump(read_half, tx, Arc::clone(&shared)).instrument(span.clone()));
+    tokio::spawn(pump(read_half, tx, Arc::clone(&shared), exec, early).instrument(span.clone()));
     tokio::spawn(watch(handle, Arc::clone(&shared)).instrument(span));
-
-    guard.0 = None;
-    let stream = SshStream::new(Arc::clone(&shared), rx, writer);
-    Ok((stream, CloseHandle { shared }))
+    SshStream::new(shared, rx, writer)
 }
 
 /// Owns the russh handle (keeping the session up) and records why the session ended.
@@ -207,13 +396,13 @@ async fn watch(handle: Handle<ClientHandler>, shared: Arc<Shared>) {
     tracing::debug!(reason = ?shared.reason(), "ssh session task ended");
 }
 
-fn describe_open_failure(f: &ChannelOpenFailure) -> String {
+fn describe_open_failure(f: &ChannelOpenFailure, setting: &str) -> String {
     match f {
         ChannelOpenFailure::ConnectFailed => {
-            "connect failed (no such socket, not a socket, or permission denied)".into()
+            "connect failed (no such socket or host, not a socket, or permission denied)".into()
         }
         ChannelOpenFailure::AdministrativelyProhibited => {
-            "administratively prohibited (AllowStreamLocalForwarding / DisableForwarding?)".into()
+            format!("administratively prohibited ({setting} / DisableForwarding?)")
         }
         other => format!("{other:?}"),
     }
@@ -232,12 +421,14 @@ fn known_hosts_path(cfg: &SshConfig) -> Result<PathBuf, SshError> {
     }
 }
 
+/// russh's settings for one hop: the hop's host key order, the session's timeouts.
 fn russh_config(
-    cfg: &SshConfig,
+    hop: &SshConfig,
+    session: &SshConfig,
     known_hosts: Option<&Path>,
 ) -> Result<Arc<client::Config>, SshError> {
-    let mut ciphers = Vec::with_capacity(cfg.ciphers.len());
-    for name in &cfg.ciphers {
+    let mut ciphers = Vec::with_capacity(session.ciphers.len());
+    for name in &session.ciphers {
         let c = russh::cipher::Name::try_from(name.as_str()).map_err(|()| SshError::Config {
             reason: format!("unknown cipher {name:?}"),
         })?;
@@ -248,12 +439,12 @@ fn russh_config(
         ..Preferred::default()
     };
     if let Some(path) = known_hosts {
-        preferred.key = Cow::Owned(host_key_order(path, cfg)?);
+        preferred.key = Cow::Owned(host_key_order(path, hop)?);
     }
     Ok(Arc::new(client::Config {
-        keepalive_interval: cfg.keepalive_interval,
-        keepalive_max: cfg.keepalive_max,
-        inactivity_timeout: cfg.inactivity_timeout,
+        keepalive_interval: session.keepalive_interval,
+        keepalive_max: session.keepalive_max,
+        inactivity_timeout: session.inactivity_timeout,
         nodelay: true,
         preferred,
         ..client::Config::default()
@@ -295,7 +486,67 @@ struct ClientHandler {
     port: u16,
     /// `None` when verification is off.
     known_hosts: Option<PathBuf>,
+    verify: KnownHostsVerify,
+    credentials: Option<Arc<dyn Credentials>>,
     shared: Arc<Shared>,
+}
+
+/// Asks the embedding program, on a blocking thread.
+async fn ask(credentials: &Arc<dyn Credentials>, prompt: Prompt) -> Option<String> {
+    let c = Arc::clone(credentials);
+    tokio::task::spawn_blocking(move || c.answer(&prompt))
+        .await
+        .ok()
+        .flatten()
+}
+
+impl ClientHandler {
+    /// An unknown host under `Normal` or `Auto`: learn it (asking first under `Normal`).
+    async fn unknown_host(&self, path: &Path, key: &PublicKey, err: &SshError) -> bool {
+        let accept = match (self.verify, &self.credentials) {
+            (KnownHostsVerify::Auto, _) => true,
+            (KnownHostsVerify::Normal, Some(c)) => {
+                let SshError::HostKeyUnknown {
+                    host,
+                    key_type,
+                    fingerprint,
+                    ..
+                } = err
+                else {
+                    return false;
+                };
+                let prompt = Prompt::AcceptHostKey {
+                    host: host.clone(),
+                    key_type: key_type.clone(),
+                    fingerprint: fingerprint.clone(),
+                };
+                ask(c, prompt)
+                    .await
+                    .is_some_and(|a| matches!(a.trim().to_ascii_lowercase().as_str(), "yes" | "y"))
+            }
+            _ => false,
+        };
+        if !accept {
+            return false;
+        }
+        match known_hosts::learn(path, &self.host, self.port, key) {
+            Ok(()) => {
+                tracing::info!(
+                    host = %self.host,
+                    port = self.port,
+                    key_type = key.algorithm().as_str(),
+                    fingerprint = %key.fingerprint(HashAlg::Sha256),
+                    known_hosts = %path.display(),
+                    "new host key added to known_hosts"
+                );
+                true
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot record the new host key");
+                false
+            }
+        }
+    }
 }
 
 impl client::Handler for ClientHandler {
@@ -311,12 +562,19 @@ impl client::Handler for ClientHandler {
                 host = %self.host,
                 key_type = key.algorithm().as_str(),
                 fingerprint = %key.fingerprint(HashAlg::Sha256),
-                "host key NOT verified (no_verify is set)"
+                "host key NOT verified (no_verify / known_hosts_verify=ignore)"
             );
             return Ok(true);
         };
         match known_hosts::verify(path, &self.host, self.port, &key) {
             Ok(()) => Ok(true),
+            Err(e @ SshError::HostKeyUnknown { .. }) => {
+                if self.unknown_host(path, &key, &e).await {
+                    return Ok(true);
+                }
+                tracing::warn!(error = %e, "host key rejected");
+                Err(HandlerError::HostKey(Box::new(e)))
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "host key rejected");
                 Err(HandlerError::HostKey(Box::new(e)))
@@ -345,16 +603,118 @@ impl client::Handler for ClientHandler {
     }
 }
 
+/// What authentication has learned so far, for the final error.
+#[derive(Default)]
+struct Attempts {
+    tried: Vec<String>,
+    /// Methods the server said can continue (`None` before its first answer).
+    remaining: Option<Vec<String>>,
+    agent_error: Option<String>,
+}
+
+impl Attempts {
+    fn failed(&mut self, what: String, remaining: &russh::MethodSet) {
+        self.tried.push(what);
+        self.remaining = Some(
+            remaining
+                .iter()
+                .map(|m| <&str>::from(m).to_owned())
+                .collect(),
+        );
+    }
+
+    /// Whether the server may still accept `method` (unknown before its first answer).
+    fn allows(&self, method: &str) -> bool {
+        self.remaining
+            .as_ref()
+            .is_none_or(|r| r.iter().any(|m| m == method))
+    }
+}
+
 async fn authenticate(handle: &mut Handle<ClientHandler>, cfg: &SshConfig) -> Result<(), SshError> {
-    let mut tried = Vec::new();
-    let mut remaining = Vec::new();
     let proto = |e: russh::Error| SshError::Handshake {
         stage: "authentication",
         message: e.to_string(),
     };
+    let mut a = Attempts::default();
+    // "none" first, as OpenSSH does: learns which methods the server accepts.
+    match handle.authenticate_none(&cfg.user).await.map_err(proto)? {
+        AuthResult::Success => return Ok(()),
+        AuthResult::Failure {
+            remaining_methods, ..
+        } => {
+            a.remaining = Some(
+                remaining_methods
+                    .iter()
+                    .map(|m| <&str>::from(m).to_owned())
+                    .collect(),
+            );
+        }
+    }
+    for method in &cfg.auth_methods {
+        let done = match method {
+            AuthMethod::PrivateKey if a.allows("publickey") => {
+                key_file_auth(handle, cfg, &mut a).await?
+            }
+            AuthMethod::Agent if a.allows("publickey") => match cfg.agent_path() {
+                Some(agent) => match agent_auth(handle, &agent, cfg, &mut a).await {
+                    Ok(done) => done,
+                    Err(reason) => {
+                        a.agent_error = Some(reason);
+                        false
+                    }
+                },
+                None => false,
+            },
+            AuthMethod::Password if a.allows("password") => match &cfg.credentials {
+                Some(c) => password_auth(handle, cfg, c, &mut a).await?,
+                None => false,
+            },
+            AuthMethod::KeyboardInteractive if a.allows("keyboard-interactive") => {
+                match &cfg.credentials {
+                    Some(c) => kbd_auth(handle, cfg, c, &mut a).await?,
+                    None => false,
+                }
+            }
+            _ => false,
+        };
+        if done {
+            return Ok(());
+        }
+    }
+    if let Some(reason) = a.agent_error.take() {
+        if a.tried.is_empty() {
+            return Err(SshError::Agent { reason });
+        }
+        a.tried.push(format!("ssh-agent (failed: {reason})"));
+    }
+    Err(SshError::Auth {
+        user: cfg.user.clone(),
+        tried: a.tried,
+        remaining: a.remaining.unwrap_or_default(),
+    })
+}
 
-    for path in &cfg.key_files {
-        let key = load_key(path, cfg.passphrase.as_deref())?;
+async fn key_file_auth(
+    handle: &mut Handle<ClientHandler>,
+    cfg: &SshConfig,
+    a: &mut Attempts,
+) -> Result<bool, SshError> {
+    let proto = |e: russh::Error| SshError::Handshake {
+        stage: "authentication",
+        message: e.to_string(),
+    };
+    let (files, configured) = cfg.key_file_list();
+    for path in &files {
+        let key = match load_key(path, cfg.passphrase.as_deref()) {
+            Ok(k) => k,
+            Err(e) if configured => return Err(e),
+            // A default key we cannot use (encrypted, odd format) is skipped, as ssh does.
+            Err(e) => {
+                a.tried.push(format!("{} (skipped: {e})", path.display()));
+                continue;
+            }
+        };
         let hash = rsa_hash(handle, key.algorithm()).await.map_err(proto)?;
         let desc = format!(
             "publickey {} ({})",
@@ -367,35 +727,13 @@ async fn authenticate(handle: &mut Handle<ClientHandler>, cfg: &SshConfig) -> Re
             .map_err(proto)?;
         tracing::debug!(key = %desc, accepted = r.success(), "offered key");
         match r {
-            AuthResult::Success => return Ok(()),
+            AuthResult::Success => return Ok(true),
             AuthResult::Failure {
                 remaining_methods, ..
-            } => {
-                remaining = remaining_methods.iter().map(String::from).collect();
-                tried.push(desc);
-            }
+            } => a.failed(desc, &remaining_methods),
         }
     }
-
-    let mut agent_error = None;
-    if let Some(agent) = cfg.agent_path() {
-        match agent_auth(handle, &agent, cfg, &mut tried, &mut remaining).await {
-            Ok(true) => return Ok(()),
-            Ok(false) => {}
-            Err(reason) => agent_error = Some(reason),
-        }
-    }
-    if let Some(reason) = agent_error {
-        if tried.is_empty() {
-            return Err(SshError::Agent { reason });
-        }
-        tried.push(format!("ssh-agent (failed: {reason})"));
-    }
-    Err(SshError::Auth {
-        user: cfg.user.clone(),
-        tried,
-        remaining,
-    })
+    Ok(false)
 }
 
 /// Offers each agent key; `Ok(true)` once one is accepted, `Err` if the agent is unusable.
@@ -403,8 +741,7 @@ async fn agent_auth(
     handle: &mut Handle<ClientHandler>,
     socket: &Path,
     cfg: &SshConfig,
-    tried: &mut Vec<String>,
-    remaining: &mut Vec<String>,
+    a: &mut Attempts,
 ) -> Result<bool, String> {
     let mut agent = AgentClient::connect_uds(socket)
         .await
@@ -429,12 +766,104 @@ async fn agent_auth(
             AuthResult::Success => return Ok(true),
             AuthResult::Failure {
                 remaining_methods, ..
+            } => a.failed(desc, &remaining_methods),
+        }
+    }
+    Ok(false)
+}
+
+async fn password_auth(
+    handle: &mut Handle<ClientHandler>,
+    cfg: &SshConfig,
+    credentials: &Arc<dyn Credentials>,
+    a: &mut Attempts,
+) -> Result<bool, SshError> {
+    let prompt = Prompt::Password {
+        user: cfg.user.clone(),
+        host: cfg.addr(),
+    };
+    let Some(password) = ask(credentials, prompt).await else {
+        a.tried
+            .push("password (declined by the credential callback)".into());
+        return Ok(false);
+    };
+    let r = handle
+        .authenticate_password(&cfg.user, password)
+        .await
+        .map_err(|e| SshError::Handshake {
+            stage: "authentication",
+            message: e.to_string(),
+        })?;
+    match r {
+        AuthResult::Success => Ok(true),
+        AuthResult::Failure {
+            remaining_methods, ..
+        } => {
+            a.failed("password".into(), &remaining_methods);
+            Ok(false)
+        }
+    }
+}
+
+/// Bound on keyboard-interactive rounds (a server could ask forever).
+const KBD_ROUNDS: usize = 8;
+
+async fn kbd_auth(
+    handle: &mut Handle<ClientHandler>,
+    cfg: &SshConfig,
+    credentials: &Arc<dyn Credentials>,
+    a: &mut Attempts,
+) -> Result<bool, SshError> {
+    let proto = |e: russh::Error| SshError::Handshake {
+        stage: "authentication",
+        message: e.to_string(),
+    };
+    let mut r = handle
+        .authenticate_keyboard_interactive_start(&cfg.user, None)
+        .await
+        .map_err(proto)?;
+    for _ in 0..KBD_ROUNDS {
+        match r {
+            KeyboardInteractiveAuthResponse::Success => return Ok(true),
+            KeyboardInteractiveAuthResponse::Failure {
+                remaining_methods, ..
             } => {
-                *remaining = remaining_methods.iter().map(String::from).collect();
-                tried.push(desc);
+                a.failed("keyboard-interactive".into(), &remaining_methods);
+                return Ok(false);
+            }
+            KeyboardInteractiveAuthResponse::InfoRequest {
+                name,
+                instructions,
+                prompts,
+            } => {
+                let mut answers = Vec::with_capacity(prompts.len());
+                for p in prompts {
+                    let prompt = Prompt::KeyboardInteractive {
+                        user: cfg.user.clone(),
+                        host: cfg.addr(),
+                        name: name.clone(),
+                        instruction: instructions.clone(),
+                        prompt: p.prompt,
+                        echo: p.echo,
+                    };
+                    let Some(answer) = ask(credentials, prompt).await else {
+                        a.tried.push(
+                            "keyboard-interactive (declined by the credential callback)".into(),
+                        );
+                        return Ok(false);
+                    };
+                    answers.push(answer);
+                }
+                r = handle
+                    .authenticate_keyboard_interactive_respond(answers)
+                    .await
+                    .map_err(proto)?;
             }
         }
     }
+    a.tried.push(format!(
+        "keyboard-interactive (gave up after {KBD_ROUNDS} rounds)"
+    ));
     Ok(false)
 }
 

@@ -124,13 +124,23 @@ pub enum SshError {
         /// Methods the server said could continue.
         remaining: Vec<String>,
     },
-    /// The server refused to connect the channel to the remote unix socket.
-    #[error("cannot open channel to {socket_path} on the server: {reason}")]
+    /// The server refused the channel: to the remote unix socket, to the next hop
+    /// (`direct-tcpip` on a jump host), or to run the remote command.
+    #[error("cannot open channel to {target} on the server: {reason}")]
     ChannelOpen {
-        /// The remote socket path.
-        socket_path: String,
+        /// The remote socket path, `host:port` of the next hop, or the command's summary.
+        target: String,
         /// The server's reason.
         reason: String,
+    },
+    /// Reaching a jump host (`ProxyJump`) failed; `error` says how. Host key and
+    /// authentication errors name the hop they happened on.
+    #[error("via jump host {host}: {error}")]
+    Jump {
+        /// `user@host:port` of the jump host.
+        host: String,
+        /// What failed there.
+        error: Box<SshError>,
     },
     /// SSH failed before the session was up (key exchange, protocol error, peer hung up).
     #[error("ssh {stage} failed: {message}")]
@@ -205,6 +215,29 @@ pub enum CloseReason {
         /// russh's description.
         message: String,
     },
+    /// The exec channel's remote command ended unsuccessfully (non-zero exit, a signal, or
+    /// output on stderr and no exit status), e.g. `nc: not found`, or permission denied on
+    /// the daemon's socket. `stderr` is the first bytes of what it printed there.
+    #[error(
+        "remote command `{command}` {}{}",
+        match (status, signal) {
+            (_, Some(sig)) => format!("was killed by signal {sig}"),
+            (Some(code), None) => format!("exited with status {code}"),
+            (None, None) => "ended without an exit status".to_owned(),
+        },
+        if stderr.trim().is_empty() { String::new() } else { format!(": {}", stderr.trim()) }
+    )]
+    RemoteCommand {
+        /// What ran (summary, values unquoted).
+        command: String,
+        /// The exit status, if the server sent one.
+        status: Option<u32>,
+        /// The signal that killed it, if any.
+        signal: Option<String>,
+        /// The start of its stderr (lossy UTF-8), at most [`STDERR_LIMIT`](crate::STDERR_LIMIT)
+        /// bytes.
+        stderr: String,
+    },
 }
 
 impl CloseReason {
@@ -212,7 +245,7 @@ impl CloseReason {
         match self {
             Self::Local | Self::Dropped => io::ErrorKind::ConnectionAborted,
             Self::KeepaliveTimeout | Self::InactivityTimeout => io::ErrorKind::TimedOut,
-            Self::ChannelClosed => io::ErrorKind::BrokenPipe,
+            Self::ChannelClosed | Self::RemoteCommand { .. } => io::ErrorKind::BrokenPipe,
             Self::Disconnected { .. } => io::ErrorKind::ConnectionReset,
             Self::Io { kind, .. } => *kind,
             Self::Protocol { .. } => io::ErrorKind::InvalidData,
@@ -250,10 +283,24 @@ impl SshError {
 
     /// Whether this is a host key verification failure (unknown, changed or revoked key).
     pub fn is_host_key(&self) -> bool {
-        matches!(
-            self,
-            Self::HostKeyUnknown { .. } | Self::HostKeyChanged { .. } | Self::HostKeyRevoked { .. }
-        )
+        match self {
+            Self::Jump { error, .. } => error.is_host_key(),
+            _ => matches!(
+                self,
+                Self::HostKeyUnknown { .. }
+                    | Self::HostKeyChanged { .. }
+                    | Self::HostKeyRevoked { .. }
+            ),
+        }
+    }
+
+    /// The error on the hop where it happened: for [`SshError::Jump`] the jump host's error,
+    /// otherwise `self`.
+    pub fn innermost(&self) -> &SshError {
+        match self {
+            Self::Jump { error, .. } => error.innermost(),
+            other => other,
+        }
     }
 
     fn io_kind(&self) -> io::ErrorKind {
@@ -270,6 +317,7 @@ impl SshError {
             Self::ChannelOpen { .. } => io::ErrorKind::ConnectionRefused,
             Self::Handshake { .. } => io::ErrorKind::ConnectionAborted,
             Self::Closed { reason } => reason.io_kind(),
+            Self::Jump { error, .. } => error.io_kind(),
         }
     }
 }

@@ -148,6 +148,47 @@ fn wildcard(pat: &[u8], s: &[u8]) -> bool {
     pat[p..].iter().all(|&c| c == b'*')
 }
 
+/// Records `key` for `host:port` at the end of `path` (`known_hosts_verify=auto`, or an
+/// accepted prompt), creating the file (0600) and its directory (0700) if needed. Only ever
+/// appends: a changed key is refused before this, never replaced.
+pub(crate) fn learn(path: &Path, host: &str, port: u16, key: &PublicKey) -> Result<(), SshError> {
+    use std::io::Write as _;
+    use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+    let err = |e: std::io::Error| SshError::KnownHosts {
+        path: path.to_owned(),
+        reason: format!("cannot add the host key: {e}"),
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(err)?;
+    }
+    let encoded = key.to_openssh().map_err(|e| SshError::KnownHosts {
+        path: path.to_owned(),
+        reason: format!("cannot encode the host key: {e}"),
+    })?;
+    // `type base64` without the comment.
+    let key_text: Vec<&str> = encoded.split_ascii_whitespace().take(2).collect();
+    let line = format!("{} {}\n", host_key_name(host, port), key_text.join(" "));
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(err)?;
+    // A file whose last line lacks its newline would glue our entry onto it.
+    let needs_newline = std::fs::read(path).is_ok_and(|t| t.last().is_some_and(|&b| b != b'\n'));
+    let line = if needs_newline {
+        format!("\n{line}")
+    } else {
+        line
+    };
+    // One write with O_APPEND: concurrent learners do not interleave within a line.
+    f.write_all(line.as_bytes()).map_err(err)
+}
+
 /// The verdict on a server key.
 pub(crate) fn verify(path: &Path, host: &str, port: u16, key: &PublicKey) -> Result<(), SshError> {
     let entries = entries_for(path, host, port)?;
@@ -246,5 +287,26 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert!(got[0].revoked);
         assert_eq!(got[0].line, 2);
+    }
+
+    #[test]
+    fn learn_appends_and_verify_accepts_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/known_hosts");
+        let key = russh::keys::parse_public_key_base64(ED).unwrap();
+        assert!(matches!(
+            verify(&path, "h", 2222, &key),
+            Err(SshError::HostKeyUnknown { .. })
+        ));
+        learn(&path, "h", 2222, &key).unwrap();
+        verify(&path, "h", 2222, &key).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, format!("[h]:2222 ssh-ed25519 {ED}\n"));
+        std::fs::write(&path, format!("other ssh-ed25519 {ED}")).unwrap();
+        learn(&path, "h", 22, &key).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!("other ssh-ed25519 {ED}\nh ssh-ed25519 {ED}\n")
+        );
     }
 }

@@ -1,19 +1,24 @@
-//! SSH transport for libvirt: a russh session forwarding a remote unix socket
-//! (`direct-streamlocal@openssh.com`, what `qemu+ssh://` needs), exposed as one byte stream.
+//! SSH transport for libvirt: a russh session reaching libvirtd on the remote host the way
+//! libvirt's own client does, exposed as one byte stream.
 //!
-//! Scope: dial TCP (nodelay), verify the host key strictly against OpenSSH `known_hosts`,
-//! authenticate with key files and/or the ssh-agent, open one channel to the remote socket,
-//! and tear all of it down in bounded time. One SSH session per stream.
+//! Scope: dial TCP (nodelay), verify each host key strictly against OpenSSH `known_hosts`
+//! (`known_hosts_verify` `normal|auto|ignore`), authenticate in `sshauth` order (key files,
+//! the ssh-agent, password and keyboard-interactive through a [`Credentials`] callback), hop
+//! through jump hosts (`ProxyJump`: one session per hop over a `direct-tcpip` channel of the
+//! one before), open one channel to the daemon ([`RemoteChannel`]: an exec channel running
+//! `virt-ssh-helper` or `nc -U` with values quoted so nothing can be injected
+//! ([`RemoteCommand`]), or `direct-streamlocal@openssh.com` forwarding), read
+//! `~/.ssh/config` ([`SshConfig::from_ssh_config`]), and tear all of it down in bounded time.
 //!
 //! Non-scope: libvirt framing (the `libvirt-rpc` crate reads and writes the stream), URI
-//! parsing (callers fill [`SshConfig`]), `~/.ssh/config`, host certificates, password or
-//! keyboard-interactive auth, learning new host keys, proxies (see [`connect_socket`]).
+//! parsing (libvirt-rpc maps `qemu+ssh://` parameters onto [`SshConfig`]), host
+//! certificates, `ProxyCommand` (the kill switch needs a socket we own), `Match` blocks.
 //!
 //! ```text
 //!            SshStream (AsyncRead + AsyncWrite)                  CloseHandle::close()
 //!   read ◀── bounded buffer ◀── pump task ◀──┐                       │ shutdown(2) on a dup
 //!   write ──▶ russh ChannelTx (window) ──────┤                       ▼ of the TCP socket
-//!                                      russh session task ◀──▶ TCP ──▶ sshd ──▶ libvirt-sock
+//!                     russh session task(s) ◀──▶ TCP ──▶ [bastion ──▶] sshd ──▶ helper / nc
 //!   closed() ◀── watcher task (owns the russh Handle, records why the session ended)
 //! ```
 //!
@@ -29,6 +34,10 @@
 //! session-ended signal: every pending and later call fails at once with
 //! [`SshError::Closed`]. A silent host is detected by keepalives when idle and by
 //! `inactivity_timeout` during a stalled upload.
+//!
+//! Through jump hosts the same holds hop by hop: ending a session ends the one it runs over,
+//! down to the first hop, whose end is the `shutdown(2)` of the one TCP socket — every
+//! session tunnelled through it ends with it.
 //!
 //! # Example
 //!
@@ -51,9 +60,16 @@ mod config;
 mod connect;
 mod error;
 mod known_hosts;
+mod remote;
+mod ssh_config;
 mod stream;
 
-pub use config::{SYSTEM_SOCKET, SshConfig, local_user};
+pub use config::{
+    AuthMethod, Credentials, DEFAULT_AUTH_METHODS, DEFAULT_KEY_FILES, KnownHostsVerify, Prompt,
+    RemoteChannel, STDERR_LIMIT, SYSTEM_SOCKET, SshConfig, local_user,
+};
 pub use connect::{connect, connect_socket};
 pub use error::{CloseReason, KeyFileError, SshError};
+pub use remote::{DEFAULT_NETCAT, RemoteCommand, VIRT_SSH_HELPER};
+pub use ssh_config::SshConfigFile;
 pub use stream::{CloseHandle, SshStream};

@@ -13,13 +13,23 @@ use russh::{ChannelMsg, ChannelReadHalf};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, mpsc};
 
-use crate::{CloseReason, SshError};
+use crate::{CloseReason, STDERR_LIMIT, SshError};
+
+/// What ends a session's transport when the session finishes.
+pub(crate) enum Killer {
+    /// A second descriptor of the session's TCP socket, used only for `shutdown(2)`.
+    Tcp(socket2::Socket),
+    /// The session runs over a channel of the session before it (a jump host): finishing that
+    /// one shuts its TCP socket down (or finishes the one before it), which ends every session
+    /// tunnelled through it.
+    Outer(Arc<Shared>),
+}
 
 /// State shared by the stream, its close handles and the two background tasks.
 ///
 /// Nothing in here is locked across I/O: the reason is a `OnceLock` that readers only `get`,
-/// the wakers are lock-free, and the socket is a second descriptor of the session's TCP socket
-/// used only for `shutdown(2)`.
+/// the wakers are lock-free, and the killer is a second descriptor of the outermost TCP
+/// socket (or the session before this one), used only for `shutdown(2)`.
 pub(crate) struct Shared {
     reason: OnceLock<CloseReason>,
     /// The server sent EOF on the channel; reads end cleanly once the buffer drains.
@@ -30,11 +40,11 @@ pub(crate) struct Shared {
     terminated: AtomicBool,
     /// For async waiters: the reader pump, `CloseHandle::closed` and `terminated`.
     ended: Notify,
-    socket: socket2::Socket,
+    killer: Killer,
 }
 
 impl Shared {
-    pub(crate) fn new(socket: socket2::Socket) -> Self {
+    pub(crate) fn new(killer: Killer) -> Self {
         Self {
             reason: OnceLock::new(),
             read_eof: AtomicBool::new(false),
@@ -42,7 +52,7 @@ impl Shared {
             read_waker: AtomicWaker::new(),
             write_waker: AtomicWaker::new(),
             ended: Notify::new(),
-            socket,
+            killer,
         }
     }
 
@@ -63,8 +73,13 @@ impl Shared {
                 tracing::debug!(reason = %r, "ssh session ending");
             }
         }
-        // ENOTCONN once the peer is gone or on a second call: nothing left to do then.
-        let _ = self.socket.shutdown(Shutdown::Both);
+        match &self.killer {
+            // ENOTCONN once the peer is gone or on a second call: nothing left to do then.
+            Killer::Tcp(socket) => {
+                let _ = socket.shutdown(Shutdown::Both);
+            }
+            Killer::Outer(outer) => outer.finish(CloseReason::Local),
+        }
         self.read_waker.wake();
         self.write_waker.wake();
         self.ended.notify_waiters();
@@ -89,15 +104,23 @@ impl Shared {
         self.ended.notify_waiters();
     }
 
+    /// Resolves once this session's russh task and those of the hops before it have exited.
     async fn wait_terminated(&self) {
+        let mut hop = self;
         loop {
-            let notified = self.ended.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if self.terminated.load(Ordering::Acquire) {
-                return;
+            loop {
+                let notified = hop.ended.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if hop.terminated.load(Ordering::Acquire) {
+                    break;
+                }
+                notified.await;
             }
-            notified.await;
+            match &hop.killer {
+                Killer::Outer(outer) => hop = outer,
+                Killer::Tcp(_) => return,
+            }
         }
     }
 
@@ -108,20 +131,93 @@ impl Shared {
     }
 }
 
+/// What an exec channel's remote command told us besides its stdout.
+#[derive(Debug, Default)]
+pub(crate) struct RemoteExit {
+    /// The command's summary, for the error.
+    pub command: String,
+    stderr: Vec<u8>,
+    status: Option<u32>,
+    signal: Option<String>,
+}
+
+impl RemoteExit {
+    pub(crate) fn new(command: String) -> Self {
+        Self {
+            command,
+            ..Self::default()
+        }
+    }
+
+    /// Keeps the first [`STDERR_LIMIT`] bytes of stderr.
+    pub(crate) fn stderr(&mut self, data: &[u8]) {
+        let room = STDERR_LIMIT.saturating_sub(self.stderr.len());
+        self.stderr.extend_from_slice(&data[..room.min(data.len())]);
+    }
+
+    /// Records an `exit-status` / `exit-signal` request; `true` if it was one.
+    pub(crate) fn record(&mut self, msg: &ChannelMsg) -> bool {
+        match msg {
+            ChannelMsg::ExitStatus { exit_status } => self.status = Some(*exit_status),
+            ChannelMsg::ExitSignal {
+                signal_name,
+                error_message,
+                ..
+            } => {
+                self.signal = Some(format!("{signal_name:?}"));
+                self.stderr(error_message.as_bytes());
+            }
+            ChannelMsg::ExtendedData { data, ext: 1 } => self.stderr(data),
+            _ => return false,
+        }
+        true
+    }
+
+    /// The command succeeded: exit status 0 (or no status and nothing on stderr).
+    fn succeeded(&self) -> bool {
+        self.signal.is_none()
+            && match self.status {
+                Some(s) => s == 0,
+                None => self.stderr.iter().all(u8::is_ascii_whitespace),
+            }
+    }
+
+    /// The close reason for a command that did not succeed.
+    pub(crate) fn failure(&self) -> CloseReason {
+        CloseReason::RemoteCommand {
+            command: self.command.clone(),
+            status: self.status,
+            signal: self.signal.clone(),
+            stderr: String::from_utf8_lossy(&self.stderr).into_owned(),
+        }
+    }
+}
+
 /// Moves channel data from russh into our bounded buffer, so russh's per-channel queue (whose
 /// fullness parks the whole session, keepalives included) stays drained while the reader is
 /// merely slow. When our buffer is full too, backpressure reaches the session: russh refills
 /// the server's window on receipt, so there is no other flow control.
+///
+/// On an exec channel (`exec` is `Some`) the end of the stream waits for the channel's close:
+/// a command that exits 0 is a clean end of stream, one that fails is an error carrying its
+/// exit status and stderr (what "nc: not found" or a refused socket looks like).
 pub(crate) async fn pump(
     mut channel: ChannelReadHalf,
     tx: mpsc::Sender<Bytes>,
     shared: Arc<Shared>,
+    mut exec: Option<RemoteExit>,
+    early: Vec<ChannelMsg>,
 ) {
     let mut tx = Some(tx);
+    let mut early = early.into_iter();
     loop {
-        let msg = tokio::select! {
-            _ = shared.wait_ended() => return,
-            m = channel.wait() => m,
+        let msg = if let Some(m) = early.next() {
+            Some(m)
+        } else {
+            tokio::select! {
+                _ = shared.wait_ended() => return,
+                m = channel.wait() => m,
+            }
         };
         match msg {
             Some(ChannelMsg::Data { data }) => {
@@ -131,16 +227,27 @@ pub(crate) async fn pump(
                     r = sender.send(data) => if r.is_err() { return },
                 }
             }
-            Some(ChannelMsg::Eof) => {
+            Some(ChannelMsg::Eof) if exec.is_none() => {
                 shared.read_eof.store(true, Ordering::Release);
                 // The reader sees the end once it has drained what came before.
                 tx = None;
             }
             Some(ChannelMsg::Close) => {
-                shared.finish(CloseReason::ChannelClosed);
+                match exec.as_ref() {
+                    Some(x) if !x.succeeded() => shared.finish(x.failure()),
+                    _ => {
+                        shared.read_eof.store(true, Ordering::Release);
+                        drop(tx.take());
+                        shared.finish(CloseReason::ChannelClosed);
+                    }
+                }
                 return;
             }
-            Some(_) => {}
+            Some(m) => {
+                if let Some(x) = exec.as_mut() {
+                    x.record(&m);
+                }
+            }
             // The session task is gone; the watcher records why.
             None => return,
         }

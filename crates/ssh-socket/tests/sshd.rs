@@ -182,7 +182,7 @@ async fn no_verify_accepts_an_unknown_host() {
     spawn_echo(l);
     let mut cfg = config(&sshd, &path);
     cfg.known_hosts = Some(sshd.dir().join("missing_known_hosts"));
-    cfg.no_verify = true;
+    cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Ignore;
     let (mut s, _c) = ssh_socket::connect(&cfg).await.expect("no_verify connects");
     s.write_all(b"hi").await.unwrap();
     let mut b = [0u8; 2];
@@ -271,7 +271,7 @@ async fn missing_remote_socket_is_a_channel_open_error() {
         .expect_err("no socket")
     {
         SshError::ChannelOpen {
-            socket_path,
+            target: socket_path,
             reason,
         } => {
             assert_eq!(socket_path, path.to_string_lossy());

@@ -157,23 +157,7 @@ impl Relay {
     /// Client sockets (on this machine) whose connection to the relay is still
     /// `ESTABLISHED`, from `/proc/net/tcp{,6}`: 0 once a client shut its socket down.
     pub fn established_clients(&self) -> usize {
-        let port = self.addr.port();
-        let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default()
-            + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
-        table
-            .lines()
-            .skip(1)
-            .filter(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                f.len() > 3
-                    && f[3] == "01"
-                    && f[2]
-                        .rsplit(':')
-                        .next()
-                        .and_then(|p| u16::from_str_radix(p, 16).ok())
-                        == Some(port)
-            })
-            .count()
+        established_to(self.addr.port())
     }
 
     /// Connections accepted so far.
@@ -321,6 +305,27 @@ fn copy(mut src: &TcpStream, mut dst: &TcpStream, st: &State, up: bool) {
             }
         }
     }
+}
+
+/// Sockets on this machine with an `ESTABLISHED` TCP connection to remote port `port` (from
+/// `/proc/net/tcp{,6}`): the client side of a hop; 0 once every client shut its socket down.
+pub fn established_to(port: u16) -> usize {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default()
+        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    table
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3
+                && f[3] == "01"
+                && f[2]
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| u16::from_str_radix(p, 16).ok())
+                    == Some(port)
+        })
+        .count()
 }
 
 #[cfg(test)]

@@ -12,15 +12,17 @@
 //! - No privilege-separation dir: `/run/sshd` is only required when sshd runs as root
 //!   (`privsep_chroot` needs uid 0); unprivileged, it skips the chroot and the `sshd` user.
 //! - Keys owned by the user with mode 0600: sshd refuses group/world-readable host keys.
-//! - `AllowTcpForwarding` must allow `local`: OpenSSH 9.2 keeps one permission set for TCP and
-//!   streamlocal forwarding (`do_authenticated`, "XXX - streamlocal?"), so `AllowTcpForwarding no`
-//!   denies `direct-streamlocal` too ("Received request to connect to path …, but the request was
-//!   denied"), whatever `AllowStreamLocalForwarding` says.
+//! - `AllowTcpForwarding` must allow `local` for `direct-streamlocal` (the default here;
+//!   [`SshdOptions::forwarding`] turns both off): OpenSSH 9.2 keeps one permission set for TCP
+//!   and streamlocal forwarding (`do_authenticated`, "XXX - streamlocal?"), so
+//!   `AllowTcpForwarding no` denies `direct-streamlocal` too ("Received request to connect to
+//!   path …, but the request was denied"), whatever `AllowStreamLocalForwarding` says.
 //! - Only that user can log in, and it must have a real shell (`TestUser` uses `/bin/sh`).
 //!   Its password being locked does not matter: unprivileged sshd cannot read
 //!   `/etc/shadow`, so the locked-account check does not fire.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::fs;
 use std::io::Read;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
@@ -74,7 +76,22 @@ pub struct SshdOptions {
     pub client_key: KeyType,
     /// Encrypt the client key with this passphrase (none).
     pub client_passphrase: Option<String>,
-    /// Extra `sshd_config` lines, appended last.
+    /// Allow `direct-streamlocal` and `direct-tcpip` (true). False writes
+    /// `AllowStreamLocalForwarding no` and `AllowTcpForwarding no`, the hardening that makes
+    /// libvirt clients fall back to an exec channel.
+    pub forwarding: bool,
+    /// Environment of every session (`SetEnv NAME=VALUE`), e.g. `XDG_RUNTIME_DIR` pointing at
+    /// a private libvirtd's run dir, so `virt-ssh-helper qemu:///session` finds its socket.
+    pub set_env: Vec<(String, String)>,
+    /// Run every exec request through a `ForceCommand` wrapper that logs the command line
+    /// ([`Sshd::command_log`]) and puts a logging `nc` first in `PATH` ([`Sshd::nc_calls`]);
+    /// the command then runs as sshd would run it (`/bin/sh -c`).
+    pub log_commands: bool,
+    /// With `log_commands`: a `PATH` holding only `sh`, `grep` and the logging `nc`, so the
+    /// remote side has no `virt-ssh-helper` (libvirt's `proxy=auto` falls back to netcat).
+    pub hide_virt_ssh_helper: bool,
+    /// Extra `sshd_config` lines, appended last (sshd takes the first value of an option, so
+    /// these cannot override the ones above).
     pub extra_config: Vec<String>,
 }
 
@@ -84,10 +101,28 @@ impl Default for SshdOptions {
             host_key: KeyType::Ed25519,
             client_key: KeyType::Ed25519,
             client_passphrase: None,
+            forwarding: true,
+            set_env: Vec::new(),
+            log_commands: false,
+            hide_virt_ssh_helper: false,
             extra_config: Vec::new(),
         }
     }
 }
+
+/// The `ForceCommand` wrapper: logs the original command (NUL-terminated), then runs it.
+const WRAPPER: &str = r#"#!/bin/sh
+printf '%s\0' "$SSH_ORIGINAL_COMMAND" >> "@DIR@/commands.log"
+PATH="@PATH@"
+export PATH
+exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
+"#;
+
+/// The logging `nc`: one file per call with its arguments, NUL-terminated, then the real nc.
+const NC_SHIM: &str = r#"#!/bin/sh
+for a in "$@"; do printf '%s\0' "$a"; done > "@DIR@/nc-argv/$$"
+exec /usr/bin/nc "$@"
+"#;
 
 /// Why an sshd could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -209,14 +244,24 @@ impl Sshd {
              AuthenticationMethods publickey\n\
              PasswordAuthentication no\n\
              KbdInteractiveAuthentication no\n\
-             AllowStreamLocalForwarding yes\n\
-             AllowTcpForwarding local\n\
              X11Forwarding no\n\
              PermitTTY no\n\
              PrintMotd no\n\
              MaxStartups 100\n\
              LogLevel DEBUG1\n"
         );
+        if opts.forwarding {
+            config.push_str("AllowStreamLocalForwarding yes\nAllowTcpForwarding local\n");
+        } else {
+            config.push_str("AllowStreamLocalForwarding no\nAllowTcpForwarding no\n");
+        }
+        for (k, v) in &opts.set_env {
+            let _ = writeln!(config, "SetEnv {k}={v}");
+        }
+        if opts.log_commands {
+            let wrapper = self.write_wrapper(opts.hide_virt_ssh_helper)?;
+            let _ = writeln!(config, "ForceCommand {}", wrapper.display());
+        }
         for line in &opts.extra_config {
             config.push_str(line);
             config.push('\n');
@@ -262,6 +307,86 @@ impl Sshd {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Writes the `ForceCommand` wrapper and the `nc` shim (`bin/`), owned by the user.
+    fn write_wrapper(&self, hide_helper: bool) -> Result<PathBuf, SshdError> {
+        use std::os::unix::fs::PermissionsExt as _;
+        let d = self.dir.path();
+        let bin = d.join("bin");
+        fs::create_dir_all(bin.join("..").join("nc-argv")).map_err(io_err("creating nc-argv"))?;
+        fs::create_dir_all(&bin).map_err(io_err("creating bin"))?;
+        let dir = d.display().to_string();
+        let path = if hide_helper {
+            for tool in ["sh", "grep"] {
+                let link = bin.join(tool);
+                if !link.exists() {
+                    std::os::unix::fs::symlink(format!("/usr/bin/{tool}"), &link)
+                        .map_err(io_err(format!("linking {tool}")))?;
+                }
+            }
+            bin.display().to_string()
+        } else {
+            format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display())
+        };
+        let exec = |p: &Path, text: String| -> Result<(), SshdError> {
+            fs::write(p, text).map_err(io_err(format!("writing {}", p.display())))?;
+            fs::set_permissions(p, fs::Permissions::from_mode(0o755))
+                .map_err(io_err("chmod wrapper"))
+        };
+        let wrapper = d.join("force-command");
+        exec(
+            &wrapper,
+            WRAPPER.replace("@DIR@", &dir).replace("@PATH@", &path),
+        )?;
+        exec(&bin.join("nc"), NC_SHIM.replace("@DIR@", &dir))?;
+        self.user.own(d)?;
+        Ok(wrapper)
+    }
+
+    /// The command lines of the exec requests so far (with [`SshdOptions::log_commands`]),
+    /// as the remote side received them.
+    pub fn command_log(&self) -> Vec<String> {
+        fs::read(self.dir.path().join("commands.log"))
+            .map(|b| split_nul(&b))
+            .unwrap_or_default()
+    }
+
+    /// The arguments of every `nc` run so far (with [`SshdOptions::log_commands`]), one list
+    /// per run, in no particular order.
+    pub fn nc_calls(&self) -> Vec<Vec<String>> {
+        let Ok(dir) = fs::read_dir(self.dir.path().join("nc-argv")) else {
+            return Vec::new();
+        };
+        dir.flatten()
+            .filter_map(|e| fs::read(e.path()).ok())
+            .map(|b| split_nul(&b))
+            .collect()
+    }
+
+    /// An `ssh_config` block naming this sshd `alias`: `HostName 127.0.0.1`, `Port port` (this
+    /// sshd's, or a relay's in front of it), its user, client key and a `known_hosts` for
+    /// that port (written into `dir`), strict host keys; plus `extra` lines (`ProxyJump …`).
+    pub fn ssh_config_block(&self, alias: &str, port: u16, dir: &Path, extra: &[&str]) -> String {
+        let kh = dir.join(format!("known_hosts_{alias}"));
+        fs::write(
+            &kh,
+            format!("[127.0.0.1]:{port} {}\n", self.host_public_key.trim()),
+        )
+        .expect("write known_hosts");
+        let mut s = format!(
+            "Host {alias}\n  HostName 127.0.0.1\n  Port {port}\n  User {}\n  IdentityFile {}\n  \
+             IdentitiesOnly yes\n  UserKnownHostsFile {}\n  StrictHostKeyChecking yes\n",
+            self.user.name,
+            self.client_key.display(),
+            kh.display()
+        );
+        for line in extra {
+            s.push_str("  ");
+            s.push_str(line);
+            s.push('\n');
+        }
+        s
     }
 
     /// Starts sshd, or returns `None` (skip, with the reason on stderr) when it cannot start
@@ -395,6 +520,13 @@ impl Drop for Sshd {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+fn split_nul(b: &[u8]) -> Vec<String> {
+    b.split(|&c| c == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect()
 }
 
 fn free_port() -> std::io::Result<u16> {

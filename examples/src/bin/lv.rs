@@ -1,7 +1,7 @@
 //! `lv`: a small pure-Rust virsh for the operations the egress operator needs.
 //!
 //! ```text
-//! lv [-c URI] [--timeout SECS] [--busy-poll-us N] [--packet-size BYTES] version | list | domstate NAME | vol-list --pool P
+//! lv [-c URI] [-F SSH_CONFIG] [--timeout SECS] [--busy-poll-us N] [--packet-size BYTES] version | list | domstate NAME | vol-list --pool P
 //!    | vol-upload --pool P VOL FILE [--sparse] | vol-download --pool P VOL FILE [--sparse]
 //!    | bench-calls --calls N --concurrency C
 //!    | event [--kind domain|network|pool|nodedev|secret] [--count N]
@@ -33,6 +33,7 @@ use libvirt_rpc::proto::procs::storage::{
     StorageVolLookupByNameArgs,
 };
 use libvirt_rpc::proto::types::StorageVol;
+use libvirt_rpc::ssh_socket::SshConfigFile;
 
 #[derive(Parser)]
 #[command(name = "lv", about = "A small pure-Rust virsh", version)]
@@ -49,6 +50,10 @@ struct Cli {
     /// Upload packet payload in bytes (default 131072; virsh sends 262120).
     #[arg(long, value_name = "BYTES")]
     packet_size: Option<usize>,
+    /// OpenSSH client config for qemu+ssh:// hosts, like ssh -F ("none": no file; default
+    /// ~/.ssh/config).
+    #[arg(short = 'F', long, value_name = "FILE")]
+    ssh_config: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -218,12 +223,7 @@ fn version_text(v: u64) -> String {
     format!("{}.{}.{}", v / 1_000_000, v / 1000 % 1000, v % 1000)
 }
 
-async fn connect(
-    uri: &str,
-    busy_poll_us: Option<u64>,
-    packet_size: Option<usize>,
-    slot: &Slot,
-) -> Result<Client, String> {
+async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> Result<Client, String> {
     let mut opts = ConnectOptions {
         handshake: HandshakeOptions {
             keepalive: true,
@@ -231,12 +231,17 @@ async fn connect(
         },
         ..ConnectOptions::default()
     };
-    if let Some(us) = busy_poll_us {
+    if let Some(us) = cli.busy_poll_us {
         opts.busy_poll = Duration::from_micros(us);
     }
-    if let Some(n) = packet_size {
+    if let Some(n) = cli.packet_size {
         opts.config.stream_chunk = n;
     }
+    opts.ssh.config_file = match &cli.ssh_config {
+        None => SshConfigFile::User,
+        Some(p) if p.as_os_str() == "none" => SshConfigFile::None,
+        Some(p) => SshConfigFile::Path(p.clone()),
+    };
     let c = Client::connect(uri, opts)
         .await
         .map_err(|e| e.to_string())?;
@@ -262,8 +267,8 @@ async fn lookup_vol(c: &Client, pool: &str, vol: &str) -> Result<StorageVol, Str
 }
 
 async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
-    let uri = cli.uri.unwrap_or_else(default_uri);
-    let c = connect(&uri, cli.busy_poll_us, cli.packet_size, &slot).await?;
+    let uri = cli.uri.clone().unwrap_or_else(default_uri);
+    let c = connect(&cli, &uri, &slot).await?;
     let e = |e: libvirt_rpc::CallError| e.to_string();
     match cli.cmd {
         Cmd::Version => {

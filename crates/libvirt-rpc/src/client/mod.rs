@@ -34,6 +34,8 @@ mod driver;
 mod events;
 mod shared;
 mod spin;
+#[cfg(feature = "ssh")]
+mod ssh;
 mod stream;
 #[cfg(feature = "tls")]
 pub mod tls;
@@ -56,10 +58,12 @@ use tracing::Instrument;
 pub use events::EventStream;
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
+#[cfg(feature = "ssh")]
+pub use ssh::SshOptions;
 pub use stream::{Download, Progress, TransferError, Upload};
 #[cfg(feature = "tls")]
 pub use tls::TlsError;
-pub use uri::{LibvirtUri, SshTarget, TlsTarget, Transport, UriError};
+pub use uri::{LibvirtUri, RemoteMode, SshProxy, SshTarget, TlsTarget, Transport, UriError};
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::{CallError, Config, Connection, ConnectionError};
@@ -92,6 +96,10 @@ pub struct ConnectOptions {
     /// at 23–28 µs. The cost is at most this much spinning per wait, and nothing while no call
     /// is pending. See docs/decisions.md.
     pub busy_poll: Duration,
+    /// SSH settings a `qemu+ssh://` URI cannot carry: the `~/.ssh/config` file to read and
+    /// the credential callback.
+    #[cfg(feature = "ssh")]
+    pub ssh: SshOptions,
 }
 
 /// Default [`ConnectOptions::event_queue`]: 256 events per subscription.
@@ -109,19 +117,23 @@ impl Default for ConnectOptions {
             kill: None,
             event_queue: DEFAULT_EVENT_QUEUE,
             busy_poll: DEFAULT_BUSY_POLL,
+            #[cfg(feature = "ssh")]
+            ssh: SshOptions::default(),
         }
     }
 }
 
 impl std::fmt::Debug for ConnectOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConnectOptions")
-            .field("config", &self.config)
+        let mut d = f.debug_struct("ConnectOptions");
+        d.field("config", &self.config)
             .field("handshake", &self.handshake)
             .field("kill", &self.kill.is_some())
             .field("event_queue", &self.event_queue)
-            .field("busy_poll", &self.busy_poll)
-            .finish()
+            .field("busy_poll", &self.busy_poll);
+        #[cfg(feature = "ssh")]
+        d.field("ssh", &self.ssh);
+        d.finish()
     }
 }
 
@@ -283,20 +295,7 @@ impl Client {
         target: &SshTarget,
         mut opts: ConnectOptions,
     ) -> Result<Self, ConnectError> {
-        // No user in the URI: the local login name, as ssh (and so libvirt) would use.
-        let user = match &target.user {
-            Some(u) => u.clone(),
-            None => ssh_socket::local_user().map_err(|e| ConnectError::Ssh(Box::new(e)))?,
-        };
-        let mut cfg = ssh_socket::SshConfig::new(user, target.host.clone());
-        cfg.port = target.port;
-        cfg.key_files.extend(target.keyfile.iter().cloned());
-        cfg.known_hosts.clone_from(&target.known_hosts);
-        cfg.no_verify = target.no_verify;
-        cfg.socket_path = target.socket.display().to_string();
-        let (stream, close) = ssh_socket::connect(&cfg)
-            .await
-            .map_err(|e| ConnectError::Ssh(Box::new(e)))?;
+        let (stream, close) = ssh::dial(target, &opts.ssh, opts.handshake.read_only).await?;
         // Killing the TCP socket directly is what bounds teardown under a stalled write.
         let kill: KillFn = Arc::new(move || close.close());
         opts.kill = Some(chain_kill(kill, opts.kill.take()));

@@ -2,8 +2,10 @@
 //!
 //! Supported: `qemu:///system`, `qemu:///session`, `qemu+unix:///system?socket=PATH`,
 //! `test+unix:///default?socket=PATH`, `qemu+tcp://host:port/system`,
-//! `qemu+ssh://user@host:port/system?keyfile=PATH&known_hosts=PATH&no_verify=1&socket=PATH`
-//! (parsed into an [`SshTarget`] for an SSH transport to dial), and TLS:
+//! `qemu+ssh://user@host:port/system?keyfile=PATH&known_hosts=PATH&…` (parsed into an
+//! [`SshTarget`] for an SSH transport to dial: libvirt's SSH parameters, see [`SshTarget`];
+//! parameters libvirt does not know are passed to the remote daemon in the opened name, as
+//! libvirt does), and TLS:
 //! `qemu+tls://host[:port]/system?pkipath=DIR&no_verify=1`, `test+tls://…`, and
 //! `qemu://host/system` (a host and no `+transport` means TLS, as in libvirt).
 //!
@@ -24,6 +26,8 @@ pub const DEFAULT_TLS_PORT: u16 = 16514;
 /// What to dial.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
+// Parsed once per dial: the size of the SSH variant does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Transport {
     /// A local unix socket.
     Unix {
@@ -57,23 +61,54 @@ pub struct TlsTarget {
     pub no_verify: bool,
 }
 
-/// The SSH part of a `+ssh` URI.
+/// The SSH part of a `+ssh` URI: where to log in and how to reach the daemon there.
+///
+/// `user`, `host` and `port` are looked up in `~/.ssh/config` as `ssh` would (the URI's win).
+/// libvirt's parameters: `keyfile`, `known_hosts`, `known_hosts_verify=normal|auto|ignore`,
+/// `sshauth=` (ordered: `privkey,agent,password,keyboard-interactive`), `no_verify=1`,
+/// `no_tty=1` (never prompt), `proxy=auto|native|netcat` and our `forward`, `netcat=`,
+/// `socket=` (forces netcat, as in libvirt), `mode=legacy|direct|auto`, `name=`; and ours,
+/// `proxy_jump=[user@]host[:port][,…]` (bastions, like ssh's `-J`). Any other parameter is
+/// passed to the daemon in the opened name.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SshTarget {
-    /// Remote user (`None`: the local user name).
+    /// Remote user (`None`: `User` from `~/.ssh/config`, else the local user name).
     pub user: Option<String>,
-    /// Host.
+    /// Host, as given (an alias `~/.ssh/config` may map to a `HostName`).
     pub host: String,
-    /// Port (default 22).
-    pub port: u16,
-    /// `keyfile=`: private key to authenticate with.
+    /// Port (`None`: `Port` from `~/.ssh/config`, else 22).
+    pub port: Option<u16>,
+    /// `keyfile=`: private key to authenticate with, tried before `~/.ssh/config`'s.
     pub keyfile: Option<PathBuf>,
     /// `known_hosts=`: known-hosts file (default `~/.ssh/known_hosts`).
     pub known_hosts: Option<PathBuf>,
-    /// `no_verify=1`: skip host-key verification (logged as a warning).
+    /// `known_hosts_verify=`: `normal` (default), `auto` (add unknown hosts' keys) or
+    /// `ignore`.
+    pub known_hosts_verify: Option<String>,
+    /// `sshauth=`: authentication methods, in order.
+    pub sshauth: Option<String>,
+    /// `no_verify=1`: accept any host key (logged as a warning); `known_hosts_verify=ignore`.
     pub no_verify: bool,
-    /// Remote libvirt socket (`socket=`; default: the system socket).
-    pub socket: PathBuf,
+    /// `no_tty=1`: never prompt (no password, keyboard-interactive or unknown-host questions).
+    pub no_tty: bool,
+    /// How the daemon is reached on the remote host.
+    pub proxy: SshProxy,
+    /// `netcat=`: the netcat binary on the remote host (`nc`).
+    pub netcat: Option<String>,
+    /// `socket=`: the daemon's socket on the remote host, when given.
+    pub socket: Option<String>,
+    /// `mode=`: which daemon's socket a derived path names.
+    pub mode: RemoteMode,
+    /// `proxy_jump=`: jump hosts, as ssh's `ProxyJump` (overrides `~/.ssh/config`'s).
+    pub proxy_jump: Option<String>,
+    /// The driver (`qemu`), for modular socket names.
+    pub driver: String,
+    /// The URI path (`/system`, `/session`).
+    pub path: String,
+    /// The URI `virt-ssh-helper` opens on the remote host: the opened name plus `mode=` and
+    /// `socket=`, as libvirt passes them.
+    pub helper_uri: String,
 }
 
 /// A parsed URI.
@@ -143,10 +178,8 @@ impl LibvirtUri {
             return Err(invalid("no driver"));
         }
         let path = u.path().to_string();
-        let remote_name = format!("{driver}://{path}");
+        let mut remote_name = format!("{driver}://{path}");
         let mut socket: Option<PathBuf> = None;
-        let mut keyfile = None;
-        let mut known_hosts = None;
         let mut no_verify = false;
         let mut pkipath = None;
         let mut sasl_mechanism = None;
@@ -159,12 +192,15 @@ impl LibvirtUri {
             uri: uri.into(),
             param: param.into(),
         };
+        let mut ssh = SshParams::default();
         for (k, v) in u.query_pairs() {
+            if is_ssh && !matches!(k.as_ref(), "auth" | "authfile") {
+                ssh.take(uri, &k, &v)?;
+                continue;
+            }
             match k.as_ref() {
                 "socket" if !is_tls => socket = Some(PathBuf::from(v.as_ref())),
-                "keyfile" if is_ssh => keyfile = Some(PathBuf::from(v.as_ref())),
-                "known_hosts" if is_ssh => known_hosts = Some(PathBuf::from(v.as_ref())),
-                "no_verify" if is_ssh || is_tls => no_verify = v != "0",
+                "no_verify" if is_tls => no_verify = v != "0",
                 "pkipath" if is_tls => pkipath = Some(PathBuf::from(v.as_ref())),
                 "authfile" => authfile = Some(PathBuf::from(v.as_ref())),
                 "auth" => match v.split_once('.') {
@@ -206,25 +242,10 @@ impl LibvirtUri {
             }
             Some("ssh") => {
                 let host = host.ok_or_else(|| invalid("ssh needs a host"))?;
-                let socket = match socket {
-                    Some(s) => s,
-                    None if path == "/system" => PathBuf::from(SYSTEM_SOCKET),
-                    None => {
-                        return Err(UriError::Missing(format!(
-                            "{uri}: a remote session socket cannot be guessed; add ?socket=PATH"
-                        )));
-                    }
-                };
                 let user = (!u.username().is_empty()).then(|| u.username().to_string());
-                Transport::Ssh(SshTarget {
-                    user,
-                    host,
-                    port: u.port().unwrap_or(22),
-                    keyfile,
-                    known_hosts,
-                    no_verify,
-                    socket,
-                })
+                let (target, name) = ssh.finish(uri, user, host, u.port(), &driver, &path)?;
+                remote_name = name;
+                Transport::Ssh(target)
             }
             Some(t) => {
                 return Err(UriError::UnsupportedTransport {
@@ -242,6 +263,252 @@ impl LibvirtUri {
             authfile,
         })
     }
+}
+
+/// How an SSH connection reaches the daemon on the remote host (libvirt's `proxy=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SshProxy {
+    /// `auto`: `virt-ssh-helper URI` where the remote has it, else `nc -U SOCKET` (libvirt's
+    /// default for `/system`).
+    Auto,
+    /// `native`: `virt-ssh-helper URI` only (libvirt's default for `/session`, whose socket
+    /// path only the remote side knows).
+    Native,
+    /// `netcat`: `nc -U SOCKET` only (implied by `socket=` or `netcat=`, as in libvirt).
+    Netcat,
+    /// `forward` (ours): sshd connects to the socket itself (`direct-streamlocal`); nothing
+    /// runs on the remote host, but sshd must allow forwarding.
+    Forward,
+}
+
+/// Which daemon a derived socket path names (libvirt's `mode=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RemoteMode {
+    /// `auto` (default): libvirt uses the monolithic name remotely (the helper probes on the
+    /// remote side); `proxy=forward` tries the modular socket first, then the monolithic.
+    #[default]
+    Auto,
+    /// `legacy`: libvirtd's `libvirt-sock`.
+    Legacy,
+    /// `direct`: the driver's modular daemon, `virt<driver>d-sock` (e.g. `virtqemud-sock`).
+    Direct,
+}
+
+/// Where system daemons put their sockets (libvirt uses `$LOCALSTATEDIR/run` for remote
+/// hosts, which may lack `/run`).
+const REMOTE_RUN_DIR: &str = "/var/run/libvirt";
+
+impl SshTarget {
+    /// The daemon's socket candidates on the remote host, in the order to try them: the
+    /// given `socket=`, else the path `mode` derives for `/system` (`-ro` variants when
+    /// `read_only`). Empty for other paths (`/session`): only the remote side knows them.
+    pub fn sockets(&self, read_only: bool) -> Vec<String> {
+        if let Some(s) = &self.socket {
+            return vec![s.clone()];
+        }
+        if self.path == "/session" || self.path.is_empty() {
+            return Vec::new();
+        }
+        let suffix = if read_only { "sock-ro" } else { "sock" };
+        let legacy = format!("{REMOTE_RUN_DIR}/libvirt-{suffix}");
+        let direct = format!("{REMOTE_RUN_DIR}/virt{}d-{suffix}", self.driver);
+        match self.mode {
+            RemoteMode::Direct => vec![direct],
+            RemoteMode::Auto if self.proxy == SshProxy::Forward => vec![direct, legacy],
+            RemoteMode::Legacy | RemoteMode::Auto => vec![legacy],
+        }
+    }
+}
+
+/// The SSH parameters of a URI as they are read; [`SshParams::finish`] makes the target.
+#[derive(Default)]
+struct SshParams {
+    keyfile: Option<PathBuf>,
+    known_hosts: Option<PathBuf>,
+    known_hosts_verify: Option<String>,
+    sshauth: Option<String>,
+    no_verify: bool,
+    no_tty: bool,
+    proxy: Option<SshProxy>,
+    netcat: Option<String>,
+    socket: Option<String>,
+    mode: Option<RemoteMode>,
+    name: Option<String>,
+    proxy_jump: Option<String>,
+    /// Parameters for the daemon, in order; `mode`/`socket` go to the helper's URI only.
+    passthrough: Vec<(String, String, bool)>,
+}
+
+impl SshParams {
+    /// Takes one `key=value`: libvirt's SSH parameters are ours, the TLS/SASL/`ssh` binary
+    /// ones are refused, everything else goes to the daemon.
+    fn take(&mut self, uri: &str, key: &str, value: &str) -> Result<(), UriError> {
+        let bad = |why: String| UriError::Invalid {
+            uri: uri.into(),
+            reason: why,
+        };
+        // libvirt's boolean parameters are integers; 0 is false.
+        let flag = |v: &str| {
+            v.parse::<i64>()
+                .map(|n| n != 0)
+                .map_err(|_| bad(format!("{key}={v}: expected 0 or 1")))
+        };
+        let v = value.to_owned();
+        match key.to_ascii_lowercase().as_str() {
+            "keyfile" => self.keyfile = Some(PathBuf::from(v)),
+            "known_hosts" => self.known_hosts = Some(PathBuf::from(v)),
+            "known_hosts_verify" => {
+                check_ssh_value(key, value).map_err(bad)?;
+                self.known_hosts_verify = Some(v);
+            }
+            "sshauth" => {
+                check_ssh_value(key, value).map_err(bad)?;
+                self.sshauth = Some(v);
+            }
+            "no_verify" => self.no_verify = flag(value)?,
+            "no_tty" => self.no_tty = flag(value)?,
+            "proxy" => {
+                self.proxy = Some(match value {
+                    "auto" => SshProxy::Auto,
+                    "native" => SshProxy::Native,
+                    "netcat" => SshProxy::Netcat,
+                    "forward" => SshProxy::Forward,
+                    _ => {
+                        return Err(bad(format!(
+                            "proxy={value}: expected auto, native, netcat or forward"
+                        )));
+                    }
+                });
+            }
+            "netcat" => self.netcat = Some(v),
+            "socket" => {
+                self.socket = Some(v.clone());
+                self.passthrough.push((key.to_owned(), v, true));
+            }
+            "mode" => {
+                self.mode = Some(match value {
+                    "auto" => RemoteMode::Auto,
+                    "legacy" => RemoteMode::Legacy,
+                    "direct" => RemoteMode::Direct,
+                    _ => {
+                        return Err(bad(format!(
+                            "mode={value}: expected auto, legacy or direct"
+                        )));
+                    }
+                });
+                self.passthrough.push((key.to_owned(), v, true));
+            }
+            "name" => self.name = Some(v),
+            "proxy_jump" => self.proxy_jump = Some(v),
+            // Read by libvirt for other transports or its `ssh` binary: refused rather than
+            // silently dropped. (`auth`, `authfile`: SASL, read for every transport.)
+            "command" | "pkipath" | "tls_priority" | "no_sanity" => {
+                return Err(UriError::UnsupportedParam {
+                    uri: uri.into(),
+                    param: key.to_owned(),
+                });
+            }
+            _ => self.passthrough.push((key.to_owned(), v, false)),
+        }
+        Ok(())
+    }
+
+    /// The target and the name the daemon opens.
+    fn finish(
+        self,
+        uri: &str,
+        user: Option<String>,
+        host: String,
+        port: Option<u16>,
+        driver: &str,
+        path: &str,
+    ) -> Result<(SshTarget, String), UriError> {
+        let bad = |why: &str| UriError::Invalid {
+            uri: uri.into(),
+            reason: why.into(),
+        };
+        let query = |with_helper_only: bool| {
+            let mut q = url::form_urlencoded::Serializer::new(String::new());
+            let mut any = false;
+            for (k, v, helper_only) in &self.passthrough {
+                if with_helper_only || !helper_only {
+                    q.append_pair(k, v);
+                    any = true;
+                }
+            }
+            // libvirt unescapes `%XX` only (xmlURIUnescapeString): a space must not be `+`.
+            // A literal `+` is `%2B` by now, so every `+` left is a space.
+            if any {
+                format!("?{}", q.finish().replace('+', "%20"))
+            } else {
+                String::new()
+            }
+        };
+        let name = self
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{driver}://{path}{}", query(false)));
+        let helper_uri = format!("{driver}://{path}{}", query(true));
+        // libvirt: an explicit socket or netcat binary means netcat; a session URI (whose
+        // socket path only the remote side knows) means the helper; otherwise try both.
+        let proxy = match self.proxy {
+            Some(SshProxy::Native) if self.netcat.is_some() => {
+                return Err(bad("netcat= cannot be used with proxy=native"));
+            }
+            Some(p) => p,
+            None if self.socket.is_some() || self.netcat.is_some() => SshProxy::Netcat,
+            None if path == "/session" || driver == "test" => SshProxy::Native,
+            None => SshProxy::Auto,
+        };
+        let target = SshTarget {
+            user,
+            host,
+            port,
+            keyfile: self.keyfile,
+            known_hosts: self.known_hosts,
+            known_hosts_verify: self.known_hosts_verify,
+            sshauth: self.sshauth,
+            no_verify: self.no_verify,
+            no_tty: self.no_tty,
+            proxy,
+            netcat: self.netcat,
+            socket: self.socket,
+            mode: self.mode.unwrap_or_default(),
+            proxy_jump: self.proxy_jump,
+            driver: driver.to_owned(),
+            path: path.to_owned(),
+            helper_uri,
+        };
+        if matches!(proxy, SshProxy::Netcat | SshProxy::Forward) && target.sockets(false).is_empty()
+        {
+            return Err(UriError::Missing(format!(
+                "{uri}: the remote socket of {path} cannot be derived here; add ?socket=PATH                  or let virt-ssh-helper find it (proxy=native)"
+            )));
+        }
+        Ok((target, name))
+    }
+}
+
+/// Values whose vocabulary the SSH transport owns, checked by it when it is built in.
+#[cfg(feature = "ssh")]
+fn check_ssh_value(key: &str, value: &str) -> Result<(), String> {
+    match key {
+        "known_hosts_verify" => ssh_socket::KnownHostsVerify::parse(value)
+            .map(|_| ())
+            .ok_or_else(|| format!("known_hosts_verify={value}: expected normal, auto or ignore")),
+        _ => ssh_socket::AuthMethod::parse_list(value)
+            .map(|_| ())
+            .map_err(|e| format!("sshauth={value}: {e}")),
+    }
+}
+
+/// Without the SSH transport nothing can dial the URI; `Client::connect` says so.
+#[cfg(not(feature = "ssh"))]
+#[allow(clippy::unnecessary_wraps)]
+fn check_ssh_value(_: &str, _: &str) -> Result<(), String> {
+    Ok(())
 }
 
 /// The local socket for `qemu:///system` / `qemu:///session` style paths.
@@ -316,11 +583,74 @@ mod tests {
             panic!()
         };
         assert_eq!(t.user.as_deref(), Some("ops"));
-        assert_eq!((t.host.as_str(), t.port), ("h.example", 2222));
+        assert_eq!((t.host.as_str(), t.port), ("h.example", Some(2222)));
         assert_eq!(t.keyfile, Some("/k".into()));
         assert!(t.no_verify);
-        assert_eq!(t.socket, PathBuf::from(SYSTEM_SOCKET));
+        assert_eq!(t.proxy, SshProxy::Auto);
+        assert_eq!(t.sockets(false), vec![SYSTEM_SOCKET.to_owned()]);
         assert_eq!(u.remote_name, "qemu:///system");
+    }
+
+    fn ssh(uri: &str) -> (SshTarget, String) {
+        let u = LibvirtUri::parse(uri).unwrap();
+        let Transport::Ssh(t) = u.transport else {
+            panic!("{uri}")
+        };
+        (t, u.remote_name)
+    }
+
+    #[test]
+    fn ssh_proxy_follows_libvirt() {
+        // An explicit socket forces netcat; a session URI the helper; else both.
+        assert_eq!(
+            ssh("qemu+ssh://h/system?socket=/s").0.proxy,
+            SshProxy::Netcat
+        );
+        assert_eq!(
+            ssh("qemu+ssh://h/system?netcat=/bin/nc").0.proxy,
+            SshProxy::Netcat
+        );
+        assert_eq!(ssh("qemu+ssh://h/session").0.proxy, SshProxy::Native);
+        assert_eq!(ssh("qemu+ssh://h/system").0.proxy, SshProxy::Auto);
+        let (t, _) = ssh("qemu+ssh://h/system?proxy=forward&mode=auto");
+        assert_eq!(
+            t.sockets(true),
+            vec![
+                "/var/run/libvirt/virtqemud-sock-ro".to_owned(),
+                "/var/run/libvirt/libvirt-sock-ro".to_owned()
+            ]
+        );
+        let (t, _) = ssh("qemu+ssh://h/system?proxy=netcat&mode=direct");
+        assert_eq!(
+            t.sockets(false),
+            vec!["/var/run/libvirt/virtqemud-sock".to_owned()]
+        );
+        assert!(matches!(
+            LibvirtUri::parse("qemu+ssh://h/session?proxy=netcat"),
+            Err(UriError::Missing(_))
+        ));
+        assert!(LibvirtUri::parse("qemu+ssh://h/system?proxy=native&netcat=nc").is_err());
+        assert!(LibvirtUri::parse("qemu+ssh://h/system?proxy=bogus").is_err());
+        assert!(LibvirtUri::parse("qemu+ssh://h/system?mode=bogus").is_err());
+        assert!(LibvirtUri::parse("qemu+ssh://h/system?no_tty=yes").is_err());
+    }
+
+    #[test]
+    fn unknown_ssh_params_reach_the_daemon() {
+        let (t, name) = ssh("qemu+ssh://h/system?foo=a%20b&mode=direct&keyfile=/k&bar=1");
+        assert_eq!(name, "qemu:///system?foo=a%20b&bar=1");
+        assert_eq!(t.helper_uri, "qemu:///system?foo=a%20b&mode=direct&bar=1");
+        let (_, name) = ssh("qemu+ssh://h/system?name=qemu:///embed");
+        assert_eq!(name, "qemu:///embed");
+        for refused in ["command=ssh", "pkipath=/p", "tls_priority=x"] {
+            assert!(
+                matches!(
+                    LibvirtUri::parse(&format!("qemu+ssh://h/system?{refused}")),
+                    Err(UriError::UnsupportedParam { .. })
+                ),
+                "{refused}"
+            );
+        }
     }
 
     #[test]
@@ -332,10 +662,11 @@ mod tests {
                 path: "/run/s".into()
             }
         );
-        assert!(matches!(
-            LibvirtUri::parse("qemu+ssh://h/session"),
-            Err(UriError::Missing(_))
-        ));
+        // Over SSH the session socket is found by virt-ssh-helper on the remote side.
+        assert_eq!(
+            ssh("qemu+ssh://h/session").0.sockets(false),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

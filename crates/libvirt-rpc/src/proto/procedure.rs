@@ -3,7 +3,7 @@
 //! Adding a procedure is one line in a [`procedures!`](crate::procedures) block (plus its
 //! `xdr_struct!` args/ret types when they are not void or shared).
 
-use std::fmt;
+use std::fmt::{self, Debug};
 
 use crate::wire::xdr::{Decode, Encode};
 
@@ -118,6 +118,15 @@ pub trait Procedure {
     type Ret: Decode + Send + 'static;
 }
 
+/// Visits procedures with their types: [`procs::visit_procedures`](crate::proto::procs::visit_procedures)
+/// calls [`visit`](Self::visit) once per declared procedure, so code that must cover every
+/// procedure's `Args` and `Ret` (the XDR fuzz checks, say) iterates the table itself instead
+/// of a list kept beside it.
+pub trait ProcedureVisitor {
+    /// Called with one procedure.
+    fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self);
+}
+
 /// Static facts about one procedure, for lookups by number (tracing, raw calls).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcInfo {
@@ -134,8 +143,10 @@ pub struct ProcInfo {
 }
 
 /// Declares procedures of the remote program: a unit type implementing [`Procedure`] per
-/// entry, and a `&[ProcInfo]` table named by the first line. Every row names the libvirt
-/// release that introduced the procedure (`since`); a stream procedure adds its direction.
+/// entry, a `&[ProcInfo]` table named by the first line, and `visit_procedures`, which
+/// hands each entry's type to a [`ProcedureVisitor`] in table order. Every row names the
+/// libvirt release that introduced the procedure (`since`); a stream procedure adds its
+/// direction.
 ///
 /// ```text
 /// procedures! {
@@ -187,6 +198,11 @@ macro_rules! procedures {
                 },
             )*
         ];
+
+        /// Hand every procedure declared in this module to `v`, in table order.
+        pub fn visit_procedures(v: &mut impl $crate::proto::procedure::ProcedureVisitor) {
+            $( v.visit::<$name>(); )*
+        }
     };
     (@dir) => { None };
     (@dir $dir:ident) => { Some($crate::proto::procedure::StreamDirection::$dir) };

@@ -221,7 +221,13 @@ impl Decode for TypedParamValue {
             3 => Self::LLong(dec.i64()?),
             4 => Self::ULLong(dec.u64()?),
             5 => Self::Double(dec.f64()?),
-            6 => Self::Boolean(dec.i32()? != 0),
+            6 => {
+                let v = dec.i32()?;
+                if v != 0 && v != 1 {
+                    dec.mark_normalized();
+                }
+                Self::Boolean(v != 0)
+            }
             7 => Self::String(LvString::decode(dec)?),
             v => {
                 return Err(DecodeError::InvalidEnum {
@@ -312,9 +318,15 @@ fn char_to_wire(b: u8) -> i32 {
     i32::from(b as i8)
 }
 
-/// `xdr_char` keeps the low byte of the int.
-fn char_from_wire(v: i32) -> u8 {
-    v as u8
+/// `xdr_char` keeps the low byte of the int (and the decoder notes an int that
+/// [`char_to_wire`] would not write).
+fn char_from_wire(dec: &mut Decoder) -> Result<u8, DecodeError> {
+    let v = dec.i32()?;
+    let b = v as u8;
+    if char_to_wire(b) != v {
+        dec.mark_normalized();
+    }
+    Ok(b)
 }
 
 impl<const N: usize> Encode for CharArray<N> {
@@ -330,7 +342,7 @@ impl<const N: usize> Decode for CharArray<N> {
     fn decode(dec: &mut Decoder) -> Result<Self, DecodeError> {
         let mut a = [0u8; N];
         for b in &mut a {
-            *b = char_from_wire(dec.i32()?);
+            *b = char_from_wire(dec)?;
         }
         Ok(Self(a))
     }
@@ -369,7 +381,7 @@ impl DecodeBounded for CharVec {
         let len = dec.array_len(max, 4)?;
         let mut v = Vec::with_capacity(len);
         for _ in 0..len {
-            v.push(char_from_wire(dec.i32()?));
+            v.push(char_from_wire(dec)?);
         }
         Ok(Self(v))
     }
@@ -456,6 +468,26 @@ mod tests {
         assert_eq!(CharVec::decode_bounded(&mut dec, 8).unwrap().0, b"s0");
         let mut dec = Decoder::new(bytes::Bytes::from_static(b"\0\0\0\x09"));
         assert!(CharVec::decode_bounded(&mut dec, 8).is_err());
+    }
+
+    #[test]
+    fn non_canonical_values_are_marked_normalized() {
+        use bytes::Bytes;
+        let decode = |b: &'static [u8]| {
+            let mut dec = Decoder::new(Bytes::from_static(b));
+            TypedParamValue::decode(&mut dec).unwrap();
+            dec.normalized()
+        };
+        assert!(!decode(b"\0\0\0\x06\0\0\0\x01"), "boolean 1");
+        assert!(decode(b"\0\0\0\x06\0\0\0\x02"), "boolean 2 reads as true");
+        let chars = |b: &'static [u8]| {
+            let mut dec = Decoder::new(Bytes::from_static(b));
+            CharArray::<1>::decode(&mut dec).unwrap();
+            dec.normalized()
+        };
+        assert!(!chars(b"\xff\xff\xff\xe9"), "sign-extended 0xe9");
+        assert!(chars(b"\0\0\0\xe9"), "0xe9 not sign-extended");
+        assert!(chars(b"\0\0\x01\x41"), "high bits dropped");
     }
 }
 

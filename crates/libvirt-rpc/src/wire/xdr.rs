@@ -216,6 +216,7 @@ impl<'a> Encoder<'a> {
 pub struct Decoder {
     buf: Bytes,
     pos: usize,
+    normalized: bool,
 }
 
 impl fmt::Debug for Decoder {
@@ -223,6 +224,7 @@ impl fmt::Debug for Decoder {
         f.debug_struct("Decoder")
             .field("len", &self.buf.len())
             .field("pos", &self.pos)
+            .field("normalized", &self.normalized)
             .finish()
     }
 }
@@ -230,7 +232,25 @@ impl fmt::Debug for Decoder {
 impl Decoder {
     /// Decode from `buf`.
     pub fn new(buf: Bytes) -> Self {
-        Self { buf, pos: 0 }
+        Self {
+            buf,
+            pos: 0,
+            normalized: false,
+        }
+    }
+
+    /// Whether a value decoded so far accepted a non-canonical encoding (see
+    /// [`mark_normalized`](Self::mark_normalized)). While it is false, re-encoding what was
+    /// decoded reproduces the input bytes, except that padding comes out as zeros.
+    pub fn normalized(&self) -> bool {
+        self.normalized
+    }
+
+    /// Record that a decoder accepted a value in a form its encoder would not write (a
+    /// typed-parameter boolean other than 0 or 1, an rpcgen char outside the sign-extended
+    /// byte range), so re-encoding will not reproduce the input.
+    pub fn mark_normalized(&mut self) {
+        self.normalized = true;
     }
 
     /// Bytes consumed so far.

@@ -23,7 +23,7 @@ pub fn config(sshd: &Sshd, socket: &Path) -> SshConfig {
     c.key_files = vec![sshd.client_key().to_owned()];
     c.use_agent = false;
     c.known_hosts = Some(sshd.known_hosts().to_owned());
-    c.socket_path = socket.to_string_lossy().into_owned();
+    c.channel = ssh_socket::RemoteChannel::forward(socket.to_string_lossy());
     c.connect_timeout = Duration::from_secs(10);
     c
 }

@@ -34,27 +34,40 @@ pub mod secret;
 pub mod snapshot;
 pub mod storage;
 
-use super::procedure::ProcInfo;
+use super::procedure::{ProcInfo, ProcedureVisitor};
 
 /// The highest procedure number of the remote program this table knows: libvirt 12.6.0's
 /// `DOMAIN_ANNOUNCE_INTERFACE`. libvirt 9.0 ends at 443, 11.3 at 453.
 pub const HIGHEST: i32 = 456;
 
-/// Every typed procedure, one slice per module.
-pub const TABLES: &[&[ProcInfo]] = &[
-    connect::PROCEDURES,
-    domain::PROCEDURES,
-    domain_tune::PROCEDURES,
-    migration::PROCEDURES,
-    storage::PROCEDURES,
-    network::PROCEDURES,
-    node::PROCEDURES,
-    snapshot::PROCEDURES,
-    interface::PROCEDURES,
-    nodedev::PROCEDURES,
-    secret::PROCEDURES,
-    nwfilter::PROCEDURES,
-];
+/// The modules holding a `procedures!` table, listed once for [`TABLES`] and
+/// [`visit_procedures`].
+macro_rules! tables {
+    ($($module:ident),* $(,)?) => {
+        /// Every typed procedure, one slice per module.
+        pub const TABLES: &[&[ProcInfo]] = &[$($module::PROCEDURES),*];
+
+        /// Hand every typed procedure to `v`, in the order of [`TABLES`].
+        pub fn visit_procedures(v: &mut impl ProcedureVisitor) {
+            $($module::visit_procedures(v);)*
+        }
+    };
+}
+
+tables!(
+    connect,
+    domain,
+    domain_tune,
+    migration,
+    storage,
+    network,
+    node,
+    snapshot,
+    interface,
+    nodedev,
+    secret,
+    nwfilter,
+);
 
 /// Look a procedure up by program and number (for logging raw calls).
 pub fn lookup(program: u32, number: i32) -> Option<&'static ProcInfo> {
@@ -234,6 +247,30 @@ mod tests {
                 newest_so_far = Some(p);
             }
         }
+    }
+
+    #[test]
+    fn the_visitor_sees_every_table_entry_in_order() {
+        use std::fmt::Debug;
+
+        use crate::proto::procedure::{Procedure, ProcedureVisitor};
+        use crate::wire::xdr::{Decode, Encode};
+
+        struct Collect(Vec<ProcInfo>);
+        impl ProcedureVisitor for Collect {
+            fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self) {
+                self.0.push(ProcInfo {
+                    program: P::PROGRAM,
+                    number: P::NUMBER,
+                    name: P::NAME,
+                    stream: P::STREAM,
+                    since: P::SINCE,
+                });
+            }
+        }
+        let mut seen = Collect(Vec::new());
+        super::visit_procedures(&mut seen);
+        assert_eq!(seen.0, rows().copied().collect::<Vec<_>>());
     }
 
     #[test]

@@ -1,6 +1,5 @@
-//! Invariants of `wire::frame` on arbitrary bytes. Shared by the `frame_decode` fuzz target
-//! and `crates/libvirt-rpc/tests/fuzz_corpus.rs` (included with `#[path]`, so it only uses
-//! the public API).
+//! Invariants of `wire::frame` on arbitrary bytes: the `frame_decode` fuzz target, and the
+//! replay of its corpus under `cargo test`.
 //!
 //! One-shot: the whole input sits in one buffer and is decoded packet by packet.
 //! * consumed + remaining == input length, after every step;
@@ -14,8 +13,13 @@
 //!
 //! Incremental: the same bytes fed in small chunks (as a socket would deliver them) give the
 //! same packets and the same final outcome.
+//!
+//! Metered ([`check_with`] and a meter): the whole check holds at most 64 heap bytes per
+//! input byte plus 64 KiB at once, so no length word drives an allocation.
 
 use bytes::{BufMut, Bytes, BytesMut};
+
+use super::xdr::Meter;
 use libvirt_rpc::Connection;
 use libvirt_rpc::wire::frame::{
     self, FrameError, Header, LEN_WORD, MAX_FRAME_LEN, MIN_FRAME_LEN, MessageStatus, MessageType,
@@ -28,6 +32,20 @@ enum End {
     Partial(usize),
     /// Stopped on a framing error.
     Error(FrameError),
+}
+
+/// [`check`], and with a `meter` also that it allocates in proportion to the input.
+pub fn check_with(data: &[u8], meter: Option<Meter>) {
+    let Some(meter) = meter else {
+        return check(data);
+    };
+    let peak = meter(&mut || check(data));
+    let bound = 64 * data.len() + 64 * 1024;
+    assert!(
+        peak <= bound,
+        "{peak} heap bytes live for a {}-byte input",
+        data.len()
+    );
 }
 
 /// Check every invariant on `data`.

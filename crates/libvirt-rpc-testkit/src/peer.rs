@@ -1,9 +1,10 @@
-//! A scripted daemon-side peer, built on this crate's own framing.
+//! A scripted daemon-side peer, built on libvirt-rpc's own framing.
 //!
 //! **This is not libvirtd.** It exists for tests that need states a real daemon cannot be made
 //! to produce on demand (a reply for a serial nobody asked for, an error after a finish, a
 //! truncated packet, a hole on a non-sparse stream, silence). Tests against a real daemon
-//! live next to it; anything that can be shown on a real libvirtd is shown there.
+//! live beside the scripted ones in libvirt-rpc's `tests/` (`client_libvirtd.rs`); anything
+//! that can be shown on a real libvirtd is shown there.
 //!
 //! The peer is sans-io too: feed it the client's bytes with [`Peer::feed`], take the client's
 //! packets with [`Peer::recv`], and build answers with the `*_to` helpers (which know the
@@ -12,14 +13,14 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use crate::proto::error::WireError;
-use crate::proto::types::StreamHole;
-use crate::proto::{
+use libvirt_rpc::proto::error::WireError;
+use libvirt_rpc::proto::types::StreamHole;
+use libvirt_rpc::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, REMOTE_PROGRAM,
     REMOTE_VERSION,
 };
-use crate::wire::frame::{self, Frame, FrameError, Header, MessageStatus, MessageType};
-use crate::wire::xdr::{self, Encode, LvString};
+use libvirt_rpc::wire::frame::{self, Frame, FrameError, Header, MessageStatus, MessageType};
+use libvirt_rpc::wire::xdr::{self, Encode, Encoder, LvString};
 
 /// The daemon side of a scripted conversation.
 #[derive(Debug, Default)]
@@ -119,15 +120,21 @@ pub fn stream_error_to(call: &Header, err: &WireError) -> Bytes {
 /// A remote-program MESSAGE (event) with serial 1, as libvirtd sends it.
 pub fn event(procedure: i32, msg: &impl Encode) -> Bytes {
     let payload = xdr::to_bytes(msg).expect("scripted event encodes");
+    message((REMOTE_PROGRAM, REMOTE_VERSION), procedure, 1, &payload)
+}
+
+/// A MESSAGE of `program` (number, version): events and keepalive.
+fn message(program: (u32, u32), procedure: i32, serial: u32, payload: &[u8]) -> Bytes {
+    let (program, version) = program;
     let h = Header {
-        program: REMOTE_PROGRAM,
-        version: REMOTE_VERSION,
+        program,
+        version,
         procedure,
         kind: MessageType::Message,
-        serial: 1,
+        serial,
         status: MessageStatus::Ok,
     };
-    packet(h, &payload)
+    packet(h, payload)
 }
 
 /// A keepalive PING (the daemon asking us).
@@ -141,20 +148,36 @@ pub fn pong() -> Bytes {
 }
 
 fn keepalive(procedure: i32) -> Bytes {
-    let h = Header {
-        program: KEEPALIVE_PROGRAM,
-        version: KEEPALIVE_VERSION,
-        procedure,
-        kind: MessageType::Message,
-        serial: 0,
-        status: MessageStatus::Ok,
-    };
-    packet(h, &[])
+    message((KEEPALIVE_PROGRAM, KEEPALIVE_VERSION), procedure, 0, &[])
 }
 
 /// A packet with an arbitrary header and payload (for malformed cases).
 pub fn raw(header: Header, payload: &[u8]) -> Bytes {
     packet(header, payload)
+}
+
+/// The header of a CALL as the client sends it (every program it speaks is at version 1),
+/// for answering a call a test did not read off the wire.
+pub fn call_header(program: u32, procedure: i32, serial: u32) -> Header {
+    Header {
+        program,
+        version: REMOTE_VERSION,
+        procedure,
+        kind: MessageType::Call,
+        serial,
+        status: MessageStatus::Ok,
+    }
+}
+
+/// Arguments, a return value or an event body already in XDR: encodes as the bytes, padded
+/// to four.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raw(pub Bytes);
+
+impl Encode for Raw {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.put_fixed_opaque(&self.0);
+    }
 }
 
 /// A `remote_error` like the daemon's, with `str1 = "%s"` and `str2 = message`.

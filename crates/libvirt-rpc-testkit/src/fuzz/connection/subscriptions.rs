@@ -12,16 +12,13 @@
 //!   refusal, connection death), and none after it left; every `Output::Event` names exactly
 //!   the subscribers of the active registrations of its kind and callback id.
 //!
-//! **Input**: the `Op` discriminant [`ESCAPE`] (little-endian), then a derived [`SubOp`]. The
-//! derived decoding of the 19 older ops is unchanged, and no older corpus file holds that
-//! value where an op starts, so they decode as before.
+//! **Input**: `Op::Sub` with a [`SubOp`], declared with the other input types in
+//! [`input`](super::input).
 
 use std::collections::{BTreeSet, HashMap};
 
-use arbitrary::Arbitrary;
 use bytes::Bytes;
 use libvirt_rpc::conn::{CallError, ConnectionError, SubscriberId};
-use libvirt_rpc::peer;
 use libvirt_rpc::proto::REMOTE_PROGRAM;
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
@@ -33,49 +30,9 @@ use libvirt_rpc::proto::types::{Secret, Uuid};
 use libvirt_rpc::wire::frame::{Frame, Header, MessageStatus};
 use libvirt_rpc::wire::xdr;
 
-use super::{Harness, call_header, domain};
-
-/// The `Op` discriminant that selects a [`SubOp`]: one arbitrary value (not 0, all ones or
-/// a small number, which fuzzers favour), so that no checked-in input of the older ops holds
-/// it where an op starts.
-pub const ESCAPE: u32 = 0x5ab5_c71b;
-
-/// One subscription operation.
-#[derive(Debug, Clone, PartialEq, Eq, Arbitrary)]
-pub enum SubOp {
-    /// `subscribe` to event id `event_id % 3` of domains (`secret` false) or secrets, all
-    /// objects.
-    Subscribe {
-        /// Secret events rather than domain events.
-        secret: bool,
-        /// Event id (mod 3: few keys, so subscribers share).
-        event_id: u8,
-    },
-    /// `unsubscribe` a subscriber pick (255: one nobody made).
-    Unsubscribe {
-        /// Subscriber pick.
-        sub: u8,
-    },
-    /// The daemon answers one of the connection's registration calls in flight (pick; a
-    /// made-up serial when none): a REGISTER with callback id `callback_id % 4`, a
-    /// DEREGISTER with nothing, either with an error when `refuse`.
-    Answer {
-        /// Call pick.
-        call: u8,
-        /// Callback id (mod 4: ids collide across keys and kinds).
-        callback_id: u8,
-        /// Answer with a `remote_error`.
-        refuse: bool,
-    },
-    /// A lifecycle event of domains (`secret` false) or secrets for callback id
-    /// `callback_id % 4`.
-    Event {
-        /// A secret event rather than a domain event.
-        secret: bool,
-        /// Callback id.
-        callback_id: u8,
-    },
-}
+use super::input::SubOp;
+use super::{Harness, domain};
+use crate::peer::{self, call_header};
 
 /// A registration key: (secret rather than domain, event id); the object filter is `None`.
 type Key = (bool, i32);
@@ -231,9 +188,9 @@ impl Harness {
             SubOp::Subscribe { secret, event_id } => {
                 let key = (secret, i32::from(event_id % 3));
                 let r = if secret {
-                    self.conn.subscribe::<SecretEvent>(key.1, None)
+                    self.pair.conn.subscribe::<SecretEvent>(key.1, None)
                 } else {
-                    self.conn.subscribe::<DomainEvent>(key.1, None)
+                    self.pair.conn.subscribe::<DomainEvent>(key.1, None)
                 };
                 let sub = match (r, closed) {
                     (Err(CallError::Connection(e)), Some(c)) => {
@@ -272,7 +229,7 @@ impl Harness {
                     return;
                 }
                 let sub = m.order[usize::from(sub) % m.order.len()];
-                self.conn.unsubscribe(sub);
+                self.pair.conn.unsubscribe(sub);
                 m.answered.insert(sub);
                 let Some((&key, r)) = m.regs.iter_mut().find(|(_, r)| r.subs.contains(&sub)) else {
                     return;
@@ -314,7 +271,7 @@ impl Harness {
                         },
                     )
                 };
-                self.rx.extend_from_slice(&packet);
+                self.pair.rx.extend_from_slice(&packet);
                 self.pump();
             }
             SubOp::Event {
@@ -351,7 +308,7 @@ impl Harness {
                         },
                     )
                 };
-                self.rx.extend_from_slice(&packet);
+                self.pair.rx.extend_from_slice(&packet);
                 self.pump();
             }
         }
@@ -459,7 +416,7 @@ impl Harness {
     /// After an operation: the `SubscriptionDone`s it produced, against the model.
     pub(super) fn sub_after_op(&mut self, mut done: Vec<(SubscriberId, Result<i32, CallError>)>) {
         let m = &mut self.subs;
-        if let Some(e) = self.conn.error() {
+        if let Some(e) = self.pair.conn.error() {
             // Death: every waiting subscriber fails, active ones end with `Closed`.
             let waiting: Vec<SubscriberId> = m
                 .regs

@@ -1,6 +1,6 @@
-//! The opening handshake, SASL included, against an `arbitrary` daemon, plus libvirt's TLS
-//! accept byte. Shared by the `handshake` fuzz target and
-//! `crates/libvirt-rpc/tests/fuzz_corpus.rs` (included with `#[path]`).
+//! The opening handshake, SASL included, against an arbitrary daemon, plus libvirt's TLS
+//! accept byte: the `handshake` fuzz target, and the replay of its corpus under `cargo test`
+//! (needs the testkit's default `sasl` feature).
 //!
 //! **Input**: an [`Input`]: the accept byte, handshake options (SASL credentials or not, a
 //! wanted mechanism, plain TCP or not) and the daemon's replies, one per call the handshake
@@ -18,8 +18,6 @@
 //!   password), so a reported SCRAM success would be a skipped verification;
 //! * the password appears in no `Debug` or `Display` of a call, an error or the outcome, and
 //!   in no call's arguments except a PLAIN response.
-
-#![allow(dead_code)]
 
 use bytes::Bytes;
 use libvirt_rpc::conn::CallError;
@@ -40,7 +38,8 @@ pub const PASSWORD: &str = "fuzz-Pa55word!";
 /// Most replies one input supplies.
 pub const MAX_REPLIES: usize = 64;
 
-const MECHS: [&str; 5] = [
+/// The SASL mechanism names an input picks from (the first three are the ones we support).
+pub const MECHS: [&str; 5] = [
     "SCRAM-SHA-256",
     "SCRAM-SHA-1",
     "PLAIN",
@@ -51,10 +50,15 @@ const MECHS: [&str; 5] = [
 /// Handshake options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Opts {
+    /// Ask for the keepalive program.
     pub keepalive: bool,
+    /// Ask for event callbacks.
     pub events: bool,
+    /// Register the close callback.
     pub close_callback: bool,
+    /// Plain TCP: no SASL may be attempted.
     pub insecure: bool,
+    /// SASL credentials (user `fuzz`, [`PASSWORD`]) are available.
     pub credentials: bool,
     /// Index into [`MECHS`] (`?auth=sasl.MECH`).
     pub wanted: Option<u8>,
@@ -63,38 +67,57 @@ pub struct Opts {
 /// One daemon reply.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
+    /// These bytes as the reply payload.
     Raw(Vec<u8>),
+    /// A `remote_error` with this code.
     Remote(i32),
+    /// The connection died.
     Dead,
+    /// `AUTH_LIST` with these auth types (each % 4).
     AuthList(Vec<u8>),
     /// Bit `i` offers `MECHS[i]`.
     Mechs(u8),
+    /// A SASL START/STEP reply.
     Sasl {
+        /// The server says the exchange is complete.
         complete: bool,
+        /// No data (rather than empty data).
         nil: bool,
+        /// The server's data.
         data: Vec<u8>,
     },
     /// A SCRAM server-first message on the client's nonce (or not), then `complete`.
     ScramFirst {
+        /// Extend the client's nonce (else send someone else's).
         extend_nonce: bool,
+        /// The salt.
         salt: Vec<u8>,
+        /// Iteration count: 1 + this % 64.
         iterations: u16,
+        /// The server says the exchange is complete.
         complete: bool,
     },
     /// `v=<garbage>` as a final message.
     ScramFinal {
+        /// The (forged) server signature.
         signature: Vec<u8>,
+        /// The server says the exchange is complete.
         complete: bool,
     },
+    /// `CONNECT_SUPPORTS_FEATURE`'s answer.
     Feature(bool),
+    /// An empty reply.
     Void,
 }
 
 /// One fuzz input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Input {
+    /// The TLS accept byte (`None`: the connection closed instead).
     pub accept: Option<u8>,
+    /// Handshake options.
     pub opts: Opts,
+    /// One reply per call the handshake makes, in order.
     pub replies: Vec<Reply>,
 }
 
@@ -455,4 +478,173 @@ pub fn encode(input: &Input) -> Vec<u8> {
 /// Decode and run raw fuzz bytes.
 pub fn check(data: &[u8]) {
     run(&parse(data));
+}
+
+/// Hand-built inputs: the paths a real daemon takes, and the ones a hostile one could, by
+/// name (`fuzz/corpus/handshake/seed-<name>`; the testkit's `fuzz_corpus` test checks the
+/// files match, and `write_handshake_seeds` rewrites them).
+pub fn seeds() -> Vec<(&'static str, Input)> {
+    let opts = |credentials, insecure| Opts {
+        keepalive: true,
+        events: true,
+        close_callback: true,
+        insecure,
+        credentials,
+        wanted: None,
+    };
+    let sasl_list = Reply::AuthList(vec![1]);
+    let first = |extend_nonce| Reply::ScramFirst {
+        extend_nonce,
+        salt: b"saltsalt".to_vec(),
+        iterations: 7,
+        complete: false,
+    };
+    let tail = vec![
+        Reply::Feature(true),
+        Reply::Void,
+        Reply::Feature(true),
+        Reply::Feature(true),
+        Reply::Void,
+    ];
+    let with_tail = |mut v: Vec<Reply>| {
+        v.extend(tail.clone());
+        v
+    };
+    vec![
+        (
+            "none",
+            Input {
+                accept: Some(1),
+                opts: opts(false, false),
+                replies: with_tail(vec![Reply::AuthList(vec![0])]),
+            },
+        ),
+        (
+            "refused-byte",
+            Input {
+                accept: Some(0),
+                opts: opts(false, false),
+                replies: vec![],
+            },
+        ),
+        (
+            "refused-eof",
+            Input {
+                accept: None,
+                opts: opts(false, false),
+                replies: vec![],
+            },
+        ),
+        (
+            "sasl-over-tcp",
+            Input {
+                accept: Some(1),
+                opts: opts(true, true),
+                replies: vec![sasl_list.clone()],
+            },
+        ),
+        (
+            "sasl-no-credentials",
+            Input {
+                accept: Some(1),
+                opts: opts(false, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(1)],
+            },
+        ),
+        (
+            "sasl-gssapi-only",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(8)],
+            },
+        ),
+        (
+            "scram-bad-signature",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    first(true),
+                    Reply::ScramFinal {
+                        signature: b"forged".to_vec(),
+                        complete: true,
+                    },
+                ]),
+            },
+        ),
+        (
+            "scram-foreign-nonce",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![sasl_list.clone(), Reply::Mechs(3), first(false)],
+            },
+        ),
+        (
+            "scram-early-success",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    Reply::Sasl {
+                        complete: true,
+                        nil: true,
+                        data: vec![],
+                    },
+                ]),
+            },
+        ),
+        (
+            "scram-rejected",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(1),
+                    first(true),
+                    Reply::Remote(45),
+                ],
+            },
+        ),
+        (
+            "plain-ok",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: with_tail(vec![
+                    sasl_list.clone(),
+                    Reply::Mechs(4),
+                    Reply::Sasl {
+                        complete: true,
+                        nil: true,
+                        data: vec![],
+                    },
+                ]),
+            },
+        ),
+        (
+            "plain-endless",
+            Input {
+                accept: Some(1),
+                opts: opts(true, false),
+                replies: std::iter::once(sasl_list)
+                    .chain([Reply::Mechs(4)])
+                    .chain(std::iter::repeat_n(
+                        Reply::Sasl {
+                            complete: false,
+                            nil: false,
+                            data: vec![],
+                        },
+                        40,
+                    ))
+                    .collect(),
+            },
+        ),
+    ]
 }

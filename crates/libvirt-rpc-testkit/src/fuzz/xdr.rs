@@ -1,12 +1,13 @@
 //! Invariants of the XDR codecs of every typed procedure, the error and event messages and
-//! the shared types. Shared by the `xdr_decode` fuzz target and
-//! `crates/libvirt-rpc/tests/fuzz_corpus.rs` (included with `#[path]`).
+//! the shared types: the `xdr_decode` fuzz target, and the replay of its corpus under
+//! `cargo test`.
 //!
 //! **Input**: packets as on the wire (`len | header | payload`), back to back; each length
 //! word only delimits its packet (at least 4 bytes, at most what is left), so one captured
 //! packet is a seed as it is and a corpus file can hold many. Each packet's header picks what
 //! its payload is decoded as, the way the connection does it:
-//! * CALL → the procedure's `Args`; REPLY OK → its `Ret`; REPLY ERROR and STREAM ERROR →
+//! * CALL → the procedure's `Args`; REPLY OK → its `Ret` (every procedure of
+//!   [`visit_procedures`], so none is left out); REPLY ERROR and STREAM ERROR →
 //!   `remote_error`; MESSAGE → `events::decode` and the typed event message;
 //!   `STREAM_HOLE` → the hole record;
 //! * any other type word (7 and up) → one of the shared types, chosen by the procedure word.
@@ -19,24 +20,27 @@
 //! * re-encoding the value succeeds (nothing decodable is unencodable), has exactly the
 //!   consumed length, and is a fixpoint: it decodes to the same value, which re-encodes to the
 //!   same bytes;
-//! * for lossless types, the re-encoding equals the consumed bytes except for padding (which
-//!   decoding does not check and encoding writes as zeros).
+//! * unless the decoder reports it [normalized](Decoder::normalized) a value (a typed-param
+//!   boolean other than 0/1, an rpcgen char outside the sign-extended range), the re-encoding
+//!   equals the consumed bytes except for padding (which decoding does not check and encoding
+//!   writes as zeros).
 
-#![allow(dead_code)]
-
+use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use libvirt_rpc::proto::Procedure;
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle,
 };
+use libvirt_rpc::proto::procedure::ProcedureVisitor;
+use libvirt_rpc::proto::procs::visit_procedures;
 use libvirt_rpc::proto::types::{
     Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
     StorageVol, StreamHole, TypedParam, Uuid,
 };
+use libvirt_rpc::proto::{ProcInfo, Procedure};
 use libvirt_rpc::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
 
 /// The wire messages of events 318 and 319.
@@ -61,11 +65,8 @@ libvirt_rpc::xdr_struct! {
     }
 }
 
-/// Set by the fuzz target: runs a closure and returns the peak of heap bytes it had live.
-/// When set, each decode must stay within [`alloc_bound`] of its input.
-pub static METER: OnceLock<Meter> = OnceLock::new();
-
-/// Runs a closure; returns the most heap bytes it had live at once.
+/// Runs a closure; returns the most heap bytes it had live at once (the fuzz binary's
+/// counting allocator provides one).
 pub type Meter = fn(&mut dyn FnMut()) -> usize;
 
 /// Most heap bytes decoding `len` input bytes may hold at once: element counts are bounded by
@@ -75,14 +76,14 @@ pub fn alloc_bound(len: usize) -> usize {
     64 * len + 4096
 }
 
-/// Decode `payload` as `T` and check every codec invariant. `lossless`: re-encoding must
-/// reproduce the input bytes except for padding. Returns the value when it decoded.
-pub fn check_type<T>(payload: &Bytes, lossless: bool) -> Option<T>
+/// Decode `payload` as `T` and check every codec invariant; with a `meter`, also that decoding
+/// stays within [`alloc_bound`]. Returns the value when it decoded.
+pub fn check_type<T>(payload: &Bytes, meter: Option<Meter>) -> Option<T>
 where
     T: Decode + Encode + Debug,
 {
     let mut dec = Decoder::new(payload.clone());
-    let decoded = match METER.get() {
+    let decoded = match meter {
         None => T::decode(&mut dec),
         Some(meter) => {
             let mut out = None;
@@ -130,15 +131,19 @@ where
     }
     let enc = xdr::to_bytes(&v).unwrap_or_else(|e| panic!("decoded value does not re-encode: {e}"));
     assert_eq!(enc.len(), consumed, "re-encoding has the consumed length");
-    if lossless {
+    if !dec.normalized() {
         for (i, (a, b)) in enc.iter().zip(&payload[..consumed]).enumerate() {
             assert!(
                 a == b || *a == 0,
-                "byte {i}: re-encoded {a:#04x}, input {b:#04x} (not padding)"
+                "byte {i}: re-encoded {a:#04x}, input {b:#04x} (not padding, and the decoder \
+                 normalized nothing)"
             );
         }
     }
-    let v2: T = xdr::from_bytes(enc.clone()).expect("re-encoded bytes decode");
+    let mut dec2 = Decoder::new(enc.clone());
+    let v2 = T::decode(&mut dec2).expect("re-encoded bytes decode");
+    assert_eq!(dec2.remaining(), 0, "re-encoded bytes decode whole");
+    assert!(!dec2.normalized(), "an encoding needs no normalizing");
     let enc2 = xdr::to_bytes(&v2).expect("second re-encoding");
     assert_eq!(enc, enc2, "encode(decode(encode(v))) == encode(v)");
     assert_eq!(
@@ -174,16 +179,21 @@ fn word(b: &[u8], at: usize) -> u32 {
 
 /// Check one input (see the module docs for its layout).
 pub fn check(data: &[u8]) {
+    check_with(data, None);
+}
+
+/// [`check`], and with a `meter` also that each decode allocates at most [`alloc_bound`].
+pub fn check_with(data: &[u8], meter: Option<Meter>) {
     let mut rest = data;
     while !rest.is_empty() {
         let take = (word(rest, 0) as usize).max(4).min(rest.len());
-        check_packet(&rest[..take]);
+        check_packet(&rest[..take], meter);
         rest = &rest[take..];
     }
 }
 
 /// Check one packet.
-pub fn check_packet(data: &[u8]) {
+pub fn check_packet(data: &[u8], meter: Option<Meter>) {
     let head = |at| word(data, at);
     let procedure = head(12) as i32;
     let kind = head(16);
@@ -191,23 +201,23 @@ pub fn check_packet(data: &[u8]) {
     let payload = Bytes::copy_from_slice(data.get(28..).unwrap_or_default());
     match (kind, status) {
         (0, _) => {
-            dispatch(procedure, true, &payload);
+            dispatch(procedure, Part::Args, &payload, meter);
         }
         (1, 0) => {
-            dispatch(procedure, false, &payload);
+            dispatch(procedure, Part::Ret, &payload, meter);
         }
-        (1 | 3, 1) => check_error_payload(&payload),
-        (2, _) => check_event(procedure, &payload),
+        (1 | 3, 1) => check_error_payload(&payload, meter),
+        (2, _) => check_event(procedure, &payload, meter),
         (6, _) => {
-            check_type::<StreamHole>(&payload, true);
+            check_type::<StreamHole>(&payload, meter);
         }
         (0..=6, _) => {}
-        _ => standalone(procedure as u32, &payload),
+        _ => standalone(procedure as u32, &payload, meter),
     }
 }
 
-fn check_error_payload(payload: &Bytes) {
-    if let Some(w) = check_type::<WireError>(payload, true) {
+fn check_error_payload(payload: &Bytes, meter: Option<Meter>) {
+    if let Some(w) = check_type::<WireError>(payload, meter) {
         let r = RemoteError::from(w);
         let _ = (
             r.to_string(),
@@ -219,7 +229,7 @@ fn check_error_payload(payload: &Bytes) {
     }
 }
 
-fn check_event(procedure: i32, payload: &Bytes) {
+fn check_event(procedure: i32, payload: &Bytes, meter: Option<Meter>) {
     let known = EVENT_PROCS.iter().any(|(n, _)| *n == procedure);
     let decoded = events::decode(procedure, payload.clone());
     match &decoded {
@@ -236,11 +246,11 @@ fn check_event(procedure: i32, payload: &Bytes) {
     // and they roundtrip.
     let typed_ok = match procedure {
         318 => {
-            check_type::<LifecycleMsg>(payload, true).is_some() && whole::<LifecycleMsg>(payload)
+            check_type::<LifecycleMsg>(payload, meter).is_some() && whole::<LifecycleMsg>(payload)
         }
-        319 => check_type::<RebootMsg>(payload, true).is_some() && whole::<RebootMsg>(payload),
+        319 => check_type::<RebootMsg>(payload, meter).is_some() && whole::<RebootMsg>(payload),
         362 => {
-            check_type::<ConnectionClosedMsg>(payload, true).is_some()
+            check_type::<ConnectionClosedMsg>(payload, meter).is_some()
                 && whole::<ConnectionClosedMsg>(payload)
         }
         _ => return,
@@ -258,68 +268,111 @@ fn whole<T: Decode>(payload: &Bytes) -> bool {
 }
 
 /// Shared types, picked by `selector`.
-fn standalone(selector: u32, payload: &Bytes) {
+fn standalone(selector: u32, payload: &Bytes, meter: Option<Meter>) {
     macro_rules! pick {
-        ($($t:ty => $lossless:expr),* $(,)?) => {{
-            let all: &[fn(&Bytes)] = &[$(|p| { check_type::<$t>(p, $lossless); }),*];
-            all[selector as usize % all.len()](payload);
+        ($($t:ty),* $(,)?) => {{
+            let all: &[fn(&Bytes, Option<Meter>)] = &[$(|p, m| { check_type::<$t>(p, m); }),*];
+            all[selector as usize % all.len()](payload, meter);
         }};
     }
     pick! {
-        WireError => true,
-        TypedParam => false,
-        Params => false,
-        Domain => true,
-        Network => true,
-        StoragePool => true,
-        StorageVol => true,
-        NodeDevice => true,
-        Secret => true,
-        Interface => true,
-        NwFilter => true,
-        DomainSnapshot => true,
-        Uuid => true,
-        LvString => true,
-        Option<LvString> => true,
-        Option<Domain> => true,
-        Names => true,
-        LifecycleMsg => true,
-        RebootMsg => true,
-        ConnectionClosedMsg => true,
-        StreamHole => true,
-        bool => true,
-        u32 => true,
-        i64 => true,
-        f64 => true,
-        [u8; 5] => true,
+        WireError,
+        TypedParam,
+        Params,
+        Domain,
+        Network,
+        StoragePool,
+        StorageVol,
+        NodeDevice,
+        Secret,
+        Interface,
+        NwFilter,
+        DomainSnapshot,
+        Uuid,
+        LvString,
+        Option<LvString>,
+        Option<Domain>,
+        Names,
+        LifecycleMsg,
+        RebootMsg,
+        ConnectionClosedMsg,
+        StreamHole,
+        bool,
+        u32,
+        i64,
+        f64,
+        [u8; 5],
     }
 }
 
-/// Declares `LISTED` (number, name) and `dispatch` over every procedure of the list.
-macro_rules! procs {
-    ($($p:path $([$flag:ident])?),* $(,)?) => {
-        /// (number, name) of every procedure the harness decodes.
-        pub const LISTED: &[(i32, &str)] = &[$((<$p as Procedure>::NUMBER, <$p as Procedure>::NAME)),*];
-
-        /// Decode `payload` as procedure `procedure`'s Args (`call`) or Ret; false when the
-        /// procedure is not listed.
-        pub fn dispatch(procedure: i32, call: bool, payload: &Bytes) -> bool {
-            $(
-                if procedure == <$p as Procedure>::NUMBER {
-                    let lossless = procs!(@lossless $($flag)?);
-                    if call {
-                        check_type::<<$p as Procedure>::Args>(payload, lossless);
-                    } else {
-                        check_type::<<$p as Procedure>::Ret>(payload, lossless);
-                    }
-                    return true;
-                }
-            )*
-            false
-        }
-    };
-    (@lossless) => { true };
-    (@lossless lossy) => { false };
+/// Which half of a procedure a payload is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The CALL's arguments.
+    Args,
+    /// The REPLY's return value.
+    Ret,
 }
 
-include!("procs_list.rs");
+/// The checks of one procedure's two types.
+#[derive(Clone, Copy)]
+struct Entry {
+    info: ProcInfo,
+    args: fn(&Bytes, Option<Meter>),
+    ret: fn(&Bytes, Option<Meter>),
+}
+
+/// Every typed procedure by number, collected once from [`visit_procedures`].
+fn entries() -> &'static HashMap<i32, Entry> {
+    struct Collect(HashMap<i32, Entry>);
+    impl ProcedureVisitor for Collect {
+        fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self) {
+            let entry = Entry {
+                info: ProcInfo {
+                    program: P::PROGRAM,
+                    number: P::NUMBER,
+                    name: P::NAME,
+                    stream: P::STREAM,
+                    since: P::SINCE,
+                },
+                args: |p, m| {
+                    check_type::<P::Args>(p, m);
+                },
+                ret: |p, m| {
+                    check_type::<P::Ret>(p, m);
+                },
+            };
+            assert!(
+                self.0.insert(P::NUMBER, entry).is_none(),
+                "{} declared twice",
+                P::NAME
+            );
+        }
+    }
+    static ENTRIES: OnceLock<HashMap<i32, Entry>> = OnceLock::new();
+    ENTRIES.get_or_init(|| {
+        let mut c = Collect(HashMap::new());
+        visit_procedures(&mut c);
+        c.0
+    })
+}
+
+/// Every procedure [`dispatch`] checks (all of `proto::procs`).
+pub fn procedures() -> Vec<ProcInfo> {
+    let mut all: Vec<ProcInfo> = entries().values().map(|e| e.info).collect();
+    all.sort_by_key(|p| p.number);
+    all
+}
+
+/// Decode `payload` as procedure `procedure`'s `Args` or `Ret` and check it; false when no
+/// typed procedure has that number.
+pub fn dispatch(procedure: i32, part: Part, payload: &Bytes, meter: Option<Meter>) -> bool {
+    let Some(e) = entries().get(&procedure) else {
+        return false;
+    };
+    match part {
+        Part::Args => (e.args)(payload, meter),
+        Part::Ret => (e.ret)(payload, meter),
+    }
+    true
+}

@@ -1,6 +1,8 @@
-//! A global allocator that tracks the peak of live heap bytes, so targets can assert that
-//! decoding allocates in proportion to its input, never to a length word it read.
-//! Fuzz-only (the replay test runs without it).
+//! What the fuzz targets share beyond the testkit's checks: a global allocator that tracks
+//! the peak of live heap bytes, so targets can assert that decoding allocates in proportion
+//! to its input, never to a length word it read. Fuzz-only (the corpus replay under
+//! `cargo test` runs without it), and the only `unsafe` code in the repository: it lives
+//! here, outside the main workspace.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -57,7 +59,8 @@ unsafe impl GlobalAlloc for PeakAlloc {
     }
 }
 
-/// Run `f`; return the most heap bytes it had live at once beyond what was live before.
+/// Run `f`; return the most heap bytes it had live at once beyond what was live before
+/// (a `libvirt_rpc_testkit::fuzz::Meter`).
 pub fn peak_during(f: &mut dyn FnMut()) -> usize {
     let base = LIVE.load(Relaxed);
     PEAK.store(base, Relaxed);

@@ -1,14 +1,14 @@
-//! The connection state machine driven by an `arbitrary` sequence of operations, against a
-//! model that checks what it must never do. Shared by the `connection` fuzz target and
-//! `crates/libvirt-rpc/tests/fuzz_corpus.rs` (included with `#[path]`).
+//! The connection state machine driven by a sequence of operations, against a model that
+//! checks what it must never do: the `connection` fuzz target, and the replay of its corpus
+//! under `cargo test`.
 //!
-//! **Input**: a [`Setup`], then [`Op`]s until the bytes run out (at most [`MAX_OPS`]), each
-//! decoded with `Arbitrary` (derived). [`encode`] writes such bytes for hand-built sequences.
+//! **Input**: a [`Setup`], then [`Op`]s until the bytes run out (at most [`MAX_OPS`]), in the
+//! tagged encoding of [`input`]; [`encode`] writes one, [`seeds`] holds the hand-built ones.
 //!
 //! Every inbound byte the connection consumes is re-framed by a shadow decoder, so the model
 //! knows exactly which server packets were processed, whether they came from raw fuzz bytes or
 //! from the structured packet builders. Every packet the client writes is framed and checked
-//! by the daemon-side [`Peer`].
+//! by the daemon-side [`Peer`](crate::Peer) of a [`Pair`].
 //!
 //! **Invariants** (checked after every operation):
 //! * calls: every serial returned by `call` gets exactly one `CallDone`, none once forgotten
@@ -30,24 +30,20 @@
 //!   on open uploads, in order and unchanged, never after finish or abort; **`STREAM_HOLE` only
 //!   on uploads opened sparse**; finish at most once and never after abort; abort at most once
 //!   and only after the open REPLY; keepalive only as empty PING/PONG with serial 0;
-//! * event subscriptions: see `subscriptions.rs` (`Op::Sub`).
+//! * event subscriptions: see [`subscriptions`] (`Op::Sub`).
 
-#![allow(dead_code)]
-
-#[path = "subscriptions.rs"]
-mod subscriptions;
-pub use subscriptions::SubOp;
+pub mod input;
+pub mod seeds;
+pub mod subscriptions;
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use arbitrary::{Arbitrary, Unstructured};
 use bytes::{Bytes, BytesMut};
 use libvirt_rpc::conn::{
-    CallError, Config, Connection, ConnectionError, KeepaliveConfig, Output, ProtocolViolation,
-    StreamError, StreamItem, StreamMisuse, SubscriberId,
+    CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
+    StreamItem, StreamMisuse, SubscriberId,
 };
-use libvirt_rpc::peer::{self, Peer};
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
@@ -56,10 +52,17 @@ use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::types::{Domain, StreamHole, Uuid};
 use libvirt_rpc::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM,
-    REMOTE_VERSION, StreamDirection, program_version,
+    StreamDirection, program_version,
 };
 use libvirt_rpc::wire::frame::{self, Frame, Header, MIN_FRAME_LEN, MessageStatus, MessageType};
-use libvirt_rpc::wire::xdr::{self, Encode, Encoder};
+use libvirt_rpc::wire::xdr;
+
+pub use input::{
+    Chunk, EventBody, MAX_OPS, Op, RawBytes, ReplyBody, ServerPacket, Setup, Tweak, decode, encode,
+};
+
+use crate::Pair;
+use crate::peer::{self, Raw, call_header};
 
 thread_local! {
     static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -79,9 +82,6 @@ fn trace() -> bool {
     *ON.get_or_init(|| std::env::var_os("HARNESS_TRACE").is_some())
 }
 
-/// Most operations decoded from one input.
-pub const MAX_OPS: usize = 256;
-
 /// Procedures `Op::Call` picks from: (program, procedure). The last program is unknown to the
 /// client, so any answer to it is fatal.
 pub const CALL_PROCS: &[(u32, i32)] = &[
@@ -98,35 +98,8 @@ pub const UPLOAD_PROC: i32 = 208;
 /// See [`UPLOAD_PROC`].
 pub const DOWNLOAD_PROC: i32 = 209;
 
-// ---- input ----------------------------------------------------------------------------
-
-/// Connection settings.
-#[derive(Debug, Clone, PartialEq, Eq, Arbitrary)]
-pub struct Setup {
-    /// Keepalive: (interval in seconds % 16, count % 8).
-    pub keepalive: Option<(u8, u8)>,
-    /// Download window: 1 + bytes % 1 MiB (a window of 0 stops all reading once any stream
-    /// exists, uploads included).
-    pub window: u32,
-    /// Upload chunk size.
-    pub chunk: Chunk,
-}
-
-/// Upload chunk sizes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Arbitrary)]
-pub enum Chunk {
-    /// 64 bytes.
-    Tiny,
-    /// 1000 bytes (not a multiple of 4).
-    Odd,
-    /// 4 KiB.
-    Page,
-    /// virsh's 262,120 bytes.
-    Virsh,
-}
-
 impl Chunk {
-    fn bytes(self) -> usize {
+    fn bytes(&self) -> usize {
         match self {
             Self::Tiny => 64,
             Self::Odd => 1000,
@@ -134,265 +107,6 @@ impl Chunk {
             Self::Virsh => frame::STREAM_CHUNK_MAX,
         }
     }
-}
-
-/// Raw bytes (a little-endian `u16` length % 2048, then that many bytes or what is left).
-#[derive(Clone, PartialEq, Eq)]
-pub struct RawBytes(pub Vec<u8>);
-
-impl std::fmt::Debug for RawBytes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RawBytes({} bytes)", self.0.len())
-    }
-}
-
-impl<'a> Arbitrary<'a> for RawBytes {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        let len = usize::from(u16::arbitrary(u)? % 2048).min(u.len());
-        Ok(Self(u.bytes(len)?.to_vec()))
-    }
-}
-
-/// One thing that happens to the connection. `u8` picks select a call or stream of the
-/// model by index (255: an id nobody opened).
-#[derive(Debug, Clone, PartialEq, Eq, Arbitrary)]
-pub enum Op {
-    /// `call` with `args_len` bytes of arguments and an optional deadline in ms.
-    Call {
-        /// Index into [`CALL_PROCS`].
-        procedure: u8,
-        /// Argument bytes.
-        args_len: u8,
-        /// Deadline, ms from now.
-        deadline_ms: Option<u16>,
-    },
-    /// `open_stream_raw` for an upload (208) or download (209).
-    OpenStream {
-        /// Upload or download.
-        upload: bool,
-        /// Opened sparse.
-        sparse: bool,
-    },
-    /// `stream(id).send` of `len` patterned bytes.
-    Send {
-        /// Stream pick.
-        stream: u8,
-        /// Bytes.
-        len: u16,
-    },
-    /// `stream(id).send_hole`.
-    Hole {
-        /// Stream pick.
-        stream: u8,
-        /// Hole length (may exceed `i64::MAX`).
-        len: u64,
-    },
-    /// `stream(id).finish`.
-    Finish {
-        /// Stream pick.
-        stream: u8,
-    },
-    /// `stream(id).abort`.
-    Abort {
-        /// Stream pick.
-        stream: u8,
-    },
-    /// `stream(id).forget`.
-    Forget {
-        /// Stream pick.
-        stream: u8,
-    },
-    /// `stream(id).recv` up to `max` items (255: all streams, everything), then read on.
-    Recv {
-        /// Stream pick.
-        stream: u8,
-        /// Items.
-        max: u8,
-    },
-    /// `stream(id).take_end`.
-    End {
-        /// Stream pick.
-        stream: u8,
-    },
-    /// `forget_call`.
-    ForgetCall {
-        /// Call pick.
-        call: u8,
-    },
-    /// `decode_reply::<ConnectGetLibVersion>` on a call's reply payload.
-    DecodeReply {
-        /// Call pick.
-        call: u8,
-    },
-    /// `set_keepalive`.
-    SetKeepalive(Option<(u8, u8)>),
-    /// `close`.
-    Close,
-    /// Take up to `max` packets from `poll_transmit` (255: all) and give them to the peer.
-    Transmit {
-        /// Packets.
-        max: u8,
-    },
-    /// Advance the virtual clock by `ms`; fire timers if due (or anyway when `spurious`).
-    Advance {
-        /// Milliseconds.
-        ms: u32,
-        /// Call `handle_timeout` even when nothing is due.
-        spurious: bool,
-    },
-    /// `handle_eof`.
-    Eof,
-    /// `handle_transport_error`.
-    TransportError,
-    /// Raw bytes from the daemon.
-    Raw(RawBytes),
-    /// A well-formed daemon packet, delivered in two parts when `split` falls inside it.
-    Server {
-        /// The packet.
-        packet: ServerPacket,
-        /// Where to split delivery (0: whole).
-        split: u16,
-    },
-    /// An event-subscription operation. Not derived: selected by the discriminant
-    /// [`subscriptions::ESCAPE`], so the derived decoding above is unchanged.
-    #[arbitrary(skip)]
-    Sub(SubOp),
-}
-
-/// A daemon packet built with [`peer`], possibly with one header field changed.
-#[derive(Debug, Clone, PartialEq, Eq, Arbitrary)]
-pub enum ServerPacket {
-    /// REPLY to a call or stream open.
-    Reply {
-        /// Pick among calls (`stream` false) or streams.
-        target: u8,
-        /// Target a stream rather than a call.
-        stream: bool,
-        /// What the reply says.
-        body: ReplyBody,
-        /// Header change.
-        tweak: Tweak,
-    },
-    /// STREAM CONTINUE with `len` patterned bytes (0: EOF).
-    Data {
-        /// Stream pick.
-        stream: u8,
-        /// Bytes.
-        len: u16,
-        /// Header change.
-        tweak: Tweak,
-    },
-    /// `STREAM_HOLE` CONTINUE.
-    Hole {
-        /// Stream pick.
-        stream: u8,
-        /// Hole length.
-        len: i64,
-        /// Header change.
-        tweak: Tweak,
-    },
-    /// STREAM OK (finish or abort confirmation).
-    StreamOk {
-        /// Stream pick.
-        stream: u8,
-        /// Header change.
-        tweak: Tweak,
-    },
-    /// STREAM ERROR with a `remote_error`.
-    StreamError {
-        /// Stream pick.
-        stream: u8,
-        /// Error code.
-        code: i8,
-        /// Header change.
-        tweak: Tweak,
-    },
-    /// A remote-program MESSAGE.
-    Event(EventBody),
-    /// Keepalive PING.
-    Ping,
-    /// Keepalive PONG.
-    Pong,
-}
-
-/// A REPLY's status and payload.
-#[derive(Debug, Clone, PartialEq, Eq, Arbitrary)]
-pub enum ReplyBody {
-    /// OK with `len` patterned bytes.
-    Ok(u8),
-    /// ERROR with a well-formed `remote_error`.
-    Error(i8),
-    /// ERROR whose payload does not decode.
-    BadError,
-}
-
-/// One header field changed from what the protocol wants.
-#[derive(Debug, Clone, PartialEq, Eq, Arbitrary)]
-pub enum Tweak {
-    /// As the protocol wants.
-    None,
-    /// Serial `XORed` with this.
-    Serial(u32),
-    /// Another procedure.
-    Procedure(i32),
-    /// Another program (index into known programs plus one unknown).
-    Program(u8),
-    /// Another version.
-    Version(u32),
-    /// Another status (index % 3).
-    Status(u8),
-    /// Another message type (index % 7).
-    Kind(u8),
-}
-
-/// An event message.
-#[derive(Debug, Clone, PartialEq, Eq, Arbitrary)]
-pub enum EventBody {
-    /// `DOMAIN_EVENT_CALLBACK_LIFECYCLE`.
-    Lifecycle {
-        /// Callback id.
-        callback_id: i32,
-        /// Event.
-        event: i32,
-        /// Detail.
-        detail: i32,
-    },
-    /// `DOMAIN_EVENT_CALLBACK_REBOOT`.
-    Reboot(i32),
-    /// `CONNECT_EVENT_CONNECTION_CLOSED`.
-    Closed(i32),
-    /// A procedure the client does not decode, with `len` bytes.
-    Unknown(i32, u8),
-    /// A lifecycle event cut short.
-    Truncated,
-}
-
-/// Decode an input into its setup and operations.
-pub fn decode(data: &[u8]) -> (Setup, Vec<Op>) {
-    let mut u = Unstructured::new(data);
-    let setup = Setup::arbitrary(&mut u).unwrap_or(Setup {
-        keepalive: None,
-        window: 0,
-        chunk: Chunk::Tiny,
-    });
-    let mut ops = Vec::new();
-    while !u.is_empty() && ops.len() < MAX_OPS {
-        let rest = &data[data.len() - u.len()..];
-        let escaped = rest
-            .first_chunk::<4>()
-            .is_some_and(|d| u32::from_le_bytes(*d) == subscriptions::ESCAPE);
-        let op = if escaped {
-            u.bytes(4).expect("peeked");
-            SubOp::arbitrary(&mut u).map(Op::Sub)
-        } else {
-            Op::arbitrary(&mut u)
-        };
-        match op {
-            Ok(op) => ops.push(op),
-            Err(_) => break,
-        }
-    }
-    (setup, ops)
 }
 
 /// Check one input.
@@ -465,11 +179,8 @@ struct StreamModel {
 }
 
 struct Harness {
-    conn: Connection,
-    base: Instant,
-    now: Instant,
-    rx: BytesMut,
-    peer: Peer,
+    /// The connection under test, the daemon side and the virtual clock.
+    pair: Pair,
     chunk: usize,
     keepalive: bool,
     ever_keepalive: bool,
@@ -505,15 +216,6 @@ fn pattern(seed: u32, offset: u64, len: usize) -> Bytes {
         .into()
 }
 
-/// Arguments or payload already in XDR.
-struct Raw(Bytes);
-
-impl Encode for Raw {
-    fn encode(&self, enc: &mut Encoder) {
-        enc.put_fixed_opaque(&self.0);
-    }
-}
-
 fn padded(b: &Bytes) -> Bytes {
     xdr::to_bytes(&Raw(b.clone())).expect("raw bytes encode")
 }
@@ -535,18 +237,13 @@ fn domain() -> Domain {
 
 impl Harness {
     fn new(setup: &Setup) -> Self {
-        let base = Instant::now();
         let config = Config {
             keepalive: keepalive_config(setup.keepalive),
             stream_window: 1 + (setup.window % (1 << 20)) as usize,
             stream_chunk: setup.chunk.bytes(),
         };
         Self {
-            conn: Connection::new(config, base),
-            base,
-            now: base,
-            rx: BytesMut::new(),
-            peer: Peer::new(),
+            pair: Pair::new(config),
             chunk: setup.chunk.bytes(),
             keepalive: setup.keepalive.is_some(),
             ever_keepalive: setup.keepalive.is_some(),
@@ -568,7 +265,7 @@ impl Harness {
     }
 
     fn error(&self) -> Option<ConnectionError> {
-        self.conn.error().cloned()
+        self.pair.conn.error().cloned()
     }
 
     fn pick_call(&self, i: u8) -> u32 {
@@ -591,9 +288,9 @@ impl Harness {
         if trace() {
             eprintln!(
                 "op {op:?}  [rx {} bytes, wants_read {}, {:?}]",
-                self.rx.len(),
-                self.conn.wants_read(),
-                self.conn.stats()
+                self.pair.rx.len(),
+                self.pair.conn.wants_read(),
+                self.pair.conn.stats()
             );
         }
         self.opened_now.clear();
@@ -609,9 +306,10 @@ impl Harness {
                 let (program, number) = CALL_PROCS[usize::from(*procedure) % CALL_PROCS.len()];
                 let args = pattern(7, 0, usize::from(*args_len));
                 let deadline =
-                    deadline_ms.map(|ms| self.now + Duration::from_millis(u64::from(ms)));
-                let queued = self.conn.transmit_queued();
+                    deadline_ms.map(|ms| self.pair.now + Duration::from_millis(u64::from(ms)));
+                let queued = self.pair.conn.transmit_queued();
                 match self
+                    .pair
                     .conn
                     .call_raw(program, number, &Raw(args.clone()), deadline)
                 {
@@ -619,7 +317,7 @@ impl Harness {
                         assert!(closed.is_none());
                         self.subs.note_serial(serial);
                         assert_eq!(
-                            self.conn.transmit_queued(),
+                            self.pair.conn.transmit_queued(),
                             queued + MIN_FRAME_LEN + usize::from(*args_len).next_multiple_of(4)
                         );
                         assert!(
@@ -653,6 +351,7 @@ impl Harness {
                     (StreamDirection::Download, DOWNLOAD_PROC)
                 };
                 match self
+                    .pair
                     .conn
                     .open_stream_raw(REMOTE_PROGRAM, number, dir, *sparse, &())
                 {
@@ -678,8 +377,8 @@ impl Harness {
                 let id = self.pick_stream(*stream);
                 let offset = self.streams.get(&id).map_or(0, |s| s.tx);
                 let data = pattern(id, offset, usize::from(*len));
-                let queued = self.conn.transmit_queued();
-                let r = self.conn.stream(id).send(data);
+                let queued = self.pair.conn.transmit_queued();
+                let r = self.pair.conn.stream(id).send(data);
                 self.check_stream_command(id, &r, closed.as_ref());
                 if r.is_ok() {
                     let s = self
@@ -693,12 +392,12 @@ impl Harness {
                     s.tx += u64::from(*len);
                     let packets = usize::from(*len).div_ceil(self.chunk);
                     assert_eq!(
-                        self.conn.transmit_queued(),
+                        self.pair.conn.transmit_queued(),
                         queued + packets * MIN_FRAME_LEN + usize::from(*len)
                     );
                 } else {
                     assert_eq!(
-                        self.conn.transmit_queued(),
+                        self.pair.conn.transmit_queued(),
                         queued,
                         "a refused send queues nothing"
                     );
@@ -706,19 +405,22 @@ impl Harness {
             }
             Op::Hole { stream, len } => {
                 let id = self.pick_stream(*stream);
-                let queued = self.conn.transmit_queued();
-                let r = self.conn.stream(id).send_hole(*len);
+                let queued = self.pair.conn.transmit_queued();
+                let r = self.pair.conn.stream(id).send_hole(*len);
                 self.check_stream_command(id, &r, closed.as_ref());
                 match &r {
                     Ok(()) => {
                         let s = &self.streams[&id];
                         assert!(s.upload && s.sparse && s.opened, "hole accepted on {s:?}");
                         assert!(i64::try_from(*len).is_ok());
-                        assert_eq!(self.conn.transmit_queued(), queued + MIN_FRAME_LEN + 12);
+                        assert_eq!(
+                            self.pair.conn.transmit_queued(),
+                            queued + MIN_FRAME_LEN + 12
+                        );
                     }
                     Err(e) => {
                         assert_eq!(
-                            self.conn.transmit_queued(),
+                            self.pair.conn.transmit_queued(),
                             queued,
                             "a refused hole queues nothing"
                         );
@@ -738,12 +440,12 @@ impl Harness {
             }
             Op::Finish { stream } => {
                 let id = self.pick_stream(*stream);
-                let r = self.conn.stream(id).finish();
+                let r = self.pair.conn.stream(id).finish();
                 self.check_stream_command(id, &r, closed.as_ref());
             }
             Op::Abort { stream } => {
                 let id = self.pick_stream(*stream);
-                let r = self.conn.stream(id).abort("fuzz abort");
+                let r = self.pair.conn.stream(id).abort("fuzz abort");
                 let s = self.streams.get(&id);
                 if closed.is_some() || s.is_some_and(|s| !s.collected && !s.forgotten) {
                     // A no-op after close or on an ended stream; never an error while tracked.
@@ -754,7 +456,7 @@ impl Harness {
             }
             Op::Forget { stream } => {
                 let id = self.pick_stream(*stream);
-                self.conn.stream(id).forget();
+                self.pair.conn.stream(id).forget();
                 if let Some(s) = self.streams.get_mut(&id) {
                     if !s.collected {
                         s.forgotten = true;
@@ -762,12 +464,12 @@ impl Harness {
                     }
                 }
                 assert_eq!(
-                    self.conn.stream(id).recv(),
+                    self.pair.conn.stream(id).recv(),
                     None,
                     "a forgotten stream keeps no data"
                 );
                 assert_eq!(
-                    self.conn.stream(id).take_end(),
+                    self.pair.conn.stream(id).take_end(),
                     None,
                     "a forgotten stream is never collected"
                 );
@@ -780,7 +482,7 @@ impl Harness {
                     }
                     if self.error().is_none() {
                         assert!(
-                            self.conn.wants_read(),
+                            self.pair.conn.wants_read(),
                             "every download drained, yet wants_read is false"
                         );
                     }
@@ -800,18 +502,19 @@ impl Harness {
             }
             Op::ForgetCall { call } => {
                 let serial = self.pick_call(*call);
-                self.conn.forget_call(serial);
+                self.pair.conn.forget_call(serial);
                 if let Some(c) = self.calls.get_mut(&serial) {
                     if c.state == CallState::Pending && closed.is_none() {
                         c.state = CallState::Abandoned;
                     }
                 }
-                assert_eq!(self.conn.pending_calls(), self.pending_count());
+                assert_eq!(self.pair.conn.pending_calls(), self.pending_count());
             }
             Op::DecodeReply { call } => {
                 let serial = self.pick_call(*call);
                 if let Some(payload) = self.calls.get(&serial).and_then(|c| c.reply.clone()) {
                     let r = self
+                        .pair
                         .conn
                         .decode_reply::<ConnectGetLibVersion>(serial, payload.clone());
                     if payload.len() == 8 {
@@ -828,52 +531,59 @@ impl Harness {
                     }
                 }
             }
-            Op::SetKeepalive(k) => {
-                self.conn.set_keepalive(keepalive_config(*k), self.now);
+            Op::SetKeepalive { keepalive: k } => {
+                self.pair
+                    .conn
+                    .set_keepalive(keepalive_config(*k), self.pair.now);
                 self.keepalive = k.is_some();
                 self.ever_keepalive |= k.is_some();
             }
             Op::Close => {
-                self.conn.close("fuzz close");
-                assert!(self.conn.is_closed());
+                self.pair.conn.close("fuzz close");
+                assert!(self.pair.conn.is_closed());
                 if let Some(e) = &closed {
                     assert_eq!(self.error().as_ref(), Some(e), "the first reason wins");
                 }
             }
             Op::Transmit { max } => self.transmit(*max),
             Op::Advance { ms, spurious } => {
-                self.now += Duration::from_millis(u64::from(*ms % 600_000));
-                let due = self.conn.poll_timeout().is_some_and(|t| t <= self.now);
+                self.pair.now += Duration::from_millis(u64::from(*ms % 600_000));
+                let due = self
+                    .pair
+                    .conn
+                    .poll_timeout()
+                    .is_some_and(|t| t <= self.pair.now);
                 if due || *spurious {
                     self.timeout();
                 }
             }
             Op::Eof => {
-                self.conn.handle_eof();
-                assert!(self.conn.is_closed());
+                self.pair.conn.handle_eof();
+                assert!(self.pair.conn.is_closed());
             }
             Op::TransportError => {
-                self.conn
+                self.pair
+                    .conn
                     .handle_transport_error(&std::io::Error::other("fuzz transport error"));
-                assert!(self.conn.is_closed());
+                assert!(self.pair.conn.is_closed());
             }
-            Op::Raw(RawBytes(b)) => {
-                self.rx.extend_from_slice(b);
+            Op::Raw { bytes: RawBytes(b) } => {
+                self.pair.rx.extend_from_slice(b);
                 self.pump();
             }
             Op::Server { packet, split } => {
                 let bytes = self.build(packet);
                 let split = usize::from(*split);
                 if split > 0 && split < bytes.len() {
-                    self.rx.extend_from_slice(&bytes[..split]);
+                    self.pair.rx.extend_from_slice(&bytes[..split]);
                     self.pump();
-                    self.rx.extend_from_slice(&bytes[split..]);
+                    self.pair.rx.extend_from_slice(&bytes[split..]);
                 } else {
-                    self.rx.extend_from_slice(&bytes);
+                    self.pair.rx.extend_from_slice(&bytes);
                 }
                 self.pump();
             }
-            Op::Sub(op) => self.apply_sub(op, closed.as_ref()),
+            Op::Sub { op } => self.apply_sub(op, closed.as_ref()),
         }
         if let Some(e) = closed {
             assert_eq!(self.error(), Some(e), "errors are sticky");
@@ -914,10 +624,10 @@ impl Harness {
         let e = self.error().expect("closed");
         let id = self.stream_order.first().copied().unwrap_or(1);
         assert_eq!(
-            self.conn.call_raw(REMOTE_PROGRAM, 157, &(), None),
+            self.pair.conn.call_raw(REMOTE_PROGRAM, 157, &(), None),
             Err(CallError::Connection(e.clone()))
         );
-        let open = self.conn.open_stream_raw(
+        let open = self.pair.conn.open_stream_raw(
             REMOTE_PROGRAM,
             UPLOAD_PROC,
             StreamDirection::Upload,
@@ -926,36 +636,39 @@ impl Harness {
         );
         assert_eq!(open, Err(StreamError::Connection(e.clone())));
         assert_eq!(
-            self.conn.subscribe::<DomainEvent>(0, None),
+            self.pair.conn.subscribe::<DomainEvent>(0, None),
             Err(CallError::Connection(e.clone()))
         );
         let want = Err(StreamError::Connection(e.clone()));
-        assert_eq!(self.conn.stream(id).send(Bytes::from_static(b"x")), want);
-        assert_eq!(self.conn.stream(id).send_hole(1), want);
-        assert_eq!(self.conn.stream(id).finish(), want);
+        assert_eq!(
+            self.pair.conn.stream(id).send(Bytes::from_static(b"x")),
+            want
+        );
+        assert_eq!(self.pair.conn.stream(id).send_hole(1), want);
+        assert_eq!(self.pair.conn.stream(id).finish(), want);
         let mut buf = BytesMut::from(&peer::ping()[..]);
-        assert_eq!(self.conn.handle_input(&mut buf, self.now), Err(e));
+        assert_eq!(self.pair.conn.handle_input(&mut buf, self.pair.now), Err(e));
         assert_eq!(
             buf.len(),
             peer::ping().len(),
             "a closed connection reads nothing"
         );
-        assert_eq!(self.conn.transmit_queued(), 0);
+        assert_eq!(self.pair.conn.transmit_queued(), 0);
         assert!(
-            self.conn.poll_transmit().is_none(),
+            self.pair.conn.poll_transmit().is_none(),
             "a closed connection sends nothing"
         );
-        assert!(!self.conn.wants_read());
-        assert_eq!(self.conn.poll_timeout(), None);
+        assert!(!self.pair.conn.wants_read());
+        assert_eq!(self.pair.conn.poll_timeout(), None);
     }
 
     fn timeout(&mut self) {
         self.timed = true;
-        self.conn.handle_timeout(self.now);
-        if !self.conn.is_closed() {
-            if let Some(t) = self.conn.poll_timeout() {
+        self.pair.conn.handle_timeout(self.pair.now);
+        if !self.pair.conn.is_closed() {
+            if let Some(t) = self.pair.conn.poll_timeout() {
                 assert!(
-                    t > self.now,
+                    t > self.pair.now,
                     "handle_timeout left a timer due now: it would spin"
                 );
             }
@@ -964,7 +677,7 @@ impl Harness {
 
     /// One `stream(id).recv`, matched against the processed packets. False when nothing came.
     fn recv_one(&mut self, id: u32) -> bool {
-        let Some(item) = self.conn.stream(id).recv() else {
+        let Some(item) = self.pair.conn.stream(id).recv() else {
             return false;
         };
         let s = self
@@ -985,7 +698,7 @@ impl Harness {
     }
 
     fn end_stream(&mut self, id: u32) {
-        let r = self.conn.stream(id).take_end();
+        let r = self.pair.conn.stream(id).take_end();
         let Some(s) = self.streams.get(&id) else {
             assert_eq!(r, None, "take_end on an unknown id");
             return;
@@ -998,7 +711,8 @@ impl Harness {
             r
         } else {
             while self.recv_one(id) {}
-            self.conn
+            self.pair
+                .conn
                 .stream(id)
                 .take_end()
                 .expect("an ended, drained stream yields its result")
@@ -1012,11 +726,11 @@ impl Harness {
         }
         self.streams.get_mut(&id).expect("known").collected = true;
         assert_eq!(
-            self.conn.stream(id).take_end(),
+            self.pair.conn.stream(id).take_end(),
             None,
             "take_end yields once"
         );
-        assert_eq!(self.conn.stream(id).recv(), None);
+        assert_eq!(self.pair.conn.stream(id).recv(), None);
     }
 
     // ---- inbound ------------------------------------------------------------------------
@@ -1048,10 +762,10 @@ impl Harness {
                     call_header(program, procedure, serial)
                 };
                 let (status, payload) = match body {
-                    ReplyBody::Ok(len) => {
+                    ReplyBody::Ok { len } => {
                         (MessageStatus::Ok, pattern(h.serial, 0, usize::from(*len)))
                     }
-                    ReplyBody::Error(code) => (
+                    ReplyBody::Error { code } => (
                         MessageStatus::Error,
                         xdr::to_bytes(&peer::error(i32::from(*code), 10, "fuzz error"))
                             .expect("error encodes"),
@@ -1063,8 +777,8 @@ impl Harness {
                 };
                 if *tweak == Tweak::None {
                     match body {
-                        ReplyBody::Ok(_) => peer::reply_to(&h, &Raw(payload)),
-                        ReplyBody::Error(code) => peer::reply_error_to(
+                        ReplyBody::Ok { .. } => peer::reply_to(&h, &Raw(payload)),
+                        ReplyBody::Error { code } => peer::reply_error_to(
                             &h,
                             &peer::error(i32::from(*code), 10, "fuzz error"),
                         ),
@@ -1129,7 +843,7 @@ impl Harness {
                     packet_with(&h, MessageType::Stream, MessageStatus::Error, &p, tweak)
                 }
             }
-            ServerPacket::Event(ev) => match ev {
+            ServerPacket::Event { body } => match body {
                 EventBody::Lifecycle {
                     callback_id,
                     event,
@@ -1145,17 +859,17 @@ impl Harness {
                         },
                     },
                 ),
-                EventBody::Reboot(cb) => peer::event(
+                EventBody::Reboot { callback_id } => peer::event(
                     319,
                     &CallbackMsg {
-                        callback_id: *cb,
+                        callback_id: *callback_id,
                         body: DomainOnly { dom: domain() },
                     },
                 ),
-                EventBody::Closed(reason) => {
+                EventBody::Closed { reason } => {
                     peer::event(362, &ConnectionClosedMsg { reason: *reason })
                 }
-                EventBody::Unknown(procedure, len) => {
+                EventBody::Unknown { procedure, len } => {
                     peer::event(*procedure, &Raw(pattern(0, 0, usize::from(*len))))
                 }
                 EventBody::Truncated => {
@@ -1170,15 +884,18 @@ impl Harness {
     /// `handle_input` on the receive buffer, checked against a shadow decode of the bytes it
     /// consumed.
     fn pump(&mut self) {
-        let before = self.rx.clone();
+        let before = self.pair.rx.clone();
         let closed = self.error();
-        let wanted = self.conn.wants_read();
-        let packets_in = self.conn.stats().packets_in;
-        let r = self.conn.handle_input(&mut self.rx, self.now);
-        let consumed = before.len() - self.rx.len();
+        let wanted = self.pair.conn.wants_read();
+        let packets_in = self.pair.conn.stats().packets_in;
+        let r = self
+            .pair
+            .conn
+            .handle_input(&mut self.pair.rx, self.pair.now);
+        let consumed = before.len() - self.pair.rx.len();
         assert_eq!(
             &before[consumed..],
-            &self.rx[..],
+            &self.pair.rx[..],
             "handle_input consumes from the front"
         );
         if let Some(e) = closed {
@@ -1193,8 +910,8 @@ impl Harness {
             );
         }
         match &r {
-            Ok(()) => assert!(!self.conn.is_closed()),
-            Err(e) => assert_eq!(Some(e), self.conn.error()),
+            Ok(()) => assert!(!self.pair.conn.is_closed()),
+            Err(e) => assert_eq!(Some(e), self.pair.conn.error()),
         }
         // Exactly the whole packets the connection processed.
         let mut shadow = BytesMut::from(&before[..consumed]);
@@ -1204,17 +921,17 @@ impl Harness {
         }
         assert!(shadow.is_empty(), "handle_input consumed part of a packet");
         assert_eq!(
-            self.conn.stats().packets_in - packets_in,
+            self.pair.conn.stats().packets_in - packets_in,
             frames.len() as u64
         );
         if r.is_ok() {
             // It stops only for lack of a whole packet, or because it does not want to read.
-            let mut rest = self.rx.clone();
+            let mut rest = self.pair.rx.clone();
             match frame::decode(&mut rest) {
                 Ok(None) => {}
-                Ok(Some(_)) => assert!(!self.conn.wants_read(), "a whole packet left unread"),
+                Ok(Some(_)) => assert!(!self.pair.conn.wants_read(), "a whole packet left unread"),
                 Err(e) => assert!(
-                    !self.conn.wants_read(),
+                    !self.pair.conn.wants_read(),
                     "a framing error ({e}) left unreported"
                 ),
             }
@@ -1226,7 +943,7 @@ impl Harness {
         );
         for (i, f) in frames.into_iter().enumerate() {
             self.on_processed(f);
-            if i + 1 == n && self.conn.is_closed() && !frame_error {
+            if i + 1 == n && self.pair.conn.is_closed() && !frame_error {
                 assert!(
                     !self.benign,
                     "a packet a conforming daemon may send killed the connection: {:?}",
@@ -1236,7 +953,7 @@ impl Harness {
             if self.expect_fatal {
                 assert_eq!(i + 1, n, "packets were processed after a fatal one");
                 assert!(
-                    self.conn.is_closed(),
+                    self.pair.conn.is_closed(),
                     "a fatal packet left the connection open"
                 );
                 break;
@@ -1371,33 +1088,20 @@ impl Harness {
     // ---- outbound -----------------------------------------------------------------------
 
     fn transmit(&mut self, max: u8) {
-        let queued = self.conn.transmit_queued();
+        let queued = self.pair.conn.transmit_queued();
         let mut taken = 0;
         let mut n = 0usize;
         while max == 255 || n < usize::from(max) {
-            let Some(t) = self.conn.poll_transmit() else {
+            // Every transmit is exactly one whole packet (`Pair::transmit` checks).
+            let Some((len, f)) = self.pair.transmit() else {
                 break;
             };
-            assert!(!t.is_empty(), "an empty transmit");
-            taken += t.len();
+            taken += len;
             n += 1;
-            self.peer.feed(&t.head);
-            self.peer.feed(&t.body);
-            // Every transmit is exactly one whole packet.
-            let f = self
-                .peer
-                .recv()
-                .expect("client packets frame")
-                .expect("a transmit is a whole packet");
-            assert_eq!(
-                self.peer.pending_bytes(),
-                0,
-                "a transmit holds more than one packet"
-            );
             self.on_client_packet(&f);
         }
         assert_eq!(
-            self.conn.transmit_queued(),
+            self.pair.conn.transmit_queued(),
             queued - taken,
             "transmit_queued accounting"
         );
@@ -1406,7 +1110,7 @@ impl Harness {
                 taken, queued,
                 "transmit_queued equals what poll_transmit yields"
             );
-            if !self.conn.is_closed() {
+            if !self.pair.conn.is_closed() {
                 assert_eq!(self.pongs_owed, 0, "a processed PING was not answered");
             }
         }
@@ -1538,7 +1242,7 @@ impl Harness {
     fn after_op(&mut self) {
         let mut events = Vec::new();
         let mut done = Vec::new();
-        while let Some(out) = self.conn.poll_output() {
+        while let Some(out) = self.pair.conn.poll_output() {
             if trace() {
                 eprintln!("   -> {out:?}");
             }
@@ -1610,13 +1314,13 @@ impl Harness {
             self.expected_done
         );
         if self.expect_fatal {
-            assert!(self.conn.is_closed());
+            assert!(self.pair.conn.is_closed());
         }
         if self.timed {
             for c in self.calls.values() {
                 if c.state == CallState::Pending {
                     assert!(
-                        c.deadline.is_none_or(|d| d > self.now),
+                        c.deadline.is_none_or(|d| d > self.pair.now),
                         "a due call deadline did not fire"
                     );
                 }
@@ -1624,11 +1328,11 @@ impl Harness {
         }
         assert_eq!(
             self.closed_seen,
-            self.conn.is_closed(),
+            self.pair.conn.is_closed(),
             "Closed emitted iff is_closed"
         );
         assert_eq!(
-            self.conn.pending_calls(),
+            self.pair.conn.pending_calls(),
             self.pending_count(),
             "pending calls: the connection's vs the model's (user calls plus the \
              subscription table's REGISTER/DEREGISTER in flight)"
@@ -1640,32 +1344,32 @@ impl Harness {
             .count();
         let tracked = self.streams.values().filter(|s| !s.collected).count();
         assert!(
-            (live..=tracked).contains(&self.conn.stream_count()),
+            (live..=tracked).contains(&self.pair.conn.stream_count()),
             "streams() out of bounds"
         );
-        if self.keepalive && !self.conn.is_closed() {
+        if self.keepalive && !self.pair.conn.is_closed() {
             assert!(
-                self.conn.poll_timeout().is_some(),
+                self.pair.conn.poll_timeout().is_some(),
                 "keepalive on but no timer"
             );
         }
         for c in self.calls.values() {
             if let (CallState::Pending, Some(d), Some(t)) =
-                (c.state, c.deadline, self.conn.poll_timeout())
+                (c.state, c.deadline, self.pair.conn.poll_timeout())
             {
                 assert!(t <= d, "timer later than a call deadline");
             }
         }
-        if self.conn.is_closed() {
+        if self.pair.conn.is_closed() {
             self.pongs_owed = 0;
-            assert!(!self.conn.wants_read(), "wants_read while closed");
-            assert_eq!(self.conn.transmit_queued(), 0);
-            assert_eq!(self.conn.poll_timeout(), None);
+            assert!(!self.pair.conn.wants_read(), "wants_read while closed");
+            assert_eq!(self.pair.conn.transmit_queued(), 0);
+            assert_eq!(self.pair.conn.poll_timeout(), None);
             assert_eq!(self.pending_count(), 0, "a call survived the connection");
             if !self.final_checked {
                 self.final_checked = true;
                 assert_eq!(
-                    self.conn.stream_count(),
+                    self.pair.conn.stream_count(),
                     live,
                     "forgotten streams linger after close"
                 );
@@ -1678,7 +1382,7 @@ impl Harness {
                     assert!(s.ended, "stream {id} did not end with the connection");
                     self.end_stream(id);
                 }
-                assert_eq!(self.conn.stream_count(), 0);
+                assert_eq!(self.pair.conn.stream_count(), 0);
             }
         }
     }
@@ -1709,13 +1413,13 @@ impl Harness {
             Err(CallError::TimedOut) => {
                 assert!(self.timed, "TimedOut outside handle_timeout");
                 assert!(
-                    c.deadline.is_some_and(|d| d <= self.now),
+                    c.deadline.is_some_and(|d| d <= self.pair.now),
                     "TimedOut before the deadline"
                 );
                 c.state = CallState::Abandoned;
             }
             Err(CallError::Connection(e)) => {
-                assert_eq!(Some(e), self.conn.error().cloned());
+                assert_eq!(Some(e), self.pair.conn.error().cloned());
                 c.state = CallState::Done;
             }
             other => panic!("call {serial} completed without a processed reply: {other:?}"),
@@ -1728,17 +1432,6 @@ impl Harness {
             .filter(|c| c.state == CallState::Pending)
             .count()
             + self.subs.pending()
-    }
-}
-
-fn call_header(program: u32, procedure: i32, serial: u32) -> Header {
-    Header {
-        program,
-        version: REMOTE_VERSION,
-        procedure,
-        kind: MessageType::Call,
-        serial,
-        status: MessageStatus::Ok,
     }
 }
 
@@ -1757,314 +1450,28 @@ fn packet_with(
     };
     match tweak {
         Tweak::None => {}
-        Tweak::Serial(x) => h.serial ^= x,
-        Tweak::Procedure(p) => h.procedure = *p,
-        Tweak::Program(i) => {
+        Tweak::Serial { xor } => h.serial ^= xor,
+        Tweak::Procedure { procedure } => h.procedure = *procedure,
+        Tweak::Program { index } => {
             h.program = [
                 KEEPALIVE_PROGRAM,
                 REMOTE_PROGRAM,
                 QEMU_PROGRAM,
                 LXC_PROGRAM,
                 0x0bad_0bad,
-            ][usize::from(*i) % 5];
+            ][usize::from(*index) % 5];
         }
-        Tweak::Version(v) => h.version = *v,
-        Tweak::Status(s) => {
+        Tweak::Version { version } => h.version = *version,
+        Tweak::Status { index } => {
             h.status = [
                 MessageStatus::Ok,
                 MessageStatus::Error,
                 MessageStatus::Continue,
-            ][usize::from(*s) % 3];
+            ][usize::from(*index) % 3];
         }
-        Tweak::Kind(k) => h.kind = MessageType::from_u32(u32::from(*k) % 7).expect("0..7"),
+        Tweak::Kind { index } => {
+            h.kind = MessageType::from_u32(u32::from(*index) % 7).expect("0..7");
+        }
     }
     peer::raw(h, payload)
-}
-
-// ---- writing inputs -------------------------------------------------------------------
-
-/// Bytes that [`decode`] turns into exactly `setup` and `ops` (for hand-built seeds). Mirrors
-/// `derive(Arbitrary)`: enum variants as a `u32` index scaled to 2³², integers
-/// little-endian, `bool`/`Option` as one byte.
-pub fn encode(setup: &Setup, ops: &[Op]) -> Vec<u8> {
-    let mut w = W(Vec::new());
-    w.opt(setup.keepalive, |w, (a, b)| {
-        w.u8(a);
-        w.u8(b);
-    });
-    w.u32(setup.window);
-    w.variant(setup.chunk as u32, 4);
-    for op in ops {
-        w.op(op);
-    }
-    w.0
-}
-
-struct W(Vec<u8>);
-
-impl W {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u16(&mut self, v: u16) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn bool(&mut self, v: bool) {
-        self.u8(u8::from(v));
-    }
-    fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
-        self.bool(v.is_some());
-        if let Some(v) = v {
-            f(self, v);
-        }
-    }
-    /// The `u32` derive(Arbitrary) maps to variant `index` of `count`.
-    fn variant(&mut self, index: u32, count: u64) {
-        let x = (u64::from(index) << 32).div_ceil(count);
-        self.u32(u32::try_from(x).expect("index < count"));
-    }
-    fn tweak(&mut self, t: &Tweak) {
-        match t {
-            Tweak::None => self.variant(0, 7),
-            Tweak::Serial(x) => {
-                self.variant(1, 7);
-                self.u32(*x);
-            }
-            Tweak::Procedure(p) => {
-                self.variant(2, 7);
-                self.u32(*p as u32);
-            }
-            Tweak::Program(i) => {
-                self.variant(3, 7);
-                self.u8(*i);
-            }
-            Tweak::Version(v) => {
-                self.variant(4, 7);
-                self.u32(*v);
-            }
-            Tweak::Status(s) => {
-                self.variant(5, 7);
-                self.u8(*s);
-            }
-            Tweak::Kind(k) => {
-                self.variant(6, 7);
-                self.u8(*k);
-            }
-        }
-    }
-    fn packet(&mut self, p: &ServerPacket) {
-        const N: u64 = 8;
-        match p {
-            ServerPacket::Reply {
-                target,
-                stream,
-                body,
-                tweak,
-            } => {
-                self.variant(0, N);
-                self.u8(*target);
-                self.bool(*stream);
-                match body {
-                    ReplyBody::Ok(len) => {
-                        self.variant(0, 3);
-                        self.u8(*len);
-                    }
-                    ReplyBody::Error(code) => {
-                        self.variant(1, 3);
-                        self.u8(*code as u8);
-                    }
-                    ReplyBody::BadError => self.variant(2, 3),
-                }
-                self.tweak(tweak);
-            }
-            ServerPacket::Data { stream, len, tweak } => {
-                self.variant(1, N);
-                self.u8(*stream);
-                self.u16(*len);
-                self.tweak(tweak);
-            }
-            ServerPacket::Hole { stream, len, tweak } => {
-                self.variant(2, N);
-                self.u8(*stream);
-                self.u64(*len as u64);
-                self.tweak(tweak);
-            }
-            ServerPacket::StreamOk { stream, tweak } => {
-                self.variant(3, N);
-                self.u8(*stream);
-                self.tweak(tweak);
-            }
-            ServerPacket::StreamError {
-                stream,
-                code,
-                tweak,
-            } => {
-                self.variant(4, N);
-                self.u8(*stream);
-                self.u8(*code as u8);
-                self.tweak(tweak);
-            }
-            ServerPacket::Event(ev) => {
-                self.variant(5, N);
-                match ev {
-                    EventBody::Lifecycle {
-                        callback_id,
-                        event,
-                        detail,
-                    } => {
-                        self.variant(0, 5);
-                        self.u32(*callback_id as u32);
-                        self.u32(*event as u32);
-                        self.u32(*detail as u32);
-                    }
-                    EventBody::Reboot(cb) => {
-                        self.variant(1, 5);
-                        self.u32(*cb as u32);
-                    }
-                    EventBody::Closed(r) => {
-                        self.variant(2, 5);
-                        self.u32(*r as u32);
-                    }
-                    EventBody::Unknown(p, len) => {
-                        self.variant(3, 5);
-                        self.u32(*p as u32);
-                        self.u8(*len);
-                    }
-                    EventBody::Truncated => self.variant(4, 5),
-                }
-            }
-            ServerPacket::Ping => self.variant(6, N),
-            ServerPacket::Pong => self.variant(7, N),
-        }
-    }
-    fn op(&mut self, op: &Op) {
-        const N: u64 = 19;
-        match op {
-            Op::Call {
-                procedure,
-                args_len,
-                deadline_ms,
-            } => {
-                self.variant(0, N);
-                self.u8(*procedure);
-                self.u8(*args_len);
-                self.opt(*deadline_ms, Self::u16);
-            }
-            Op::OpenStream { upload, sparse } => {
-                self.variant(1, N);
-                self.bool(*upload);
-                self.bool(*sparse);
-            }
-            Op::Send { stream, len } => {
-                self.variant(2, N);
-                self.u8(*stream);
-                self.u16(*len);
-            }
-            Op::Hole { stream, len } => {
-                self.variant(3, N);
-                self.u8(*stream);
-                self.u64(*len);
-            }
-            Op::Finish { stream } => {
-                self.variant(4, N);
-                self.u8(*stream);
-            }
-            Op::Abort { stream } => {
-                self.variant(5, N);
-                self.u8(*stream);
-            }
-            Op::Forget { stream } => {
-                self.variant(6, N);
-                self.u8(*stream);
-            }
-            Op::Recv { stream, max } => {
-                self.variant(7, N);
-                self.u8(*stream);
-                self.u8(*max);
-            }
-            Op::End { stream } => {
-                self.variant(8, N);
-                self.u8(*stream);
-            }
-            Op::ForgetCall { call } => {
-                self.variant(9, N);
-                self.u8(*call);
-            }
-            Op::DecodeReply { call } => {
-                self.variant(10, N);
-                self.u8(*call);
-            }
-            Op::SetKeepalive(k) => {
-                self.variant(11, N);
-                self.opt(*k, |w, (a, b)| {
-                    w.u8(a);
-                    w.u8(b);
-                });
-            }
-            Op::Close => self.variant(12, N),
-            Op::Transmit { max } => {
-                self.variant(13, N);
-                self.u8(*max);
-            }
-            Op::Advance { ms, spurious } => {
-                self.variant(14, N);
-                self.u32(*ms);
-                self.bool(*spurious);
-            }
-            Op::Eof => self.variant(15, N),
-            Op::TransportError => self.variant(16, N),
-            Op::Raw(RawBytes(b)) => {
-                self.variant(17, N);
-                self.u16(u16::try_from(b.len()).expect("raw seeds are short"));
-                self.0.extend_from_slice(b);
-            }
-            Op::Server { packet, split } => {
-                self.variant(18, N);
-                self.packet(packet);
-                self.u16(*split);
-            }
-            Op::Sub(op) => {
-                self.u32(subscriptions::ESCAPE);
-                self.sub_op(op);
-            }
-        }
-    }
-    fn sub_op(&mut self, op: &SubOp) {
-        const N: u64 = 4;
-        match *op {
-            SubOp::Subscribe { secret, event_id } => {
-                self.variant(0, N);
-                self.bool(secret);
-                self.u8(event_id);
-            }
-            SubOp::Unsubscribe { sub } => {
-                self.variant(1, N);
-                self.u8(sub);
-            }
-            SubOp::Answer {
-                call,
-                callback_id,
-                refuse,
-            } => {
-                self.variant(2, N);
-                self.u8(call);
-                self.u8(callback_id);
-                self.bool(refuse);
-            }
-            SubOp::Event {
-                secret,
-                callback_id,
-            } => {
-                self.variant(3, N);
-                self.bool(secret);
-                self.u8(callback_id);
-            }
-        }
-    }
 }

@@ -1,0 +1,18 @@
+//! Test support for `libvirt-rpc`, shared by its tests, the benchmarks and the fuzz targets.
+//! Not published, and not part of `libvirt-rpc`'s API.
+//!
+//! * [`peer`]: a scripted daemon-side peer ([`Peer`] and packet builders). **Not libvirtd**:
+//!   only for states a real daemon cannot be made to produce on demand.
+//! * [`Pair`]: a client [`Connection`](libvirt_rpc::Connection) wired to a [`Peer`] in
+//!   memory, with a virtual clock.
+//! * [`fuzz`]: the checks behind the cargo-fuzz targets (`frame_decode`, `xdr_decode`,
+//!   `connection`), also run by `cargo test` over the checked-in corpus.
+//!
+//! Everything here is sans-io, like the core it drives: no sockets, no clock, no runtime.
+
+pub mod fuzz;
+mod pair;
+pub mod peer;
+
+pub use pair::Pair;
+pub use peer::Peer;
