@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::Res;
 use super::json::{Calls, Slow, Target, Transfers};
-use super::measure::{box_jiffies, busy_pct, children_cpu, proc_cpu};
+use super::measure::{box_jiffies, busy_pct, children_cpu, children_csw, proc_cpu, proc_csw};
 use super::opts::Opts;
 
 /// The volume every transfer reads and writes.
@@ -17,6 +17,10 @@ pub(super) const VOL: &str = "cmpvol";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Client {
     Ours,
+    /// `lv --busy-poll-us 0`: ours without busy-polling.
+    OursNoSpin,
+    /// `floor_calls`: a minimal blocking client on our sans-io core (calls only).
+    Floor,
     Virsh,
     /// python3-libvirt without an event loop: the library reads the socket only inside calls.
     C,
@@ -28,6 +32,8 @@ impl Client {
     pub fn label(self) -> &'static str {
         match self {
             Client::Ours => "ours (lv)",
+            Client::OursNoSpin => "ours, busy-poll off",
+            Client::Floor => "floor (blocking client)",
             Client::Virsh => "virsh",
             Client::C => "C library (python)",
             Client::CEv => "C library (python, event loop thread)",
@@ -37,6 +43,8 @@ impl Client {
     pub fn key(self) -> &'static str {
         match self {
             Client::Ours => "ours",
+            Client::OursNoSpin => "ours_nospin",
+            Client::Floor => "floor",
             Client::Virsh => "virsh",
             Client::C => "c",
             Client::CEv => "c_ev",
@@ -55,6 +63,10 @@ pub(super) struct Sample {
     pub daemon_cpu: f64,
     /// Both CPUs of the box: percent busy over the run (anything, not only us).
     pub busy: f64,
+    /// Context switches of the client process (all its threads).
+    pub csw: f64,
+    /// Context switches of libvirtd's threads over the run.
+    pub daemon_csw: f64,
 }
 
 impl Sample {
@@ -77,6 +89,8 @@ pub(super) struct Bench {
     pub pool: String,
     pub pool_dir: PathBuf,
     pub daemon_pid: u32,
+    /// The daemon's unix socket (for `floor_calls`).
+    pub socket: PathBuf,
     pub tick: f64,
     pub work: PathBuf,
     pub src: PathBuf,
@@ -111,14 +125,18 @@ impl Bench {
             .env_remove("LIBVIRT_DEFAULT_URI")
             .stdin(Stdio::null());
         let d0 = proc_cpu(self.daemon_pid, self.tick);
+        let dcsw0 = proc_csw(self.daemon_pid);
         let b0 = box_jiffies();
         let cpu0 = children_cpu();
+        let csw0 = children_csw();
         let t0 = Instant::now();
         let out = cmd
             .output()
             .map_err(|e| format!("running {}: {e}", prog.display()))?;
         let wall = t0.elapsed().as_secs_f64();
         let cpu = children_cpu() - cpu0;
+        let csw = children_csw() - csw0;
+        let daemon_csw = proc_csw(self.daemon_pid) - dcsw0;
         let busy = busy_pct(b0, box_jiffies());
         let daemon_cpu = proc_cpu(self.daemon_pid, self.tick) - d0;
         if !out.status.success() {
@@ -144,6 +162,8 @@ impl Bench {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             daemon_cpu,
             busy,
+            csw,
+            daemon_csw,
         })
     }
 
@@ -177,6 +197,27 @@ impl Bench {
                     &conc.to_string(),
                 ]),
             ),
+            Client::OursNoSpin => (
+                self.lv.clone(),
+                Self::args([
+                    "-c",
+                    &self.uri,
+                    "--busy-poll-us",
+                    "0",
+                    "bench-calls",
+                    "--calls",
+                    &n.to_string(),
+                    "--concurrency",
+                    &conc.to_string(),
+                ]),
+            ),
+            Client::Floor => (
+                self.lv.with_file_name("floor_calls"),
+                Self::args([self.socket.as_os_str(), OsStr::new("qemu:///session")])
+                    .into_iter()
+                    .chain([n.to_string().into()])
+                    .collect(),
+            ),
             _ => (self.o.python.clone(), {
                 let mut a = vec![self.py("calls.py")];
                 a.extend(Self::args([&self.uri, &n.to_string(), &conc.to_string()]));
@@ -189,7 +230,7 @@ impl Bench {
     pub fn transfer_cmd(&self, c: Client, op: &str, file: &Path) -> (PathBuf, Vec<OsString>) {
         let f = file.as_os_str();
         match c {
-            Client::Ours => (self.lv.clone(), {
+            Client::Ours | Client::OursNoSpin | Client::Floor => (self.lv.clone(), {
                 let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
                 a.push(f.into());
                 a
@@ -219,7 +260,7 @@ impl Bench {
     /// Start + connect + lookups, no transfer.
     pub fn fixed_cmd(&self, c: Client) -> (PathBuf, Vec<OsString>) {
         match c {
-            Client::Ours => (
+            Client::Ours | Client::OursNoSpin | Client::Floor => (
                 self.lv.clone(),
                 Self::args(["-c", &self.uri, "vol-list", "--pool", &self.pool]),
             ),

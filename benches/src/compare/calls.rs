@@ -1,7 +1,9 @@
-//! Calls/s of `get_lib_version`, sequential and concurrent on one connection: ours vs the C
-//! library, interleaved.
+//! Calls/s of `get_lib_version`, sequential and concurrent on one connection: ours (busy-poll
+//! at its default and off) vs the C library, and the floor (a minimal blocking client on our
+//! core) for sequential calls; interleaved, with the daemon unpinned then pinned.
 
 use std::fmt::Write as _;
+use std::process::{Command, Stdio};
 
 use super::Res;
 use super::bench::{Bench, Client, Sample};
@@ -9,114 +11,227 @@ use super::json::{Calls, CallsMode, Num, Ordered, nums};
 use super::measure::loadavg;
 use super::stats::{f1, median, spread, thousands};
 
+/// Per client and run: calls/s, client CPU µs/call, daemon CPU µs/call, box busy %, client
+/// context switches per call, daemon context switches per call.
+#[derive(Default)]
+struct Series {
+    rate: Vec<f64>,
+    ccpu: Vec<f64>,
+    dcpu: Vec<f64>,
+    busy: Vec<f64>,
+    csw: Vec<f64>,
+    dcsw: Vec<f64>,
+}
+
 impl Bench {
-    /// One calls run: (calls/s, whole-process sample, daemon CPU s, box busy %).
-    fn calls_once(&self, c: Client, n: usize, conc: usize) -> Res<(f64, Sample, f64, f64)> {
+    /// One calls run: (calls/s, whole-process sample).
+    fn calls_once(&self, c: Client, n: usize, conc: usize) -> Res<(f64, Sample)> {
         let (prog, args) = self.calls_cmd(c, n, conc);
         let s = self.run(&prog, &args)?;
         let rate = if n == 0 { 0.0 } else { s.field("calls/s:")? };
-        let (daemon, busy) = (s.daemon_cpu, s.busy);
-        Ok((rate, s, daemon, busy))
+        Ok((rate, s))
+    }
+
+    /// Re-pin every daemon thread to `cpus` (`taskset -a`).
+    pub(super) fn pin_daemon(&self, cpus: &str) -> Res<()> {
+        let st = Command::new("taskset")
+            .args(["-a", "-p", "-c", cpus, &self.daemon_pid.to_string()])
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| format!("taskset: {e}"))?;
+        if !st.success() {
+            return Err(format!("taskset -a -p -c {cpus} failed ({st})"));
+        }
+        Ok(())
+    }
+
+    /// The schedules to measure: `--daemon-cpus` alone, else unpinned (every CPU: what
+    /// users have) then pinned to CPU 0 (the testbed's default).
+    fn schedules(&self) -> Vec<(String, String)> {
+        if let Some(c) = &self.o.daemon_cpus {
+            return vec![(format!("daemon on {c}"), c.clone())];
+        }
+        let n = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let all = if n > 1 {
+            format!("0-{}", n - 1)
+        } else {
+            "0".into()
+        };
+        vec![
+            (format!("unpinned ({all})"), all),
+            ("pinned (0)".into(), "0".into()),
+        ]
     }
 
     pub(super) fn calls(&mut self) -> Res<()> {
         let n = self.o.calls;
+        let seq = [Client::Ours, Client::OursNoSpin, Client::C, Client::Floor];
+        let conc_clients = [Client::Ours, Client::OursNoSpin, Client::C];
         eprintln!("== calls: warm-up");
-        for c in [Client::Ours, Client::C] {
+        for c in seq {
             self.calls_once(c, 2000, 1)?;
+        }
+        for c in conc_clients {
             self.calls_once(c, 2000, self.o.threads)?;
         }
         // Fixed cost (start, connect, close) of each client: subtracted from its CPU.
-        let mut base = [(Client::Ours, 0.0), (Client::C, 0.0)];
-        for (c, cpu) in &mut base {
+        let mut fixed = Vec::new();
+        for c in seq {
             let v: Vec<f64> = (0..3)
-                .map(|_| self.calls_once(*c, 0, 1).map(|r| r.1.cpu))
+                .map(|_| self.calls_once(c, 0, 1).map(|r| r.1.cpu))
                 .collect::<Res<_>>()?;
-            *cpu = median(&v);
-            eprintln!("   fixed cost {}: {:.1} ms CPU", c.label(), *cpu * 1e3);
+            fixed.push((c, median(&v)));
+            eprintln!(
+                "   fixed cost {}: {:.1} ms CPU",
+                c.label(),
+                median(&v) * 1e3
+            );
         }
+        let fixed_of = |c: Client| fixed.iter().find(|f| f.0 == c).map_or(0.0, |f| f.1);
         let _ = writeln!(
             self.report,
             "\n### Calls: `get_lib_version` on one connection, {} calls per run, {} runs \
              (interleaved)\n\n\
-             | mode | ours calls/s | C library calls/s | ours/C | client CPU µs/call ours / C | \
-             daemon CPU µs/call ours / C | box CPU busy % ours / C |\n\
-             |---|---|---|---|---|---|---|",
+             | schedule | mode | client | calls/s | ÷ C | client CPU µs/call | ÷ floor CPU | \
+             daemon CPU µs/call | csw/call client / daemon | box busy % |\n\
+             |---|---|---|---|---|---|---|---|---|---|",
             thousands(n as f64),
             self.o.reps
         );
         let mut modes = Ordered::default();
-        for (mode, conc) in [("sequential", 1), ("concurrent", self.o.threads)] {
-            let mut rate = [Vec::new(), Vec::new()];
-            let mut ccpu = [Vec::new(), Vec::new()];
-            let mut dcpu = [Vec::new(), Vec::new()];
-            let mut busy = [Vec::new(), Vec::new()];
-            for rep in 0..self.o.reps {
-                let order = if rep % 2 == 0 { [0, 1] } else { [1, 0] };
-                for i in order {
-                    let (c, fixed) = base[i];
-                    let (r, sample, dcpu_run, b) = self.calls_once(c, n, conc)?;
-                    eprintln!(
-                        "   {mode} x{conc} {}: {r:.0} calls/s, client {:.1} µs/call, daemon \
-                         {:.1} µs/call, box busy {b:.0}%, load {}",
-                        c.label(),
-                        (sample.cpu - fixed) / n as f64 * 1e6,
-                        dcpu_run / n as f64 * 1e6,
-                        loadavg()
-                    );
-                    rate[i].push(r);
-                    ccpu[i].push((sample.cpu - fixed) / n as f64 * 1e6);
-                    dcpu[i].push(dcpu_run / n as f64 * 1e6);
-                    busy[i].push(b);
+        for (sched, cpus) in self.schedules() {
+            self.pin_daemon(&cpus)?;
+            for (mode, conc) in [("sequential", 1), ("concurrent", self.o.threads)] {
+                let clients: &[Client] = if conc == 1 { &seq } else { &conc_clients };
+                let mut series: Vec<Series> = clients.iter().map(|_| Series::default()).collect();
+                for rep in 0..self.o.reps {
+                    // Rotate the order so that no client always runs first.
+                    for k in 0..clients.len() {
+                        let i = (k + rep) % clients.len();
+                        let c = clients[i];
+                        let (r, sample) = self.calls_once(c, n, conc)?;
+                        let per = |v: f64| v / n as f64;
+                        let ccpu = per(sample.cpu - fixed_of(c)) * 1e6;
+                        let dcpu = per(sample.daemon_cpu) * 1e6;
+                        eprintln!(
+                            "   {sched} {mode} x{conc} {}: {r:.0} calls/s, client {ccpu:.1} \
+                             µs/call, daemon {dcpu:.1} µs/call, csw/call {:.2} / {:.2}, box \
+                             busy {:.0}%, load {}",
+                            c.label(),
+                            per(sample.csw),
+                            per(sample.daemon_csw),
+                            sample.busy,
+                            loadavg()
+                        );
+                        let row = &mut series[i];
+                        row.rate.push(r);
+                        row.ccpu.push(ccpu);
+                        row.dcpu.push(dcpu);
+                        row.busy.push(sample.busy);
+                        row.csw.push(per(sample.csw));
+                        row.dcsw.push(per(sample.daemon_csw));
+                    }
                 }
+                let idx = |c: Client| clients.iter().position(|x| *x == c);
+                let c_rate = idx(Client::C).map_or(f64::NAN, |i| median(&series[i].rate));
+                let floor_cpu = idx(Client::Floor).map_or(f64::NAN, |i| median(&series[i].ccpu));
+                for (i, c) in clients.iter().enumerate() {
+                    let row = &series[i];
+                    let _ = writeln!(
+                        self.report,
+                        "| {sched} | {mode} ({conc}) | {} | {} | {:.2}× | {} | {} | {} | {:.2} / \
+                         {:.2} | {} |",
+                        c.label(),
+                        spread(&row.rate, thousands),
+                        median(&row.rate) / c_rate,
+                        f1(median(&row.ccpu)),
+                        if floor_cpu.is_finite() {
+                            format!("{:.1}×", median(&row.ccpu) / floor_cpu)
+                        } else {
+                            "—".into()
+                        },
+                        f1(median(&row.dcpu)),
+                        median(&row.csw),
+                        median(&row.dcsw),
+                        thousands(median(&row.busy)),
+                    );
+                }
+                let ours = idx(Client::Ours).expect("ours always runs");
+                let off = idx(Client::OursNoSpin).expect("ours without busy-poll always runs");
+                let ratio = median(&series[ours].rate) / c_rate;
+                let goal = match (mode, cpus == "0") {
+                    ("sequential", _) => 1.5,
+                    (_, false) => 1.3,
+                    (_, true) => 1.1,
+                };
+                self.target(
+                    format!("calls {mode}, {sched} ≥ {goal}× C"),
+                    format!("{ratio:.3}×"),
+                    ratio >= goal,
+                );
+                let vs_off = median(&series[ours].rate) / median(&series[off].rate);
+                self.target(
+                    format!("calls {mode}, {sched}: busy-poll ≥ 1.0× busy-poll off"),
+                    format!("{vs_off:.3}×"),
+                    vs_off >= 1.0,
+                );
+                let cpu_goal = if conc == 1 { 8.0 } else { 6.0 };
+                let cpu = median(&series[ours].ccpu);
+                self.target(
+                    format!("calls {mode}, {sched}: client CPU ≤ {cpu_goal} µs/call"),
+                    format!("{cpu:.1} µs"),
+                    cpu <= cpu_goal,
+                );
+                let mut more = Ordered::default();
+                for (i, c) in clients.iter().enumerate() {
+                    if !matches!(c, Client::Ours | Client::C) {
+                        more.0
+                            .push((format!("{}_calls_s", c.key()), nums(&series[i].rate)));
+                        more.0
+                            .push((format!("{}_client_cpu_us", c.key()), nums(&series[i].ccpu)));
+                        more.0
+                            .push((format!("{}_daemon_cpu_us", c.key()), nums(&series[i].dcpu)));
+                    }
+                    more.0
+                        .push((format!("{}_csw_per_call", c.key()), nums(&series[i].csw)));
+                    more.0.push((
+                        format!("{}_daemon_csw_per_call", c.key()),
+                        nums(&series[i].dcsw),
+                    ));
+                }
+                let cidx = idx(Client::C).expect("C always runs");
+                modes.0.push((
+                    format!("{mode}_{}", if cpus == "0" { "pinned" } else { "unpinned" }),
+                    CallsMode {
+                        concurrency: conc,
+                        ours_calls_s: nums(&series[ours].rate),
+                        c_calls_s: nums(&series[cidx].rate),
+                        ours_client_cpu_us: nums(&series[ours].ccpu),
+                        c_client_cpu_us: nums(&series[cidx].ccpu),
+                        ours_daemon_cpu_us: nums(&series[ours].dcpu),
+                        c_daemon_cpu_us: nums(&series[cidx].dcpu),
+                        ours_box_busy_pct: nums(&series[ours].busy),
+                        c_box_busy_pct: nums(&series[cidx].busy),
+                        ratio_ours_c: Num(ratio),
+                        more,
+                    },
+                ));
             }
-            let ratio = median(&rate[0]) / median(&rate[1]);
-            let _ = writeln!(
-                self.report,
-                "| {mode} ({conc} {}) | {} | {} | **{:.2}×** | {} / {} | {} / {} | {} / {} |",
-                if conc == 1 { "task" } else { "tasks/threads" },
-                spread(&rate[0], thousands),
-                spread(&rate[1], thousands),
-                ratio,
-                f1(median(&ccpu[0])),
-                f1(median(&ccpu[1])),
-                f1(median(&dcpu[0])),
-                f1(median(&dcpu[1])),
-                thousands(median(&busy[0])),
-                thousands(median(&busy[1])),
-            );
-            self.target(
-                format!("calls {mode} ≥ 1.0× C"),
-                format!("{ratio:.3}×"),
-                ratio >= 1.0,
-            );
-            modes.0.push((
-                mode.to_string(),
-                CallsMode {
-                    concurrency: conc,
-                    ours_calls_s: nums(&rate[0]),
-                    c_calls_s: nums(&rate[1]),
-                    ours_client_cpu_us: nums(&ccpu[0]),
-                    c_client_cpu_us: nums(&ccpu[1]),
-                    ours_daemon_cpu_us: nums(&dcpu[0]),
-                    c_daemon_cpu_us: nums(&dcpu[1]),
-                    ours_box_busy_pct: nums(&busy[0]),
-                    c_box_busy_pct: nums(&busy[1]),
-                    ratio_ours_c: Num(ratio),
-                },
-            ));
         }
+        // Back to where the rest of the run expects the daemon.
+        self.pin_daemon(self.o.daemon_cpus.as_deref().unwrap_or("0"))?;
         let _ = writeln!(
             self.report,
-            "\nClient CPU excludes each client's fixed cost (start, connect, close: ours {:.1} ms, \
-             C/python {:.1} ms, from runs with 0 calls). Daemon CPU is libvirtd's utime+stime \
-             delta over the run (10 ms ticks). The daemon runs on CPU {}.",
-            base[0].1 * 1e3,
-            base[1].1 * 1e3,
-            self.o
-                .daemon_cpus
-                .as_deref()
-                .unwrap_or("0 (pinned by the testbed)")
+            "\nClient CPU excludes each client's fixed cost (start, connect, close; from runs \
+             with 0 calls: {}). Daemon CPU is libvirtd's utime+stime delta over the run (10 ms \
+             ticks); context switches are the client's (rusage of the child, all threads) and \
+             the daemon's (its threads' /proc status), per call. The floor is `floor_calls`: \
+             one blocking write and read per call on our sans-io core, no runtime.",
+            fixed
+                .iter()
+                .map(|(c, v)| format!("{} {:.1} ms", c.label(), v * 1e3))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         self.calls = Some(Calls { n, modes });
         Ok(())

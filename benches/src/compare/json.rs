@@ -81,6 +81,9 @@ pub(super) struct CallsMode {
     pub ours_box_busy_pct: Vec<Num>,
     pub c_box_busy_pct: Vec<Num>,
     pub ratio_ours_c: Num,
+    /// Further per-run series (`floor_calls_s`, `ours_csw_per_call`, …).
+    #[serde(flatten)]
+    pub more: Ordered<Vec<Num>>,
 }
 
 /// `transfers`: `mib` and one object per `<op>_<client>`.
@@ -144,6 +147,7 @@ mod tests {
                     ours_box_busy_pct: vec![],
                     c_box_busy_pct: vec![],
                     ratio_ours_c: Num(3.3),
+                    more: Ordered::default(),
                 },
             )]),
         };

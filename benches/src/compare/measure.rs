@@ -14,6 +14,32 @@ pub(super) fn children_cpu() -> f64 {
     s(u.user_time()) + s(u.system_time())
 }
 
+/// Context switches (voluntary + involuntary) of all waited-for descendants of this process.
+pub(super) fn children_csw() -> f64 {
+    let u = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage(RUSAGE_CHILDREN)");
+    (u.voluntary_context_switches() + u.involuntary_context_switches()) as f64
+}
+
+/// Context switches (voluntary + involuntary) of a live process's live threads.
+pub(super) fn proc_csw(pid: u32) -> f64 {
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
+        return f64::NAN;
+    };
+    let mut n = 0.0;
+    for t in tasks.flatten() {
+        let s = fs::read_to_string(t.path().join("status")).unwrap_or_default();
+        for l in s.lines() {
+            if let Some(v) = l
+                .strip_prefix("voluntary_ctxt_switches:")
+                .or_else(|| l.strip_prefix("nonvoluntary_ctxt_switches:"))
+            {
+                n += v.trim().parse::<f64>().unwrap_or(0.0);
+            }
+        }
+    }
+    n
+}
+
 /// user+sys seconds of a live process (all its threads, dead ones included).
 pub(super) fn proc_cpu(pid: u32, tick: f64) -> f64 {
     let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {

@@ -212,6 +212,7 @@ fn with_daemon(
         pool: pool.clone(),
         pool_dir,
         daemon_pid: d.pid(),
+        socket: d.socket_path().to_path_buf(),
         tick,
         work: work.to_path_buf(),
         src,

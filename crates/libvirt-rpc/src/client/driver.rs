@@ -25,6 +25,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::time::Sleep;
 
 use super::shared::{Inner, TRANSMIT_HIGH};
+use super::spin::SpinPolicy;
 use crate::conn::Connection;
 
 /// Minimum read size.
@@ -49,6 +50,8 @@ pub(crate) struct Driver<T> {
     busy: Option<BusyPoll>,
     /// When bytes last moved (or a timer fired): the busy-poll budget counts from here.
     last_progress: Instant,
+    /// This round's bytes came from a busy-poll read.
+    read_by_spin: bool,
 }
 
 impl<T> Driver<T> {
@@ -64,6 +67,7 @@ impl<T> Driver<T> {
             sleep: Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())),
             busy,
             last_progress: Instant::now(),
+            read_by_spin: false,
         }
     }
 }
@@ -76,9 +80,13 @@ impl<T> Driver<T> {
 /// instead of parking. The read goes through a duplicate of the socket's descriptor (owned
 /// here, dropped with the driver); tokio's readiness for the original descriptor may go
 /// stale, which only costs it one `EAGAIN`.
+///
+/// Whether spinning pays is measured, not assumed ([`SpinPolicy`]): with the daemon competing
+/// for the same CPUs it can make calls slower.
 pub(crate) struct BusyPoll {
     fd: OwnedFd,
     budget: Duration,
+    policy: SpinPolicy,
     /// Zeroed once, on first use: replies are small, and a bigger packet simply takes
     /// several reads.
     scratch: Vec<u8>,
@@ -93,6 +101,7 @@ impl BusyPoll {
         (!budget.is_zero()).then(|| Self {
             fd,
             budget,
+            policy: SpinPolicy::default(),
             scratch: Vec::new(),
         })
     }
@@ -148,6 +157,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
         };
         let mut progress = false;
         let mut spin = false;
+        self.read_by_spin = false;
         if interest.read {
             match self.read(cx, interest.awaiting_reply) {
                 Ok(Read::Bytes) => progress = true,
@@ -203,7 +213,10 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
         if got.is_pending() && awaiting_reply {
             match self.busy_poll() {
                 Some(Poll::Pending) => spin = true,
-                Some(ready) => got = ready,
+                Some(ready) => {
+                    self.read_by_spin = true;
+                    got = ready;
+                }
                 None => {}
             }
         }
@@ -225,10 +238,11 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
     }
 
     /// One direct read of the socket while the busy-poll budget lasts: `None` when
-    /// busy-polling is off or its budget is spent, `Some(Pending)` when nothing is there yet.
+    /// busy-polling is off (or does not pay now) or its budget is spent, `Some(Pending)` when
+    /// nothing is there yet.
     fn busy_poll(&mut self) -> Option<Poll<std::io::Result<usize>>> {
         let busy = self.busy.as_mut()?;
-        if self.last_progress.elapsed() >= busy.budget {
+        if !busy.policy.spin() || self.last_progress.elapsed() >= busy.budget {
             return None;
         }
         Some(match busy.read(&mut self.rbuf) {
@@ -262,8 +276,14 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
                 }
             }
         }
-        if st.dispatch() > 0 {
+        let completed = st.dispatch();
+        if completed > 0 {
             self.callers_woken = true;
+        }
+        if let Some(busy) = &mut self.busy {
+            let pending = st.conn.pending_calls() > 0;
+            busy.policy
+                .observe(now, completed, pending, self.read_by_spin);
         }
         if st.conn.is_closed() {
             return Err(Closed);

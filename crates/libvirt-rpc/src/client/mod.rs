@@ -34,6 +34,7 @@ mod driver;
 mod errors;
 mod events;
 mod shared;
+mod spin;
 #[cfg(feature = "ssh")]
 mod ssh;
 mod stream;
