@@ -375,14 +375,7 @@ fn entries() -> &'static HashMap<(u32, i32), Entry> {
     impl ProcedureVisitor for Collect {
         fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self) {
             let entry = Entry {
-                info: ProcInfo {
-                    program: P::PROGRAM,
-                    number: P::NUMBER,
-                    name: P::NAME,
-                    stream: P::STREAM,
-                    since: P::SINCE,
-                    fds: P::FDS,
-                },
+                info: ProcInfo::of::<P>(),
                 args: |p, m| {
                     check_type::<P::Args>(p, m);
                 },

@@ -678,19 +678,27 @@ mod tests {
 
     #[test]
     fn unknown_numbers_survive_the_wire() {
-        let w = WireError {
-            code: 4242,
-            domain: 4343,
-            message: Some(LvString::from("from a newer daemon")),
-            level: 2,
-            dom: None,
-            str1: None,
-            str2: None,
-            str3: None,
-            int1: -1,
-            int2: -1,
-            net: None,
-        };
+        // code 4242, domain 4343, message "x", level 2, no domain, no strings, ints -1, no
+        // network: as a newer daemon would send it.
+        let bytes: Vec<u8> = [
+            0x1092_u32,
+            0x10f7,
+            1,
+            1,
+            0x7800_0000,
+            2,
+            0,
+            0,
+            0,
+            0,
+            u32::MAX,
+            u32::MAX,
+            0,
+        ]
+        .iter()
+        .flat_map(|w| w.to_be_bytes())
+        .collect();
+        let w: WireError = crate::wire::xdr::from_bytes(bytes.into()).unwrap();
         let e = RemoteError::from(w);
         assert_eq!((e.code, e.domain), (ErrorCode(4242), ErrorDomain(4343)));
     }

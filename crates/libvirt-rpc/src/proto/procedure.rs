@@ -176,6 +176,20 @@ pub struct ProcInfo {
     pub fds: Option<FdPassing>,
 }
 
+impl ProcInfo {
+    /// The row of procedure `P` (what its table holds for it).
+    pub const fn of<P: Procedure>() -> Self {
+        Self {
+            program: P::PROGRAM,
+            number: P::NUMBER,
+            name: P::NAME,
+            stream: P::STREAM,
+            since: P::SINCE,
+            fds: P::FDS,
+        }
+    }
+}
+
 /// Declares procedures of one program: a unit type implementing [`Procedure`] per entry,
 /// a `&[ProcInfo]` table named by the first line, and `visit_procedures`, which hands each
 /// entry's type to a [`ProcedureVisitor`] in table order. The program is the remote program
@@ -239,16 +253,7 @@ macro_rules! procedures {
 
         /// Every procedure declared in this module.
         pub const $table: &[$crate::proto::procedure::ProcInfo] = &[
-            $(
-                $crate::proto::procedure::ProcInfo {
-                    program: $crate::proto::$program,
-                    number: $num,
-                    name: stringify!($name),
-                    stream: $crate::procedures!(@dir $($dir)?),
-                    since: <$name as $crate::proto::procedure::Procedure>::SINCE,
-                    fds: $crate::procedures!(@fds $($fds)?),
-                },
-            )*
+            $( $crate::proto::procedure::ProcInfo::of::<$name>(), )*
         ];
 
         /// Hand every procedure declared in this module to `v`, in table order.

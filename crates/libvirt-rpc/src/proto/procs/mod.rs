@@ -242,14 +242,7 @@ mod tests {
         struct Collect(Vec<ProcInfo>);
         impl ProcedureVisitor for Collect {
             fn visit<P: Procedure<Args: Decode + Debug, Ret: Encode + Debug>>(&mut self) {
-                self.0.push(ProcInfo {
-                    program: P::PROGRAM,
-                    number: P::NUMBER,
-                    name: P::NAME,
-                    stream: P::STREAM,
-                    since: P::SINCE,
-                    fds: P::FDS,
-                });
+                self.0.push(ProcInfo::of::<P>());
             }
         }
         let mut seen = Collect(Vec::new());
