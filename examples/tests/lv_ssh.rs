@@ -233,7 +233,8 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
         .await;
 }
 
-/// Throughput over SSH, ours vs virsh (OpenSSH + nc on the far side), one run each way.
+/// Upload throughput over SSH, ours (exec channel, then direct-streamlocal) vs virsh (OpenSSH +
+/// nc on the far side), one run each.
 /// Not a pass/fail test: `cargo test --release -p examples --test lv_ssh -- --ignored
 /// --nocapture bench_upload_over_ssh` prints the figures for docs/benchmarks.md.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -307,13 +308,22 @@ async fn bench_upload_over_ssh() {
         secs
     };
     let pool = b.d.pool_name();
-    let ours = time(
-        "ours (lv, russh)",
-        Command::new("/usr/bin/time")
-            .args(["-f", "%U user %S sys %M KiB maxrss"])
-            .arg(env!("CARGO_BIN_EXE_lv"))
-            .args(["-c", &uri, "vol-upload", "--pool", pool, "bench.raw"])
-            .arg(&src),
+    // Ours twice: the exec channel (libvirt's default, `proxy=auto`) and direct-streamlocal
+    // (`proxy=forward`).
+    let ours_run = |label: &str, uri: &str| {
+        time(
+            label,
+            Command::new("/usr/bin/time")
+                .args(["-f", "%U user %S sys %M KiB maxrss"])
+                .arg(env!("CARGO_BIN_EXE_lv"))
+                .args(["-c", uri, "vol-upload", "--pool", pool, "bench.raw"])
+                .arg(&src),
+        )
+    };
+    let ours = ours_run("ours (lv, russh, exec channel)", &uri);
+    let forward = ours_run(
+        "ours (lv, russh, direct-streamlocal)",
+        &format!("{uri}&proxy=forward"),
     );
     let virsh = time(
         "virsh (OpenSSH + nc)",
@@ -330,5 +340,9 @@ async fn bench_upload_over_ssh() {
             ])
             .arg(&src),
     );
-    println!("ratio ours/virsh (throughput): {:.2}x", virsh / ours);
+    println!(
+        "ratio ours/virsh (throughput): exec channel {:.2}x, direct-streamlocal {:.2}x",
+        virsh / ours,
+        virsh / forward
+    );
 }
