@@ -1,9 +1,9 @@
 //! Named points between the steps of `create` and `delete`, for the fault-injection tests.
 //!
-//! The provider awaits [`at`](FaultPoints::at) at each arrow of its step sequence. Without the
+//! The provider awaits `FaultPoints::at` at each arrow of its step sequence. Without the
 //! `fault-injection` feature (off unless this crate's own tests turn it on) that is an empty
 //! inline function; with it, a hook installed by a test
-//! ([`Kvm2Provider::with_fault_hook`](crate::Kvm2Provider::with_fault_hook)) runs there and
+//! (`Kvm2Provider::with_fault_hook`) runs there and
 //! may kill the daemon, cut the link, arm an injected error for the next call, or never
 //! return (so the test drops the operation's future). `tests/faults.rs` drives every
 //! (point × fault kind) pair and checks that a retry converges.

@@ -64,7 +64,8 @@ use crate::ops;
 use crate::sparse::{Segment, ZeroRuns};
 use crate::xml::volume_xml;
 
-/// Progress of [`ImageCache::ensure`], for progress bars.
+/// Progress of the image cache's `ensure` (a fetch, a verification, an upload), for progress
+/// bars.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ImageProgress {
