@@ -5,7 +5,7 @@
 //!   - name: kvm-a
 //!     type: kvm2
 //!     images:
-//!       debian-13: { url: "https://mirror.example/debian-13.qcow2", sha256: "…", format: qcow2 }
+//!       debian-13: { url: "https://images.example/debian-13.qcow2", sha256: "…", format: qcow2 }
 //!     uri: qemu+ssh://root@kvm-a.example/system?keyfile=/etc/egress/id_ed25519
 //!     pool: default                    # the libvirt storage pool (must exist and be active)
 //!     domain_type: kvm                 # kvm (default) | qemu (software emulation)
