@@ -46,3 +46,7 @@ pub use ssh_socket;
 #[cfg(feature = "ssh")]
 pub use ssh_socket::{CloseReason, KeyFileError, SshError};
 pub use wire::xdr::LvString;
+
+/// The `bitflags` crate, for [`flag_set!`]'s expansion.
+#[doc(hidden)]
+pub use bitflags as __bitflags;

@@ -593,7 +593,7 @@ impl Client {
     }
 
     /// The reason the daemon gave in its close notice, if one arrived.
-    pub fn close_notice(&self) -> Option<i32> {
+    pub fn close_notice(&self) -> Option<proto::names::ConnectCloseReason> {
         self.inner.lock().close_notice
     }
 }

@@ -47,7 +47,7 @@ pub(crate) struct State {
     /// The driver stopped reading because a download window is full.
     pub(crate) read_blocked: bool,
     /// The daemon's close notice (event 362) arrived.
-    pub(crate) close_notice: Option<i32>,
+    pub(crate) close_notice: Option<crate::proto::names::ConnectCloseReason>,
     pub(crate) closed_tx: watch::Sender<Option<ConnectionError>>,
 }
 

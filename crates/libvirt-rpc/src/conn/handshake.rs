@@ -19,7 +19,7 @@ use super::sasl::{self, CredentialRequest, SaslError, SaslExchange, SaslOptions,
 use crate::proto::RemoteError;
 use crate::proto::procs::connect::{
     self, AuthListRet, AuthPolkitRet, AuthSaslInitRet, AuthSaslStepRet, ConnectOpenArgs,
-    ConnectSupportsFeatureArgs, ConnectSupportsFeatureRet, auth_type, open_flags,
+    ConnectSupportsFeatureArgs, ConnectSupportsFeatureRet, ConnectFlags, auth_type,
 };
 use crate::proto::{self, Procedure};
 use crate::wire::xdr::{self, LvString};
@@ -223,9 +223,9 @@ impl Handshake {
             Step::Open => call::<connect::ConnectOpen>(&ConnectOpenArgs {
                 name: self.opts.name.as_deref().map(LvString::from),
                 flags: if self.opts.read_only {
-                    open_flags::READ_ONLY
+                    ConnectFlags::READ_ONLY
                 } else {
-                    0
+                    ConnectFlags::empty()
                 },
             }),
             Step::EventFeature => feature(proto::FEATURE_REMOTE_EVENT_CALLBACK),

@@ -2,45 +2,15 @@
 
 use std::fmt;
 
+use super::names::named;
 use crate::proto::types::{Domain, Network};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virErrorNumber`: an open set, so a newtype with named constants rather than an enum
-/// (a newer daemon's code stays representable).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ErrorCode(pub i32);
-
-/// `virErrorDomain`: which libvirt subsystem raised the error.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ErrorDomain(pub i32);
-
-macro_rules! named {
-    ($ty:ident { $($(#[$m:meta])* $name:ident = $v:expr,)* }) => {
-        impl $ty {
-            $( $(#[$m])* pub const $name: Self = Self($v); )*
-            /// libvirt's name for this value, if it is one we know.
-            pub fn name(self) -> Option<&'static str> {
-                match self.0 { $( $v => Some(stringify!($name)), )* _ => None }
-            }
-        }
-        impl fmt::Debug for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self.name() {
-                    Some(n) => write!(f, "{n}({})", self.0),
-                    None => write!(f, "{}({})", stringify!($ty), self.0),
-                }
-            }
-        }
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(self, f)
-            }
-        }
-    };
-}
-
-named!(ErrorCode {
+named! {
+    /// `virErrorNumber`: an open set, so a newtype with named constants rather than an enum
+    /// (a newer daemon's code stays representable). Prints as `NO_DOMAIN(42)`.
+    pub struct ErrorCode(i32) {
     /// No error.
     OK = 0,
     /// Internal error (e.g. the ARP address source's "wrong nlmsg len").
@@ -271,9 +241,12 @@ named!(ErrorCode {
     AGENT_COMMAND_FAILED = 113,
     /// `VIR_ERR_INVALID_ENCR_KEY_SECRET` (libvirt 12.1.0).
     INVALID_ENCR_KEY_SECRET = 114,
-});
+}
+}
 
-named!(ErrorDomain {
+named! {
+    /// `virErrorDomain`: which libvirt subsystem raised the error. Prints as `QEMU(10)`.
+    pub struct ErrorDomain(i32) {
     /// No particular subsystem.
     NONE = 0,
     /// `VIR_FROM_XEN` (libvirt 0.1.0).
@@ -420,7 +393,8 @@ named!(ErrorDomain {
     BPF = 71,
     /// `VIR_FROM_CH` (libvirt 7.5.0).
     CH = 72,
-});
+}
+}
 
 /// `virErrorLevel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

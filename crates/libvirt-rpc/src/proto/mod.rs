@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod events;
+pub mod flags;
 pub mod limits;
 pub mod names;
 pub mod procedure;
@@ -11,7 +12,14 @@ pub mod typed_params;
 pub mod types;
 
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
-pub use names::{DomainState, DomainStateReason};
+pub use names::{
+    AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
+    CpuCompareResult, DiskChangeReason, DomainEventType, DomainJobType, DomainLifecycle,
+    DomainState, DomainStateReason, GraphicsAddressType, GraphicsPhase, IoErrorAction, IpAddrType,
+    MemoryFailureAction, MemoryFailureRecipient, MetadataType, NetworkEventType,
+    NodeDeviceEventType, SecretEventType, SecretUsageType, StoragePoolEventType, StoragePoolState,
+    StorageVolType, TrayChangeReason, WatchdogAction,
+};
 pub use procedure::{FdPassing, LibvirtVersion, ProcInfo, Procedure, StreamArgs, StreamDirection};
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.

@@ -1,55 +1,145 @@
-//! Names for the numbers users print: a domain's state and the reason for it.
+//! Names for the numbers users print: a domain's state and the reason for it, lifecycle
+//! events and their details, the other events' enum-like fields, pool and volume states,
+//! job types.
 //!
-//! Open sets like [`ErrorCode`](super::ErrorCode): a newtype over the wire's `int`, named
+//! Open sets like [`ErrorCode`](super::ErrorCode): a newtype over the wire's integer, named
 //! constants, and a `Display` that prints virsh's words for known values and the number for
-//! the others, so a newer daemon's value stays representable and printable. The numbering is
-//! libvirt's (`virDomainState`, `virDomain*Reason` in `libvirt-domain.h`); the words are
-//! those `virsh domstate --reason` prints.
+//! the others, so a newer daemon's value stays representable and printable. Each type
+//! encodes exactly as its integer, so it sits in the reply and event structs in place of
+//! the bare number. The numbering is libvirt's (`libvirt-*.h`); the words are those virsh
+//! prints (`domstate --reason`, `event`, `pool-info`, `vol-info`, `domjobinfo`).
 
 use std::fmt;
 
 use super::procs::domain::{DomainGetInfoRet, DomainGetStateRet};
+
+/// Declare an open set of named values: the newtype, one constant per row with an optional
+/// virsh word, `name()`/`text()`, `Debug` as `NAME(n)`, `Display` as the word (else the
+/// `Debug` form; an unknown value as `Type(n)`), conversions from and to the integer and the
+/// integer's XDR encoding.
+macro_rules! named {
+    (@text) => { None };
+    (@text $t:literal) => { Some($t) };
+    (
+        $(#[$m:meta])*
+        pub struct $T:ident($int:ty) {
+            $( $(#[$vm:meta])* $name:ident = $v:literal $($text:literal)?, )*
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        pub struct $T(pub $int);
+
+        impl $T {
+            $( $(#[$vm])* pub const $name: Self = Self($v); )*
+
+            /// libvirt's name for this value, if it is one we know.
+            pub fn name(self) -> Option<&'static str> {
+                match self.0 { $( $v => Some(stringify!($name)), )* _ => None }
+            }
+
+            /// virsh's word for this value, if it is one we know and virsh has one.
+            #[allow(clippy::match_same_arms)]
+            pub fn text(self) -> Option<&'static str> {
+                match self.0 { $( $v => $crate::proto::names::named!(@text $($text)?), )* _ => None }
+            }
+        }
+
+        impl ::std::fmt::Debug for $T {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match self.name() {
+                    Some(n) => write!(f, "{n}({})", self.0),
+                    None => write!(f, "{}({})", stringify!($T), self.0),
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $T {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match self.text() {
+                    Some(t) => f.write_str(t),
+                    None => ::std::fmt::Debug::fmt(self, f),
+                }
+            }
+        }
+
+        impl ::core::convert::From<$int> for $T {
+            fn from(v: $int) -> Self {
+                Self(v)
+            }
+        }
+
+        impl ::core::convert::From<$T> for $int {
+            fn from(v: $T) -> Self {
+                v.0
+            }
+        }
+
+        impl $crate::wire::xdr::Encode for $T {
+            fn encode(&self, enc: &mut $crate::wire::xdr::Encoder) {
+                $crate::wire::xdr::Encode::encode(&self.0, enc);
+            }
+        }
+
+        impl $crate::wire::xdr::Decode for $T {
+            const MIN_SIZE: usize = <$int as $crate::wire::xdr::Decode>::MIN_SIZE;
+            fn decode(
+                dec: &mut $crate::wire::xdr::Decoder,
+            ) -> ::core::result::Result<Self, $crate::wire::xdr::DecodeError> {
+                <$int as $crate::wire::xdr::Decode>::decode(dec).map(Self)
+            }
+        }
+    };
+}
+pub(crate) use named;
 
 /// `virDomainState`: what [`DomainGetState`](super::procs::domain::DomainGetState) and
 /// [`DomainGetInfo`](super::procs::domain::DomainGetInfo) report.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct DomainState(pub i32);
 
+/// `virDomainEventType`: the event of a domain lifecycle event
+/// ([`Lifecycle::event`](super::events::Lifecycle::event)); its details are
+/// [`detail_names`](Self::detail_names).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct DomainEventType(pub i32);
+
 /// One row per state: constant, number, virsh's word, the reasons (`virDomain*Reason`, in
 /// number order from 0) with virsh's words.
 macro_rules! states {
-    ($( $(#[$m:meta])* $name:ident = $v:literal, $text:literal,
+    ($ty:ident, $what:literal, $names:ident, $texts:ident;
+     $( $(#[$m:meta])* $name:ident = $v:literal, $text:literal,
         reasons [ $( $rname:ident $rtext:literal ),* $(,)? ]; )*) => {
-        impl DomainState {
+        impl $ty {
             $( $(#[$m])* pub const $name: Self = Self($v); )*
 
-            /// libvirt's name for this state (`RUNNING`), if it is one we know.
+            #[doc = concat!("libvirt's name for this ", $what, ", if it is one we know.")]
             pub fn name(self) -> Option<&'static str> {
                 match self.0 { $( $v => Some(stringify!($name)), )* _ => None }
             }
 
-            /// virsh's word for this state (`running`, `shut off`), if it is one we know.
+            #[doc = concat!("virsh's word for this ", $what, ", if it is one we know.")]
             pub fn text(self) -> Option<&'static str> {
                 match self.0 { $( $v => Some($text), )* _ => None }
             }
 
-            /// libvirt's names of this state's reasons, indexed by reason number
-            /// (`virDomainShutoffReason` for [`SHUTOFF`](Self::SHUTOFF): `UNKNOWN`,
-            /// `SHUTDOWN`, `DESTROYED`, …); empty for an unknown state.
-            pub fn reason_names(self) -> &'static [&'static str] {
+            #[doc = concat!("libvirt's names of this ", $what, "'s sub-codes (reasons, details), \
+                indexed by number; empty for an unknown ", $what, ".")]
+            pub fn $names(self) -> &'static [&'static str] {
                 match self.0 { $( $v => &[$( stringify!($rname) ),*], )* _ => &[] }
             }
 
-            /// virsh's words for this state's reasons, indexed like
-            /// [`reason_names`](Self::reason_names).
-            pub fn reason_texts(self) -> &'static [&'static str] {
+            #[doc = concat!("virsh's words for the sub-codes, indexed like [`", stringify!($names), "`](Self::", stringify!($names), ").")]
+            pub fn $texts(self) -> &'static [&'static str] {
                 match self.0 { $( $v => &[$( $rtext ),*], )* _ => &[] }
             }
         }
     };
 }
 
+// `virDomain*Reason` per state, in number order from 0.
 states! {
+    DomainState, "state", reason_names, reason_texts;
     /// No state.
     NOSTATE = 0, "no state", reasons [UNKNOWN "unknown"];
     /// Running.
@@ -159,18 +249,519 @@ impl fmt::Display for DomainStateReason {
     }
 }
 
+impl crate::wire::xdr::Encode for DomainState {
+    fn encode(&self, enc: &mut crate::wire::xdr::Encoder) {
+        self.0.encode(enc);
+    }
+}
+
+/// Four bytes, as libvirt's `int` (and its `unsigned char` in `DomainGetInfo`, which never
+/// exceeds 7: a larger one reads as what its bits say as an `int`).
+impl crate::wire::xdr::Decode for DomainState {
+    const MIN_SIZE: usize = 4;
+    fn decode(
+        dec: &mut crate::wire::xdr::Decoder,
+    ) -> Result<Self, crate::wire::xdr::DecodeError> {
+        i32::decode(dec).map(Self)
+    }
+}
+
+// `virDomainEvent*DetailType` per event type, in number order from 0 (virsh's words).
+states! {
+    DomainEventType, "lifecycle event", detail_names, detail_texts;
+    /// Defined or updated.
+    DEFINED = 0, "Defined", reasons [
+        ADDED "Added", UPDATED "Updated", RENAMED "Renamed", FROM_SNAPSHOT "Snapshot",
+    ];
+    /// Undefined.
+    UNDEFINED = 1, "Undefined", reasons [REMOVED "Removed", RENAMED "Renamed"];
+    /// Started.
+    STARTED = 2, "Started", reasons [
+        BOOTED "Booted", MIGRATED "Migrated", RESTORED "Restored", FROM_SNAPSHOT "Snapshot",
+        WAKEUP "Event wakeup",
+    ];
+    /// Suspended.
+    SUSPENDED = 3, "Suspended", reasons [
+        PAUSED "Paused", MIGRATED "Migrated", IOERROR "I/O Error", WATCHDOG "Watchdog",
+        RESTORED "Restored", FROM_SNAPSHOT "Snapshot", API_ERROR "API error",
+        POSTCOPY "Post-copy", POSTCOPY_FAILED "Post-copy Error",
+    ];
+    /// Resumed.
+    RESUMED = 4, "Resumed", reasons [
+        UNPAUSED "Unpaused", MIGRATED "Migrated", FROM_SNAPSHOT "Snapshot",
+        POSTCOPY "Post-copy", POSTCOPY_FAILED "Post-copy Error",
+    ];
+    /// Stopped.
+    STOPPED = 5, "Stopped", reasons [
+        SHUTDOWN "Shutdown", DESTROYED "Destroyed", CRASHED "Crashed", MIGRATED "Migrated",
+        SAVED "Saved", FAILED "Failed", FROM_SNAPSHOT "Snapshot",
+    ];
+    /// Shut down (guest-initiated, before stop).
+    SHUTDOWN = 6, "Shutdown", reasons [
+        FINISHED "Finished", GUEST "Finished after guest request",
+        HOST "Finished after host request",
+    ];
+    /// PM-suspended.
+    PMSUSPENDED = 7, "PMSuspended", reasons [MEMORY "Memory", DISK "Disk"];
+    /// Crashed.
+    CRASHED = 8, "Crashed", reasons [PANICKED "Panicked", CRASHLOADED "Crashloaded"];
+}
+
+impl DomainEventType {
+    /// This event with a detail number.
+    pub fn with_detail(self, detail: i32) -> DomainLifecycle {
+        DomainLifecycle {
+            event: self,
+            detail,
+        }
+    }
+}
+
+impl fmt::Debug for DomainEventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{n}({})", self.0),
+            None => write!(f, "DomainEventType({})", self.0),
+        }
+    }
+}
+
+/// virsh's word (`Stopped`); `event 12` for one we do not know.
+impl fmt::Display for DomainEventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.text() {
+            Some(t) => f.write_str(t),
+            None => write!(f, "event {}", self.0),
+        }
+    }
+}
+
+impl From<i32> for DomainEventType {
+    fn from(v: i32) -> Self {
+        Self(v)
+    }
+}
+
+impl From<DomainEventType> for i32 {
+    fn from(v: DomainEventType) -> Self {
+        v.0
+    }
+}
+
+impl crate::wire::xdr::Encode for DomainEventType {
+    fn encode(&self, enc: &mut crate::wire::xdr::Encoder) {
+        self.0.encode(enc);
+    }
+}
+
+impl crate::wire::xdr::Decode for DomainEventType {
+    const MIN_SIZE: usize = 4;
+    fn decode(
+        dec: &mut crate::wire::xdr::Decoder,
+    ) -> Result<Self, crate::wire::xdr::DecodeError> {
+        i32::decode(dec).map(Self)
+    }
+}
+
+/// A lifecycle event and its detail, whose meaning depends on the event
+/// (`virDomainEventStoppedDetailType` for [`STOPPED`](DomainEventType::STOPPED), …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DomainLifecycle {
+    /// The event.
+    pub event: DomainEventType,
+    /// The event-specific detail number.
+    pub detail: i32,
+}
+
+impl DomainLifecycle {
+    /// libvirt's name of the detail within its event (`DESTROYED`), if we know it.
+    pub fn detail_name(&self) -> Option<&'static str> {
+        let i = usize::try_from(self.detail).ok()?;
+        self.event.detail_names().get(i).copied()
+    }
+
+    /// virsh's words for the detail (`Destroyed`), if we know it.
+    pub fn detail_text(&self) -> Option<&'static str> {
+        let i = usize::try_from(self.detail).ok()?;
+        self.event.detail_texts().get(i).copied()
+    }
+}
+
+/// As `virsh event --event lifecycle` prints it: `Stopped Destroyed`; an unknown detail
+/// prints its number (`Stopped detail 42`).
+impl fmt::Display for DomainLifecycle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.detail_text() {
+            Some(d) => write!(f, "{} {d}", self.event),
+            None => write!(f, "{} detail {}", self.event, self.detail),
+        }
+    }
+}
+
+named! {
+    /// `virNetworkEventLifecycleType` in
+    /// [`NetworkLifecycle::event`](super::events::NetworkLifecycle::event).
+    pub struct NetworkEventType(i32) {
+        /// Defined.
+        DEFINED = 0 "Defined",
+        /// Undefined.
+        UNDEFINED = 1 "Undefined",
+        /// Started.
+        STARTED = 2 "Started",
+        /// Stopped.
+        STOPPED = 3 "Stopped",
+    }
+}
+
+named! {
+    /// `virStoragePoolEventLifecycleType` in
+    /// [`StoragePoolLifecycle::event`](super::events::StoragePoolLifecycle::event).
+    pub struct StoragePoolEventType(i32) {
+        /// Defined.
+        DEFINED = 0 "Defined",
+        /// Undefined.
+        UNDEFINED = 1 "Undefined",
+        /// Started.
+        STARTED = 2 "Started",
+        /// Stopped.
+        STOPPED = 3 "Stopped",
+        /// Built (`pool-build`).
+        CREATED = 4 "Created",
+        /// Deleted (`pool-delete`).
+        DELETED = 5 "Deleted",
+    }
+}
+
+named! {
+    /// `virNodeDeviceEventLifecycleType` in
+    /// [`NodeDeviceLifecycle::event`](super::events::NodeDeviceLifecycle::event).
+    pub struct NodeDeviceEventType(i32) {
+        /// Created.
+        CREATED = 0 "Created",
+        /// Deleted.
+        DELETED = 1 "Deleted",
+        /// Defined (persistent mediated devices).
+        DEFINED = 2 "Defined",
+        /// Undefined.
+        UNDEFINED = 3 "Undefined",
+    }
+}
+
+named! {
+    /// `virSecretEventLifecycleType` in
+    /// [`SecretLifecycle::event`](super::events::SecretLifecycle::event).
+    pub struct SecretEventType(i32) {
+        /// Defined.
+        DEFINED = 0 "Defined",
+        /// Undefined.
+        UNDEFINED = 1 "Undefined",
+    }
+}
+
+named! {
+    /// `virDomainEventWatchdogAction` in [`Watchdog`](super::events::Watchdog).
+    pub struct WatchdogAction(i32) {
+        /// No action, the watchdog was ignored.
+        NONE = 0 "none",
+        /// The guest was paused.
+        PAUSE = 1 "pause",
+        /// The guest was reset.
+        RESET = 2 "reset",
+        /// The guest was powered off.
+        POWEROFF = 3 "poweroff",
+        /// The guest was shut down.
+        SHUTDOWN = 4 "shutdown",
+        /// No action, a debug message was logged.
+        DEBUG = 5 "debug",
+        /// An NMI was injected.
+        INJECTNMI = 6 "inject-nmi",
+    }
+}
+
+named! {
+    /// `virDomainEventIOErrorAction` in [`IoError`](super::events::IoError) and
+    /// [`IoErrorReason`](super::events::IoErrorReason).
+    pub struct IoErrorAction(i32) {
+        /// No action.
+        NONE = 0 "none",
+        /// The guest was paused.
+        PAUSE = 1 "pause",
+        /// The error was reported to the guest.
+        REPORT = 2 "report",
+    }
+}
+
+named! {
+    /// `virDomainEventGraphicsPhase` in [`Graphics`](super::events::Graphics).
+    pub struct GraphicsPhase(i32) {
+        /// The client connected.
+        CONNECT = 0 "connect",
+        /// The client authenticated.
+        INITIALIZE = 1 "initialize",
+        /// The client disconnected.
+        DISCONNECT = 2 "disconnect",
+    }
+}
+
+named! {
+    /// `virDomainEventGraphicsAddressType` in
+    /// [`GraphicsAddress`](super::events::GraphicsAddress).
+    pub struct GraphicsAddressType(i32) {
+        /// IPv4.
+        IPV4 = 0 "IPv4",
+        /// IPv6.
+        IPV6 = 1 "IPv6",
+        /// A UNIX socket.
+        UNIX = 2 "unix",
+    }
+}
+
+named! {
+    /// `virDomainBlockJobType` in the block job events and
+    /// [`DomainGetBlockJobInfoRet`](super::procs::domain::DomainGetBlockJobInfoRet).
+    pub struct BlockJobType(i32) {
+        /// Unknown.
+        UNKNOWN = 0 "Unknown job",
+        /// `blockpull`.
+        PULL = 1 "Block Pull",
+        /// `blockcopy`.
+        COPY = 2 "Block Copy",
+        /// `blockcommit` of a backing image.
+        COMMIT = 3 "Block Commit",
+        /// `blockcommit` of the active layer.
+        ACTIVE_COMMIT = 4 "Active Block Commit",
+        /// A backup job.
+        BACKUP = 5 "Backup",
+    }
+}
+
+named! {
+    /// `virConnectDomainEventBlockJobStatus` in the block job events.
+    pub struct BlockJobStatus(i32) {
+        /// Completed.
+        COMPLETED = 0 "completed",
+        /// Failed.
+        FAILED = 1 "failed",
+        /// Cancelled.
+        CANCELED = 2 "canceled",
+        /// Ready to pivot (mirror).
+        READY = 3 "ready",
+    }
+}
+
+named! {
+    /// `virConnectDomainEventDiskChangeReason` in [`DiskChange`](super::events::DiskChange).
+    pub struct DiskChangeReason(i32) {
+        /// The source was missing at start: the old source was changed.
+        MISSING_ON_START = 0 "changed",
+        /// The source was missing at start: the disk was dropped.
+        DROP_MISSING_ON_START = 1 "dropped",
+    }
+}
+
+named! {
+    /// `virDomainEventTrayChangeReason` in [`TrayChange`](super::events::TrayChange).
+    pub struct TrayChangeReason(i32) {
+        /// The tray opened.
+        OPEN = 0 "opened",
+        /// The tray closed.
+        CLOSE = 1 "closed",
+    }
+}
+
+named! {
+    /// `virConnectDomainEventAgentLifecycleState` in
+    /// [`AgentLifecycle`](super::events::AgentLifecycle) (also the state of
+    /// [`ChannelLifecycle`](super::events::ChannelLifecycle)).
+    pub struct AgentLifecycleState(i32) {
+        /// The agent (channel) connected.
+        CONNECTED = 1 "connected",
+        /// The agent (channel) disconnected.
+        DISCONNECTED = 2 "disconnected",
+    }
+}
+
+named! {
+    /// `virConnectDomainEventAgentLifecycleReason` in
+    /// [`AgentLifecycle`](super::events::AgentLifecycle) (also the reason of
+    /// [`ChannelLifecycle`](super::events::ChannelLifecycle)).
+    pub struct AgentLifecycleReason(i32) {
+        /// Unknown.
+        UNKNOWN = 0 "unknown",
+        /// The domain started.
+        DOMAIN_STARTED = 1 "domain started",
+        /// The channel changed state.
+        CHANNEL = 2 "channel event",
+    }
+}
+
+named! {
+    /// `virDomainMetadataType` (also `virNetworkMetadataType`): which metadata
+    /// [`DomainGetMetadata`](super::procs::domain::DomainGetMetadata) reads and the metadata
+    /// change events report.
+    pub struct MetadataType(i32) {
+        /// `<description>`.
+        DESCRIPTION = 0 "description",
+        /// `<title>`.
+        TITLE = 1 "title",
+        /// An element of `<metadata>` in a namespace (needs a URI).
+        ELEMENT = 2 "element",
+    }
+}
+
+named! {
+    /// `virDomainMemoryFailureRecipientType` in
+    /// [`MemoryFailure`](super::events::MemoryFailure).
+    pub struct MemoryFailureRecipient(i32) {
+        /// The hypervisor.
+        HYPERVISOR = 0 "hypervisor",
+        /// The guest.
+        GUEST = 1 "guest",
+    }
+}
+
+named! {
+    /// `virDomainMemoryFailureActionType` in [`MemoryFailure`](super::events::MemoryFailure).
+    pub struct MemoryFailureAction(i32) {
+        /// Ignored.
+        IGNORE = 0 "ignore",
+        /// Injected into the guest.
+        INJECT = 1 "inject",
+        /// Fatal: the hypervisor exits.
+        FATAL = 2 "fatal",
+        /// The guest was reset.
+        RESET = 3 "reset",
+    }
+}
+
+named! {
+    /// `virConnectCloseReason`: why the daemon closed the connection
+    /// ([`Event::ConnectionClosed`](super::events::Event::ConnectionClosed)).
+    pub struct ConnectCloseReason(i32) {
+        /// A misc I/O error.
+        ERROR = 0 "error",
+        /// End of file from the server.
+        EOF = 1 "end of file",
+        /// The keepalive timer fired.
+        KEEPALIVE = 2 "keepalive timeout",
+        /// Closed by the client.
+        CLIENT = 3 "closed by client",
+    }
+}
+
+named! {
+    /// `virStoragePoolState` in
+    /// [`StoragePoolGetInfoRet`](super::procs::storage::StoragePoolGetInfoRet) (an
+    /// `unsigned char`, 4 bytes on the wire); words as `virsh pool-info` prints them.
+    pub struct StoragePoolState(u32) {
+        /// Not running.
+        INACTIVE = 0 "inactive",
+        /// Being built.
+        BUILDING = 1 "building",
+        /// Running.
+        RUNNING = 2 "running",
+        /// Running degraded.
+        DEGRADED = 3 "degraded",
+        /// Running but not accessible.
+        INACCESSIBLE = 4 "inaccessible",
+    }
+}
+
+named! {
+    /// `virStorageVolType` in
+    /// [`StorageVolGetInfoRet`](super::procs::storage::StorageVolGetInfoRet); words as
+    /// `virsh vol-info` prints them.
+    pub struct StorageVolType(i32) {
+        /// A regular file.
+        FILE = 0 "file",
+        /// A block device.
+        BLOCK = 1 "block",
+        /// A directory-passthrough volume.
+        DIR = 2 "dir",
+        /// A network volume (RBD, Sheepdog, Gluster, …).
+        NETWORK = 3 "network",
+        /// A network-accessible directory.
+        NETDIR = 4 "netdir",
+        /// A ploop volume.
+        PLOOP = 5 "ploop",
+    }
+}
+
+named! {
+    /// `virDomainJobType` in [`DomainGetJobInfoRet`](super::procs::domain::DomainGetJobInfoRet);
+    /// words as `virsh domjobinfo` prints them.
+    pub struct DomainJobType(i32) {
+        /// No job.
+        NONE = 0 "None",
+        /// A job with a known end.
+        BOUNDED = 1 "Bounded",
+        /// A job without a known end.
+        UNBOUNDED = 2 "Unbounded",
+        /// The job finished.
+        COMPLETED = 3 "Completed",
+        /// The job failed.
+        FAILED = 4 "Failed",
+        /// The job was cancelled.
+        CANCELLED = 5 "Cancelled",
+    }
+}
+
+named! {
+    /// `virSecretUsageType`: what a secret is for.
+    pub struct SecretUsageType(i32) {
+        /// No usage.
+        NONE = 0 "none",
+        /// A volume's encryption.
+        VOLUME = 1 "volume",
+        /// A Ceph client.
+        CEPH = 2 "ceph",
+        /// An iSCSI target.
+        ISCSI = 3 "iscsi",
+        /// A TLS key.
+        TLS = 4 "tls",
+        /// A vTPM's state.
+        VTPM = 5 "vtpm",
+    }
+}
+
+named! {
+    /// `virIPAddrType` in [`DomainIpAddr`](super::procs::domain::DomainIpAddr) and network
+    /// DHCP leases.
+    pub struct IpAddrType(i32) {
+        /// IPv4.
+        IPV4 = 0 "ipv4",
+        /// IPv6.
+        IPV6 = 1 "ipv6",
+    }
+}
+
+named! {
+    /// `virCPUCompareResult` returned by
+    /// [`ConnectCompareCpu`](super::procs::connect::ConnectCompareCpu).
+    pub struct CpuCompareResult(i32) {
+        /// Error.
+        ERROR = -1 "error",
+        /// The host CPU cannot run the given CPU.
+        INCOMPATIBLE = 0 "incompatible",
+        /// Identical.
+        IDENTICAL = 1 "identical",
+        /// The host CPU is a superset.
+        SUPERSET = 2 "superset",
+    }
+}
+
 impl DomainGetStateRet {
     /// The state and reason, named.
     pub fn named(&self) -> DomainStateReason {
-        DomainState(self.state).with_reason(self.reason)
+        self.state.with_reason(self.reason)
     }
 }
 
 impl DomainGetInfoRet {
-    /// The state, named (a state above `i32::MAX` cannot be sent by libvirt, whose C type
-    /// is an `unsigned char`; it reads as -1).
+    /// The state, named (libvirt's C type is an `unsigned char`; four bytes above
+    /// `i32::MAX`, which libvirt cannot send, read as the negative `int` they spell).
     pub fn domain_state(&self) -> DomainState {
-        DomainState(i32::try_from(self.state).unwrap_or(-1))
+        self.state
     }
 }
 

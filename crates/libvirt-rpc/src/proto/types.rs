@@ -142,7 +142,7 @@ xdr_struct! {
         /// UUID.
         pub uuid: Uuid,
         /// `virSecretUsageType`.
-        pub usage_type: i32,
+        pub usage_type: crate::proto::names::SecretUsageType,
         /// Usage id.
         pub usage_id: LvString,
     }

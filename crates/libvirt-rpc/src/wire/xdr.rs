@@ -704,6 +704,45 @@ macro_rules! xdr_struct {
             }
         }
     };
+    // One type parameter with a default: a layout shared by procedures whose `flags` field
+    // belongs to different flag families (`DomainFlagsArgs<DomainDestroyFlags>`, …).
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident<$G:ident = $D:ty> {
+            $(
+                $(#[$fmeta:meta])*
+                pub $field:ident : $ty:ty $([$max:expr])?
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $name<$G = $D> {
+            $(
+                $(#[$fmeta])*
+                pub $field: $ty,
+            )*
+        }
+
+        impl<$G: $crate::wire::xdr::Encode> $crate::wire::xdr::Encode for $name<$G> {
+            #[allow(unused_variables)]
+            fn encode(&self, enc: &mut $crate::wire::xdr::Encoder) {
+                $( $crate::xdr_struct!(@enc self.$field, enc $(, $max)?); )*
+            }
+        }
+
+        impl<$G: $crate::wire::xdr::Decode> $crate::wire::xdr::Decode for $name<$G> {
+            const MIN_SIZE: usize = 0 $( + $crate::xdr_struct!(@min $ty $(, $max)?) )*;
+            #[allow(unused_variables)]
+            fn decode(
+                dec: &mut $crate::wire::xdr::Decoder,
+            ) -> ::core::result::Result<Self, $crate::wire::xdr::DecodeError> {
+                Ok(Self {
+                    $( $field: $crate::xdr_struct!(@dec $ty, dec $(, $max)?), )*
+                })
+            }
+        }
+    };
     (@enc $v:expr, $enc:ident) => { $crate::wire::xdr::Encode::encode(&$v, $enc) };
     (@enc $v:expr, $enc:ident, $max:expr) => {
         $crate::wire::xdr::EncodeBounded::encode_bounded(&$v, $enc, $max)

@@ -1,34 +1,16 @@
-//! Detail codes carried inside event bodies (`virDomainEventType` and its details, agent
-//! states, graphics phases, …), re-exported by [`super`].
+//! Detail codes of domain lifecycle events and the flags of memory failure events,
+//! re-exported by [`super`]. The enum-like fields of event bodies (event types, actions,
+//! phases, reasons) are named types in [`crate::proto::names`].
 
 #[allow(unused_imports)] // for the doc links
-use super::{DomainEvent, NodeDeviceLifecycle};
+use super::DomainEvent;
+#[allow(unused_imports)] // for the doc links
+use crate::proto::names::DomainEventType;
 
-/// `virDomainEventType` for [`DomainEvent::Lifecycle`].
-pub mod lifecycle {
-    /// Defined or updated.
-    pub const DEFINED: i32 = 0;
-    /// Undefined.
-    pub const UNDEFINED: i32 = 1;
-    /// Started.
-    pub const STARTED: i32 = 2;
-    /// Suspended.
-    pub const SUSPENDED: i32 = 3;
-    /// Resumed.
-    pub const RESUMED: i32 = 4;
-    /// Stopped.
-    pub const STOPPED: i32 = 5;
-    /// Shut down (guest-initiated, before stop).
-    pub const SHUTDOWN: i32 = 6;
-    /// PM-suspended.
-    pub const PMSUSPENDED: i32 = 7;
-    /// Crashed.
-    pub const CRASHED: i32 = 8;
-}
-
-/// `detail` values of [`DomainEvent::Lifecycle`], one module per event type.
+/// `detail` values of [`DomainEvent::Lifecycle`], one module per event type, for matching;
+/// [`Lifecycle::named`](super::Lifecycle::named) prints them.
 pub mod lifecycle_detail {
-    /// Details of [`super::lifecycle::DEFINED`].
+    /// Details of [`DomainEventType::DEFINED`](crate::proto::names::DomainEventType::DEFINED).
     pub mod defined {
         /// Newly created config.
         pub const ADDED: i32 = 0;
@@ -39,14 +21,14 @@ pub mod lifecycle_detail {
         /// Restored from a snapshot.
         pub const FROM_SNAPSHOT: i32 = 3;
     }
-    /// Details of [`super::lifecycle::UNDEFINED`].
+    /// Details of [`DomainEventType::UNDEFINED`](crate::proto::names::DomainEventType::UNDEFINED).
     pub mod undefined {
         /// Deleted.
         pub const REMOVED: i32 = 0;
         /// Renamed to another name.
         pub const RENAMED: i32 = 1;
     }
-    /// Details of [`super::lifecycle::STARTED`].
+    /// Details of [`DomainEventType::STARTED`](crate::proto::names::DomainEventType::STARTED).
     pub mod started {
         /// Normal boot.
         pub const BOOTED: i32 = 0;
@@ -59,7 +41,7 @@ pub mod lifecycle_detail {
         /// Woken by an event.
         pub const WAKEUP: i32 = 4;
     }
-    /// Details of [`super::lifecycle::SUSPENDED`].
+    /// Details of [`DomainEventType::SUSPENDED`](crate::proto::names::DomainEventType::SUSPENDED).
     pub mod suspended {
         /// Paused by the user.
         pub const PAUSED: i32 = 0;
@@ -80,7 +62,7 @@ pub mod lifecycle_detail {
         /// Post-copy migration failed.
         pub const POSTCOPY_FAILED: i32 = 8;
     }
-    /// Details of [`super::lifecycle::RESUMED`].
+    /// Details of [`DomainEventType::RESUMED`](crate::proto::names::DomainEventType::RESUMED).
     pub mod resumed {
         /// Unpaused by the user.
         pub const UNPAUSED: i32 = 0;
@@ -93,7 +75,7 @@ pub mod lifecycle_detail {
         /// Resumed after failed post-copy.
         pub const POSTCOPY_FAILED: i32 = 4;
     }
-    /// Details of [`super::lifecycle::STOPPED`].
+    /// Details of [`DomainEventType::STOPPED`](crate::proto::names::DomainEventType::STOPPED).
     pub mod stopped {
         /// Normal shutdown.
         pub const SHUTDOWN: i32 = 0;
@@ -110,21 +92,21 @@ pub mod lifecycle_detail {
         /// Offline snapshot loaded.
         pub const FROM_SNAPSHOT: i32 = 6;
     }
-    /// Details of [`super::lifecycle::PMSUSPENDED`].
+    /// Details of [`DomainEventType::PMSUSPENDED`](crate::proto::names::DomainEventType::PMSUSPENDED).
     pub mod pmsuspended {
         /// Suspended to memory.
         pub const MEMORY: i32 = 0;
         /// Suspended to disk.
         pub const DISK: i32 = 1;
     }
-    /// Details of [`super::lifecycle::CRASHED`].
+    /// Details of [`DomainEventType::CRASHED`](crate::proto::names::DomainEventType::CRASHED).
     pub mod crashed {
         /// Guest panicked.
         pub const PANICKED: i32 = 0;
         /// Guest crashed and loaded a crash kernel.
         pub const CRASHLOADED: i32 = 1;
     }
-    /// Details of [`super::lifecycle::SHUTDOWN`].
+    /// Details of [`DomainEventType::SHUTDOWN`](crate::proto::names::DomainEventType::SHUTDOWN).
     pub mod shutdown {
         /// Guest finished shutting down.
         pub const FINISHED: i32 = 0;
@@ -135,60 +117,13 @@ pub mod lifecycle_detail {
     }
 }
 
-/// `virConnectDomainEventAgentLifecycleState` in [`DomainEvent::AgentLifecycle`].
-pub mod agent_state {
-    /// Agent connected.
-    pub const CONNECTED: i32 = 1;
-    /// Agent disconnected.
-    pub const DISCONNECTED: i32 = 2;
-}
 
-/// `virDomainEventGraphicsPhase` in [`DomainEvent::Graphics`].
-pub mod graphics_phase {
-    /// Client connected.
-    pub const CONNECT: i32 = 0;
-    /// Client authenticated.
-    pub const INITIALIZE: i32 = 1;
-    /// Client disconnected.
-    pub const DISCONNECT: i32 = 2;
-}
-
-/// `virDomainEventIOErrorAction` in the I/O error events.
-pub mod io_error_action {
-    /// No action.
-    pub const NONE: i32 = 0;
-    /// Guest paused.
-    pub const PAUSE: i32 = 1;
-    /// Error reported to the guest.
-    pub const REPORT: i32 = 2;
-}
-
-/// `virConnectDomainEventBlockJobStatus` in the block job events.
-pub mod block_job_status {
-    /// Completed.
-    pub const COMPLETED: i32 = 0;
-    /// Failed.
-    pub const FAILED: i32 = 1;
-    /// Cancelled.
-    pub const CANCELED: i32 = 2;
-    /// Ready to pivot (mirror).
-    pub const READY: i32 = 3;
-}
-
-/// `virStoragePoolEventLifecycleType`. Networks (`virNetworkEventLifecycleType`) use the
-/// first four values and secrets the first two; node devices number theirs differently (see
-/// [`NodeDeviceLifecycle::event`]).
-pub mod object_lifecycle {
-    /// Defined.
-    pub const DEFINED: i32 = 0;
-    /// Undefined.
-    pub const UNDEFINED: i32 = 1;
-    /// Started.
-    pub const STARTED: i32 = 2;
-    /// Stopped.
-    pub const STOPPED: i32 = 3;
-    /// Storage pool built.
-    pub const CREATED: i32 = 4;
-    /// Storage pool deleted.
-    pub const DELETED: i32 = 5;
+crate::flag_set! {
+    /// `virDomainMemoryFailureFlags` in [`MemoryFailure`](super::MemoryFailure).
+    pub struct MemoryFailureFlags: u32 {
+        /// The failure must be handled at once (action required).
+        const ACTION_REQUIRED = 1;
+        /// A failure occurred while handling a previous one.
+        const RECURSIVE = 2;
+    }
 }

@@ -55,9 +55,13 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use codes::{
-    agent_state, block_job_status, graphics_phase, io_error_action, lifecycle, lifecycle_detail,
-    object_lifecycle,
+pub use codes::{MemoryFailureFlags, lifecycle_detail};
+
+use crate::proto::names::{
+    AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
+    DiskChangeReason, DomainEventType, DomainLifecycle, GraphicsAddressType, GraphicsPhase,
+    IoErrorAction, MemoryFailureAction, MemoryFailureRecipient, MetadataType, NetworkEventType,
+    NodeDeviceEventType, SecretEventType, StoragePoolEventType, TrayChangeReason, WatchdogAction,
 };
 
 /// One event family, for code generic over families (subscriptions, routing): what to
@@ -84,8 +88,14 @@ pub trait EventKind: Sized + Clone + std::fmt::Debug + Send + 'static {
     fn of(event: &Event) -> Option<&Self>;
     /// The object the event is about.
     fn object(&self) -> &Self::Object;
-    /// `(event, detail)` of a lifecycle event; `None` for the family's other events.
+    /// The family's lifecycle event type (`DomainEventType`, `NetworkEventType`, …): prints
+    /// as virsh's word (`Started`).
+    type LifecycleEvent: Copy + std::fmt::Debug + std::fmt::Display + Into<i32>;
+    /// `(event, detail)` of a lifecycle event as numbers; `None` for the family's other
+    /// events.
     fn lifecycle(&self) -> Option<(i32, i32)>;
+    /// The event of a lifecycle event, named; `None` for the family's other events.
+    fn lifecycle_event(&self) -> Option<Self::LifecycleEvent>;
 }
 
 /// One event of one family as a type (`event_id::Lifecycle`, `network_event_id::Lifecycle`,
@@ -131,16 +141,16 @@ impl<T: Decode> Decode for CallbackMsg<T> {
 xdr_struct! {
     /// `remote_connect_event_connection_closed_msg`: the close notice (no callback id).
     pub struct ConnectionClosedMsg {
-        /// `virConnectCloseReason` (ERROR 0, EOF 1, KEEPALIVE 2, CLIENT 3).
-        pub reason: i32,
+        /// Why the connection closed.
+        pub reason: ConnectCloseReason,
     }
 }
 
 xdr_struct! {
     /// `remote_domain_event_graphics_address`.
     pub struct GraphicsAddress {
-        /// `virDomainEventGraphicsAddressType` (IPV4 0, IPV6 1, UNIX 2).
-        pub family: i32,
+        /// IPv4, IPv6 or a UNIX socket.
+        pub family: GraphicsAddressType,
         /// Address or socket path.
         pub node: LvString,
         /// Port (service).
@@ -250,15 +260,15 @@ event_table! {
             ConnectDomainEventCallbackRegisterAnyArgs { event_id, dom }
         ),
         deregister: ConnectDomainEventCallbackDeregisterAny,
-        lifecycle: Lifecycle = LIFECYCLE,
+        lifecycle: Lifecycle = LIFECYCLE (DomainEventType),
     } {
         /// Lifecycle changes (defined, started, stopped, …).
         LIFECYCLE = 0, DOMAIN_LIFECYCLE = 318 "DomainEventCallbackLifecycle",
             legacy DOMAIN_LIFECYCLE_LEGACY = 107 "DomainEventLifecycle"
             => Lifecycle(Lifecycle {
-                /// [`lifecycle`] event.
-                event: i32,
-                /// Event-specific detail ([`lifecycle_detail`]).
+                /// The event.
+                event: DomainEventType,
+                /// Event-specific detail ([`lifecycle_detail`]; named by [`Lifecycle::named`]).
                 detail: i32,
             });
         /// The guest rebooted.
@@ -275,9 +285,8 @@ event_table! {
         WATCHDOG = 3, DOMAIN_WATCHDOG = 321 "DomainEventCallbackWatchdog",
             legacy DOMAIN_WATCHDOG_LEGACY = 171 "DomainEventWatchdog"
             => Watchdog(Watchdog {
-                /// `virDomainEventWatchdogAction` (NONE 0, PAUSE 1, RESET 2, POWEROFF 3,
-                /// SHUTDOWN 4, DEBUG 5, INJECTNMI 6).
-                action: i32,
+                /// What the watchdog did.
+                action: WatchdogAction,
             });
         /// A disk I/O error.
         IO_ERROR = 4, DOMAIN_IO_ERROR = 322 "DomainEventCallbackIoError",
@@ -286,15 +295,15 @@ event_table! {
             src_path: LvString,
             /// Device alias.
             dev_alias: LvString,
-            /// [`io_error_action`].
-            action: i32,
+            /// What was done about the error.
+            action: IoErrorAction,
         });
         /// A graphics client connected, authenticated or disconnected.
         GRAPHICS = 5, DOMAIN_GRAPHICS = 323 "DomainEventCallbackGraphics",
             legacy DOMAIN_GRAPHICS_LEGACY = 173 "DomainEventGraphics"
             => Graphics(Graphics {
-                /// [`graphics_phase`].
-                phase: i32,
+                /// Connect, initialize or disconnect.
+                phase: GraphicsPhase,
                 /// Server address.
                 local: GraphicsAddress,
                 /// Client address.
@@ -312,8 +321,8 @@ event_table! {
                 src_path: LvString,
                 /// Device alias.
                 dev_alias: LvString,
-                /// [`io_error_action`].
-                action: i32,
+                /// What was done about the error.
+                action: IoErrorAction,
                 /// Reason (`enospc`, …).
                 reason: LvString,
             });
@@ -328,11 +337,10 @@ event_table! {
             => BlockJob(BlockJob {
                 /// Disk path.
                 path: LvString,
-                /// `virDomainBlockJobType` (PULL 1, COPY 2, COMMIT 3, `ACTIVE_COMMIT` 4,
-                /// BACKUP 5).
-                kind: i32,
-                /// [`block_job_status`].
-                status: i32,
+                /// The job's type.
+                kind: BlockJobType,
+                /// How it ended (or that it is ready).
+                status: BlockJobStatus,
             });
         /// Disk media changed.
         DISK_CHANGE = 9, DOMAIN_DISK_CHANGE = 327 "DomainEventCallbackDiskChange",
@@ -344,9 +352,8 @@ event_table! {
                 new_src_path: Option<LvString>,
                 /// Device alias.
                 dev_alias: LvString,
-                /// `virConnectDomainEventDiskChangeReason` (`MISSING_ON_START` 0,
-                /// `DROP_MISSING_ON_START` 1).
-                reason: i32,
+                /// Why the media changed.
+                reason: DiskChangeReason,
             });
         /// A removable media tray opened or closed.
         TRAY_CHANGE = 10, DOMAIN_TRAY_CHANGE = 328 "DomainEventCallbackTrayChange",
@@ -354,8 +361,8 @@ event_table! {
             => TrayChange(TrayChange {
                 /// Device alias.
                 dev_alias: LvString,
-                /// `virDomainEventTrayChangeReason` (OPEN 0, CLOSE 1).
-                reason: i32,
+                /// Opened or closed.
+                reason: TrayChangeReason,
             });
         /// The guest woke from power-management suspend.
         PMWAKEUP = 11, DOMAIN_PMWAKEUP = 329 "DomainEventCallbackPmWakeup",
@@ -389,10 +396,10 @@ event_table! {
             => BlockJob2(BlockJob2 {
                 /// Disk target (`vda`).
                 dst: LvString,
-                /// `virDomainBlockJobType`.
-                kind: i32,
-                /// [`block_job_status`].
-                status: i32,
+                /// The job's type.
+                kind: BlockJobType,
+                /// How it ended (or that it is ready).
+                status: BlockJobStatus,
             });
         /// Tunable parameters changed.
         TUNABLE = 17, DOMAIN_TUNABLE = 346 "DomainEventCallbackTunable" => Tunable(Tunable {
@@ -402,11 +409,10 @@ event_table! {
         /// The guest agent connected or disconnected.
         AGENT_LIFECYCLE = 18, DOMAIN_AGENT_LIFECYCLE = 348 "DomainEventCallbackAgentLifecycle"
             => AgentLifecycle(AgentLifecycle {
-                /// [`agent_state`].
-                state: i32,
-                /// `virConnectDomainEventAgentLifecycleReason` (UNKNOWN 0, `DOMAIN_STARTED`
-                /// 1, CHANNEL 2).
-                reason: i32,
+                /// Connected or disconnected.
+                state: AgentLifecycleState,
+                /// Why.
+                reason: AgentLifecycleReason,
             });
         /// A device was added.
         DEVICE_ADDED = 19, DOMAIN_DEVICE_ADDED = 354 "DomainEventCallbackDeviceAdded"
@@ -430,8 +436,8 @@ event_table! {
         /// Metadata changed.
         METADATA_CHANGE = 23, DOMAIN_METADATA_CHANGE = 379 "DomainEventCallbackMetadataChange"
             => MetadataChange(MetadataChange {
-                /// `virDomainMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
-                kind: i32,
+                /// Which metadata changed.
+                kind: MetadataType,
                 /// Namespace URI (ELEMENT only).
                 nsuri: Option<LvString>,
             });
@@ -451,12 +457,12 @@ event_table! {
         /// name).
         MEMORY_FAILURE = 25, DOMAIN_MEMORY_FAILURE = 423 "DomainEventMemoryFailure"
             => MemoryFailure(MemoryFailure {
-                /// `virDomainMemoryFailureRecipientType` (HYPERVISOR 0, GUEST 1).
-                recipient: i32,
-                /// `virDomainMemoryFailureActionType` (IGNORE 0, INJECT 1, FATAL 2, RESET 3).
-                action: i32,
-                /// `virDomainMemoryFailureFlags` (`ACTION_REQUIRED` 1, RECURSIVE 2).
-                flags: u32,
+                /// Who received the failure.
+                recipient: MemoryFailureRecipient,
+                /// What was done.
+                action: MemoryFailureAction,
+                /// `virDomainMemoryFailureFlags`.
+                flags: MemoryFailureFlags,
             });
         /// A memory device changed size (has a callback id despite its name).
         MEMORY_DEVICE_SIZE_CHANGE = 26, DOMAIN_MEMORY_DEVICE_SIZE_CHANGE = 438
@@ -492,11 +498,11 @@ event_table! {
             => ChannelLifecycle(ChannelLifecycle {
                 /// The channel's target name (`org.qemu.guest_agent.0`, …).
                 channel_name: LvString,
-                /// `virConnectDomainEventChannelLifecycleState` (connected, disconnected).
-                state: i32,
-                /// `virConnectDomainEventChannelLifecycleReason` (UNKNOWN 0, `DOMAIN_STARTED`
-                /// 1, CHANNEL 2).
-                reason: i32,
+                /// Connected or disconnected (`virConnectDomainEventChannelLifecycleState`,
+                /// numbered as the agent's).
+                state: AgentLifecycleState,
+                /// Why (`virConnectDomainEventChannelLifecycleReason`, numbered as the agent's).
+                reason: AgentLifecycleReason,
             });
     }
 
@@ -508,21 +514,21 @@ event_table! {
             ConnectNetworkEventRegisterAnyArgs { event_id, net }
         ),
         deregister: ConnectNetworkEventDeregisterAny,
-        lifecycle: Lifecycle = LIFECYCLE,
+        lifecycle: Lifecycle = LIFECYCLE (NetworkEventType),
     } {
         /// Lifecycle changes.
         LIFECYCLE = 0, NETWORK_LIFECYCLE = 315 "NetworkEventLifecycle"
             => Lifecycle(NetworkLifecycle {
-                /// [`object_lifecycle`] event.
-                event: i32,
+                /// The event.
+                event: NetworkEventType,
                 /// Detail (always 0 so far).
                 detail: i32,
             });
         /// Metadata changed (libvirt 9.7+).
         METADATA_CHANGE = 1, NETWORK_METADATA_CHANGE = 446 "NetworkEventCallbackMetadataChange"
             => MetadataChange(NetworkMetadataChange {
-                /// `virNetworkMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
-                kind: i32,
+                /// Which metadata changed (`virNetworkMetadataType`, numbered as the domain's).
+                kind: MetadataType,
                 /// Namespace URI (ELEMENT only).
                 nsuri: Option<LvString>,
             });
@@ -536,13 +542,13 @@ event_table! {
             ConnectStoragePoolEventRegisterAnyArgs { event_id, pool }
         ),
         deregister: ConnectStoragePoolEventDeregisterAny,
-        lifecycle: Lifecycle = LIFECYCLE,
+        lifecycle: Lifecycle = LIFECYCLE (StoragePoolEventType),
     } {
         /// Lifecycle changes.
         LIFECYCLE = 0, STORAGE_POOL_LIFECYCLE = 370 "StoragePoolEventLifecycle"
             => Lifecycle(StoragePoolLifecycle {
-                /// [`object_lifecycle`] event.
-                event: i32,
+                /// The event.
+                event: StoragePoolEventType,
                 /// Detail.
                 detail: i32,
             });
@@ -559,14 +565,13 @@ event_table! {
             ConnectNodeDeviceEventRegisterAnyArgs { event_id, dev }
         ),
         deregister: ConnectNodeDeviceEventDeregisterAny,
-        lifecycle: Lifecycle = LIFECYCLE,
+        lifecycle: Lifecycle = LIFECYCLE (NodeDeviceEventType),
     } {
         /// Lifecycle changes.
         LIFECYCLE = 0, NODE_DEVICE_LIFECYCLE = 376 "NodeDeviceEventLifecycle"
             => Lifecycle(NodeDeviceLifecycle {
-                /// `virNodeDeviceEventLifecycleType` (CREATED 0, DELETED 1, DEFINED 2,
-                /// UNDEFINED 3).
-                event: i32,
+                /// The event.
+                event: NodeDeviceEventType,
                 /// Detail.
                 detail: i32,
             });
@@ -583,19 +588,26 @@ event_table! {
             ConnectSecretEventRegisterAnyArgs { event_id, secret }
         ),
         deregister: ConnectSecretEventDeregisterAny,
-        lifecycle: Lifecycle = LIFECYCLE,
+        lifecycle: Lifecycle = LIFECYCLE (SecretEventType),
     } {
         /// Lifecycle changes.
         LIFECYCLE = 0, SECRET_LIFECYCLE = 382 "SecretEventLifecycle"
             => Lifecycle(SecretLifecycle {
-                /// `virSecretEventLifecycleType` (DEFINED 0, UNDEFINED 1).
-                event: i32,
+                /// The event.
+                event: SecretEventType,
                 /// Detail.
                 detail: i32,
             });
         /// The value changed.
         VALUE_CHANGED = 1, SECRET_VALUE_CHANGED = 383 "SecretEventValueChanged"
             => ValueChanged(SecretValueChanged {});
+    }
+}
+
+impl Lifecycle {
+    /// The event and its detail, named: prints as `virsh event` does (`Stopped Destroyed`).
+    pub fn named(&self) -> DomainLifecycle {
+        self.event.with_detail(self.detail)
     }
 }
 

@@ -11,11 +11,11 @@
 ///         ConnectDomainEventCallbackRegisterAnyArgs { event_id, dom }
 ///     ),
 ///     deregister: ConnectDomainEventCallbackDeregisterAny,
-///     lifecycle: Lifecycle = LIFECYCLE,   // the family's lifecycle event (event, detail)
+///     lifecycle: Lifecycle = LIFECYCLE (DomainEventType), // the lifecycle event, its type
 /// } {
 ///     /// Row doc (on the id constant and the variant).
 ///     LIFECYCLE = 0, DOMAIN_LIFECYCLE = 318 "DomainEventCallbackLifecycle"
-///         => Lifecycle(Lifecycle { /** doc */ event: i32, /** doc */ detail: i32 });
+///         => Lifecycle(Lifecycle { /** doc */ event: DomainEventType, /** doc */ detail: i32 });
 ///     /// A row whose body has the layout of an earlier one (or of a body declared by hand,
 ///     /// as the power-management events' with its `reason` before the domain) names it
 ///     /// without braces.
@@ -45,7 +45,7 @@ macro_rules! event_table {
                 ids: $ids:ident $({ $($extra:item)* })?,
                 register: $Reg:ident($Args:ident { event_id, $argobj:ident }),
                 deregister: $Dereg:ident,
-                lifecycle: $Life:ident = $LifeId:ident,
+                lifecycle: $Life:ident = $LifeId:ident ($LifeTy:ty),
             } {
                 $(
                     $(#[$vdoc:meta])*
@@ -182,9 +182,20 @@ macro_rules! event_table {
                     }
                 }
 
+                type LifecycleEvent = $LifeTy;
+
                 fn lifecycle(&self) -> Option<(i32, i32)> {
                     match self {
-                        Self::$Life(b) => Some((b.event, b.detail)),
+                        Self::$Life(b) => Some((b.event.into(), b.detail)),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+
+                fn lifecycle_event(&self) -> Option<$LifeTy> {
+                    match self {
+                        Self::$Life(b) => Some(b.event),
+                        #[allow(unreachable_patterns)]
                         _ => None,
                     }
                 }
@@ -246,8 +257,8 @@ macro_rules! event_table {
             },
             /// The daemon closed (or is closing) the connection.
             ConnectionClosed {
-                /// `virConnectCloseReason` ([`crate::proto::procs::connect::close_reason`]).
-                reason: i32,
+                /// Why ([`ConnectCloseReason`](crate::proto::names::ConnectCloseReason)).
+                reason: ConnectCloseReason,
             },
         }
 

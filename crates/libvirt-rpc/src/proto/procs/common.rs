@@ -53,11 +53,11 @@ xdr_struct! {
 
 xdr_struct! {
     /// `{ remote_nonnull_string xml; unsigned int flags; }`: defines and creates with flags.
-    pub struct XmlFlagsArgs {
+    pub struct XmlFlagsArgs<F = u32> {
         /// Object XML.
         pub xml: LvString,
         /// Procedure-specific flags (`VALIDATE` is 1 for most defines).
-        pub flags: u32,
+        pub flags: F,
     }
 }
 
@@ -111,11 +111,11 @@ xdr_struct! {
 
 xdr_struct! {
     /// `{ int need_results; unsigned int flags; }`: every `CONNECT_LIST_ALL_*`.
-    pub struct ListAllArgs {
+    pub struct ListAllArgs<F = u32> {
         /// Non-zero to get the objects; zero returns only the count.
         pub need_results: i32,
         /// Filter flags of the object type (`list_*_flags` modules).
-        pub flags: u32,
+        pub flags: F,
     }
 }
 

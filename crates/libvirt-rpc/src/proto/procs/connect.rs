@@ -19,73 +19,132 @@ pub mod auth_type {
     pub const POLKIT: i32 = 2;
 }
 
-/// `virConnectFlags` for `CONNECT_OPEN`.
-pub mod open_flags {
-    /// Read-only connection.
-    pub const READ_ONLY: u32 = 1;
-    /// Do not resolve URI aliases.
-    pub const NO_ALIASES: u32 = 2;
+crate::flag_set! {
+    /// `virConnectFlags` for `CONNECT_OPEN`.
+    pub struct ConnectFlags: u32 {
+        /// Read-only connection.
+        const READ_ONLY = 1;
+        /// Do not resolve URI aliases.
+        const NO_ALIASES = 2;
+    }
 }
 
-/// `virConnectListAllDomainsFlags` for [`ConnectListAllDomains`] (combine with `|`; within
-/// each pair, neither bit means "both").
-pub mod list_domains_flags {
-    /// Running or paused domains.
-    pub const ACTIVE: u32 = 1;
-    /// Shut-off domains.
-    pub const INACTIVE: u32 = 2;
-    /// Domains with a persistent definition.
-    pub const PERSISTENT: u32 = 4;
-    /// Transient domains.
-    pub const TRANSIENT: u32 = 8;
-    /// Running domains.
-    pub const RUNNING: u32 = 16;
-    /// Paused domains.
-    pub const PAUSED: u32 = 32;
-    /// Shut-off domains (state, not activity).
-    pub const SHUTOFF: u32 = 64;
-    /// Domains in any other state.
-    pub const OTHER: u32 = 128;
-    /// Domains with a managed save image.
-    pub const MANAGEDSAVE: u32 = 256;
-    /// Domains without a managed save image.
-    pub const NO_MANAGEDSAVE: u32 = 512;
-    /// Domains marked autostart.
-    pub const AUTOSTART: u32 = 1024;
-    /// Domains not marked autostart.
-    pub const NO_AUTOSTART: u32 = 2048;
-    /// Domains with snapshots.
-    pub const HAS_SNAPSHOT: u32 = 4096;
-    /// Domains without snapshots.
-    pub const NO_SNAPSHOT: u32 = 8192;
-    /// Domains with checkpoints.
-    pub const HAS_CHECKPOINT: u32 = 16_384;
-    /// Domains without checkpoints.
-    pub const NO_CHECKPOINT: u32 = 32_768;
+crate::flag_set! {
+    /// `virConnectListAllDomainsFlags` for [`ConnectListAllDomains`] (combine with `|`; within
+    /// each pair, neither bit means "both").
+    pub struct ConnectListAllDomainsFlags: u32 {
+        /// Running or paused domains.
+        const ACTIVE = 1;
+        /// Shut-off domains.
+        const INACTIVE = 2;
+        /// Domains with a persistent definition.
+        const PERSISTENT = 4;
+        /// Transient domains.
+        const TRANSIENT = 8;
+        /// Running domains.
+        const RUNNING = 16;
+        /// Paused domains.
+        const PAUSED = 32;
+        /// Shut-off domains (state, not activity).
+        const SHUTOFF = 64;
+        /// Domains in any other state.
+        const OTHER = 128;
+        /// Domains with a managed save image.
+        const MANAGEDSAVE = 256;
+        /// Domains without a managed save image.
+        const NO_MANAGEDSAVE = 512;
+        /// Domains marked autostart.
+        const AUTOSTART = 1024;
+        /// Domains not marked autostart.
+        const NO_AUTOSTART = 2048;
+        /// Domains with snapshots.
+        const HAS_SNAPSHOT = 4096;
+        /// Domains without snapshots.
+        const NO_SNAPSHOT = 8192;
+        /// Domains with checkpoints.
+        const HAS_CHECKPOINT = 16_384;
+        /// Domains without checkpoints.
+        const NO_CHECKPOINT = 32_768;
+    }
 }
 
-/// `virConnectCloseReason`, carried by the `CONNECT_EVENT_CONNECTION_CLOSED` message.
-pub mod close_reason {
-    /// Misc I/O error.
-    pub const ERROR: i32 = 0;
-    /// End of file from the server.
-    pub const EOF: i32 = 1;
-    /// Keepalive timer triggered.
-    pub const KEEPALIVE: i32 = 2;
-    /// Closed by the client.
-    pub const CLIENT: i32 = 3;
+crate::flag_set! {
+    /// `virConnectGetAllDomainStatsFlags` for [`ConnectGetAllDomainStats`]: the filters of
+    /// [`ConnectListAllDomainsFlags`] (same bits) plus options.
+    pub struct ConnectGetAllDomainStatsFlags: u32 {
+        /// Running or paused domains.
+        const ACTIVE = 1;
+        /// Shut-off domains.
+        const INACTIVE = 2;
+        /// Domains with a persistent definition.
+        const PERSISTENT = 4;
+        /// Transient domains.
+        const TRANSIENT = 8;
+        /// Running domains.
+        const RUNNING = 16;
+        /// Paused domains.
+        const PAUSED = 32;
+        /// Shut-off domains (state).
+        const SHUTOFF = 64;
+        /// Domains in any other state.
+        const OTHER = 128;
+        /// Report what is at hand without waiting for a job lock.
+        const NOWAIT = 1 << 29;
+        /// Include backing chain statistics of block devices.
+        const BACKING = 1 << 30;
+        /// Fail if a requested group of statistics is not supported.
+        const ENFORCE_STATS = 1 << 31;
+    }
 }
 
-/// `virCPUCompareResult` returned by [`ConnectCompareCpu`].
-pub mod cpu_compare {
-    /// Error.
-    pub const ERROR: i32 = -1;
-    /// The host CPU cannot run the given CPU.
-    pub const INCOMPATIBLE: i32 = 0;
-    /// Identical.
-    pub const IDENTICAL: i32 = 1;
-    /// The host CPU is a superset.
-    pub const SUPERSET: i32 = 2;
+crate::flag_set! {
+    /// `virDomainStatsTypes`: the groups of statistics [`ConnectGetAllDomainStats`] reports.
+    pub struct DomainStatsTypes: u32 {
+        /// `state.*`.
+        const STATE = 1;
+        /// `cpu.*`.
+        const CPU_TOTAL = 2;
+        /// `balloon.*`.
+        const BALLOON = 4;
+        /// `vcpu.*`.
+        const VCPU = 8;
+        /// `net.*`.
+        const INTERFACE = 16;
+        /// `block.*`.
+        const BLOCK = 32;
+        /// `perf.*`.
+        const PERF = 64;
+        /// `iothread.*`.
+        const IOTHREAD = 128;
+        /// `memory.*`.
+        const MEMORY = 256;
+        /// `dirtyrate.*`.
+        const DIRTYRATE = 512;
+        /// `vm.*`.
+        const VM = 1024;
+    }
+}
+
+crate::flag_set! {
+    /// `virConnectCompareCPUFlags` for [`ConnectCompareCpu`] and
+    /// [`ConnectCompareHypervisorCpu`].
+    pub struct ConnectCompareCpuFlags: u32 {
+        /// Report an incompatible CPU as an error.
+        const FAIL_INCOMPATIBLE = 1;
+        /// Validate the XML against the schema.
+        const VALIDATE_XML = 2;
+    }
+}
+
+crate::flag_set! {
+    /// `virConnectBaselineCPUFlags` for [`ConnectBaselineCpu`] and
+    /// [`ConnectBaselineHypervisorCpu`].
+    pub struct ConnectBaselineCpuFlags: u32 {
+        /// List every feature, including those of the CPU model.
+        const EXPAND_FEATURES = 1;
+        /// Leave out features that block migration.
+        const MIGRATABLE = 2;
+    }
 }
 
 xdr_struct! {
@@ -151,8 +210,8 @@ xdr_struct! {
     pub struct ConnectOpenArgs {
         /// URI to open on the daemon side (`None`: the daemon's default).
         pub name: Option<LvString>,
-        /// [`open_flags`].
-        pub flags: u32,
+        /// Open flags.
+        pub flags: ConnectFlags,
     }
 }
 
@@ -217,8 +276,8 @@ xdr_struct! {
     pub struct ConnectListAllDomainsArgs {
         /// Non-zero to get the list (zero returns only the count).
         pub need_results: i32,
-        /// [`list_domains_flags`] (0 = every domain).
-        pub flags: u32,
+        /// Filters (empty = every domain).
+        pub flags: ConnectListAllDomainsFlags,
     }
 }
 
@@ -318,15 +377,15 @@ xdr_struct! {
         /// CPU XML.
         pub xml: LvString,
         /// `VIR_CONNECT_COMPARE_CPU_*`.
-        pub flags: u32,
+        pub flags: ConnectCompareCpuFlags,
     }
 }
 
 xdr_struct! {
     /// `remote_connect_compare_cpu_ret` (also the hypervisor variant).
     pub struct ConnectCompareCpuRet {
-        /// [`cpu_compare`] result.
-        pub result: i32,
+        /// The comparison's result.
+        pub result: crate::proto::names::CpuCompareResult,
     }
 }
 
@@ -336,7 +395,7 @@ xdr_struct! {
         /// CPU descriptions to intersect.
         pub xml_cpus: Vec<LvString> [limits::CPU_BASELINE_MAX],
         /// `VIR_CONNECT_BASELINE_CPU_*`.
-        pub flags: u32,
+        pub flags: ConnectBaselineCpuFlags,
     }
 }
 
@@ -362,7 +421,7 @@ xdr_struct! {
         /// CPU XML.
         pub xml_cpu: LvString,
         /// `VIR_CONNECT_COMPARE_CPU_*`.
-        pub flags: u32,
+        pub flags: ConnectCompareCpuFlags,
     }
 }
 
@@ -380,7 +439,7 @@ xdr_struct! {
         /// CPU descriptions to intersect.
         pub xml_cpus: Vec<LvString> [limits::CPU_BASELINE_MAX],
         /// `VIR_CONNECT_BASELINE_CPU_*`.
-        pub flags: u32,
+        pub flags: ConnectBaselineCpuFlags,
     }
 }
 
@@ -486,12 +545,10 @@ xdr_struct! {
     pub struct ConnectGetAllDomainStatsArgs {
         /// The domains (empty: every domain the `flags` select).
         pub doms: Vec<Domain> [limits::DOMAIN_LIST_MAX],
-        /// `virDomainStatsTypes` bits (STATE 1, `CPU_TOTAL` 2, BALLOON 4, VCPU 8, INTERFACE 16,
-        /// BLOCK 32, PERF 64, IOTHREAD 128, MEMORY 256, DIRTYRATE 512, VM 1024); 0 for all.
-        pub stats: u32,
-        /// `virConnectGetAllDomainStatsFlags` (the `list_domains_flags` filters plus
-        /// NOWAIT, BACKING, `ENFORCE_STATS`).
-        pub flags: u32,
+        /// The groups of statistics wanted (empty: all).
+        pub stats: DomainStatsTypes,
+        /// Filters and options.
+        pub flags: ConnectGetAllDomainStatsFlags,
     }
 }
 

@@ -12,32 +12,15 @@ use super::common::{
 use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
+use crate::proto::names::{
+    BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType,
+};
 use crate::proto::types::{CharVec, Domain, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virDomainState`, as returned by [`DomainGetState`] and [`DomainGetInfo`]; to print one,
-/// [`DomainState`](crate::proto::DomainState) (or [`DomainGetStateRet::named`]).
-pub mod state {
-    /// No state.
-    pub const NOSTATE: i32 = 0;
-    /// Running.
-    pub const RUNNING: i32 = 1;
-    /// Blocked on a resource.
-    pub const BLOCKED: i32 = 2;
-    /// Paused by the user.
-    pub const PAUSED: i32 = 3;
-    /// Being shut down.
-    pub const SHUTDOWN: i32 = 4;
-    /// Shut off.
-    pub const SHUTOFF: i32 = 5;
-    /// Crashed.
-    pub const CRASHED: i32 = 6;
-    /// Suspended by guest power management.
-    pub const PMSUSPENDED: i32 = 7;
-}
-
-/// `virDomainShutoffReason`: the reason [`DomainGetState`] reports with [`state::SHUTOFF`].
+/// `virDomainShutoffReason`: the reason [`DomainGetState`] reports with
+/// [`DomainState::SHUTOFF`]; [`DomainGetStateRet::named`] prints it.
 pub mod shutoff_reason {
     /// Unknown (also: defined and never started).
     pub const UNKNOWN: i32 = 0;
@@ -59,192 +42,220 @@ pub mod shutoff_reason {
     pub const DAEMON: i32 = 8;
 }
 
-/// `virDomainModificationImpact`: which definition a change applies to. Most `*_FLAGS`
-/// procedures that modify a domain take these in their low bits.
-pub mod affect_flags {
-    /// The current state: live if running, else the persistent config.
-    pub const CURRENT: u32 = 0;
-    /// The running domain.
-    pub const LIVE: u32 = 1;
-    /// The persistent configuration.
-    pub const CONFIG: u32 = 2;
+crate::flag_set! {
+    /// `virDomainModificationImpact`: which definition a change applies to. Most `*_FLAGS`
+    /// procedures that modify a domain take these in their low bits.
+    pub struct DomainModificationImpact: u32 {
+        /// The current state: live if running, else the persistent config.
+        const CURRENT = 0;
+        /// The running domain.
+        const LIVE = 1;
+        /// The persistent configuration.
+        const CONFIG = 2;
+    }
 }
 
-/// `virDomainCreateFlags` for [`DomainCreateWithFlags`] and [`DomainCreateXml`].
-pub mod create_flags {
-    /// Default behaviour.
-    pub const NONE: u32 = 0;
-    /// Leave the guest paused.
-    pub const START_PAUSED: u32 = 1;
-    /// Destroy the guest when the connection closes.
-    pub const START_AUTODESTROY: u32 = 2;
-    /// Bypass the host page cache when restoring a managed save image.
-    pub const START_BYPASS_CACHE: u32 = 4;
-    /// Boot, discarding any managed save image.
-    pub const START_FORCE_BOOT: u32 = 8;
-    /// Validate the XML against the schema.
-    pub const START_VALIDATE: u32 = 16;
-    /// Re-initialize NVRAM from its template.
-    pub const START_RESET_NVRAM: u32 = 32;
+crate::flag_set! {
+    /// `virDomainCreateFlags` for [`DomainCreateWithFlags`] and [`DomainCreateXml`].
+    pub struct DomainCreateFlags: u32 {
+        /// Default behaviour.
+        const NONE = 0;
+        /// Leave the guest paused.
+        const START_PAUSED = 1;
+        /// Destroy the guest when the connection closes.
+        const START_AUTODESTROY = 2;
+        /// Bypass the host page cache when restoring a managed save image.
+        const START_BYPASS_CACHE = 4;
+        /// Boot, discarding any managed save image.
+        const START_FORCE_BOOT = 8;
+        /// Validate the XML against the schema.
+        const START_VALIDATE = 16;
+        /// Re-initialize NVRAM from its template.
+        const START_RESET_NVRAM = 32;
+    }
 }
 
-/// `virDomainDefineFlags` for [`DomainDefineXmlFlags`].
-pub mod define_flags {
-    /// Validate the XML against the schema.
-    pub const VALIDATE: u32 = 1;
+crate::flag_set! {
+    /// `virDomainDefineFlags` for [`DomainDefineXmlFlags`].
+    pub struct DomainDefineFlags: u32 {
+        /// Validate the XML against the schema.
+        const VALIDATE = 1;
+    }
 }
 
-/// `virDomainDestroyFlagsValues` for [`DomainDestroyFlags`].
-pub mod destroy_flags {
-    /// Kill the guest (SIGTERM, then SIGKILL).
-    pub const DEFAULT: u32 = 0;
-    /// Only SIGTERM; fail if the guest does not exit.
-    pub const GRACEFUL: u32 = 1;
-    /// Remove the domain's log files (newer daemons only).
-    pub const REMOVE_LOGS: u32 = 2;
+crate::flag_set! {
+    /// `virDomainDestroyFlagsValues` for [`DomainDestroyFlags`].
+    pub struct DomainDestroyFlagsValues: u32 {
+        /// Kill the guest (SIGTERM, then SIGKILL).
+        const DEFAULT = 0;
+        /// Only SIGTERM; fail if the guest does not exit.
+        const GRACEFUL = 1;
+        /// Remove the domain's log files (newer daemons only).
+        const REMOVE_LOGS = 2;
+    }
 }
 
-/// `virDomainUndefineFlagsValues` for [`DomainUndefineFlags`].
-pub mod undefine_flags {
-    /// Also remove the managed save image.
-    pub const MANAGED_SAVE: u32 = 1;
-    /// Also remove snapshot metadata.
-    pub const SNAPSHOTS_METADATA: u32 = 2;
-    /// Also remove NVRAM.
-    pub const NVRAM: u32 = 4;
-    /// Keep NVRAM.
-    pub const KEEP_NVRAM: u32 = 8;
-    /// Also remove checkpoint metadata.
-    pub const CHECKPOINTS_METADATA: u32 = 16;
-    /// Also remove TPM state.
-    pub const TPM: u32 = 32;
-    /// Keep TPM state.
-    pub const KEEP_TPM: u32 = 64;
+crate::flag_set! {
+    /// `virDomainUndefineFlagsValues` for [`DomainUndefineFlags`].
+    pub struct DomainUndefineFlagsValues: u32 {
+        /// Also remove the managed save image.
+        const MANAGED_SAVE = 1;
+        /// Also remove snapshot metadata.
+        const SNAPSHOTS_METADATA = 2;
+        /// Also remove NVRAM.
+        const NVRAM = 4;
+        /// Keep NVRAM.
+        const KEEP_NVRAM = 8;
+        /// Also remove checkpoint metadata.
+        const CHECKPOINTS_METADATA = 16;
+        /// Also remove TPM state.
+        const TPM = 32;
+        /// Keep TPM state.
+        const KEEP_TPM = 64;
+    }
 }
 
-/// `virDomainShutdownFlagValues` / `virDomainRebootFlagValues` for [`DomainShutdownFlags`]
-/// and [`DomainReboot`] (0 lets the hypervisor pick).
-pub mod shutdown_flags {
-    /// Hypervisor's choice.
-    pub const DEFAULT: u32 = 0;
-    /// ACPI power button.
-    pub const ACPI_POWER_BTN: u32 = 1;
-    /// Guest agent.
-    pub const GUEST_AGENT: u32 = 2;
-    /// initctl.
-    pub const INITCTL: u32 = 4;
-    /// A signal.
-    pub const SIGNAL: u32 = 8;
-    /// Paravirt guest control.
-    pub const PARAVIRT: u32 = 16;
+crate::flag_set! {
+    /// `virDomainShutdownFlagValues` for [`DomainShutdownFlags`] (0 lets the hypervisor pick).
+    pub struct DomainShutdownFlagValues: u32 {
+        /// Hypervisor's choice.
+        const DEFAULT = 0;
+        /// ACPI power button.
+        const ACPI_POWER_BTN = 1;
+        /// Guest agent.
+        const GUEST_AGENT = 2;
+        /// initctl.
+        const INITCTL = 4;
+        /// A signal.
+        const SIGNAL = 8;
+        /// Paravirt guest control.
+        const PARAVIRT = 16;
+    }
 }
 
-/// `virDomainXMLFlags` for [`DomainGetXmlDesc`].
-pub mod xml_flags {
-    /// Include security-sensitive data.
-    pub const SECURE: u32 = 1;
-    /// The persistent definition rather than the live one.
-    pub const INACTIVE: u32 = 2;
-    /// Update guest CPU requirements from the host.
-    pub const UPDATE_CPU: u32 = 4;
-    /// XML suitable for migration.
-    pub const MIGRATABLE: u32 = 8;
+crate::flag_set! {
+    /// `virDomainRebootFlagValues` for [`DomainReboot`] (0 lets the hypervisor pick; the same
+    /// methods as [`DomainShutdownFlagValues`]).
+    pub struct DomainRebootFlagValues: u32 {
+        /// Hypervisor's choice.
+        const DEFAULT = 0;
+        /// ACPI power button.
+        const ACPI_POWER_BTN = 1;
+        /// Guest agent.
+        const GUEST_AGENT = 2;
+        /// initctl.
+        const INITCTL = 4;
+        /// A signal.
+        const SIGNAL = 8;
+        /// Paravirt guest control.
+        const PARAVIRT = 16;
+    }
 }
 
-/// `virDomainDeviceModifyFlags` for the attach/detach/update device procedures.
-pub mod device_modify_flags {
-    /// See [`super::affect_flags::CURRENT`].
-    pub const CURRENT: u32 = 0;
-    /// The running domain.
-    pub const LIVE: u32 = 1;
-    /// The persistent configuration.
-    pub const CONFIG: u32 = 2;
-    /// Force the change (e.g. eject a locked CD-ROM).
-    pub const FORCE: u32 = 4;
+crate::flag_set! {
+    /// `virDomainXMLFlags` for [`DomainGetXmlDesc`].
+    pub struct DomainXmlFlags: u32 {
+        /// Include security-sensitive data.
+        const SECURE = 1;
+        /// The persistent definition rather than the live one.
+        const INACTIVE = 2;
+        /// Update guest CPU requirements from the host.
+        const UPDATE_CPU = 4;
+        /// XML suitable for migration.
+        const MIGRATABLE = 8;
+    }
 }
 
-/// `virDomainMemoryModFlags` for [`DomainSetMemoryFlags`].
-pub mod mem_flags {
-    /// See [`super::affect_flags::CURRENT`].
-    pub const CURRENT: u32 = 0;
-    /// The running domain.
-    pub const LIVE: u32 = 1;
-    /// The persistent configuration.
-    pub const CONFIG: u32 = 2;
-    /// Change the maximum rather than the current allocation.
-    pub const MAXIMUM: u32 = 4;
+crate::flag_set! {
+    /// `virDomainDeviceModifyFlags` for the attach/detach/update device procedures.
+    pub struct DomainDeviceModifyFlags: u32 {
+        /// See [`DomainModificationImpact::CURRENT`].
+        const CURRENT = 0;
+        /// The running domain.
+        const LIVE = 1;
+        /// The persistent configuration.
+        const CONFIG = 2;
+        /// Force the change (e.g. eject a locked CD-ROM).
+        const FORCE = 4;
+    }
 }
 
-/// `virDomainVcpuFlags` for [`DomainSetVcpusFlags`] and [`DomainGetVcpusFlags`].
-pub mod vcpu_flags {
-    /// See [`super::affect_flags::CURRENT`].
-    pub const CURRENT: u32 = 0;
-    /// The running domain.
-    pub const LIVE: u32 = 1;
-    /// The persistent configuration.
-    pub const CONFIG: u32 = 2;
-    /// The maximum rather than the current count.
-    pub const MAXIMUM: u32 = 4;
-    /// Ask the guest agent (guest-visible CPUs).
-    pub const GUEST: u32 = 8;
-    /// Make added vCPUs hot-unpluggable.
-    pub const HOTPLUGGABLE: u32 = 16;
+crate::flag_set! {
+    /// `virDomainMemoryModFlags` for [`DomainSetMemoryFlags`].
+    pub struct DomainMemoryModFlags: u32 {
+        /// See [`DomainModificationImpact::CURRENT`].
+        const CURRENT = 0;
+        /// The running domain.
+        const LIVE = 1;
+        /// The persistent configuration.
+        const CONFIG = 2;
+        /// Change the maximum rather than the current allocation.
+        const MAXIMUM = 4;
+    }
 }
 
-/// `virDomainSaveRestoreFlags` for save, restore and managed save.
-pub mod save_restore_flags {
-    /// Bypass the host page cache.
-    pub const BYPASS_CACHE: u32 = 1;
-    /// Run the guest after restore.
-    pub const RUNNING: u32 = 2;
-    /// Leave the guest paused after restore.
-    pub const PAUSED: u32 = 4;
-    /// Re-initialize NVRAM from its template.
-    pub const RESET_NVRAM: u32 = 8;
+crate::flag_set! {
+    /// `virDomainVcpuFlags` for [`DomainSetVcpusFlags`] and [`DomainGetVcpusFlags`].
+    pub struct DomainVcpuFlags: u32 {
+        /// See [`DomainModificationImpact::CURRENT`].
+        const CURRENT = 0;
+        /// The running domain.
+        const LIVE = 1;
+        /// The persistent configuration.
+        const CONFIG = 2;
+        /// The maximum rather than the current count.
+        const MAXIMUM = 4;
+        /// Ask the guest agent (guest-visible CPUs).
+        const GUEST = 8;
+        /// Make added vCPUs hot-unpluggable.
+        const HOTPLUGGABLE = 16;
+    }
 }
 
-/// `virDomainBlockResizeFlags` for [`DomainBlockResize`].
-pub mod block_resize_flags {
-    /// `size` is in bytes, not KiB.
-    pub const BYTES: u32 = 1;
-    /// Resize to the full capacity of the backing storage (newer daemons only).
-    pub const CAPACITY: u32 = 2;
+crate::flag_set! {
+    /// `virDomainSaveRestoreFlags` for save, restore and managed save.
+    pub struct DomainSaveRestoreFlags: u32 {
+        /// Bypass the host page cache.
+        const BYPASS_CACHE = 1;
+        /// Run the guest after restore.
+        const RUNNING = 2;
+        /// Leave the guest paused after restore.
+        const PAUSED = 4;
+        /// Re-initialize NVRAM from its template.
+        const RESET_NVRAM = 8;
+    }
 }
 
-/// `virDomainInterfaceAddressesSource` for [`DomainInterfaceAddresses`].
-pub mod interface_addresses_source {
-    /// DHCP leases of libvirt-managed networks.
-    pub const LEASE: u32 = 0;
-    /// The guest agent.
-    pub const AGENT: u32 = 1;
-    /// The host's ARP table.
-    pub const ARP: u32 = 2;
+crate::flag_set! {
+    /// `virDomainBlockResizeFlags` for [`DomainBlockResize`].
+    pub struct DomainBlockResizeFlags: u32 {
+        /// `size` is in bytes, not KiB.
+        const BYTES = 1;
+        /// Resize to the full capacity of the backing storage (newer daemons only).
+        const CAPACITY = 2;
+    }
 }
 
-/// `virIPAddrType` in [`DomainIpAddr::kind`] (and network DHCP leases).
-pub mod ip_addr_type {
-    /// IPv4.
-    pub const IPV4: i32 = 0;
-    /// IPv6.
-    pub const IPV6: i32 = 1;
+crate::proto::names::named! {
+    /// `virDomainInterfaceAddressesSource` for [`DomainInterfaceAddresses`].
+    pub struct InterfaceAddressesSource(u32) {
+        /// DHCP leases of libvirt-managed networks.
+        LEASE = 0,
+        /// The guest agent.
+        AGENT = 1,
+        /// The host's ARP table.
+        ARP = 2,
+    }
 }
 
-/// `virDomainMetadataType` for [`DomainSetMetadata`] / [`DomainGetMetadata`].
-pub mod metadata_type {
-    /// `<description>`.
-    pub const DESCRIPTION: i32 = 0;
-    /// `<title>`.
-    pub const TITLE: i32 = 1;
-    /// An element of `<metadata>` in a namespace (needs `uri`).
-    pub const ELEMENT: i32 = 2;
-}
-
-/// `virDomainGetHostnameFlags` for [`DomainGetHostname`] (0: the hypervisor's choice).
-pub mod hostname_source {
-    /// Use DHCP leases.
-    pub const LEASE: u32 = 1;
-    /// Ask the guest agent.
-    pub const AGENT: u32 = 2;
+crate::flag_set! {
+    /// `virDomainGetHostnameFlags` for [`DomainGetHostname`] (0: the hypervisor's choice).
+    pub struct DomainGetHostnameFlags: u32 {
+        /// Use DHCP leases.
+        const LEASE = 1;
+        /// Ask the guest agent.
+        const AGENT = 2;
+    }
 }
 
 xdr_struct! {
@@ -257,11 +268,11 @@ xdr_struct! {
 
 xdr_struct! {
     /// Args holding a domain and flags.
-    pub struct DomainFlagsArgs {
+    pub struct DomainFlagsArgs<F = u32> {
         /// The domain.
         pub dom: Domain,
         /// Procedure-specific flags.
-        pub flags: u32,
+        pub flags: F,
     }
 }
 
@@ -279,7 +290,7 @@ pub type DomainLookupByNameArgs = NameArgs;
 pub type DomainLookupByUuidArgs = UuidArgs;
 /// `remote_domain_define_xml_args`.
 pub type DomainDefineXmlArgs = XmlArgs;
-/// `remote_domain_define_xml_flags_args` (flags: [`define_flags`]).
+/// `remote_domain_define_xml_flags_args` (flags: [`DomainDefineFlags`]).
 pub type DomainDefineXmlFlagsArgs = XmlFlagsArgs;
 
 xdr_struct! {
@@ -295,8 +306,8 @@ xdr_struct! {
     pub struct DomainCreateXmlArgs {
         /// Domain XML.
         pub xml_desc: LvString,
-        /// [`create_flags`].
-        pub flags: u32,
+        /// [`DomainCreateFlags`].
+        pub flags: DomainCreateFlags,
     }
 }
 
@@ -317,8 +328,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Device XML.
         pub xml: LvString,
-        /// [`device_modify_flags`].
-        pub flags: u32,
+        /// [`DomainDeviceModifyFlags`].
+        pub flags: DomainDeviceModifyFlags,
     }
 }
 
@@ -329,16 +340,16 @@ xdr_struct! {
         pub dom: Domain,
         /// Device alias (`<alias name=…>`).
         pub alias: LvString,
-        /// [`device_modify_flags`].
-        pub flags: u32,
+        /// [`DomainDeviceModifyFlags`].
+        pub flags: DomainDeviceModifyFlags,
     }
 }
 
 xdr_struct! {
     /// `remote_domain_get_state_ret`.
     pub struct DomainGetStateRet {
-        /// [`state`].
-        pub state: i32,
+        /// [`DomainState`].
+        pub state: DomainState,
         /// State-specific reason.
         pub reason: i32,
     }
@@ -348,8 +359,8 @@ xdr_struct! {
     /// `remote_domain_get_info_ret`. rpcgen's `unsigned char` and `unsigned short` are
     /// 4 bytes on the wire, hence `u32`.
     pub struct DomainGetInfoRet {
-        /// [`state`] (an `unsigned char` in C).
-        pub state: u32,
+        /// [`DomainState`] (an `unsigned char` in C).
+        pub state: DomainState,
         /// Maximum memory in KiB.
         pub max_mem: u64,
         /// Current memory in KiB.
@@ -404,8 +415,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Memory in KiB.
         pub memory: u64,
-        /// [`mem_flags`].
-        pub flags: u32,
+        /// [`DomainMemoryModFlags`].
+        pub flags: DomainMemoryModFlags,
     }
 }
 
@@ -426,8 +437,8 @@ xdr_struct! {
         pub dom: Domain,
         /// vCPU count.
         pub nvcpus: u32,
-        /// [`vcpu_flags`].
-        pub flags: u32,
+        /// [`DomainVcpuFlags`].
+        pub flags: DomainVcpuFlags,
     }
 }
 
@@ -488,8 +499,8 @@ xdr_struct! {
         pub vcpu: u32,
         /// Host CPU bitmap.
         pub cpumap: Bytes [limits::CPUMAP_MAX],
-        /// [`affect_flags`].
-        pub flags: u32,
+        /// [`DomainModificationImpact`].
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -546,8 +557,8 @@ xdr_struct! {
         pub to: LvString,
         /// Replacement XML to store in the image.
         pub dxml: Option<LvString>,
-        /// [`save_restore_flags`].
-        pub flags: u32,
+        /// [`DomainSaveRestoreFlags`].
+        pub flags: DomainSaveRestoreFlags,
     }
 }
 
@@ -566,8 +577,8 @@ xdr_struct! {
         pub from: LvString,
         /// Replacement XML.
         pub dxml: Option<LvString>,
-        /// [`save_restore_flags`].
-        pub flags: u32,
+        /// [`DomainSaveRestoreFlags`].
+        pub flags: DomainSaveRestoreFlags,
     }
 }
 
@@ -576,8 +587,8 @@ xdr_struct! {
     pub struct DomainSaveImageGetXmlDescArgs {
         /// Path of the save image.
         pub file: LvString,
-        /// [`xml_flags`].
-        pub flags: u32,
+        /// [`DomainXmlFlags`].
+        pub flags: DomainXmlFlags,
     }
 }
 
@@ -588,8 +599,8 @@ xdr_struct! {
         pub file: LvString,
         /// Replacement XML.
         pub dxml: LvString,
-        /// [`save_restore_flags`].
-        pub flags: u32,
+        /// [`DomainSaveRestoreFlags`].
+        pub flags: DomainSaveRestoreFlags,
     }
 }
 
@@ -600,8 +611,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Replacement XML.
         pub dxml: Option<LvString>,
-        /// [`save_restore_flags`].
-        pub flags: u32,
+        /// [`DomainSaveRestoreFlags`].
+        pub flags: DomainSaveRestoreFlags,
     }
 }
 
@@ -639,7 +650,7 @@ xdr_struct! {
         pub dom: Domain,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
-        /// [`affect_flags`].
+        /// [`DomainModificationImpact`].
         pub flags: u32,
     }
 }
@@ -661,8 +672,8 @@ xdr_struct! {
         pub dom: Domain,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::DOMAIN_MEMORY_PARAMETERS_MAX],
-        /// [`affect_flags`].
-        pub flags: u32,
+        /// [`DomainModificationImpact`].
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -683,8 +694,8 @@ xdr_struct! {
         pub dom: Domain,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::DOMAIN_BLKIO_PARAMETERS_MAX],
-        /// [`affect_flags`].
-        pub flags: u32,
+        /// [`DomainModificationImpact`].
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -703,8 +714,8 @@ xdr_struct! {
         pub dom: Domain,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
-        /// [`affect_flags`].
-        pub flags: u32,
+        /// [`DomainModificationImpact`].
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -825,7 +836,7 @@ xdr_struct! {
     pub struct DomainGetJobInfoRet {
         /// `virDomainJobType` (NONE 0, BOUNDED 1, UNBOUNDED 2, COMPLETED 3, FAILED 4,
         /// CANCELLED 5).
-        pub kind: i32,
+        pub kind: DomainJobType,
         /// Milliseconds since the job started.
         pub time_elapsed: u64,
         /// Milliseconds left (bounded jobs).
@@ -994,7 +1005,7 @@ xdr_struct! {
         /// 1 when a job runs on the disk.
         pub found: i32,
         /// `virDomainBlockJobType`.
-        pub kind: i32,
+        pub kind: BlockJobType,
         /// Bandwidth limit.
         pub bandwidth: u64,
         /// Progress.
@@ -1059,10 +1070,10 @@ xdr_struct! {
         pub dom: Domain,
         /// Disk target or source path.
         pub disk: LvString,
-        /// New size (KiB, or bytes with [`block_resize_flags::BYTES`]).
+        /// New size (KiB, or bytes with [`DomainBlockResizeFlags::BYTES`]).
         pub size: u64,
-        /// [`block_resize_flags`].
-        pub flags: u32,
+        /// [`DomainBlockResizeFlags`].
+        pub flags: DomainBlockResizeFlags,
     }
 }
 
@@ -1131,16 +1142,16 @@ xdr_struct! {
     pub struct DomainSetMetadataArgs {
         /// The domain.
         pub dom: Domain,
-        /// [`metadata_type`].
-        pub kind: i32,
+        /// [`MetadataType`].
+        pub kind: MetadataType,
         /// New value; `None` removes it.
         pub metadata: Option<LvString>,
         /// XML namespace prefix (ELEMENT only).
         pub key: Option<LvString>,
         /// XML namespace URI (ELEMENT only).
         pub uri: Option<LvString>,
-        /// [`affect_flags`].
-        pub flags: u32,
+        /// [`DomainModificationImpact`].
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -1149,12 +1160,12 @@ xdr_struct! {
     pub struct DomainGetMetadataArgs {
         /// The domain.
         pub dom: Domain,
-        /// [`metadata_type`].
-        pub kind: i32,
+        /// [`MetadataType`].
+        pub kind: MetadataType,
         /// XML namespace URI (ELEMENT only).
         pub uri: Option<LvString>,
-        /// [`affect_flags`].
-        pub flags: u32,
+        /// [`DomainModificationImpact`].
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -1260,8 +1271,8 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_domain_ip_addr`.
     pub struct DomainIpAddr {
-        /// [`ip_addr_type`].
-        pub kind: i32,
+        /// [`IpAddrType`].
+        pub kind: IpAddrType,
         /// Address text.
         pub addr: LvString,
         /// Prefix length.
@@ -1286,8 +1297,8 @@ xdr_struct! {
     pub struct DomainInterfaceAddressesArgs {
         /// The domain.
         pub dom: Domain,
-        /// [`interface_addresses_source`].
-        pub source: u32,
+        /// [`InterfaceAddressesSource`].
+        pub source: InterfaceAddressesSource,
         /// Must be 0.
         pub flags: u32,
     }
@@ -1344,8 +1355,8 @@ xdr_struct! {
         pub kind: u32,
         /// `virDomainLifecycleAction` (DESTROY 0, RESTART 1, …).
         pub action: u32,
-        /// [`affect_flags`].
-        pub flags: u32,
+        /// [`DomainModificationImpact`].
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -1605,8 +1616,8 @@ xdr_struct! {
         pub dom: Domain,
         /// `file`, `dxml`, `image_format`, … (`VIR_DOMAIN_SAVE_PARAM_*`).
         pub params: Vec<TypedParam> [limits::DOMAIN_SAVE_PARAMS_MAX],
-        /// [`save_restore_flags`].
-        pub flags: u32,
+        /// [`DomainSaveRestoreFlags`].
+        pub flags: DomainSaveRestoreFlags,
     }
 }
 
@@ -1615,8 +1626,8 @@ xdr_struct! {
     pub struct DomainRestoreParamsArgs {
         /// `file`, `dxml`, … (`VIR_DOMAIN_SAVE_PARAM_*`).
         pub params: Vec<TypedParam> [limits::DOMAIN_SAVE_PARAMS_MAX],
-        /// [`save_restore_flags`].
-        pub flags: u32,
+        /// [`DomainSaveRestoreFlags`].
+        pub flags: DomainSaveRestoreFlags,
     }
 }
 
@@ -1660,8 +1671,8 @@ procedures! {
     DomainDestroy = 12: DomainArgs => (), since "0.3.0";
     /// `virDomainDetachDevice` (live only).
     DomainDetachDevice = 13: DomainXmlArgs => (), since "0.3.0";
-    /// `virDomainGetXMLDesc` (flags: [`xml_flags`]).
-    DomainGetXmlDesc = 14: DomainFlagsArgs => XmlRet, since "0.3.0";
+    /// `virDomainGetXMLDesc` (flags: [`DomainXmlFlags`]).
+    DomainGetXmlDesc = 14: DomainFlagsArgs<DomainXmlFlags> => XmlRet, since "0.3.0";
     /// `virDomainGetAutostart`.
     DomainGetAutostart = 15: DomainArgs => AutostartRet, since "0.3.0";
     /// `virDomainGetInfo`.
@@ -1682,8 +1693,8 @@ procedures! {
     DomainLookupByUuid = 24: UuidArgs => DomainRet, since "0.3.0";
     /// `virDomainPinVcpu`.
     DomainPinVcpu = 26: DomainPinVcpuArgs => (), since "0.3.0";
-    /// `virDomainReboot` (flags: [`shutdown_flags`]).
-    DomainReboot = 27: DomainFlagsArgs => (), since "0.3.0";
+    /// `virDomainReboot` (flags: [`DomainRebootFlagValues`]).
+    DomainReboot = 27: DomainFlagsArgs<DomainRebootFlagValues> => (), since "0.3.0";
     /// `virDomainResume`.
     DomainResume = 28: DomainArgs => (), since "0.3.0";
     /// `virDomainSetAutostart`.
@@ -1734,24 +1745,24 @@ procedures! {
     DomainAbortJob = 164: DomainArgs => (), since "0.7.7";
     /// `virDomainUpdateDeviceFlags`.
     DomainUpdateDeviceFlags = 174: DomainXmlFlagsArgs => (), since "0.8.0";
-    /// `virDomainManagedSave` (flags: [`save_restore_flags`]).
-    DomainManagedSave = 182: DomainFlagsArgs => (), since "0.8.0";
+    /// `virDomainManagedSave` (flags: [`DomainSaveRestoreFlags`]).
+    DomainManagedSave = 182: DomainFlagsArgs<DomainSaveRestoreFlags> => (), since "0.8.0";
     /// `virDomainHasManagedSaveImage` (flags must be 0).
     DomainHasManagedSaveImage = 183: DomainFlagsArgs => DomainResultRet, since "0.8.0";
     /// `virDomainManagedSaveRemove` (flags must be 0).
     DomainManagedSaveRemove = 184: DomainFlagsArgs => (), since "0.8.0";
     /// `virDomainGetBlockInfo`.
     DomainGetBlockInfo = 194: DomainGetBlockInfoArgs => DomainGetBlockInfoRet, since "0.8.1";
-    /// `virDomainCreateWithFlags` (flags: [`create_flags`]); returns the new id.
-    DomainCreateWithFlags = 196: DomainFlagsArgs => DomainRet, since "0.8.2";
+    /// `virDomainCreateWithFlags` (flags: [`DomainCreateFlags`]); returns the new id.
+    DomainCreateWithFlags = 196: DomainFlagsArgs<DomainCreateFlags> => DomainRet, since "0.8.2";
     /// `virDomainSetMemoryParameters`.
     DomainSetMemoryParameters = 197: DomainSetMemoryParametersArgs => (), since "0.8.5";
     /// `virDomainGetMemoryParameters`.
     DomainGetMemoryParameters = 198: DomainGetParamsArgs => DomainGetMemoryParametersRet, since "0.8.5";
     /// `virDomainSetVcpusFlags`.
     DomainSetVcpusFlags = 199: DomainSetVcpusFlagsArgs => (), since "0.8.5";
-    /// `virDomainGetVcpusFlags` (flags: [`vcpu_flags`]).
-    DomainGetVcpusFlags = 200: DomainFlagsArgs => NumRet, since "0.8.5";
+    /// `virDomainGetVcpusFlags` (flags: [`DomainVcpuFlags`]).
+    DomainGetVcpusFlags = 200: DomainFlagsArgs<DomainVcpuFlags> => NumRet, since "0.8.5";
     /// `virDomainOpenConsole`. The stream is **bidirectional** (guest output arrives as
     /// download data, keystrokes are sent as upload data); it is declared `Download` because
     /// the daemon annotates it `@readstream` and the table has no bidirectional kind.
@@ -1780,14 +1791,14 @@ procedures! {
     DomainSendKey = 226: DomainSendKeyArgs => (), since "0.9.3";
     /// `virDomainGetControlInfo`.
     DomainGetControlInfo = 229: DomainFlagsArgs => DomainGetControlInfoRet, since "0.9.3";
-    /// `virDomainUndefineFlags` (flags: [`undefine_flags`]).
-    DomainUndefineFlags = 231: DomainFlagsArgs => (), since "0.9.4";
+    /// `virDomainUndefineFlags` (flags: [`DomainUndefineFlagsValues`]).
+    DomainUndefineFlags = 231: DomainFlagsArgs<DomainUndefineFlagsValues> => (), since "0.9.4";
     /// `virDomainSaveFlags`.
     DomainSaveFlags = 232: DomainSaveFlagsArgs => (), since "0.9.4";
     /// `virDomainRestoreFlags`.
     DomainRestoreFlags = 233: DomainRestoreFlagsArgs => (), since "0.9.4";
-    /// `virDomainDestroyFlags` (flags: [`destroy_flags`]).
-    DomainDestroyFlags = 234: DomainFlagsArgs => (), since "0.9.4";
+    /// `virDomainDestroyFlags` (flags: [`DomainDestroyFlagsValues`]).
+    DomainDestroyFlags = 234: DomainFlagsArgs<DomainDestroyFlagsValues> => (), since "0.9.4";
     /// `virDomainSaveImageGetXMLDesc`.
     DomainSaveImageGetXmlDesc = 235: DomainSaveImageGetXmlDescArgs => XmlRet, since "0.9.4";
     /// `virDomainSaveImageDefineXML`.
@@ -1809,8 +1820,8 @@ procedures! {
     DomainOpenGraphics = 249: DomainOpenGraphicsArgs => (), since "0.9.7", fds Call;
     /// `virDomainBlockResize`.
     DomainBlockResize = 251: DomainBlockResizeArgs => (), since "0.9.8";
-    /// `virDomainShutdownFlags` (flags: [`shutdown_flags`]).
-    DomainShutdownFlags = 258: DomainFlagsArgs => (), since "0.9.10";
+    /// `virDomainShutdownFlags` (flags: [`DomainShutdownFlagValues`]).
+    DomainShutdownFlags = 258: DomainFlagsArgs<DomainShutdownFlagValues> => (), since "0.9.10";
     /// `virDomainPMSuspendForDuration`.
     DomainPmSuspendForDuration = 261: DomainPmSuspendForDurationArgs => (), since "0.9.10";
     /// `virDomainGetCPUStats`.
@@ -1825,8 +1836,8 @@ procedures! {
     DomainBlockRebase = 266: DomainBlockRebaseArgs => (), since "0.9.10";
     /// `virDomainPMWakeup` (flags must be 0).
     DomainPmWakeup = 267: DomainFlagsArgs => (), since "0.9.11";
-    /// `virDomainGetHostname` (flags: [`hostname_source`]).
-    DomainGetHostname = 277: DomainFlagsArgs => DomainGetHostnameRet, since "0.10.0";
+    /// `virDomainGetHostname` (flags: [`DomainGetHostnameFlags`]).
+    DomainGetHostname = 277: DomainFlagsArgs<DomainGetHostnameFlags> => DomainGetHostnameRet, since "0.10.0";
     /// `virDomainGetSecurityLabelList`.
     DomainGetSecurityLabelList = 278: DomainArgs => DomainGetSecurityLabelListRet, since "0.10.0";
     /// `virDomainBlockCommit`.
@@ -1842,7 +1853,7 @@ procedures! {
     /// `virDomainCreateXMLWithFiles`: [`DomainCreateXml`] passing descriptors to the guest.
     DomainCreateXmlWithFiles = 309: DomainCreateXmlArgs => DomainRet, since "1.1.1", fds Call;
     /// `virDomainCreateWithFiles`: [`DomainCreateWithFlags`] passing descriptors to the guest.
-    DomainCreateWithFiles = 310: DomainFlagsArgs => DomainRet, since "1.1.1", fds Call;
+    DomainCreateWithFiles = 310: DomainFlagsArgs<DomainCreateFlags> => DomainRet, since "1.1.1", fds Call;
     /// `virDomainCoreDumpWithFormat`.
     DomainCoreDumpWithFormat = 334: DomainCoreDumpWithFormatArgs => (), since "1.2.3";
     /// `virDomainFSFreeze`.
@@ -1860,8 +1871,8 @@ procedures! {
     DomainBlockCopy = 345: DomainBlockCopyArgs => (), since "1.2.8";
     /// `virDomainGetFSInfo` (flags must be 0).
     DomainGetFsInfo = 349: DomainFlagsArgs => DomainGetFsInfoRet, since "1.2.11";
-    /// `virDomainDefineXMLFlags` (flags: [`define_flags`]).
-    DomainDefineXmlFlags = 350: XmlFlagsArgs => DomainRet, since "1.2.12";
+    /// `virDomainDefineXMLFlags` (flags: [`DomainDefineFlags`]).
+    DomainDefineXmlFlags = 350: XmlFlagsArgs<DomainDefineFlags> => DomainRet, since "1.2.12";
     /// `virDomainInterfaceAddresses`.
     DomainInterfaceAddresses = 353: DomainInterfaceAddressesArgs => DomainInterfaceAddressesRet, since "1.2.14";
     /// `virDomainSetUserPassword`.
@@ -1877,7 +1888,7 @@ procedures! {
     /// `virDomainSetBlockThreshold`.
     DomainSetBlockThreshold = 386: DomainSetBlockThresholdArgs => (), since "3.1.0";
     /// `virDomainManagedSaveGetXMLDesc`.
-    DomainManagedSaveGetXmlDesc = 388: DomainFlagsArgs => XmlRet, since "3.7.0";
+    DomainManagedSaveGetXmlDesc = 388: DomainFlagsArgs<DomainXmlFlags> => XmlRet, since "3.7.0";
     /// `virDomainManagedSaveDefineXML`.
     DomainManagedSaveDefineXml = 389: DomainManagedSaveDefineXmlArgs => (), since "3.7.0";
     /// `virDomainSetLifecycleAction`.

@@ -14,6 +14,7 @@ use super::domain::{DomainFlagsArgs, DomainGetParamsArgs};
 use crate::procedures;
 use crate::proto::types::{Domain, TypedParam};
 use crate::wire::xdr::LvString;
+use super::domain::DomainModificationImpact;
 use crate::xdr_struct;
 
 xdr_struct! {
@@ -54,8 +55,8 @@ xdr_struct! {
         pub ncpumaps: i32,
         /// Bytes per map (host CPUs / 8, rounded up).
         pub maplen: i32,
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -76,8 +77,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Host CPU bitmap for the emulator threads.
         pub cpumap: Bytes [limits::CPUMAP_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -88,8 +89,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Bytes of the map wanted.
         pub maplen: i32,
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -112,8 +113,8 @@ xdr_struct! {
         pub disk: LvString,
         /// The limits to change (`total_bytes_sec`, `read_iops_sec`, …).
         pub params: Vec<TypedParam> [limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -148,8 +149,8 @@ xdr_struct! {
         pub dom: Domain,
         /// The parameters to change (`numa_mode`, `numa_nodeset`).
         pub params: Vec<TypedParam> [limits::DOMAIN_NUMA_PARAMETERS_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -172,8 +173,8 @@ xdr_struct! {
         pub device: LvString,
         /// The bandwidth parameters to change (`inbound.average`, …).
         pub params: Vec<TypedParam> [limits::DOMAIN_INTERFACE_PARAMETERS_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -208,8 +209,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Balloon statistics period in seconds (0: off).
         pub period: i32,
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -242,8 +243,8 @@ xdr_struct! {
         pub iothreads_id: u32,
         /// Host CPU bitmap.
         pub cpumap: Bytes [limits::CPUMAP_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -254,8 +255,8 @@ xdr_struct! {
         pub dom: Domain,
         /// I/O thread id.
         pub iothread_id: u32,
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -268,8 +269,8 @@ xdr_struct! {
         pub iothread_id: u32,
         /// The parameters (`poll_max_ns`, `poll_grow`, …).
         pub params: Vec<TypedParam> [limits::DOMAIN_IOTHREAD_PARAMS_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -288,8 +289,8 @@ xdr_struct! {
         pub dom: Domain,
         /// The events to enable or disable.
         pub params: Vec<TypedParam> [limits::DOMAIN_PERF_EVENTS_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -322,8 +323,8 @@ xdr_struct! {
         pub group: LvString,
         /// The group's limits (the block I/O tune parameter names).
         pub params: Vec<TypedParam> [limits::DOMAIN_BLOCK_IO_TUNE_PARAMETERS_MAX],
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 
@@ -334,8 +335,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Throttle group name.
         pub group: Option<LvString>,
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// Which definition.
+        pub flags: DomainModificationImpact,
     }
 }
 

@@ -9,12 +9,14 @@ use crate::proto::types::Interface;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virConnectListAllInterfacesFlags` for [`ConnectListAllInterfaces`].
-pub mod list_interfaces_flags {
-    /// Inactive interfaces.
-    pub const INACTIVE: u32 = 1;
-    /// Active interfaces.
-    pub const ACTIVE: u32 = 2;
+crate::flag_set! {
+    /// `virConnectListAllInterfacesFlags` for [`ConnectListAllInterfaces`].
+    pub struct ConnectListAllInterfacesFlags: u32 {
+        /// Inactive interfaces.
+        const INACTIVE = 1;
+        /// Active interfaces.
+        const ACTIVE = 2;
+    }
 }
 
 xdr_struct! {
@@ -101,6 +103,6 @@ procedures! {
     InterfaceChangeCommit = 221: FlagsArgs => (), since "0.9.2";
     /// `virInterfaceChangeRollback`.
     InterfaceChangeRollback = 222: FlagsArgs => (), since "0.9.2";
-    /// `virConnectListAllInterfaces` (flags: [`list_interfaces_flags`]).
-    ConnectListAllInterfaces = 284: ListAllArgs => ConnectListAllInterfacesRet, since "0.10.2";
+    /// `virConnectListAllInterfaces` (flags: [`ConnectListAllInterfacesFlags`]).
+    ConnectListAllInterfaces = 284: ListAllArgs<ConnectListAllInterfacesFlags> => ConnectListAllInterfacesRet, since "0.10.2";
 }

@@ -22,51 +22,53 @@ use crate::proto::types::{Domain, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virDomainMigrateFlags` (the `flags` of every migration step; `u64` in the v1–v3 calls,
-/// `u32` in the `*_PARAMS` calls).
-pub mod migrate_flags {
-    /// Live migration (the guest keeps running).
-    pub const LIVE: u64 = 1;
-    /// The source daemon talks to the destination itself.
-    pub const PEER2PEER: u64 = 2;
-    /// Tunnel the data through the libvirt connection (needs [`PEER2PEER`]).
-    pub const TUNNELLED: u64 = 4;
-    /// Define the domain persistently on the destination.
-    pub const PERSIST_DEST: u64 = 8;
-    /// Undefine the domain on the source.
-    pub const UNDEFINE_SOURCE: u64 = 16;
-    /// Leave the domain paused on the destination.
-    pub const PAUSED: u64 = 32;
-    /// Copy non-shared storage, full disks.
-    pub const NON_SHARED_DISK: u64 = 64;
-    /// Copy non-shared storage, incremental (shared backing files).
-    pub const NON_SHARED_INC: u64 = 128;
-    /// Refuse configurations that are unsafe to migrate.
-    pub const CHANGE_PROTECTION: u64 = 256;
-    /// Migrate even if unsafe.
-    pub const UNSAFE: u64 = 512;
-    /// Offline migration (definition only).
-    pub const OFFLINE: u64 = 1024;
-    /// Compress the data.
-    pub const COMPRESSED: u64 = 2048;
-    /// Cancel when a soft I/O error happens.
-    pub const ABORT_ON_ERROR: u64 = 4096;
-    /// Slow the guest down if it dirties memory too fast.
-    pub const AUTO_CONVERGE: u64 = 8192;
-    /// RDMA pin all memory.
-    pub const RDMA_PIN_ALL: u64 = 16384;
-    /// Allow switching to post-copy.
-    pub const POSTCOPY: u64 = 32768;
-    /// Encrypt with TLS.
-    pub const TLS: u64 = 65536;
-    /// Multiple parallel connections.
-    pub const PARALLEL: u64 = 131_072;
-    /// Force synchronous writes to the destination's disks while copying storage.
-    pub const NON_SHARED_SYNCHRONOUS_WRITES: u64 = 262_144;
-    /// Resume a failed post-copy migration.
-    pub const POSTCOPY_RESUME: u64 = 524_288;
-    /// Zero-copy sends.
-    pub const ZEROCOPY: u64 = 1_048_576;
+crate::flag_set! {
+    /// `virDomainMigrateFlags` (the `flags` of every migration step; `u64` in the v1–v3 calls,
+    /// `u32` in the `*_PARAMS` calls).
+    pub struct DomainMigrateFlags: u64 {
+        /// Live migration (the guest keeps running).
+        const LIVE = 1;
+        /// The source daemon talks to the destination itself.
+        const PEER2PEER = 2;
+        /// Tunnel the data through the libvirt connection (needs [`PEER2PEER`]).
+        const TUNNELLED = 4;
+        /// Define the domain persistently on the destination.
+        const PERSIST_DEST = 8;
+        /// Undefine the domain on the source.
+        const UNDEFINE_SOURCE = 16;
+        /// Leave the domain paused on the destination.
+        const PAUSED = 32;
+        /// Copy non-shared storage, full disks.
+        const NON_SHARED_DISK = 64;
+        /// Copy non-shared storage, incremental (shared backing files).
+        const NON_SHARED_INC = 128;
+        /// Refuse configurations that are unsafe to migrate.
+        const CHANGE_PROTECTION = 256;
+        /// Migrate even if unsafe.
+        const UNSAFE = 512;
+        /// Offline migration (definition only).
+        const OFFLINE = 1024;
+        /// Compress the data.
+        const COMPRESSED = 2048;
+        /// Cancel when a soft I/O error happens.
+        const ABORT_ON_ERROR = 4096;
+        /// Slow the guest down if it dirties memory too fast.
+        const AUTO_CONVERGE = 8192;
+        /// RDMA pin all memory.
+        const RDMA_PIN_ALL = 16384;
+        /// Allow switching to post-copy.
+        const POSTCOPY = 32768;
+        /// Encrypt with TLS.
+        const TLS = 65536;
+        /// Multiple parallel connections.
+        const PARALLEL = 131_072;
+        /// Force synchronous writes to the destination's disks while copying storage.
+        const NON_SHARED_SYNCHRONOUS_WRITES = 262_144;
+        /// Resume a failed post-copy migration.
+        const POSTCOPY_RESUME = 524_288;
+        /// Zero-copy sends.
+        const ZEROCOPY = 1_048_576;
+    }
 }
 
 /// Field names of the typed parameters of the `*_PARAMS` calls (`VIR_MIGRATE_PARAM_*`).
@@ -100,8 +102,8 @@ xdr_struct! {
     pub struct DomainMigratePrepareArgs {
         /// Transport URI the source suggested (`None`: the destination picks one).
         pub uri_in: Option<LvString>,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name (`None`: keep the name).
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -128,8 +130,8 @@ xdr_struct! {
         pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
         pub uri: LvString,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name.
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -146,8 +148,8 @@ xdr_struct! {
         pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
         pub uri: LvString,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
     }
 }
 
@@ -164,8 +166,8 @@ xdr_struct! {
     pub struct DomainMigratePrepare2Args {
         /// Transport URI the source suggested.
         pub uri_in: Option<LvString>,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name.
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -184,8 +186,8 @@ xdr_struct! {
         pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
         pub uri: LvString,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// Result of the perform step (0: it succeeded).
         pub retcode: i32,
     }
@@ -195,8 +197,8 @@ xdr_struct! {
     /// `remote_domain_migrate_prepare_tunnel_args` (v2 tunnelled, destination). The
     /// migration data follows as upload stream data.
     pub struct DomainMigratePrepareTunnelArgs {
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name.
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -273,8 +275,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Replacement domain XML for the destination.
         pub xmlin: Option<LvString>,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name.
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -299,8 +301,8 @@ xdr_struct! {
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI the source suggested.
         pub uri_in: Option<LvString>,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name.
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -326,8 +328,8 @@ xdr_struct! {
     pub struct DomainMigratePrepareTunnel3Args {
         /// Cookie from the begin step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name.
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -359,8 +361,8 @@ xdr_struct! {
         pub dconnuri: Option<LvString>,
         /// Transport URI.
         pub uri: Option<LvString>,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// New domain name.
         pub dname: Option<LvString>,
         /// Bandwidth limit, MiB/s (0: none).
@@ -379,8 +381,8 @@ xdr_struct! {
         pub dconnuri: Option<LvString>,
         /// Transport URI.
         pub uri: Option<LvString>,
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// Non-zero when the perform step failed (the destination discards the domain).
         pub cancelled: i32,
     }
@@ -403,8 +405,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Cookie from the finish step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`migrate_flags`].
-        pub flags: u64,
+        /// Migration flags.
+        pub flags: DomainMigrateFlags,
         /// Non-zero when the migration failed (the source resumes the domain).
         pub cancelled: i32,
     }
@@ -417,7 +419,7 @@ xdr_struct! {
         pub dom: Domain,
         /// [`migrate_param`] values.
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
-        /// [`migrate_flags`] (low 32 bits).
+        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
         pub flags: u32,
     }
 }
@@ -431,7 +433,7 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the begin step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`migrate_flags`] (low 32 bits).
+        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
         pub flags: u32,
     }
 }
@@ -447,7 +449,7 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the prepare step (empty for peer-to-peer).
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`migrate_flags`] (low 32 bits).
+        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
         pub flags: u32,
     }
 }
@@ -459,7 +461,7 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the perform step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`migrate_flags`] (low 32 bits).
+        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
         pub flags: u32,
         /// Non-zero when the perform step failed.
         pub cancelled: i32,
@@ -475,7 +477,7 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the finish step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`migrate_flags`] (low 32 bits).
+        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
         pub flags: u32,
         /// Non-zero when the migration failed.
         pub cancelled: i32,

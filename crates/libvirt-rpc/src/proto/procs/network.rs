@@ -8,82 +8,93 @@ use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{Network, NetworkPort, TypedParam, Uuid};
 use crate::wire::xdr::LvString;
+use crate::proto::names::{IpAddrType, MetadataType};
 use crate::xdr_struct;
 
-/// `virConnectListAllNetworksFlags` for [`ConnectListAllNetworks`].
-pub mod list_networks_flags {
-    /// Inactive networks.
-    pub const INACTIVE: u32 = 1;
-    /// Active networks.
-    pub const ACTIVE: u32 = 2;
-    /// Persistent networks.
-    pub const PERSISTENT: u32 = 4;
-    /// Transient networks.
-    pub const TRANSIENT: u32 = 8;
-    /// Autostarting networks.
-    pub const AUTOSTART: u32 = 16;
-    /// Networks not autostarting.
-    pub const NO_AUTOSTART: u32 = 32;
+crate::flag_set! {
+    /// `virConnectListAllNetworksFlags` for [`ConnectListAllNetworks`].
+    pub struct ConnectListAllNetworksFlags: u32 {
+        /// Inactive networks.
+        const INACTIVE = 1;
+        /// Active networks.
+        const ACTIVE = 2;
+        /// Persistent networks.
+        const PERSISTENT = 4;
+        /// Transient networks.
+        const TRANSIENT = 8;
+        /// Autostarting networks.
+        const AUTOSTART = 16;
+        /// Networks not autostarting.
+        const NO_AUTOSTART = 32;
+    }
 }
 
-/// `virNetworkXMLFlags` for [`NetworkGetXmlDesc`].
-pub mod xml_flags {
-    /// The persistent definition rather than the live one.
-    pub const INACTIVE: u32 = 1;
+crate::flag_set! {
+    /// `virNetworkXMLFlags` for [`NetworkGetXmlDesc`].
+    pub struct NetworkXmlFlags: u32 {
+        /// The persistent definition rather than the live one.
+        const INACTIVE = 1;
+    }
 }
 
-/// `virNetworkUpdateCommand` for [`NetworkUpdate`].
-pub mod update_command {
-    /// Invalid.
-    pub const NONE: u32 = 0;
-    /// Modify an existing element.
-    pub const MODIFY: u32 = 1;
-    /// Delete an element.
-    pub const DELETE: u32 = 2;
-    /// Add at the end.
-    pub const ADD_LAST: u32 = 3;
-    /// Add at the beginning.
-    pub const ADD_FIRST: u32 = 4;
+crate::proto::names::named! {
+    /// `virNetworkUpdateCommand` for [`NetworkUpdate`].
+    pub struct NetworkUpdateCommand(u32) {
+        /// Invalid.
+        NONE = 0,
+        /// Modify an existing element.
+        MODIFY = 1,
+        /// Delete an element.
+        DELETE = 2,
+        /// Add at the end.
+        ADD_LAST = 3,
+        /// Add at the beginning.
+        ADD_FIRST = 4,
+    }
 }
 
-/// `virNetworkUpdateSection` for [`NetworkUpdate`].
-pub mod update_section {
-    /// Invalid.
-    pub const NONE: u32 = 0;
-    /// `<bridge>`.
-    pub const BRIDGE: u32 = 1;
-    /// `<domain>`.
-    pub const DOMAIN: u32 = 2;
-    /// `<ip>`.
-    pub const IP: u32 = 3;
-    /// `<ip>/<dhcp>/<host>`.
-    pub const IP_DHCP_HOST: u32 = 4;
-    /// `<ip>/<dhcp>/<range>`.
-    pub const IP_DHCP_RANGE: u32 = 5;
-    /// `<forward>`.
-    pub const FORWARD: u32 = 6;
-    /// `<forward>/<interface>`.
-    pub const FORWARD_INTERFACE: u32 = 7;
-    /// `<forward>/<pf>`.
-    pub const FORWARD_PF: u32 = 8;
-    /// `<portgroup>`.
-    pub const PORTGROUP: u32 = 9;
-    /// `<dns>/<host>`.
-    pub const DNS_HOST: u32 = 10;
-    /// `<dns>/<txt>`.
-    pub const DNS_TXT: u32 = 11;
-    /// `<dns>/<srv>`.
-    pub const DNS_SRV: u32 = 12;
+crate::proto::names::named! {
+    /// `virNetworkUpdateSection` for [`NetworkUpdate`].
+    pub struct NetworkUpdateSection(u32) {
+        /// Invalid.
+        NONE = 0,
+        /// `<bridge>`.
+        BRIDGE = 1,
+        /// `<domain>`.
+        DOMAIN = 2,
+        /// `<ip>`.
+        IP = 3,
+        /// `<ip>/<dhcp>/<host>`.
+        IP_DHCP_HOST = 4,
+        /// `<ip>/<dhcp>/<range>`.
+        IP_DHCP_RANGE = 5,
+        /// `<forward>`.
+        FORWARD = 6,
+        /// `<forward>/<interface>`.
+        FORWARD_INTERFACE = 7,
+        /// `<forward>/<pf>`.
+        FORWARD_PF = 8,
+        /// `<portgroup>`.
+        PORTGROUP = 9,
+        /// `<dns>/<host>`.
+        DNS_HOST = 10,
+        /// `<dns>/<txt>`.
+        DNS_TXT = 11,
+        /// `<dns>/<srv>`.
+        DNS_SRV = 12,
+    }
 }
 
-/// `virNetworkUpdateFlags` for [`NetworkUpdate`].
-pub mod update_flags {
-    /// The current state.
-    pub const AFFECT_CURRENT: u32 = 0;
-    /// The running network.
-    pub const AFFECT_LIVE: u32 = 1;
-    /// The persistent configuration.
-    pub const AFFECT_CONFIG: u32 = 2;
+crate::flag_set! {
+    /// `virNetworkUpdateFlags` for [`NetworkUpdate`].
+    pub struct NetworkUpdateFlags: u32 {
+        /// The current state.
+        const AFFECT_CURRENT = 0;
+        /// The running network.
+        const AFFECT_LIVE = 1;
+        /// The persistent configuration.
+        const AFFECT_CONFIG = 2;
+    }
 }
 
 /// Event ids for [`ConnectNetworkEventRegisterAny`], declared with the events.
@@ -93,6 +104,22 @@ pub use crate::proto::events::network_event_id;
 pub type NetworkLookupByNameArgs = NameArgs;
 /// `remote_network_lookup_by_uuid_args`.
 pub type NetworkLookupByUuidArgs = UuidArgs;
+
+crate::flag_set! {
+    /// `virNetworkDefineFlags` for [`NetworkDefineXmlFlags`].
+    pub struct NetworkDefineFlags: u32 {
+        /// Validate the XML against the schema.
+        const VALIDATE = 1;
+    }
+}
+
+crate::flag_set! {
+    /// `virNetworkCreateFlags` for [`NetworkCreateXmlFlags`].
+    pub struct NetworkCreateFlags: u32 {
+        /// Validate the XML against the schema.
+        const VALIDATE = 1;
+    }
+}
 
 xdr_struct! {
     /// Args holding just a network.
@@ -104,11 +131,11 @@ xdr_struct! {
 
 xdr_struct! {
     /// Args holding a network and flags.
-    pub struct NetworkFlagsArgs {
+    pub struct NetworkFlagsArgs<F = u32> {
         /// The network.
         pub net: Network,
         /// Procedure-specific flags.
-        pub flags: u32,
+        pub flags: F,
     }
 }
 
@@ -161,16 +188,16 @@ xdr_struct! {
     pub struct NetworkUpdateArgs {
         /// The network.
         pub net: Network,
-        /// [`update_command`].
-        pub command: u32,
-        /// [`update_section`].
-        pub section: u32,
+        /// [`NetworkUpdateCommand`].
+        pub command: NetworkUpdateCommand,
+        /// [`NetworkUpdateSection`].
+        pub section: NetworkUpdateSection,
         /// Index of the parent element (e.g. which `<ip>`), -1 for any.
         pub parent_index: i32,
         /// The element's XML.
         pub xml: LvString,
-        /// [`update_flags`].
-        pub flags: u32,
+        /// [`NetworkUpdateFlags`].
+        pub flags: NetworkUpdateFlags,
     }
 }
 
@@ -182,7 +209,7 @@ xdr_struct! {
         /// Expiry, seconds since the epoch.
         pub expirytime: i64,
         /// `virIPAddrType` (IPV4 0, IPV6 1).
-        pub kind: i32,
+        pub kind: IpAddrType,
         /// MAC address.
         pub mac: Option<LvString>,
         /// IAID (IPv6).
@@ -334,7 +361,7 @@ xdr_struct! {
         /// The network.
         pub network: Network,
         /// `virNetworkMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
-        pub kind: i32,
+        pub kind: MetadataType,
         /// New value; `None` removes it.
         pub metadata: Option<LvString>,
         /// XML namespace prefix (for ELEMENT).
@@ -342,7 +369,7 @@ xdr_struct! {
         /// XML namespace URI (for ELEMENT).
         pub uri: Option<LvString>,
         /// `virNetworkUpdateFlags` (`AFFECT_CURRENT` 0, LIVE 1, CONFIG 2).
-        pub flags: u32,
+        pub flags: NetworkUpdateFlags,
     }
 }
 
@@ -352,11 +379,11 @@ xdr_struct! {
         /// The network.
         pub network: Network,
         /// `virNetworkMetadataType`.
-        pub kind: i32,
+        pub kind: MetadataType,
         /// XML namespace URI (for ELEMENT).
         pub uri: Option<LvString>,
         /// `virNetworkUpdateFlags`.
-        pub flags: u32,
+        pub flags: NetworkUpdateFlags,
     }
 }
 
@@ -382,8 +409,8 @@ procedures! {
     NetworkDefineXml = 41: XmlArgs => NetworkRet, since "0.3.0";
     /// `virNetworkDestroy`.
     NetworkDestroy = 42: NetworkArgs => (), since "0.3.0";
-    /// `virNetworkGetXMLDesc` (flags: [`xml_flags`]).
-    NetworkGetXmlDesc = 43: NetworkFlagsArgs => XmlRet, since "0.3.0";
+    /// `virNetworkGetXMLDesc` (flags: [`NetworkXmlFlags`]).
+    NetworkGetXmlDesc = 43: NetworkFlagsArgs<NetworkXmlFlags> => XmlRet, since "0.3.0";
     /// `virNetworkGetAutostart`.
     NetworkGetAutostart = 44: NetworkArgs => AutostartRet, since "0.3.0";
     /// `virNetworkGetBridgeName`.
@@ -404,8 +431,8 @@ procedures! {
     NetworkIsActive = 152: NetworkArgs => ActiveRet, since "0.7.3";
     /// `virNetworkIsPersistent`.
     NetworkIsPersistent = 153: NetworkArgs => PersistentRet, since "0.7.3";
-    /// `virConnectListAllNetworks` (flags: [`list_networks_flags`]).
-    ConnectListAllNetworks = 283: ListAllArgs => ConnectListAllNetworksRet, since "0.10.2";
+    /// `virConnectListAllNetworks` (flags: [`ConnectListAllNetworksFlags`]).
+    ConnectListAllNetworks = 283: ListAllArgs<ConnectListAllNetworksFlags> => ConnectListAllNetworksRet, since "0.10.2";
     /// `virNetworkUpdate`.
     NetworkUpdate = 291: NetworkUpdateArgs => (), since "0.10.2";
     /// `virConnectNetworkEventRegisterAny`: events arrive as `NETWORK_EVENT_*` messages.
@@ -430,9 +457,9 @@ procedures! {
     /// `virNetworkPortDelete`.
     NetworkPortDelete = 410: NetworkPortFlagsArgs => (), since "5.5.0";
     /// `virNetworkDefineXMLFlags` (flags: VALIDATE 1).
-    NetworkDefineXmlFlags = 432: XmlFlagsArgs => NetworkRet, since "7.7.0";
+    NetworkDefineXmlFlags = 432: XmlFlagsArgs<NetworkDefineFlags> => NetworkRet, since "7.7.0";
     /// `virNetworkCreateXMLFlags` (flags: VALIDATE 1).
-    NetworkCreateXmlFlags = 437: XmlFlagsArgs => NetworkRet, since "7.8.0";
+    NetworkCreateXmlFlags = 437: XmlFlagsArgs<NetworkCreateFlags> => NetworkRet, since "7.8.0";
     /// `virNetworkSetMetadata`.
     NetworkSetMetadata = 444: NetworkSetMetadataArgs => (), since "9.7.0";
     /// `virNetworkGetMetadata`.

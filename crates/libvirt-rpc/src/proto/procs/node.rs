@@ -10,14 +10,16 @@ use crate::proto::types::{CharArray, CharVec, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virNodeSuspendTarget` for [`NodeSuspendForDuration`] (and domain PM suspend).
-pub mod suspend_target {
-    /// Suspend to RAM.
-    pub const MEM: u32 = 0;
-    /// Suspend to disk.
-    pub const DISK: u32 = 1;
-    /// Both.
-    pub const HYBRID: u32 = 2;
+crate::proto::names::named! {
+    /// `virNodeSuspendTarget` for [`NodeSuspendForDuration`] (and domain PM suspend).
+    pub struct NodeSuspendTarget(u32) {
+        /// Suspend to RAM.
+        MEM = 0,
+        /// Suspend to disk.
+        DISK = 1,
+        /// Both.
+        HYBRID = 2,
+    }
 }
 
 /// Special cell / CPU numbers for the statistics calls.
@@ -174,8 +176,8 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_node_suspend_for_duration_args`.
     pub struct NodeSuspendForDurationArgs {
-        /// [`suspend_target`].
-        pub target: u32,
+        /// [`NodeSuspendTarget`].
+        pub target: NodeSuspendTarget,
         /// Seconds.
         pub duration: u64,
         /// Must be 0.

@@ -14,12 +14,14 @@ use crate::proto::types::Domain;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virDomainQemuMonitorCommandFlags` for [`QemuDomainMonitorCommand`].
-pub mod monitor_command_flags {
-    /// The command is a QMP JSON object.
-    pub const DEFAULT: u32 = 0;
-    /// The command is a human monitor (HMP) command line.
-    pub const HMP: u32 = 1;
+crate::flag_set! {
+    /// `virDomainQemuMonitorCommandFlags` for [`QemuDomainMonitorCommand`].
+    pub struct QemuMonitorCommandFlags: u32 {
+        /// The command is a QMP JSON object.
+        const DEFAULT = 0;
+        /// The command is a human monitor (HMP) command line.
+        const HMP = 1;
+    }
 }
 
 /// `virDomainQemuAgentCommandTimeoutValues`: special `timeout`s of [`QemuDomainAgentCommand`]
@@ -35,13 +37,15 @@ pub mod agent_timeout {
     pub const SHUTDOWN: i32 = 60;
 }
 
-/// `virConnectDomainQemuMonitorEventRegisterFlags` for
-/// [`QemuConnectDomainMonitorEventRegister`].
-pub mod monitor_event_flags {
-    /// `event` is a regular expression.
-    pub const REGEX: u32 = 1;
-    /// Match `event` case-insensitively.
-    pub const NOCASE: u32 = 2;
+crate::flag_set! {
+    /// `virConnectDomainQemuMonitorEventRegisterFlags` for
+    /// [`QemuConnectDomainMonitorEventRegister`].
+    pub struct QemuMonitorEventRegisterFlags: u32 {
+        /// `event` is a regular expression.
+        const REGEX = 1;
+        /// Match `event` case-insensitively.
+        const NOCASE = 2;
+    }
 }
 
 xdr_struct! {
@@ -51,8 +55,8 @@ xdr_struct! {
         pub dom: Domain,
         /// The command: QMP JSON, or HMP text with [`monitor_command_flags::HMP`].
         pub cmd: LvString,
-        /// [`monitor_command_flags`].
-        pub flags: u32,
+        /// Monitor command flags.
+        pub flags: QemuMonitorCommandFlags,
     }
 }
 
@@ -103,8 +107,8 @@ xdr_struct! {
         pub dom: Option<Domain>,
         /// The QMP event name to match, or `None` for all.
         pub event: Option<LvString>,
-        /// [`monitor_event_flags`].
-        pub flags: u32,
+        /// Matching flags.
+        pub flags: QemuMonitorEventRegisterFlags,
     }
 }
 

@@ -9,34 +9,21 @@ use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::Secret;
 use crate::wire::xdr::LvString;
+use crate::proto::names::SecretUsageType;
 use crate::xdr_struct;
 
-/// `virSecretUsageType` in [`Secret::usage_type`].
-pub mod usage_type {
-    /// No usage.
-    pub const NONE: i32 = 0;
-    /// A storage volume (encryption passphrase).
-    pub const VOLUME: i32 = 1;
-    /// Ceph.
-    pub const CEPH: i32 = 2;
-    /// iSCSI CHAP.
-    pub const ISCSI: i32 = 3;
-    /// TLS key.
-    pub const TLS: i32 = 4;
-    /// vTPM state encryption.
-    pub const VTPM: i32 = 5;
-}
-
-/// `virConnectListAllSecretsFlags` for [`ConnectListAllSecrets`].
-pub mod list_secrets_flags {
-    /// Ephemeral secrets.
-    pub const EPHEMERAL: u32 = 1;
-    /// Persistent secrets.
-    pub const NO_EPHEMERAL: u32 = 2;
-    /// Private secrets.
-    pub const PRIVATE: u32 = 4;
-    /// Non-private secrets.
-    pub const NO_PRIVATE: u32 = 8;
+crate::flag_set! {
+    /// `virConnectListAllSecretsFlags` for [`ConnectListAllSecrets`].
+    pub struct ConnectListAllSecretsFlags: u32 {
+        /// Ephemeral secrets.
+        const EPHEMERAL = 1;
+        /// Persistent secrets.
+        const NO_EPHEMERAL = 2;
+        /// Private secrets.
+        const PRIVATE = 4;
+        /// Non-private secrets.
+        const NO_PRIVATE = 8;
+    }
 }
 
 /// Event ids for [`ConnectSecretEventRegisterAny`], declared with the events.
@@ -107,8 +94,8 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_secret_lookup_by_usage_args`.
     pub struct SecretLookupByUsageArgs {
-        /// [`usage_type`].
-        pub usage_type: i32,
+        /// What the secret is for.
+        pub usage_type: SecretUsageType,
         /// Usage id (volume path, Ceph name, …).
         pub usage_id: LvString,
     }
@@ -154,8 +141,8 @@ procedures! {
     SecretUndefine = 146: SecretArgs => (), since "0.7.1";
     /// `virSecretLookupByUsage`.
     SecretLookupByUsage = 147: SecretLookupByUsageArgs => SecretRet, since "0.7.1";
-    /// `virConnectListAllSecrets` (flags: [`list_secrets_flags`]).
-    ConnectListAllSecrets = 287: ListAllArgs => ConnectListAllSecretsRet, since "0.10.2";
+    /// `virConnectListAllSecrets` (flags: [`ConnectListAllSecretsFlags`]).
+    ConnectListAllSecrets = 287: ListAllArgs<ConnectListAllSecretsFlags> => ConnectListAllSecretsRet, since "0.10.2";
     /// `virConnectSecretEventRegisterAny`: events arrive as `SECRET_EVENT_*` messages.
     ConnectSecretEventRegisterAny = 380: ConnectSecretEventRegisterAnyArgs => CallbackIdRet, since "3.0.0";
     /// Undo [`ConnectSecretEventRegisterAny`].

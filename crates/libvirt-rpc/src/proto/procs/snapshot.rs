@@ -8,59 +8,106 @@ use crate::proto::types::{Domain, DomainCheckpoint, DomainSnapshot};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// `virDomainSnapshotCreateFlags` for [`DomainSnapshotCreateXml`].
-pub mod snapshot_create_flags {
-    /// Restore or alter metadata of an existing snapshot.
-    pub const REDEFINE: u32 = 1;
-    /// Make the snapshot current.
-    pub const CURRENT: u32 = 2;
-    /// Metadata only; no data is saved.
-    pub const NO_METADATA: u32 = 4;
-    /// Stop the domain after the snapshot.
-    pub const HALT: u32 = 8;
-    /// Disk state only.
-    pub const DISK_ONLY: u32 = 16;
-    /// Reuse existing external files.
-    pub const REUSE_EXT: u32 = 32;
-    /// Quiesce guest file systems (needs the agent).
-    pub const QUIESCE: u32 = 64;
-    /// Atomic across disks.
-    pub const ATOMIC: u32 = 128;
-    /// Live snapshot.
-    pub const LIVE: u32 = 256;
-    /// Validate the XML.
-    pub const VALIDATE: u32 = 512;
+crate::flag_set! {
+    /// `virDomainSnapshotCreateFlags` for [`DomainSnapshotCreateXml`].
+    pub struct DomainSnapshotCreateFlags: u32 {
+        /// Restore or alter metadata of an existing snapshot.
+        const REDEFINE = 1;
+        /// Make the snapshot current.
+        const CURRENT = 2;
+        /// Metadata only; no data is saved.
+        const NO_METADATA = 4;
+        /// Stop the domain after the snapshot.
+        const HALT = 8;
+        /// Disk state only.
+        const DISK_ONLY = 16;
+        /// Reuse existing external files.
+        const REUSE_EXT = 32;
+        /// Quiesce guest file systems (needs the agent).
+        const QUIESCE = 64;
+        /// Atomic across disks.
+        const ATOMIC = 128;
+        /// Live snapshot.
+        const LIVE = 256;
+        /// Validate the XML.
+        const VALIDATE = 512;
+    }
 }
 
-/// `virDomainSnapshotDeleteFlags` for [`DomainSnapshotDelete`].
-pub mod snapshot_delete_flags {
-    /// Also delete children.
-    pub const CHILDREN: u32 = 1;
-    /// Delete metadata only.
-    pub const METADATA_ONLY: u32 = 2;
-    /// Delete only the children.
-    pub const CHILDREN_ONLY: u32 = 4;
+crate::flag_set! {
+    /// `virDomainSnapshotDeleteFlags` for [`DomainSnapshotDelete`].
+    pub struct DomainSnapshotDeleteFlags: u32 {
+        /// Also delete children.
+        const CHILDREN = 1;
+        /// Delete metadata only.
+        const METADATA_ONLY = 2;
+        /// Delete only the children.
+        const CHILDREN_ONLY = 4;
+    }
 }
 
-/// `virDomainSnapshotRevertFlags` for [`DomainRevertToSnapshot`].
-pub mod snapshot_revert_flags {
-    /// Run after revert.
-    pub const RUNNING: u32 = 1;
-    /// Pause after revert.
-    pub const PAUSED: u32 = 2;
-    /// Allow risky reverts.
-    pub const FORCE: u32 = 4;
-    /// Re-initialize NVRAM.
-    pub const RESET_NVRAM: u32 = 8;
+crate::flag_set! {
+    /// `virDomainSnapshotRevertFlags` for [`DomainRevertToSnapshot`].
+    pub struct DomainSnapshotRevertFlags: u32 {
+        /// Run after revert.
+        const RUNNING = 1;
+        /// Pause after revert.
+        const PAUSED = 2;
+        /// Allow risky reverts.
+        const FORCE = 4;
+        /// Re-initialize NVRAM.
+        const RESET_NVRAM = 8;
+    }
+}
+
+crate::flag_set! {
+    /// `virDomainSnapshotListFlags` for the snapshot counts and lists
+    /// ([`DomainListAllSnapshots`], [`DomainSnapshotListAllChildren`], [`DomainSnapshotNum`],
+    /// …). Bits come in groups; a group with no bit set does not filter.
+    pub struct DomainSnapshotListFlags: u32 {
+        /// Listing a domain: only snapshots without a parent.
+        const ROOTS = 1;
+        /// Listing a snapshot: every descendant, not only the children (the same bit as
+        /// [`ROOTS`](Self::ROOTS)).
+        const DESCENDANTS = 1;
+        /// Snapshots with libvirt metadata.
+        const METADATA = 2;
+        /// Snapshots without children.
+        const LEAVES = 4;
+        /// Snapshots with children.
+        const NO_LEAVES = 8;
+        /// Snapshots without libvirt metadata.
+        const NO_METADATA = 16;
+        /// Taken while the guest was shut off.
+        const INACTIVE = 32;
+        /// Taken while the guest was running, with its memory.
+        const ACTIVE = 64;
+        /// Taken while the guest was running, disks only.
+        const DISK_ONLY = 128;
+        /// Stored inside the disk images.
+        const INTERNAL = 256;
+        /// Stored in files beside the disk images.
+        const EXTERNAL = 512;
+        /// Parents before their children in the result.
+        const TOPOLOGICAL = 1024;
+    }
+}
+
+crate::flag_set! {
+    /// `virDomainSnapshotXMLFlags` for [`DomainSnapshotGetXmlDesc`].
+    pub struct DomainSnapshotXmlFlags: u32 {
+        /// Include security-sensitive data.
+        const SECURE = 1;
+    }
 }
 
 xdr_struct! {
     /// `{ snap; flags }`: most snapshot procedures.
-    pub struct SnapshotFlagsArgs {
+    pub struct SnapshotFlagsArgs<F = u32> {
         /// The snapshot.
         pub snap: DomainSnapshot,
         /// Procedure-specific flags.
-        pub flags: u32,
+        pub flags: F,
     }
 }
 
@@ -74,13 +121,13 @@ xdr_struct! {
 
 xdr_struct! {
     /// `{ dom; xml_desc; flags }`: snapshot and checkpoint creation.
-    pub struct DomainCreateChildXmlArgs {
+    pub struct DomainCreateChildXmlArgs<F = u32> {
         /// The domain.
         pub dom: Domain,
         /// Snapshot or checkpoint XML.
         pub xml_desc: LvString,
-        /// [`snapshot_create_flags`] or `virDomainCheckpointCreateFlags`.
-        pub flags: u32,
+        /// [`DomainSnapshotCreateFlags`] or `virDomainCheckpointCreateFlags`.
+        pub flags: F,
     }
 }
 
@@ -104,7 +151,7 @@ xdr_struct! {
         /// Most names wanted.
         pub maxnames: i32,
         /// `virDomainSnapshotListFlags`.
-        pub flags: u32,
+        pub flags: DomainSnapshotListFlags,
     }
 }
 
@@ -124,7 +171,7 @@ xdr_struct! {
         /// Non-zero to get the snapshots; zero returns only the count.
         pub need_results: i32,
         /// `virDomainSnapshotListFlags`.
-        pub flags: u32,
+        pub flags: DomainSnapshotListFlags,
     }
 }
 
@@ -136,7 +183,7 @@ xdr_struct! {
         /// Non-zero to get the snapshots; zero returns only the count.
         pub need_results: i32,
         /// `virDomainSnapshotListFlags`.
-        pub flags: u32,
+        pub flags: DomainSnapshotListFlags,
     }
 }
 
@@ -226,18 +273,18 @@ xdr_struct! {
         /// Most names wanted.
         pub maxnames: i32,
         /// `virDomainSnapshotListFlags`.
-        pub flags: u32,
+        pub flags: DomainSnapshotListFlags,
     }
 }
 
 procedures! {
     table PROCEDURES;
     /// `virDomainSnapshotCreateXML`.
-    DomainSnapshotCreateXml = 185: DomainCreateChildXmlArgs => SnapshotRet, since "0.8.0";
+    DomainSnapshotCreateXml = 185: DomainCreateChildXmlArgs<DomainSnapshotCreateFlags> => SnapshotRet, since "0.8.0";
     /// `virDomainSnapshotGetXMLDesc`.
-    DomainSnapshotGetXmlDesc = 186: SnapshotFlagsArgs => XmlRet, since "0.8.0";
+    DomainSnapshotGetXmlDesc = 186: SnapshotFlagsArgs<DomainSnapshotXmlFlags> => XmlRet, since "0.8.0";
     /// `virDomainSnapshotNum`.
-    DomainSnapshotNum = 187: DomainFlagsArgs => NumRet, since "0.8.0";
+    DomainSnapshotNum = 187: DomainFlagsArgs<DomainSnapshotListFlags> => NumRet, since "0.8.0";
     /// `virDomainSnapshotListNames` (legacy; prefer [`DomainListAllSnapshots`]).
     DomainSnapshotListNames = 188: DomainSnapshotListNamesArgs => SnapshotNamesRet, since "0.8.0";
     /// `virDomainSnapshotLookupByName`.
@@ -247,13 +294,13 @@ procedures! {
     /// `virDomainSnapshotCurrent`.
     DomainSnapshotCurrent = 191: DomainFlagsArgs => SnapshotRet, since "0.8.0";
     /// `virDomainRevertToSnapshot`.
-    DomainRevertToSnapshot = 192: SnapshotFlagsArgs => (), since "0.8.0";
+    DomainRevertToSnapshot = 192: SnapshotFlagsArgs<DomainSnapshotRevertFlags> => (), since "0.8.0";
     /// `virDomainSnapshotDelete`.
-    DomainSnapshotDelete = 193: SnapshotFlagsArgs => (), since "0.8.0";
+    DomainSnapshotDelete = 193: SnapshotFlagsArgs<DomainSnapshotDeleteFlags> => (), since "0.8.0";
     /// `virDomainSnapshotGetParent`.
     DomainSnapshotGetParent = 244: SnapshotFlagsArgs => SnapshotRet, since "0.9.7";
     /// `virDomainSnapshotNumChildren`.
-    DomainSnapshotNumChildren = 246: SnapshotFlagsArgs => NumRet, since "0.9.7";
+    DomainSnapshotNumChildren = 246: SnapshotFlagsArgs<DomainSnapshotListFlags> => NumRet, since "0.9.7";
     /// `virDomainSnapshotListChildrenNames` (legacy; prefer
     /// [`DomainSnapshotListAllChildren`]).
     DomainSnapshotListChildrenNames = 247:

@@ -9,177 +9,188 @@ use crate::proto::StreamArgs;
 use crate::proto::limits;
 use crate::proto::types::{StoragePool, StorageVol};
 use crate::wire::xdr::LvString;
+use crate::proto::names::{StoragePoolState, StorageVolType};
 use crate::xdr_struct;
 
-/// `VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM` / `VIR_STORAGE_VOL_DOWNLOAD_SPARSE_STREAM`.
-pub const VOL_STREAM_SPARSE: u32 = 1;
-
-/// `virConnectListAllStoragePoolsFlags` for [`ConnectListAllStoragePools`].
-pub mod list_pools_flags {
-    /// Inactive pools.
-    pub const INACTIVE: u32 = 1;
-    /// Active pools.
-    pub const ACTIVE: u32 = 2;
-    /// Persistent pools.
-    pub const PERSISTENT: u32 = 4;
-    /// Transient pools.
-    pub const TRANSIENT: u32 = 8;
-    /// Autostarting pools.
-    pub const AUTOSTART: u32 = 16;
-    /// Pools not autostarting.
-    pub const NO_AUTOSTART: u32 = 32;
-    /// `dir` pools.
-    pub const DIR: u32 = 64;
-    /// `fs` pools.
-    pub const FS: u32 = 128;
-    /// `netfs` pools.
-    pub const NETFS: u32 = 256;
-    /// `logical` pools.
-    pub const LOGICAL: u32 = 512;
-    /// `disk` pools.
-    pub const DISK: u32 = 1024;
-    /// `iscsi` pools.
-    pub const ISCSI: u32 = 2048;
-    /// `scsi` pools.
-    pub const SCSI: u32 = 4096;
-    /// `mpath` pools.
-    pub const MPATH: u32 = 8192;
-    /// `rbd` pools.
-    pub const RBD: u32 = 16_384;
-    /// `sheepdog` pools.
-    pub const SHEEPDOG: u32 = 32_768;
-    /// `gluster` pools.
-    pub const GLUSTER: u32 = 65_536;
-    /// `zfs` pools.
-    pub const ZFS: u32 = 131_072;
-    /// `vstorage` pools.
-    pub const VSTORAGE: u32 = 262_144;
-    /// `iscsi-direct` pools.
-    pub const ISCSI_DIRECT: u32 = 524_288;
+crate::flag_set! {
+    /// `virStorageVolUploadFlags` / `virStorageVolDownloadFlags` for [`StorageVolUpload`] and
+    /// [`StorageVolDownload`] (the same bit).
+    pub struct StorageVolStreamFlags: u32 {
+        /// A sparse stream: holes travel as hole messages.
+        const SPARSE_STREAM = 1;
+    }
 }
 
-/// `virStoragePoolState` in [`StoragePoolGetInfoRet::state`].
-pub mod pool_state {
-    /// Not running.
-    pub const INACTIVE: u32 = 0;
-    /// Being initialized.
-    pub const BUILDING: u32 = 1;
-    /// Running.
-    pub const RUNNING: u32 = 2;
-    /// Running, degraded.
-    pub const DEGRADED: u32 = 3;
-    /// Running, but not accessible.
-    pub const INACCESSIBLE: u32 = 4;
+crate::flag_set! {
+    /// `virStoragePoolDefineFlags` for [`StoragePoolDefineXml`].
+    pub struct StoragePoolDefineFlags: u32 {
+        /// Validate the XML against the schema.
+        const VALIDATE = 1;
+    }
 }
 
-/// `virStoragePoolBuildFlags` for [`StoragePoolBuild`].
-pub mod pool_build_flags {
-    /// Regular build.
-    pub const NEW: u32 = 0;
-    /// Repair.
-    pub const REPAIR: u32 = 1;
-    /// Extend.
-    pub const RESIZE: u32 = 2;
-    /// Refuse to overwrite existing data.
-    pub const NO_OVERWRITE: u32 = 4;
-    /// Overwrite existing data.
-    pub const OVERWRITE: u32 = 8;
+crate::flag_set! {
+    /// `virStorageXMLFlags` for [`StoragePoolGetXmlDesc`].
+    pub struct StorageXmlFlags: u32 {
+        /// The persistent definition rather than the live one.
+        const INACTIVE = 1;
+    }
 }
 
-/// `virStoragePoolCreateFlags` for [`StoragePoolCreate`] and [`StoragePoolCreateXml`].
-pub mod pool_create_flags {
-    /// Just start.
-    pub const NORMAL: u32 = 0;
-    /// Build first.
-    pub const WITH_BUILD: u32 = 1;
-    /// Build first, overwriting.
-    pub const WITH_BUILD_OVERWRITE: u32 = 2;
-    /// Build first, never overwriting.
-    pub const WITH_BUILD_NO_OVERWRITE: u32 = 4;
+crate::flag_set! {
+    /// `virConnectListAllStoragePoolsFlags` for [`ConnectListAllStoragePools`].
+    pub struct ConnectListAllStoragePoolsFlags: u32 {
+        /// Inactive pools.
+        const INACTIVE = 1;
+        /// Active pools.
+        const ACTIVE = 2;
+        /// Persistent pools.
+        const PERSISTENT = 4;
+        /// Transient pools.
+        const TRANSIENT = 8;
+        /// Autostarting pools.
+        const AUTOSTART = 16;
+        /// Pools not autostarting.
+        const NO_AUTOSTART = 32;
+        /// `dir` pools.
+        const DIR = 64;
+        /// `fs` pools.
+        const FS = 128;
+        /// `netfs` pools.
+        const NETFS = 256;
+        /// `logical` pools.
+        const LOGICAL = 512;
+        /// `disk` pools.
+        const DISK = 1024;
+        /// `iscsi` pools.
+        const ISCSI = 2048;
+        /// `scsi` pools.
+        const SCSI = 4096;
+        /// `mpath` pools.
+        const MPATH = 8192;
+        /// `rbd` pools.
+        const RBD = 16_384;
+        /// `sheepdog` pools.
+        const SHEEPDOG = 32_768;
+        /// `gluster` pools.
+        const GLUSTER = 65_536;
+        /// `zfs` pools.
+        const ZFS = 131_072;
+        /// `vstorage` pools.
+        const VSTORAGE = 262_144;
+        /// `iscsi-direct` pools.
+        const ISCSI_DIRECT = 524_288;
+    }
 }
 
-/// `virStoragePoolDeleteFlags` for [`StoragePoolDelete`].
-pub mod pool_delete_flags {
-    /// Delete metadata only.
-    pub const NORMAL: u32 = 0;
-    /// Zero all data.
-    pub const ZEROED: u32 = 1;
+crate::flag_set! {
+    /// `virStoragePoolBuildFlags` for [`StoragePoolBuild`].
+    pub struct StoragePoolBuildFlags: u32 {
+        /// Regular build.
+        const NEW = 0;
+        /// Repair.
+        const REPAIR = 1;
+        /// Extend.
+        const RESIZE = 2;
+        /// Refuse to overwrite existing data.
+        const NO_OVERWRITE = 4;
+        /// Overwrite existing data.
+        const OVERWRITE = 8;
+    }
 }
 
-/// `virStorageVolType` in [`StorageVolGetInfoRet::kind`].
-pub mod vol_type {
-    /// Regular file.
-    pub const FILE: i32 = 0;
-    /// Block device.
-    pub const BLOCK: i32 = 1;
-    /// Directory.
-    pub const DIR: i32 = 2;
-    /// Network volume.
-    pub const NETWORK: i32 = 3;
-    /// Network-accessible directory.
-    pub const NETDIR: i32 = 4;
-    /// Ploop volume.
-    pub const PLOOP: i32 = 5;
+crate::flag_set! {
+    /// `virStoragePoolCreateFlags` for [`StoragePoolCreate`] and [`StoragePoolCreateXml`].
+    pub struct StoragePoolCreateFlags: u32 {
+        /// Just start.
+        const NORMAL = 0;
+        /// Build first.
+        const WITH_BUILD = 1;
+        /// Build first, overwriting.
+        const WITH_BUILD_OVERWRITE = 2;
+        /// Build first, never overwriting.
+        const WITH_BUILD_NO_OVERWRITE = 4;
+    }
 }
 
-/// `virStorageVolCreateFlags` for [`StorageVolCreateXml`] / [`StorageVolCreateXmlFrom`].
-pub mod vol_create_flags {
-    /// Preallocate metadata (qcow2).
-    pub const PREALLOC_METADATA: u32 = 1;
-    /// Reflink copy when cloning.
-    pub const REFLINK: u32 = 2;
-    /// Validate the XML.
-    pub const VALIDATE: u32 = 4;
+crate::flag_set! {
+    /// `virStoragePoolDeleteFlags` for [`StoragePoolDelete`].
+    pub struct StoragePoolDeleteFlags: u32 {
+        /// Delete metadata only.
+        const NORMAL = 0;
+        /// Zero all data.
+        const ZEROED = 1;
+    }
 }
 
-/// `virStorageVolDeleteFlags` for [`StorageVolDelete`].
-pub mod vol_delete_flags {
-    /// Delete metadata only.
-    pub const NORMAL: u32 = 0;
-    /// Zero the data first.
-    pub const ZEROED: u32 = 1;
-    /// Also delete snapshots.
-    pub const WITH_SNAPSHOTS: u32 = 2;
+crate::flag_set! {
+    /// `virStorageVolCreateFlags` for [`StorageVolCreateXml`] / [`StorageVolCreateXmlFrom`].
+    pub struct StorageVolCreateFlags: u32 {
+        /// Preallocate metadata (qcow2).
+        const PREALLOC_METADATA = 1;
+        /// Reflink copy when cloning.
+        const REFLINK = 2;
+        /// Validate the XML.
+        const VALIDATE = 4;
+    }
 }
 
-/// `virStorageVolResizeFlags` for [`StorageVolResize`].
-pub mod vol_resize_flags {
-    /// Allocate the new capacity.
-    pub const ALLOCATE: u32 = 1;
-    /// `capacity` is a delta.
-    pub const DELTA: u32 = 2;
-    /// Allow shrinking.
-    pub const SHRINK: u32 = 4;
+crate::flag_set! {
+    /// `virStorageVolDeleteFlags` for [`StorageVolDelete`].
+    pub struct StorageVolDeleteFlags: u32 {
+        /// Delete metadata only.
+        const NORMAL = 0;
+        /// Zero the data first.
+        const ZEROED = 1;
+        /// Also delete snapshots.
+        const WITH_SNAPSHOTS = 2;
+    }
 }
 
-/// `virStorageVolInfoFlags` for [`StorageVolGetInfoFlags`].
-pub mod vol_info_flags {
-    /// Report the physical host size as `allocation`.
-    pub const GET_PHYSICAL: u32 = 1;
+crate::flag_set! {
+    /// `virStorageVolResizeFlags` for [`StorageVolResize`].
+    pub struct StorageVolResizeFlags: u32 {
+        /// Allocate the new capacity.
+        const ALLOCATE = 1;
+        /// `capacity` is a delta.
+        const DELTA = 2;
+        /// Allow shrinking.
+        const SHRINK = 4;
+    }
 }
 
-/// `virStorageVolWipeAlgorithm` for [`StorageVolWipePattern`].
-pub mod wipe_algorithm {
-    /// Zeroes.
-    pub const ZERO: u32 = 0;
-    /// NNSA NAP Air Force Manual 8.
-    pub const NNSA: u32 = 1;
-    /// US `DoD` 5220.22-M.
-    pub const DOD: u32 = 2;
-    /// BSI.
-    pub const BSI: u32 = 3;
-    /// Gutmann.
-    pub const GUTMANN: u32 = 4;
-    /// Schneier.
-    pub const SCHNEIER: u32 = 5;
-    /// Pfitzner 7 passes.
-    pub const PFITZNER7: u32 = 6;
-    /// Pfitzner 33 passes.
-    pub const PFITZNER33: u32 = 7;
-    /// Random data.
-    pub const RANDOM: u32 = 8;
-    /// Trim (discard).
-    pub const TRIM: u32 = 9;
+crate::flag_set! {
+    /// `virStorageVolInfoFlags` for [`StorageVolGetInfoFlags`].
+    pub struct StorageVolInfoFlags: u32 {
+        /// Report the physical host size as `allocation`.
+        const GET_PHYSICAL = 1;
+    }
+}
+
+crate::proto::names::named! {
+    /// `virStorageVolWipeAlgorithm` for [`StorageVolWipePattern`].
+    pub struct StorageVolWipeAlgorithm(u32) {
+        /// Zeroes.
+        ZERO = 0,
+        /// NNSA NAP Air Force Manual 8.
+        NNSA = 1,
+        /// US `DoD` 5220.22-M.
+        DOD = 2,
+        /// BSI.
+        BSI = 3,
+        /// Gutmann.
+        GUTMANN = 4,
+        /// Schneier.
+        SCHNEIER = 5,
+        /// Pfitzner 7 passes.
+        PFITZNER7 = 6,
+        /// Pfitzner 33 passes.
+        PFITZNER33 = 7,
+        /// Random data.
+        RANDOM = 8,
+        /// Trim (discard).
+        TRIM = 9,
+    }
 }
 
 /// Event ids for [`ConnectStoragePoolEventRegisterAny`], declared with the events.
@@ -206,11 +217,11 @@ xdr_struct! {
 
 xdr_struct! {
     /// Args holding a pool and flags.
-    pub struct StoragePoolFlagsArgs {
+    pub struct StoragePoolFlagsArgs<F = u32> {
         /// The pool.
         pub pool: StoragePool,
         /// Flags.
-        pub flags: u32,
+        pub flags: F,
     }
 }
 
@@ -228,8 +239,8 @@ xdr_struct! {
     /// `remote_storage_pool_get_info_ret`. `state` is an `unsigned char` (4 bytes on the
     /// wire).
     pub struct StoragePoolGetInfoRet {
-        /// [`pool_state`].
-        pub state: u32,
+        /// [`StoragePoolState`].
+        pub state: StoragePoolState,
         /// Capacity in bytes.
         pub capacity: u64,
         /// Allocation in bytes.
@@ -368,8 +379,8 @@ xdr_struct! {
         pub pool: StoragePool,
         /// Volume XML.
         pub xml: LvString,
-        /// [`vol_create_flags`].
-        pub flags: u32,
+        /// [`StorageVolCreateFlags`].
+        pub flags: StorageVolCreateFlags,
     }
 }
 
@@ -382,18 +393,18 @@ xdr_struct! {
         pub xml: LvString,
         /// The volume to copy.
         pub clonevol: StorageVol,
-        /// [`vol_create_flags`].
-        pub flags: u32,
+        /// [`StorageVolCreateFlags`].
+        pub flags: StorageVolCreateFlags,
     }
 }
 
 xdr_struct! {
     /// Args holding a volume and flags (`…_delete_args`, …).
-    pub struct StorageVolFlagsArgs {
+    pub struct StorageVolFlagsArgs<F = u32> {
         /// The volume.
         pub vol: StorageVol,
         /// Flags.
-        pub flags: u32,
+        pub flags: F,
     }
 }
 
@@ -402,8 +413,8 @@ xdr_struct! {
     pub struct StorageVolWipePatternArgs {
         /// The volume.
         pub vol: StorageVol,
-        /// [`wipe_algorithm`].
-        pub algorithm: u32,
+        /// [`StorageVolWipeAlgorithm`].
+        pub algorithm: StorageVolWipeAlgorithm,
         /// Must be 0.
         pub flags: u32,
     }
@@ -413,8 +424,8 @@ xdr_struct! {
     /// `remote_storage_vol_get_info_ret` / `…_get_info_flags_ret`. rpcgen's `char type` is
     /// a 4-byte int on the wire (the captured reply is 20 bytes).
     pub struct StorageVolGetInfoRet {
-        /// [`vol_type`].
-        pub kind: i32,
+        /// [`StorageVolType`].
+        pub kind: StorageVolType,
         /// Capacity in bytes.
         pub capacity: u64,
         /// Allocation in bytes.
@@ -437,8 +448,8 @@ xdr_struct! {
         pub vol: StorageVol,
         /// New capacity (or delta) in bytes.
         pub capacity: u64,
-        /// [`vol_resize_flags`].
-        pub flags: u32,
+        /// [`StorageVolResizeFlags`].
+        pub flags: StorageVolResizeFlags,
     }
 }
 
@@ -451,8 +462,8 @@ xdr_struct! {
         pub offset: u64,
         /// Bytes to transfer (0 = to the end).
         pub length: u64,
-        /// [`VOL_STREAM_SPARSE`] for a sparse stream.
-        pub flags: u32,
+        /// Sparse or not.
+        pub flags: StorageVolStreamFlags,
     }
 }
 
@@ -463,14 +474,18 @@ impl StorageVolTransferArgs {
             vol,
             offset,
             length,
-            flags: if sparse { VOL_STREAM_SPARSE } else { 0 },
+            flags: if sparse {
+                StorageVolStreamFlags::SPARSE_STREAM
+            } else {
+                StorageVolStreamFlags::empty()
+            },
         }
     }
 }
 
 impl StreamArgs for StorageVolTransferArgs {
     fn sparse(&self) -> bool {
-        self.flags & VOL_STREAM_SPARSE != 0
+        self.flags.contains(StorageVolStreamFlags::SPARSE_STREAM)
     }
 }
 
@@ -487,17 +502,17 @@ procedures! {
     /// `virConnectFindStoragePoolSources`.
     ConnectFindStoragePoolSources = 75: ConnectFindStoragePoolSourcesArgs => XmlRet, since "0.4.5";
     /// `virStoragePoolCreateXML`: start a transient pool.
-    StoragePoolCreateXml = 76: XmlFlagsArgs => StoragePoolRet, since "0.4.1";
+    StoragePoolCreateXml = 76: XmlFlagsArgs<StoragePoolCreateFlags> => StoragePoolRet, since "0.4.1";
     /// `virStoragePoolDefineXML`.
-    StoragePoolDefineXml = 77: XmlFlagsArgs => StoragePoolRet, since "0.4.1";
-    /// `virStoragePoolCreate` (flags: [`pool_create_flags`]).
-    StoragePoolCreate = 78: StoragePoolFlagsArgs => (), since "0.4.1";
-    /// `virStoragePoolBuild` (flags: [`pool_build_flags`]).
-    StoragePoolBuild = 79: StoragePoolFlagsArgs => (), since "0.4.1";
+    StoragePoolDefineXml = 77: XmlFlagsArgs<StoragePoolDefineFlags> => StoragePoolRet, since "0.4.1";
+    /// `virStoragePoolCreate` (flags: [`StoragePoolCreateFlags`]).
+    StoragePoolCreate = 78: StoragePoolFlagsArgs<StoragePoolCreateFlags> => (), since "0.4.1";
+    /// `virStoragePoolBuild` (flags: [`StoragePoolBuildFlags`]).
+    StoragePoolBuild = 79: StoragePoolFlagsArgs<StoragePoolBuildFlags> => (), since "0.4.1";
     /// `virStoragePoolDestroy`.
     StoragePoolDestroy = 80: StoragePoolArgs => (), since "0.4.1";
-    /// `virStoragePoolDelete` (flags: [`pool_delete_flags`]).
-    StoragePoolDelete = 81: StoragePoolFlagsArgs => (), since "0.4.1";
+    /// `virStoragePoolDelete` (flags: [`StoragePoolDeleteFlags`]).
+    StoragePoolDelete = 81: StoragePoolFlagsArgs<StoragePoolDeleteFlags> => (), since "0.4.1";
     /// `virStoragePoolUndefine`.
     StoragePoolUndefine = 82: StoragePoolArgs => (), since "0.4.1";
     /// `virStoragePoolRefresh`.
@@ -511,7 +526,7 @@ procedures! {
     /// `virStoragePoolGetInfo`.
     StoragePoolGetInfo = 87: StoragePoolArgs => StoragePoolGetInfoRet, since "0.4.1";
     /// `virStoragePoolGetXMLDesc` (flags: INACTIVE 1).
-    StoragePoolGetXmlDesc = 88: StoragePoolFlagsArgs => XmlRet, since "0.4.1";
+    StoragePoolGetXmlDesc = 88: StoragePoolFlagsArgs<StorageXmlFlags> => XmlRet, since "0.4.1";
     /// `virStoragePoolGetAutostart`.
     StoragePoolGetAutostart = 89: StoragePoolArgs => AutostartRet, since "0.4.1";
     /// `virStoragePoolSetAutostart`.
@@ -522,8 +537,8 @@ procedures! {
     StoragePoolListVolumes = 92: StoragePoolListVolumesArgs => StoragePoolListVolumesRet, since "0.4.1";
     /// `virStorageVolCreateXML`.
     StorageVolCreateXml = 93: StorageVolCreateXmlArgs => StorageVolRet, since "0.4.1";
-    /// `virStorageVolDelete` (flags: [`vol_delete_flags`]).
-    StorageVolDelete = 94: StorageVolFlagsArgs => (), since "0.4.1";
+    /// `virStorageVolDelete` (flags: [`StorageVolDeleteFlags`]).
+    StorageVolDelete = 94: StorageVolFlagsArgs<StorageVolDeleteFlags> => (), since "0.4.1";
     /// `virStorageVolLookupByName`.
     StorageVolLookupByName = 95: StorageVolLookupByNameArgs => StorageVolRet, since "0.4.1";
     /// `virStorageVolLookupByKey`.
@@ -552,8 +567,8 @@ procedures! {
     StorageVolWipePattern = 259: StorageVolWipePatternArgs => (), since "0.9.10";
     /// `virStorageVolResize`.
     StorageVolResize = 260: StorageVolResizeArgs => (), since "0.9.10";
-    /// `virConnectListAllStoragePools` (flags: [`list_pools_flags`]).
-    ConnectListAllStoragePools = 281: ListAllArgs => ConnectListAllStoragePoolsRet, since "0.10.2";
+    /// `virConnectListAllStoragePools` (flags: [`ConnectListAllStoragePoolsFlags`]).
+    ConnectListAllStoragePools = 281: ListAllArgs<ConnectListAllStoragePoolsFlags> => ConnectListAllStoragePoolsRet, since "0.10.2";
     /// `virStoragePoolListAllVolumes`.
     StoragePoolListAllVolumes = 282: StoragePoolListAllVolumesArgs => StoragePoolListAllVolumesRet, since "0.10.2";
     /// `virConnectStoragePoolEventRegisterAny`: events arrive as `STORAGE_POOL_EVENT_*`.
@@ -561,8 +576,8 @@ procedures! {
         ConnectStoragePoolEventRegisterAnyArgs => CallbackIdRet, since "2.0.0";
     /// Undo [`ConnectStoragePoolEventRegisterAny`].
     ConnectStoragePoolEventDeregisterAny = 369: CallbackIdArgs => (), since "2.0.0";
-    /// `virStorageVolGetInfoFlags` (flags: [`vol_info_flags`]).
-    StorageVolGetInfoFlags = 378: StorageVolFlagsArgs => StorageVolGetInfoRet, since "3.0.0";
+    /// `virStorageVolGetInfoFlags` (flags: [`StorageVolInfoFlags`]).
+    StorageVolGetInfoFlags = 378: StorageVolFlagsArgs<StorageVolInfoFlags> => StorageVolGetInfoRet, since "3.0.0";
     /// `virStoragePoolLookupByTargetPath`.
     StoragePoolLookupByTargetPath = 391: StorageVolLookupByPathArgs => StoragePoolRet, since "4.1.0";
 }
