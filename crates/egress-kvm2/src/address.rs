@@ -18,7 +18,7 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use libvirt_rpc::proto::procs::domain::{DomainInterface, ip_addr_type};
+use libvirt_rpc::proto::procs::domain::{DomainInterface, IpAddrType};
 
 use crate::classify::LvError;
 use crate::config::AddressSource;
@@ -117,8 +117,8 @@ pub fn pick(ifaces: &[DomainInterface]) -> Option<IpAddr> {
         .filter_map(|a| {
             let ip: IpAddr = a.addr.to_str().ok()?.parse().ok()?;
             let kind_ok = match ip {
-                IpAddr::V4(_) => a.kind == ip_addr_type::IPV4,
-                IpAddr::V6(_) => a.kind == ip_addr_type::IPV6,
+                IpAddr::V4(_) => a.kind == IpAddrType::IPV4,
+                IpAddr::V6(_) => a.kind == IpAddrType::IPV6,
             };
             kind_ok.then_some(ip)
         })

@@ -354,7 +354,7 @@ impl AddressSource {
 
     /// The `virDomainInterfaceAddressesSource` value.
     pub fn wire(self) -> u32 {
-        use libvirt_rpc::proto::procs::domain::interface_addresses_source as s;
+        use libvirt_rpc::proto::procs::domain::InterfaceAddressesSource as s;
         match self {
             Self::Agent => s::AGENT,
             Self::Arp => s::ARP,

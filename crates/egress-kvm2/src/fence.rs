@@ -82,7 +82,7 @@ use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
 use libvirt_rpc::proto::procs::domain::{
     DomainDefineXmlFlags, DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs,
-    DomainSetMetadata, DomainSetMetadataArgs, DomainUndefineFlags, metadata_type,
+    DomainSetMetadata, DomainSetMetadataArgs, DomainUndefineFlags, MetadataType,
 };
 use libvirt_rpc::proto::types::Domain;
 use quick_xml::Writer;
@@ -453,7 +453,7 @@ impl Leases {
         match link
             .call::<DomainSetMetadata>(&DomainSetMetadataArgs {
                 dom: lease.dom.clone(),
-                kind: metadata_type::ELEMENT,
+                kind: MetadataType::ELEMENT,
                 metadata: Some(self.record(n).to_xml(false).into()),
                 key: Some(PREFIX.into()),
                 uri: Some(NAMESPACE.into()),
@@ -543,7 +543,7 @@ async fn lease_record(link: &Link, dom: &Domain) -> Result<Option<String>, LvErr
     match link
         .call::<DomainGetMetadata>(&DomainGetMetadataArgs {
             dom: dom.clone(),
-            kind: metadata_type::ELEMENT,
+            kind: MetadataType::ELEMENT,
             uri: Some(NAMESPACE.into()),
             flags: 0,
         })

@@ -27,7 +27,7 @@ use std::net::Ipv4Addr;
 
 use egress_provider::ProviderError;
 use libvirt_rpc::proto::procs::qemu::{
-    QemuDomainMonitorCommand, QemuDomainMonitorCommandArgs, monitor_command_flags,
+    QemuDomainMonitorCommand, QemuDomainMonitorCommandArgs, QemuMonitorCommandFlags,
 };
 use libvirt_rpc::proto::types::Domain;
 use tracing::Instrument;
@@ -37,7 +37,7 @@ use crate::config::PortForward;
 use crate::link::Link;
 
 /// `VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP`: the command is a human monitor command.
-pub const HMP: u32 = monitor_command_flags::HMP;
+pub const HMP: u32 = QemuMonitorCommandFlags::HMP;
 
 /// The id libvirt gives the backend (`-netdev`) of a domain's first interface.
 pub const NETDEV: &str = "hostnet0";

@@ -10,7 +10,7 @@ use libvirt_rpc::Client;
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::domain::{
     DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
-    DomainLookupByName, DomainLookupByNameArgs, metadata_type,
+    DomainLookupByName, DomainLookupByNameArgs, MetadataType,
 };
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs, StoragePoolLookupByName,
@@ -143,7 +143,7 @@ pub async fn metadata(link: &Link, dom: &Domain) -> Result<Option<String>, LvErr
     match link
         .call::<DomainGetMetadata>(&DomainGetMetadataArgs {
             dom: dom.clone(),
-            kind: metadata_type::ELEMENT,
+            kind: MetadataType::ELEMENT,
             uri: Some(NAMESPACE.into()),
             flags: 0,
         })

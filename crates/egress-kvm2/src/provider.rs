@@ -19,7 +19,7 @@ use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDo
 use libvirt_rpc::proto::procs::domain::{
     DomainCreateWithFlags, DomainDefineXmlFlags, DomainDestroyFlags, DomainFlagsArgs,
     DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
-    DomainUndefineFlags, define_flags, shutoff_reason, state, undefine_flags,
+    DomainUndefineFlags, DomainDefineFlags, shutoff_reason, DomainState, DomainUndefineFlagsValues,
 };
 use libvirt_rpc::proto::types::Domain;
 use tracing::Instrument;
@@ -301,11 +301,11 @@ impl Kvm2Provider {
             .await
             .map_err(perr(format!("read state of domain {name}")))?;
         let state = match st.state {
-            state::RUNNING | state::BLOCKED => match self.address(link, dom).await? {
+            DomainState::RUNNING | DomainState::BLOCKED => match self.address(link, dom).await? {
                 Some(ip) => InstanceState::Running { ip },
                 None => InstanceState::Provisioning,
             },
-            state::SHUTOFF => match st.reason {
+            DomainState::SHUTOFF => match st.reason {
                 shutoff_reason::CRASHED => InstanceState::Failed {
                     reason: "the guest crashed and is shut off".into(),
                 },
@@ -314,7 +314,7 @@ impl Kvm2Provider {
                 },
                 _ => InstanceState::Stopped,
             },
-            state::CRASHED => InstanceState::Failed {
+            DomainState::CRASHED => InstanceState::Failed {
                 reason: format!("the guest crashed (reason {})", st.reason),
             },
             // Paused, shutting down, suspended, no state: not usable now, look again.
@@ -402,7 +402,7 @@ impl Kvm2Provider {
         let st = ops::state(link, dom)
             .await
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
-        if !matches!(st.state, state::RUNNING | state::BLOCKED | state::PAUSED) {
+        if !matches!(st.state, DomainState::RUNNING | DomainState::BLOCKED | DomainState::PAUSED) {
             return Ok(());
         }
         monitor::ensure_port_forwards(link, dom, forwards)
@@ -510,7 +510,7 @@ impl Kvm2Provider {
         let dom = match link
             .call::<DomainDefineXmlFlags>(&XmlFlagsArgs {
                 xml: xml.into(),
-                flags: define_flags::VALIDATE,
+                flags: DomainDefineFlags::VALIDATE,
             })
             .await
         {
@@ -622,7 +622,7 @@ impl Kvm2Provider {
         let st = ops::state(link, dom)
             .await
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
-        Ok(st.state == state::SHUTOFF
+        Ok(st.state == DomainState::SHUTOFF
             && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED))
     }
 
@@ -653,7 +653,7 @@ impl Kvm2Provider {
                 ));
             }
         };
-        if st.state == state::SHUTOFF {
+        if st.state == DomainState::SHUTOFF {
             return Ok(());
         }
         if !budget.is_zero() {
@@ -669,7 +669,7 @@ impl Kvm2Provider {
                     while tokio::time::Instant::now() < until {
                         tokio::time::sleep(Duration::from_millis(200)).await;
                         match ops::state(link, dom).await {
-                            Ok(s) if s.state == state::SHUTOFF => return Ok(()),
+                            Ok(s) if s.state == DomainState::SHUTOFF => return Ok(()),
                             Ok(_) => {}
                             Err(e) if e.is_no_domain() => return Ok(()),
                             Err(e) => {
@@ -703,13 +703,13 @@ impl Kvm2Provider {
     }
 
     async fn undefine(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
-        let full = undefine_flags::MANAGED_SAVE
-            | undefine_flags::SNAPSHOTS_METADATA
-            | undefine_flags::NVRAM
-            | undefine_flags::CHECKPOINTS_METADATA;
+        let full = DomainUndefineFlagsValues::MANAGED_SAVE
+            | DomainUndefineFlagsValues::SNAPSHOTS_METADATA
+            | DomainUndefineFlagsValues::NVRAM
+            | DomainUndefineFlagsValues::CHECKPOINTS_METADATA;
         for flags in [
             full,
-            undefine_flags::MANAGED_SAVE | undefine_flags::NVRAM,
+            DomainUndefineFlagsValues::MANAGED_SAVE | DomainUndefineFlagsValues::NVRAM,
             0,
         ] {
             match link

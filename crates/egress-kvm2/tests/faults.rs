@@ -44,7 +44,7 @@ use futures::FutureExt;
 use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
 use libvirt_rpc::proto::procs::domain::{
     DomainDestroyFlags, DomainFlagsArgs, DomainGetState, DomainLookupByName,
-    DomainLookupByNameArgs, DomainUndefineFlags, state,
+    DomainLookupByNameArgs, DomainUndefineFlags, DomainState,
 };
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
@@ -329,7 +329,7 @@ impl Bed {
             })
             .await
             .map_err(|e| e.to_string())?;
-        if st.state != state::RUNNING {
+        if st.state != DomainState::RUNNING {
             return Err(format!(
                 "{what}: domain {name} is in state {st:?}, want running"
             ));

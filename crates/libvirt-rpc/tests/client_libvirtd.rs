@@ -16,7 +16,7 @@ use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
 };
 use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::proto::events::{DomainEvent, Lifecycle, event_id, lifecycle};
+use libvirt_rpc::proto::events::{DomainEvent, Lifecycle, event_id, DomainEventType};
 use libvirt_rpc::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,
     ConnectListAllDomains, ConnectListAllDomainsArgs,
@@ -32,6 +32,11 @@ use libvirt_rpc::proto::procs::storage::{
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 use testbed::data::{FailAfter, pattern};
 use testbed::libvirtd::Libvirtd;
+use libvirt_rpc::proto::DomainState;
+use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 
 const MIB: u64 = 1 << 20;
 
@@ -77,7 +82,7 @@ async fn create_vol(c: &Client, pool: &StoragePool, name: &str, bytes: u64) -> S
     c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
         pool: pool.clone(),
         xml: xml.into(),
-        flags: 0,
+        flags: StorageVolCreateFlags::empty(),
     })
     .await
     .unwrap()
@@ -123,7 +128,7 @@ async fn test_driver_through_the_same_socket() {
     let doms = c
         .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
             need_results: 1,
-            flags: 0,
+            flags: ConnectListAllDomainsFlags::empty(),
         })
         .await
         .unwrap();
@@ -157,19 +162,19 @@ async fn domain_lifecycle_with_events() {
         })
         .await
         .unwrap();
-    assert_eq!(st.state, 1, "running");
+    assert_eq!(st.state, DomainState::RUNNING, "running");
     c.call::<DomainDestroy>(&DomainArgs { dom: dom.clone() })
         .await
         .unwrap();
     c.call::<DomainUndefineFlags>(&DomainFlagsArgs {
         dom: dom.clone(),
-        flags: 0,
+        flags: DomainUndefineFlagsValues::empty(),
     })
     .await
     .unwrap();
     // qemu also reports RESUMED on start and SHUTDOWN (host signal) on destroy.
     let mut seen = Vec::new();
-    while seen.last() != Some(&lifecycle::UNDEFINED) {
+    while seen.last() != Some(&DomainEventType::UNDEFINED) {
         let ev = tokio::time::timeout(Duration::from_secs(10), events.next())
             .await
             .expect("event in time")
@@ -181,10 +186,10 @@ async fn domain_lifecycle_with_events() {
         seen.push(event);
     }
     let wanted = [
-        lifecycle::DEFINED,
-        lifecycle::STARTED,
-        lifecycle::STOPPED,
-        lifecycle::UNDEFINED,
+        DomainEventType::DEFINED,
+        DomainEventType::STARTED,
+        DomainEventType::STOPPED,
+        DomainEventType::UNDEFINED,
     ];
     let mut it = seen.iter();
     assert!(
@@ -233,7 +238,7 @@ async fn upload_and_download_64_mib_byte_exact() {
         dl.write_to_file(Path::new("/dev/null")).await.unwrap(),
         64 * MIB
     );
-    c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: 0 })
+    c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: StorageVolDeleteFlags::empty() })
         .await
         .unwrap();
 }
@@ -278,7 +283,7 @@ async fn upload_from_a_pipe_sends_everything() {
             std::fs::read(d.pool_path().join(name)).unwrap() == data,
             "the volume differs from what went into the pipe (sparse: {sparse})"
         );
-        c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: 0 })
+        c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: StorageVolDeleteFlags::empty() })
             .await
             .unwrap();
     }

@@ -10,7 +10,7 @@ use libvirt_rpc::client::{Client, ConnectOptions, EventStream};
 use libvirt_rpc::proto::events::{
     NetworkEvent, NetworkLifecycle, NodeDeviceEvent, NodeDeviceLifecycle, SecretEvent,
     SecretLifecycle, SecretValueChanged, StoragePoolEvent, StoragePoolLifecycle,
-    StoragePoolRefreshed, event_id, object_lifecycle,
+    StoragePoolRefreshed, event_id,
 };
 use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
 use libvirt_rpc::proto::procs::network::{
@@ -27,8 +27,16 @@ use libvirt_rpc::proto::procs::storage::{
     StoragePoolArgs, StoragePoolCreate, StoragePoolDefineXml, StoragePoolDestroy,
     StoragePoolFlagsArgs, StoragePoolRefresh, StoragePoolUndefine, pool_event_id,
 };
-use object_lifecycle::{DEFINED, STARTED, STOPPED, UNDEFINED};
+use libvirt_rpc::proto::{NetworkEventType, StoragePoolEventType};
+
+/// `virStoragePoolEventLifecycleType` (networks number theirs the same way).
+const DEFINED: i32 = StoragePoolEventType::DEFINED.0;
+const UNDEFINED: i32 = StoragePoolEventType::UNDEFINED.0;
+const STARTED: i32 = StoragePoolEventType::STARTED.0;
+const STOPPED: i32 = StoragePoolEventType::STOPPED.0;
 use testbed::libvirtd::Libvirtd;
+use libvirt_rpc::proto::procs::storage::StoragePoolDefineFlags;
+use libvirt_rpc::proto::procs::storage::StoragePoolCreateFlags;
 
 /// `virNodeDeviceEventLifecycleType`.
 const NODE_DEVICE_CREATED: i32 = 0;
@@ -101,12 +109,14 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
         match next(&mut nets, "network").await {
             NetworkEvent::Lifecycle(NetworkLifecycle { net: n, event, .. }) => {
                 assert_eq!(n.name, "lv-ev-net");
-                seen.push(event);
+                seen.push(i32::from(event));
             }
             other => panic!("unexpected network event {other:?}"),
         }
     }
     assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
+    let words: Vec<String> = seen.iter().map(|&e| NetworkEventType(e).to_string()).collect();
+    assert_eq!(words, ["Defined", "Started", "Stopped", "Undefined"]);
 
     // A pool: define, start, refresh, stop, undefine. The test driver keeps it in memory.
     let pool = c
@@ -114,18 +124,23 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
             xml: "<pool type='dir'><name>lv-ev-pool</name><target><path>/lv-ev-pool</path>\
                   </target></pool>"
                 .into(),
-            flags: 0,
+            flags: StoragePoolDefineFlags::empty(),
         })
         .await
         .unwrap()
         .pool;
     let flags = StoragePoolFlagsArgs {
         pool: pool.clone(),
-        flags: 0,
+        flags: StoragePoolCreateFlags::empty(),
     };
     let args = StoragePoolArgs { pool: pool.clone() };
     c.call::<StoragePoolCreate>(&flags).await.unwrap();
-    c.call::<StoragePoolRefresh>(&flags).await.unwrap();
+    c.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs {
+        pool: pool.clone(),
+        flags: 0,
+    })
+    .await
+    .unwrap();
     c.call::<StoragePoolDestroy>(&args).await.unwrap();
     c.call::<StoragePoolUndefine>(&args).await.unwrap();
     let mut seen = Vec::new();
@@ -133,12 +148,14 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
         match next(&mut pools, "pool lifecycle").await {
             StoragePoolEvent::Lifecycle(StoragePoolLifecycle { pool: p, event, .. }) => {
                 assert_eq!(p.name, "lv-ev-pool");
-                seen.push(event);
+                seen.push(i32::from(event));
             }
             other => panic!("unexpected pool event {other:?}"),
         }
     }
     assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
+    let words: Vec<String> = seen.iter().map(|&e| StoragePoolEventType(e).to_string()).collect();
+    assert_eq!(words, ["Defined", "Started", "Stopped", "Undefined"]);
     match next(&mut refreshes, "pool refresh").await {
         StoragePoolEvent::Refresh(StoragePoolRefreshed { pool: p }) => {
             assert_eq!(p.name, "lv-ev-pool");
@@ -168,7 +185,7 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
         match next(&mut devs, "node device").await {
             NodeDeviceEvent::Lifecycle(NodeDeviceLifecycle { dev: nd, event, .. }) => {
                 assert_eq!(nd.name, dev.name);
-                seen.push(event);
+                seen.push(i32::from(event));
             }
             other => panic!("unexpected node device event {other:?}"),
         }
@@ -241,7 +258,7 @@ async fn secret_events_and_callback_ids_per_kind() {
                 secret: s, event, ..
             }) => {
                 assert_eq!(s.uuid, secret.uuid);
-                seen.push(event);
+                seen.push(i32::from(event));
             }
             other => panic!("unexpected secret event {other:?}"),
         }
@@ -343,7 +360,7 @@ async fn lifecycle_pair(events: &mut EventStream<NetworkEvent>, who: &str) -> Ve
     let mut seen = Vec::new();
     for _ in 0..2 {
         match next(events, who).await {
-            NetworkEvent::Lifecycle(NetworkLifecycle { event, .. }) => seen.push(event),
+            NetworkEvent::Lifecycle(NetworkLifecycle { event, .. }) => seen.push(i32::from(event)),
             other => panic!("{who}: unexpected {other:?}"),
         }
     }

@@ -27,6 +27,16 @@ use libvirt_rpc::proto::types::{
 use libvirt_rpc::proto::{REMOTE_PROGRAM, RemoteError};
 use libvirt_rpc::wire::frame::{self, Frame, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Decode, Encode};
+use libvirt_rpc::proto::MetadataType;
+use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
+use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_rpc::proto::procs::network::NetworkUpdateFlags;
+use libvirt_rpc::proto::procs::migration::DomainMigrateFlags;
+use libvirt_rpc::proto::procs::domain::DomainSaveRestoreFlags;
+use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
+use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
+use libvirt_rpc::proto::procs::connect::DomainStatsTypes;
+use libvirt_rpc::proto::procs::connect::ConnectGetAllDomainStatsFlags;
 
 /// The calls this file covers: every one declared without a capture, by number.
 const COVERED: &[i32] = &[
@@ -154,7 +164,7 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         migration::DomainMigratePrepareArgs {
             uri_in: Some("uri-in".into()),
-            flags: 4294967297,
+            flags: DomainMigrateFlags::from_bits_retain(4294967297),
             dname: Some("dname2".into()),
             bandwidth: 4294967299,
         },
@@ -174,7 +184,7 @@ fn declared_calls_match_their_layouts() {
             dom: dom(),
             cookie: Bytes::from_static(b"\x01\x02\x03"),
             uri: "uri2".into(),
-            flags: 4294967299,
+            flags: DomainMigrateFlags::from_bits_retain(4294967299),
             dname: Some("dname4".into()),
             bandwidth: 4294967301,
         },
@@ -186,7 +196,7 @@ fn declared_calls_match_their_layouts() {
             dname: "dname".into(),
             cookie: Bytes::from_static(b"\x01\x02\x03"),
             uri: "uri2".into(),
-            flags: 4294967299,
+            flags: DomainMigrateFlags::from_bits_retain(4294967299),
         },
         "00000005646e616d65000000000000030102030000000004757269320000000100000003",
     );
@@ -244,7 +254,7 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         migration::DomainMigratePrepare2Args {
             uri_in: Some("uri-in".into()),
-            flags: 4294967297,
+            flags: DomainMigrateFlags::from_bits_retain(4294967297),
             dname: Some("dname2".into()),
             bandwidth: 4294967299,
             dom_xml: "dom-xml4".into(),
@@ -265,7 +275,7 @@ fn declared_calls_match_their_layouts() {
             dname: "dname".into(),
             cookie: Bytes::from_static(b"\x01\x02\x03"),
             uri: "uri2".into(),
-            flags: 4294967299,
+            flags: DomainMigrateFlags::from_bits_retain(4294967299),
             retcode: -5,
         },
         "00000005646e616d65000000000000030102030000000004757269320000000100000003fffffffb",
@@ -278,7 +288,7 @@ fn declared_calls_match_their_layouts() {
     args::<migration::DomainMigratePrepareTunnel>(
         &mut seen,
         migration::DomainMigratePrepareTunnelArgs {
-            flags: 4294967296,
+            flags: DomainMigrateFlags::from_bits_retain(4294967296),
             dname: None,
             bandwidth: 4294967298,
             dom_xml: "dom-xml3".into(),
@@ -318,7 +328,7 @@ fn declared_calls_match_their_layouts() {
         migration::DomainMigrateBegin3Args {
             dom: dom(),
             xmlin: None,
-            flags: 4294967298,
+            flags: DomainMigrateFlags::from_bits_retain(4294967298),
             dname: None,
             bandwidth: 4294967300,
         },
@@ -337,7 +347,7 @@ fn declared_calls_match_their_layouts() {
         migration::DomainMigratePrepare3Args {
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
             uri_in: None,
-            flags: 4294967298,
+            flags: DomainMigrateFlags::from_bits_retain(4294967298),
             dname: None,
             bandwidth: 4294967300,
             dom_xml: "dom-xml5".into(),
@@ -356,7 +366,7 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         migration::DomainMigratePrepareTunnel3Args {
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4294967297,
+            flags: DomainMigrateFlags::from_bits_retain(4294967297),
             dname: Some("dname2".into()),
             bandwidth: 4294967299,
             dom_xml: "dom-xml4".into(),
@@ -378,7 +388,7 @@ fn declared_calls_match_their_layouts() {
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
             dconnuri: None,
             uri: Some("uri4".into()),
-            flags: 4294967301,
+            flags: DomainMigrateFlags::from_bits_retain(4294967301),
             dname: Some("dname6".into()),
             bandwidth: 4294967303,
         },
@@ -398,7 +408,7 @@ fn declared_calls_match_their_layouts() {
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
             dconnuri: Some("dconnuri2".into()),
             uri: None,
-            flags: 4294967300,
+            flags: DomainMigrateFlags::from_bits_retain(4294967300),
             cancelled: -6,
         },
         "00000005646e616d650000000000000301020300000000010000000964636f6e6e75726932000000000000000000000100000004fffffffa",
@@ -416,7 +426,7 @@ fn declared_calls_match_their_layouts() {
         migration::DomainMigrateConfirm3Args {
             dom: dom(),
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4294967298,
+            flags: DomainMigrateFlags::from_bits_retain(4294967298),
             cancelled: -4,
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000003010203000000000100000002fffffffc",
@@ -427,7 +437,7 @@ fn declared_calls_match_their_layouts() {
             dom: dom(),
             ncpumaps: -2,
             maplen: -3,
-            flags: 4099,
+            flags: DomainModificationImpact::from_bits_retain(4099),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007fffffffefffffffd00001003",
     );
@@ -480,7 +490,7 @@ fn declared_calls_match_their_layouts() {
         snapshot::DomainSnapshotListChildrenNamesArgs {
             snap: snap(),
             maxnames: -2,
-            flags: 4098,
+            flags: DomainSnapshotListFlags::from_bits_retain(4098),
         },
         "00000004736e617000000003646f6d00000102030405060708090a0b0c0d0e0f00000007fffffffe00001002",
     );
@@ -500,7 +510,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p6", TypedParamValue::String("v6".into())),
                 tp("p7", TypedParamValue::Int(-8)),
             ],
-            flags: 4099,
+            flags: DomainModificationImpact::from_bits_retain(4099),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007000000056469736b31000000000000020000000270360000000000070000000276360000000000027037000000000001fffffff800001003",
     );
@@ -533,7 +543,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p10", TypedParamValue::ULLong(9223372036854775818)),
                 tp("p11", TypedParamValue::Double(2.5)),
             ],
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000002000000037031300000000004800000000000000a000000037031310000000005400400000000000000001002",
     );
@@ -566,7 +576,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p14", TypedParamValue::Int(-15)),
                 tp("p15", TypedParamValue::UInt(4000000015)),
             ],
-            flags: 4099,
+            flags: DomainModificationImpact::from_bits_retain(4099),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000007646576696365310000000002000000037031340000000001fffffff1000000037031350000000002ee6b280f00001003",
     );
@@ -634,7 +644,7 @@ fn declared_calls_match_their_layouts() {
         domain_tune::DomainPinEmulatorArgs {
             dom: dom(),
             cpumap: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007000000030102030000001002",
     );
@@ -643,7 +653,7 @@ fn declared_calls_match_their_layouts() {
         domain_tune::DomainGetEmulatorPinInfoArgs {
             dom: dom(),
             maplen: -2,
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007fffffffe00001002",
     );
@@ -799,7 +809,7 @@ fn declared_calls_match_their_layouts() {
         domain_tune::DomainSetMemoryStatsPeriodArgs {
             dom: dom(),
             period: -2,
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007fffffffe00001002",
     );
@@ -817,8 +827,8 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         connect::ConnectGetAllDomainStatsArgs {
             doms: vec![dom()],
-            stats: 4097,
-            flags: 4098,
+            stats: DomainStatsTypes::from_bits_retain(4097),
+            flags: ConnectGetAllDomainStatsFlags::from_bits_retain(4098),
         },
         "0000000100000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002",
     );
@@ -886,7 +896,7 @@ fn declared_calls_match_their_layouts() {
             dom: dom(),
             iothreads_id: 4097,
             cpumap: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4099,
+            flags: DomainModificationImpact::from_bits_retain(4099),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700001001000000030102030000001003",
     );
@@ -895,7 +905,7 @@ fn declared_calls_match_their_layouts() {
         domain_tune::DomainIoThreadIdArgs {
             dom: dom(),
             iothread_id: 4097,
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002",
     );
@@ -904,7 +914,7 @@ fn declared_calls_match_their_layouts() {
         domain_tune::DomainIoThreadIdArgs {
             dom: dom(),
             iothread_id: 4097,
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002",
     );
@@ -942,7 +952,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p38", TypedParamValue::ULLong(9223372036854775846)),
                 tp("p39", TypedParamValue::Double(2.5)),
             ],
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007000000020000000370333800000000048000000000000026000000037033390000000005400400000000000000001002",
     );
@@ -1007,7 +1017,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p44", TypedParamValue::LLong(-1099511627820)),
                 tp("p45", TypedParamValue::ULLong(9223372036854775853)),
             ],
-            flags: 4099,
+            flags: DomainModificationImpact::from_bits_retain(4099),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100000002000000037034340000000003fffffeffffffffd4000000037034350000000004800000000000002d00001003",
     );
@@ -1106,7 +1116,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p54", TypedParamValue::Boolean(true)),
                 tp("p55", TypedParamValue::String("v55".into())),
             ],
-            flags: 4098,
+            flags: DomainSaveRestoreFlags::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000000200000003703534000000000600000001000000037035350000000007000000037635350000001002",
     );
@@ -1117,7 +1127,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p56", TypedParamValue::Int(-57)),
                 tp("p57", TypedParamValue::UInt(4000000057)),
             ],
-            flags: 4097,
+            flags: DomainSaveRestoreFlags::from_bits_retain(4097),
         },
         "00000002000000037035360000000001ffffffc7000000037035370000000002ee6b283900001001",
     );
@@ -1125,11 +1135,11 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         network::NetworkSetMetadataArgs {
             network: net(),
-            kind: -2,
+            kind: MetadataType(-2),
             metadata: Some("metadata2".into()),
             key: None,
             uri: Some("uri4".into()),
-            flags: 4101,
+            flags: NetworkUpdateFlags::from_bits_retain(4101),
         },
         "000000036e657400000102030405060708090a0b0c0d0e0ffffffffe00000001000000096d65746164617461320000000000000000000001000000047572693400001005",
     );
@@ -1137,9 +1147,9 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         network::NetworkGetMetadataArgs {
             network: net(),
-            kind: -2,
+            kind: MetadataType(-2),
             uri: Some("uri2".into()),
-            flags: 4099,
+            flags: NetworkUpdateFlags::from_bits_retain(4099),
         },
         "000000036e657400000102030405060708090a0b0c0d0e0ffffffffe00000001000000047572693200001003",
     );
@@ -1195,7 +1205,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p58", TypedParamValue::LLong(-1099511627834)),
                 tp("p59", TypedParamValue::ULLong(9223372036854775867)),
             ],
-            flags: 4099,
+            flags: DomainModificationImpact::from_bits_retain(4099),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000000667726f757031000000000002000000037035380000000003fffffeffffffffc6000000037035390000000004800000000000003b00001003",
     );
@@ -1204,7 +1214,7 @@ fn declared_calls_match_their_layouts() {
         domain_tune::DomainDelThrottleGroupArgs {
             dom: dom(),
             group: None,
-            flags: 4098,
+            flags: DomainModificationImpact::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000000000001002",
     );
@@ -1237,7 +1247,7 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         domain::DomainCreateXmlArgs {
             xml_desc: "<domain/>".into(),
-            flags: 0xffff_ff01,
+            flags: DomainCreateFlags::from_bits_retain(0xffff_ff01),
         },
         "000000093c646f6d61696e2f3e000000ffffff01",
     );
@@ -1250,7 +1260,7 @@ fn declared_calls_match_their_layouts() {
         &mut seen,
         domain::DomainFlagsArgs {
             dom: dom(),
-            flags: 3,
+            flags: DomainCreateFlags::START_PAUSED | DomainCreateFlags::START_AUTODESTROY,
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000003",
     );
@@ -1304,7 +1314,7 @@ fn qemu_and_lxc_calls_match_their_layouts() {
     let monitor = qemu::QemuDomainMonitorCommandArgs {
         dom: dom(),
         cmd: "info".into(),
-        flags: qemu::monitor_command_flags::HMP,
+        flags: qemu::QemuMonitorCommandFlags::HMP,
     };
     // cmd "info" (length 4, no padding), flags 1.
     let monitor_hex = hex(&[DOM, "00000004", "696e666f", "00000001"]);
@@ -1357,7 +1367,7 @@ fn qemu_and_lxc_calls_match_their_layouts() {
         qemu::QemuConnectDomainMonitorEventRegisterArgs {
             dom: None,
             event: Some("STOP".into()),
-            flags: 3,
+            flags: QemuMonitorEventRegisterFlags::REGEX | QemuMonitorEventRegisterFlags::NOCASE,
         },
         "00000000000000010000000453544f5000000003",
     );

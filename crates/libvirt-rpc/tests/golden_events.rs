@@ -5,7 +5,7 @@
 
 use libvirt_rpc::proto::events::{
     self, CallbackMsg, DomainEvent, EVENT_PROCS, Event, Lifecycle, callback_proc, event_id,
-    event_id_of_proc, lifecycle, lifecycle_detail,
+    event_id_of_proc, DomainEventType, lifecycle_detail,
 };
 use libvirt_rpc::proto::procs::common::CallbackIdArgs;
 use libvirt_rpc::proto::procs::connect::{
@@ -19,6 +19,16 @@ use libvirt_rpc::wire::xdr;
 
 mod golden;
 use golden::{call, frame, unhex};
+use libvirt_rpc::proto::WatchdogAction;
+use libvirt_rpc::proto::TrayChangeReason;
+use libvirt_rpc::proto::IoErrorAction;
+use libvirt_rpc::proto::GraphicsPhase;
+use libvirt_rpc::proto::GraphicsAddressType;
+use libvirt_rpc::proto::DiskChangeReason;
+use libvirt_rpc::proto::BlockJobType;
+use libvirt_rpc::proto::BlockJobStatus;
+use libvirt_rpc::proto::AgentLifecycleState;
+use libvirt_rpc::proto::AgentLifecycleReason;
 
 fn register_reply(hex: &str) -> i32 {
     let f = frame(hex);
@@ -69,12 +79,12 @@ fn captured_lifecycle_events_decode() {
     // define, start (QEMU resumes the CPUs, then libvirt reports the boot), destroy (QEMU
     // reports a host-initiated shutdown first), undefine.
     let want = [
-        (EVENTS_S007, -1, lifecycle::DEFINED, defined::ADDED),
-        (EVENTS_S008, 5, lifecycle::RESUMED, resumed::UNPAUSED),
-        (EVENTS_S009, 5, lifecycle::STARTED, started::BOOTED),
-        (EVENTS_S010, 5, lifecycle::SHUTDOWN, shutdown::HOST),
-        (EVENTS_S011, -1, lifecycle::STOPPED, stopped::DESTROYED),
-        (EVENTS_S012, -1, lifecycle::UNDEFINED, undefined::REMOVED),
+        (EVENTS_S007, -1, DomainEventType::DEFINED, defined::ADDED),
+        (EVENTS_S008, 5, DomainEventType::RESUMED, resumed::UNPAUSED),
+        (EVENTS_S009, 5, DomainEventType::STARTED, started::BOOTED),
+        (EVENTS_S010, 5, DomainEventType::SHUTDOWN, shutdown::HOST),
+        (EVENTS_S011, -1, DomainEventType::STOPPED, stopped::DESTROYED),
+        (EVENTS_S012, -1, DomainEventType::UNDEFINED, undefined::REMOVED),
     ];
     for (hex, id, event, detail) in want {
         let f = frame(hex);
@@ -201,7 +211,7 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
 
     let b = Lifecycle {
         dom: d(),
-        event: lifecycle::STOPPED,
+        event: DomainEventType::STOPPED,
         detail: -1,
     };
     legacy(
@@ -235,7 +245,7 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
     );
     let b = Watchdog {
         dom: d(),
-        action: 6,
+        action: WatchdogAction::INJECTNMI,
     };
     legacy(
         p::DOMAIN_WATCHDOG_LEGACY,
@@ -247,7 +257,7 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
         dom: d(),
         src_path: "/img".into(),
         dev_alias: "virtio-disk0".into(),
-        action: 2,
+        action: IoErrorAction::REPORT,
     };
     legacy(
         p::DOMAIN_IO_ERROR_LEGACY,
@@ -257,14 +267,14 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
     );
     let b = Graphics {
         dom: d(),
-        phase: 2,
+        phase: GraphicsPhase::DISCONNECT,
         local: GraphicsAddress {
-            family: 0,
+            family: GraphicsAddressType::IPV4,
             node: "127.0.0.1".into(),
             service: "5900".into(),
         },
         remote: GraphicsAddress {
-            family: 1,
+            family: GraphicsAddressType::IPV6,
             node: "::1".into(),
             service: "40000".into(),
         },
@@ -284,7 +294,7 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
         dom: d(),
         src_path: "/img".into(),
         dev_alias: "vda".into(),
-        action: 1,
+        action: IoErrorAction::PAUSE,
         reason: "enospc".into(),
     };
     legacy(
@@ -296,8 +306,8 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
     let b = BlockJob {
         dom: d(),
         path: "/a.qcow2".into(),
-        kind: 3,
-        status: 1,
+        kind: BlockJobType::COMMIT,
+        status: BlockJobStatus::FAILED,
     };
     legacy(
         p::DOMAIN_BLOCK_JOB_LEGACY,
@@ -310,7 +320,7 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
         old_src_path: Some("/old.iso".into()),
         new_src_path: None,
         dev_alias: "sata0-0-0".into(),
-        reason: 1,
+        reason: DiskChangeReason::DROP_MISSING_ON_START,
     };
     legacy(
         p::DOMAIN_DISK_CHANGE_LEGACY,
@@ -321,7 +331,7 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
     let b = TrayChange {
         dom: d(),
         dev_alias: "ide0-1-0".into(),
-        reason: 0,
+        reason: TrayChangeReason::OPEN,
     };
     legacy(
         p::DOMAIN_TRAY_CHANGE_LEGACY,
@@ -421,8 +431,8 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
     let chan = ChannelLifecycle {
         dom: d(),
         channel_name: "org.qemu.guest_agent.0".into(),
-        state: 2,
-        reason: 1,
+        state: AgentLifecycleState::DISCONNECTED,
+        reason: AgentLifecycleReason::DOMAIN_STARTED,
     };
     newer(
         p::DOMAIN_CHANNEL_LIFECYCLE,

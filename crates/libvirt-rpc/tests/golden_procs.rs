@@ -43,6 +43,12 @@ use libvirt_rpc::wire::xdr::{self, Decode, Decoder, Encode, LvString};
 
 mod golden;
 use golden::{call, frame, unhex};
+use libvirt_rpc::proto::procs::storage::StorageVolStreamFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
+use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
+use libvirt_rpc::proto::procs::connect::ConnectFlags;
+use libvirt_rpc::proto::DomainState;
 
 // ---- helpers ----------------------------------------------------------------------------
 
@@ -223,7 +229,7 @@ fn handshake_matches_virsh() {
         VERSION_C002,
         &ConnectOpenArgs {
             name: Some("qemu:///system".into()),
-            flags: 0,
+            flags: ConnectFlags::empty(),
         },
     );
     call::<ConnectSupportsFeature>(VERSION_C003, &ConnectSupportsFeatureArgs { feature: 14 });
@@ -255,14 +261,14 @@ fn handshake_matches_virsh() {
 #[test]
 fn domain_calls_match_virsh() {
     use domain::{
-        affect_flags, create_flags, destroy_flags, interface_addresses_source, metadata_type,
+        DomainModificationImpact, DomainCreateFlags, DomainDestroyFlagsValues, InterfaceAddressesSource, MetadataType,
     };
 
     call::<ConnectListAllDomains>(
         SESSION_C010,
         &ConnectListAllDomainsArgs {
             need_results: 1,
-            flags: connect::list_domains_flags::ACTIVE | connect::list_domains_flags::INACTIVE,
+            flags: connect::ConnectListAllDomainsFlags::ACTIVE | connect::ConnectListAllDomainsFlags::INACTIVE,
         },
     );
     call::<DomainGetState>(
@@ -282,29 +288,29 @@ fn domain_calls_match_virsh() {
         SESSION_C016,
         &DomainSetMetadataArgs {
             dom: probe_dom(-1),
-            kind: metadata_type::ELEMENT,
+            kind: MetadataType::ELEMENT,
             metadata: Some(r#"<probe v="1"/>"#.into()),
             key: Some("ceo".into()),
             uri: Some("http://example.org/ceo".into()),
-            flags: affect_flags::CONFIG,
+            flags: DomainModificationImpact::CONFIG,
         },
     );
     call::<DomainGetMetadata>(
         SESSION_C018,
         &DomainGetMetadataArgs {
             dom: probe_dom(-1),
-            kind: metadata_type::ELEMENT,
+            kind: MetadataType::ELEMENT,
             uri: Some("http://example.org/ceo".into()),
-            flags: affect_flags::CONFIG,
+            flags: DomainModificationImpact::CONFIG,
         },
     );
     call::<DomainGetMetadata>(
         SESSION_C020,
         &DomainGetMetadataArgs {
             dom: probe_dom(-1),
-            kind: metadata_type::ELEMENT,
+            kind: MetadataType::ELEMENT,
             uri: Some("http://example.org/nothing".into()),
-            flags: affect_flags::CONFIG,
+            flags: DomainModificationImpact::CONFIG,
         },
     );
     call::<DomainCreate>(SESSION_C022, &DomainArgs { dom: probe_dom(-1) });
@@ -322,9 +328,9 @@ fn domain_calls_match_virsh() {
         },
     );
     for (hex, source) in [
-        (SESSION_C027, interface_addresses_source::LEASE),
-        (SESSION_C029, interface_addresses_source::ARP),
-        (SESSION_C031, interface_addresses_source::AGENT),
+        (SESSION_C027, InterfaceAddressesSource::LEASE),
+        (SESSION_C029, InterfaceAddressesSource::ARP),
+        (SESSION_C031, InterfaceAddressesSource::AGENT),
     ] {
         call::<DomainInterfaceAddresses>(
             hex,
@@ -340,14 +346,14 @@ fn domain_calls_match_virsh() {
         SESSION_C035,
         &DomainFlagsArgs {
             dom: probe_dom(-1),
-            flags: create_flags::START_PAUSED,
+            flags: DomainCreateFlags::START_PAUSED,
         },
     );
     call::<DomainDestroyFlags>(
         SESSION_C037,
         &DomainFlagsArgs {
             dom: probe_dom(4),
-            flags: destroy_flags::GRACEFUL,
+            flags: DomainDestroyFlagsValues::GRACEFUL,
         },
     );
     call::<DomainIsActive>(SESSION_C039, &DomainArgs { dom: probe_dom(-1) });
@@ -362,14 +368,14 @@ fn domain_calls_match_virsh() {
         SESSION_C041,
         &DomainFlagsArgs {
             dom: probe_dom(-1),
-            flags: 0,
+            flags: DomainSnapshotListFlags::empty(),
         },
     );
     call::<DomainUndefineFlags>(
         SESSION_C042,
         &DomainFlagsArgs {
             dom: probe_dom(-1),
-            flags: 0,
+            flags: DomainUndefineFlagsValues::empty(),
         },
     );
     call::<DomainLookupByName>(
@@ -390,13 +396,11 @@ fn domain_calls_match_virsh() {
 
 #[test]
 fn domain_replies_decode() {
-    use domain::state;
-
     assert_eq!(reply::<DomainDefineXml>(SESSION_S009).dom, probe_dom(-1));
     let list = reply::<ConnectListAllDomains>(SESSION_S010);
     assert_eq!((list.domains, list.ret), (vec![probe_dom(-1)], 1));
     let st = reply::<DomainGetState>(SESSION_S011);
-    assert_eq!((st.state, st.reason), (state::SHUTOFF, 0));
+    assert_eq!((st.state, st.reason), (DomainState::SHUTOFF, 0));
     assert_eq!(reply::<DomainLookupByName>(SESSION_S012).dom, probe_dom(-1));
     assert_eq!(
         reply::<DomainGetMetadata>(SESSION_S018).metadata,
@@ -404,7 +408,7 @@ fn domain_replies_decode() {
     );
     assert_eq!(reply::<DomainLookupByUuid>(SESSION_S023).dom, probe_dom(3));
     let st = reply::<DomainGetState>(SESSION_S025);
-    assert_eq!((st.state, st.reason), (state::RUNNING, 1));
+    assert_eq!((st.state, st.reason), (DomainState::RUNNING, 1));
     assert!(
         reply::<DomainInterfaceAddresses>(SESSION_S027)
             .ifaces
@@ -462,7 +466,7 @@ fn storage_calls_match_virsh() {
             xml: "<volume><name>rpc-rpcprobe2.raw</name><capacity unit='KiB'>64</capacity>\
                   <target><format type='raw'/></target></volume>\n"
                 .into(),
-            flags: 0,
+            flags: StorageVolCreateFlags::empty(),
         },
     );
     call::<StoragePoolIsActive>(SESSION_C048, &StoragePoolArgs { pool: pool() });
@@ -503,7 +507,7 @@ fn storage_calls_match_virsh() {
         SESSION_C065,
         &StorageVolFlagsArgs {
             vol: vol("rpc-rpcprobe2.raw"),
-            flags: storage::vol_delete_flags::NORMAL,
+            flags: storage::StorageVolDeleteFlags::NORMAL,
         },
     );
 
@@ -552,7 +556,7 @@ fn storage_calls_match_virsh() {
             vol: vol("rpc-rpcprobe.raw"),
             offset: 0,
             length: 1000,
-            flags: 0,
+            flags: StorageVolStreamFlags::empty(),
         },
     );
 }
@@ -577,7 +581,7 @@ fn storage_replies_decode() {
     let info = reply::<StorageVolGetInfo>(SESSION_S051);
     assert_eq!(
         (info.kind, info.capacity, info.allocation),
-        (storage::vol_type::FILE, 65_536, 65_536)
+        (storage::StorageVolType::FILE, 65_536, 65_536)
     );
     assert_eq!(
         reply::<StorageVolGetPath>(SESSION_S054).name,

@@ -28,6 +28,15 @@ use libvirt_rpc::proto::types::{
 };
 use libvirt_rpc::proto::{ErrorCode, LibvirtVersion, Procedure, RemoteError};
 use testbed::libvirtd::Libvirtd;
+use libvirt_rpc::proto::MetadataType;
+use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
+use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
+use libvirt_rpc::proto::procs::network::NetworkUpdateFlags;
+use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
+use libvirt_rpc::proto::procs::connect::DomainStatsTypes;
+use libvirt_rpc::proto::procs::connect::ConnectGetAllDomainStatsFlags;
+use libvirt_rpc::proto::procs::connect::ConnectFlags;
 
 /// Procedures that answered sensibly, and everything that went wrong.
 struct Run<'a> {
@@ -178,7 +187,14 @@ fn text(s: &libvirt_rpc::wire::xdr::LvString) -> String {
 
 const TEST_UUID: &str = "6695eb01-f6a4-8304-79aa-97f2502e193f";
 const LIVE: u32 = 1;
-const CONFIG: u32 = 2;
+
+/// A domain and flags of any family (`DomainFlagsArgs` is generic over it).
+fn flags<F>(d: &Domain, flags: F) -> domain::DomainFlagsArgs<F> {
+    domain::DomainFlagsArgs {
+        dom: d.clone(),
+        flags,
+    }
+}
 
 fn domain_xml(name: &str) -> String {
     format!(
@@ -235,7 +251,7 @@ async fn test_driver_answers_every_procedure_it_implements() {
     run.refuse::<connect::ConnectOpen>(
         connect::ConnectOpenArgs {
             name: Some("test:///default".into()),
-            flags: 0,
+            flags: ConnectFlags::empty(),
         },
         "connection already open",
         |e| e.message().contains("already open"),
@@ -324,7 +340,7 @@ async fn connection_facts(run: &mut Run<'_>) {
     run.expect::<ConnectBaselineCpu>(
         ConnectBaselineCpuArgs {
             xml_cpus: vec![cpu.into(), cpu.into()],
-            flags: 0,
+            flags: ConnectBaselineCpuFlags::empty(),
         },
         "a baseline CPU",
         |r| text(&r.cpu).contains("<cpu"),
@@ -339,7 +355,7 @@ async fn connection_facts(run: &mut Run<'_>) {
     run.expect::<ConnectListAllDomains>(
         ConnectListAllDomainsArgs {
             need_results: 1,
-            flags: 0,
+            flags: ConnectListAllDomainsFlags::empty(),
         },
         "the test domain",
         |r| r.domains.iter().any(|d| d.name == "test") && r.ret as usize == r.domains.len(),
@@ -364,10 +380,6 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         .await?
         .dom;
     let dom = || DomainArgs { dom: test.clone() };
-    let flags = |flags| DomainFlagsArgs {
-        dom: test.clone(),
-        flags,
-    };
     run.expect::<DomainLookupByUuid>(UuidArgs { uuid: test.uuid }, "test", |r| {
         r.dom.name == "test"
     })
@@ -376,15 +388,15 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         r.dom.name == "test"
     })
     .await;
-    run.expect::<DomainGetXmlDesc>(flags(0), "its XML", |r| {
+    run.expect::<DomainGetXmlDesc>(flags(&test, DomainXmlFlags::empty()), "its XML", |r| {
         text(&r.xml).contains("<name>test</name>")
     })
     .await;
     run.expect::<DomainGetInfo>(dom(), "running, 8 GiB max, 2 vCPUs", |r| {
-        r.state == 1 && r.max_mem == 8_388_608 && r.nr_virt_cpu == 2
+        r.state == DomainState::RUNNING && r.max_mem == 8_388_608 && r.nr_virt_cpu == 2
     })
     .await;
-    run.expect::<DomainGetState>(flags(0), "running", |r| r.state == state::RUNNING)
+    run.expect::<DomainGetState>(flags(&test, 0), "running", |r| r.state == DomainState::RUNNING)
         .await;
     run.expect::<DomainGetMaxMemory>(dom(), "8 GiB", |r| r.memory == 8_388_608)
         .await;
@@ -411,7 +423,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         |r| r.info.len() == 2 && r.cpumaps.len() == 2,
     )
     .await;
-    run.expect::<DomainGetVcpusFlags>(flags(0), "2 vCPUs", |r| r.num == 2)
+    run.expect::<DomainGetVcpusFlags>(flags(&test, DomainVcpuFlags::empty()), "2 vCPUs", |r| r.num == 2)
         .await;
     run.expect::<DomainGetSchedulerType>(dom(), "fair, 1 parameter", |r| {
         r.kind == "fair" && r.nparams == 1
@@ -431,7 +443,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
     )
     .await;
     run.refuse::<domain_tune::DomainGetLaunchSecurityInfo>(
-        flags(0),
+        flags(&test, 0),
         "the test driver refusing STRING_OKAY",
         refuses_string_okay,
     )
@@ -494,22 +506,22 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         |r| r.capacity > 0 && r.physical > 0,
     )
     .await;
-    run.expect::<DomainGetControlInfo>(flags(0), "control OK", |r| r.state == 0)
+    run.expect::<DomainGetControlInfo>(flags(&test, 0), "control OK", |r| r.state == 0)
         .await;
     run.expect::<DomainGetSecurityLabel>(dom(), "a label reply", |r| r.enforcing >= 0)
         .await;
-    run.expect::<DomainGetHostname>(flags(0), "a host name", |r| !r.hostname.is_empty())
+    run.expect::<DomainGetHostname>(flags(&test, DomainGetHostnameFlags::empty()), "a host name", |r| !r.hostname.is_empty())
         .await;
-    run.expect::<DomainGetTime>(flags(0), "a time", |r| r.seconds > 0)
+    run.expect::<DomainGetTime>(flags(&test, 0), "a time", |r| r.seconds > 0)
         .await;
-    run.expect::<DomainGetFsInfo>(flags(0), "file systems", |r| {
+    run.expect::<DomainGetFsInfo>(flags(&test, 0), "file systems", |r| {
         r.ret as usize == r.info.len() && !r.info.is_empty()
     })
     .await;
     run.expect::<DomainInterfaceAddresses>(
         DomainInterfaceAddressesArgs {
             dom: test.clone(),
-            source: interface_addresses_source::LEASE,
+            source: InterfaceAddressesSource::LEASE,
             flags: 0,
         },
         "an address of testnet0",
@@ -526,9 +538,9 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         |r| r.nerrors as usize == r.errors.len(),
     )
     .await;
-    run.expect::<DomainGetMessages>(flags(0), "a list", |r| r.msgs.len() < 100)
+    run.expect::<DomainGetMessages>(flags(&test, 0), "a list", |r| r.msgs.len() < 100)
         .await;
-    run.expect::<DomainHasManagedSaveImage>(flags(0), "none", |r| r.result == 0)
+    run.expect::<DomainHasManagedSaveImage>(flags(&test, 0), "none", |r| r.result == 0)
         .await;
     let cpu = run
         .expect::<DomainGetCpuStats>(
@@ -565,15 +577,15 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
     run.expect::<connect::ConnectGetAllDomainStats>(
         connect::ConnectGetAllDomainStatsArgs {
             doms: vec![test.clone()],
-            stats: 1, // VIR_DOMAIN_STATS_STATE
-            flags: 0,
+            stats: DomainStatsTypes::STATE, // VIR_DOMAIN_STATS_STATE
+            flags: ConnectGetAllDomainStatsFlags::empty(),
         },
         "the state of test",
         |r| {
             r.ret_stats.len() == 1
                 && r.ret_stats[0].dom.name == "test"
                 && param(&r.ret_stats[0].params, "state.state")
-                    == Some(&TypedParamValue::Int(state::RUNNING))
+                    == Some(&TypedParamValue::Int(DomainState::RUNNING.0))
         },
     )
     .await;
@@ -601,19 +613,19 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         }
         Err(e) => run.record::<DomainScreenshot>(false, e),
     }
-    run.expect::<snapshot::DomainSnapshotNum>(flags(0), "no snapshots", |r| r.num == 0)
+    run.expect::<snapshot::DomainSnapshotNum>(flags(&test, DomainSnapshotListFlags::empty()), "no snapshots", |r| r.num == 0)
         .await;
     run.expect::<snapshot::DomainSnapshotListNames>(
         snapshot::DomainSnapshotListNamesArgs {
             dom: test.clone(),
             maxnames: 16,
-            flags: 0,
+            flags: DomainSnapshotListFlags::empty(),
         },
         "no snapshots",
         |r| r.names.is_empty(),
     )
     .await;
-    run.expect::<snapshot::DomainHasCurrentSnapshot>(flags(0), "none", |r| r.result == 0)
+    run.expect::<snapshot::DomainHasCurrentSnapshot>(flags(&test, 0), "none", |r| r.result == 0)
         .await;
     run.expect::<snapshot::DomainListAllCheckpoints>(
         snapshot::DomainListAllCheckpointsArgs {
@@ -628,9 +640,9 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
     run.refuse::<DomainGetMetadata>(
         DomainGetMetadataArgs {
             dom: test.clone(),
-            kind: metadata_type::TITLE,
+            kind: MetadataType::TITLE,
             uri: None,
-            flags: 0,
+            flags: DomainModificationImpact::empty(),
         },
         "no title set",
         RemoteError::is_no_metadata,
@@ -658,10 +670,6 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     };
     let mut d = ret.dom;
     let dom = |d: &Domain| DomainArgs { dom: d.clone() };
-    let flags = |d: &Domain, flags| DomainFlagsArgs {
-        dom: d.clone(),
-        flags,
-    };
     run.expect::<connect::ConnectNumOfDefinedDomains>((), "lv-procs", |r| r.num >= 1)
         .await;
     run.expect::<connect::ConnectListDefinedDomains>(
@@ -677,7 +685,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
             xml: domain_xml(name)
                 .replace("</name>", &format!("</name><uuid>{}</uuid>", d.uuid))
                 .into(),
-            flags: define_flags::VALIDATE,
+            flags: DomainDefineFlags::VALIDATE,
         },
         "the same domain redefined",
         |r| r.dom.uuid == d.uuid,
@@ -694,19 +702,19 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         .await;
     run.done::<DomainSetMetadata>(DomainSetMetadataArgs {
         dom: d.clone(),
-        kind: metadata_type::TITLE,
+        kind: MetadataType::TITLE,
         metadata: Some("procedure table".into()),
         key: None,
         uri: None,
-        flags: 0,
+        flags: DomainModificationImpact::empty(),
     })
     .await;
     run.expect::<DomainGetMetadata>(
         DomainGetMetadataArgs {
             dom: d.clone(),
-            kind: metadata_type::TITLE,
+            kind: MetadataType::TITLE,
             uri: None,
-            flags: 0,
+            flags: DomainModificationImpact::empty(),
         },
         "the title just set",
         |r| r.metadata == "procedure table",
@@ -722,25 +730,25 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     run.done::<DomainSetMemoryFlags>(DomainSetMemoryFlagsArgs {
         dom: d.clone(),
         memory: 786_432,
-        flags: CONFIG,
+        flags: DomainMemoryModFlags::CONFIG,
     })
     .await;
     run.done::<DomainSetVcpusFlags>(DomainSetVcpusFlagsArgs {
         dom: d.clone(),
         nvcpus: 2,
-        flags: CONFIG,
+        flags: DomainVcpuFlags::CONFIG,
     })
     .await;
-    run.expect::<DomainGetVcpusFlags>(flags(&d, CONFIG), "2 configured vCPUs", |r| r.num == 2)
+    run.expect::<DomainGetVcpusFlags>(flags(&d, DomainVcpuFlags::CONFIG), "2 configured vCPUs", |r| r.num == 2)
         .await;
     run.done::<DomainSetLifecycleAction>(DomainSetLifecycleActionArgs {
         dom: d.clone(),
         kind: 0,   // VIR_DOMAIN_LIFECYCLE_POWEROFF
         action: 1, // VIR_DOMAIN_LIFECYCLE_ACTION_RESTART
-        flags: CONFIG,
+        flags: DomainModificationImpact::CONFIG,
     })
     .await;
-    run.expect::<DomainGetXmlDesc>(flags(&d, xml_flags::INACTIVE), "the new settings", |r| {
+    run.expect::<DomainGetXmlDesc>(flags(&d, DomainXmlFlags::INACTIVE), "the new settings", |r| {
         let x = text(&r.xml);
         x.contains("<on_poweroff>restart</on_poweroff>") && x.contains(">786432<")
     })
@@ -750,7 +758,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     run.done::<DomainSetSchedulerParametersFlags>(DomainSetSchedulerParametersFlagsArgs {
         dom: d.clone(),
         params: vec![tp("weight", TypedParamValue::UInt(10))],
-        flags: 0,
+        flags: DomainModificationImpact::empty(),
     })
     .await;
     run.expect::<DomainRename>(
@@ -784,13 +792,13 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     {
         d = r.dom;
     }
-    run.expect::<DomainGetState>(flags(&d, 0), "running", |r| r.state == state::RUNNING)
+    run.expect::<DomainGetState>(flags(&d, 0), "running", |r| r.state == DomainState::RUNNING)
         .await;
     run.done::<DomainSuspend>(dom(&d)).await;
-    run.expect::<DomainGetState>(flags(&d, 0), "paused", |r| r.state == state::PAUSED)
+    run.expect::<DomainGetState>(flags(&d, 0), "paused", |r| r.state == DomainState::PAUSED)
         .await;
     run.done::<DomainResume>(dom(&d)).await;
-    run.expect::<DomainGetInfo>(dom(&d), "running again", |r| r.state == 1)
+    run.expect::<DomainGetInfo>(dom(&d), "running again", |r| r.state == DomainState::RUNNING)
         .await;
     run.done::<DomainSetMemory>(DomainSetMemoryArgs {
         dom: d.clone(),
@@ -804,7 +812,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         nvcpus: 2,
     })
     .await;
-    run.expect::<DomainGetVcpusFlags>(flags(&d, LIVE), "2 live vCPUs", |r| r.num == 2)
+    run.expect::<DomainGetVcpusFlags>(flags(&d, DomainVcpuFlags::LIVE), "2 live vCPUs", |r| r.num == 2)
         .await;
     run.done::<DomainPinVcpu>(DomainPinVcpuArgs {
         dom: d.clone(),
@@ -816,7 +824,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         dom: d.clone(),
         vcpu: 1,
         cpumap: Bytes::from_static(&[0b10]),
-        flags: 0,
+        flags: DomainModificationImpact::empty(),
     })
     .await;
     run.expect::<domain_tune::DomainGetVcpuPinInfo>(
@@ -824,7 +832,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
             dom: d.clone(),
             ncpumaps: 2,
             maplen: 1,
-            flags: LIVE,
+            flags: DomainModificationImpact::LIVE,
         },
         "the pins just set",
         |r| r.num == 2 && r.cpumaps[..] == [0b01, 0b10],
@@ -833,14 +841,14 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     run.done::<domain_tune::DomainPinEmulator>(domain_tune::DomainPinEmulatorArgs {
         dom: d.clone(),
         cpumap: Bytes::from_static(&[0b10]),
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<domain_tune::DomainGetEmulatorPinInfo>(
         domain_tune::DomainGetEmulatorPinInfoArgs {
             dom: d.clone(),
             maplen: 1,
-            flags: LIVE,
+            flags: DomainModificationImpact::LIVE,
         },
         "the emulator pin just set",
         |r| r.ret == 1 && r.cpumaps[..] == [0b10],
@@ -852,11 +860,11 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         domain_tune::DomainSetMemoryStatsPeriodArgs {
             dom: d.clone(),
             period: 5,
-            flags: LIVE,
+            flags: DomainModificationImpact::LIVE,
         },
     )
     .await;
-    run.expect::<DomainGetXmlDesc>(flags(&d, 0), "the stats period", |r| {
+    run.expect::<DomainGetXmlDesc>(flags(&d, DomainXmlFlags::empty()), "the stats period", |r| {
         text(&r.xml).contains("<stats period='5'/>")
     })
     .await;
@@ -920,22 +928,22 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     .await;
     snapshots(run, &d).await;
     checkpoints(run, &d).await;
-    run.done::<DomainReboot>(flags(&d, 0)).await;
+    run.done::<DomainReboot>(flags(&d, DomainRebootFlagValues::empty())).await;
     run.expect::<DomainGetState>(flags(&d, 0), "running after reboot", |r| {
-        r.state == state::RUNNING
+        r.state == DomainState::RUNNING
     })
     .await;
 
     // Saving and restoring.
-    run.done::<DomainManagedSave>(flags(&d, 0)).await;
+    run.done::<DomainManagedSave>(flags(&d, DomainSaveRestoreFlags::empty())).await;
     run.expect::<DomainHasManagedSaveImage>(flags(&d, 0), "an image", |r| r.result == 1)
         .await;
     run.done::<DomainManagedSaveRemove>(flags(&d, 0)).await;
     run.expect::<DomainHasManagedSaveImage>(flags(&d, 0), "no image", |r| r.result == 0)
         .await;
     // The test driver takes no start flags.
-    run.done::<DomainCreateWithFlags>(flags(&d, 0)).await;
-    run.expect::<DomainGetState>(flags(&d, 0), "started", |r| r.state == state::RUNNING)
+    run.done::<DomainCreateWithFlags>(flags(&d, DomainCreateFlags::empty())).await;
+    run.expect::<DomainGetState>(flags(&d, 0), "started", |r| r.state == DomainState::RUNNING)
         .await;
     let image = dir.join("lv-procs.save").display().to_string();
     run.done::<DomainSave>(DomainSaveArgs {
@@ -949,7 +957,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         .expect::<DomainSaveImageGetXmlDesc>(
             DomainSaveImageGetXmlDescArgs {
                 file: image.as_str().into(),
-                flags: 0,
+                flags: DomainXmlFlags::empty(),
             },
             "the saved domain",
             |r| text(&r.xml).contains("<name>lv-procs-2</name>"),
@@ -960,7 +968,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         run.done::<DomainSaveImageDefineXml>(DomainSaveImageDefineXmlArgs {
             file: image.as_str().into(),
             dxml: edited.into(),
-            flags: 0,
+            flags: DomainSaveRestoreFlags::empty(),
         })
         .await;
     }
@@ -971,9 +979,9 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     run.expect::<DomainGetMetadata>(
         DomainGetMetadataArgs {
             dom: d.clone(),
-            kind: metadata_type::TITLE,
+            kind: MetadataType::TITLE,
             uri: None,
-            flags: 0,
+            flags: DomainModificationImpact::empty(),
         },
         "the title edited in the image",
         |r| r.metadata == "saved title",
@@ -984,16 +992,16 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         dom: d.clone(),
         to: image2.as_str().into(),
         dxml: None,
-        flags: 0,
+        flags: DomainSaveRestoreFlags::empty(),
     })
     .await;
     run.done::<DomainRestoreFlags>(DomainRestoreFlagsArgs {
         from: image2.as_str().into(),
         dxml: None,
-        flags: 0,
+        flags: DomainSaveRestoreFlags::empty(),
     })
     .await;
-    run.expect::<DomainGetState>(flags(&d, 0), "restored", |r| r.state == state::RUNNING)
+    run.expect::<DomainGetState>(flags(&d, 0), "restored", |r| r.state == DomainState::RUNNING)
         .await;
     run.done::<DomainCoreDump>(DomainCoreDumpArgs {
         dom: d.clone(),
@@ -1015,28 +1023,28 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     // on_poweroff is `restart` (set above): the shutdown comes back running.
     run.done::<DomainShutdown>(dom(&d)).await;
     run.expect::<DomainGetState>(flags(&d, 0), "restarted by on_poweroff", |r| {
-        r.state == state::RUNNING
+        r.state == DomainState::RUNNING
     })
     .await;
     run.done::<DomainSetLifecycleAction>(DomainSetLifecycleActionArgs {
         dom: d.clone(),
         kind: 0,   // VIR_DOMAIN_LIFECYCLE_POWEROFF
         action: 0, // VIR_DOMAIN_LIFECYCLE_ACTION_DESTROY
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
-    run.done::<DomainShutdownFlags>(flags(&d, shutdown_flags::DEFAULT))
+    run.done::<DomainShutdownFlags>(flags(&d, DomainShutdownFlagValues::DEFAULT))
         .await;
-    run.expect::<DomainGetState>(flags(&d, 0), "shut off", |r| r.state == state::SHUTOFF)
+    run.expect::<DomainGetState>(flags(&d, 0), "shut off", |r| r.state == DomainState::SHUTOFF)
         .await;
     run.done::<DomainCreate>(dom(&d)).await;
-    run.done::<DomainDestroyFlags>(flags(&d, destroy_flags::DEFAULT))
+    run.done::<DomainDestroyFlags>(flags(&d, DomainDestroyFlagsValues::DEFAULT))
         .await;
     run.done::<DomainCreate>(dom(&d)).await;
     run.done::<DomainDestroy>(dom(&d)).await;
     run.expect::<DomainIsActive>(dom(&d), "stopped", |r| r.active == 0)
         .await;
-    run.done::<DomainUndefineFlags>(flags(&d, undefine_flags::SNAPSHOTS_METADATA))
+    run.done::<DomainUndefineFlags>(flags(&d, DomainUndefineFlagsValues::SNAPSHOTS_METADATA))
         .await;
     run.refuse::<DomainLookupByUuid>(UuidArgs { uuid: d.uuid }, "no such domain", |e| {
         e.is_not_found()
@@ -1048,7 +1056,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         .expect::<DomainCreateXml>(
             DomainCreateXmlArgs {
                 xml_desc: domain_xml("lv-transient").into(),
-                flags: 0,
+                flags: DomainCreateFlags::empty(),
             },
             "a running transient domain",
             |r| r.dom.name == "lv-transient" && r.dom.id > 0,
@@ -1083,21 +1091,21 @@ async fn iothreads(run: &mut Run<'_>, d: &Domain) {
     run.done::<DomainAddIoThread>(DomainIoThreadIdArgs {
         dom: d.clone(),
         iothread_id: 5,
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.done::<DomainPinIoThread>(DomainPinIoThreadArgs {
         dom: d.clone(),
         iothreads_id: 5,
         cpumap: Bytes::from_static(&[0b1]),
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.done::<DomainSetIoThreadParams>(DomainSetIoThreadParamsArgs {
         dom: d.clone(),
         iothread_id: 5,
         params: vec![tp("poll_max_ns", TypedParamValue::ULLong(1000))],
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetIoThreadInfo>(
@@ -1116,7 +1124,7 @@ async fn iothreads(run: &mut Run<'_>, d: &Domain) {
     run.done::<DomainDelIoThread>(DomainIoThreadIdArgs {
         dom: d.clone(),
         iothread_id: 5,
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetIoThreadInfo>(
@@ -1156,7 +1164,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
     run.done::<DomainSetMemoryParameters>(DomainSetMemoryParametersArgs {
         dom: d.clone(),
         params: vec![tp("hard_limit", TypedParamValue::ULLong(1_048_576))],
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetMemoryParameters>(get(16), "the hard limit", |r| {
@@ -1166,7 +1174,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
     run.done::<DomainSetBlkioParameters>(DomainSetBlkioParametersArgs {
         dom: d.clone(),
         params: vec![tp("weight", TypedParamValue::UInt(500))],
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetBlkioParameters>(get(16), "blkio weight 500", |r| {
@@ -1179,7 +1187,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
             tp("numa_mode", TypedParamValue::Int(0)), // strict
             tp("numa_nodeset", TypedParamValue::String("0".into())),
         ],
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetNumaParameters>(get(16), "nodeset 0", |r| {
@@ -1190,7 +1198,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
         dom: d.clone(),
         device: "lvnet0".into(),
         params: vec![tp("inbound.average", TypedParamValue::UInt(1000))],
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetInterfaceParameters>(
@@ -1211,7 +1219,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
             tp("total_bytes_sec", TypedParamValue::ULLong(4096)),
             tp("total_bytes_sec_max", TypedParamValue::ULLong(8192)),
         ],
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetBlockIoTune>(
@@ -1228,7 +1236,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
     run.done::<DomainSetPerfEvents>(DomainSetPerfEventsArgs {
         dom: d.clone(),
         params: vec![tp("cmt", TypedParamValue::Boolean(true))],
-        flags: LIVE,
+        flags: DomainModificationImpact::LIVE,
     })
     .await;
     run.expect::<DomainGetPerfEvents>(
@@ -1247,37 +1255,42 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
     let create = |name: &str| DomainCreateChildXmlArgs {
         dom: d.clone(),
         xml_desc: format!("<domainsnapshot><name>{name}</name></domainsnapshot>").into(),
-        flags: 0,
+        flags: DomainSnapshotCreateFlags::empty(),
     };
     let snap = |name: &str| DomainSnapshot {
         name: name.into(),
         dom: d.clone(),
     };
-    let on = |name: &str, flags| SnapshotFlagsArgs {
-        snap: snap(name),
-        flags,
-    };
-    let dflags = || domain::DomainFlagsArgs {
-        dom: d.clone(),
-        flags: 0,
-    };
+    // Generic over the flag family: the procedures below take different ones.
+    fn snap_flags<F: From<u32>>(snap: DomainSnapshot, flags: u32) -> SnapshotFlagsArgs<F> {
+        SnapshotFlagsArgs {
+            snap,
+            flags: F::from(flags),
+        }
+    }
+    fn dom_flags<F: Default>(dom: &Domain) -> domain::DomainFlagsArgs<F> {
+        domain::DomainFlagsArgs {
+            dom: dom.clone(),
+            flags: F::default(),
+        }
+    }
     run.expect::<DomainSnapshotCreateXml>(create("s1"), "s1", |r| r.snap.name == "s1")
         .await;
     run.expect::<DomainSnapshotCreateXml>(create("s2"), "s2", |r| r.snap.name == "s2")
         .await;
-    run.expect::<DomainSnapshotCurrent>(dflags(), "s2 current", |r| r.snap.name == "s2")
+    run.expect::<DomainSnapshotCurrent>(dom_flags(d), "s2 current", |r| r.snap.name == "s2")
         .await;
-    run.expect::<DomainHasCurrentSnapshot>(dflags(), "a current snapshot", |r| r.result == 1)
+    run.expect::<DomainHasCurrentSnapshot>(dom_flags(d), "a current snapshot", |r| r.result == 1)
         .await;
-    run.expect::<DomainSnapshotGetParent>(on("s2", 0), "s1", |r| r.snap.name == "s1")
+    run.expect::<DomainSnapshotGetParent>(snap_flags(snap("s2"), 0), "s1", |r| r.snap.name == "s1")
         .await;
-    run.expect::<DomainSnapshotNumChildren>(on("s1", 0), "one child", |r| r.num == 1)
+    run.expect::<DomainSnapshotNumChildren>(snap_flags(snap("s1"), 0), "one child", |r| r.num == 1)
         .await;
     run.expect::<DomainSnapshotListChildrenNames>(
         DomainSnapshotListChildrenNamesArgs {
             snap: snap("s1"),
             maxnames: 8,
-            flags: 0,
+            flags: DomainSnapshotListFlags::empty(),
         },
         "[s2]",
         |r| r.names.len() == 1 && r.names[0] == "s2",
@@ -1287,17 +1300,17 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
         SnapshotListAllChildrenArgs {
             snap: snap("s1"),
             need_results: 1,
-            flags: 0,
+            flags: DomainSnapshotListFlags::empty(),
         },
         "[s2]",
         |r| r.ret == 1 && r.snapshots[0].name == "s2",
     )
     .await;
-    run.expect::<DomainSnapshotIsCurrent>(on("s2", 0), "current", |r| r.current == 1)
+    run.expect::<DomainSnapshotIsCurrent>(snap_flags(snap("s2"), 0), "current", |r| r.current == 1)
         .await;
-    run.expect::<DomainSnapshotHasMetadata>(on("s2", 0), "metadata", |r| r.metadata == 1)
+    run.expect::<DomainSnapshotHasMetadata>(snap_flags(snap("s2"), 0), "metadata", |r| r.metadata == 1)
         .await;
-    run.expect::<DomainSnapshotGetXmlDesc>(on("s2", 0), "its XML", |r| {
+    run.expect::<DomainSnapshotGetXmlDesc>(snap_flags(snap("s2"), 0), "its XML", |r| {
         text(&r.xml).contains("<name>s2</name>")
     })
     .await;
@@ -1311,13 +1324,13 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
         |r| r.snap.name == "s1",
     )
     .await;
-    run.expect::<DomainSnapshotNum>(dflags(), "2 snapshots", |r| r.num == 2)
+    run.expect::<DomainSnapshotNum>(dom_flags(d), "2 snapshots", |r| r.num == 2)
         .await;
     run.expect::<DomainSnapshotListNames>(
         DomainSnapshotListNamesArgs {
             dom: d.clone(),
             maxnames: 8,
-            flags: 0,
+            flags: DomainSnapshotListFlags::empty(),
         },
         "s1 and s2",
         |r| r.names.len() == 2,
@@ -1327,18 +1340,18 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
         DomainListAllSnapshotsArgs {
             dom: d.clone(),
             need_results: 1,
-            flags: 0,
+            flags: DomainSnapshotListFlags::empty(),
         },
         "s1 and s2",
         |r| r.ret == 2 && r.snapshots.iter().any(|s| s.name == "s1"),
     )
     .await;
-    run.done::<DomainRevertToSnapshot>(on("s1", 0)).await;
-    run.expect::<DomainSnapshotCurrent>(dflags(), "s1 current", |r| r.snap.name == "s1")
+    run.done::<DomainRevertToSnapshot>(snap_flags(snap("s1"), 0)).await;
+    run.expect::<DomainSnapshotCurrent>(dom_flags(d), "s1 current", |r| r.snap.name == "s1")
         .await;
-    run.done::<DomainSnapshotDelete>(on("s2", 0)).await;
-    run.done::<DomainSnapshotDelete>(on("s1", 0)).await;
-    run.expect::<DomainSnapshotNum>(dflags(), "none left", |r| r.num == 0)
+    run.done::<DomainSnapshotDelete>(snap_flags(snap("s2"), 0)).await;
+    run.done::<DomainSnapshotDelete>(snap_flags(snap("s1"), 0)).await;
+    run.expect::<DomainSnapshotNum>(dom_flags(d), "none left", |r| r.num == 0)
         .await;
 }
 
@@ -1435,7 +1448,7 @@ async fn networks(run: &mut Run<'_>) {
     run.expect::<NetworkGetXmlDesc>(
         NetworkFlagsArgs {
             net: def.clone(),
-            flags: 0,
+            flags: NetworkXmlFlags::empty(),
         },
         "its bridge",
         |r| text(&r.xml).contains("virbr0"),
@@ -1458,7 +1471,7 @@ async fn networks(run: &mut Run<'_>) {
     run.expect::<ConnectListAllNetworks>(
         ListAllArgs {
             need_results: 1,
-            flags: 0,
+            flags: ConnectListAllNetworksFlags::empty(),
         },
         "default",
         |r| r.nets.iter().any(|n| n.name == "default"),
@@ -1497,17 +1510,17 @@ async fn networks(run: &mut Run<'_>) {
             .await;
         run.done::<NetworkUpdate>(NetworkUpdateArgs {
             net: n.clone(),
-            command: 3,  // VIR_NETWORK_UPDATE_COMMAND_ADD_LAST
-            section: 11, // VIR_NETWORK_SECTION_DNS_TXT
+            command: NetworkUpdateCommand::ADD_LAST,  // VIR_NETWORK_UPDATE_COMMAND_ADD_LAST
+            section: NetworkUpdateSection::DNS_TXT, // VIR_NETWORK_SECTION_DNS_TXT
             parent_index: -1,
             xml: "<txt name='lv' value='procs'/>".into(),
-            flags: LIVE | CONFIG,
+            flags: NetworkUpdateFlags::AFFECT_LIVE | NetworkUpdateFlags::AFFECT_CONFIG,
         })
         .await;
         run.expect::<NetworkGetXmlDesc>(
             NetworkFlagsArgs {
                 net: n.clone(),
-                flags: 0,
+                flags: NetworkXmlFlags::empty(),
             },
             "the added DNS TXT record",
             |r| text(&r.xml).contains("name='lv'"),
@@ -1542,7 +1555,7 @@ async fn networks(run: &mut Run<'_>) {
         .expect::<NetworkCreateXmlFlags>(
             XmlFlagsArgs {
                 xml: xml("lv-tnet2", "lvbr2").into(),
-                flags: 1, // VIR_NETWORK_CREATE_VALIDATE
+                flags: NetworkCreateFlags::VALIDATE, // VIR_NETWORK_CREATE_VALIDATE
             },
             "lv-tnet2",
             |r| r.net.name == "lv-tnet2",
@@ -1555,7 +1568,7 @@ async fn networks(run: &mut Run<'_>) {
         .expect::<NetworkDefineXmlFlags>(
             XmlFlagsArgs {
                 xml: xml("lv-net2", "lvbr3").into(),
-                flags: 1, // VIR_NETWORK_DEFINE_VALIDATE
+                flags: NetworkDefineFlags::VALIDATE, // VIR_NETWORK_DEFINE_VALIDATE
             },
             "lv-net2",
             |r| r.net.name == "lv-net2",
@@ -1607,7 +1620,7 @@ async fn interfaces(run: &mut Run<'_>) {
     run.expect::<ConnectListAllInterfaces>(
         ListAllArgs {
             need_results: 1,
-            flags: 0,
+            flags: ConnectListAllInterfacesFlags::empty(),
         },
         "eth1",
         |r| r.ifaces.iter().any(|i| i.name == "eth1"),
@@ -1684,15 +1697,18 @@ async fn storage_pools(run: &mut Run<'_>) {
     };
     let pool = pool.pool;
     let p = |p: &StoragePool| StoragePoolArgs { pool: p.clone() };
-    let pf = |p: &StoragePool| StoragePoolFlagsArgs {
-        pool: p.clone(),
-        flags: 0,
-    };
+    // Generic over the flag family: create, build, delete and XML take different ones.
+    fn pf<F: Default>(p: &StoragePool) -> StoragePoolFlagsArgs<F> {
+        StoragePoolFlagsArgs {
+            pool: p.clone(),
+            flags: F::default(),
+        }
+    }
     run.expect::<StoragePoolLookupByUuid>(UuidArgs { uuid: pool.uuid }, "default-pool", |r| {
         r.pool.name == "default-pool"
     })
     .await;
-    run.expect::<StoragePoolGetInfo>(p(&pool), "running", |r| r.state == 2)
+    run.expect::<StoragePoolGetInfo>(p(&pool), "running", |r| r.state == StoragePoolState::RUNNING)
         .await;
     run.expect::<StoragePoolGetXmlDesc>(pf(&pool), "its XML", |r| {
         text(&r.xml).contains("default-pool")
@@ -1714,7 +1730,7 @@ async fn storage_pools(run: &mut Run<'_>) {
     run.expect::<ConnectListAllStoragePools>(
         ListAllArgs {
             need_results: 1,
-            flags: 0,
+            flags: ConnectListAllStoragePoolsFlags::empty(),
         },
         "default-pool",
         |r| r.pools.iter().any(|x| x.name == "default-pool"),
@@ -1742,7 +1758,7 @@ async fn storage_pools(run: &mut Run<'_>) {
             StorageVolCreateXmlArgs {
                 pool: pool.clone(),
                 xml: vol_xml("lv-vol.img").into(),
-                flags: 0,
+                flags: StorageVolCreateFlags::empty(),
             },
             "lv-vol.img",
             |r| r.vol.name == "lv-vol.img" && r.vol.pool == "default-pool",
@@ -1800,7 +1816,7 @@ async fn storage_pools(run: &mut Run<'_>) {
                     pool: pool.clone(),
                     xml: vol_xml("lv-clone.img").into(),
                     clonevol: v.clone(),
-                    flags: 0,
+                    flags: StorageVolCreateFlags::empty(),
                 },
                 "lv-clone.img",
                 |r| r.vol.name == "lv-clone.img",
@@ -1828,7 +1844,7 @@ async fn storage_pools(run: &mut Run<'_>) {
         )
         .await;
         for v in std::iter::once(v).chain(clone.map(|c| c.vol)) {
-            run.done::<StorageVolDelete>(StorageVolFlagsArgs { vol: v, flags: 0 })
+            run.done::<StorageVolDelete>(StorageVolFlagsArgs { vol: v, flags: StorageVolDeleteFlags::empty() })
                 .await;
         }
         run.expect::<StoragePoolNumOfVolumes>(p(&pool), "none of ours", |r| r.num == 0)
@@ -1842,7 +1858,7 @@ async fn storage_pools(run: &mut Run<'_>) {
         .expect::<StoragePoolDefineXml>(
             XmlFlagsArgs {
                 xml: pool_xml("lv-pool").into(),
-                flags: 0,
+                flags: StoragePoolDefineFlags::empty(),
             },
             "lv-pool",
             |r| r.pool.name == "lv-pool",
@@ -1885,7 +1901,7 @@ async fn storage_pools(run: &mut Run<'_>) {
         .expect::<StoragePoolCreateXml>(
             XmlFlagsArgs {
                 xml: pool_xml("lv-tpool").into(),
-                flags: 0,
+                flags: StoragePoolCreateFlags::empty(),
             },
             "lv-tpool",
             |r| r.pool.name == "lv-tpool",
@@ -2078,7 +2094,7 @@ async fn secrets(run: &mut Run<'_>) {
     .await;
     run.expect::<SecretLookupByUsage>(
         SecretLookupByUsageArgs {
-            usage_type: 1, // VIR_SECRET_USAGE_TYPE_VOLUME
+            usage_type: SecretUsageType::VOLUME, // VIR_SECRET_USAGE_TYPE_VOLUME
             usage_id: "/lv/procs.img".into(),
         },
         "the secret",
@@ -2104,7 +2120,7 @@ async fn secrets(run: &mut Run<'_>) {
     run.expect::<ConnectListAllSecrets>(
         ListAllArgs {
             need_results: 1,
-            flags: 0,
+            flags: ConnectListAllSecretsFlags::empty(),
         },
         "ours",
         |r| r.secrets.iter().any(|x| x.uuid == s.uuid),
@@ -2171,7 +2187,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
             xml: "<volume><name>lv-stream.raw</name><capacity unit='KiB'>64</capacity>\
                   <allocation>0</allocation><target><format type='raw'/></target></volume>"
                 .into(),
-            flags: 0,
+            flags: StorageVolCreateFlags::empty(),
         })
         .await
     else {
@@ -2195,7 +2211,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     run.expect::<StorageVolGetInfoFlags>(
         StorageVolFlagsArgs {
             vol: vol.clone(),
-            flags: 1, // VIR_STORAGE_VOL_GET_PHYSICAL
+            flags: StorageVolInfoFlags::GET_PHYSICAL, // VIR_STORAGE_VOL_GET_PHYSICAL
         },
         "64 KiB",
         |r| r.capacity == 64 * 1024,
@@ -2204,7 +2220,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     run.done::<StorageVolResize>(StorageVolResizeArgs {
         vol: vol.clone(),
         capacity: 128 * 1024,
-        flags: 0,
+        flags: StorageVolResizeFlags::empty(),
     })
     .await;
     run.expect::<StorageVolGetInfo>(StorageVolArgs { vol: vol.clone() }, "the new size", |r| {
@@ -2227,11 +2243,11 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     );
     run.done::<StorageVolWipePattern>(StorageVolWipePatternArgs {
         vol: vol.clone(),
-        algorithm: 0, // VIR_STORAGE_VOL_WIPE_ALG_ZERO
+        algorithm: StorageVolWipeAlgorithm::ZERO, // VIR_STORAGE_VOL_WIPE_ALG_ZERO
         flags: 0,
     })
     .await;
-    run.done::<StorageVolDelete>(StorageVolFlagsArgs { vol, flags: 0 })
+    run.done::<StorageVolDelete>(StorageVolFlagsArgs { vol, flags: StorageVolDeleteFlags::empty() })
         .await;
 
     let count = run
@@ -2356,7 +2372,7 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
         qemu::QemuDomainMonitorCommandArgs {
             dom: test.clone(),
             cmd: r#"{"execute":"query-status"}"#.into(),
-            flags: 0,
+            flags: QemuMonitorCommandFlags::empty(),
         },
         "NO_SUPPORT from the test driver",
         unsupported,
@@ -2386,7 +2402,7 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
         qemu::QemuConnectDomainMonitorEventRegisterArgs {
             dom: Some(test.clone()),
             event: Some("STOP".into()),
-            flags: 0,
+            flags: QemuMonitorEventRegisterFlags::empty(),
         },
         "NO_SUPPORT from the test driver",
         unsupported,
@@ -2409,6 +2425,10 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
         dom: test.clone(),
         flags: 0,
     };
+    let create_flags = domain::DomainFlagsArgs {
+        dom: test.clone(),
+        flags: domain::DomainCreateFlags::empty(),
+    };
     let before = run.c.stats().packets_out;
     let c = run.c;
     let refusals = [
@@ -2421,7 +2441,7 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
             FdPassing::Reply,
         ),
         (
-            refused_locally::<domain::DomainCreateWithFiles>(c, &flags).await,
+            refused_locally::<domain::DomainCreateWithFiles>(c, &create_flags).await,
             FdPassing::Call,
         ),
         (
@@ -2462,7 +2482,7 @@ async fn session_qemu_program(run: &mut Run<'_>) {
                 id: -1,
             },
             cmd: "info status".into(),
-            flags: qemu::monitor_command_flags::HMP,
+            flags: QemuMonitorCommandFlags::HMP,
         },
         "NO_DOMAIN from the qemu driver",
         RemoteError::is_not_found,
@@ -2577,9 +2597,9 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
                 name: "default".into(),
                 uuid: libvirt_rpc::proto::types::Uuid::default(),
             },
-            kind: 0,
+            kind: MetadataType::DESCRIPTION,
             uri: None,
-            flags: 0,
+            flags: NetworkUpdateFlags::empty(),
         })
         .await
         .expect_err("libvirt 9.0 lacks procedure 445");
@@ -2596,6 +2616,6 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
         .await
         .unwrap()
         .state,
-        domain::state::RUNNING
+        domain::DomainState::RUNNING
     );
 }

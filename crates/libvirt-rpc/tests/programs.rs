@@ -15,13 +15,14 @@ use libvirt_rpc::proto::procs::domain::{
 use libvirt_rpc::proto::procs::lxc::LxcDomainOpenNamespace;
 use libvirt_rpc::proto::procs::qemu::{
     QemuDomainMonitorCommand, QemuDomainMonitorCommandArgs, QemuDomainMonitorCommandRet,
-    QemuDomainMonitorCommandWithFiles, monitor_command_flags,
+    QemuDomainMonitorCommandWithFiles, QemuMonitorCommandFlags,
 };
 use libvirt_rpc::proto::types::{Domain, Uuid};
 use libvirt_rpc::proto::{FdPassing, LXC_PROGRAM, Procedure, QEMU_PROGRAM};
 use libvirt_rpc::wire::frame::{Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr;
 use libvirt_rpc_testkit::peer::{self, Peer};
+use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
 
 fn conn() -> (Connection, Peer, Instant) {
     let now = Instant::now();
@@ -49,7 +50,7 @@ fn qemu_monitor_command_goes_out_under_the_qemu_program() {
     let args = QemuDomainMonitorCommandArgs {
         dom: dom(),
         cmd: "info status".into(),
-        flags: monitor_command_flags::HMP,
+        flags: QemuMonitorCommandFlags::HMP,
     };
     let serial = c.call::<QemuDomainMonitorCommand>(&args, None).unwrap();
     while let Some(t) = c.poll_transmit() {
@@ -94,7 +95,7 @@ fn descriptor_passing_calls_are_refused_before_anything_is_queued() {
     };
     let flags = DomainFlagsArgs {
         dom: dom(),
-        flags: 0,
+        flags: DomainCreateFlags::empty(),
     };
     let refusals = [
         c.call::<DomainOpenGraphics>(&graphics, None).unwrap_err(),
@@ -113,12 +114,19 @@ fn descriptor_passing_calls_are_refused_before_anything_is_queued() {
             &QemuDomainMonitorCommandArgs {
                 dom: dom(),
                 cmd: "{}".into(),
+                flags: QemuMonitorCommandFlags::empty(),
+            },
+            None,
+        )
+        .unwrap_err(),
+        c.call::<LxcDomainOpenNamespace>(
+            &DomainFlagsArgs {
+                dom: dom(),
                 flags: 0,
             },
             None,
         )
         .unwrap_err(),
-        c.call::<LxcDomainOpenNamespace>(&flags, None).unwrap_err(),
     ];
     let want = [
         ("DomainOpenGraphics", FdPassing::Call),
@@ -145,7 +153,7 @@ fn descriptor_passing_calls_are_refused_before_anything_is_queued() {
         &QemuDomainMonitorCommandArgs {
             dom: dom(),
             cmd: "{}".into(),
-            flags: 0,
+            flags: QemuMonitorCommandFlags::empty(),
         },
         None,
     )

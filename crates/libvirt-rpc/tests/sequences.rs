@@ -28,6 +28,10 @@ use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, Message
 use libvirt_rpc::wire::xdr;
 use libvirt_rpc_testkit::Pair;
 use libvirt_rpc_testkit::peer::{self, Raw};
+use libvirt_rpc::proto::SecretUsageType;
+use libvirt_rpc::proto::SecretEventType;
+use libvirt_rpc::proto::procs::migration::DomainMigrateFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolStreamFlags;
 
 fn vol() -> StorageVol {
     StorageVol {
@@ -37,7 +41,7 @@ fn vol() -> StorageVol {
     }
 }
 
-fn transfer(length: u64, flags: u32) -> StorageVolTransferArgs {
+fn transfer(length: u64, flags: StorageVolStreamFlags) -> StorageVolTransferArgs {
     StorageVolTransferArgs {
         vol: vol(),
         offset: 0,
@@ -78,7 +82,7 @@ fn kinds(frames: &[Frame]) -> Vec<(MessageType, MessageStatus, usize)> {
 }
 
 /// Open a volume stream with `flags` and take its CALL, unanswered.
-fn opening<P>(p: &mut Pair, flags: u32) -> (u32, Header)
+fn opening<P>(p: &mut Pair, flags: StorageVolStreamFlags) -> (u32, Header)
 where
     P: Procedure<Args = StorageVolTransferArgs>,
 {
@@ -88,7 +92,7 @@ where
 }
 
 fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let (id, call) = opening::<StorageVolUpload>(p, u32::from(sparse));
+    let (id, call) = opening::<StorageVolUpload>(p, StorageVolStreamFlags::from(u32::from(sparse)));
     assert_eq!(call.procedure, 208);
     p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
@@ -96,7 +100,7 @@ fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
 }
 
 fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let (id, call) = opening::<StorageVolDownload>(p, u32::from(sparse));
+    let (id, call) = opening::<StorageVolDownload>(p, StorageVolStreamFlags::from(u32::from(sparse)));
     p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
     (id, call)
@@ -495,7 +499,7 @@ fn abort_after_finish_still_terminates() {
 #[test]
 fn open_refused_ends_the_stream_with_the_daemon_error() {
     let mut p = Pair::no_keepalive();
-    let (id, call) = opening::<StorageVolUpload>(&mut p, 0);
+    let (id, call) = opening::<StorageVolUpload>(&mut p, StorageVolStreamFlags::empty());
     p.deliver(&peer::reply_error_to(
         &call,
         &peer::error(50, 18, "Storage volume not found"),
@@ -533,7 +537,7 @@ fn dropped_download_aborts_and_drops_stragglers() {
 #[test]
 fn abort_while_opening_is_sent_once_the_stream_exists() {
     let mut p = Pair::no_keepalive();
-    let (id, call) = opening::<StorageVolUpload>(&mut p, 0);
+    let (id, call) = opening::<StorageVolUpload>(&mut p, StorageVolStreamFlags::empty());
     p.conn.stream(id).abort("cancelled").unwrap();
     assert!(p.flush().is_empty());
     p.deliver(&peer::reply_to(&call, &())).unwrap();
@@ -571,7 +575,7 @@ fn stream_misuse_is_typed_and_sends_nothing() {
     };
 
     // Before the REPLY.
-    let (up, call) = opening::<StorageVolUpload>(&mut p, 1);
+    let (up, call) = opening::<StorageVolUpload>(&mut p, StorageVolStreamFlags::SPARSE_STREAM);
     assert_eq!(
         misuse(p.conn.stream(up).send(Bytes::from_static(b"x"))),
         M::NotOpenYet
@@ -626,7 +630,7 @@ fn stream_misuse_is_typed_and_sends_nothing() {
 
     // A procedure that opens no stream, with arguments that could.
     assert_eq!(
-        p.conn.open_stream::<NoStream>(&transfer(0, 0)),
+        p.conn.open_stream::<NoStream>(&transfer(0, StorageVolStreamFlags::empty())),
         Err(StreamError::Misuse(M::NotAStream {
             procedure: "NoStream"
         }))
@@ -980,7 +984,7 @@ fn download_data_and_eof_before_the_open_reply() {
     // Found by the `connection` fuzz target: libvirtd registers the stream before replying,
     // so a short download can be complete before its REPLY arrives (reference §3.1).
     let mut p = Pair::no_keepalive();
-    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    let (id, call) = opening::<StorageVolDownload>(&mut p, StorageVolStreamFlags::empty());
     p.deliver(&peer::stream_data_to(&call, b"0123456789"))
         .unwrap();
     p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
@@ -1034,7 +1038,7 @@ fn network_lifecycle(callback_id: i32) -> Bytes {
                     name: "default".into(),
                     uuid: Uuid([1; 16]),
                 },
-                event: events::object_lifecycle::STARTED,
+                event: libvirt_rpc::proto::NetworkEventType::STARTED,
                 detail: 0,
             },
         },
@@ -1217,10 +1221,10 @@ fn callback_ids_are_per_kind() {
                 body: SecretLifecycle {
                     secret: Secret {
                         uuid: Uuid([3; 16]),
-                        usage_type: 1,
+                        usage_type: SecretUsageType::VOLUME,
                         usage_id: "/v".into(),
                     },
-                    event: 0,
+                    event: SecretEventType::DEFINED,
                     detail: 0,
                 },
             },
@@ -1237,7 +1241,7 @@ fn callback_ids_are_per_kind() {
                     uuid: Uuid([7; 16]),
                     id: -1,
                 },
-                event: events::lifecycle::DEFINED,
+                event: events::DomainEventType::DEFINED,
                 detail: 0,
             },
         },
@@ -1373,7 +1377,7 @@ fn open_reply_after_eof_and_abort_is_accepted_and_not_announced() {
     // it is the open call's answer (no violation), but the stream is being aborted, so it
     // is not reported as opened.
     let mut p = Pair::no_keepalive();
-    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    let (id, call) = opening::<StorageVolDownload>(&mut p, StorageVolStreamFlags::empty());
     p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
     p.conn.stream(id).abort("caller gave up").unwrap();
     assert_eq!(
@@ -1433,7 +1437,7 @@ fn stream_open_reply_carries_the_procedure_return() {
         .conn
         .open_stream::<DomainMigratePrepareTunnel3>(&DomainMigratePrepareTunnel3Args {
             cookie_in: Bytes::from_static(b"in"),
-            flags: 0,
+            flags: DomainMigrateFlags::empty(),
             dname: None,
             bandwidth: 0,
             dom_xml: "<domain/>".into(),
@@ -1454,7 +1458,7 @@ fn stream_open_reply_carries_the_procedure_return() {
 
     // A void stream procedure still refuses a payload, and one that does not decode as the
     // procedure's return is a violation too.
-    let (_, call) = opening::<StorageVolUpload>(&mut p, 0);
+    let (_, call) = opening::<StorageVolUpload>(&mut p, StorageVolStreamFlags::empty());
     let err = p
         .deliver(&peer::reply_to(&call, &ret))
         .expect_err("payload on a void stream reply");
@@ -1477,7 +1481,7 @@ fn stream_that_dies_before_opening_ends_despite_buffered_data() {
     // REPLY killed the connection, and the stream never ended because the data nobody could
     // read (the stream never opened) kept `take_end` waiting: the opener hung.
     let mut p = Pair::no_keepalive();
-    let (id, call) = opening::<StorageVolDownload>(&mut p, 0);
+    let (id, call) = opening::<StorageVolDownload>(&mut p, StorageVolStreamFlags::empty());
     p.deliver(&peer::stream_data_to(&call, b"early")).unwrap();
     let err = p
         .deliver(&peer::reply_to(&call, &1u32))

@@ -21,6 +21,7 @@ use libvirt_rpc::proto::procs::storage::{
 use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::{ClientPki, ServerCert};
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 
 const MIB: u64 = 1 << 20;
 const PASSWORD: &str = "s3cret-Pa55word";
@@ -97,7 +98,7 @@ async fn exercise(c: &Client, d: &Libvirtd, vol_name: &str, mib: u64) {
         .call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
             pool,
             xml: xml.into(),
-            flags: 0,
+            flags: StorageVolCreateFlags::empty(),
         })
         .await
         .unwrap()

@@ -5,13 +5,14 @@
 use std::time::Duration;
 
 use libvirt_rpc::client::{Client, ConnectOptions, Subscription};
-use libvirt_rpc::proto::events::{TypedEvent, event_id, lifecycle, network_event_id};
+use libvirt_rpc::proto::events::{TypedEvent, event_id, DomainEventType, network_event_id};
 use libvirt_rpc::proto::procs::common::XmlArgs;
 use libvirt_rpc::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainUndefine,
 };
 use libvirt_rpc::proto::procs::network::{NetworkArgs, NetworkDefineXml, NetworkUndefine};
 use testbed::libvirtd::Libvirtd;
+use libvirt_rpc::proto::NetworkEventType;
 
 async fn next<T: TypedEvent>(events: &mut Subscription<T>, what: &str) -> T::Body {
     tokio::time::timeout(Duration::from_secs(10), events.next())
@@ -67,10 +68,10 @@ async fn subscribe_lifecycle_yields_lifecycle_events_only() {
     assert_eq!(
         seen,
         [
-            lifecycle::DEFINED,
-            lifecycle::STARTED,
-            lifecycle::STOPPED,
-            lifecycle::UNDEFINED
+            DomainEventType::DEFINED,
+            DomainEventType::STARTED,
+            DomainEventType::STOPPED,
+            DomainEventType::UNDEFINED
         ]
     );
     let mine_seen = [
@@ -80,7 +81,7 @@ async fn subscribe_lifecycle_yields_lifecycle_events_only() {
     ];
     assert_eq!(
         mine_seen,
-        [lifecycle::STARTED, lifecycle::STOPPED, lifecycle::UNDEFINED]
+        [DomainEventType::STARTED, DomainEventType::STOPPED, DomainEventType::UNDEFINED]
     );
 
     let net = c
@@ -95,7 +96,10 @@ async fn subscribe_lifecycle_yields_lifecycle_events_only() {
         .unwrap();
     let n1 = next(&mut nets, "network lifecycle").await;
     let n2 = next(&mut nets, "network lifecycle").await;
-    assert_eq!((n1.net.name.clone(), n1.event, n2.event), (net.name, 0, 1));
+    assert_eq!(
+        (n1.net.name.clone(), n1.event, n2.event),
+        (net.name, NetworkEventType::DEFINED, NetworkEventType::UNDEFINED)
+    );
 
     // No reboot happened: its typed subscription stayed quiet.
     assert!(

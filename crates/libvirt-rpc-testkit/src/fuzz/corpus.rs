@@ -24,6 +24,8 @@ use libvirt_rpc::wire::xdr::{self, Encode, LvString};
 
 use super::xdr::{Names, Params};
 use crate::peer;
+use libvirt_rpc::proto::IpAddrType;
+use libvirt_rpc::proto::ConnectCloseReason;
 
 /// Whole packets kept per capture and direction as one `frame_decode` stream seed.
 const STREAM_SEED_MAX: usize = 16_384;
@@ -338,14 +340,14 @@ pub fn synthesized() -> Vec<Vec<u8>> {
                     name: "vnet0".into(),
                     hwaddr: Some("52:54:00:aa:bb:cc".into()),
                     addrs: vec![
-                        addr(0, "192.168.122.10", 24),
-                        addr(1, "fe80::5054:ff:feaa:bbcc", 64),
+                        addr(IpAddrType::IPV4, "192.168.122.10", 24),
+                        addr(IpAddrType::IPV6, "fe80::5054:ff:feaa:bbcc", 64),
                     ],
                 },
                 DomainInterface {
                     name: "lo".into(),
                     hwaddr: None,
-                    addrs: vec![addr(0, "127.0.0.1", 8)],
+                    addrs: vec![addr(IpAddrType::IPV4, "127.0.0.1", 8)],
                 },
             ],
         },
@@ -378,7 +380,7 @@ pub fn synthesized() -> Vec<Vec<u8>> {
             body: DomainOnly { dom: dom.clone() },
         }),
     ));
-    out.push(event(362, &encode(&ConnectionClosedMsg { reason: 1 })));
+    out.push(event(362, &encode(&ConnectionClosedMsg { reason: ConnectCloseReason::EOF })));
     // Shared types: the procedure word is the index into `xdr`'s list of them.
     let shared: [(i32, Vec<u8>); 13] = [
         (

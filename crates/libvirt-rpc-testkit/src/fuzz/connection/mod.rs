@@ -44,6 +44,7 @@ use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
     StreamItem, StreamMisuse, SubscriberId,
 };
+use libvirt_rpc::proto::{ConnectCloseReason, DomainEventType};
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
@@ -854,7 +855,7 @@ impl Harness {
                         callback_id: *callback_id,
                         body: Lifecycle {
                             dom: domain(),
-                            event: *event,
+                            event: DomainEventType(*event),
                             detail: *detail,
                         },
                     },
@@ -867,7 +868,9 @@ impl Harness {
                     },
                 ),
                 EventBody::Closed { reason } => {
-                    peer::event(362, &ConnectionClosedMsg { reason: *reason })
+                    peer::event(362, &ConnectionClosedMsg {
+                        reason: ConnectCloseReason(*reason),
+                    })
                 }
                 EventBody::Unknown { procedure, len } => {
                     peer::event(*procedure, &Raw(pattern(0, 0, usize::from(*len))))

@@ -33,6 +33,9 @@ use libvirt_rpc::wire::xdr;
 use super::input::SubOp;
 use super::{Harness, domain};
 use crate::peer::{self, call_header};
+use libvirt_rpc::proto::SecretUsageType;
+use libvirt_rpc::proto::SecretEventType;
+use libvirt_rpc::proto::DomainEventType;
 
 /// A registration key: (secret rather than domain, event id); the object filter is `None`.
 type Key = (bool, i32);
@@ -287,10 +290,10 @@ impl Harness {
                             body: SecretLifecycle {
                                 secret: Secret {
                                     uuid: Uuid([3; 16]),
-                                    usage_type: 1,
+                                    usage_type: SecretUsageType::VOLUME,
                                     usage_id: "/fuzz".into(),
                                 },
-                                event: 0,
+                                event: SecretEventType::DEFINED,
                                 detail: 0,
                             },
                         },
@@ -302,7 +305,7 @@ impl Harness {
                             callback_id,
                             body: Lifecycle {
                                 dom: domain(),
-                                event: 2,
+                                event: DomainEventType::STARTED,
                                 detail: 0,
                             },
                         },

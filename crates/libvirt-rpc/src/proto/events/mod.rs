@@ -57,7 +57,7 @@ mod tests;
 
 pub use codes::{MemoryFailureFlags, lifecycle_detail};
 
-use crate::proto::names::{
+pub use crate::proto::names::{
     AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
     DiskChangeReason, DomainEventType, DomainLifecycle, GraphicsAddressType, GraphicsPhase,
     IoErrorAction, MemoryFailureAction, MemoryFailureRecipient, MetadataType, NetworkEventType,

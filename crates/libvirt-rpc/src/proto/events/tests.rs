@@ -2,6 +2,22 @@ use super::*;
 use crate::proto::types::{TypedParamValue, Uuid};
 use crate::proto::{LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use crate::wire::xdr::Encode;
+use crate::proto::names::WatchdogAction;
+use crate::proto::names::TrayChangeReason;
+use crate::proto::names::StoragePoolEventType;
+use crate::proto::names::SecretUsageType;
+use crate::proto::names::SecretEventType;
+use crate::proto::names::NodeDeviceEventType;
+use crate::proto::names::NetworkEventType;
+use crate::proto::names::MetadataType;
+use crate::proto::names::GraphicsPhase;
+use crate::proto::names::GraphicsAddressType;
+use crate::proto::names::DiskChangeReason;
+use crate::proto::names::ConnectCloseReason;
+use crate::proto::names::BlockJobType;
+use crate::proto::names::BlockJobStatus;
+use crate::proto::names::AgentLifecycleState;
+use crate::proto::names::AgentLifecycleReason;
 
 fn dom() -> Domain {
     Domain {
@@ -215,7 +231,7 @@ fn every_domain_event_roundtrips() {
         value: TypedParamValue::LLong(-1),
     }];
 
-    let (event, detail) = (lifecycle::STOPPED, lifecycle_detail::stopped::DESTROYED);
+    let (event, detail) = (DomainEventType::STOPPED, lifecycle_detail::stopped::DESTROYED);
     let body = Lifecycle {
         dom: d(),
         event,
@@ -232,11 +248,11 @@ fn every_domain_event_roundtrips() {
     check(p::DOMAIN_RTC_CHANGE, &body, E::RtcChange);
     let body = Watchdog {
         dom: d(),
-        action: 2,
+        action: WatchdogAction::RESET,
     };
     check(p::DOMAIN_WATCHDOG, &body, E::Watchdog);
 
-    let (src_path, dev_alias, action, reason) = (s("/a"), s("vd0"), 1, s("enospc"));
+    let (src_path, dev_alias, action, reason) = (s("/a"), s("vd0"), IoErrorAction::PAUSE, s("enospc"));
     let body = IoError {
         dom: d(),
         src_path: src_path.clone(),
@@ -254,7 +270,7 @@ fn every_domain_event_roundtrips() {
     check(p::DOMAIN_IO_ERROR_REASON, &body, E::IoErrorReason);
 
     let addr = |n: &str| GraphicsAddress {
-        family: 0,
+        family: GraphicsAddressType::IPV4,
         node: s(n),
         service: s("5900"),
     };
@@ -264,7 +280,7 @@ fn every_domain_event_roundtrips() {
     }];
     let body = Graphics {
         dom: d(),
-        phase: graphics_phase::INITIALIZE,
+        phase: GraphicsPhase::INITIALIZE,
         local: addr("127.0.0.1"),
         remote: addr("10.0.0.2"),
         auth_scheme: s("vnc"),
@@ -275,15 +291,15 @@ fn every_domain_event_roundtrips() {
     let body = BlockJob {
         dom: d(),
         path: s("/p"),
-        kind: 2,
-        status: 3,
+        kind: BlockJobType::COPY,
+        status: BlockJobStatus::READY,
     };
     check(p::DOMAIN_BLOCK_JOB, &body, E::BlockJob);
     let body = BlockJob2 {
         dom: d(),
         dst: s("vda"),
-        kind: 3,
-        status: 0,
+        kind: BlockJobType::COMMIT,
+        status: BlockJobStatus::COMPLETED,
     };
     check(p::DOMAIN_BLOCK_JOB_2, &body, E::BlockJob2);
 
@@ -293,13 +309,13 @@ fn every_domain_event_roundtrips() {
         old_src_path,
         new_src_path,
         dev_alias: dev_alias.clone(),
-        reason: 0,
+        reason: DiskChangeReason::MISSING_ON_START,
     };
     check(p::DOMAIN_DISK_CHANGE, &body, E::DiskChange);
     let body = TrayChange {
         dom: d(),
         dev_alias: dev_alias.clone(),
-        reason: 1,
+        reason: TrayChangeReason::CLOSE,
     };
     check(p::DOMAIN_TRAY_CHANGE, &body, E::TrayChange);
 
@@ -336,7 +352,7 @@ fn every_domain_event_roundtrips() {
     let body = JobCompleted { dom: d(), params };
     check(p::DOMAIN_JOB_COMPLETED, &body, E::JobCompleted);
 
-    let (state, reason) = (agent_state::CONNECTED, 2);
+    let (state, reason) = (AgentLifecycleState::CONNECTED, AgentLifecycleReason::CHANNEL);
     let body = AgentLifecycle {
         dom: d(),
         state,
@@ -351,7 +367,7 @@ fn every_domain_event_roundtrips() {
 
     let body = MetadataChange {
         dom: d(),
-        kind: 2,
+        kind: MetadataType::ELEMENT,
         nsuri: Some(s("http://x/")),
     };
     check(p::DOMAIN_METADATA_CHANGE, &body, E::MetadataChange);
@@ -365,7 +381,11 @@ fn every_domain_event_roundtrips() {
         excess,
     };
     check(p::DOMAIN_BLOCK_THRESHOLD, &body, E::BlockThreshold);
-    let (recipient, action, flags) = (1, 1, 1);
+    let (recipient, action, flags) = (
+        MemoryFailureRecipient::GUEST,
+        MemoryFailureAction::INJECT,
+        MemoryFailureFlags::ACTION_REQUIRED,
+    );
     let body = MemoryFailure {
         dom: d(),
         recipient,
@@ -398,8 +418,8 @@ fn every_domain_event_roundtrips() {
     let body = ChannelLifecycle {
         dom: d(),
         channel_name: s("org.qemu.guest_agent.0"),
-        state: 1,
-        reason: 2,
+        state: AgentLifecycleState::CONNECTED,
+        reason: AgentLifecycleReason::CHANNEL,
     };
     check(p::DOMAIN_CHANNEL_LIFECYCLE, &body, E::ChannelLifecycle);
 }
@@ -432,13 +452,13 @@ fn other_object_events_decode() {
     };
     let secret = Secret {
         uuid: Uuid([3; 16]),
-        usage_type: 1,
+        usage_type: SecretUsageType::VOLUME,
         usage_id: "/v".into(),
     };
 
     let body = NetworkLifecycle {
         net: net.clone(),
-        event: 2,
+        event: NetworkEventType::STARTED,
         detail: 0,
     };
     let e = roundtrip(procs::NETWORK_LIFECYCLE, &msg(4, body.clone()));
@@ -452,7 +472,7 @@ fn other_object_events_decode() {
     );
     let body = NetworkMetadataChange {
         net,
-        kind: 1,
+        kind: MetadataType::TITLE,
         nsuri: None,
     };
     let e = roundtrip(procs::NETWORK_METADATA_CHANGE, &msg(4, body.clone()));
@@ -466,7 +486,7 @@ fn other_object_events_decode() {
 
     let body = StoragePoolLifecycle {
         pool: pool.clone(),
-        event: 4,
+        event: StoragePoolEventType::CREATED,
         detail: 0,
     };
     let e = roundtrip(procs::STORAGE_POOL_LIFECYCLE, &msg(5, body.clone()));
@@ -489,7 +509,7 @@ fn other_object_events_decode() {
 
     let body = NodeDeviceLifecycle {
         dev: dev.clone(),
-        event: 0,
+        event: NodeDeviceEventType::CREATED,
         detail: 0,
     };
     let e = roundtrip(procs::NODE_DEVICE_LIFECYCLE, &msg(6, body.clone()));
@@ -512,7 +532,7 @@ fn other_object_events_decode() {
 
     let body = SecretLifecycle {
         secret: secret.clone(),
-        event: 1,
+        event: SecretEventType::UNDEFINED,
         detail: 0,
     };
     let e = roundtrip(procs::SECRET_LIFECYCLE, &msg(7, body.clone()));
@@ -534,8 +554,8 @@ fn other_object_events_decode() {
     );
     assert_eq!(e.kind(), Some(Kind::Secret));
 
-    let e = roundtrip(procs::CONNECTION_CLOSED, &ConnectionClosedMsg { reason: 2 });
-    assert_eq!(e, Event::ConnectionClosed { reason: 2 });
+    let e = roundtrip(procs::CONNECTION_CLOSED, &ConnectionClosedMsg { reason: ConnectCloseReason::KEEPALIVE });
+    assert_eq!(e, Event::ConnectionClosed { reason: ConnectCloseReason::KEEPALIVE });
     assert_eq!(e.callback_id(), None);
     assert_eq!(e.kind(), None);
 }
@@ -544,11 +564,12 @@ fn other_object_events_decode() {
 fn families_expose_object_and_lifecycle() {
     let ev = DomainEvent::Lifecycle(Lifecycle {
         dom: dom(),
-        event: lifecycle::STARTED,
+        event: DomainEventType::STARTED,
         detail: lifecycle_detail::started::BOOTED,
     });
     assert_eq!(ev.object(), &dom());
-    assert_eq!(ev.lifecycle(), Some((lifecycle::STARTED, 0)));
+    assert_eq!(ev.lifecycle(), Some((DomainEventType::STARTED.0, 0)));
+    assert_eq!(ev.lifecycle_event(), Some(DomainEventType::STARTED));
     assert_eq!(
         DomainEvent::Reboot(DomainOnly { dom: dom() }).lifecycle(),
         None
@@ -579,7 +600,7 @@ fn trailing_bytes_and_oversized_lists_are_errors() {
 
     // A graphics subject count above REMOTE_DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX (20).
     let addr = GraphicsAddress {
-        family: 0,
+        family: GraphicsAddressType::IPV4,
         node: s("a"),
         service: s("1"),
     };
@@ -587,7 +608,7 @@ fn trailing_bytes_and_oversized_lists_are_errors() {
         callback_id: 1,
         body: Graphics {
             dom: dom(),
-            phase: 0,
+            phase: GraphicsPhase::CONNECT,
             local: addr.clone(),
             remote: addr,
             auth_scheme: s("none"),

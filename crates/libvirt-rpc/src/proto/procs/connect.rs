@@ -7,6 +7,7 @@ use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{Domain, SaslData, TypedParam};
 use crate::wire::xdr::LvString;
+pub use crate::proto::names::{ConnectCloseReason, CpuCompareResult};
 use crate::xdr_struct;
 
 /// `remote_auth_type` values.
@@ -385,7 +386,7 @@ xdr_struct! {
     /// `remote_connect_compare_cpu_ret` (also the hypervisor variant).
     pub struct ConnectCompareCpuRet {
         /// The comparison's result.
-        pub result: crate::proto::names::CpuCompareResult,
+        pub result: CpuCompareResult,
     }
 }
 

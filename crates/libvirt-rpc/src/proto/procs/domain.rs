@@ -12,7 +12,7 @@ use super::common::{
 use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
-use crate::proto::names::{
+pub use crate::proto::names::{
     BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType,
 };
 use crate::proto::types::{CharVec, Domain, TypedParam};

@@ -8,7 +8,7 @@ use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::{Network, NetworkPort, TypedParam, Uuid};
 use crate::wire::xdr::LvString;
-use crate::proto::names::{IpAddrType, MetadataType};
+pub use crate::proto::names::{IpAddrType, MetadataType};
 use crate::xdr_struct;
 
 crate::flag_set! {

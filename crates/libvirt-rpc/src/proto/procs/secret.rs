@@ -9,7 +9,7 @@ use crate::procedures;
 use crate::proto::limits;
 use crate::proto::types::Secret;
 use crate::wire::xdr::LvString;
-use crate::proto::names::SecretUsageType;
+pub use crate::proto::names::SecretUsageType;
 use crate::xdr_struct;
 
 crate::flag_set! {

@@ -9,7 +9,7 @@ use crate::proto::StreamArgs;
 use crate::proto::limits;
 use crate::proto::types::{StoragePool, StorageVol};
 use crate::wire::xdr::LvString;
-use crate::proto::names::{StoragePoolState, StorageVolType};
+pub use crate::proto::names::{StoragePoolState, StorageVolType};
 use crate::xdr_struct;
 
 crate::flag_set! {
