@@ -22,6 +22,9 @@ use libvirt_rpc::proto::types::{Domain, StoragePool, Uuid};
 use libvirt_rpc::proto::{REMOTE_PROGRAM, REMOTE_VERSION};
 use libvirt_rpc::wire::frame::{self, Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Encode, Encoder, LvString};
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_rpc::proto::IpAddrType;
+use libvirt_rpc::proto::DomainEventType;
 
 fn header(procedure: i32) -> Header {
     Header {
@@ -90,7 +93,7 @@ fn call_encode(c: &mut Criterion) {
             uuid: Uuid([1; 16]),
         },
         xml: domain_xml(4096),
-        flags: 0,
+        flags: StorageVolCreateFlags::empty(),
     };
     g.bench_function("storage_vol_create_xml_4k", |b| {
         b.iter(|| encode_call(93, black_box(&vol)));
@@ -122,12 +125,12 @@ fn reply_decode(c: &mut Criterion) {
         hwaddr: Some(LvString::from("52:54:00:aa:bb:cc")),
         addrs: vec![
             DomainIpAddr {
-                kind: 0,
+                kind: IpAddrType::IPV4,
                 addr: LvString::from("192.168.122.10"),
                 prefix: 24,
             },
             DomainIpAddr {
-                kind: 1,
+                kind: IpAddrType::IPV6,
                 addr: LvString::from("fe80::5054:ff:feaa:bbcc"),
                 prefix: 64,
             },
@@ -153,7 +156,7 @@ fn event_decode(c: &mut Criterion) {
         callback_id: 1,
         body: Lifecycle {
             dom: domain(7),
-            event: 5,
+            event: DomainEventType::STOPPED,
             detail: 1,
         },
     };

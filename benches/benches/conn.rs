@@ -20,6 +20,7 @@ use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVers
 use libvirt_rpc::proto::types::{Domain, Uuid};
 use libvirt_rpc::wire::frame::{Header, STREAM_CHUNK_MAX};
 use libvirt_rpc_testkit::{Pair, peer};
+use libvirt_rpc::proto::DomainEventType;
 
 /// Data packets per iteration (16 × 262,120 B ≈ 4 MiB).
 const PACKETS: usize = 16;
@@ -154,7 +155,7 @@ fn call_roundtrip(crit: &mut Criterion) {
                     uuid: Uuid([1; 16]),
                     id: 1,
                 },
-                event: 5,
+                event: DomainEventType::STOPPED,
                 detail: 1,
             },
         },

@@ -225,7 +225,7 @@ mod tests {
             addrs: addrs
                 .into_iter()
                 .map(|(kind, a)| DomainIpAddr {
-                    kind,
+                    kind: IpAddrType(kind),
                     addr: a.into(),
                     prefix: 24,
                 })

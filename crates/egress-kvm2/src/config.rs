@@ -353,7 +353,7 @@ impl AddressSource {
     }
 
     /// The `virDomainInterfaceAddressesSource` value.
-    pub fn wire(self) -> u32 {
+    pub fn wire(self) -> libvirt_rpc::proto::procs::domain::InterfaceAddressesSource {
         use libvirt_rpc::proto::procs::domain::InterfaceAddressesSource as s;
         match self {
             Self::Agent => s::AGENT,

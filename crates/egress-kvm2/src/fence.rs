@@ -93,6 +93,9 @@ use crate::classify::{LvError, provider_error};
 use crate::config::DomainType;
 use crate::link::{Link, LinkPool};
 use crate::ops;
+use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
+use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
+use libvirt_rpc::proto::procs::domain::DomainDefineFlags;
 
 /// The namespace of a lease record.
 pub const NAMESPACE: &str = "https://egress-proxy.dev/kvm2/lease/1";
@@ -259,7 +262,7 @@ impl Drop for Lease {
             let dom = self.dom.clone();
             rt.spawn(async move {
                 let _ = link
-                    .call::<DomainUndefineFlags>(&DomainFlagsArgs { dom, flags: 0 })
+                    .call::<DomainUndefineFlags>(&DomainFlagsArgs { dom, flags: DomainUndefineFlagsValues::empty() })
                     .await;
             });
         }
@@ -366,7 +369,7 @@ impl Leases {
             let refused = match link
                 .call::<DomainDefineXmlFlags>(&XmlFlagsArgs {
                     xml: xml.into(),
-                    flags: 0,
+                    flags: DomainDefineFlags::empty(),
                 })
                 .await
             {
@@ -421,7 +424,7 @@ impl Leases {
                 match link
                     .call::<DomainUndefineFlags>(&DomainFlagsArgs {
                         dom: held,
-                        flags: 0,
+                        flags: DomainUndefineFlagsValues::empty(),
                     })
                     .await
                 {
@@ -457,7 +460,7 @@ impl Leases {
                 metadata: Some(self.record(n).to_xml(false).into()),
                 key: Some(PREFIX.into()),
                 uri: Some(NAMESPACE.into()),
-                flags: 0,
+                flags: DomainModificationImpact::empty(),
             })
             .await
         {
@@ -523,7 +526,7 @@ impl Leases {
         match link
             .call::<DomainUndefineFlags>(&DomainFlagsArgs {
                 dom: lease.dom.clone(),
-                flags: 0,
+                flags: DomainUndefineFlagsValues::empty(),
             })
             .await
         {
@@ -545,7 +548,7 @@ async fn lease_record(link: &Link, dom: &Domain) -> Result<Option<String>, LvErr
             dom: dom.clone(),
             kind: MetadataType::ELEMENT,
             uri: Some(NAMESPACE.into()),
-            flags: 0,
+            flags: DomainModificationImpact::empty(),
         })
         .await
     {

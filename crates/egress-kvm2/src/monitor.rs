@@ -37,7 +37,7 @@ use crate::config::PortForward;
 use crate::link::Link;
 
 /// `VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP`: the command is a human monitor command.
-pub const HMP: u32 = QemuMonitorCommandFlags::HMP;
+pub const HMP: QemuMonitorCommandFlags = QemuMonitorCommandFlags::HMP;
 
 /// The id libvirt gives the backend (`-netdev`) of a domain's first interface.
 pub const NETDEV: &str = "hostnet0";
@@ -48,7 +48,7 @@ pub async fn hmp(link: &Link, dom: &Domain, cmd: &str) -> Result<String, LvError
         .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
             dom: dom.clone(),
             cmd: cmd.into(),
-            flags: HMP,
+            flags: QemuMonitorCommandFlags::HMP,
         })
         .await?;
     Ok(ret.result.to_string_lossy().into_owned())

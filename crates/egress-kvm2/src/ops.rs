@@ -25,6 +25,9 @@ use egress_provider::ProviderError;
 use crate::classify::{LvError, provider_error};
 use crate::link::Link;
 use crate::meta::NAMESPACE;
+use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
 
 /// `Ok(None)` for "no such object" (domain or volume), the value otherwise.
 pub fn absent_ok<T>(r: Result<T, LvError>) -> Result<Option<T>, LvError> {
@@ -75,7 +78,7 @@ pub async fn create_vol(
     link.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
         pool: pool.clone(),
         xml: xml.into(),
-        flags: 0,
+        flags: StorageVolCreateFlags::empty(),
     })
     .await
     .map(|r| r.vol)
@@ -87,7 +90,7 @@ pub async fn delete_vol(link: &Link, pool: &StoragePool, name: &str) -> Result<b
         return Ok(false);
     };
     match link
-        .call::<StorageVolDelete>(&StorageVolFlagsArgs { vol: v, flags: 0 })
+        .call::<StorageVolDelete>(&StorageVolFlagsArgs { vol: v, flags: StorageVolDeleteFlags::empty() })
         .await
     {
         Ok(()) => Ok(true),
@@ -145,7 +148,7 @@ pub async fn metadata(link: &Link, dom: &Domain) -> Result<Option<String>, LvErr
             dom: dom.clone(),
             kind: MetadataType::ELEMENT,
             uri: Some(NAMESPACE.into()),
-            flags: 0,
+            flags: DomainModificationImpact::empty(),
         })
         .await
     {

@@ -37,6 +37,10 @@ use crate::monitor;
 use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
+use libvirt_rpc::proto::procs::domain::DomainShutdownFlagValues;
+use libvirt_rpc::proto::procs::domain::DomainDestroyFlagsValues;
+use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 
 /// Why a provider could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -414,7 +418,7 @@ impl Kvm2Provider {
         match link
             .call::<DomainCreateWithFlags>(&DomainFlagsArgs {
                 dom: dom.clone(),
-                flags: 0,
+                flags: DomainCreateFlags::empty(),
             })
             .await
         {
@@ -660,7 +664,7 @@ impl Kvm2Provider {
             let r = link
                 .call::<DomainShutdownFlags>(&DomainFlagsArgs {
                     dom: dom.clone(),
-                    flags: 0,
+                    flags: DomainShutdownFlagValues::empty(),
                 })
                 .await;
             match r {
@@ -692,7 +696,7 @@ impl Kvm2Provider {
         match link
             .call::<DomainDestroyFlags>(&DomainFlagsArgs {
                 dom: dom.clone(),
-                flags: 0,
+                flags: DomainDestroyFlagsValues::empty(),
             })
             .await
         {
@@ -710,7 +714,7 @@ impl Kvm2Provider {
         for flags in [
             full,
             DomainUndefineFlagsValues::MANAGED_SAVE | DomainUndefineFlagsValues::NVRAM,
-            0,
+            DomainUndefineFlagsValues::empty(),
         ] {
             match link
                 .call::<DomainUndefineFlags>(&DomainFlagsArgs {
@@ -722,12 +726,12 @@ impl Kvm2Provider {
                 Ok(()) => return Ok(()),
                 Err(e) if e.is_no_domain() => return Ok(()),
                 Err(e)
-                    if flags != 0
+                    if flags != DomainUndefineFlagsValues::empty()
                         && (e.code() == Some(ErrorCode::INVALID_ARG)
                             || e.remote()
                                 .is_some_and(libvirt_rpc::RemoteError::is_unsupported)) =>
                 {
-                    tracing::debug!(flags, error = %e, "undefine flags refused; trying fewer");
+                    tracing::debug!(%flags, error = %e, "undefine flags refused; trying fewer");
                 }
                 Err(e) => return Err(provider_error(format!("undefine domain {}", dom.name), e)),
             }
@@ -783,7 +787,7 @@ impl Kvm2Provider {
         let all = link
             .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
                 need_results: 1,
-                flags: 0,
+                flags: ConnectListAllDomainsFlags::empty(),
             })
             .await
             .map_err(perr("list domains"))?;

@@ -44,7 +44,8 @@ use futures::FutureExt;
 use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
 use libvirt_rpc::proto::procs::domain::{
     DomainDestroyFlags, DomainFlagsArgs, DomainGetState, DomainLookupByName,
-    DomainLookupByNameArgs, DomainUndefineFlags, DomainState,
+    DomainLookupByNameArgs, DomainUndefineFlags, DomainState, DomainDestroyFlagsValues,
+    DomainUndefineFlagsValues,
 };
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
@@ -53,6 +54,7 @@ use serde_json::json;
 use testbed::http::HttpServer;
 use testbed::libvirtd::{Libvirtd, short_socket_dir};
 use tokio::sync::Notify;
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -237,7 +239,7 @@ impl Bed {
             .await
             .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
                 need_results: 1,
-                flags: 0,
+                flags: ConnectListAllDomainsFlags::empty(),
             })
             .await
             .expect("list domains");
@@ -273,12 +275,18 @@ impl Bed {
             else {
                 continue;
             };
-            let args = DomainFlagsArgs {
-                dom: dom.dom,
-                flags: 0,
-            };
-            let _ = link.call::<DomainDestroyFlags>(&args).await;
-            let _ = link.call::<DomainUndefineFlags>(&args).await;
+            let _ = link
+                .call::<DomainDestroyFlags>(&DomainFlagsArgs {
+                    dom: dom.dom.clone(),
+                    flags: DomainDestroyFlagsValues::empty(),
+                })
+                .await;
+            let _ = link
+                .call::<DomainUndefineFlags>(&DomainFlagsArgs {
+                    dom: dom.dom,
+                    flags: DomainUndefineFlagsValues::empty(),
+                })
+                .await;
         }
         for v in self.volumes() {
             let _ = std::fs::remove_file(self.pool_path.join(v));

@@ -32,6 +32,7 @@ use egress_provider::{CreateSpec, Identifier, Instance, InstanceState, Provider}
 use serde_json::json;
 use testbed::guest::{self, CONTROL_PORT, GuestImage, PROXY_PORT};
 use testbed::http::get_via_proxy;
+use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
 
 /// The guests run one after the other.
 static ONE_GUEST: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -351,7 +352,7 @@ async fn qemu_program_answers(bed: &Bed) {
         .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
             dom: dom.clone(),
             cmd: r#"{"execute":"query-status"}"#.into(),
-            flags: 0,
+            flags: QemuMonitorCommandFlags::empty(),
         })
         .await
         .unwrap_or_else(|e| panic!("QMP query-status: {e}"));

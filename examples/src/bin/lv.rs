@@ -34,6 +34,7 @@ use libvirt_rpc::proto::procs::storage::{
 };
 use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::ssh_socket::SshConfigFile;
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 
 #[derive(Parser)]
 #[command(name = "lv", about = "A small pure-Rust virsh", version)]
@@ -132,39 +133,6 @@ enum EventKind {
     Secret,
 }
 
-/// The name of lifecycle event `e`: `virDomainEventType` for domains, the lifecycle enums of
-/// networks and pools, node devices and secrets otherwise.
-fn event_name(kind: EventKind, e: i32) -> &'static str {
-    let names: &[&str] = match kind {
-        EventKind::Domain => &[
-            "defined",
-            "undefined",
-            "started",
-            "suspended",
-            "resumed",
-            "stopped",
-            "shutdown",
-            "pmsuspended",
-            "crashed",
-        ],
-        EventKind::Network | EventKind::Pool => &[
-            "defined",
-            "undefined",
-            "started",
-            "stopped",
-            "created",
-            "deleted",
-        ],
-        EventKind::Nodedev => &["created", "deleted", "defined", "undefined"],
-        EventKind::Secret => &["defined", "undefined"],
-    };
-    usize::try_from(e)
-        .ok()
-        .and_then(|i| names.get(i))
-        .copied()
-        .unwrap_or("unknown")
-}
-
 /// Subscribe to the lifecycle events of `kind` and render each as one line.
 async fn event_lines(
     c: &Client,
@@ -194,29 +162,17 @@ async fn lifecycle_lines<K: libvirt_rpc::proto::events::EventKind>(
     let events = c.subscribe::<K>(K::LIFECYCLE, None).await?;
     let label = kind.to_possible_value().expect("no skipped variants");
     Ok(events
-        .map(move |ev| match ev.lifecycle() {
-            Some((e, _)) => format!(
+        .map(move |ev| match ev.lifecycle_event() {
+            // The library's names are virsh's (`Started`); lv prints them in lower case.
+            Some(e) => format!(
                 "{} {}: {}",
                 label.get_name(),
                 name(ev.object()),
-                event_name(kind, e)
+                e.to_string().to_lowercase()
             ),
             None => format!("{}: {ev:?}", label.get_name()),
         })
         .boxed())
-}
-
-fn state_name(s: i32) -> &'static str {
-    match s {
-        1 => "running",
-        2 => "idle",
-        3 => "paused",
-        4 => "in shutdown",
-        5 => "shut off",
-        6 => "crashed",
-        7 => "pmsuspended",
-        _ => "no state",
-    }
 }
 
 fn version_text(v: u64) -> String {
@@ -290,7 +246,7 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
             let doms = c
                 .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
                     need_results: 1,
-                    flags: 0,
+                    flags: ConnectListAllDomainsFlags::empty(),
                 })
                 .await
                 .map_err(e)?
@@ -310,7 +266,7 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
                 } else {
                     d.id.to_string()
                 };
-                println!(" {id:<5} {:<30} {}", d.name, state_name(st.state));
+                println!(" {id:<5} {:<30} {}", d.name, st.state);
             }
         }
         Cmd::Domstate { name } => {
@@ -323,7 +279,7 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
                 .call::<DomainGetState>(&DomainFlagsArgs { dom, flags: 0 })
                 .await
                 .map_err(e)?;
-            println!("{}", state_name(st.state));
+            println!("{}", st.state);
         }
         Cmd::VolList { pool } => {
             let p = c

@@ -12,6 +12,7 @@ use libvirt_rpc::proto::procs::storage::{
 use libvirt_rpc::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, established_to};
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 
 /// One MiB.
 pub const MIB: u64 = 1 << 20;
@@ -31,7 +32,7 @@ pub async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> Stora
     c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
         pool,
         xml: xml.into(),
-        flags: 0,
+        flags: StorageVolCreateFlags::empty(),
     })
     .await
     .unwrap()
