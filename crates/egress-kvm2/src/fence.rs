@@ -93,9 +93,9 @@ use crate::classify::{LvError, provider_error};
 use crate::config::DomainType;
 use crate::link::{Link, LinkPool};
 use crate::ops;
-use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
-use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
 use libvirt_rpc::proto::procs::domain::DomainDefineFlags;
+use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
+use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
 
 /// The namespace of a lease record.
 pub const NAMESPACE: &str = "https://egress-proxy.dev/kvm2/lease/1";
@@ -262,7 +262,10 @@ impl Drop for Lease {
             let dom = self.dom.clone();
             rt.spawn(async move {
                 let _ = link
-                    .call::<DomainUndefineFlags>(&DomainFlagsArgs { dom, flags: DomainUndefineFlagsValues::empty() })
+                    .call::<DomainUndefineFlags>(&DomainFlagsArgs {
+                        dom,
+                        flags: DomainUndefineFlagsValues::empty(),
+                    })
                     .await;
             });
         }

@@ -25,9 +25,9 @@ use egress_provider::ProviderError;
 use crate::classify::{LvError, provider_error};
 use crate::link::Link;
 use crate::meta::NAMESPACE;
-use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
 
 /// `Ok(None)` for "no such object" (domain or volume), the value otherwise.
 pub fn absent_ok<T>(r: Result<T, LvError>) -> Result<Option<T>, LvError> {
@@ -90,7 +90,10 @@ pub async fn delete_vol(link: &Link, pool: &StoragePool, name: &str) -> Result<b
         return Ok(false);
     };
     match link
-        .call::<StorageVolDelete>(&StorageVolFlagsArgs { vol: v, flags: StorageVolDeleteFlags::empty() })
+        .call::<StorageVolDelete>(&StorageVolFlagsArgs {
+            vol: v,
+            flags: StorageVolDeleteFlags::empty(),
+        })
         .await
     {
         Ok(()) => Ok(true),

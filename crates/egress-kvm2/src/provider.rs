@@ -17,9 +17,9 @@ use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
 use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
 use libvirt_rpc::proto::procs::domain::{
-    DomainCreateWithFlags, DomainDefineXmlFlags, DomainDestroyFlags, DomainFlagsArgs,
-    DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
-    DomainUndefineFlags, DomainDefineFlags, shutoff_reason, DomainState, DomainUndefineFlagsValues,
+    DomainCreateWithFlags, DomainDefineFlags, DomainDefineXmlFlags, DomainDestroyFlags,
+    DomainFlagsArgs, DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
+    DomainState, DomainUndefineFlags, DomainUndefineFlagsValues, shutoff_reason,
 };
 use libvirt_rpc::proto::types::Domain;
 use tracing::Instrument;
@@ -37,10 +37,10 @@ use crate::monitor;
 use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
-use libvirt_rpc::proto::procs::domain::DomainShutdownFlagValues;
-use libvirt_rpc::proto::procs::domain::DomainDestroyFlagsValues;
-use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
 use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
+use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
+use libvirt_rpc::proto::procs::domain::DomainDestroyFlagsValues;
+use libvirt_rpc::proto::procs::domain::DomainShutdownFlagValues;
 
 /// Why a provider could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -406,7 +406,10 @@ impl Kvm2Provider {
         let st = ops::state(link, dom)
             .await
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
-        if !matches!(st.state, DomainState::RUNNING | DomainState::BLOCKED | DomainState::PAUSED) {
+        if !matches!(
+            st.state,
+            DomainState::RUNNING | DomainState::BLOCKED | DomainState::PAUSED
+        ) {
             return Ok(());
         }
         monitor::ensure_port_forwards(link, dom, forwards)

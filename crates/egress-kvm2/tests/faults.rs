@@ -41,10 +41,11 @@ use egress_kvm2::faults::Point;
 use egress_kvm2::link::{Link, LinkPool};
 use egress_provider::{CreateSpec, InstanceState, Provider, ProviderError};
 use futures::FutureExt;
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
 use libvirt_rpc::proto::procs::domain::{
-    DomainDestroyFlags, DomainFlagsArgs, DomainGetState, DomainLookupByName,
-    DomainLookupByNameArgs, DomainUndefineFlags, DomainState, DomainDestroyFlagsValues,
+    DomainDestroyFlags, DomainDestroyFlagsValues, DomainFlagsArgs, DomainGetState,
+    DomainLookupByName, DomainLookupByNameArgs, DomainState, DomainUndefineFlags,
     DomainUndefineFlagsValues,
 };
 use libvirt_rpc::proto::procs::storage::{
@@ -54,7 +55,6 @@ use serde_json::json;
 use testbed::http::HttpServer;
 use testbed::libvirtd::{Libvirtd, short_socket_dir};
 use tokio::sync::Notify;
-use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {

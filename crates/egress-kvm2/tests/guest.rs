@@ -29,10 +29,10 @@ use std::time::{Duration, Instant};
 use common::*;
 use egress_kvm2::Kvm2Provider;
 use egress_provider::{CreateSpec, Identifier, Instance, InstanceState, Provider};
+use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
 use serde_json::json;
 use testbed::guest::{self, CONTROL_PORT, GuestImage, PROXY_PORT};
 use testbed::http::get_via_proxy;
-use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
 
 /// The guests run one after the other.
 static ONE_GUEST: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

@@ -15,16 +15,21 @@ use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
 };
+use libvirt_rpc::proto::DomainState;
 use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::proto::events::{DomainEvent, Lifecycle, event_id, DomainEventType};
+use libvirt_rpc::proto::events::{DomainEvent, DomainEventType, Lifecycle, event_id};
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 use libvirt_rpc::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,
     ConnectListAllDomains, ConnectListAllDomainsArgs,
 };
+use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
 use libvirt_rpc::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDefineXmlArgs, DomainDestroy, DomainFlagsArgs,
     DomainGetState, DomainLookupByName, DomainLookupByNameArgs, DomainUndefineFlags,
 };
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
     StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
@@ -32,11 +37,6 @@ use libvirt_rpc::proto::procs::storage::{
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 use testbed::data::{FailAfter, pattern};
 use testbed::libvirtd::Libvirtd;
-use libvirt_rpc::proto::DomainState;
-use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
-use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 
 const MIB: u64 = 1 << 20;
 
@@ -238,9 +238,12 @@ async fn upload_and_download_64_mib_byte_exact() {
         dl.write_to_file(Path::new("/dev/null")).await.unwrap(),
         64 * MIB
     );
-    c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: StorageVolDeleteFlags::empty() })
-        .await
-        .unwrap();
+    c.call::<StorageVolDelete>(&StorageVolFlagsArgs {
+        vol,
+        flags: StorageVolDeleteFlags::empty(),
+    })
+    .await
+    .unwrap();
 }
 
 /// A pipe (or a device) reports size 0: its bytes must be read to the end, not skipped.
@@ -283,9 +286,12 @@ async fn upload_from_a_pipe_sends_everything() {
             std::fs::read(d.pool_path().join(name)).unwrap() == data,
             "the volume differs from what went into the pipe (sparse: {sparse})"
         );
-        c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol, flags: StorageVolDeleteFlags::empty() })
-            .await
-            .unwrap();
+        c.call::<StorageVolDelete>(&StorageVolFlagsArgs {
+            vol,
+            flags: StorageVolDeleteFlags::empty(),
+        })
+        .await
+        .unwrap();
     }
 }
 

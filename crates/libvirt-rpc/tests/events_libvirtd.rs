@@ -34,9 +34,9 @@ const DEFINED: i32 = StoragePoolEventType::DEFINED.0;
 const UNDEFINED: i32 = StoragePoolEventType::UNDEFINED.0;
 const STARTED: i32 = StoragePoolEventType::STARTED.0;
 const STOPPED: i32 = StoragePoolEventType::STOPPED.0;
-use testbed::libvirtd::Libvirtd;
-use libvirt_rpc::proto::procs::storage::StoragePoolDefineFlags;
 use libvirt_rpc::proto::procs::storage::StoragePoolCreateFlags;
+use libvirt_rpc::proto::procs::storage::StoragePoolDefineFlags;
+use testbed::libvirtd::Libvirtd;
 
 /// `virNodeDeviceEventLifecycleType`.
 const NODE_DEVICE_CREATED: i32 = 0;
@@ -115,7 +115,10 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
         }
     }
     assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
-    let words: Vec<String> = seen.iter().map(|&e| NetworkEventType(e).to_string()).collect();
+    let words: Vec<String> = seen
+        .iter()
+        .map(|&e| NetworkEventType(e).to_string())
+        .collect();
     assert_eq!(words, ["Defined", "Started", "Stopped", "Undefined"]);
 
     // A pool: define, start, refresh, stop, undefine. The test driver keeps it in memory.
@@ -154,7 +157,10 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
         }
     }
     assert_eq!(seen, [DEFINED, STARTED, STOPPED, UNDEFINED]);
-    let words: Vec<String> = seen.iter().map(|&e| StoragePoolEventType(e).to_string()).collect();
+    let words: Vec<String> = seen
+        .iter()
+        .map(|&e| StoragePoolEventType(e).to_string())
+        .collect();
     assert_eq!(words, ["Defined", "Started", "Stopped", "Undefined"]);
     match next(&mut refreshes, "pool refresh").await {
         StoragePoolEvent::Refresh(StoragePoolRefreshed { pool: p }) => {

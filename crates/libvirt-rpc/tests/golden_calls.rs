@@ -16,8 +16,18 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use bytes::Bytes;
+use libvirt_rpc::proto::MetadataType;
 use libvirt_rpc::proto::Procedure;
 use libvirt_rpc::proto::error::WireError;
+use libvirt_rpc::proto::procs::connect::ConnectGetAllDomainStatsFlags;
+use libvirt_rpc::proto::procs::connect::DomainStatsTypes;
+use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
+use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
+use libvirt_rpc::proto::procs::domain::DomainSaveRestoreFlags;
+use libvirt_rpc::proto::procs::migration::DomainMigrateFlags;
+use libvirt_rpc::proto::procs::network::NetworkUpdateFlags;
+use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
 use libvirt_rpc::proto::procs::{
     self, common, connect, domain, domain_tune, migration, network, node, nodedev, snapshot,
 };
@@ -27,16 +37,6 @@ use libvirt_rpc::proto::types::{
 use libvirt_rpc::proto::{REMOTE_PROGRAM, RemoteError};
 use libvirt_rpc::wire::frame::{self, Frame, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Decode, Encode};
-use libvirt_rpc::proto::MetadataType;
-use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
-use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
-use libvirt_rpc::proto::procs::network::NetworkUpdateFlags;
-use libvirt_rpc::proto::procs::migration::DomainMigrateFlags;
-use libvirt_rpc::proto::procs::domain::DomainSaveRestoreFlags;
-use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
-use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
-use libvirt_rpc::proto::procs::connect::DomainStatsTypes;
-use libvirt_rpc::proto::procs::connect::ConnectGetAllDomainStatsFlags;
 
 /// The calls this file covers: every one declared without a capture, by number.
 const COVERED: &[i32] = &[

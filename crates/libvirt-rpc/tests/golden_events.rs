@@ -4,8 +4,8 @@
 //! checkout of the reference. Each constant names its file and packet.
 
 use libvirt_rpc::proto::events::{
-    self, CallbackMsg, DomainEvent, EVENT_PROCS, Event, Lifecycle, callback_proc, event_id,
-    event_id_of_proc, DomainEventType, lifecycle_detail,
+    self, CallbackMsg, DomainEvent, DomainEventType, EVENT_PROCS, Event, Lifecycle, callback_proc,
+    event_id, event_id_of_proc, lifecycle_detail,
 };
 use libvirt_rpc::proto::procs::common::CallbackIdArgs;
 use libvirt_rpc::proto::procs::connect::{
@@ -19,16 +19,16 @@ use libvirt_rpc::wire::xdr;
 
 mod golden;
 use golden::{call, frame, unhex};
-use libvirt_rpc::proto::WatchdogAction;
-use libvirt_rpc::proto::TrayChangeReason;
-use libvirt_rpc::proto::IoErrorAction;
-use libvirt_rpc::proto::GraphicsPhase;
-use libvirt_rpc::proto::GraphicsAddressType;
-use libvirt_rpc::proto::DiskChangeReason;
-use libvirt_rpc::proto::BlockJobType;
-use libvirt_rpc::proto::BlockJobStatus;
-use libvirt_rpc::proto::AgentLifecycleState;
 use libvirt_rpc::proto::AgentLifecycleReason;
+use libvirt_rpc::proto::AgentLifecycleState;
+use libvirt_rpc::proto::BlockJobStatus;
+use libvirt_rpc::proto::BlockJobType;
+use libvirt_rpc::proto::DiskChangeReason;
+use libvirt_rpc::proto::GraphicsAddressType;
+use libvirt_rpc::proto::GraphicsPhase;
+use libvirt_rpc::proto::IoErrorAction;
+use libvirt_rpc::proto::TrayChangeReason;
+use libvirt_rpc::proto::WatchdogAction;
 
 fn register_reply(hex: &str) -> i32 {
     let f = frame(hex);
@@ -83,8 +83,18 @@ fn captured_lifecycle_events_decode() {
         (EVENTS_S008, 5, DomainEventType::RESUMED, resumed::UNPAUSED),
         (EVENTS_S009, 5, DomainEventType::STARTED, started::BOOTED),
         (EVENTS_S010, 5, DomainEventType::SHUTDOWN, shutdown::HOST),
-        (EVENTS_S011, -1, DomainEventType::STOPPED, stopped::DESTROYED),
-        (EVENTS_S012, -1, DomainEventType::UNDEFINED, undefined::REMOVED),
+        (
+            EVENTS_S011,
+            -1,
+            DomainEventType::STOPPED,
+            stopped::DESTROYED,
+        ),
+        (
+            EVENTS_S012,
+            -1,
+            DomainEventType::UNDEFINED,
+            undefined::REMOVED,
+        ),
     ];
     for (hex, id, event, detail) in want {
         let f = frame(hex);

@@ -43,12 +43,12 @@ use libvirt_rpc::wire::xdr::{self, Decode, Decoder, Encode, LvString};
 
 mod golden;
 use golden::{call, frame, unhex};
-use libvirt_rpc::proto::procs::storage::StorageVolStreamFlags;
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
-use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
-use libvirt_rpc::proto::procs::connect::ConnectFlags;
 use libvirt_rpc::proto::DomainState;
+use libvirt_rpc::proto::procs::connect::ConnectFlags;
+use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
+use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_rpc::proto::procs::storage::StorageVolStreamFlags;
 
 // ---- helpers ----------------------------------------------------------------------------
 
@@ -261,14 +261,16 @@ fn handshake_matches_virsh() {
 #[test]
 fn domain_calls_match_virsh() {
     use domain::{
-        DomainModificationImpact, DomainCreateFlags, DomainDestroyFlagsValues, InterfaceAddressesSource, MetadataType,
+        DomainCreateFlags, DomainDestroyFlagsValues, DomainModificationImpact,
+        InterfaceAddressesSource, MetadataType,
     };
 
     call::<ConnectListAllDomains>(
         SESSION_C010,
         &ConnectListAllDomainsArgs {
             need_results: 1,
-            flags: connect::ConnectListAllDomainsFlags::ACTIVE | connect::ConnectListAllDomainsFlags::INACTIVE,
+            flags: connect::ConnectListAllDomainsFlags::ACTIVE
+                | connect::ConnectListAllDomainsFlags::INACTIVE,
         },
     );
     call::<DomainGetState>(

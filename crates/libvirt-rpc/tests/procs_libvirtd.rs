@@ -15,9 +15,18 @@ use std::fmt::Debug;
 use bytes::Bytes;
 use libvirt_rpc::client::{Client, ConnectOptions};
 use libvirt_rpc::conn::CallError;
+use libvirt_rpc::proto::MetadataType;
 use libvirt_rpc::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
 };
+use libvirt_rpc::proto::procs::connect::ConnectFlags;
+use libvirt_rpc::proto::procs::connect::ConnectGetAllDomainStatsFlags;
+use libvirt_rpc::proto::procs::connect::DomainStatsTypes;
+use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
+use libvirt_rpc::proto::procs::network::NetworkUpdateFlags;
+use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
+use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
 use libvirt_rpc::proto::procs::{
     connect, domain, domain_tune, interface, network, node, nodedev, secret, snapshot, storage,
 };
@@ -28,15 +37,6 @@ use libvirt_rpc::proto::types::{
 };
 use libvirt_rpc::proto::{ErrorCode, LibvirtVersion, Procedure, RemoteError};
 use testbed::libvirtd::Libvirtd;
-use libvirt_rpc::proto::MetadataType;
-use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
-use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
-use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
-use libvirt_rpc::proto::procs::network::NetworkUpdateFlags;
-use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
-use libvirt_rpc::proto::procs::connect::DomainStatsTypes;
-use libvirt_rpc::proto::procs::connect::ConnectGetAllDomainStatsFlags;
-use libvirt_rpc::proto::procs::connect::ConnectFlags;
 
 /// Procedures that answered sensibly, and everything that went wrong.
 struct Run<'a> {
@@ -396,8 +396,10 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         r.state == DomainState::RUNNING && r.max_mem == 8_388_608 && r.nr_virt_cpu == 2
     })
     .await;
-    run.expect::<DomainGetState>(flags(&test, 0), "running", |r| r.state == DomainState::RUNNING)
-        .await;
+    run.expect::<DomainGetState>(flags(&test, 0), "running", |r| {
+        r.state == DomainState::RUNNING
+    })
+    .await;
     run.expect::<DomainGetMaxMemory>(dom(), "8 GiB", |r| r.memory == 8_388_608)
         .await;
     run.expect::<DomainGetMaxVcpus>(dom(), "at least 2", |r| r.num >= 2)
@@ -423,8 +425,10 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         |r| r.info.len() == 2 && r.cpumaps.len() == 2,
     )
     .await;
-    run.expect::<DomainGetVcpusFlags>(flags(&test, DomainVcpuFlags::empty()), "2 vCPUs", |r| r.num == 2)
-        .await;
+    run.expect::<DomainGetVcpusFlags>(flags(&test, DomainVcpuFlags::empty()), "2 vCPUs", |r| {
+        r.num == 2
+    })
+    .await;
     run.expect::<DomainGetSchedulerType>(dom(), "fair, 1 parameter", |r| {
         r.kind == "fair" && r.nparams == 1
     })
@@ -510,8 +514,12 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         .await;
     run.expect::<DomainGetSecurityLabel>(dom(), "a label reply", |r| r.enforcing >= 0)
         .await;
-    run.expect::<DomainGetHostname>(flags(&test, DomainGetHostnameFlags::empty()), "a host name", |r| !r.hostname.is_empty())
-        .await;
+    run.expect::<DomainGetHostname>(
+        flags(&test, DomainGetHostnameFlags::empty()),
+        "a host name",
+        |r| !r.hostname.is_empty(),
+    )
+    .await;
     run.expect::<DomainGetTime>(flags(&test, 0), "a time", |r| r.seconds > 0)
         .await;
     run.expect::<DomainGetFsInfo>(flags(&test, 0), "file systems", |r| {
@@ -613,8 +621,12 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         }
         Err(e) => run.record::<DomainScreenshot>(false, e),
     }
-    run.expect::<snapshot::DomainSnapshotNum>(flags(&test, DomainSnapshotListFlags::empty()), "no snapshots", |r| r.num == 0)
-        .await;
+    run.expect::<snapshot::DomainSnapshotNum>(
+        flags(&test, DomainSnapshotListFlags::empty()),
+        "no snapshots",
+        |r| r.num == 0,
+    )
+    .await;
     run.expect::<snapshot::DomainSnapshotListNames>(
         snapshot::DomainSnapshotListNamesArgs {
             dom: test.clone(),
@@ -739,8 +751,12 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         flags: DomainVcpuFlags::CONFIG,
     })
     .await;
-    run.expect::<DomainGetVcpusFlags>(flags(&d, DomainVcpuFlags::CONFIG), "2 configured vCPUs", |r| r.num == 2)
-        .await;
+    run.expect::<DomainGetVcpusFlags>(
+        flags(&d, DomainVcpuFlags::CONFIG),
+        "2 configured vCPUs",
+        |r| r.num == 2,
+    )
+    .await;
     run.done::<DomainSetLifecycleAction>(DomainSetLifecycleActionArgs {
         dom: d.clone(),
         kind: 0,   // VIR_DOMAIN_LIFECYCLE_POWEROFF
@@ -748,10 +764,14 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         flags: DomainModificationImpact::CONFIG,
     })
     .await;
-    run.expect::<DomainGetXmlDesc>(flags(&d, DomainXmlFlags::INACTIVE), "the new settings", |r| {
-        let x = text(&r.xml);
-        x.contains("<on_poweroff>restart</on_poweroff>") && x.contains(">786432<")
-    })
+    run.expect::<DomainGetXmlDesc>(
+        flags(&d, DomainXmlFlags::INACTIVE),
+        "the new settings",
+        |r| {
+            let x = text(&r.xml);
+            x.contains("<on_poweroff>restart</on_poweroff>") && x.contains(">786432<")
+        },
+    )
     .await;
     // The test driver validates scheduler parameters but keeps none (its weight is a fixed
     // 50), and takes no flags.
@@ -798,8 +818,10 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     run.expect::<DomainGetState>(flags(&d, 0), "paused", |r| r.state == DomainState::PAUSED)
         .await;
     run.done::<DomainResume>(dom(&d)).await;
-    run.expect::<DomainGetInfo>(dom(&d), "running again", |r| r.state == DomainState::RUNNING)
-        .await;
+    run.expect::<DomainGetInfo>(dom(&d), "running again", |r| {
+        r.state == DomainState::RUNNING
+    })
+    .await;
     run.done::<DomainSetMemory>(DomainSetMemoryArgs {
         dom: d.clone(),
         memory: 655_360,
@@ -812,8 +834,10 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         nvcpus: 2,
     })
     .await;
-    run.expect::<DomainGetVcpusFlags>(flags(&d, DomainVcpuFlags::LIVE), "2 live vCPUs", |r| r.num == 2)
-        .await;
+    run.expect::<DomainGetVcpusFlags>(flags(&d, DomainVcpuFlags::LIVE), "2 live vCPUs", |r| {
+        r.num == 2
+    })
+    .await;
     run.done::<DomainPinVcpu>(DomainPinVcpuArgs {
         dom: d.clone(),
         vcpu: 0,
@@ -864,9 +888,11 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         },
     )
     .await;
-    run.expect::<DomainGetXmlDesc>(flags(&d, DomainXmlFlags::empty()), "the stats period", |r| {
-        text(&r.xml).contains("<stats period='5'/>")
-    })
+    run.expect::<DomainGetXmlDesc>(
+        flags(&d, DomainXmlFlags::empty()),
+        "the stats period",
+        |r| text(&r.xml).contains("<stats period='5'/>"),
+    )
     .await;
     run.done::<DomainSetTime>(DomainSetTimeArgs {
         dom: d.clone(),
@@ -928,21 +954,24 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     .await;
     snapshots(run, &d).await;
     checkpoints(run, &d).await;
-    run.done::<DomainReboot>(flags(&d, DomainRebootFlagValues::empty())).await;
+    run.done::<DomainReboot>(flags(&d, DomainRebootFlagValues::empty()))
+        .await;
     run.expect::<DomainGetState>(flags(&d, 0), "running after reboot", |r| {
         r.state == DomainState::RUNNING
     })
     .await;
 
     // Saving and restoring.
-    run.done::<DomainManagedSave>(flags(&d, DomainSaveRestoreFlags::empty())).await;
+    run.done::<DomainManagedSave>(flags(&d, DomainSaveRestoreFlags::empty()))
+        .await;
     run.expect::<DomainHasManagedSaveImage>(flags(&d, 0), "an image", |r| r.result == 1)
         .await;
     run.done::<DomainManagedSaveRemove>(flags(&d, 0)).await;
     run.expect::<DomainHasManagedSaveImage>(flags(&d, 0), "no image", |r| r.result == 0)
         .await;
     // The test driver takes no start flags.
-    run.done::<DomainCreateWithFlags>(flags(&d, DomainCreateFlags::empty())).await;
+    run.done::<DomainCreateWithFlags>(flags(&d, DomainCreateFlags::empty()))
+        .await;
     run.expect::<DomainGetState>(flags(&d, 0), "started", |r| r.state == DomainState::RUNNING)
         .await;
     let image = dir.join("lv-procs.save").display().to_string();
@@ -1001,8 +1030,10 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         flags: DomainSaveRestoreFlags::empty(),
     })
     .await;
-    run.expect::<DomainGetState>(flags(&d, 0), "restored", |r| r.state == DomainState::RUNNING)
-        .await;
+    run.expect::<DomainGetState>(flags(&d, 0), "restored", |r| {
+        r.state == DomainState::RUNNING
+    })
+    .await;
     run.done::<DomainCoreDump>(DomainCoreDumpArgs {
         dom: d.clone(),
         to: dir.join("lv-procs.core").display().to_string().into(),
@@ -1035,8 +1066,10 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     .await;
     run.done::<DomainShutdownFlags>(flags(&d, DomainShutdownFlagValues::DEFAULT))
         .await;
-    run.expect::<DomainGetState>(flags(&d, 0), "shut off", |r| r.state == DomainState::SHUTOFF)
-        .await;
+    run.expect::<DomainGetState>(flags(&d, 0), "shut off", |r| {
+        r.state == DomainState::SHUTOFF
+    })
+    .await;
     run.done::<DomainCreate>(dom(&d)).await;
     run.done::<DomainDestroyFlags>(flags(&d, DomainDestroyFlagsValues::DEFAULT))
         .await;
@@ -1308,8 +1341,10 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
     .await;
     run.expect::<DomainSnapshotIsCurrent>(snap_flags(snap("s2"), 0), "current", |r| r.current == 1)
         .await;
-    run.expect::<DomainSnapshotHasMetadata>(snap_flags(snap("s2"), 0), "metadata", |r| r.metadata == 1)
-        .await;
+    run.expect::<DomainSnapshotHasMetadata>(snap_flags(snap("s2"), 0), "metadata", |r| {
+        r.metadata == 1
+    })
+    .await;
     run.expect::<DomainSnapshotGetXmlDesc>(snap_flags(snap("s2"), 0), "its XML", |r| {
         text(&r.xml).contains("<name>s2</name>")
     })
@@ -1346,11 +1381,14 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
         |r| r.ret == 2 && r.snapshots.iter().any(|s| s.name == "s1"),
     )
     .await;
-    run.done::<DomainRevertToSnapshot>(snap_flags(snap("s1"), 0)).await;
+    run.done::<DomainRevertToSnapshot>(snap_flags(snap("s1"), 0))
+        .await;
     run.expect::<DomainSnapshotCurrent>(dom_flags(d), "s1 current", |r| r.snap.name == "s1")
         .await;
-    run.done::<DomainSnapshotDelete>(snap_flags(snap("s2"), 0)).await;
-    run.done::<DomainSnapshotDelete>(snap_flags(snap("s1"), 0)).await;
+    run.done::<DomainSnapshotDelete>(snap_flags(snap("s2"), 0))
+        .await;
+    run.done::<DomainSnapshotDelete>(snap_flags(snap("s1"), 0))
+        .await;
     run.expect::<DomainSnapshotNum>(dom_flags(d), "none left", |r| r.num == 0)
         .await;
 }
@@ -1510,8 +1548,8 @@ async fn networks(run: &mut Run<'_>) {
             .await;
         run.done::<NetworkUpdate>(NetworkUpdateArgs {
             net: n.clone(),
-            command: NetworkUpdateCommand::ADD_LAST,  // VIR_NETWORK_UPDATE_COMMAND_ADD_LAST
-            section: NetworkUpdateSection::DNS_TXT, // VIR_NETWORK_SECTION_DNS_TXT
+            command: NetworkUpdateCommand::ADD_LAST, // VIR_NETWORK_UPDATE_COMMAND_ADD_LAST
+            section: NetworkUpdateSection::DNS_TXT,  // VIR_NETWORK_SECTION_DNS_TXT
             parent_index: -1,
             xml: "<txt name='lv' value='procs'/>".into(),
             flags: NetworkUpdateFlags::AFFECT_LIVE | NetworkUpdateFlags::AFFECT_CONFIG,
@@ -1708,8 +1746,10 @@ async fn storage_pools(run: &mut Run<'_>) {
         r.pool.name == "default-pool"
     })
     .await;
-    run.expect::<StoragePoolGetInfo>(p(&pool), "running", |r| r.state == StoragePoolState::RUNNING)
-        .await;
+    run.expect::<StoragePoolGetInfo>(p(&pool), "running", |r| {
+        r.state == StoragePoolState::RUNNING
+    })
+    .await;
     run.expect::<StoragePoolGetXmlDesc>(pf(&pool), "its XML", |r| {
         text(&r.xml).contains("default-pool")
     })
@@ -1844,8 +1884,11 @@ async fn storage_pools(run: &mut Run<'_>) {
         )
         .await;
         for v in std::iter::once(v).chain(clone.map(|c| c.vol)) {
-            run.done::<StorageVolDelete>(StorageVolFlagsArgs { vol: v, flags: StorageVolDeleteFlags::empty() })
-                .await;
+            run.done::<StorageVolDelete>(StorageVolFlagsArgs {
+                vol: v,
+                flags: StorageVolDeleteFlags::empty(),
+            })
+            .await;
         }
         run.expect::<StoragePoolNumOfVolumes>(p(&pool), "none of ours", |r| r.num == 0)
             .await;
@@ -2247,8 +2290,11 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
         flags: 0,
     })
     .await;
-    run.done::<StorageVolDelete>(StorageVolFlagsArgs { vol, flags: StorageVolDeleteFlags::empty() })
-        .await;
+    run.done::<StorageVolDelete>(StorageVolFlagsArgs {
+        vol,
+        flags: StorageVolDeleteFlags::empty(),
+    })
+    .await;
 
     let count = run
         .expect::<NodeGetMemoryStats>(

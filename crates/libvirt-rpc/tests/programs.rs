@@ -8,6 +8,7 @@ use std::time::Instant;
 use bytes::BytesMut;
 use libvirt_rpc::conn::{CallError, Config, Connection, Output};
 use libvirt_rpc::proto::events::{self, CallbackMsg, DomainEvent, Event, QemuMonitorEvent};
+use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
 use libvirt_rpc::proto::procs::domain::{
     DomainCreateWithFiles, DomainFdAssociate, DomainFdAssociateArgs, DomainFlagsArgs,
     DomainOpenGraphics, DomainOpenGraphicsArgs, DomainOpenGraphicsFd,
@@ -22,7 +23,6 @@ use libvirt_rpc::proto::{FdPassing, LXC_PROGRAM, Procedure, QEMU_PROGRAM};
 use libvirt_rpc::wire::frame::{Header, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr;
 use libvirt_rpc_testkit::peer::{self, Peer};
-use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
 
 fn conn() -> (Connection, Peer, Instant) {
     let now = Instant::now();

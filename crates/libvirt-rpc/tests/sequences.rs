@@ -12,13 +12,17 @@ use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
     StreamItem, StreamMisuse,
 };
+use libvirt_rpc::proto::SecretEventType;
+use libvirt_rpc::proto::SecretUsageType;
 use libvirt_rpc::proto::events::{
     CallbackMsg, DomainEvent, Lifecycle, NetworkEvent, NetworkLifecycle, SecretEvent,
     SecretLifecycle, network_event_id, secret_event_id,
 };
 use libvirt_rpc::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
+use libvirt_rpc::proto::procs::migration::DomainMigrateFlags;
 use libvirt_rpc::proto::procs::network::ConnectNetworkEventRegisterAnyArgs;
+use libvirt_rpc::proto::procs::storage::StorageVolStreamFlags;
 use libvirt_rpc::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
 };
@@ -28,10 +32,6 @@ use libvirt_rpc::wire::frame::{Frame, FrameError, Header, MessageStatus, Message
 use libvirt_rpc::wire::xdr;
 use libvirt_rpc_testkit::Pair;
 use libvirt_rpc_testkit::peer::{self, Raw};
-use libvirt_rpc::proto::SecretUsageType;
-use libvirt_rpc::proto::SecretEventType;
-use libvirt_rpc::proto::procs::migration::DomainMigrateFlags;
-use libvirt_rpc::proto::procs::storage::StorageVolStreamFlags;
 
 fn vol() -> StorageVol {
     StorageVol {
@@ -100,7 +100,8 @@ fn open_upload(p: &mut Pair, sparse: bool) -> (u32, Header) {
 }
 
 fn open_download(p: &mut Pair, sparse: bool) -> (u32, Header) {
-    let (id, call) = opening::<StorageVolDownload>(p, StorageVolStreamFlags::from(u32::from(sparse)));
+    let (id, call) =
+        opening::<StorageVolDownload>(p, StorageVolStreamFlags::from(u32::from(sparse)));
     p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert_eq!(p.outputs(), vec![Output::StreamOpened(id)]);
     (id, call)
@@ -630,7 +631,8 @@ fn stream_misuse_is_typed_and_sends_nothing() {
 
     // A procedure that opens no stream, with arguments that could.
     assert_eq!(
-        p.conn.open_stream::<NoStream>(&transfer(0, StorageVolStreamFlags::empty())),
+        p.conn
+            .open_stream::<NoStream>(&transfer(0, StorageVolStreamFlags::empty())),
         Err(StreamError::Misuse(M::NotAStream {
             procedure: "NoStream"
         }))

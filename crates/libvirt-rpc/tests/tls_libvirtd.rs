@@ -14,6 +14,7 @@ use libvirt_rpc::conn::handshake::HandshakeError;
 use libvirt_rpc::conn::sasl::{CredentialCallback, Credentials, SaslError};
 use libvirt_rpc::proto::events::{StoragePoolEvent, StoragePoolRefreshed};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri, ConnectIsSecure};
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
     StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
@@ -21,7 +22,6 @@ use libvirt_rpc::proto::procs::storage::{
 use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::{ClientPki, ServerCert};
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 
 const MIB: u64 = 1 << 20;
 const PASSWORD: &str = "s3cret-Pa55word";

@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use libvirt_rpc::client::{Client, ConnectOptions, Subscription};
-use libvirt_rpc::proto::events::{TypedEvent, event_id, DomainEventType, network_event_id};
+use libvirt_rpc::proto::NetworkEventType;
+use libvirt_rpc::proto::events::{DomainEventType, TypedEvent, event_id, network_event_id};
 use libvirt_rpc::proto::procs::common::XmlArgs;
 use libvirt_rpc::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainUndefine,
 };
 use libvirt_rpc::proto::procs::network::{NetworkArgs, NetworkDefineXml, NetworkUndefine};
 use testbed::libvirtd::Libvirtd;
-use libvirt_rpc::proto::NetworkEventType;
 
 async fn next<T: TypedEvent>(events: &mut Subscription<T>, what: &str) -> T::Body {
     tokio::time::timeout(Duration::from_secs(10), events.next())
@@ -81,7 +81,11 @@ async fn subscribe_lifecycle_yields_lifecycle_events_only() {
     ];
     assert_eq!(
         mine_seen,
-        [DomainEventType::STARTED, DomainEventType::STOPPED, DomainEventType::UNDEFINED]
+        [
+            DomainEventType::STARTED,
+            DomainEventType::STOPPED,
+            DomainEventType::UNDEFINED
+        ]
     );
 
     let net = c
@@ -98,7 +102,11 @@ async fn subscribe_lifecycle_yields_lifecycle_events_only() {
     let n2 = next(&mut nets, "network lifecycle").await;
     assert_eq!(
         (n1.net.name.clone(), n1.event, n2.event),
-        (net.name, NetworkEventType::DEFINED, NetworkEventType::UNDEFINED)
+        (
+            net.name,
+            NetworkEventType::DEFINED,
+            NetworkEventType::UNDEFINED
+        )
     );
 
     // No reboot happened: its typed subscription stayed quiet.

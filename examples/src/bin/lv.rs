@@ -20,6 +20,7 @@ use examples::{Slot, default_uri, progress_bar, run_bounded};
 use libvirt_rpc::Client;
 use libvirt_rpc::client::ConnectOptions;
 use libvirt_rpc::conn::handshake::HandshakeOptions;
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 use libvirt_rpc::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetVersion,
     ConnectListAllDomains, ConnectListAllDomainsArgs,
@@ -34,7 +35,6 @@ use libvirt_rpc::proto::procs::storage::{
 };
 use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::ssh_socket::SshConfigFile;
-use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
 
 #[derive(Parser)]
 #[command(name = "lv", about = "A small pure-Rust virsh", version)]

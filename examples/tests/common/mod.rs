@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use libvirt_rpc::client::Client;
+use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
     StorageVolCreateXmlArgs,
@@ -12,7 +13,6 @@ use libvirt_rpc::proto::procs::storage::{
 use libvirt_rpc::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, established_to};
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 
 /// One MiB.
 pub const MIB: u64 = 1 << 20;

@@ -24,8 +24,8 @@ use libvirt_rpc::wire::xdr::{self, Encode, LvString};
 
 use super::xdr::{Names, Params};
 use crate::peer;
-use libvirt_rpc::proto::IpAddrType;
 use libvirt_rpc::proto::ConnectCloseReason;
+use libvirt_rpc::proto::IpAddrType;
 
 /// Whole packets kept per capture and direction as one `frame_decode` stream seed.
 const STREAM_SEED_MAX: usize = 16_384;
@@ -380,7 +380,12 @@ pub fn synthesized() -> Vec<Vec<u8>> {
             body: DomainOnly { dom: dom.clone() },
         }),
     ));
-    out.push(event(362, &encode(&ConnectionClosedMsg { reason: ConnectCloseReason::EOF })));
+    out.push(event(
+        362,
+        &encode(&ConnectionClosedMsg {
+            reason: ConnectCloseReason::EOF,
+        }),
+    ));
     // Shared types: the procedure word is the index into `xdr`'s list of them.
     let shared: [(i32, Vec<u8>); 13] = [
         (

@@ -18,8 +18,8 @@ use super::error::CallError;
 use super::sasl::{self, CredentialRequest, SaslError, SaslExchange, SaslOptions, SaslProgress};
 use crate::proto::RemoteError;
 use crate::proto::procs::connect::{
-    self, AuthListRet, AuthPolkitRet, AuthSaslInitRet, AuthSaslStepRet, ConnectOpenArgs,
-    ConnectSupportsFeatureArgs, ConnectSupportsFeatureRet, ConnectFlags, auth_type,
+    self, AuthListRet, AuthPolkitRet, AuthSaslInitRet, AuthSaslStepRet, ConnectFlags,
+    ConnectOpenArgs, ConnectSupportsFeatureArgs, ConnectSupportsFeatureRet, auth_type,
 };
 use crate::proto::{self, Procedure};
 use crate::wire::xdr::{self, LvString};

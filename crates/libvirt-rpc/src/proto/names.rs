@@ -259,9 +259,7 @@ impl crate::wire::xdr::Encode for DomainState {
 /// exceeds 7: a larger one reads as what its bits say as an `int`).
 impl crate::wire::xdr::Decode for DomainState {
     const MIN_SIZE: usize = 4;
-    fn decode(
-        dec: &mut crate::wire::xdr::Decoder,
-    ) -> Result<Self, crate::wire::xdr::DecodeError> {
+    fn decode(dec: &mut crate::wire::xdr::Decoder) -> Result<Self, crate::wire::xdr::DecodeError> {
         i32::decode(dec).map(Self)
     }
 }
@@ -356,9 +354,7 @@ impl crate::wire::xdr::Encode for DomainEventType {
 
 impl crate::wire::xdr::Decode for DomainEventType {
     const MIN_SIZE: usize = 4;
-    fn decode(
-        dec: &mut crate::wire::xdr::Decoder,
-    ) -> Result<Self, crate::wire::xdr::DecodeError> {
+    fn decode(dec: &mut crate::wire::xdr::Decoder) -> Result<Self, crate::wire::xdr::DecodeError> {
         i32::decode(dec).map(Self)
     }
 }

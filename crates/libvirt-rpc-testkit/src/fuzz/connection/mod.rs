@@ -44,13 +44,13 @@ use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
     StreamItem, StreamMisuse, SubscriberId,
 };
-use libvirt_rpc::proto::{ConnectCloseReason, DomainEventType};
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
 };
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::types::{Domain, StreamHole, Uuid};
+use libvirt_rpc::proto::{ConnectCloseReason, DomainEventType};
 use libvirt_rpc::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM,
     StreamDirection, program_version,
@@ -867,11 +867,12 @@ impl Harness {
                         body: DomainOnly { dom: domain() },
                     },
                 ),
-                EventBody::Closed { reason } => {
-                    peer::event(362, &ConnectionClosedMsg {
+                EventBody::Closed { reason } => peer::event(
+                    362,
+                    &ConnectionClosedMsg {
                         reason: ConnectCloseReason(*reason),
-                    })
-                }
+                    },
+                ),
                 EventBody::Unknown { procedure, len } => {
                     peer::event(*procedure, &Raw(pattern(0, 0, usize::from(*len))))
                 }

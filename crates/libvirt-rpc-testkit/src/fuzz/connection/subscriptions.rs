@@ -33,9 +33,9 @@ use libvirt_rpc::wire::xdr;
 use super::input::SubOp;
 use super::{Harness, domain};
 use crate::peer::{self, call_header};
-use libvirt_rpc::proto::SecretUsageType;
-use libvirt_rpc::proto::SecretEventType;
 use libvirt_rpc::proto::DomainEventType;
+use libvirt_rpc::proto::SecretEventType;
+use libvirt_rpc::proto::SecretUsageType;
 
 /// A registration key: (secret rather than domain, event id); the object filter is `None`.
 type Key = (bool, i32);

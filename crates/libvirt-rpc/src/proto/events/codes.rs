@@ -117,7 +117,6 @@ pub mod lifecycle_detail {
     }
 }
 
-
 crate::flag_set! {
     /// `virDomainMemoryFailureFlags` in [`MemoryFailure`](super::MemoryFailure).
     pub struct MemoryFailureFlags: u32 {

@@ -1,23 +1,23 @@
 use super::*;
+use crate::proto::names::AgentLifecycleReason;
+use crate::proto::names::AgentLifecycleState;
+use crate::proto::names::BlockJobStatus;
+use crate::proto::names::BlockJobType;
+use crate::proto::names::ConnectCloseReason;
+use crate::proto::names::DiskChangeReason;
+use crate::proto::names::GraphicsAddressType;
+use crate::proto::names::GraphicsPhase;
+use crate::proto::names::MetadataType;
+use crate::proto::names::NetworkEventType;
+use crate::proto::names::NodeDeviceEventType;
+use crate::proto::names::SecretEventType;
+use crate::proto::names::SecretUsageType;
+use crate::proto::names::StoragePoolEventType;
+use crate::proto::names::TrayChangeReason;
+use crate::proto::names::WatchdogAction;
 use crate::proto::types::{TypedParamValue, Uuid};
 use crate::proto::{LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use crate::wire::xdr::Encode;
-use crate::proto::names::WatchdogAction;
-use crate::proto::names::TrayChangeReason;
-use crate::proto::names::StoragePoolEventType;
-use crate::proto::names::SecretUsageType;
-use crate::proto::names::SecretEventType;
-use crate::proto::names::NodeDeviceEventType;
-use crate::proto::names::NetworkEventType;
-use crate::proto::names::MetadataType;
-use crate::proto::names::GraphicsPhase;
-use crate::proto::names::GraphicsAddressType;
-use crate::proto::names::DiskChangeReason;
-use crate::proto::names::ConnectCloseReason;
-use crate::proto::names::BlockJobType;
-use crate::proto::names::BlockJobStatus;
-use crate::proto::names::AgentLifecycleState;
-use crate::proto::names::AgentLifecycleReason;
 
 fn dom() -> Domain {
     Domain {
@@ -231,7 +231,10 @@ fn every_domain_event_roundtrips() {
         value: TypedParamValue::LLong(-1),
     }];
 
-    let (event, detail) = (DomainEventType::STOPPED, lifecycle_detail::stopped::DESTROYED);
+    let (event, detail) = (
+        DomainEventType::STOPPED,
+        lifecycle_detail::stopped::DESTROYED,
+    );
     let body = Lifecycle {
         dom: d(),
         event,
@@ -252,7 +255,8 @@ fn every_domain_event_roundtrips() {
     };
     check(p::DOMAIN_WATCHDOG, &body, E::Watchdog);
 
-    let (src_path, dev_alias, action, reason) = (s("/a"), s("vd0"), IoErrorAction::PAUSE, s("enospc"));
+    let (src_path, dev_alias, action, reason) =
+        (s("/a"), s("vd0"), IoErrorAction::PAUSE, s("enospc"));
     let body = IoError {
         dom: d(),
         src_path: src_path.clone(),
@@ -352,7 +356,10 @@ fn every_domain_event_roundtrips() {
     let body = JobCompleted { dom: d(), params };
     check(p::DOMAIN_JOB_COMPLETED, &body, E::JobCompleted);
 
-    let (state, reason) = (AgentLifecycleState::CONNECTED, AgentLifecycleReason::CHANNEL);
+    let (state, reason) = (
+        AgentLifecycleState::CONNECTED,
+        AgentLifecycleReason::CHANNEL,
+    );
     let body = AgentLifecycle {
         dom: d(),
         state,
@@ -554,8 +561,18 @@ fn other_object_events_decode() {
     );
     assert_eq!(e.kind(), Some(Kind::Secret));
 
-    let e = roundtrip(procs::CONNECTION_CLOSED, &ConnectionClosedMsg { reason: ConnectCloseReason::KEEPALIVE });
-    assert_eq!(e, Event::ConnectionClosed { reason: ConnectCloseReason::KEEPALIVE });
+    let e = roundtrip(
+        procs::CONNECTION_CLOSED,
+        &ConnectionClosedMsg {
+            reason: ConnectCloseReason::KEEPALIVE,
+        },
+    );
+    assert_eq!(
+        e,
+        Event::ConnectionClosed {
+            reason: ConnectCloseReason::KEEPALIVE
+        }
+    );
     assert_eq!(e.callback_id(), None);
     assert_eq!(e.kind(), None);
 }

@@ -5,9 +5,9 @@
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
 use crate::procedures;
 use crate::proto::limits;
+pub use crate::proto::names::{ConnectCloseReason, CpuCompareResult};
 use crate::proto::types::{Domain, SaslData, TypedParam};
 use crate::wire::xdr::LvString;
-pub use crate::proto::names::{ConnectCloseReason, CpuCompareResult};
 use crate::xdr_struct;
 
 /// `remote_auth_type` values.

@@ -12,9 +12,7 @@ use super::common::{
 use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
-pub use crate::proto::names::{
-    BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType,
-};
+pub use crate::proto::names::{BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType};
 use crate::proto::types::{CharVec, Domain, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;

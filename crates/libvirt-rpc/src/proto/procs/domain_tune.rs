@@ -10,11 +10,11 @@
 use crate::proto::limits;
 use bytes::Bytes;
 
+use super::domain::DomainModificationImpact;
 use super::domain::{DomainFlagsArgs, DomainGetParamsArgs};
 use crate::procedures;
 use crate::proto::types::{Domain, TypedParam};
 use crate::wire::xdr::LvString;
-use super::domain::DomainModificationImpact;
 use crate::xdr_struct;
 
 xdr_struct! {

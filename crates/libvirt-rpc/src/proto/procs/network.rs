@@ -6,9 +6,9 @@ use super::common::{
 };
 use crate::procedures;
 use crate::proto::limits;
+pub use crate::proto::names::{IpAddrType, MetadataType};
 use crate::proto::types::{Network, NetworkPort, TypedParam, Uuid};
 use crate::wire::xdr::LvString;
-pub use crate::proto::names::{IpAddrType, MetadataType};
 use crate::xdr_struct;
 
 crate::flag_set! {

@@ -7,9 +7,9 @@ use super::common::{
 };
 use crate::procedures;
 use crate::proto::limits;
+pub use crate::proto::names::SecretUsageType;
 use crate::proto::types::Secret;
 use crate::wire::xdr::LvString;
-pub use crate::proto::names::SecretUsageType;
 use crate::xdr_struct;
 
 crate::flag_set! {

@@ -7,9 +7,9 @@ use super::common::{
 use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
+pub use crate::proto::names::{StoragePoolState, StorageVolType};
 use crate::proto::types::{StoragePool, StorageVol};
 use crate::wire::xdr::LvString;
-pub use crate::proto::names::{StoragePoolState, StorageVolType};
 use crate::xdr_struct;
 
 crate::flag_set! {
