@@ -251,6 +251,23 @@ async fn lv_matches_virsh_on_the_test_driver() {
         .unwrap();
     let pool = "default-pool";
 
+    // The URI as virsh takes it: -c, --connect, or $LIBVIRT_DEFAULT_URI.
+    let by_env = Command::new(env!("CARGO_BIN_EXE_lv"))
+        .args(["list", "--all"])
+        .env("LIBVIRT_DEFAULT_URI", &uri)
+        .output()
+        .unwrap();
+    assert!(by_env.status.success());
+    assert_eq!(
+        norm(&text(&by_env)),
+        norm(&virsh_ok(&uri, &["list", "--all"]))
+    );
+    let long = Command::new(env!("CARGO_BIN_EXE_lv"))
+        .args(["--connect", &uri, "domstate", "test"])
+        .output()
+        .unwrap();
+    assert_eq!(text(&long), "running\n\n");
+
     // Mutating commands through lv, checked through virsh.
     assert_eq!(
         lv_ok(&uri, &["vol-create-as", pool, "lv1.img", "10M"]),

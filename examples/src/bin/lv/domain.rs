@@ -1,6 +1,7 @@
 //! Domain commands: list, dominfo, domstate, dumpxml, define, undefine, the lifecycle verbs,
 //! domifaddr, snapshots and the QEMU monitor and agent passthroughs.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use libvirt_rpc::Client;
@@ -51,21 +52,21 @@ pub enum Cmd {
     },
     /// Domain information.
     Dominfo {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Domain state.
     Domstate {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
         /// Also the reason for the state.
         #[arg(long)]
         reason: bool,
     },
     /// Domain XML.
     Dumpxml {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
         /// The persistent definition, not the live one.
         #[arg(long)]
         inactive: bool,
@@ -86,43 +87,43 @@ pub enum Cmd {
     },
     /// Undefine a domain.
     Undefine {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Start an inactive domain.
     Start {
-        /// Domain name or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Ask a domain to shut down.
     Shutdown {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Ask a domain to reboot.
     Reboot {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Stop a domain at once.
     Destroy {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Pause a domain.
     Suspend {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Resume a paused domain.
     Resume {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// A domain's interface addresses.
     Domifaddr {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
         /// Only this interface.
         interface: Option<String>,
         /// Print the name and MAC on every line.
@@ -134,13 +135,13 @@ pub enum Cmd {
     },
     /// A domain's snapshots.
     SnapshotList {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
     },
     /// Create a snapshot from a name and a description.
     SnapshotCreateAs {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
         /// Snapshot name (default: chosen by libvirt).
         name: Option<String>,
         /// Description.
@@ -163,8 +164,8 @@ pub enum Cmd {
     },
     /// Revert a domain to a snapshot.
     SnapshotRevert {
-        /// Domain name, id or UUID.
-        domain: String,
+        #[command(flatten)]
+        domain: DomArg,
         /// Snapshot name.
         snapshotname: Option<String>,
         /// The current snapshot.
@@ -214,6 +215,27 @@ pub enum Cmd {
         #[arg(required = true, num_args = 1..)]
         cmd: Vec<String>,
     },
+}
+
+/// A domain given positionally (virsh's usual way) or as `--domain`.
+#[derive(clap::Args)]
+pub struct DomArg {
+    /// Domain name, id or UUID.
+    #[arg(value_name = "DOMAIN", required_unless_present = "domain_opt")]
+    domain: Option<String>,
+    /// Domain name, id or UUID, as an option.
+    #[arg(long = "domain", value_name = "DOMAIN", conflicts_with = "domain")]
+    domain_opt: Option<String>,
+}
+
+impl std::ops::Deref for DomArg {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.domain
+            .as_deref()
+            .or(self.domain_opt.as_deref())
+            .expect("clap requires one")
+    }
 }
 
 /// `domifaddr --source`.
@@ -362,10 +384,10 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         } => {
             let mut xml = String::from("<domainsnapshot>\n");
             if let Some(n) = &name {
-                xml.push_str(&format!("  <name>{}</name>\n", xml_escape(n)));
+                let _ = writeln!(xml, "  <name>{}</name>", xml_escape(n));
             }
             if let Some(d) = &description {
-                xml.push_str(&format!("  <description>{}</description>\n", xml_escape(d)));
+                let _ = writeln!(xml, "  <description>{}</description>", xml_escape(d));
             }
             xml.push_str("</domainsnapshot>\n");
             if print_xml {
@@ -545,6 +567,7 @@ async fn state_of(c: &Client, dom: &Domain) -> R<DomainState> {
     ))
 }
 
+#[allow(clippy::fn_params_excessive_bools, reason = "virsh's options")]
 async fn list(c: &Client, all: bool, inactive: bool, names: bool, uuids: bool) -> R {
     let flags = match (all, inactive) {
         (true, _) => list_domains_flags::ACTIVE | list_domains_flags::INACTIVE,
@@ -719,7 +742,7 @@ async fn domifaddr(
             .as_ref()
             .map_or("N/A".to_string(), ToString::to_string);
         if i.addrs.is_empty() {
-            out += &format!(" {name:<10} {mac:<17}    {:<12} {}\n", "N/A", "N/A");
+            let _ = writeln!(out, " {name:<10} {mac:<17}    {:<12} N/A", "N/A");
         }
         for (n, a) in i.addrs.iter().enumerate() {
             let proto = match a.kind {
@@ -732,8 +755,9 @@ async fn domifaddr(
             } else {
                 ("-", "-")
             };
-            out += &format!(
-                " {name:<10} {mac:<17}    {proto:<12} {}/{}\n",
+            let _ = writeln!(
+                out,
+                " {name:<10} {mac:<17}    {proto:<12} {}/{}",
                 a.addr, a.prefix
             );
         }

@@ -58,7 +58,9 @@ Differences from virsh, on purpose:
   domain and volume lookups that fail add libvirt's reason on a second `error:` line.
   snapshot-list prints creation times in UTC (+0000), whatever TZ says.
   event --all   events other than lifecycle, reboot, rtc-change, watchdog and control-error
-                print as `event 'NAME' for domain 'DOM'` without their details.
+                print as `event 'NAME' for domain 'DOM'` without their details; `event
+                --list` also names the event types added after libvirt 9.0.
+  event         prints `waiting for events` on stderr once it listens.
   progress bars on vol-upload/vol-download, on stderr, only when stdout is a terminal.";
 
 #[derive(Parser)]
@@ -150,4 +152,40 @@ fn main() -> ExitCode {
     let slot = Slot::default();
     let s2 = slot.clone();
     run_bounded(timeout, &slot, run(cli, s2))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn objects_go_positionally_or_as_options_as_in_virsh() {
+        use clap::Parser;
+        for args in [
+            &["lv", "dominfo", "d"][..],
+            &["lv", "dominfo", "--domain", "d"],
+            &["lv", "vol-list", "p"],
+            &["lv", "vol-list", "--pool", "p"],
+            &["lv", "vol-upload", "--pool", "p", "v", "f"],
+            &["lv", "vol-upload", "v", "f", "--pool", "p", "--sparse"],
+            &["lv", "qemu-monitor-command", "d", "--hmp", "info", "status"],
+            &["lv", "snapshot-create-as", "d", "s1", "first"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_ok(), "{args:?}");
+        }
+        for args in [
+            &["lv", "dominfo"][..],
+            &["lv", "dominfo", "d", "--domain", "d"],
+            &["lv", "vol-list"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
+        }
+    }
 }

@@ -13,6 +13,7 @@ use crate::table::{Table, field, yes_no};
 use crate::{R, err, lookup};
 
 #[derive(clap::Subcommand)]
+#[allow(clippy::enum_variant_names, reason = "virsh's command names")]
 pub enum Cmd {
     /// List networks (active ones; --all adds the inactive).
     NetList {

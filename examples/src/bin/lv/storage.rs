@@ -1,6 +1,7 @@
 //! Storage commands: pool-list, pool-info, vol-list, vol-info, vol-create-as, vol-delete,
 //! vol-upload, vol-download.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use examples::progress_bar;
@@ -167,11 +168,12 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                 xml_escape(&name)
             );
             if let Some(a) = allocation {
-                xml += &format!("  <allocation>{}</allocation>\n", parse_size(&a)?);
+                let _ = writeln!(xml, "  <allocation>{}</allocation>", parse_size(&a)?);
             }
             if let Some(f) = format {
-                xml += &format!(
-                    "  <target>\n    <format type='{}'/>\n  </target>\n",
+                let _ = writeln!(
+                    xml,
+                    "  <target>\n    <format type='{}'/>\n  </target>",
                     xml_escape(&f)
                 );
             }
