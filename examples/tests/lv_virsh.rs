@@ -316,7 +316,13 @@ async fn lv_matches_virsh_on_the_test_driver() {
         "Domain 'test' resumed\n\n"
     );
     state("running");
-    lv_ok(&uri, &["snapshot-revert", "test", "snap1"]);
+    // snap1 was taken running: reverting a paused domain to it runs it again.
+    lv_ok(&uri, &["suspend", "test"]);
+    state("paused");
+    assert_eq!(
+        lv_ok(&uri, &["snapshot-revert", "test", "snap1"]),
+        "Domain snapshot snap1 reverted\n\n"
+    );
     state("running");
     assert_eq!(
         lv_ok(&uri, &["reboot", "test"]),

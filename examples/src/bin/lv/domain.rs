@@ -31,7 +31,7 @@ use libvirt_rpc::proto::procs::snapshot::{
 use libvirt_rpc::proto::types::{Domain, DomainSnapshot};
 
 use crate::table::{Table, field, yes_no};
-use crate::{R, err, lookup};
+use crate::{R, err, lookup, xml_escape};
 
 #[derive(clap::Subcommand)]
 pub enum Cmd {
@@ -850,22 +850,6 @@ fn xml_text<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
     let start = xml.find(&open)? + open.len();
     let end = start + xml[start..].find('<')?;
     Some(&xml[start..end])
-}
-
-/// `&`, `<`, `>`, `'` and `"` as entities.
-fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\'' => out.push_str("&apos;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(ch),
-        }
-    }
-    out
 }
 
 /// Seconds since the epoch as `YYYY-MM-DD HH:MM:SS +0000` (virsh's format, in UTC).

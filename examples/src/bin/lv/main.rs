@@ -46,6 +46,22 @@ pub fn msg(e: &libvirt_rpc::CallError) -> String {
     }
 }
 
+/// `&`, `<`, `>`, `'` and `"` as entities, for user strings put into XML.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\'' => out.push_str("&apos;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
 /// Any other error as text.
 pub fn text(e: impl std::fmt::Display) -> String {
     e.to_string()

@@ -17,7 +17,7 @@ use libvirt_rpc::proto::procs::storage::{
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 
 use crate::table::{Table, field, pretty_size, yes_no};
-use crate::{R, err, lookup, text};
+use crate::{R, err, lookup, text, xml_escape};
 
 /// A pool given positionally (virsh's way) or as `--pool`.
 #[derive(clap::Args)]
@@ -101,43 +101,30 @@ pub enum Cmd {
         pool: Option<String>,
     },
     /// Upload a file into a volume.
-    VolUpload {
-        /// Volume name (with --pool), key or path.
-        vol: String,
-        /// Local file; a pipe (e.g. /dev/stdin) or a device is read to its end.
-        file: PathBuf,
-        /// Pool name or UUID.
-        #[arg(long)]
-        pool: Option<String>,
-        /// Start at this byte of the volume.
-        #[arg(long, default_value_t = 0)]
-        offset: u64,
-        /// At most this many bytes (0: to the end).
-        #[arg(long, default_value_t = 0)]
-        length: u64,
-        /// Keep holes (SEEK_DATA/SEEK_HOLE) instead of sending zeros.
-        #[arg(long)]
-        sparse: bool,
-    },
+    VolUpload(Transfer),
     /// Download a volume into a file.
-    VolDownload {
-        /// Volume name (with --pool), key or path.
-        vol: String,
-        /// Local file.
-        file: PathBuf,
-        /// Pool name or UUID.
-        #[arg(long)]
-        pool: Option<String>,
-        /// Start at this byte of the volume.
-        #[arg(long, default_value_t = 0)]
-        offset: u64,
-        /// At most this many bytes (0: to the end).
-        #[arg(long, default_value_t = 0)]
-        length: u64,
-        /// Keep holes.
-        #[arg(long)]
-        sparse: bool,
-    },
+    VolDownload(Transfer),
+}
+
+/// vol-upload's and vol-download's arguments.
+#[derive(clap::Args)]
+pub struct Transfer {
+    /// Volume name (with --pool), key or path.
+    vol: String,
+    /// Local file (uploads read a pipe such as /dev/stdin or a device to its end).
+    file: PathBuf,
+    /// Pool name or UUID.
+    #[arg(long)]
+    pool: Option<String>,
+    /// Start at this byte of the volume.
+    #[arg(long, default_value_t = 0)]
+    offset: u64,
+    /// At most this many bytes (0: to the end).
+    #[arg(long, default_value_t = 0)]
+    length: u64,
+    /// Keep holes (SEEK_DATA/SEEK_HOLE) instead of sending zeros.
+    #[arg(long)]
+    sparse: bool,
 }
 
 pub async fn run(c: &Client, cmd: Cmd) -> R {
@@ -196,51 +183,53 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             println!("Vol {vol} deleted");
             Ok(())
         }
-        Cmd::VolUpload {
-            vol,
-            file,
-            pool,
-            offset,
-            length,
-            sparse,
-        } => {
-            let v = lookup::vol(c, pool.as_deref(), &vol).await?;
-            let len = std::fs::metadata(&file)
-                .map_err(|e| format!("{}: {e}", file.display()))?
-                .len();
-            let pb = progress_bar(if length > 0 { length.min(len) } else { len }, "upload");
-            let pb2 = pb.clone();
-            let up = c
-                .vol_upload(&v, offset, length, sparse)
-                .await
-                .map_err(text)?
-                .with_progress(move |n| pb2.set_position(n));
-            up.send_file_and_finish(&file).await.map_err(text)?;
-            pb.finish_and_clear();
-            Ok(())
-        }
-        Cmd::VolDownload {
-            vol,
-            file,
-            pool,
-            offset,
-            length,
-            sparse,
-        } => {
-            let v = lookup::vol(c, pool.as_deref(), &vol).await?;
-            let cap = vol_info(c, &v).await?.capacity.saturating_sub(offset);
-            let pb = progress_bar(if length > 0 { length.min(cap) } else { cap }, "download");
-            let pb2 = pb.clone();
-            let dl = c
-                .vol_download(&v, offset, length, sparse)
-                .await
-                .map_err(text)?
-                .with_progress(move |n| pb2.set_position(n));
-            dl.write_to_file(&file).await.map_err(text)?;
-            pb.finish_and_clear();
-            Ok(())
-        }
+        Cmd::VolUpload(t) => upload(c, &t).await,
+        Cmd::VolDownload(t) => download(c, &t).await,
     }
+}
+
+impl Transfer {
+    /// A progress bar for `total` bytes (or `--length`, if smaller) labelled `what`.
+    fn bar(&self, total: u64, what: &str) -> indicatif::ProgressBar {
+        let n = if self.length > 0 {
+            self.length.min(total)
+        } else {
+            total
+        };
+        progress_bar(n, what)
+    }
+}
+
+async fn upload(c: &Client, t: &Transfer) -> R {
+    let v = lookup::vol(c, t.pool.as_deref(), &t.vol).await?;
+    let len = std::fs::metadata(&t.file)
+        .map_err(|e| format!("{}: {e}", t.file.display()))?
+        .len();
+    let pb = t.bar(len, "upload");
+    let pb2 = pb.clone();
+    let up = c
+        .vol_upload(&v, t.offset, t.length, t.sparse)
+        .await
+        .map_err(text)?
+        .with_progress(move |n| pb2.set_position(n));
+    up.send_file_and_finish(&t.file).await.map_err(text)?;
+    pb.finish_and_clear();
+    Ok(())
+}
+
+async fn download(c: &Client, t: &Transfer) -> R {
+    let v = lookup::vol(c, t.pool.as_deref(), &t.vol).await?;
+    let cap = vol_info(c, &v).await?.capacity.saturating_sub(t.offset);
+    let pb = t.bar(cap, "download");
+    let pb2 = pb.clone();
+    let dl = c
+        .vol_download(&v, t.offset, t.length, t.sparse)
+        .await
+        .map_err(text)?
+        .with_progress(move |n| pb2.set_position(n));
+    dl.write_to_file(&t.file).await.map_err(text)?;
+    pb.finish_and_clear();
+    Ok(())
 }
 
 fn size(n: u64, bytes: bool) -> String {
@@ -302,14 +291,6 @@ fn parse_size(s: &str) -> R<u64> {
     };
     n.checked_mul(base.pow(power))
         .ok_or_else(|| format!("Size {s} is out of range"))
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\'', "&apos;")
-        .replace('"', "&quot;")
 }
 
 async fn pools(c: &Client, flags: u32) -> R<Vec<StoragePool>> {
