@@ -1,8 +1,8 @@
 //! `lv` answers like virsh: each read-only command runs through `lv` and through `virsh`
 //! against the same private libvirtd — its test driver (`test:///default` over the daemon's
 //! socket) and its session qemu driver — and the outputs must match after whitespace
-//! normalisation (runs of whitespace become one space). Mutating commands run through `lv`
-//! and their effect is checked with `virsh`.
+//! normalisation (runs of whitespace become one space), and then byte for byte. Mutating
+//! commands run through `lv` and their effect is checked with `virsh`.
 //!
 //! Deliberate differences, normalised away here and listed in `lv --help`:
 //! - `version`: the first two lines name lv, not the C library;
@@ -74,6 +74,8 @@ fn same_with(uri: &str, args: &[&str], fix: impl Fn(&str) -> String) -> bool {
             norm(&b),
             "lv {args:?} differs from virsh\n--- lv:\n{a}\n--- virsh:\n{b}"
         );
+        // Not only after normalisation: byte for byte.
+        assert_eq!(a, b, "lv {args:?}: the same words, other whitespace");
     }
     ours.status.success()
 }

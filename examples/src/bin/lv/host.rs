@@ -71,7 +71,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         Cmd::Version { daemon } => version(c, daemon).await,
         Cmd::Capabilities => {
             let caps = c.call::<ConnectGetCapabilities>(&()).await.map_err(err)?;
-            print!("{}", caps.capabilities);
+            println!("{}", caps.capabilities);
             Ok(())
         }
         Cmd::IfaceList { all, inactive } => iface_list(c, all, inactive).await,
