@@ -181,8 +181,112 @@ fn domain_line(ev: &DomainEvent) -> String {
                 .unwrap_or("unknown");
             format!("event 'watchdog' for domain '{dom}': {a}")
         }
+        DomainEvent::IoError(e) => format!(
+            "event 'io-error' for domain '{dom}': {} ({}) {}",
+            e.src_path,
+            e.dev_alias,
+            io_action(e.action)
+        ),
+        DomainEvent::IoErrorReason(e) => format!(
+            "event 'io-error' for domain '{dom}': {} ({}) {} due to {}",
+            e.src_path,
+            e.dev_alias,
+            io_action(e.action),
+            e.reason
+        ),
+        DomainEvent::BlockJob(j) => block_job(name, dom, &j.path, j.kind, j.status),
+        DomainEvent::BlockJob2(j) => block_job(name, dom, &j.dst, j.kind, j.status),
+        DomainEvent::DiskChange(d) => format!(
+            "event 'disk-change' for domain '{dom}' disk {}: {} -> {}: {}",
+            d.dev_alias,
+            null_str(d.old_src_path.as_ref()),
+            null_str(d.new_src_path.as_ref()),
+            word(&["changed", "dropped"], d.reason)
+        ),
+        DomainEvent::TrayChange(t) => format!(
+            "event 'tray-change' for domain '{dom}' disk {}: {}",
+            t.dev_alias,
+            word(&["opened", "closed"], t.reason)
+        ),
+        DomainEvent::BalloonChange(b) => {
+            format!("event 'balloon-change' for domain '{dom}': {}KiB", b.actual)
+        }
+        DomainEvent::DeviceRemoved(d)
+        | DomainEvent::DeviceAdded(d)
+        | DomainEvent::DeviceRemovalFailed(d) => {
+            format!("event '{name}' for domain '{dom}': {}", d.dev_alias)
+        }
+        DomainEvent::AgentLifecycle(a) => format!(
+            "event 'agent-lifecycle' for domain '{dom}': state: '{}' reason: '{}'",
+            word(&["unknown", "connected", "disconnected"], a.state),
+            word(&["unknown", "domain started", "channel event"], a.reason)
+        ),
+        DomainEvent::MigrationIteration(m) => format!(
+            "event 'migration-iteration' for domain '{dom}': iteration: '{}'",
+            m.iteration
+        ),
+        DomainEvent::MetadataChange(m) => format!(
+            "event 'metadata-change' for domain '{dom}': type {}, uri {}",
+            word(&["description", "title", "element"], m.kind),
+            null_str(m.nsuri.as_ref())
+        ),
+        DomainEvent::BlockThreshold(b) => format!(
+            "event 'block-threshold' for domain '{dom}': dev: {}({}) {} {}",
+            b.dev,
+            null_str(b.path.as_ref()),
+            b.threshold,
+            b.excess
+        ),
+        DomainEvent::MemoryDeviceSizeChange(m) => format!(
+            "event 'memory-device-size-change' for domain '{dom}':\nalias: {}\nsize: {}",
+            m.alias, m.size
+        ),
+        DomainEvent::NicMacChange(n) => format!(
+            "event 'nic-mac-change' for domain '{dom}':\nalias: {}\noldMAC: {}\nnewMAC: {}",
+            n.alias, n.old_mac, n.new_mac
+        ),
         _ => format!("event '{name}' for domain '{dom}'"),
     }
+}
+
+/// `words[i]`, or virsh's `unknown`.
+fn word(words: &[&'static str], i: i32) -> &'static str {
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| words.get(i))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+/// virsh's `NULLSTR`.
+fn null_str(s: Option<&libvirt_rpc::LvString>) -> String {
+    s.map_or_else(|| "<null>".to_string(), ToString::to_string)
+}
+
+fn io_action(a: i32) -> &'static str {
+    word(&["none", "pause", "report"], a)
+}
+
+fn block_job(
+    name: &str,
+    dom: &libvirt_rpc::LvString,
+    disk: &libvirt_rpc::LvString,
+    kind: i32,
+    status: i32,
+) -> String {
+    let kind = word(
+        &[
+            "Unknown job",
+            "Block Pull",
+            "Block Copy",
+            "Block Commit",
+            "Active Block Commit",
+            "Backup",
+        ],
+        kind,
+    );
+    let status = word(&["completed", "failed", "canceled", "ready"], status);
+    format!("event '{name}' for domain '{dom}': {kind} for {disk} {status}")
 }
 
 /// Returns whether virsh's footer follows (virsh's form: yes).
@@ -343,4 +447,50 @@ async fn lv_form(c: &Client, kind: EventKind, count: Option<u64>) -> R {
         seen += 1;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use libvirt_rpc::proto::events::{BalloonChange, DomainEvent, Lifecycle, TrayChange};
+    use libvirt_rpc::proto::types::Domain;
+
+    use super::domain_line;
+
+    fn dom() -> Domain {
+        Domain {
+            name: "d".into(),
+            uuid: libvirt_rpc::proto::types::Uuid::default(),
+            id: 1,
+        }
+    }
+
+    #[test]
+    fn events_print_like_virsh() {
+        let l = DomainEvent::Lifecycle(Lifecycle {
+            dom: dom(),
+            event: 5,
+            detail: 1,
+        });
+        assert_eq!(
+            domain_line(&l),
+            "event 'lifecycle' for domain 'd': Stopped Destroyed"
+        );
+        let t = DomainEvent::TrayChange(TrayChange {
+            dom: dom(),
+            dev_alias: "sata0".into(),
+            reason: 1,
+        });
+        assert_eq!(
+            domain_line(&t),
+            "event 'tray-change' for domain 'd' disk sata0: closed"
+        );
+        let b = DomainEvent::BalloonChange(BalloonChange {
+            dom: dom(),
+            actual: 1024,
+        });
+        assert_eq!(
+            domain_line(&b),
+            "event 'balloon-change' for domain 'd': 1024KiB"
+        );
+    }
 }

@@ -73,9 +73,9 @@ Differences from virsh, on purpose:
                 daemon's library version (lv has no local libvirt).
   domain and volume lookups that fail add libvirt's reason on a second `error:` line.
   snapshot-list prints creation times in UTC (+0000), whatever TZ says.
-  event --all   events other than lifecycle, reboot, rtc-change, watchdog and control-error
-                print as `event 'NAME' for domain 'DOM'` without their details; `event
-                --list` also names the event types added after libvirt 9.0.
+  event --all   graphics, tunable, job-completed and memory-failure events print as
+                `event 'NAME' for domain 'DOM'` without their details; `event --list`
+                also names the event types added after libvirt 9.0.
   event         prints `waiting for events` on stderr once it listens.
   progress bars on vol-upload/vol-download, on stderr, only when stdout is a terminal.";
 
