@@ -303,6 +303,19 @@ async fn lv_matches_virsh_on_the_test_driver() {
 
     read_only_commands(&uri, "test", pool, "lv1.img", Some("default"), false);
     same_with(&uri, &["dominfo", "1"], without_lines("CPU time:"));
+    // virsh -q: no header, no footer, no confirmations.
+    for args in [
+        &["-q", "list", "--all"][..],
+        &["-q", "pool-list"],
+        &["-q", "vol-list", pool],
+        &["-q", "domstate", "test"],
+        &["-q", "snapshot-list", "test"],
+    ] {
+        same(&uri, args);
+    }
+    assert_eq!(lv_ok(&uri, &["-q", "suspend", "test"]), "");
+    assert_eq!(virsh_ok(&uri, &["domstate", "test"]), "paused");
+    assert_eq!(lv_ok(&uri, &["-q", "resume", "test"]), "");
     same(&uri, &["domstate", "6695eb01-f6a4-8304-79aa-97f2502e193f"]);
     same(&uri, &["vol-info", "/default-pool/lv1.img"]);
 

@@ -317,7 +317,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                     )
                 })?
                 .dom;
-            println!("Domain '{}' defined from {}", dom.name, file.display());
+            crate::say!("Domain '{}' defined from {}\n", dom.name, file.display());
             Ok(())
         }
         Cmd::Undefine { domain } => {
@@ -334,7 +334,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                     crate::msg(&e)
                 )
             })?;
-            println!("Domain '{}' has been undefined", dom.name);
+            crate::say!("Domain '{}' has been undefined\n", dom.name);
             Ok(())
         }
         Cmd::Start { domain } => lifecycle::<DomainCreate>(c, &domain, "start", "started").await,
@@ -355,7 +355,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                     crate::msg(&e)
                 )
             })?;
-            println!("Domain '{}' is being rebooted", dom.name);
+            crate::say!("Domain '{}' is being rebooted\n", dom.name);
             Ok(())
         }
         Cmd::Destroy { domain } => {
@@ -408,7 +408,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             let dom = lookup::domain(c, &domain).await?;
             let snap = snapshot_create(c, dom, &xml, flags).await?;
             // virsh prints this line without a newline; its footer ends it.
-            print!("Domain snapshot {} created", snap.name);
+            crate::say!("Domain snapshot {} created", snap.name);
             Ok(())
         }
         Cmd::SnapshotRevert {
@@ -439,7 +439,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             c.call::<DomainRevertToSnapshot>(&SnapshotFlagsArgs { snap, flags })
                 .await
                 .map_err(err)?;
-            println!("Domain snapshot {name} reverted");
+            crate::say!("Domain snapshot {name} reverted\n");
             Ok(())
         }
         Cmd::QemuMonitorCommand {
@@ -527,7 +527,7 @@ where
                 crate::msg(&e)
             )
         })?;
-    println!("Domain '{}' {done}", dom.name);
+    crate::say!("Domain '{}' {done}\n", dom.name);
     Ok(())
 }
 

@@ -28,6 +28,24 @@ use libvirt_rpc::client::ConnectOptions;
 use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::ssh_socket::SshConfigFile;
 
+/// `-q`: no table headers, no confirmations, no footer (virsh's quiet mode).
+pub static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `-q` is on.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A confirmation (`Domain 'x' started`): printed unless `-q`, like virsh's `vshPrintExtra`.
+#[macro_export]
+macro_rules! say {
+    ($($t:tt)*) => {
+        if !$crate::quiet() {
+            print!($($t)*);
+        }
+    };
+}
+
 /// What a command returns: its error is printed as `error: …` (libvirt's message included).
 pub type R<T = ()> = Result<T, String>;
 
@@ -85,6 +103,9 @@ struct Cli {
     /// Hypervisor connection URI (default: $LIBVIRT_DEFAULT_URI, then libvirt.conf's uri_default, then qemu:///system as root, qemu:///session otherwise).
     #[arg(short = 'c', long = "connect", value_name = "URI")]
     uri: Option<String>,
+    /// Quiet mode, as virsh -q: no table headers, confirmations or trailing empty line.
+    #[arg(short = 'q', long)]
+    quiet: bool,
     /// Bound the whole command: on expiry, close the connection and exit non-zero.
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
@@ -155,7 +176,7 @@ async fn run(cli: Cli, slot: Slot) -> R {
         Cmd::Event(args) => event::run(&c, args).await,
         Cmd::BenchCalls(args) => bench::run(&c, args).await.map(|()| false),
     }?;
-    if footer {
+    if footer && !quiet() {
         println!();
     }
     c.disconnect(Duration::from_secs(2)).await;
@@ -164,6 +185,7 @@ async fn run(cli: Cli, slot: Slot) -> R {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let timeout = cli.timeout.map(Duration::from_secs_f64);
     let slot = Slot::default();
     let s2 = slot.clone();

@@ -172,7 +172,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             })
             .await
             .map_err(|e| format!("Failed to create vol {name}\nerror: {}", crate::msg(&e)))?;
-            println!("Vol {name} created");
+            crate::say!("Vol {name} created\n");
             Ok(())
         }
         Cmd::VolDelete { vol, pool } => {
@@ -180,7 +180,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol: v, flags: 0 })
                 .await
                 .map_err(|e| format!("Failed to delete vol {vol}\nerror: {}", crate::msg(&e)))?;
-            println!("Vol {vol} deleted");
+            crate::say!("Vol {vol} deleted\n");
             Ok(())
         }
         Cmd::VolUpload(t) => upload(c, &t).await,

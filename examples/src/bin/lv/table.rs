@@ -23,14 +23,16 @@ impl Table {
     /// The table as text: header, rule, rows; each line ends with a newline.
     pub fn render(&self) -> String {
         let cols = self.rows[0].len();
+        // virsh -q drops the header and its rule, and so does not count it in the widths.
+        let skip = usize::from(crate::quiet());
         let mut widths = vec![0usize; cols];
-        for row in &self.rows {
+        for row in self.rows.iter().skip(skip) {
             for (w, cell) in widths.iter_mut().zip(row) {
                 *w = (*w).max(cell.chars().count());
             }
         }
         let mut out = String::new();
-        for (i, row) in self.rows.iter().enumerate() {
+        for (i, row) in self.rows.iter().enumerate().skip(skip) {
             for (j, cell) in row.iter().enumerate() {
                 out.push(' ');
                 out.push_str(cell);
