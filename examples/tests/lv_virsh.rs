@@ -316,6 +316,10 @@ async fn lv_matches_virsh_on_the_test_driver() {
     assert_eq!(lv_ok(&uri, &["-q", "suspend", "test"]), "");
     assert_eq!(virsh_ok(&uri, &["domstate", "test"]), "paused");
     assert_eq!(lv_ok(&uri, &["-q", "resume", "test"]), "");
+    // virsh -r: reads work, changes are refused by the daemon.
+    same(&uri, &["-r", "list", "--all"]);
+    assert!(!same(&uri, &["-r", "suspend", "test"]));
+    assert_eq!(virsh_ok(&uri, &["domstate", "test"]), "running");
     same(&uri, &["domstate", "6695eb01-f6a4-8304-79aa-97f2502e193f"]);
     same(&uri, &["vol-info", "/default-pool/lv1.img"]);
 

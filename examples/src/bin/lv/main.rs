@@ -103,6 +103,9 @@ struct Cli {
     /// Hypervisor connection URI (default: $LIBVIRT_DEFAULT_URI, then libvirt.conf's uri_default, then qemu:///system as root, qemu:///session otherwise).
     #[arg(short = 'c', long = "connect", value_name = "URI")]
     uri: Option<String>,
+    /// Read-only connection, as virsh -r.
+    #[arg(short = 'r', long)]
+    readonly: bool,
     /// Quiet mode, as virsh -q: no table headers, confirmations or trailing empty line.
     #[arg(short = 'q', long)]
     quiet: bool,
@@ -144,6 +147,7 @@ async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Client> {
     let mut opts = ConnectOptions {
         handshake: HandshakeOptions {
             keepalive: true,
+            read_only: cli.readonly,
             ..HandshakeOptions::default()
         },
         ..ConnectOptions::default()
