@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectOptions, TransferError};
+use libvirt_rpc::client::{Client, ConnectOptions, DownloadOptions, TransferError, UploadOptions};
 use libvirt_rpc::conn::{CallError, Config, ConnectionError, StreamError, StreamItem};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::proto::types::StorageVol;
@@ -219,7 +219,7 @@ async fn source_error_aborts_and_returns_the_source_error() {
     let (client, mut server) = Server::start(1 << 20);
     let c = client.clone();
     let up = tokio::spawn(async move {
-        let u = c.vol_upload(&vol(), 0, 0, false).await.unwrap();
+        let u = c.vol_upload(&vol(), UploadOptions::new()).await.unwrap();
         u.send_all_and_finish(testbed::data::FailAfter::new(3 << 20, "disk on fire"))
             .await
     });
@@ -253,7 +253,11 @@ async fn slow_download_consumer_keeps_memory_bounded() {
     let (client, mut server) = Server::start(256 << 10);
     let c = client.clone();
     let sent = Arc::new(AtomicUsize::new(0));
-    let dl = tokio::spawn(async move { c.vol_download(&vol(), 0, 0, false).await.unwrap() });
+    let dl = tokio::spawn(async move {
+        c.vol_download(&vol(), DownloadOptions::new())
+            .await
+            .unwrap()
+    });
     let open = server.next().await;
     server.send(peer::reply_to(&open.header, &())).await;
     let mut d = dl.await.unwrap();
@@ -301,7 +305,10 @@ async fn server_error_mid_upload_is_returned_and_connection_survives() {
     let (client, mut server) = Server::start(1 << 20);
     let c = client.clone();
     let up = tokio::spawn(async move {
-        let mut u = c.vol_upload(&vol(), 0, 1000, false).await.unwrap();
+        let mut u = c
+            .vol_upload(&vol(), UploadOptions::new().length(1000))
+            .await
+            .unwrap();
         loop {
             if let Err(e) = u.send(Bytes::from(vec![0u8; 262_120])).await {
                 return e;
@@ -376,7 +383,7 @@ async fn peer_death_fails_everything_at_once() {
 async fn download_completes_before_its_open_reply(data: &'static [u8]) {
     let (client, mut server) = Server::start(1 << 20);
     let c = client.clone();
-    let dl = tokio::spawn(async move { c.vol_download(&vol(), 0, 0, false).await });
+    let dl = tokio::spawn(async move { c.vol_download(&vol(), DownloadOptions::new()).await });
     let open = server.next().await;
     if !data.is_empty() {
         server.send(peer::stream_data_to(&open.header, data)).await;

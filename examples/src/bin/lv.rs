@@ -359,10 +359,10 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
             let pb = progress_bar(len, "upload");
             let pb2 = pb.clone();
             let up = c
-                .vol_upload(&v, 0, 0, sparse)
+                .vol_upload(&v, libvirt_rpc::client::UploadOptions::new().sparse(sparse))
                 .await
                 .map_err(|err| err.to_string())?;
-            let up = up.with_progress(move |n| pb2.set_position(n));
+            let up = up.with_progress(move |p| pb2.set_position(p.done));
             up.send_file_and_finish(&file)
                 .await
                 .map_err(|err| err.to_string())?;
@@ -385,10 +385,13 @@ async fn run(cli: Cli, slot: Slot) -> Result<(), String> {
             let pb = progress_bar(cap, "download");
             let pb2 = pb.clone();
             let dl = c
-                .vol_download(&v, 0, 0, sparse)
+                .vol_download(
+                    &v,
+                    libvirt_rpc::client::DownloadOptions::new().sparse(sparse),
+                )
                 .await
                 .map_err(|err| err.to_string())?;
-            let dl = dl.with_progress(move |n| pb2.set_position(n));
+            let dl = dl.with_progress(move |p| pb2.set_position(p.done));
             dl.write_to_file(&file)
                 .await
                 .map_err(|err| err.to_string())?;

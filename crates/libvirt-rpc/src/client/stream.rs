@@ -1,27 +1,177 @@
-//! Upload and download handles over the core's stream state machine.
+//! Upload, download and duplex handles over the core's stream state machine, and the
+//! `tokio::io` adaptors over them.
 //!
 //! Every way a stream can end reaches the caller as a value: the daemon's verdict, the
 //! daemon's error, the local source's or sink's error (after aborting on the wire), or the
-//! connection's death. Dropping a handle mid-stream aborts it and leaves the connection usable.
+//! connection's death. Dropping a handle (or an adaptor) mid-stream aborts it and leaves the
+//! connection usable; the adaptors report a stream's end as an [`io::Error`] whose inner
+//! error is the [`StreamError`] (see [`stream_error`]).
 
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use bytes::{Buf, Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tracing::{Instrument, Span};
 
 use super::Client;
 use super::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
 use crate::conn::{StreamError, StreamId, StreamItem, StreamMisuse, StreamMut};
-use crate::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload};
+use crate::proto::procs::storage::{
+    StorageVolDelete, StorageVolDownload, StorageVolFlagsArgs, StorageVolTransferArgs,
+    StorageVolUpload,
+};
 use crate::proto::types::StorageVol;
 use crate::proto::{Procedure, StreamArgs};
 use crate::wire::xdr::{self, DecodeError};
+
+/// The [`StreamError`] inside an [`io::Error`] returned by a stream adaptor
+/// ([`UploadWriter`], [`DownloadReader`], [`Duplex`]), if that is what ended it.
+pub fn stream_error(e: &io::Error) -> Option<&StreamError> {
+    e.get_ref()?.downcast_ref::<StreamError>()
+}
+
+fn io_error(e: StreamError) -> io::Error {
+    let kind = match &e {
+        StreamError::Connection(_) => io::ErrorKind::ConnectionAborted,
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, e)
+}
+
+/// How much of a volume a transfer covers: `virStorageVolUpload`'s offset, length and
+/// flags. `UploadOptions::new().sparse(true)` is a whole-volume sparse upload.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UploadOptions {
+    /// Byte offset into the volume.
+    pub offset: u64,
+    /// Bytes to transfer; 0 = to the end of the volume.
+    pub length: u64,
+    /// A sparse stream: holes travel as holes (`VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM`).
+    pub sparse: bool,
+    /// Delete the volume (`virStorageVolDelete`) when the upload ends any way but a
+    /// successful finish: no half-written volume is left behind. Off by default.
+    pub delete_on_failure: bool,
+}
+
+impl UploadOptions {
+    /// The whole volume, not sparse, kept on failure.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Start at byte `offset`.
+    #[must_use]
+    pub fn offset(mut self, offset: u64) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Transfer `length` bytes (0 = to the end of the volume).
+    #[must_use]
+    pub fn length(mut self, length: u64) -> Self {
+        self.length = length;
+        self
+    }
+
+    /// A sparse stream or not.
+    #[must_use]
+    pub fn sparse(mut self, sparse: bool) -> Self {
+        self.sparse = sparse;
+        self
+    }
+
+    /// Delete the volume if the upload fails (see [the field](Self::delete_on_failure)).
+    #[must_use]
+    pub fn delete_on_failure(mut self, delete: bool) -> Self {
+        self.delete_on_failure = delete;
+        self
+    }
+}
+
+/// How much of a volume a download covers: `virStorageVolDownload`'s offset, length and
+/// flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DownloadOptions {
+    /// Byte offset into the volume.
+    pub offset: u64,
+    /// Bytes to transfer; 0 = to the end of the volume.
+    pub length: u64,
+    /// A sparse stream: holes arrive as [`StreamItem::Hole`].
+    pub sparse: bool,
+}
+
+impl DownloadOptions {
+    /// The whole volume, not sparse.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Start at byte `offset`.
+    #[must_use]
+    pub fn offset(mut self, offset: u64) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Transfer `length` bytes (0 = to the end of the volume).
+    #[must_use]
+    pub fn length(mut self, length: u64) -> Self {
+        self.length = length;
+        self
+    }
+
+    /// A sparse stream or not.
+    #[must_use]
+    pub fn sparse(mut self, sparse: bool) -> Self {
+        self.sparse = sparse;
+        self
+    }
+}
+
+/// How far a transfer is, given to a progress callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Logical bytes done (data and holes).
+    pub done: u64,
+    /// Logical bytes the whole transfer covers, when known: what [`Upload::with_total`] /
+    /// [`Download::with_total`] was told, else the options' `length` when it is not 0, else
+    /// the file's size for [`Upload::send_file_and_finish`].
+    pub total: Option<u64>,
+}
+
+/// A progress callback: runs on the caller's task, inside the transfer's own await points.
+type ProgressFn = Box<dyn FnMut(Progress) + Send>;
+
+/// The volume an upload deletes if it fails.
+struct Cleanup {
+    client: Client,
+    vol: StorageVol,
+}
+
+impl Cleanup {
+    async fn run(self) {
+        let name = self.vol.name.to_string();
+        match self
+            .client
+            .call::<StorageVolDelete>(&StorageVolFlagsArgs {
+                vol: self.vol,
+                flags: 0,
+            })
+            .await
+        {
+            Ok(()) => tracing::debug!(vol = %name, "failed upload: volume deleted"),
+            Err(e) => tracing::warn!(vol = %name, error = %e, "failed upload: volume not deleted"),
+        }
+    }
+}
 
 /// A transfer failed, either on the libvirt side or on our local side.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +193,8 @@ struct Handle {
     ended: bool,
     /// The payload of the REPLY that opened the stream.
     reply: Bytes,
+    /// What to undo if the stream ends any way but a successful finish.
+    cleanup: Option<Cleanup>,
 }
 
 impl Handle {
@@ -65,6 +217,7 @@ impl Handle {
             span,
             ended: false,
             reply: Bytes::new(),
+            cleanup: None,
         };
         poll_fn(|cx| h.poll_open(cx)).await?;
         h.reply = h
@@ -126,8 +279,19 @@ impl Handle {
         Poll::Pending
     }
 
+    /// Wait for the end; a failed end runs the cleanup first.
     async fn end(&mut self) -> Result<(), StreamError> {
-        poll_fn(|cx| self.poll_end(cx)).await
+        let r = poll_fn(|cx| self.poll_end(cx)).await;
+        if r.is_err() {
+            self.clean_up().await;
+        }
+        r
+    }
+
+    async fn clean_up(&mut self) {
+        if let Some(c) = self.cleanup.take() {
+            c.run().instrument(self.span.clone()).await;
+        }
     }
 
     /// Run `f` on the stream, then let the driver send what it queued.
@@ -153,6 +317,7 @@ impl Handle {
     /// report the local error (not the abort).
     async fn fail_local(&mut self, e: io::Error) -> TransferError {
         let _ = self.abort(&e.to_string()).await;
+        self.clean_up().await;
         TransferError::Local(e)
     }
 
@@ -168,12 +333,34 @@ impl Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        if !self.ended {
-            let mut st = self.inner.lock();
-            st.conn.stream(self.id).forget();
-            st.streams.remove(&self.id);
-            st.wake_driver();
+        if self.ended {
+            return;
         }
+        if let (Some(cleanup), Ok(rt)) =
+            (self.cleanup.take(), tokio::runtime::Handle::try_current())
+        {
+            // Dropped with a volume to delete: abort, and hand the stream to a task that
+            // waits for the daemon's answer (it always comes, or the connection dies) and
+            // then deletes the volume (the daemon refuses while the upload holds it).
+            let mut rest = Self {
+                inner: self.inner.clone(),
+                id: self.id,
+                span: self.span.clone(),
+                ended: false,
+                reply: Bytes::new(),
+                cleanup: Some(cleanup),
+            };
+            self.ended = true;
+            let _ = rest.command(|mut s| s.abort("stream handle dropped"));
+            rt.spawn(async move {
+                let _ = rest.end().await;
+            });
+            return;
+        }
+        let mut st = self.inner.lock();
+        st.conn.stream(self.id).forget();
+        st.streams.remove(&self.id);
+        st.wake_driver();
     }
 }
 
@@ -184,13 +371,11 @@ pub struct Upload {
     sparse: bool,
     sent: u64,
     position: u64,
-    progress: Option<Progress>,
+    total: Option<u64>,
+    progress: Option<ProgressFn>,
     /// Bytes read from a source per send: whole packets, so no short packet per round.
     read_ahead: usize,
 }
-
-/// Called with the logical position (data and holes) after each chunk.
-pub type Progress = Box<dyn Fn(u64) + Send + Sync>;
 
 impl std::fmt::Debug for Upload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -217,17 +402,30 @@ impl Upload {
         self.sent
     }
 
-    /// Report progress (logical bytes: data and holes) to `f` after each chunk.
+    /// Report progress to `f` after each chunk (data and holes). `f` runs on the task
+    /// driving the upload, so it may hold state (`FnMut`) and needs no `Sync`.
     #[must_use]
-    pub fn with_progress(mut self, f: impl Fn(u64) + Send + Sync + 'static) -> Self {
+    pub fn with_progress(mut self, f: impl FnMut(Progress) + Send + 'static) -> Self {
         self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// Tell progress reports the transfer's total (replaces what the options' length said;
+    /// without either, [`send_file_and_finish`](Self::send_file_and_finish) uses the file's
+    /// size).
+    #[must_use]
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
         self
     }
 
     fn advance(&mut self, n: u64) {
         self.position += n;
-        if let Some(p) = &self.progress {
-            p(self.position);
+        if let Some(p) = &mut self.progress {
+            p(Progress {
+                done: self.position,
+                total: self.total,
+            });
         }
     }
 
@@ -274,6 +472,29 @@ impl Upload {
     /// Abort on the wire and wait for the daemon's answer; returns how the stream ended.
     pub async fn abort(mut self, reason: &str) -> StreamError {
         self.h.abort(reason).await
+    }
+
+    /// This upload as a [`tokio::io::AsyncWrite`]: each write queues a copy of its bytes
+    /// (waiting while the connection's send queue is full), `shutdown` finishes and returns
+    /// the daemon's verdict. Dropping the writer before `shutdown` completes aborts the
+    /// upload. Errors carry the [`StreamError`] (see [`stream_error`]).
+    pub fn into_writer(self) -> UploadWriter {
+        UploadWriter {
+            state: WriterState::Writing(Box::new(self)),
+        }
+    }
+
+    /// Queue a copy of `buf` once the send queue has room.
+    fn poll_send(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<Result<usize, StreamError>> {
+        ready!(self.poll_writable(cx));
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        self.h
+            .command(|mut s| s.send(Bytes::copy_from_slice(buf)))?;
+        self.sent += buf.len() as u64;
+        self.advance(buf.len() as u64);
+        Poll::Ready(Ok(buf.len()))
     }
 
     /// Send everything `reader` yields, then finish. A read error aborts the stream and is
@@ -326,6 +547,9 @@ impl Upload {
             Ok((Arc::new(f), meta.is_file().then_some(meta.len())))
         });
         let (file, len) = self.h.local(opened).await?;
+        if let Some(len) = len {
+            self.total.get_or_insert(len);
+        }
         let r = match len {
             None => self.send_to_eof(&file).await,
             Some(len) if self.sparse => self.send_sparse(&file, len).await,
@@ -406,6 +630,67 @@ impl Upload {
     }
 }
 
+/// An [`Upload`] as a [`tokio::io::AsyncWrite`]; see [`Upload::into_writer`].
+pub struct UploadWriter {
+    state: WriterState,
+}
+
+enum WriterState {
+    Writing(Box<Upload>),
+    Finishing(Pin<Box<dyn Future<Output = Result<(), StreamError>> + Send>>),
+    Done,
+}
+
+impl std::fmt::Debug for UploadWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &self.state {
+            WriterState::Writing(u) => return f.debug_tuple("UploadWriter").field(u).finish(),
+            WriterState::Finishing(_) => "finishing",
+            WriterState::Done => "done",
+        };
+        f.debug_tuple("UploadWriter").field(&state).finish()
+    }
+}
+
+impl AsyncWrite for UploadWriter {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match &mut self.state {
+            WriterState::Writing(up) => up.poll_send(cx, buf).map_err(io_error),
+            _ => Poll::Ready(Err(io_error(StreamMisuse::AfterFinish.into()))),
+        }
+    }
+
+    /// Bytes are queued on the connection as they are written; nothing to flush here.
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            match &mut self.state {
+                WriterState::Writing(_) => {
+                    let WriterState::Writing(up) =
+                        std::mem::replace(&mut self.state, WriterState::Done)
+                    else {
+                        unreachable!()
+                    };
+                    self.state = WriterState::Finishing(Box::pin((*up).finish()));
+                }
+                WriterState::Finishing(f) => {
+                    let r = ready!(f.as_mut().poll(cx));
+                    self.state = WriterState::Done;
+                    return Poll::Ready(r.map_err(io_error));
+                }
+                WriterState::Done => return Poll::Ready(Ok(())),
+            }
+        }
+    }
+}
+
 /// Bytes read from a source per send: about 256 KiB, in whole packets (fewer syscalls than
 /// one packet per read; RSS stays ≤ 8 MiB).
 fn read_ahead(chunk: usize) -> usize {
@@ -455,7 +740,8 @@ async fn read_some(file: Arc<std::fs::File>, n: usize) -> io::Result<Bytes> {
 /// error that ended it. Memory is bounded by the connection's stream window.
 pub struct Download {
     h: Handle,
-    progress: Option<Progress>,
+    total: Option<u64>,
+    progress: Option<ProgressFn>,
 }
 
 impl std::fmt::Debug for Download {
@@ -509,22 +795,49 @@ impl Download {
         self.h.open_reply::<P>()
     }
 
-    /// Report progress (logical bytes: data and holes) to `f` while writing.
+    /// Report progress to `f` after each item written (data and holes) by
+    /// [`write_to`](Self::write_to), [`write_to_file`](Self::write_to_file) or the
+    /// [reader](Self::into_reader). `f` runs on the task driving the download, so it may hold
+    /// state (`FnMut`) and needs no `Sync`.
     #[must_use]
-    pub fn with_progress(mut self, f: impl Fn(u64) + Send + Sync + 'static) -> Self {
+    pub fn with_progress(mut self, f: impl FnMut(Progress) + Send + 'static) -> Self {
         self.progress = Some(Box::new(f));
         self
     }
 
-    fn report(&self, pos: u64) {
-        if let Some(p) = &self.progress {
-            p(pos);
+    /// Tell progress reports the transfer's total (e.g. the volume's capacity, which the
+    /// stream itself does not announce).
+    #[must_use]
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    fn report(&mut self, done: u64) {
+        if let Some(p) = &mut self.progress {
+            p(Progress {
+                done,
+                total: self.total,
+            });
         }
     }
 
     /// Abort on the wire and wait for the daemon's answer.
     pub async fn abort(mut self, reason: &str) -> StreamError {
         self.h.abort(reason).await
+    }
+
+    /// This download as a [`tokio::io::AsyncRead`]: holes read as zeros, end of file once
+    /// the daemon confirmed the finish, an error if the stream failed (carrying the
+    /// [`StreamError`], see [`stream_error`]). Dropping the reader before the end aborts the
+    /// download.
+    pub fn into_reader(self) -> DownloadReader {
+        DownloadReader {
+            dl: self,
+            data: Bytes::new(),
+            zeros: 0,
+            done: 0,
+        }
     }
 
     /// Write everything to `sink`; holes are written as zeros (a plain writer cannot seek).
@@ -609,6 +922,58 @@ impl Download {
     }
 }
 
+/// A [`Download`] as a [`tokio::io::AsyncRead`]; see [`Download::into_reader`].
+#[derive(Debug)]
+pub struct DownloadReader {
+    dl: Download,
+    /// The rest of the data item being read.
+    data: Bytes,
+    /// The rest of the hole being read, as zeros.
+    zeros: u64,
+    /// Logical bytes handed to the reader (for progress).
+    done: u64,
+}
+
+impl AsyncRead for DownloadReader {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        loop {
+            if buf.remaining() == 0 {
+                return Poll::Ready(Ok(()));
+            }
+            let n = if !this.data.is_empty() {
+                let n = this.data.len().min(buf.remaining());
+                buf.put_slice(&this.data[..n]);
+                this.data.advance(n);
+                n
+            } else if this.zeros > 0 {
+                let n = usize::try_from(this.zeros)
+                    .unwrap_or(usize::MAX)
+                    .min(buf.remaining());
+                let z = zero_fill(n as u64).next().unwrap_or_default();
+                buf.put_slice(z);
+                this.zeros -= z.len() as u64;
+                z.len()
+            } else {
+                match ready!(futures::Stream::poll_next(Pin::new(&mut this.dl), cx)) {
+                    Some(Ok(StreamItem::Data(d))) => this.data = d,
+                    Some(Ok(StreamItem::Hole(n))) => this.zeros = n,
+                    Some(Err(e)) => return Poll::Ready(Err(io_error(e))),
+                    None => return Poll::Ready(Ok(())),
+                }
+                continue;
+            };
+            this.done += n as u64;
+            this.dl.report(this.done);
+            return Poll::Ready(Ok(()));
+        }
+    }
+}
+
 /// `pwrite` (regular files) or `write` (pipes, devices) of `data`.
 async fn write_at(
     file: Arc<std::fs::File>,
@@ -662,6 +1027,7 @@ impl Client {
             sparse: args.sparse(),
             sent: 0,
             position: 0,
+            total: None,
             progress: None,
             read_ahead,
         })
@@ -675,31 +1041,53 @@ impl Client {
     {
         Ok(Download {
             h: Handle::open::<P>(self, args).await?,
+            total: None,
             progress: None,
         })
     }
 
-    /// `virStorageVolUpload` (`length` 0 = to the end of the volume).
+    /// `virStorageVolUpload`: write `vol` (or the part `opts` says). With
+    /// [`UploadOptions::delete_on_failure`], a failed upload deletes the volume.
+    ///
+    /// ```no_run
+    /// # async fn f(c: &libvirt_rpc::Client, vol: &libvirt_rpc::proto::types::StorageVol)
+    /// # -> Result<(), Box<dyn std::error::Error>> {
+    /// use libvirt_rpc::client::UploadOptions;
+    /// let up = c.vol_upload(vol, UploadOptions::new().sparse(true)).await?;
+    /// let up = up.with_progress(|p| eprintln!("{} of {:?}", p.done, p.total));
+    /// up.send_file_and_finish("disk.raw".as_ref()).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn vol_upload(
         &self,
         vol: &StorageVol,
-        offset: u64,
-        length: u64,
-        sparse: bool,
+        opts: UploadOptions,
     ) -> Result<Upload, StreamError> {
-        let args = StorageVolTransferArgs::new(vol.clone(), offset, length, sparse);
-        self.upload::<StorageVolUpload>(&args).await
+        let args = StorageVolTransferArgs::new(vol.clone(), opts.offset, opts.length, opts.sparse);
+        let mut up = self.upload::<StorageVolUpload>(&args).await?;
+        if opts.length != 0 {
+            up.total = Some(opts.length);
+        }
+        if opts.delete_on_failure {
+            up.h.cleanup = Some(Cleanup {
+                client: self.clone(),
+                vol: vol.clone(),
+            });
+        }
+        Ok(up)
     }
 
-    /// `virStorageVolDownload` (`length` 0 = to the end of the volume).
+    /// `virStorageVolDownload`: read `vol` (or the part `opts` says).
     pub async fn vol_download(
         &self,
         vol: &StorageVol,
-        offset: u64,
-        length: u64,
-        sparse: bool,
+        opts: DownloadOptions,
     ) -> Result<Download, StreamError> {
-        let args = StorageVolTransferArgs::new(vol.clone(), offset, length, sparse);
-        self.download::<StorageVolDownload>(&args).await
+        let args = StorageVolTransferArgs::new(vol.clone(), opts.offset, opts.length, opts.sparse);
+        let mut dl = self.download::<StorageVolDownload>(&args).await?;
+        if opts.length != 0 {
+            dl.total = Some(opts.length);
+        }
+        Ok(dl)
     }
 }
