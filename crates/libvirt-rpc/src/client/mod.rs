@@ -63,8 +63,8 @@ use shared::{CallSlot, Inner, State};
 #[cfg(feature = "ssh")]
 pub use ssh::SshOptions;
 pub use stream::{
-    Download, DownloadOptions, DownloadReader, Progress, TransferError, Upload, UploadOptions,
-    UploadWriter, stream_error,
+    Download, DownloadOptions, DownloadReader, Duplex, Progress, TransferError, Upload,
+    UploadOptions, UploadWriter, stream_error,
 };
 #[cfg(feature = "tls")]
 pub use tls::TlsError;

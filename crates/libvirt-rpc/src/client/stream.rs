@@ -21,11 +21,14 @@ use tracing::{Instrument, Span};
 use super::Client;
 use super::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
 use crate::conn::{StreamError, StreamId, StreamItem, StreamMisuse, StreamMut};
+use crate::proto::procs::domain::{
+    DomainOpenChannel, DomainOpenChannelArgs, DomainOpenConsole, DomainOpenConsoleArgs,
+};
 use crate::proto::procs::storage::{
     StorageVolDelete, StorageVolDownload, StorageVolFlagsArgs, StorageVolTransferArgs,
     StorageVolUpload,
 };
-use crate::proto::types::StorageVol;
+use crate::proto::types::{Domain, StorageVol};
 use crate::proto::{Procedure, StreamArgs};
 use crate::wire::xdr::{self, DecodeError};
 
@@ -235,6 +238,50 @@ impl Handle {
         xdr::from_bytes(self.reply.clone())
     }
 
+    /// Ready when the connection's send queue has room (or the connection is closed).
+    fn poll_writable(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut st = self.inner.lock();
+        if st.conn.is_closed() || st.conn.transmit_queued() < TRANSMIT_HIGH {
+            return Poll::Ready(());
+        }
+        // Also wake on the stream's own end (a daemon error mid-upload). Its own waker: a
+        // duplex stream's reader may wait on another task.
+        if let Some(slot) = st.streams.get_mut(&self.id) {
+            slot.write_waker = Some(cx.waker().clone());
+        }
+        st.writable.push(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// The next received item, `None` once the stream ended well, or the error that ended it.
+    fn poll_item(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<StreamItem, StreamError>>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        let id = self.id;
+        let mut st = self.inner.lock();
+        let mut stream = st.conn.stream(id);
+        if let Some(item) = stream.recv() {
+            if st.read_blocked && st.conn.wants_read() {
+                st.wake_driver();
+            }
+            return Poll::Ready(Some(Ok(item)));
+        }
+        if let Some(r) = stream.take_end() {
+            st.streams.remove(&id);
+            drop(st);
+            self.ended = true;
+            return Poll::Ready(r.err().map(Err));
+        }
+        if st.read_blocked && st.conn.wants_read() {
+            st.wake_driver();
+        }
+        if let Some(slot) = st.streams.get_mut(&id) {
+            slot.waker = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+
     fn poll_open(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), StreamError>> {
         let mut st = self.inner.lock();
         if st.streams.get(&self.id).is_some_and(|s| s.opened) {
@@ -430,16 +477,7 @@ impl Upload {
     }
 
     fn poll_writable(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let mut st = self.h.inner.lock();
-        if st.conn.is_closed() || st.conn.transmit_queued() < TRANSMIT_HIGH {
-            return Poll::Ready(());
-        }
-        // Also wake on the stream's own end (a daemon error mid-upload).
-        if let Some(slot) = st.streams.get_mut(&self.h.id) {
-            slot.waker = Some(cx.waker().clone());
-        }
-        st.writable.push(cx.waker().clone());
-        Poll::Pending
+        self.h.poll_writable(cx)
     }
 
     /// Queue `data` (sent in packets of the connection's
@@ -756,31 +794,7 @@ impl futures::Stream for Download {
     type Item = Result<StreamItem, StreamError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.h.ended {
-            return Poll::Ready(None);
-        }
-        let id = self.h.id;
-        let mut st = self.h.inner.lock();
-        let mut stream = st.conn.stream(id);
-        if let Some(item) = stream.recv() {
-            if st.read_blocked && st.conn.wants_read() {
-                st.wake_driver();
-            }
-            return Poll::Ready(Some(Ok(item)));
-        }
-        if let Some(r) = stream.take_end() {
-            st.streams.remove(&id);
-            drop(st);
-            self.h.ended = true;
-            return Poll::Ready(r.err().map(Err));
-        }
-        if st.read_blocked && st.conn.wants_read() {
-            st.wake_driver();
-        }
-        if let Some(slot) = st.streams.get_mut(&id) {
-            slot.waker = Some(cx.waker().clone());
-        }
-        Poll::Pending
+        self.h.poll_item(cx)
     }
 }
 
@@ -1011,6 +1025,173 @@ fn zero_fill(mut n: u64) -> impl Iterator<Item = &'static [u8]> {
         n -= k as u64;
         (k > 0).then(|| &ZEROS[..k])
     })
+}
+
+/// A stream both sides send on: a domain's console or channel
+/// ([`Client::domain_open_console`], [`Client::domain_open_channel`]). Reads yield what the
+/// daemon sends (the guest's output), writes queue bytes for it (keystrokes); both
+/// directions have their own backpressure (the stream window for reads, the connection's
+/// send queue for writes). `tokio::io::split` gives a reader and a writer half for two tasks.
+///
+/// Either side ends it. The daemon's end of file (the guest closed the device) is read as
+/// end of file; [`finish`](Self::finish) or `shutdown` ends it from our side (libvirt has no
+/// half-close: output still in flight is dropped), [`abort`](Self::abort) aborts. A daemon
+/// error or the connection's death is returned by the next read or write, as an
+/// [`io::Error`] carrying the [`StreamError`] (see [`stream_error`]). Dropping it aborts the
+/// stream on the wire and leaves the connection usable.
+pub struct Duplex {
+    h: Handle,
+    /// The rest of the data item being read.
+    data: Bytes,
+    /// Our finish was sent (`shutdown`).
+    finishing: bool,
+}
+
+impl std::fmt::Debug for Duplex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Duplex")
+            .field("id", &self.h.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Duplex {
+    /// Finish from our side and wait for the daemon's verdict.
+    pub async fn finish(mut self) -> Result<(), StreamError> {
+        let span = self.h.span.clone();
+        self.h.command(|mut s| s.finish())?;
+        self.h.end().instrument(span).await
+    }
+
+    /// Abort on the wire and wait for the daemon's answer; returns how the stream ended.
+    pub async fn abort(mut self, reason: &str) -> StreamError {
+        self.h.abort(reason).await
+    }
+}
+
+impl AsyncRead for Duplex {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        while this.data.is_empty() {
+            match ready!(this.h.poll_item(cx)) {
+                Some(Ok(StreamItem::Data(d))) => this.data = d,
+                // Never sent on a console (not sparse: the core refuses it).
+                Some(Ok(StreamItem::Hole(_))) => {}
+                Some(Err(e)) => return Poll::Ready(Err(io_error(e))),
+                None => return Poll::Ready(Ok(())),
+            }
+        }
+        let n = this.data.len().min(buf.remaining());
+        buf.put_slice(&this.data[..n]);
+        this.data.advance(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for Duplex {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        ready!(self.h.poll_writable(cx));
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        self.h
+            .command(|mut s| s.send(Bytes::copy_from_slice(buf)))
+            .map_err(io_error)?;
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    /// Bytes are queued on the connection as they are written; nothing to flush here.
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    /// Finish from our side and wait for the daemon's verdict (unread output is dropped).
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.h.ended {
+            return Poll::Ready(Ok(()));
+        }
+        if !self.finishing {
+            self.finishing = true;
+            match self.h.command(|mut s| s.finish()) {
+                // The daemon finished first: its end is the verdict.
+                Ok(()) | Err(StreamError::Misuse(StreamMisuse::AfterFinish)) => {}
+                Err(e) => {
+                    self.h.ended = true;
+                    let mut st = self.h.inner.lock();
+                    let _ = st.conn.stream(self.h.id).take_end();
+                    st.streams.remove(&self.h.id);
+                    return Poll::Ready(Err(io_error(e)));
+                }
+            }
+        }
+        self.h.poll_end(cx).map_err(io_error)
+    }
+}
+
+impl Client {
+    /// Open a duplex stream with a typed stream procedure (console, channel).
+    pub async fn duplex<P: Procedure>(&self, args: &P::Args) -> Result<Duplex, StreamError>
+    where
+        P::Args: StreamArgs,
+    {
+        Ok(Duplex {
+            h: Handle::open::<P>(self, args).await?,
+            data: Bytes::new(),
+            finishing: false,
+        })
+    }
+
+    /// `virDomainOpenConsole`: the domain's console `dev_name` (`None`: the first one) as a
+    /// [`Duplex`] stream. `flags`: `virDomainConsoleFlags` (FORCE 1 takes it over from
+    /// another client, SAFE 2).
+    ///
+    /// ```no_run
+    /// # async fn f(c: &libvirt_rpc::Client, dom: &libvirt_rpc::proto::types::Domain)
+    /// # -> std::io::Result<()> {
+    /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// let mut console = c.domain_open_console(dom, None, 0).await.map_err(std::io::Error::other)?;
+    /// console.write_all(b"\n").await?;
+    /// let mut buf = [0; 4096];
+    /// let n = console.read(&mut buf).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn domain_open_console(
+        &self,
+        dom: &Domain,
+        dev_name: Option<&str>,
+        flags: u32,
+    ) -> Result<Duplex, StreamError> {
+        self.duplex::<DomainOpenConsole>(&DomainOpenConsoleArgs {
+            dom: dom.clone(),
+            dev_name: dev_name.map(Into::into),
+            flags,
+        })
+        .await
+    }
+
+    /// `virDomainOpenChannel`: the domain's channel `name` (`None`: the first one) as a
+    /// [`Duplex`] stream. `flags`: `virDomainChannelFlags` (FORCE 1).
+    pub async fn domain_open_channel(
+        &self,
+        dom: &Domain,
+        name: Option<&str>,
+        flags: u32,
+    ) -> Result<Duplex, StreamError> {
+        self.duplex::<DomainOpenChannel>(&DomainOpenChannelArgs {
+            dom: dom.clone(),
+            name: name.map(Into::into),
+            flags,
+        })
+        .await
+    }
 }
 
 impl Client {
