@@ -46,6 +46,32 @@ fn io_error(e: StreamError) -> io::Error {
     io::Error::new(kind, e)
 }
 
+/// The offset/length/sparse builders both option structs share.
+macro_rules! range_builders {
+    () => {
+        /// Start at byte `offset`.
+        #[must_use]
+        pub fn offset(mut self, offset: u64) -> Self {
+            self.offset = offset;
+            self
+        }
+
+        /// Transfer `length` bytes (0 = to the end of the volume).
+        #[must_use]
+        pub fn length(mut self, length: u64) -> Self {
+            self.length = length;
+            self
+        }
+
+        /// A sparse stream or not.
+        #[must_use]
+        pub fn sparse(mut self, sparse: bool) -> Self {
+            self.sparse = sparse;
+            self
+        }
+    };
+}
+
 /// How much of a volume a transfer covers: `virStorageVolUpload`'s offset, length and
 /// flags. `UploadOptions::new().sparse(true)` is a whole-volume sparse upload.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,26 +94,7 @@ impl UploadOptions {
         Self::default()
     }
 
-    /// Start at byte `offset`.
-    #[must_use]
-    pub fn offset(mut self, offset: u64) -> Self {
-        self.offset = offset;
-        self
-    }
-
-    /// Transfer `length` bytes (0 = to the end of the volume).
-    #[must_use]
-    pub fn length(mut self, length: u64) -> Self {
-        self.length = length;
-        self
-    }
-
-    /// A sparse stream or not.
-    #[must_use]
-    pub fn sparse(mut self, sparse: bool) -> Self {
-        self.sparse = sparse;
-        self
-    }
+    range_builders!();
 
     /// Delete the volume if the upload fails (see [the field](Self::delete_on_failure)).
     #[must_use]
@@ -116,26 +123,7 @@ impl DownloadOptions {
         Self::default()
     }
 
-    /// Start at byte `offset`.
-    #[must_use]
-    pub fn offset(mut self, offset: u64) -> Self {
-        self.offset = offset;
-        self
-    }
-
-    /// Transfer `length` bytes (0 = to the end of the volume).
-    #[must_use]
-    pub fn length(mut self, length: u64) -> Self {
-        self.length = length;
-        self
-    }
-
-    /// A sparse stream or not.
-    #[must_use]
-    pub fn sparse(mut self, sparse: bool) -> Self {
-        self.sparse = sparse;
-        self
-    }
+    range_builders!();
 }
 
 /// How far a transfer is, given to a progress callback.
