@@ -1,6 +1,8 @@
 //! Shared plumbing of the command-line tools: default URI, a global deadline and signal
 //! handling that close the connection through the library's own close path, progress bars.
 
+pub mod console;
+
 use std::future::Future;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use examples::progress_bar;
 use libvirt_rpc::Client;
+use libvirt_rpc::client::{DownloadOptions, UploadOptions};
 use libvirt_rpc::proto::procs::common::ListAllArgs;
 use libvirt_rpc::proto::procs::storage::{
     ConnectListAllStoragePools, StoragePoolArgs, StoragePoolGetAutostart, StoragePoolGetInfo,
@@ -208,10 +209,16 @@ async fn upload(c: &Client, t: &Transfer) -> R {
     let pb = t.bar(len, "upload");
     let pb2 = pb.clone();
     let up = c
-        .vol_upload(&v, t.offset, t.length, t.sparse)
+        .vol_upload(
+            &v,
+            UploadOptions::new()
+                .offset(t.offset)
+                .length(t.length)
+                .sparse(t.sparse),
+        )
         .await
         .map_err(text)?
-        .with_progress(move |n| pb2.set_position(n));
+        .with_progress(move |p| pb2.set_position(p.done));
     up.send_file_and_finish(&t.file).await.map_err(text)?;
     pb.finish_and_clear();
     Ok(())
@@ -223,10 +230,16 @@ async fn download(c: &Client, t: &Transfer) -> R {
     let pb = t.bar(cap, "download");
     let pb2 = pb.clone();
     let dl = c
-        .vol_download(&v, t.offset, t.length, t.sparse)
+        .vol_download(
+            &v,
+            DownloadOptions::new()
+                .offset(t.offset)
+                .length(t.length)
+                .sparse(t.sparse),
+        )
         .await
         .map_err(text)?
-        .with_progress(move |n| pb2.set_position(n));
+        .with_progress(move |p| pb2.set_position(p.done));
     dl.write_to_file(&t.file).await.map_err(text)?;
     pb.finish_and_clear();
     Ok(())
