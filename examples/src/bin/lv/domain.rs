@@ -90,6 +90,17 @@ pub enum Cmd {
         #[command(flatten)]
         domain: DomArg,
     },
+    /// Connect this terminal to a running domain's serial console (`Ctrl-]` leaves).
+    Console {
+        #[command(flatten)]
+        domain: DomArg,
+        /// The console or serial device alias (default: the first console).
+        #[arg(long)]
+        devname: Option<String>,
+        /// Take the console over from another client.
+        #[arg(long)]
+        force: bool,
+    },
     /// Start an inactive domain.
     Start {
         #[command(flatten)]
@@ -335,6 +346,20 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                 )
             })?;
             crate::say!("Domain '{}' has been undefined\n", dom.name);
+            Ok(())
+        }
+        Cmd::Console {
+            domain,
+            devname,
+            force,
+        } => {
+            let d = lookup::domain(c, &domain).await?;
+            eprintln!("Connected to domain '{}'", d.name);
+            eprintln!("Escape character is ^] (Ctrl + ])");
+            examples::console::console(c, &d, devname.as_deref(), force)
+                .await
+                .map_err(|e| format!("error: {e}"))?;
+            eprintln!();
             Ok(())
         }
         Cmd::Start { domain } => lifecycle::<DomainCreate>(c, &domain, "start", "started").await,
