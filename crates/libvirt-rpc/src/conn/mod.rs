@@ -57,8 +57,7 @@ use crate::proto::events::{self, EventKind};
 use crate::proto::limits::MESSAGE_NUM_FDS_MAX;
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::{
-    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, Procedure, REMOTE_PROGRAM,
-    REMOTE_VERSION, RemoteError,
+    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, Procedure, REMOTE_VERSION, RemoteError,
 };
 use crate::wire::frame::{
     self, Frame, FrameError, Header, MessageStatus, MessageType, UPLOAD_CHUNK_DEFAULT,
@@ -218,9 +217,9 @@ pub struct Stats {
     pub unknown_messages: u64,
     /// Known events that failed to decode (skipped).
     pub malformed_events: u64,
-    /// Events that decoded but that no subscription receives: those of a legacy
-    /// registration (no callback id), QEMU monitor events, and late ones of a subscription
-    /// already gone. (The close notice is not counted.)
+    /// Events that decoded but that no subscription receives: those of a registration made
+    /// by hand (a raw or typed register call, not `subscribe*`), and late ones of a
+    /// subscription already gone. (The close notice is not counted.)
     pub unrouted_events: u64,
     /// Stream packets for streams that had already ended (dropped).
     pub stragglers: u64,
@@ -714,11 +713,46 @@ impl Connection {
         event_id: i32,
         object: Option<K::Object>,
     ) -> Result<SubscriberId, CallError> {
-        let key = xdr::to_bytes(&K::register_args(event_id, object))?;
+        self.subscribe_with(K::KIND, &K::register_args(event_id, object))
+    }
+
+    /// Subscribe to the QEMU program's monitor events
+    /// ([`QemuConnectDomainMonitorEventRegister`](crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister)):
+    /// one domain or all, one QMP event name (or all; a pattern with
+    /// [`monitor_event_flags`](crate::proto::procs::qemu::monitor_event_flags)). Delivered
+    /// as [`Output::Event`]s of [`Event::QemuMonitor`](events::Event::QemuMonitor), shared
+    /// like [`subscribe`](Self::subscribe)'s.
+    pub fn subscribe_qemu_monitor(
+        &mut self,
+        dom: Option<proto::types::Domain>,
+        event: Option<&str>,
+        flags: u32,
+    ) -> Result<SubscriberId, CallError> {
+        let args = proto::procs::qemu::QemuConnectDomainMonitorEventRegisterArgs {
+            dom,
+            event: event.map(Into::into),
+            flags,
+        };
+        self.subscribe_with(events::Kind::QemuMonitor, &args)
+    }
+
+    /// Subscribe through the legacy domain event registration
+    /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister)):
+    /// lifecycle events of every domain, as [`Event::DomainLegacy`](events::Event::DomainLegacy)
+    /// (no callback id). One daemon registration per connection, shared by every such
+    /// subscriber; the last one out deregisters it.
+    pub fn subscribe_domain_legacy(&mut self) -> Result<SubscriberId, CallError> {
+        self.subscribe_with(events::Kind::DomainLegacy, &())
+    }
+
+    fn subscribe_with(
+        &mut self,
+        kind: events::Kind,
+        args: &(impl Encode + ?Sized),
+    ) -> Result<SubscriberId, CallError> {
+        let key = xdr::to_bytes(args)?;
         self.check()?;
-        let sub = self
-            .subscriptions
-            .subscribe(K::KIND, key, &mut self.outputs);
+        let sub = self.subscriptions.subscribe(kind, key, &mut self.outputs);
         self.send_subscription_calls();
         Ok(sub)
     }
@@ -853,10 +887,15 @@ impl Connection {
         while let Some((reg, call)) = self.subscriptions.poll_call() {
             let queued = match &call {
                 Call::Register { kind, key } => {
-                    self.call_raw(REMOTE_PROGRAM, kind.register_proc(), &Preencoded(key), None)
+                    self.call_raw(kind.program(), kind.register_proc(), &Preencoded(key), None)
                 }
+                // The legacy deregistration takes no arguments.
+                Call::Deregister {
+                    kind: kind @ events::Kind::DomainLegacy,
+                    ..
+                } => self.call_raw(kind.program(), kind.deregister_proc(), &(), None),
                 Call::Deregister { kind, callback_id } => self.call_raw(
-                    REMOTE_PROGRAM,
+                    kind.program(),
                     kind.deregister_proc(),
                     &CallbackIdArgs {
                         callback_id: *callback_id,
