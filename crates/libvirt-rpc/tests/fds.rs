@@ -309,3 +309,45 @@ fn descriptor_framing_violations_are_fatal_and_close_what_was_held() {
     ));
     assert!(c.take_reply_fds(serial).is_empty());
 }
+
+/// libvirtd 9.0's answer to `DomainOpenGraphicsFd` (serial 3), as it left the daemon
+/// (recorded with `strace -e recvmsg,sendmsg` around `fds_libvirtd`): the 32-byte
+/// `REPLY_WITH_FDS` packet, then one `0x00` byte sent alone with the descriptor
+/// (`SCM_RIGHTS`); our `recvmsg` got all 33 bytes and the descriptor in one read.
+const CAPTURED_REPLY: &str =
+    "00000020 20008086 00000001 00000157 00000005 00000003 00000000 00000001 00";
+
+#[test]
+fn the_daemons_reply_with_fds_decodes_byte_exact() {
+    let (mut c, now) = conn(true);
+    let mut serial = 0;
+    for _ in 0..4 {
+        serial = c
+            .call_with_fds::<DomainOpenGraphicsFd>(&args(), Vec::new(), None)
+            .unwrap();
+    }
+    assert_eq!(serial, 3);
+    let captured = hex(CAPTURED_REPLY);
+    let mut ours = reply_with_fds(343, 3, 1);
+    ours.push(0);
+    assert_eq!(
+        captured, ours,
+        "our description of the reply is the daemon's"
+    );
+    let (fd, peer) = pair();
+    c.handle_fds([fd]);
+    let mut rx = BytesMut::from(&captured[..]);
+    c.handle_input(&mut rx, now).unwrap();
+    assert!(rx.is_empty());
+    let Some(Output::CallDone {
+        serial: 3,
+        result: Ok(_),
+    }) = c.poll_output()
+    else {
+        panic!("no reply to serial 3")
+    };
+    let fds = c.take_reply_fds(3);
+    assert_eq!(fds.len(), 1);
+    drop(fds);
+    assert!(closed(&peer));
+}
