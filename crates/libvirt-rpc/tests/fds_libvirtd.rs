@@ -36,11 +36,11 @@ async fn vnc_domain(c: &Client, d: &Libvirtd, name: &str) -> Domain {
 }
 
 /// The first 12 bytes a VNC server sends: its protocol version, `RFB 003.00x\n`.
-fn banner(sock: UnixStream) -> String {
+fn banner(sock: &UnixStream) -> String {
     sock.set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     let mut b = [0u8; 12];
-    (&sock).read_exact(&mut b).expect("the VNC banner");
+    (&*sock).read_exact(&mut b).expect("the VNC banner");
     String::from_utf8_lossy(&b).into_owned()
 }
 
@@ -65,7 +65,7 @@ async fn graphics_descriptors_travel_both_ways_on_the_unix_socket() {
         .await
         .unwrap();
     assert_eq!(fds.len(), 1, "one descriptor with the reply");
-    let got = banner(UnixStream::from(fds.into_iter().next().unwrap()));
+    let got = banner(&UnixStream::from(fds.into_iter().next().unwrap()));
     assert!(got.starts_with("RFB 003.00"), "banner {got:?}");
 
     // CALL_WITH_FDS: we hand the daemon one end of a socket pair and read the other.
@@ -75,7 +75,7 @@ async fn graphics_descriptors_travel_both_ways_on_the_unix_socket() {
         .await
         .unwrap();
     assert!(back.is_empty(), "{} descriptors came back", back.len());
-    let got = banner(ours);
+    let got = banner(&ours);
     assert!(got.starts_with("RFB 003.00"), "banner {got:?}");
 
     // Several in a row on one connection, interleaved with plain calls: the descriptor

@@ -285,7 +285,7 @@ impl Client {
             Box::new(LegacySink(tx)),
             name,
             0,
-            |conn| conn.subscribe_domain_legacy(),
+            crate::conn::Connection::subscribe_domain_legacy,
         )
         .await
     }

@@ -538,7 +538,7 @@ impl Client {
             assert!(
                 P::FDS.is_some(),
                 "call_with_fds: the procedure passes no descriptors"
-            )
+            );
         };
         let (serial, result, fds) = self
             .fd_call(P::PROGRAM, P::NUMBER, P::NAME, args, fds)

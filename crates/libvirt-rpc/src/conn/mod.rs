@@ -122,7 +122,7 @@ impl std::fmt::Debug for Transmit {
         f.debug_struct("Transmit")
             .field("len", &self.len())
             .field("fds", &self.fds.len())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -627,7 +627,7 @@ impl Connection {
             assert!(
                 P::FDS.is_some(),
                 "call_with_fds: the procedure passes no descriptors"
-            )
+            );
         };
         self.call_raw_with_fds(P::PROGRAM, P::NUMBER, args, fds, deadline)
     }

@@ -1204,8 +1204,8 @@ impl Harness {
     }
 
     /// A `REPLY_WITH_FDS` packet was processed: its count word, then its descriptor bytes.
-    fn on_fd_reply(&mut self, h: Header, payload: Bytes) {
-        let Some(count) = fd_count(&payload) else {
+    fn on_fd_reply(&mut self, h: Header, payload: &Bytes) {
+        let Some(count) = fd_count(payload) else {
             self.expect_fatal = true;
             return;
         };
@@ -1262,7 +1262,7 @@ impl Harness {
         }
         match h.kind {
             MessageType::Reply => self.on_reply(h, f.payload),
-            MessageType::ReplyWithFds => self.on_fd_reply(h, f.payload),
+            MessageType::ReplyWithFds => self.on_fd_reply(h, &f.payload),
             MessageType::Message => {
                 self.benign = true;
                 if h.program == KEEPALIVE_PROGRAM && h.procedure == KEEPALIVE_PING {
