@@ -25,7 +25,8 @@
 //!   the driver stops reading the socket until the consumer catches up. libvirt has no
 //!   per-stream flow control, so while a download consumer is behind, replies to other calls
 //!   on the same connection wait too: use a dedicated connection for bulk transfers.
-//! * Event subscribers (domain, network, storage pool, node device and secret events, each a
+//! * Event subscribers (domain, network, storage pool, node device and secret events, QEMU
+//!   monitor events, the legacy domain registration, each a
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 

@@ -647,7 +647,8 @@ impl Connection {
 
     /// Queue a call of a typed procedure ([`call_raw`](Self::call_raw) with its numbers).
     /// A procedure that passes file descriptors is refused with
-    /// [`CallError::NeedsFdPassing`] before anything is queued.
+    /// [`CallError::NeedsFdPassing`] before anything is queued: use
+    /// [`call_with_fds`](Self::call_with_fds).
     pub fn call<P: Procedure>(
         &mut self,
         args: &P::Args,
