@@ -634,7 +634,8 @@ impl Connection {
 
     /// The descriptors that came with call `serial`'s reply, once [`Output::CallDone`] said
     /// it completed (empty for a call that got none). Only calls made on the descriptor
-    /// path keep theirs; they are closed when dropped.
+    /// path keep theirs, until taken (even after the connection died: the call had
+    /// succeeded) or the connection is dropped; they are closed when dropped.
     pub fn take_reply_fds(&mut self, serial: u32) -> Vec<OwnedFd> {
         self.reply_fds.remove(&serial).unwrap_or_default()
     }
@@ -954,10 +955,11 @@ impl Connection {
         self.transmit.clear();
         self.transmit_bytes = 0;
         self.deadlines.clear();
-        // Every descriptor we hold is closed with the connection.
+        // Every descriptor of an unfinished reply is closed with the connection. Those of
+        // replies already completed (`CallDone` emitted) stay for `take_reply_fds`: the call
+        // succeeded, and its result is the reply with its descriptors.
         self.rx_fds.clear();
         self.fd_reply = None;
-        self.reply_fds.clear();
         self.fd_calls = 0;
         let mut serials: Vec<u32> = self
             .calls
