@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectError, ConnectOptions};
+use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use libvirt_rpc::proto::procs::storage::{
@@ -114,7 +114,7 @@ async fn calls_events_transfers(c: &Client, d: &Libvirtd, vol_name: &str, mib: u
     let vol = make_vol(c, d, vol_name, mib * MIB).await;
     let data = testbed::data::pattern((mib * MIB) as usize, mib);
     let t = Instant::now();
-    let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+    let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
     assert_eq!(
         up.send_all_and_finish(std::io::Cursor::new(data.clone()))
             .await
@@ -123,7 +123,7 @@ async fn calls_events_transfers(c: &Client, d: &Libvirtd, vol_name: &str, mib: u
     );
     let up_took = t.elapsed();
     let t = Instant::now();
-    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let mut dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
     let mut got = Vec::with_capacity(data.len());
     while let Some(item) = dl.next().await {
         let StreamItem::Data(b) = item.unwrap() else {

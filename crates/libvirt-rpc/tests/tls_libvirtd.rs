@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, TlsError};
+use libvirt_rpc::client::{
+    Client, ConnectError, ConnectOptions, DownloadOptions, TlsError, UploadOptions,
+};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::conn::handshake::HandshakeError;
 use libvirt_rpc::conn::sasl::{CredentialCallback, Credentials, SaslError};
@@ -103,14 +105,14 @@ async fn exercise(c: &Client, d: &Libvirtd, vol_name: &str, mib: u64) {
         .unwrap()
         .vol;
     let data = pattern(bytes as usize, 15);
-    let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+    let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
     assert_eq!(
         up.send_all_and_finish(std::io::Cursor::new(data.clone()))
             .await
             .unwrap(),
         bytes
     );
-    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let mut dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
     let mut got = Vec::with_capacity(data.len());
     while let Some(item) = dl.next().await {
         let StreamItem::Data(d) = item.unwrap() else {
