@@ -7,7 +7,8 @@
 //! thin tokio driver over any `AsyncRead + AsyncWrite`.
 //!
 //! **Non-scope.** Dialling SSH (see the `ssh-socket` crate), SASL and TLS authentication,
-//! file-descriptor passing (it cannot cross an SSH forward), and domain XML.
+//! and domain XML. File-descriptor passing works on unix sockets only (it cannot cross a
+//! network or an SSH forward).
 //!
 //! ```text
 //!   your code ──▶ client (tokio, feature "client") ──▶ conn::Connection (sans-io) ──▶ proto ──▶ wire

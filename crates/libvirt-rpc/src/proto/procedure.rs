@@ -23,9 +23,10 @@ pub enum StreamDirection {
 /// descriptor count after the header, the descriptors as `SCM_RIGHTS` ancillary data on a
 /// unix socket).
 ///
-/// Descriptor passing is not implemented yet: the connection refuses such a call locally
-/// with [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) before
-/// anything is sent, whatever the transport.
+/// Such a call goes through `call_with_fds` (`Connection::call_with_fds`,
+/// `Client::call_with_fds`), on a unix socket only; the plain `call` refuses it with
+/// [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) before anything is
+/// sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FdPassing {
     /// The call sends descriptors (`CALL_WITH_FDS`).
@@ -133,11 +134,12 @@ pub trait Procedure {
     /// it with "unknown procedure", reported as
     /// [`ErrorCode::NO_SUPPORT`](crate::proto::ErrorCode::NO_SUPPORT).
     const SINCE: LibvirtVersion;
-    /// `Some` when the call or its reply carries file descriptors (refused locally for now).
+    /// `Some` when the call or its reply carries file descriptors (`call_with_fds` only).
     const FDS: Option<FdPassing> = None;
 
     /// [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) for a procedure
-    /// that passes descriptors: the typed call paths check this before anything is queued.
+    /// that passes descriptors: the plain typed call paths check this before anything is
+    /// queued (the descriptor path, `call_with_fds`, does not).
     fn refuse_fds() -> Result<(), crate::conn::CallError> {
         match Self::FDS {
             None => Ok(()),

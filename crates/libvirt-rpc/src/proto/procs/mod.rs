@@ -14,9 +14,9 @@
 //! every call of the QEMU and LXC programs. The calls that pass file descriptors
 //! (`DomainOpenGraphics`, `DomainOpenGraphicsFd`, `DomainCreateXmlWithFiles`,
 //! `DomainCreateWithFiles`, `DomainFdAssociate`, `QemuDomainMonitorCommandWithFiles`,
-//! `LxcDomainOpenNamespace`) are declared with their `fds` marker and refused locally with
-//! [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) until descriptor
-//! passing exists. Event messages are not calls: they live in
+//! `LxcDomainOpenNamespace`) are declared with their `fds` marker: they go through
+//! `call_with_fds` on a unix socket, and the plain `call` refuses them with
+//! [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing). Event messages are not calls: they live in
 //! [`proto::events`](crate::proto::events).
 //!
 //! `since` is the release that added the procedure's public API (`libvirt_public.syms`, the
