@@ -28,8 +28,27 @@ pub mod conn;
 pub mod proto;
 pub mod wire;
 
+/// The object API and what a program using it needs, in one import:
+/// `use libvirt_rpc::prelude::*;`.
+#[cfg(feature = "client")]
+pub mod prelude {
+    pub use crate::client::handles::{
+        Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Lift, Network,
+        NetworkPort, NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
+    };
+    pub use crate::client::{ConnectError, ConnectOptions, Error};
+    pub use crate::proto::names::DomainState;
+    pub use crate::proto::types::Uuid;
+    pub use crate::wire::xdr::LvString;
+}
+
 #[cfg(feature = "tls")]
 pub use client::TlsError;
+#[cfg(feature = "client")]
+pub use client::handles::{
+    Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Network, NetworkPort, NodeDevice,
+    NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
+};
 #[cfg(feature = "client")]
 pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
 pub use conn::handshake::HandshakeError;

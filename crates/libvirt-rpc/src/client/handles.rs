@@ -5,7 +5,9 @@
 //! ([`proto::procs`](crate::proto::procs)) that names an object and a method emits it
 //! (see [`procedures!`](crate::procedures)). A method takes the row's argument struct's
 //! fields except the handle itself, with exactly the field types the struct declares
-//! ([`FieldType`]); strings accept `&str`, handles accept `&Handle` ([`IntoArg`]). It
+//! ([`FieldType`]: `flags` of its flags type, strings as [`LvString`] (`"name".into()`),
+//! another object as its wire identity (`vol.wire().clone()`)), so `Default::default()`,
+//! `None` and integer literals infer. It
 //! returns what a caller wants of the reply: the one interesting field, strings as
 //! [`String`], objects as handles on the same connection ([`Lift`]), yes/no answers as
 //! `bool`; replies with several fields come back as their wire struct.
@@ -114,55 +116,6 @@ pub trait Lift {
 
 /// What a generated method returns for field `N` of reply struct `R`.
 pub type Lifted<R, const N: usize> = <FieldType<R, N> as Lift>::Out;
-
-/// What a generated method accepts for an argument of wire type `T`: a `T` itself, `&str` or
-/// `String` for a string, `&Handle` for an object identity.
-pub trait IntoArg<T> {
-    /// The wire value.
-    fn into_arg(self) -> T;
-}
-
-impl<T> IntoArg<T> for T {
-    fn into_arg(self) -> T {
-        self
-    }
-}
-
-impl IntoArg<LvString> for &str {
-    fn into_arg(self) -> LvString {
-        self.into()
-    }
-}
-
-impl IntoArg<LvString> for &String {
-    fn into_arg(self) -> LvString {
-        self.into()
-    }
-}
-
-impl IntoArg<LvString> for String {
-    fn into_arg(self) -> LvString {
-        self.into()
-    }
-}
-
-impl IntoArg<Option<LvString>> for &str {
-    fn into_arg(self) -> Option<LvString> {
-        Some(self.into())
-    }
-}
-
-impl IntoArg<Option<LvString>> for Option<&str> {
-    fn into_arg(self) -> Option<LvString> {
-        self.map(LvString::from)
-    }
-}
-
-impl IntoArg<types::Uuid> for &types::Uuid {
-    fn into_arg(self) -> types::Uuid {
-        *self
-    }
-}
 
 macro_rules! lift_as_is {
     ($($t:ty),* $(,)?) => {
@@ -331,17 +284,6 @@ macro_rules! handles {
                 }
             }
 
-            impl IntoArg<types::$wire> for &$name {
-                fn into_arg(self) -> types::$wire {
-                    self.wire.clone()
-                }
-            }
-
-            impl IntoArg<Option<types::$wire>> for &$name {
-                fn into_arg(self) -> Option<types::$wire> {
-                    Some(self.wire.clone())
-                }
-            }
         )*
     };
 }
@@ -511,11 +453,6 @@ impl SelfArg<LvString> for NodeDevice {
     }
 }
 
-impl IntoArg<LvString> for &NodeDevice {
-    fn into_arg(self) -> LvString {
-        self.wire.name.clone()
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -216,7 +216,7 @@ impl ProcInfo {
 ///   `VIR_TYPED_PARAM_STRING_OKAY` added (`Client::call_typed_params`);
 /// * `field = typed(EXPR)`: a fixed value, and the call adds `VIR_TYPED_PARAM_STRING_OKAY`;
 /// * `field`: an argument of the method, of the field's own type
-///   ([`FieldType`](crate::wire::xdr::FieldType), through `IntoArg`).
+///   ([`FieldType`](crate::wire::xdr::FieldType)).
 ///
 /// `-> field[N]` returns field `N` of the reply struct, lifted (strings as `String`, object
 /// identities as handles: `Lift`); `-> field[N] as bool` returns whether it is non-zero;
@@ -350,9 +350,8 @@ macro_rules! procedures {
     (@args ($s:tt, $name:ident, $args:ty, $($ctx:tt)*) [$($c:tt)*] [$($p:tt)*] [$($f:tt)*]
         [$($k:tt)*] $field:ident $(, $($rest:tt)*)?) => {
         $crate::procedures!(@args ($s, $name, $args, $($ctx)*) [$($c)* 1]
-            [$($p)* $field: impl $crate::client::handles::IntoArg<
-                $crate::wire::xdr::FieldType<$args, { 0 $(+ $c)* }>>,]
-            [$($f)* $field: $crate::client::handles::IntoArg::into_arg($field),] [$($k)*]
+            [$($p)* $field: $crate::wire::xdr::FieldType<$args, { 0 $(+ $c)* }>,]
+            [$($f)* $field,] [$($k)*]
             $($($rest)*)?);
     };
 
