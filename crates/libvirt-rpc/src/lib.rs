@@ -70,8 +70,8 @@ pub mod wire;
 #[cfg(feature = "client")]
 pub mod prelude {
     pub use crate::client::handles::{
-        Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Lift, Network,
-        NetworkPort, NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
+        Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Lift, Network, NetworkPort,
+        NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
     };
     pub use crate::client::{ConnectError, ConnectOptions, Error};
     pub use crate::proto::names::DomainState;

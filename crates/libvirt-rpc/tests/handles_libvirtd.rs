@@ -27,7 +27,12 @@ async fn generated_methods_answer_on_the_test_driver() {
     assert!(conn.lib_version().await.unwrap() >= 9_000_000);
     assert_eq!(conn.driver_type().await.unwrap(), "TEST");
     assert!(conn.uri().await.unwrap().starts_with("test"));
-    assert!(conn.capabilities().await.unwrap().contains("<capabilities>"));
+    assert!(
+        conn.capabilities()
+            .await
+            .unwrap()
+            .contains("<capabilities>")
+    );
     assert!(conn.is_secure().await.unwrap());
     let node = conn.node_info().await.unwrap();
     assert!(node.memory > 0 && node.cpus > 0, "{node:?}");
@@ -71,9 +76,17 @@ async fn generated_methods_answer_on_the_test_driver() {
     h1.create().await.unwrap();
     assert!(h1.is_active().await.unwrap());
     h1.suspend().await.unwrap();
-    assert_eq!(h1.state(Default::default()).await.unwrap().state, 3, "paused");
+    assert_eq!(
+        h1.state(Default::default()).await.unwrap().state,
+        3,
+        "paused"
+    );
     h1.resume().await.unwrap();
-    assert_eq!(h1.state(Default::default()).await.unwrap().state, 1, "running");
+    assert_eq!(
+        h1.state(Default::default()).await.unwrap().state,
+        1,
+        "running"
+    );
 
     // Snapshots: handles returned and listed.
     let snap = h1
@@ -98,7 +111,10 @@ async fn generated_methods_answer_on_the_test_driver() {
 
     h1.destroy().await.unwrap();
     h1.undefine().await.unwrap();
-    let gone = conn.lookup_domain_by_name("handles-h1".into()).await.unwrap_err();
+    let gone = conn
+        .lookup_domain_by_name("handles-h1".into())
+        .await
+        .unwrap_err();
     assert!(gone.is_not_found(), "{gone}");
 
     // Storage: pool, volumes, a volume created and deleted.
@@ -127,7 +143,10 @@ async fn generated_methods_answer_on_the_test_driver() {
     assert_eq!(vol.pool().await.unwrap().name(), "default-pool");
     let vols = pool.list_all_volumes(Default::default()).await.unwrap();
     assert!(vols.iter().any(|v| v.name() == "handles.img"), "{vols:?}");
-    let again = pool.lookup_volume_by_name("handles.img".into()).await.unwrap();
+    let again = pool
+        .lookup_volume_by_name("handles.img".into())
+        .await
+        .unwrap();
     assert_eq!(again.key(), vol.key());
     vol.delete(Default::default()).await.unwrap();
 
@@ -161,7 +180,10 @@ async fn generated_methods_answer_on_the_test_driver() {
     );
 
     // A refusal is a typed error with libvirt's code.
-    let err = conn.lookup_domain_by_name("no-such-domain".into()).await.unwrap_err();
+    let err = conn
+        .lookup_domain_by_name("no-such-domain".into())
+        .await
+        .unwrap_err();
     assert!(err.is_not_found(), "{err}");
     assert!(err.remote().is_some());
 }

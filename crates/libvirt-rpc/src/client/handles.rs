@@ -453,7 +453,6 @@ impl SelfArg<LvString> for NodeDevice {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

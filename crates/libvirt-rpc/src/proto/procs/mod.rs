@@ -345,7 +345,13 @@ mod tests {
                     .iter()
                     .any(|step| p.name.starts_with(&format!("DomainMigrate{step}")));
             let expected = !internal && p.stream.is_none() && p.fds.is_none();
-            assert_eq!(p.method.is_some(), expected, "{} method {:?}", p.name, p.method);
+            assert_eq!(
+                p.method.is_some(),
+                expected,
+                "{} method {:?}",
+                p.name,
+                p.method
+            );
             if let Some(m) = p.method {
                 with += 1;
                 assert!(methods.insert(m), "two rows generate {m}");
