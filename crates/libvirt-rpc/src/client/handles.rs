@@ -461,18 +461,20 @@ mod tests {
 
     #[test]
     fn handles_are_send_sync_clone() {
-        send_sync_clone::<Connect>();
-        send_sync_clone::<Domain>();
-        send_sync_clone::<StoragePool>();
-        send_sync_clone::<StorageVol>();
-        send_sync_clone::<Network>();
-        send_sync_clone::<NetworkPort>();
-        send_sync_clone::<NodeDevice>();
-        send_sync_clone::<Secret>();
-        send_sync_clone::<Interface>();
-        send_sync_clone::<NwFilter>();
-        send_sync_clone::<NwFilterBinding>();
-        send_sync_clone::<DomainSnapshot>();
-        send_sync_clone::<DomainCheckpoint>();
+        // A tuple is Send + Sync + Clone only when each element is.
+        send_sync_clone::<(
+            Connect,
+            Domain,
+            StoragePool,
+            StorageVol,
+            Network,
+            NetworkPort,
+            NodeDevice,
+            Secret,
+            Interface,
+            NwFilter,
+            NwFilterBinding,
+            (DomainSnapshot, DomainCheckpoint),
+        )>();
     }
 }
