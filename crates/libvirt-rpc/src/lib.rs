@@ -74,6 +74,7 @@ pub mod prelude {
         NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
     };
     pub use crate::client::{ConnectError, ConnectOptions, Error};
+    pub use crate::proto::LibvirtVersion;
     pub use crate::proto::names::DomainState;
     pub use crate::proto::types::Uuid;
     pub use crate::wire::xdr::LvString;

@@ -24,7 +24,7 @@ async fn generated_methods_answer_on_the_test_driver() {
 
     // Connection-level facts.
     assert!(!conn.hostname().await.unwrap().is_empty());
-    assert!(conn.lib_version().await.unwrap() >= 9_000_000);
+    assert!(conn.lib_version().await.unwrap() >= LibvirtVersion::new(9, 0, 0));
     assert_eq!(conn.driver_type().await.unwrap(), "TEST");
     assert!(conn.uri().await.unwrap().starts_with("test"));
     assert!(
@@ -196,7 +196,7 @@ async fn generated_methods_answer_on_the_session_driver() {
     let conn = Connect::open(&d.uri()).await.expect("connect");
     assert_eq!(conn.driver_type().await.unwrap(), "QEMU");
     assert!(conn.uri().await.unwrap().starts_with("qemu:///session"));
-    assert!(conn.lib_version().await.unwrap() >= 9_000_000);
+    assert!(conn.lib_version().await.unwrap() >= LibvirtVersion::new(9, 0, 0));
     let xml = "<domain type='qemu'><name>handles-q1</name><memory unit='MiB'>64</memory>\
                <os><type arch='x86_64'>hvm</type></os></domain>";
     let dom = conn.define_domain_xml(xml.into()).await.unwrap();

@@ -219,7 +219,8 @@ impl ProcInfo {
 ///   ([`FieldType`](crate::wire::xdr::FieldType)).
 ///
 /// `-> field[N]` returns field `N` of the reply struct, lifted (strings as `String`, object
-/// identities as handles: `Lift`); `-> field[N] as bool` returns whether it is non-zero;
+/// identities as handles: `Lift`); `-> field[N] as bool` returns whether it is non-zero,
+/// `-> field[N] as version` a [`LibvirtVersion`] decoded from `major·10⁶ + minor·10³ + micro`;
 /// without `->` the method returns the reply struct as it is.
 ///
 /// ```text
@@ -399,6 +400,9 @@ macro_rules! procedures {
         $crate::client::handles::Lifted<$ret, $ri>
     };
     (@rty $ret:ty; -> $rf:ident [$ri:literal] as bool) => { bool };
+    (@rty $ret:ty; -> $rf:ident [$ri:literal] as version) => {
+        $crate::proto::procedure::LibvirtVersion
+    };
     (@rval $s:tt, $v:ident;) => { $v };
     (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal]) => {
         $crate::client::handles::Lift::lift(
@@ -407,6 +411,9 @@ macro_rules! procedures {
         )
     };
     (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal] as bool) => { $v.$rf != 0 };
+    (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal] as version) => {
+        $crate::proto::procedure::LibvirtVersion::from_number($v.$rf)
+    };
 }
 
 #[cfg(test)]

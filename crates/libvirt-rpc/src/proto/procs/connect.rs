@@ -535,7 +535,7 @@ procedures! {
         => Connect::driver_type() -> kind[0];
     /// `virConnectGetVersion`.
     ConnectGetVersion = 4: () => ConnectGetVersionRet, since "0.3.0";
-        => Connect::hyp_version() -> hv_ver[0];
+        => Connect::hyp_version() -> hv_ver[0] as version;
     /// `virConnectGetMaxVcpus`.
     ConnectGetMaxVcpus = 5: ConnectGetMaxVcpusArgs => ConnectGetMaxVcpusRet, since "0.3.0";
         => Connect::max_vcpus(kind) -> max_vcpus[0];
@@ -589,7 +589,7 @@ procedures! {
         => Connect::is_secure() -> secure[0] as bool;
     /// `virConnectGetLibVersion`.
     ConnectGetLibVersion = 157: () => ConnectGetLibVersionRet, since "0.7.3";
-        => Connect::lib_version() -> lib_ver[0];
+        => Connect::lib_version() -> lib_ver[0] as version;
     /// `virConnectCompareCPU`.
     ConnectCompareCpu = 158: ConnectCompareCpuArgs => ConnectCompareCpuRet, since "0.7.5";
         => Connect::compare_cpu(xml, flags) -> result[0];
