@@ -34,6 +34,7 @@ pub mod auth;
 mod driver;
 mod errors;
 mod events;
+pub mod handles;
 mod shared;
 mod spin;
 #[cfg(feature = "ssh")]
@@ -61,6 +62,7 @@ use tracing::Instrument;
 
 pub use errors::Error;
 pub use events::{EventStream, Subscription};
+pub use handles::Connect;
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 #[cfg(feature = "ssh")]
@@ -660,6 +662,11 @@ impl Client {
             }
         }
         self.close();
+    }
+
+    /// True when `self` and `other` are clones of one connection.
+    pub fn same_connection(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// True once the connection is dead.

@@ -317,6 +317,51 @@ mod tests {
         assert!(super::all().all(|p| p.fds.is_none() || p.stream.is_none()));
     }
 
+    /// Every row generates an object API method except those listed here by kind: the
+    /// handshake's and teardown's own calls, event registrations (the client's subscriptions
+    /// own them), the daemon-to-daemon migration steps, stream procedures (the stream API
+    /// owns them) and calls that pass descriptors.
+    #[test]
+    fn every_row_but_the_listed_kinds_has_a_method() {
+        const NO_METHOD: &[&str] = &[
+            "ConnectOpen",
+            "ConnectClose",
+            "ConnectSupportsFeature",
+            "ConnectRegisterCloseCallback",
+            "ConnectUnregisterCloseCallback",
+            "ConnectSetIdentity",
+            "ConnectDomainEventRegister",
+            "ConnectDomainEventDeregister",
+        ];
+        let mut methods = HashSet::new();
+        let mut with = 0;
+        for p in super::all() {
+            let internal = NO_METHOD.contains(&p.name)
+                || p.name.starts_with("Auth")
+                || p.name.contains("EventRegister")
+                || p.name.contains("EventDeregister")
+                || p.name.contains("EventCallback")
+                || ["Prepare", "Perform", "Finish", "Confirm", "Begin"]
+                    .iter()
+                    .any(|step| p.name.starts_with(&format!("DomainMigrate{step}")));
+            let expected = !internal && p.stream.is_none() && p.fds.is_none();
+            assert_eq!(
+                p.method.is_some(),
+                expected,
+                "{} method {:?}",
+                p.name,
+                p.method
+            );
+            if let Some(m) = p.method {
+                with += 1;
+                assert!(methods.insert(m), "two rows generate {m}");
+                let (object, name) = m.split_once("::").expect("Object::method");
+                assert!(!object.is_empty() && !name.starts_with("get_"), "{m}");
+            }
+        }
+        assert_eq!(with, 351, "rows with a method");
+    }
+
     #[test]
     fn lookups_agree() {
         let p = super::lookup(REMOTE_PROGRAM, 212).unwrap();
