@@ -419,17 +419,17 @@ impl ImageCache {
         else {
             return Ok(Check::Debris("marker does not hold a sha256 digest".into()));
         };
-        if let Some(want) = src.sha256 {
-            if want != found {
-                return Err(ProviderError::permanent(format!(
-                    "image {key:?} of provider {entry:?}: the cached base {base_name} was verified as \
+        if let Some(want) = src.sha256
+            && want != found
+        {
+            return Err(ProviderError::permanent(format!(
+                "image {key:?} of provider {entry:?}: the cached base {base_name} was verified as \
                      sha256 {found}, but the configuration now says sha256 {want}. Nothing was deleted: \
                      running VMs may be backed by this base. To use a different image, add it under a \
                      new key (e.g. {key}-2) and point specs at it; to evict the old base, follow the \
                      eviction recipe in docs/kvm2-provider.md",
-                    entry = self.entry
-                )));
-            }
+                entry = self.entry
+            )));
         }
         let Some(volume) = base else {
             return Ok(Check::Debris("marker without base".into()));
@@ -642,21 +642,21 @@ impl ImageCache {
             .await
             .map_err(|e| provider_error(format!("finish upload into {base_name}"), e.into()))?;
 
-        if let Some(t) = total {
-            if t != len {
-                return Err(ProviderError::transient(format!(
-                    "fetch {what}: got {len} bytes, the mirror announced {t}"
-                )));
-            }
+        if let Some(t) = total
+            && t != len
+        {
+            return Err(ProviderError::transient(format!(
+                "fetch {what}: got {len} bytes, the mirror announced {t}"
+            )));
         }
         let digest = Sha256Digest::from_bytes(hasher.finalize().into());
-        if let Some(want) = src.sha256 {
-            if want != digest {
-                return Err(ProviderError::permanent(format!(
-                    "fetch {what}: the mirror served sha256 {digest} ({len} bytes), the configuration says {want}; \
+        if let Some(want) = src.sha256
+            && want != digest
+        {
+            return Err(ProviderError::permanent(format!(
+                "fetch {what}: the mirror served sha256 {digest} ({len} bytes), the configuration says {want}; \
                      fix the url or the sha256 (nothing was published)"
-                )));
-            }
+            )));
         }
         tracing::info!(bytes = len, uploaded, holes = zeros.hole_bytes(), %digest, "image fetched and verified");
 

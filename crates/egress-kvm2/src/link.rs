@@ -231,10 +231,10 @@ impl LinkPool {
         if let Some(l) = self.live() {
             return Ok(l);
         }
-        if let Some(f) = attempt.as_ref() {
-            if f.at >= asked {
-                return Err(f.err.clone());
-            }
+        if let Some(f) = attempt.as_ref()
+            && f.at >= asked
+        {
+            return Err(f.err.clone());
         }
         match self.dial(self.connect_budget).await {
             Ok(client) => {
