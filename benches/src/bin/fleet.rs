@@ -30,7 +30,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egress_kvm2::Kvm2Provider;
-use egress_provider::{CreateSpec, Identifier, Provider, ProvidersConfig, Sha256Digest};
+use egress_provider::{
+    CreateSpec, Identifier, Provider, ProviderError, ProvidersConfig, Sha256Digest,
+};
 use futures::StreamExt;
 use nix::sys::resource::{UsageWho, getrusage};
 use serde_json::json;
@@ -118,6 +120,48 @@ fn loadavg() -> String {
 
 fn id(s: &str) -> Identifier {
     Identifier::new(s).expect("valid identifier")
+}
+
+/// `op` retried (after 0.5 s) while it answers Transient, at most `RETRIES` times, as a
+/// controller would; `on_transient` sees each Transient answer.
+async fn retried_while_transient<T, Fut>(
+    mut op: impl FnMut() -> Fut,
+    mut on_transient: impl FnMut(&ProviderError),
+) -> Result<T, String>
+where
+    Fut: Future<Output = Result<T, ProviderError>>,
+{
+    let mut last = String::new();
+    for _ in 0..RETRIES {
+        match op().await {
+            Ok(v) => return Ok(v),
+            Err(e) if e.is_transient() => {
+                last = e.chain().to_string();
+                on_transient(&e);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => return Err(e.chain().to_string()),
+        }
+    }
+    Err(format!("still Transient after {RETRIES} tries: {last}"))
+}
+
+/// One operation per host (with the host's index): `op` on that host's provider.
+fn on_each_host<F, Fut>(
+    providers: &[Arc<Kvm2Provider>],
+    op: F,
+) -> Vec<(usize, impl FnOnce() -> Fut + use<F, Fut>)>
+where
+    F: Fn(Arc<Kvm2Provider>) -> Fut + Clone,
+{
+    providers
+        .iter()
+        .enumerate()
+        .map(|(h, p)| {
+            let (p, op) = (p.clone(), op.clone());
+            (h, move || op(p))
+        })
+        .collect()
 }
 
 /// What one phase saw.
@@ -273,19 +317,12 @@ async fn main() {
     let mut phases = Vec::new();
 
     // Base images (one fetch per host), not counted in the create figures.
-    let ops = providers
-        .iter()
-        .enumerate()
-        .map(|(h, p)| {
-            let p = p.clone();
-            (h, move || async move {
-                p.ensure_image(&id("img"))
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.chain().to_string())
-            })
-        })
-        .collect();
+    let ops = on_each_host(&providers, |p| async move {
+        p.ensure_image(&id("img"))
+            .await
+            .map(|_| ())
+            .map_err(|e| e.chain().to_string())
+    });
     phases.push(phase("ensure image", ops, a.in_flight).await.0);
 
     // Like a controller: a Transient create is retried (after 0.5 s) until it converges. On a
@@ -304,30 +341,26 @@ async fn main() {
                 .with_memory_mib(a.memory_mib)
                 .with_tag(id("fleet"));
             (*h, move || async move {
-                let mut last = String::new();
-                for _ in 0..RETRIES {
+                let create = || {
                     attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    match p.create(&spec).await {
-                        Ok(_) => return Ok(()),
-                        Err(e) if e.is_transient() => {
-                            last = e.chain().to_string();
-                            let what: String = last
-                                .replace(spec.uid.as_str(), "<uid>")
-                                .replace(p.name(), "<host>")
-                                .chars()
-                                .take(100)
-                                .collect();
-                            *retried
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .entry(what)
-                                .or_default() += 1;
-                            tokio::time::sleep(Duration::from_millis(500)).await;
-                        }
-                        Err(e) => return Err(e.chain().to_string()),
-                    }
-                }
-                Err(format!("still Transient after {RETRIES} tries: {last}"))
+                    p.create(&spec)
+                };
+                let tally = |e: &ProviderError| {
+                    let what: String = e
+                        .chain()
+                        .to_string()
+                        .replace(spec.uid.as_str(), "<uid>")
+                        .replace(p.name(), "<host>")
+                        .chars()
+                        .take(100)
+                        .collect();
+                    *retried
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .entry(what)
+                        .or_default() += 1;
+                };
+                retried_while_transient(create, tally).await.map(|_| ())
             })
         })
         .collect();
@@ -353,28 +386,21 @@ async fn main() {
     phases.push(phase("get", get_ops("get"), a.in_flight).await.0);
 
     let per_host = a.per_host;
-    let ops = providers
-        .iter()
-        .enumerate()
-        .map(|(h, p)| {
-            let p = p.clone();
-            (h, move || async move {
-                let l = p
-                    .list_by_tag(&id("fleet"))
-                    .await
-                    .map_err(|e| e.chain().to_string())?;
-                if l.instances.len() == per_host && l.unreadable.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "listed {} instances, {} unreadable",
-                        l.instances.len(),
-                        l.unreadable.len()
-                    ))
-                }
-            })
-        })
-        .collect();
+    let ops = on_each_host(&providers, |p| async move {
+        let l = p
+            .list_by_tag(&id("fleet"))
+            .await
+            .map_err(|e| e.chain().to_string())?;
+        if l.instances.len() == per_host && l.unreadable.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "listed {} instances, {} unreadable",
+                l.instances.len(),
+                l.unreadable.len()
+            ))
+        }
+    });
     phases.push(phase("list_by_tag (per host)", ops, a.in_flight).await.0);
 
     // One host frozen: only its instances answer Transient, within the call budget.
@@ -429,18 +455,7 @@ async fn main() {
             (*h, move || async move {
                 // Transient (the thawed host's link died during the freeze, a slow destroy):
                 // retried, as a controller would.
-                let mut last = String::new();
-                for _ in 0..RETRIES {
-                    match p.delete(&uid).await {
-                        Ok(()) => return Ok(()),
-                        Err(e) if e.is_transient() => {
-                            last = e.chain().to_string();
-                            tokio::time::sleep(Duration::from_millis(500)).await;
-                        }
-                        Err(e) => return Err(e.chain().to_string()),
-                    }
-                }
-                Err(format!("still Transient after {RETRIES} tries: {last}"))
+                retried_while_transient(|| p.delete(&uid), |_| {}).await
             })
         })
         .collect();
