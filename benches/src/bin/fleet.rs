@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo build --release -p benches --bin fleet
-//! target/release/fleet [--hosts 20] [--per-host 10] [--in-flight 20] [--freeze-host 7]
+//! target/release/fleet [--hosts 20] [--per-host 10] [--in-flight 20] [--freeze-host 7] [--pinned]
 //! ```
 //!
 //! Phases, each timed: ensure the base image on every host; `create` of `hosts × per-host`
@@ -51,6 +51,9 @@ struct Args {
     in_flight: usize,
     freeze_host: Option<usize>,
     memory_mib: u64,
+    /// Keep every daemon on the one CPU the testbed pins it to; otherwise each daemon's
+    /// threads are re-pinned to every CPU after its start.
+    pinned: bool,
 }
 
 fn args() -> Args {
@@ -60,6 +63,7 @@ fn args() -> Args {
         in_flight: 20,
         freeze_host: Some(7),
         memory_mib: 16,
+        pinned: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -75,9 +79,10 @@ fn args() -> Args {
             "--freeze-host" => a.freeze_host = Some(num()),
             "--no-freeze" => a.freeze_host = None,
             "--memory-mib" => a.memory_mib = num() as u64,
+            "--pinned" => a.pinned = true,
             "-h" | "--help" => {
                 eprintln!(
-                    "fleet [--hosts N] [--per-host N] [--in-flight N] [--freeze-host I | --no-freeze] [--memory-mib M]"
+                    "fleet [--hosts N] [--per-host N] [--in-flight N] [--freeze-host I | --no-freeze] [--memory-mib M] [--pinned]"
                 );
                 std::process::exit(0);
             }
@@ -255,10 +260,11 @@ async fn main() {
     let a = args();
     let started = Instant::now();
     eprintln!(
-        "fleet: {} hosts × {} instances, {} in flight; load {}",
+        "fleet: {} hosts × {} instances, {} in flight, daemons {}; load {}",
         a.hosts,
         a.per_host,
         a.in_flight,
+        if a.pinned { "pinned" } else { "unpinned" },
         loadavg()
     );
 
@@ -276,6 +282,23 @@ async fn main() {
         daemons.extend(started);
     }
     let daemons_up = t.elapsed();
+    let schedule = if a.pinned {
+        "daemons pinned to one CPU (the testbed's default)".to_owned()
+    } else {
+        let cpus = format!(
+            "0-{}",
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get) - 1
+        );
+        for d in &daemons {
+            let ok = std::process::Command::new("taskset")
+                .args(["-a", "-p", "-c", &cpus, &d.pid().to_string()])
+                .stdout(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "taskset could not unpin daemon {}", d.pid());
+        }
+        format!("daemons unpinned (CPUs {cpus})")
+    };
     eprintln!("{} daemons up in {daemons_up:.1?}", daemons.len());
 
     let http = HttpServer::start().await.expect("loopback http server");
@@ -478,8 +501,8 @@ async fn main() {
 
     println!(
         "Fleet run: {} hosts (private libvirtd 9.0 each, one provider entry each) × {} OS-less \
-         instances, {} in flight; one provider process; load average at the end {}; daemons up in {:.1} s; \
-         whole run {:.0} s.\n",
+         instances, {} in flight, {schedule}; one provider process; load average at the end {}; \
+         daemons up in {:.1} s; whole run {:.0} s.\n",
         a.hosts,
         a.per_host,
         a.in_flight,
