@@ -49,6 +49,7 @@ use egress_provider::{
 };
 use futures::StreamExt;
 use libvirt_rpc::Client;
+use libvirt_rpc::client::UploadOptions;
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
@@ -628,11 +629,11 @@ impl ImageCache {
         attempt.dedicated = Some(dedicated.clone());
         // Sparse: runs of zeros go as holes (see `sparse`); the daemon seeks over them.
         let mut upload = dedicated
-            .vol_upload(&base, 0, 0, true)
+            .vol_upload(&base, UploadOptions::new().sparse(true))
             .await
             .map_err(|e| provider_error(format!("start upload into {base_name}"), e.into()))?;
         if let Some(f) = self.progress.clone() {
-            upload = upload.with_progress(move |n| f(ImageProgress::Uploaded(n)));
+            upload = upload.with_progress(move |p| f(ImageProgress::Uploaded(p.done)));
         }
 
         let mut body = resp.bytes_stream();

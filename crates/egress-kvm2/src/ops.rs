@@ -7,6 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 use libvirt_rpc::Client;
+use libvirt_rpc::client::{DownloadOptions, UploadOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::domain::{
     DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
@@ -174,7 +175,10 @@ pub async fn metadata_in(
 pub async fn small_download(link: &Link, vol: &StorageVol, max: usize) -> Result<Vec<u8>, LvError> {
     let budget = link.call_budget();
     let work = async {
-        let mut dl = link.client().vol_download(vol, 0, 0, false).await?;
+        let mut dl = link
+            .client()
+            .vol_download(vol, DownloadOptions::new())
+            .await?;
         let mut out = Vec::new();
         while let Some(item) = dl.next().await {
             if let StreamItem::Data(d) = item? {
@@ -203,7 +207,7 @@ pub async fn upload_bytes(
     budget: Duration,
 ) -> Result<(), LvError> {
     let work = async {
-        let mut up = client.vol_upload(vol, 0, 0, false).await?;
+        let mut up = client.vol_upload(vol, UploadOptions::new()).await?;
         up.send(data).await?;
         up.finish().await?;
         Ok::<_, LvError>(())

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use libvirt_rpc::client::Client;
+use libvirt_rpc::client::{Client, DownloadOptions, UploadOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::events::{StoragePoolEvent, StoragePoolRefreshed};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
@@ -44,19 +44,19 @@ pub async fn make_vol(c: &Client, pool_name: &str, name: &str, bytes: u64) -> St
     .vol
 }
 
-/// Uploads `data` into `vol` (dense) and downloads it again.
+/// Uploads `data` into `vol` (dense, default options) and downloads it again.
 ///
 /// # Panics
 /// If the upload does not report every byte sent, or the download yields a hole or an error.
 pub async fn round_trip(c: &Client, vol: &StorageVol, data: &[u8]) -> Vec<u8> {
-    let up = c.vol_upload(vol, 0, 0, false).await.unwrap();
+    let up = c.vol_upload(vol, UploadOptions::new()).await.unwrap();
     assert_eq!(
         up.send_all_and_finish(std::io::Cursor::new(data.to_vec()))
             .await
             .unwrap(),
         data.len() as u64
     );
-    let mut dl = c.vol_download(vol, 0, 0, false).await.unwrap();
+    let mut dl = c.vol_download(vol, DownloadOptions::new()).await.unwrap();
     let mut got = Vec::with_capacity(data.len());
     while let Some(item) = dl.next().await {
         let StreamItem::Data(b) = item.unwrap() else {

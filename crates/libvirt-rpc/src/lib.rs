@@ -46,3 +46,8 @@ pub use ssh_socket;
 #[cfg(feature = "ssh")]
 pub use ssh_socket::{CloseReason, KeyFileError, SshError};
 pub use wire::xdr::LvString;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -194,7 +194,8 @@ fn stream_procedures_are_marked() {
     assert_eq!(dir("StorageVolUpload"), Some(StreamDirection::Upload));
     assert_eq!(dir("StorageVolDownload"), Some(StreamDirection::Download));
     assert_eq!(dir("DomainScreenshot"), Some(StreamDirection::Download));
-    assert_eq!(dir("DomainOpenConsole"), Some(StreamDirection::Download));
+    assert_eq!(dir("DomainOpenConsole"), Some(StreamDirection::Duplex));
+    assert_eq!(dir("DomainOpenChannel"), Some(StreamDirection::Duplex));
     let streams = TABLES
         .iter()
         .flat_map(|t| t.iter())

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use bytes::Bytes;
-use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_rpc::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_rpc::conn::CallError;
 use libvirt_rpc::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
@@ -2168,7 +2168,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     };
     let vol = vol.vol;
     let data: Vec<u8> = (0..64 * 1024).map(|i| (i % 251) as u8).collect();
-    let sent = match run.c.vol_upload(&vol, 0, 0, false).await {
+    let sent = match run.c.vol_upload(&vol, UploadOptions::new()).await {
         Ok(up) => up
             .send_all_and_finish(std::io::Cursor::new(data.clone()))
             .await
@@ -2264,7 +2264,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
 
 async fn download(c: &Client, vol: &StorageVol) -> Result<Vec<u8>, String> {
     let dl = c
-        .vol_download(vol, 0, 0, false)
+        .vol_download(vol, DownloadOptions::new())
         .await
         .map_err(|e| e.to_string())?;
     let mut got = Vec::new();

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::client::Client;
+use libvirt_rpc::client::{Client, UploadOptions};
 use libvirt_rpc::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, established_to};
@@ -32,7 +32,7 @@ pub async fn close_is_bounded_with_a_frozen_peer(
     let up = {
         let c = c.clone();
         tokio::spawn(async move {
-            let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+            let mut up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
             loop {
                 if let Err(e) = up.send(bytes::Bytes::from(vec![0u8; 4 << 20])).await {
                     return e;

@@ -62,7 +62,10 @@ pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 #[cfg(feature = "ssh")]
 pub use ssh::SshOptions;
-pub use stream::{Download, Progress, TransferError, Upload};
+pub use stream::{
+    Download, DownloadOptions, DownloadReader, Duplex, Progress, TransferError, Upload,
+    UploadOptions, UploadWriter, stream_error,
+};
 #[cfg(feature = "tls")]
 pub use tls::TlsError;
 pub use uri::{

@@ -34,6 +34,8 @@ pub(crate) struct StreamSlot {
     /// The core reported the stream's end (it may still hold items to read).
     pub(crate) ended: bool,
     pub(crate) waker: Option<Waker>,
+    /// A duplex stream's writer, when it is not the reader's task (split halves).
+    pub(crate) write_waker: Option<Waker>,
 }
 
 pub(crate) struct State {
@@ -86,6 +88,9 @@ impl State {
                         slot.opened |= matches!(o, Output::StreamOpened(_));
                         slot.ended |= matches!(o, Output::StreamEnded(_));
                         if let Some(w) = slot.waker.take() {
+                            w.wake();
+                        }
+                        if let Some(w) = slot.write_waker.take() {
                             w.wake();
                         }
                     }

@@ -14,6 +14,9 @@ pub enum StreamDirection {
     Upload,
     /// The server sends data (`@readstream`, e.g. `STORAGE_VOL_DOWNLOAD`).
     Download,
+    /// Both send data on the same stream (`DOMAIN_OPEN_CONSOLE`, `DOMAIN_OPEN_CHANNEL`: the
+    /// guest's output one way, keystrokes the other). Either side may finish or abort it.
+    Duplex,
 }
 
 /// Which side of a call carries file descriptors (`CALL_WITH_FDS` / `REPLY_WITH_FDS`: a

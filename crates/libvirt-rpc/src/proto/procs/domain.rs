@@ -1755,7 +1755,7 @@ procedures! {
     /// `virDomainOpenConsole`. The stream is **bidirectional** (guest output arrives as
     /// download data, keystrokes are sent as upload data); it is declared `Download` because
     /// the daemon annotates it `@readstream` and the table has no bidirectional kind.
-    DomainOpenConsole = 201: DomainOpenConsoleArgs => (), since "0.8.6", stream Download;
+    DomainOpenConsole = 201: DomainOpenConsoleArgs => (), since "0.8.6", stream Duplex;
     /// `virDomainIsUpdated`.
     DomainIsUpdated = 202: DomainArgs => DomainIsUpdatedRet, since "0.8.6";
     /// `virDomainSetMemoryFlags`.
@@ -1836,7 +1836,7 @@ procedures! {
     /// `virDomainSendProcessSignal`.
     DomainSendProcessSignal = 295: DomainSendProcessSignalArgs => (), since "1.0.1";
     /// `virDomainOpenChannel`. Bidirectional like [`DomainOpenConsole`]; declared `Download`.
-    DomainOpenChannel = 296: DomainOpenChannelArgs => (), since "1.0.2", stream Download;
+    DomainOpenChannel = 296: DomainOpenChannelArgs => (), since "1.0.2", stream Duplex;
     /// `virDomainGetJobStats`.
     DomainGetJobStats = 298: DomainFlagsArgs => DomainGetJobStatsRet, since "1.0.3";
     /// `virDomainCreateXMLWithFiles`: [`DomainCreateXml`] passing descriptors to the guest.
