@@ -141,11 +141,20 @@ pub async fn state(link: &Link, dom: &Domain) -> Result<DomainGetStateRet, LvErr
 
 /// Our metadata element as XML; `Ok(None)` when the domain carries none of ours.
 pub async fn metadata(link: &Link, dom: &Domain) -> Result<Option<String>, LvError> {
+    metadata_in(link, dom, NAMESPACE).await
+}
+
+/// The domain's metadata element in `namespace` as XML; `Ok(None)` when it carries none.
+pub async fn metadata_in(
+    link: &Link,
+    dom: &Domain,
+    namespace: &str,
+) -> Result<Option<String>, LvError> {
     match link
         .call::<DomainGetMetadata>(&DomainGetMetadataArgs {
             dom: dom.clone(),
             kind: metadata_type::ELEMENT,
-            uri: Some(NAMESPACE.into()),
+            uri: Some(namespace.into()),
             flags: 0,
         })
         .await

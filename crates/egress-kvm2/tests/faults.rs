@@ -260,6 +260,18 @@ impl Bed {
             .expect("pool refresh");
     }
 
+    /// A clean create and delete of `spec`, their calls counted through the relay:
+    /// (calls of the create, calls of the delete).
+    async fn count_calls(&self, p: &Kvm2Provider, spec: &CreateSpec) -> (u64, u64) {
+        self.clean_slate().await;
+        let c0 = self.relay.calls();
+        p.create(spec).await.unwrap();
+        let c1 = self.relay.calls();
+        p.delete(&spec.uid).await.unwrap();
+        let c2 = self.relay.calls();
+        (c1 - c0, c2 - c1)
+    }
+
     /// No domain, no volume: the start of every run (straight to the daemon, not through
     /// the provider).
     async fn clean_slate(&self) {
@@ -613,13 +625,7 @@ async fn reply_lost_at_every_call_converges() {
     };
     let p = bed.provider();
     let spec = Bed::spec();
-    bed.clean_slate().await;
-    let c0 = bed.relay.calls();
-    p.create(&spec).await.unwrap();
-    let c1 = bed.relay.calls();
-    p.delete(&spec.uid).await.unwrap();
-    let c2 = bed.relay.calls();
-    let (creates, deletes) = (c1 - c0, c2 - c1);
+    let (creates, deletes) = bed.count_calls(&p, &spec).await;
     let started = Instant::now();
     let mut failures = Vec::new();
     let mut absorbed = 0;
@@ -681,11 +687,7 @@ async fn daemon_killed_during_every_call_converges() {
     };
     let p = bed.provider();
     let spec = Bed::spec();
-    bed.clean_slate().await;
-    let c0 = bed.relay.calls();
-    p.create(&spec).await.unwrap();
-    let creates = bed.relay.calls() - c0;
-    p.delete(&spec.uid).await.unwrap();
+    let (creates, _) = bed.count_calls(&p, &spec).await;
     let mut failures = Vec::new();
     for n in 1..=creates {
         bed.clean_slate().await;

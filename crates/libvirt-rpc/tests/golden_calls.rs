@@ -890,24 +890,15 @@ fn declared_calls_match_their_layouts() {
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700001001000000030102030000001003",
     );
-    args::<domain_tune::DomainAddIoThread>(
-        &mut seen,
-        domain_tune::DomainIoThreadIdArgs {
-            dom: dom(),
-            iothread_id: 4097,
-            flags: 4098,
-        },
-        "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002",
-    );
-    args::<domain_tune::DomainDelIoThread>(
-        &mut seen,
-        domain_tune::DomainIoThreadIdArgs {
-            dom: dom(),
-            iothread_id: 4097,
-            flags: 4098,
-        },
-        "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002",
-    );
+    // Adding and deleting an I/O thread take the same arguments.
+    let iothread = || domain_tune::DomainIoThreadIdArgs {
+        dom: dom(),
+        iothread_id: 4097,
+        flags: 4098,
+    };
+    let iothread_hex = "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002";
+    args::<domain_tune::DomainAddIoThread>(&mut seen, iothread(), iothread_hex);
+    args::<domain_tune::DomainDelIoThread>(&mut seen, iothread(), iothread_hex);
     args::<migration::DomainMigrateStartPostCopy>(
         &mut seen,
         domain::DomainFlagsArgs {

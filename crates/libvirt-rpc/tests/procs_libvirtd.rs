@@ -180,6 +180,26 @@ const TEST_UUID: &str = "6695eb01-f6a4-8304-79aa-97f2502e193f";
 const LIVE: u32 = 1;
 const CONFIG: u32 = 2;
 
+/// The arguments that read `dom`'s title.
+fn title_of(dom: &Domain) -> domain::DomainGetMetadataArgs {
+    domain::DomainGetMetadataArgs {
+        dom: dom.clone(),
+        kind: domain::metadata_type::TITLE,
+        uri: None,
+        flags: 0,
+    }
+}
+
+/// The test driver's domain `test`, looked up by name.
+async fn lookup_test(c: &Client) -> Domain {
+    c.call::<domain::DomainLookupByName>(&NameArgs {
+        name: "test".into(),
+    })
+    .await
+    .unwrap()
+    .dom
+}
+
 fn domain_xml(name: &str) -> String {
     format!(
         "<domain type='test'><name>{name}</name>\
@@ -625,17 +645,8 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         |r| r.ret == 0 && r.checkpoints.is_empty(),
     )
     .await;
-    run.refuse::<DomainGetMetadata>(
-        DomainGetMetadataArgs {
-            dom: test.clone(),
-            kind: metadata_type::TITLE,
-            uri: None,
-            flags: 0,
-        },
-        "no title set",
-        RemoteError::is_no_metadata,
-    )
-    .await;
+    run.refuse::<DomainGetMetadata>(title_of(&test), "no title set", RemoteError::is_no_metadata)
+        .await;
     Some(test)
 }
 
@@ -701,16 +712,9 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         flags: 0,
     })
     .await;
-    run.expect::<DomainGetMetadata>(
-        DomainGetMetadataArgs {
-            dom: d.clone(),
-            kind: metadata_type::TITLE,
-            uri: None,
-            flags: 0,
-        },
-        "the title just set",
-        |r| r.metadata == "procedure table",
-    )
+    run.expect::<DomainGetMetadata>(title_of(&d), "the title just set", |r| {
+        r.metadata == "procedure table"
+    })
     .await;
     run.done::<DomainSetMaxMemory>(DomainSetMemoryArgs {
         dom: d.clone(),
@@ -968,16 +972,9 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         from: image.as_str().into(),
     })
     .await;
-    run.expect::<DomainGetMetadata>(
-        DomainGetMetadataArgs {
-            dom: d.clone(),
-            kind: metadata_type::TITLE,
-            uri: None,
-            flags: 0,
-        },
-        "the title edited in the image",
-        |r| r.metadata == "saved title",
-    )
+    run.expect::<DomainGetMetadata>(title_of(&d), "the title edited in the image", |r| {
+        r.metadata == "saved title"
+    })
     .await;
     let image2 = dir.join("lv-procs.save2").display().to_string();
     run.done::<DomainSaveFlags>(DomainSaveFlagsArgs {
@@ -1080,6 +1077,10 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
 
 async fn iothreads(run: &mut Run<'_>, d: &Domain) {
     use domain_tune::*;
+    let live = || domain::DomainFlagsArgs {
+        dom: d.clone(),
+        flags: LIVE,
+    };
     run.done::<DomainAddIoThread>(DomainIoThreadIdArgs {
         dom: d.clone(),
         iothread_id: 5,
@@ -1100,18 +1101,11 @@ async fn iothreads(run: &mut Run<'_>, d: &Domain) {
         flags: LIVE,
     })
     .await;
-    run.expect::<DomainGetIoThreadInfo>(
-        domain::DomainFlagsArgs {
-            dom: d.clone(),
-            flags: LIVE,
-        },
-        "I/O thread 5 pinned to CPU 0",
-        |r| {
-            r.info
-                .iter()
-                .any(|t| t.iothread_id == 5 && t.cpumap.first() == Some(&0b1))
-        },
-    )
+    run.expect::<DomainGetIoThreadInfo>(live(), "I/O thread 5 pinned to CPU 0", |r| {
+        r.info
+            .iter()
+            .any(|t| t.iothread_id == 5 && t.cpumap.first() == Some(&0b1))
+    })
     .await;
     run.done::<DomainDelIoThread>(DomainIoThreadIdArgs {
         dom: d.clone(),
@@ -1119,14 +1113,9 @@ async fn iothreads(run: &mut Run<'_>, d: &Domain) {
         flags: LIVE,
     })
     .await;
-    run.expect::<DomainGetIoThreadInfo>(
-        domain::DomainFlagsArgs {
-            dom: d.clone(),
-            flags: LIVE,
-        },
-        "I/O thread 5 gone",
-        |r| r.info.iter().all(|t| t.iothread_id != 5),
-    )
+    run.expect::<DomainGetIoThreadInfo>(live(), "I/O thread 5 gone", |r| {
+        r.info.iter().all(|t| t.iothread_id != 5)
+    })
     .await;
 }
 
@@ -2481,13 +2470,7 @@ async fn legacy_registration_events_decode() {
     let c = Client::connect(&d.test_uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let test = c
-        .call::<domain::DomainLookupByName>(&NameArgs {
-            name: "test".into(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let test = lookup_test(&c).await;
     let any = connect::ConnectDomainEventRegisterAnyArgs {
         event_id: libvirt_rpc::proto::events::event_id::LIFECYCLE,
     };
@@ -2544,13 +2527,7 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
         "this test needs a daemon older than {}; it is {daemon}",
         domain::DomainGraphicsReload::SINCE
     );
-    let test = c
-        .call::<domain::DomainLookupByName>(&NameArgs {
-            name: "test".into(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let test = lookup_test(&c).await;
     let err = tokio::time::timeout(
         std::time::Duration::from_secs(10),
         c.call::<domain::DomainGraphicsReload>(&domain::DomainGraphicsReloadArgs {
