@@ -1,6 +1,8 @@
 //! Shared plumbing of the command-line tools: default URI, a global deadline and signal
 //! handling that close the connection through the library's own close path, progress bars.
 
+pub mod console;
+
 use std::future::Future;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
@@ -96,7 +98,8 @@ where
     std::process::exit(i32::from(code));
 }
 
-/// A byte progress bar on stderr; hidden when stderr is not a terminal.
+/// A byte progress bar on stderr; hidden unless both stdout and stderr are terminals (so a
+/// script or a pipe sees no bar).
 pub fn progress_bar(total: u64, what: &str) -> ProgressBar {
     let pb = ProgressBar::new(total);
     pb.set_style(
@@ -107,5 +110,8 @@ pub fn progress_bar(total: u64, what: &str) -> ProgressBar {
         .progress_chars("=> "),
     );
     pb.set_message(what.to_string());
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
     pb
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_rpc::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use testbed::libvirtd::Libvirtd;
@@ -72,14 +72,14 @@ async fn client_over_ssh_calls_and_256_mib_both_ways() {
     );
     let vol = make_vol(&c, &b.d, "ssh.raw", 256 * MIB).await;
     let data = pattern(256 * MIB as usize);
-    let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+    let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
     assert_eq!(
         up.send_all_and_finish(std::io::Cursor::new(data.clone()))
             .await
             .unwrap(),
         256 * MIB
     );
-    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let mut dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
     let mut got = Vec::with_capacity(data.len());
     while let Some(item) = dl.next().await {
         let StreamItem::Data(d) = item.unwrap() else {

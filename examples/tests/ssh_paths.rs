@@ -10,15 +10,10 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use libvirt_rpc::client::{Client, ConnectError, ConnectOptions};
-use libvirt_rpc::conn::StreamItem;
-use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
-use libvirt_rpc::proto::procs::storage::{
-    StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
-    pool_event_id,
-};
+use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::ssh_socket::{SshConfigFile, SshError};
+use libvirt_rpc_testkit::live;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, RelayOptions};
 use testbed::sshd::{Sshd, SshdOptions};
@@ -83,59 +78,8 @@ fn ssh_err(e: &ConnectError) -> &SshError {
 
 /// Calls, a storage pool event, and `mib` MiB up and down byte-exact over `c`.
 async fn calls_events_transfers(c: &Client, d: &Libvirtd, vol_name: &str, mib: u64) {
-    assert!(c.call::<ConnectGetLibVersion>(&()).await.unwrap().lib_ver >= 9_000_000);
-    assert_eq!(
-        c.call::<ConnectGetUri>(&()).await.unwrap().uri,
-        "qemu:///session"
-    );
-    let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-            name: d.pool_name().into(),
-        })
-        .await
-        .unwrap()
-        .pool;
-    let mut events = c
-        .subscribe_storage_pool_events(pool_event_id::REFRESH, None)
-        .await
-        .unwrap();
-    c.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs {
-        pool: pool.clone(),
-        flags: 0,
-    })
-    .await
-    .unwrap();
-    let ev = tokio::time::timeout(Duration::from_secs(10), events.next())
-        .await
-        .expect("a refresh event within 10 s")
-        .expect("event stream open");
-    assert!(format!("{ev:?}").contains(d.pool_name()), "{ev:?}");
-
-    let vol = make_vol(c, d, vol_name, mib * MIB).await;
     let data = testbed::data::pattern((mib * MIB) as usize, mib);
-    let t = Instant::now();
-    let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-    assert_eq!(
-        up.send_all_and_finish(std::io::Cursor::new(data.clone()))
-            .await
-            .unwrap(),
-        mib * MIB
-    );
-    let up_took = t.elapsed();
-    let t = Instant::now();
-    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
-    let mut got = Vec::with_capacity(data.len());
-    while let Some(item) = dl.next().await {
-        let StreamItem::Data(b) = item.unwrap() else {
-            panic!("hole")
-        };
-        got.extend_from_slice(&b);
-    }
-    eprintln!(
-        "{vol_name}: {mib} MiB up in {up_took:?}, down in {:?}",
-        t.elapsed()
-    );
-    assert!(got == data, "{mib} MiB came back different");
+    live::calls_events_transfers(c, d.pool_name(), vol_name, &data).await;
 }
 
 fn lv() -> Command {

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo build --release -p benches --bin fleet
-//! target/release/fleet [--hosts 20] [--per-host 10] [--in-flight 20] [--freeze-host 7]
+//! target/release/fleet [--hosts 20] [--per-host 10] [--in-flight 20] [--freeze-host 7] [--pinned]
 //! ```
 //!
 //! Phases, each timed: ensure the base image on every host; `create` of `hosts × per-host`
@@ -30,7 +30,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egress_kvm2::Kvm2Provider;
-use egress_provider::{CreateSpec, Identifier, Provider, ProvidersConfig, Sha256Digest};
+use egress_provider::{
+    CreateSpec, Identifier, Provider, ProviderError, ProvidersConfig, Sha256Digest,
+};
 use futures::StreamExt;
 use nix::sys::resource::{UsageWho, getrusage};
 use serde_json::json;
@@ -49,6 +51,9 @@ struct Args {
     in_flight: usize,
     freeze_host: Option<usize>,
     memory_mib: u64,
+    /// Keep every daemon on the one CPU the testbed pins it to; otherwise each daemon's
+    /// threads are re-pinned to every CPU after its start.
+    pinned: bool,
 }
 
 fn args() -> Args {
@@ -58,6 +63,7 @@ fn args() -> Args {
         in_flight: 20,
         freeze_host: Some(7),
         memory_mib: 16,
+        pinned: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -73,9 +79,10 @@ fn args() -> Args {
             "--freeze-host" => a.freeze_host = Some(num()),
             "--no-freeze" => a.freeze_host = None,
             "--memory-mib" => a.memory_mib = num() as u64,
+            "--pinned" => a.pinned = true,
             "-h" | "--help" => {
                 eprintln!(
-                    "fleet [--hosts N] [--per-host N] [--in-flight N] [--freeze-host I | --no-freeze] [--memory-mib M]"
+                    "fleet [--hosts N] [--per-host N] [--in-flight N] [--freeze-host I | --no-freeze] [--memory-mib M] [--pinned]"
                 );
                 std::process::exit(0);
             }
@@ -118,6 +125,48 @@ fn loadavg() -> String {
 
 fn id(s: &str) -> Identifier {
     Identifier::new(s).expect("valid identifier")
+}
+
+/// `op` retried (after 0.5 s) while it answers Transient, at most `RETRIES` times, as a
+/// controller would; `on_transient` sees each Transient answer.
+async fn retried_while_transient<T, Fut>(
+    mut op: impl FnMut() -> Fut,
+    mut on_transient: impl FnMut(&ProviderError),
+) -> Result<T, String>
+where
+    Fut: Future<Output = Result<T, ProviderError>>,
+{
+    let mut last = String::new();
+    for _ in 0..RETRIES {
+        match op().await {
+            Ok(v) => return Ok(v),
+            Err(e) if e.is_transient() => {
+                last = e.chain().to_string();
+                on_transient(&e);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => return Err(e.chain().to_string()),
+        }
+    }
+    Err(format!("still Transient after {RETRIES} tries: {last}"))
+}
+
+/// One operation per host (with the host's index): `op` on that host's provider.
+fn on_each_host<F, Fut>(
+    providers: &[Arc<Kvm2Provider>],
+    op: F,
+) -> Vec<(usize, impl FnOnce() -> Fut + use<F, Fut>)>
+where
+    F: Fn(Arc<Kvm2Provider>) -> Fut + Clone,
+{
+    providers
+        .iter()
+        .enumerate()
+        .map(|(h, p)| {
+            let (p, op) = (p.clone(), op.clone());
+            (h, move || op(p))
+        })
+        .collect()
 }
 
 /// What one phase saw.
@@ -211,10 +260,11 @@ async fn main() {
     let a = args();
     let started = Instant::now();
     eprintln!(
-        "fleet: {} hosts × {} instances, {} in flight; load {}",
+        "fleet: {} hosts × {} instances, {} in flight, daemons {}; load {}",
         a.hosts,
         a.per_host,
         a.in_flight,
+        if a.pinned { "pinned" } else { "unpinned" },
         loadavg()
     );
 
@@ -232,6 +282,23 @@ async fn main() {
         daemons.extend(started);
     }
     let daemons_up = t.elapsed();
+    let schedule = if a.pinned {
+        "daemons pinned to one CPU (the testbed's default)".to_owned()
+    } else {
+        let cpus = format!(
+            "0-{}",
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get) - 1
+        );
+        for d in &daemons {
+            let ok = std::process::Command::new("taskset")
+                .args(["-a", "-p", "-c", &cpus, &d.pid().to_string()])
+                .stdout(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "taskset could not unpin daemon {}", d.pid());
+        }
+        format!("daemons unpinned (CPUs {cpus})")
+    };
     eprintln!("{} daemons up in {daemons_up:.1?}", daemons.len());
 
     let http = HttpServer::start().await.expect("loopback http server");
@@ -273,19 +340,12 @@ async fn main() {
     let mut phases = Vec::new();
 
     // Base images (one fetch per host), not counted in the create figures.
-    let ops = providers
-        .iter()
-        .enumerate()
-        .map(|(h, p)| {
-            let p = p.clone();
-            (h, move || async move {
-                p.ensure_image(&id("img"))
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.chain().to_string())
-            })
-        })
-        .collect();
+    let ops = on_each_host(&providers, |p| async move {
+        p.ensure_image(&id("img"))
+            .await
+            .map(|_| ())
+            .map_err(|e| e.chain().to_string())
+    });
     phases.push(phase("ensure image", ops, a.in_flight).await.0);
 
     // Like a controller: a Transient create is retried (after 0.5 s) until it converges. On a
@@ -304,30 +364,26 @@ async fn main() {
                 .with_memory_mib(a.memory_mib)
                 .with_tag(id("fleet"));
             (*h, move || async move {
-                let mut last = String::new();
-                for _ in 0..RETRIES {
+                let create = || {
                     attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    match p.create(&spec).await {
-                        Ok(_) => return Ok(()),
-                        Err(e) if e.is_transient() => {
-                            last = e.chain().to_string();
-                            let what: String = last
-                                .replace(spec.uid.as_str(), "<uid>")
-                                .replace(p.name(), "<host>")
-                                .chars()
-                                .take(100)
-                                .collect();
-                            *retried
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .entry(what)
-                                .or_default() += 1;
-                            tokio::time::sleep(Duration::from_millis(500)).await;
-                        }
-                        Err(e) => return Err(e.chain().to_string()),
-                    }
-                }
-                Err(format!("still Transient after {RETRIES} tries: {last}"))
+                    p.create(&spec)
+                };
+                let tally = |e: &ProviderError| {
+                    let what: String = e
+                        .chain()
+                        .to_string()
+                        .replace(spec.uid.as_str(), "<uid>")
+                        .replace(p.name(), "<host>")
+                        .chars()
+                        .take(100)
+                        .collect();
+                    *retried
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .entry(what)
+                        .or_default() += 1;
+                };
+                retried_while_transient(create, tally).await.map(|_| ())
             })
         })
         .collect();
@@ -353,28 +409,21 @@ async fn main() {
     phases.push(phase("get", get_ops("get"), a.in_flight).await.0);
 
     let per_host = a.per_host;
-    let ops = providers
-        .iter()
-        .enumerate()
-        .map(|(h, p)| {
-            let p = p.clone();
-            (h, move || async move {
-                let l = p
-                    .list_by_tag(&id("fleet"))
-                    .await
-                    .map_err(|e| e.chain().to_string())?;
-                if l.instances.len() == per_host && l.unreadable.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "listed {} instances, {} unreadable",
-                        l.instances.len(),
-                        l.unreadable.len()
-                    ))
-                }
-            })
-        })
-        .collect();
+    let ops = on_each_host(&providers, |p| async move {
+        let l = p
+            .list_by_tag(&id("fleet"))
+            .await
+            .map_err(|e| e.chain().to_string())?;
+        if l.instances.len() == per_host && l.unreadable.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "listed {} instances, {} unreadable",
+                l.instances.len(),
+                l.unreadable.len()
+            ))
+        }
+    });
     phases.push(phase("list_by_tag (per host)", ops, a.in_flight).await.0);
 
     // One host frozen: only its instances answer Transient, within the call budget.
@@ -429,18 +478,7 @@ async fn main() {
             (*h, move || async move {
                 // Transient (the thawed host's link died during the freeze, a slow destroy):
                 // retried, as a controller would.
-                let mut last = String::new();
-                for _ in 0..RETRIES {
-                    match p.delete(&uid).await {
-                        Ok(()) => return Ok(()),
-                        Err(e) if e.is_transient() => {
-                            last = e.chain().to_string();
-                            tokio::time::sleep(Duration::from_millis(500)).await;
-                        }
-                        Err(e) => return Err(e.chain().to_string()),
-                    }
-                }
-                Err(format!("still Transient after {RETRIES} tries: {last}"))
+                retried_while_transient(|| p.delete(&uid), |_| {}).await
             })
         })
         .collect();
@@ -463,8 +501,8 @@ async fn main() {
 
     println!(
         "Fleet run: {} hosts (private libvirtd 9.0 each, one provider entry each) × {} OS-less \
-         instances, {} in flight; one provider process; load average at the end {}; daemons up in {:.1} s; \
-         whole run {:.0} s.\n",
+         instances, {} in flight, {schedule}; one provider process; load average at the end {}; \
+         daemons up in {:.1} s; whole run {:.0} s.\n",
         a.hosts,
         a.per_host,
         a.in_flight,

@@ -159,21 +159,21 @@ impl Kvm2Settings {
             }
             NetworkConfig::Bridge { .. } | NetworkConfig::Network { .. } => {}
         }
-        if let Some(dir) = &self.agent_socket_dir {
-            if !dir.starts_with('/') || dir.len() > 70 {
-                errors.push(FieldError::invalid(
+        if let Some(dir) = &self.agent_socket_dir
+            && (!dir.starts_with('/') || dir.len() > 70)
+        {
+            errors.push(FieldError::invalid(
                     at("agent_socket_dir"),
                     "must be an absolute path of at most 70 bytes (a unix socket path is limited to 108)",
                 ));
-            }
         }
-        if let Some(dir) = &self.serial_log_dir {
-            if !dir.starts_with('/') {
-                errors.push(FieldError::invalid(
-                    at("serial_log_dir"),
-                    "must be an absolute path",
-                ));
-            }
+        if let Some(dir) = &self.serial_log_dir
+            && !dir.starts_with('/')
+        {
+            errors.push(FieldError::invalid(
+                at("serial_log_dir"),
+                "must be an absolute path",
+            ));
         }
         if self.address_sources.is_empty() {
             errors.push(FieldError::new(at("address_sources"), Problem::Empty));

@@ -81,8 +81,8 @@ use egress_provider::ProviderError;
 use libvirt_rpc::proto::ErrorCode;
 use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
 use libvirt_rpc::proto::procs::domain::{
-    DomainDefineXmlFlags, DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs,
-    DomainSetMetadata, DomainSetMetadataArgs, DomainUndefineFlags, MetadataType,
+    DomainDefineXmlFlags, DomainFlagsArgs, DomainSetMetadata, DomainSetMetadataArgs,
+    DomainUndefineFlags, MetadataType,
 };
 use libvirt_rpc::proto::types::Domain;
 use quick_xml::Writer;
@@ -401,7 +401,7 @@ impl Leases {
                 }
                 return Err(what(refused));
             };
-            let record = match lease_record(&link, &held).await {
+            let record = match ops::metadata_in(&link, &held, NAMESPACE).await {
                 Ok(r) => r,
                 Err(e) if e.is_no_domain() => continue,
                 Err(e) => return Err(what(e)),
@@ -541,28 +541,6 @@ impl Leases {
                 tracing::warn!(lease = %lease.name, error = %e, "cannot release lease; it expires");
             }
         }
-    }
-}
-
-/// The record of a lease domain (`None`: it carries none).
-async fn lease_record(link: &Link, dom: &Domain) -> Result<Option<String>, LvError> {
-    match link
-        .call::<DomainGetMetadata>(&DomainGetMetadataArgs {
-            dom: dom.clone(),
-            kind: MetadataType::ELEMENT,
-            uri: Some(NAMESPACE.into()),
-            flags: DomainModificationImpact::empty(),
-        })
-        .await
-    {
-        Ok(r) => Ok(Some(r.metadata.to_string())),
-        Err(e)
-            if e.remote()
-                .is_some_and(libvirt_rpc::RemoteError::is_no_metadata) =>
-        {
-            Ok(None)
-        }
-        Err(e) => Err(e),
     }
 }
 

@@ -49,6 +49,7 @@ use egress_provider::{
 };
 use futures::StreamExt;
 use libvirt_rpc::Client;
+use libvirt_rpc::client::UploadOptions;
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
@@ -166,6 +167,27 @@ enum Check {
     Cached(BaseImage),
     Debris(String),
     Missing,
+}
+
+/// What [`ImageCache::look`] found, with the link and pool it looked through.
+struct Look {
+    link: Arc<Link>,
+    pool: StoragePool,
+    base_name: String,
+    marker_name: String,
+    check: Check,
+}
+
+/// What a fetch under the key's lease works with.
+#[derive(Clone, Copy)]
+struct Leased<'a> {
+    links: &'a LinkPool,
+    leases: &'a Leases,
+    lease: &'a Lease,
+    link: &'a Link,
+    pool: &'a StoragePool,
+    key: &'a Identifier,
+    src: &'a ImageSource,
 }
 
 /// The steps of a failed attempt, for tests that pin their order.
@@ -327,17 +349,10 @@ impl ImageCache {
         key: &Identifier,
         src: &ImageSource,
     ) -> Result<Option<BaseImage>, ProviderError> {
-        let link = links
-            .link()
-            .await
-            .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
-        let pool = ops::entry_pool(&link, &self.pool).await?;
-        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
-        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
-        match self
-            .check(&link, &pool, key, src, &base_name, &marker_name)
-            .await?
-        {
+        let Look {
+            base_name, check, ..
+        } = self.look(links, key, src).await?;
+        match check {
             Check::Cached(base) => {
                 tracing::debug!(volume = %base_name, "base image cached");
                 self.report(ImageProgress::Cached { volume: base_name });
@@ -356,17 +371,14 @@ impl ImageCache {
         key: &Identifier,
         src: &ImageSource,
     ) -> Result<BaseImage, ProviderError> {
-        let link = links
-            .link()
-            .await
-            .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
-        let pool = ops::entry_pool(&link, &self.pool).await?;
-        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
-        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
-        match self
-            .check(&link, &pool, key, src, &base_name, &marker_name)
-            .await?
-        {
+        let Look {
+            link,
+            pool,
+            base_name,
+            marker_name,
+            check,
+        } = self.look(links, key, src).await?;
+        match check {
             Check::Cached(base) => {
                 tracing::debug!(volume = %base_name, "base image published by another controller");
                 self.report(ImageProgress::Cached { volume: base_name });
@@ -383,7 +395,43 @@ impl ImageCache {
             Check::Missing => {}
         }
         // Boxed: the fetch's state (HTTP body, upload stream, hasher) is large.
-        Box::pin(self.fetch_and_publish(links, leases, lease, &link, &pool, key, src)).await
+        Box::pin(self.fetch_and_publish(Leased {
+            links,
+            leases,
+            lease,
+            link: &link,
+            pool: &pool,
+            key,
+            src,
+        }))
+        .await
+    }
+
+    /// One link to the daemon, the entry's pool, the key's volume names and what the marker
+    /// says about them.
+    async fn look(
+        &self,
+        links: &LinkPool,
+        key: &Identifier,
+        src: &ImageSource,
+    ) -> Result<Look, ProviderError> {
+        let link = links
+            .link()
+            .await
+            .map_err(|e| provider_error(format!("cannot reach libvirt at {}", links.uri()), e))?;
+        let pool = ops::entry_pool(&link, &self.pool).await?;
+        let base_name = base_volume_name(&self.entry, key.as_str(), src.format);
+        let marker_name = marker_volume_name(&self.entry, key.as_str(), src.format);
+        let check = self
+            .check(&link, &pool, key, src, &base_name, &marker_name)
+            .await?;
+        Ok(Look {
+            link,
+            pool,
+            base_name,
+            marker_name,
+            check,
+        })
     }
 
     /// Reads the marker (`marker_name`) and decides about the base (`base_name`).
@@ -418,17 +466,17 @@ impl ImageCache {
         else {
             return Ok(Check::Debris("marker does not hold a sha256 digest".into()));
         };
-        if let Some(want) = src.sha256 {
-            if want != found {
-                return Err(ProviderError::permanent(format!(
-                    "image {key:?} of provider {entry:?}: the cached base {base_name} was verified as \
+        if let Some(want) = src.sha256
+            && want != found
+        {
+            return Err(ProviderError::permanent(format!(
+                "image {key:?} of provider {entry:?}: the cached base {base_name} was verified as \
                      sha256 {found}, but the configuration now says sha256 {want}. Nothing was deleted: \
                      running VMs may be backed by this base. To use a different image, add it under a \
                      new key (e.g. {key}-2) and point specs at it; to evict the old base, follow the \
                      eviction recipe in docs/kvm2-provider.md",
-                    entry = self.entry
-                )));
-            }
+                entry = self.entry
+            )));
         }
         let Some(volume) = base else {
             return Ok(Check::Debris("marker without base".into()));
@@ -438,17 +486,15 @@ impl ImageCache {
             .map(Check::Cached)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn fetch_and_publish(
-        &self,
-        links: &LinkPool,
-        leases: &Leases,
-        lease: &Lease,
-        link: &Link,
-        pool: &StoragePool,
-        key: &Identifier,
-        src: &ImageSource,
-    ) -> Result<BaseImage, ProviderError> {
+    async fn fetch_and_publish(&self, at: Leased<'_>) -> Result<BaseImage, ProviderError> {
+        let Leased {
+            links,
+            pool,
+            key,
+            src,
+            link,
+            ..
+        } = at;
         // Temporary volumes of earlier versions (which uploaded into one and copied it):
         // nobody else fetches this (entry, key) while we hold its lease, so they are debris.
         let prefix = temp_volume_prefix(&self.entry, key.as_str(), src.format);
@@ -465,30 +511,17 @@ impl ImageCache {
         let mut attempt = Attempt::default();
         let budget = self.budgets.transfer;
         let deadline = Instant::now() + budget;
-        let outcome = tokio::time::timeout_at(
-            deadline,
-            self.attempt(
-                links,
-                leases,
-                lease,
-                link,
-                pool,
-                key,
-                src,
-                deadline,
-                &mut attempt,
-            ),
-        )
-        .await
-        .unwrap_or_else(|_| {
-            Err(provider_error(
-                format!("fetch and upload of image {key:?}"),
-                LvError::Budget {
-                    what: format!("fetch and upload of image {key:?}"),
-                    budget,
-                },
-            ))
-        });
+        let outcome = tokio::time::timeout_at(deadline, self.attempt(at, deadline, &mut attempt))
+            .await
+            .unwrap_or_else(|_| {
+                Err(provider_error(
+                    format!("fetch and upload of image {key:?}"),
+                    LvError::Budget {
+                        what: format!("fetch and upload of image {key:?}"),
+                        budget,
+                    },
+                ))
+            });
         match outcome {
             Ok(base) => {
                 if let Some(c) = attempt.dedicated.take() {
@@ -528,19 +561,21 @@ impl ImageCache {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
-        links: &LinkPool,
-        leases: &Leases,
-        lease: &Lease,
-        link: &Link,
-        pool: &StoragePool,
-        key: &Identifier,
-        src: &ImageSource,
+        at: Leased<'_>,
         deadline: Instant,
         attempt: &mut Attempt,
     ) -> Result<BaseImage, ProviderError> {
+        let Leased {
+            links,
+            leases,
+            lease,
+            link,
+            pool,
+            key,
+            src,
+        } = at;
         let what = format!("image {key:?} from {}", src.url);
         let fetch_deadline = Instant::now() + self.budgets.fetch_deadline();
         let resp = self
@@ -594,11 +629,11 @@ impl ImageCache {
         attempt.dedicated = Some(dedicated.clone());
         // Sparse: runs of zeros go as holes (see `sparse`); the daemon seeks over them.
         let mut upload = dedicated
-            .vol_upload(&base, 0, 0, true)
+            .vol_upload(&base, UploadOptions::new().sparse(true))
             .await
             .map_err(|e| provider_error(format!("start upload into {base_name}"), e.into()))?;
         if let Some(f) = self.progress.clone() {
-            upload = upload.with_progress(move |n| f(ImageProgress::Uploaded(n)));
+            upload = upload.with_progress(move |p| f(ImageProgress::Uploaded(p.done)));
         }
 
         let mut body = resp.bytes_stream();
@@ -641,21 +676,21 @@ impl ImageCache {
             .await
             .map_err(|e| provider_error(format!("finish upload into {base_name}"), e.into()))?;
 
-        if let Some(t) = total {
-            if t != len {
-                return Err(ProviderError::transient(format!(
-                    "fetch {what}: got {len} bytes, the mirror announced {t}"
-                )));
-            }
+        if let Some(t) = total
+            && t != len
+        {
+            return Err(ProviderError::transient(format!(
+                "fetch {what}: got {len} bytes, the mirror announced {t}"
+            )));
         }
         let digest = Sha256Digest::from_bytes(hasher.finalize().into());
-        if let Some(want) = src.sha256 {
-            if want != digest {
-                return Err(ProviderError::permanent(format!(
-                    "fetch {what}: the mirror served sha256 {digest} ({len} bytes), the configuration says {want}; \
+        if let Some(want) = src.sha256
+            && want != digest
+        {
+            return Err(ProviderError::permanent(format!(
+                "fetch {what}: the mirror served sha256 {digest} ({len} bytes), the configuration says {want}; \
                      fix the url or the sha256 (nothing was published)"
-                )));
-            }
+            )));
         }
         tracing::info!(bytes = len, uploaded, holes = zeros.hole_bytes(), %digest, "image fetched and verified");
 

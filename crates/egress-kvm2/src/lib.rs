@@ -137,3 +137,8 @@ impl ProviderFactory for Kvm2Factory {
         Ok(Arc::new(p))
     }
 }
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -231,10 +231,10 @@ impl LinkPool {
         if let Some(l) = self.live() {
             return Ok(l);
         }
-        if let Some(f) = attempt.as_ref() {
-            if f.at >= asked {
-                return Err(f.err.clone());
-            }
+        if let Some(f) = attempt.as_ref()
+            && f.at >= asked
+        {
+            return Err(f.err.clone());
         }
         match self.dial(self.connect_budget).await {
             Ok(client) => {
@@ -297,7 +297,12 @@ impl Drop for LinkPool {
     }
 }
 
-/// Connection options for our links: keepalive both ways, no events.
+/// Connection options for our links: keepalive both ways, no events, no busy-polling.
+///
+/// Busy-polling pays for short calls answered within tens of microseconds; the provider's
+/// calls are define, start, volume and stream calls the daemon takes milliseconds to
+/// seconds over, with many links in flight, so every spin would be CPU burnt for nothing
+/// (issue 19: provider CPU per create).
 pub fn connect_options(parsed: &LibvirtUri, kill: Option<KillFn>) -> ConnectOptions {
     ConnectOptions {
         handshake: HandshakeOptions {
@@ -306,6 +311,7 @@ pub fn connect_options(parsed: &LibvirtUri, kill: Option<KillFn>) -> ConnectOpti
             ..HandshakeOptions::default()
         },
         kill,
+        busy_poll: Duration::ZERO,
         ..ConnectOptions::default()
     }
 }

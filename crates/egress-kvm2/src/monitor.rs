@@ -100,17 +100,16 @@ pub fn parse_usernet(text: &str, netdev: &str) -> Option<Vec<HostForward>> {
                 s.parse().ok()
             }
         };
-        if let [_, _fd, src, sport, dst, dport, ..] = f.as_slice() {
-            if let (Some(host_addr), Ok(host_port), Some(guest_addr), Ok(guest_port)) =
+        if let [_, _fd, src, sport, dst, dport, ..] = f.as_slice()
+            && let (Some(host_addr), Ok(host_port), Some(guest_addr), Ok(guest_port)) =
                 (addr(src), sport.parse(), addr(dst), dport.parse())
-            {
-                out.push(HostForward {
-                    host_addr,
-                    host_port,
-                    guest_addr,
-                    guest_port,
-                });
-            }
+        {
+            out.push(HostForward {
+                host_addr,
+                host_port,
+                guest_addr,
+                guest_port,
+            });
         }
     }
     found.then_some(out)

@@ -7,6 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 use libvirt_rpc::Client;
+use libvirt_rpc::client::{DownloadOptions, UploadOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::domain::{
     DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
@@ -120,7 +121,7 @@ pub async fn vol_names(link: &Link, pool: &StoragePool) -> Result<Vec<String>, L
     link.call::<StoragePoolListAllVolumes>(&StoragePoolListAllVolumesArgs {
         pool: pool.clone(),
         need_results: 1,
-        flags: 0,
+        flags: Default::default(),
     })
     .await
     .map(|r| r.vols.into_iter().map(|v| v.name.to_string()).collect())
@@ -139,18 +140,27 @@ pub async fn domain(link: &Link, name: &str) -> Result<Option<Domain>, LvError> 
 pub async fn state(link: &Link, dom: &Domain) -> Result<DomainGetStateRet, LvError> {
     link.call::<DomainGetState>(&DomainFlagsArgs {
         dom: dom.clone(),
-        flags: 0,
+        flags: Default::default(),
     })
     .await
 }
 
 /// Our metadata element as XML; `Ok(None)` when the domain carries none of ours.
 pub async fn metadata(link: &Link, dom: &Domain) -> Result<Option<String>, LvError> {
+    metadata_in(link, dom, NAMESPACE).await
+}
+
+/// The domain's metadata element in `namespace` as XML; `Ok(None)` when it carries none.
+pub async fn metadata_in(
+    link: &Link,
+    dom: &Domain,
+    namespace: &str,
+) -> Result<Option<String>, LvError> {
     match link
         .call::<DomainGetMetadata>(&DomainGetMetadataArgs {
             dom: dom.clone(),
             kind: MetadataType::ELEMENT,
-            uri: Some(NAMESPACE.into()),
+            uri: Some(namespace.into()),
             flags: DomainModificationImpact::empty(),
         })
         .await
@@ -171,7 +181,10 @@ pub async fn metadata(link: &Link, dom: &Domain) -> Result<Option<String>, LvErr
 pub async fn small_download(link: &Link, vol: &StorageVol, max: usize) -> Result<Vec<u8>, LvError> {
     let budget = link.call_budget();
     let work = async {
-        let mut dl = link.client().vol_download(vol, 0, 0, false).await?;
+        let mut dl = link
+            .client()
+            .vol_download(vol, DownloadOptions::new())
+            .await?;
         let mut out = Vec::new();
         while let Some(item) = dl.next().await {
             if let StreamItem::Data(d) = item? {
@@ -200,7 +213,7 @@ pub async fn upload_bytes(
     budget: Duration,
 ) -> Result<(), LvError> {
     let work = async {
-        let mut up = client.vol_upload(vol, 0, 0, false).await?;
+        let mut up = client.vol_upload(vol, UploadOptions::new()).await?;
         up.send(data).await?;
         up.finish().await?;
         Ok::<_, LvError>(())

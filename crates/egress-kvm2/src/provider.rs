@@ -348,7 +348,7 @@ impl Kvm2Provider {
                 link.call::<DomainInterfaceAddresses>(&DomainInterfaceAddressesArgs {
                     dom: dom.clone(),
                     source: source.wire(),
-                    flags: 0,
+                    flags: Default::default(),
                 })
                 .await
             };
@@ -524,13 +524,13 @@ impl Kvm2Provider {
             Ok(r) => r.dom,
             Err(e) => {
                 // Defined meanwhile by another process with the same uid? Then it is ours.
-                if !e.is_dead_link() {
-                    if let Ok(Some(dom)) = ops::domain(&link, &name).await {
-                        let meta = self.read_meta(&link, &dom, &spec.uid).await?;
-                        self.start_if_not_run(&link, &dom).await?;
-                        self.forward_ports(&link, &dom).await?;
-                        return self.instance(&link, &dom, meta).await;
-                    }
+                if !e.is_dead_link()
+                    && let Ok(Some(dom)) = ops::domain(&link, &name).await
+                {
+                    let meta = self.read_meta(&link, &dom, &spec.uid).await?;
+                    self.start_if_not_run(&link, &dom).await?;
+                    self.forward_ports(&link, &dom).await?;
+                    return self.instance(&link, &dom, meta).await;
                 }
                 return Err(provider_error(format!("define domain {name}"), e));
             }

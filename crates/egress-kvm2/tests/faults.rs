@@ -257,9 +257,21 @@ impl Bed {
             .await
             .expect("pool")
             .pool;
-        link.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs { pool, flags: 0 })
+        link.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs { pool, flags: Default::default() })
             .await
             .expect("pool refresh");
+    }
+
+    /// A clean create and delete of `spec`, their calls counted through the relay:
+    /// (calls of the create, calls of the delete).
+    async fn count_calls(&self, p: &Kvm2Provider, spec: &CreateSpec) -> (u64, u64) {
+        self.clean_slate().await;
+        let c0 = self.relay.calls();
+        p.create(spec).await.unwrap();
+        let c1 = self.relay.calls();
+        p.delete(&spec.uid).await.unwrap();
+        let c2 = self.relay.calls();
+        (c1 - c0, c2 - c1)
     }
 
     /// No domain, no volume: the start of every run (straight to the daemon, not through
@@ -333,7 +345,7 @@ impl Bed {
         let st = link
             .call::<DomainGetState>(&DomainFlagsArgs {
                 dom: dom.clone(),
-                flags: 0,
+                flags: Default::default(),
             })
             .await
             .map_err(|e| e.to_string())?;
@@ -621,13 +633,7 @@ async fn reply_lost_at_every_call_converges() {
     };
     let p = bed.provider();
     let spec = Bed::spec();
-    bed.clean_slate().await;
-    let c0 = bed.relay.calls();
-    p.create(&spec).await.unwrap();
-    let c1 = bed.relay.calls();
-    p.delete(&spec.uid).await.unwrap();
-    let c2 = bed.relay.calls();
-    let (creates, deletes) = (c1 - c0, c2 - c1);
+    let (creates, deletes) = bed.count_calls(&p, &spec).await;
     let started = Instant::now();
     let mut failures = Vec::new();
     let mut absorbed = 0;
@@ -689,11 +695,7 @@ async fn daemon_killed_during_every_call_converges() {
     };
     let p = bed.provider();
     let spec = Bed::spec();
-    bed.clean_slate().await;
-    let c0 = bed.relay.calls();
-    p.create(&spec).await.unwrap();
-    let creates = bed.relay.calls() - c0;
-    p.delete(&spec.uid).await.unwrap();
+    let (creates, _) = bed.count_calls(&p, &spec).await;
     let mut failures = Vec::new();
     for n in 1..=creates {
         bed.clean_slate().await;

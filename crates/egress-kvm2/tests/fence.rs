@@ -21,43 +21,27 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use common::*;
-use egress_kvm2::Kvm2Provider;
-use egress_provider::{CreateSpec, Provider, ProviderError, ProvidersConfig};
+use egress_provider::{CreateSpec, Provider, ProviderError};
 use serde_json::{Value, json};
 use testbed::http::Route;
 
 /// Keys configured per entry (the most rounds a race can have).
 const KEYS: usize = 50;
 
-/// The provider entry every process of a test uses (the same entry, as two replicas would).
-fn race_entry(
-    uri: &str,
-    pool: &str,
-    domain_type: &str,
-    url: &str,
-    sha: &str,
-    agent: &str,
-) -> Value {
-    let mut images = serde_json::Map::new();
-    for i in 0..KEYS {
-        images.insert(
-            format!("k{i}"),
-            json!({"url": url, "sha256": sha, "format": "raw"}),
-        );
-    }
-    json!({
-        "name": "race", "type": "kvm2", "images": images,
-        "uri": uri, "pool": pool, "domain_type": domain_type,
-        "address_sources": ["agent", "lease"], "agent_socket_dir": agent,
-        "budgets": {"shutdown_secs": 0, "transfer_secs": 30, "call_secs": 30,
-                    "lease_secs": 15, "lease_wait_secs": 10},
-    })
-}
-
-fn build_value(entry: &Value) -> Kvm2Provider {
-    let cfg = ProvidersConfig::from_value(&json!({ "providers": [entry] })).expect("valid config");
-    let e = &cfg.providers[0];
-    Kvm2Provider::from_entry(e, e.settings().expect("valid settings")).expect("provider builds")
+/// The provider entry every process of a test uses (the same entry, as two replicas would):
+/// `env`'s daemon, every key naming the image `body` served at `/img.raw`.
+fn race_entry(env: &Env, body: &[u8]) -> Value {
+    let url = env.http.url("/img.raw");
+    let images: serde_json::Map<String, Value> = (0..KEYS)
+        .map(|i| (format!("k{i}"), image(&url, body)))
+        .collect();
+    entry(
+        env,
+        "race",
+        Value::Object(images),
+        json!({"budgets": {"shutdown_secs": 0, "transfer_secs": 30, "call_secs": 30,
+                           "lease_secs": 15, "lease_wait_secs": 10}}),
+    )
 }
 
 fn is_busy(e: &ProviderError) -> bool {
@@ -108,7 +92,7 @@ async fn worker() {
     };
     let dir = PathBuf::from(std::env::var("FENCE_DIR").unwrap());
     let entry: Value = serde_json::from_str(&std::env::var("FENCE_ENTRY").unwrap()).unwrap();
-    let p = build_value(&entry);
+    let p = build(entry.clone());
     let mut out = String::new();
     match std::env::var("FENCE_MODE").unwrap().as_str() {
         "race" => {
@@ -224,14 +208,7 @@ async fn race(rounds: usize) {
     let Some(env) = env().await else { return };
     let body = pattern(256 << 10, 51);
     env.http.serve("/img.raw", body.clone());
-    let entry = race_entry(
-        &env.d.uri(),
-        env.d.pool_name(),
-        env.d.domain_type(),
-        &env.http.url("/img.raw"),
-        &sha256_hex(&body),
-        &env.agent.path().display().to_string(),
-    );
+    let entry = race_entry(&env, &body);
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let mut a = spawn_worker_rounds(dir.path(), "a", "race", &entry, rounds);
@@ -310,21 +287,14 @@ async fn a_renewed_lease_is_never_broken() {
     let body = pattern(1 << 20, 52);
     env.http
         .route("/img.raw", Route::new(body.clone()).stall_after(64 << 10));
-    let mut entry = race_entry(
-        &env.d.uri(),
-        env.d.pool_name(),
-        env.d.domain_type(),
-        &env.http.url("/img.raw"),
-        &sha256_hex(&body),
-        &env.agent.path().display().to_string(),
-    );
+    let mut entry = race_entry(&env, &body);
     entry["budgets"] = json!({"transfer_secs": 16, "lease_secs": 1.5, "lease_wait_secs": 0.3});
     let dir = tempfile::tempdir().unwrap();
     let mut holder = spawn_worker(dir.path(), "holder", "hold", &entry);
     // From the moment it holds the lease and uploads, ask for 4 s (more than two lease
     // durations, well inside its 8 s stall).
     wait_for_upload(&env, "base-race-k0.raw").await;
-    let other = build_value(&entry);
+    let other = build(entry.clone());
     let key = id("k0");
     let started = Instant::now();
     let mut busy = 0;
@@ -410,14 +380,7 @@ async fn a_paused_owner_loses_its_lease_and_stops() {
     let body = pattern(2 << 20, 54);
     env.http
         .route("/img.raw", Route::new(body.clone()).stall_after(512 << 10));
-    let mut entry = race_entry(
-        &env.d.uri(),
-        env.d.pool_name(),
-        env.d.domain_type(),
-        &env.http.url("/img.raw"),
-        &sha256_hex(&body),
-        &env.agent.path().display().to_string(),
-    );
+    let mut entry = race_entry(&env, &body);
     entry["budgets"] = json!({"transfer_secs": 60, "lease_secs": 1.5, "lease_wait_secs": 0.5});
     let dir = tempfile::tempdir().unwrap();
     let mut child = spawn_worker(dir.path(), "holder", "hold", &entry);
@@ -433,7 +396,7 @@ async fn a_paused_owner_loses_its_lease_and_stops() {
     signal("-STOP");
 
     env.http.serve("/img.raw", body.clone());
-    let p = build_value(&entry);
+    let p = build(entry.clone());
     let started = Instant::now();
     let key = id("k0");
     // Busy until the lease is broken. Then libvirt may refuse to delete the frozen owner's

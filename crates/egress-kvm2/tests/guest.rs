@@ -87,6 +87,12 @@ impl Drop for DumpOnPanic<'_> {
 /// proxy, or `None` (skip) when libvirt or the image is missing and `TESTBED_REQUIRED` is
 /// not set.
 async fn bed(entry_name: &str, format: &str) -> Option<Bed> {
+    bed_with(entry_name, format, true).await
+}
+
+/// [`bed`]; without `serial_log` the guest's serial port is a pty console (a console stream
+/// can attach to it) instead of a log file.
+async fn bed_with(entry_name: &str, format: &str, serial_log: bool) -> Option<Bed> {
     let started = Instant::now();
     let image = tokio::task::spawn_blocking(guest::image_or_skip)
         .await
@@ -125,19 +131,22 @@ async fn bed(entry_name: &str, format: &str) -> Option<Bed> {
     env.http.serve(&path, body);
     let logs = guest::shared_dir("ekvm2-serial-").unwrap();
     let fwd = guest::free_loopback_port().unwrap();
+    let mut kvm2 = json!({
+        "domain_type": "qemu",
+        "address_sources": ["agent", "lease"],
+        "network": {"type": "user", "port_forwards": [
+            {"host_addr": "127.0.0.1", "host_port": fwd, "guest_port": PROXY_PORT}
+        ]},
+        "budgets": {"shutdown_secs": 5, "transfer_secs": 120, "call_secs": 20},
+    });
+    if serial_log {
+        kvm2["serial_log_dir"] = logs.path().display().to_string().into();
+    }
     let p = build(entry(
         &env,
         entry_name,
         json!({"guest": {"url": env.http.url(&path), "sha256": sha256, "format": format}}),
-        json!({
-            "domain_type": "qemu",
-            "address_sources": ["agent", "lease"],
-            "network": {"type": "user", "port_forwards": [
-                {"host_addr": "127.0.0.1", "host_port": fwd, "guest_port": PROXY_PORT}
-            ]},
-            "serial_log_dir": logs.path().display().to_string(),
-            "budgets": {"shutdown_secs": 5, "transfer_secs": 120, "call_secs": 20},
-        }),
+        kvm2,
     ));
     Some(Bed {
         env,
@@ -366,7 +375,7 @@ async fn qemu_program_answers(bed: &Bed) {
             dom,
             cmd: r#"{"execute":"guest-ping"}"#.into(),
             timeout: agent_timeout::DEFAULT,
-            flags: 0,
+            flags: Default::default(),
         })
         .await
         .unwrap_or_else(|e| panic!("guest-ping: {e}"));
@@ -507,4 +516,122 @@ async fn real_guest_agent_loss_is_provisioning_and_a_dead_link_is_transient() {
         bed.started.elapsed()
     );
     let _ = made;
+}
+
+/// User-data that answers every line typed on the serial console with `echo: <line>`.
+const ECHO_USER_DATA: &str = "#!/bin/sh\n\
+# egress test guest: a console that answers\n\
+( stty -echo 2>/dev/null; echo console-echo-ready; \
+while read -r line; do echo \"echo: $line\"; done ) </dev/ttyS0 >/dev/ttyS0 2>&1 &\n";
+
+/// Read from `console` until `want` shows up in everything read so far (bounded).
+async fn read_until(console: &mut libvirt_rpc::client::Duplex, seen: &mut String, want: &str) {
+    use tokio::io::AsyncReadExt;
+    let until = Instant::now() + RUNNING_WITHIN;
+    let mut buf = [0u8; 4096];
+    while !seen.contains(want) {
+        let left = until.saturating_duration_since(Instant::now());
+        let n = tokio::time::timeout(left, console.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| {
+                panic!("no {want:?} on the console within {RUNNING_WITHIN:?}:\n{seen}")
+            })
+            .unwrap_or_else(|e| panic!("console read: {e}\n{seen}"));
+        assert!(n > 0, "console ended before {want:?}:\n{seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
+
+/// Issue 13's proof: the guest's serial console, opened as a duplex stream
+/// (`virDomainOpenConsole`) on a pty console, shows the guest's boot messages and answers a
+/// line typed into it; the stream then ends from our side, and from the daemon's when the
+/// guest is destroyed while a console is open (typed, nothing parked).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_guest_console_shows_boot_and_answers_a_keystroke() {
+    use libvirt_rpc::proto::procs::common::NameArgs;
+    use libvirt_rpc::proto::procs::domain::{DomainArgs, DomainDestroy, DomainLookupByName};
+    use tokio::io::AsyncWriteExt;
+    let _one = ONE_GUEST.lock().await;
+    let Some(bed) = bed_with("console", "raw", false).await else {
+        return;
+    };
+    let uid = id("c1");
+    let _dump = DumpOnPanic {
+        bed: &bed,
+        uid: uid.clone(),
+    };
+    bed.p
+        .create(&spec(&uid, ECHO_USER_DATA.to_string()))
+        .await
+        .unwrap_or_else(|e| panic!("create: {}", e.chain()));
+    let c = libvirt_rpc::Client::connect(&bed.env.d.uri(), libvirt_rpc::ConnectOptions::default())
+        .await
+        .unwrap();
+    let dom = c
+        .call::<DomainLookupByName>(&NameArgs {
+            name: bed.p.domain_name(&uid).as_str().into(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    let t = Instant::now();
+    let mut console = c.domain_open_console(&dom, None, 0).await.unwrap();
+    let mut seen = String::new();
+    // The init's own lines (docs/guest-image.md: every /init line goes to ttyS0).
+    read_until(&mut console, &mut seen, "egress-guest:").await;
+    read_until(&mut console, &mut seen, "console-echo-ready").await;
+    let boot = t.elapsed();
+    let t = Instant::now();
+    console.write_all(b"hello-console\r").await.unwrap();
+    read_until(&mut console, &mut seen, "echo: hello-console").await;
+    eprintln!(
+        "guest-timing: console boot lines in {boot:.2?}, echo in {:.2?}",
+        t.elapsed()
+    );
+    // Our finish ends it; the connection stays usable.
+    console.shutdown().await.unwrap();
+    // Opened again without FORCE (the daemon refuses while another stream holds the
+    // console: so our finish released it), then dropped mid-stream: the abort releases it
+    // too, and it opens once more.
+    let console = c.domain_open_console(&dom, None, 0).await.unwrap();
+    drop(console);
+    // Then the guest is destroyed under an open console: the stream ends (EOF or a typed
+    // error), never hangs. (The daemon handles the dropped stream's abort on its own
+    // schedule: the open is retried for a bounded while.)
+    let mut reopen = 0;
+    let mut console = loop {
+        match c.domain_open_console(&dom, None, 0).await {
+            Ok(console) => break console,
+            Err(e) if reopen < 40 => {
+                eprintln!("console still held after the drop: {e}");
+                reopen += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("the dropped console was never released: {e}"),
+        }
+    };
+    c.call::<DomainDestroy>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let end = tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::io::AsyncReadExt::read_to_end(&mut console, &mut rest),
+    )
+    .await
+    .expect("the console stream ends when its guest dies");
+    if let Err(e) = &end {
+        assert!(
+            libvirt_rpc::client::stream_error(e).is_some(),
+            "a typed stream error: {e:?}"
+        );
+    }
+    eprintln!("console after destroy ended with {end:?}");
+    assert!(
+        c.call::<libvirt_rpc::proto::procs::connect::ConnectGetLibVersion>(&())
+            .await
+            .is_ok()
+    );
+    drop(console);
+    bed.p.delete(&uid).await.unwrap();
 }

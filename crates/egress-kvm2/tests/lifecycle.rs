@@ -89,13 +89,8 @@ async fn full_lifecycle_with_a_real_domain() {
     assert!(listed.is_complete(), "{listed:?}");
     assert_eq!(listed.instances.len(), 1);
     assert_eq!(listed.instances[0].uid, spec.uid);
-    assert!(
-        p.list_by_tag(&id("red"))
-            .await
-            .unwrap()
-            .instances
-            .is_empty()
-    );
+    let red = p.list_by_tag(&id("red")).await.unwrap();
+    assert!(red.instances.is_empty(), "{red:?}");
 
     // Delete: graceful (nothing inside listens), then destroy; twice is fine.
     p.delete(&spec.uid).await.unwrap();

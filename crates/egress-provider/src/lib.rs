@@ -133,3 +133,8 @@ pub use listing::{Listing, Unreadable};
 pub use provider::Provider;
 pub use registry::{NoSettings, ProviderFactory, ProviderRegistry, ProviderSet, RegistryError};
 pub use spec::{CreateSpec, NAME_MAX_LEN};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

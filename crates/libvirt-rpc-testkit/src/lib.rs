@@ -8,9 +8,14 @@
 //! * [`fuzz`]: the checks behind the cargo-fuzz targets (`frame_decode`, `xdr_decode`,
 //!   `connection`), also run by `cargo test` over the checked-in corpus.
 //!
-//! Everything here is sans-io, like the core it drives: no sockets, no clock, no runtime.
+//! * [`live`] (feature `live`): the calls, event and transfers every transport's tests run
+//!   through the tokio client against a real daemon.
+//!
+//! Everything else here is sans-io, like the core it drives: no sockets, no clock, no runtime.
 
 pub mod fuzz;
+#[cfg(feature = "live")]
+pub mod live;
 mod pair;
 pub mod peer;
 

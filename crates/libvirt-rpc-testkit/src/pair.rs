@@ -24,6 +24,8 @@ pub struct Pair {
     pub now: Instant,
     /// Bytes delivered to the client and not yet consumed by `handle_input`.
     pub rx: BytesMut,
+    /// Descriptors the last [`transmit`](Self::transmit) carried (closed on arrival).
+    pub last_fds: usize,
 }
 
 impl Pair {
@@ -35,6 +37,7 @@ impl Pair {
             peer: Peer::new(),
             now,
             rx: BytesMut::new(),
+            last_fds: 0,
         }
     }
 
@@ -61,6 +64,8 @@ impl Pair {
     pub fn transmit(&mut self) -> Option<(usize, Frame)> {
         let t = self.conn.poll_transmit()?;
         assert!(!t.is_empty(), "an empty transmit");
+        // The descriptors "reach the daemon": dropped (closed) here.
+        self.last_fds = t.fds.len();
         self.peer.feed(&t.head);
         self.peer.feed(&t.body);
         let f = self

@@ -1,5 +1,42 @@
 //! The libvirt remote protocol, in Rust, without libvirt.
 //!
+//! # Quick start
+//!
+//! A [`Connect`] and object handles ([`Domain`], [`StoragePool`], [`StorageVol`], …) with
+//! one async method per libvirt call, named as in the `virt` crate without `get_`
+//! (`hostname()`, `dom.info()`, `dom.xml_desc(flags)`, `pool.list_all_volumes(flags)`):
+//!
+//! ```no_run
+//! use libvirt_rpc::prelude::*;
+//!
+//! # async fn demo() -> Result<(), Error> {
+//! let conn = Connect::open("qemu:///session").await?;
+//! println!("{} runs libvirt {}", conn.hostname().await?, conn.lib_version().await?);
+//!
+//! // List every domain; start the first one that is shut off.
+//! for dom in conn.list_all_domains(Default::default()).await? {
+//!     let info = dom.info().await?;
+//!     println!("{:<20} {:?} {} KiB", dom.name(), DomainState(info.state as i32), info.memory);
+//! }
+//! let dom = conn.lookup_domain_by_name("vm1".into()).await?;
+//! if !dom.is_active().await? {
+//!     dom.create().await?;
+//! }
+//!
+//! // Watch lifecycle events of every domain (an inherent `next()`: no extra import).
+//! let mut events = conn.client().subscribe_lifecycle(None).await?;
+//! while let Some(ev) = events.next().await {
+//!     println!("{}: event {} detail {}", ev.dom.name, ev.event, ev.detail);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Failures are one [`Error`] with predicates (`is_not_found()`, `is_auth()`,
+//! `is_connection_dead()`, `remote()`). Streams (volume upload and download, console) and the
+//! raw procedure table are on the [`Client`] underneath (`conn.client()`).
+//!
+//! # Layers
+//!
 //! **Scope.** Everything needed to talk to `libvirtd` (or `virtqemud`/`virtproxyd`) over a
 //! byte stream: packet framing, bounded XDR, a typed procedure table, the connection state
 //! machine (calls multiplexed by serial, upload/download streams including sparse holes,
@@ -7,7 +44,8 @@
 //! thin tokio driver over any `AsyncRead + AsyncWrite`.
 //!
 //! **Non-scope.** Dialling SSH (see the `ssh-socket` crate), SASL and TLS authentication,
-//! file-descriptor passing (it cannot cross an SSH forward), and domain XML.
+//! and domain XML. File-descriptor passing works on unix sockets only (it cannot cross a
+//! network or an SSH forward).
 //!
 //! ```text
 //!   your code ──▶ client (tokio, feature "client") ──▶ conn::Connection (sans-io) ──▶ proto ──▶ wire
@@ -28,8 +66,28 @@ pub mod conn;
 pub mod proto;
 pub mod wire;
 
+/// The object API and what a program using it needs, in one import:
+/// `use libvirt_rpc::prelude::*;`.
+#[cfg(feature = "client")]
+pub mod prelude {
+    pub use crate::client::handles::{
+        Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Lift, Network, NetworkPort,
+        NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
+    };
+    pub use crate::client::{ConnectError, ConnectOptions, Error};
+    pub use crate::proto::LibvirtVersion;
+    pub use crate::proto::names::DomainState;
+    pub use crate::proto::types::Uuid;
+    pub use crate::wire::xdr::LvString;
+}
+
 #[cfg(feature = "tls")]
 pub use client::TlsError;
+#[cfg(feature = "client")]
+pub use client::handles::{
+    Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Network, NetworkPort, NodeDevice,
+    NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
+};
 #[cfg(feature = "client")]
 pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
 pub use conn::handshake::HandshakeError;
@@ -50,3 +108,8 @@ pub use wire::xdr::LvString;
 /// The `bitflags` crate, for [`flag_set!`]'s expansion.
 #[doc(hidden)]
 pub use bitflags as __bitflags;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectOptions, TransferError};
+use libvirt_rpc::client::{Client, ConnectOptions, DownloadOptions, TransferError, UploadOptions};
 use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
@@ -158,7 +158,7 @@ async fn domain_lifecycle_with_events() {
     let st = c
         .call::<DomainGetState>(&DomainFlagsArgs {
             dom: dom.clone(),
-            flags: 0,
+            flags: Default::default(),
         })
         .await
         .unwrap();
@@ -205,7 +205,7 @@ async fn domain_lifecycle_with_events() {
 }
 
 async fn upload_bytes(c: &Client, vol: &StorageVol, data: &[u8]) -> Result<u64, TransferError> {
-    let up = c.vol_upload(vol, 0, 0, false).await?;
+    let up = c.vol_upload(vol, UploadOptions::new()).await?;
     up.send_all_and_finish(std::io::Cursor::new(data.to_vec()))
         .await
 }
@@ -223,7 +223,7 @@ async fn upload_and_download_64_mib_byte_exact() {
         data,
         "file on the daemon side"
     );
-    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let mut dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
     let mut got = Vec::with_capacity(data.len());
     while let Some(item) = dl.next().await {
         match item.unwrap() {
@@ -233,7 +233,7 @@ async fn upload_and_download_64_mib_byte_exact() {
     }
     assert!(got == data, "download differs");
     // Not a regular file: no seek, no truncate (virsh accepts these too).
-    let dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
     assert_eq!(
         dl.write_to_file(Path::new("/dev/null")).await.unwrap(),
         64 * MIB
@@ -272,7 +272,10 @@ async fn upload_from_a_pipe_sends_everything() {
                 data.chunks(10_000).try_for_each(|piece| f.write_all(piece))
             })
         };
-        let up = c.vol_upload(&vol, 0, 0, sparse).await.unwrap();
+        let up = c
+            .vol_upload(&vol, UploadOptions::new().sparse(sparse))
+            .await
+            .unwrap();
         let sent = up.send_file_and_finish(&fifo).await.unwrap();
         assert_eq!(
             sent, len as u64,
@@ -320,7 +323,10 @@ async fn sparse_upload_and_download_preserve_holes() {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src.raw");
     let islands = sparse_file(&src);
-    let up = c.vol_upload(&vol, 0, 0, true).await.unwrap();
+    let up = c
+        .vol_upload(&vol, UploadOptions::new().sparse(true))
+        .await
+        .unwrap();
     let sent = up.send_file_and_finish(&src).await.unwrap();
     assert_eq!(sent, 4 * MIB, "only data is sent");
     let remote = d.pool_path().join("sparse.raw");
@@ -337,7 +343,10 @@ async fn sparse_upload_and_download_preserve_holes() {
     );
 
     let dst = tmp.path().join("dst.raw");
-    let dl = c.vol_download(&vol, 0, 0, true).await.unwrap();
+    let dl = c
+        .vol_download(&vol, DownloadOptions::new().sparse(true))
+        .await
+        .unwrap();
     assert_eq!(dl.write_to_file(&dst).await.unwrap(), 64 * MIB);
     let meta = std::fs::metadata(&dst).unwrap();
     assert!(
@@ -359,7 +368,10 @@ async fn server_error_mid_upload_then_connection_still_serves() {
     let p = pool(&c, &d).await;
     let vol = create_vol(&c, &p, "short.raw", 4 * MIB).await;
     // Declare 1000 bytes but send 4 MiB: the daemon answers ENOSPC mid-stream.
-    let up = c.vol_upload(&vol, 0, 1000, false).await.unwrap();
+    let up = c
+        .vol_upload(&vol, UploadOptions::new().length(1000))
+        .await
+        .unwrap();
     let r = tokio::time::timeout(
         Duration::from_secs(30),
         up.send_all_and_finish(std::io::Cursor::new(vec![1u8; 4 * MIB as usize])),
@@ -386,7 +398,7 @@ async fn source_error_mid_upload_aborts_and_leaves_no_task() {
     let metrics = tokio::runtime::Handle::current().metrics();
     let before = metrics.num_alive_tasks();
     for _ in 0..5 {
-        let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+        let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
         let r = up
             .send_all_and_finish(FailAfter::new(3 * MIB, "source exploded"))
             .await;
@@ -410,21 +422,21 @@ async fn dropped_transfers_leave_the_connection_usable() {
         .await
         .unwrap();
     // Upload dropped mid-stream.
-    let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+    let mut up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
     up.send(Bytes::from(vec![0u8; 8 * MIB as usize]))
         .await
         .unwrap();
     drop(up);
     assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
     // Download dropped mid-stream, and a download future dropped while opening.
-    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let mut dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
     let _ = dl.next().await.unwrap().unwrap();
     drop(dl);
-    let opening = c.vol_download(&vol, 0, 0, false);
+    let opening = c.vol_download(&vol, DownloadOptions::new());
     drop(opening);
     assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
     // And a full download still works afterwards.
-    let dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
+    let dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
     let n = dl.write_to(tokio::io::sink()).await.unwrap();
     assert_eq!(n, 64 * MIB);
 }
@@ -496,7 +508,7 @@ async fn killed_daemon_fails_pending_operations_within_a_second() {
     let up = {
         let c = c.clone();
         tokio::spawn(async move {
-            let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+            let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
             up.send_all_and_finish(FailAfter::new(u64::MAX, "source exploded"))
                 .await
         })
@@ -528,4 +540,148 @@ async fn killed_daemon_fails_pending_operations_within_a_second() {
         c.call::<ConnectGetLibVersion>(&()).await.is_err(),
         "dead stays dead"
     );
+}
+
+/// The pool's file for `name` exists on the daemon side.
+fn vol_file_exists(d: &Libvirtd, name: &str) -> bool {
+    d.pool_path().join(name).exists()
+}
+
+/// Wait (bounded) until the daemon-side file is gone: a dropped upload's delete runs on a
+/// task after the daemon answered the abort.
+async fn wait_vol_file_gone(d: &Libvirtd, name: &str) -> bool {
+    for _ in 0..200 {
+        if !vol_file_exists(d, name) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_on_failure_removes_the_half_written_volume() {
+    let Some(d) = daemon() else { return };
+    let c = connect(&d).await;
+    let p = pool(&c, &d).await;
+    // A failing source: the volume is deleted once the daemon answered the abort.
+    let vol = create_vol(&c, &p, "half.raw", 16 * MIB).await;
+    let up = c
+        .vol_upload(&vol, UploadOptions::new().delete_on_failure(true))
+        .await
+        .unwrap();
+    let r = up
+        .send_all_and_finish(FailAfter::new(3 * MIB, "source exploded"))
+        .await;
+    assert!(matches!(r, Err(TransferError::Local(_))), "{r:?}");
+    assert!(!vol_file_exists(&d, "half.raw"), "volume deleted");
+    // A dropped upload: deleted too, by a task, after the daemon's answer.
+    let vol = create_vol(&c, &p, "dropped.raw", 16 * MIB).await;
+    let mut up = c
+        .vol_upload(&vol, UploadOptions::new().delete_on_failure(true))
+        .await
+        .unwrap();
+    up.send(Bytes::from(vec![1u8; 2 * MIB as usize]))
+        .await
+        .unwrap();
+    drop(up);
+    assert!(
+        wait_vol_file_gone(&d, "dropped.raw").await,
+        "dropped upload's volume deleted"
+    );
+    // Off (the default) or on with a successful finish: the volume stays.
+    let vol = create_vol(&c, &p, "kept.raw", 16 * MIB).await;
+    let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
+    let r = up
+        .send_all_and_finish(FailAfter::new(3 * MIB, "source exploded"))
+        .await;
+    assert!(r.is_err());
+    assert!(
+        vol_file_exists(&d, "kept.raw"),
+        "kept without delete_on_failure"
+    );
+    let up = c
+        .vol_upload(&vol, UploadOptions::new().delete_on_failure(true))
+        .await
+        .unwrap();
+    up.send_all_and_finish(std::io::Cursor::new(pattern(MIB as usize, 2)))
+        .await
+        .unwrap();
+    assert!(
+        vol_file_exists(&d, "kept.raw"),
+        "kept after a successful upload"
+    );
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writer_and_reader_adaptors_round_trip_and_abort_when_dropped() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Some(d) = daemon() else { return };
+    let c = connect(&d).await;
+    let p = pool(&c, &d).await;
+    let vol = create_vol(&c, &p, "adaptor.raw", 8 * MIB).await;
+    let data = pattern(8 * MIB as usize, 5);
+    // Upload through AsyncWrite, progress told the total and holding state.
+    let mut seen = Vec::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let up = c
+        .vol_upload(&vol, UploadOptions::new().length(8 * MIB))
+        .await
+        .unwrap()
+        .with_progress(move |p| {
+            seen.push(p.done);
+            let _ = tx.send((seen.len(), p));
+        });
+    let mut w = up.into_writer();
+    for chunk in data.chunks(100_000) {
+        w.write_all(chunk).await.unwrap();
+    }
+    w.shutdown().await.unwrap();
+    let last = rx.try_iter().last().unwrap();
+    assert_eq!(last.1.done, 8 * MIB);
+    assert_eq!(last.1.total, Some(8 * MIB));
+    assert!(
+        last.0 > 1,
+        "several reports, counted by the callback's own state"
+    );
+    assert_eq!(
+        std::fs::read(d.pool_path().join("adaptor.raw")).unwrap(),
+        data
+    );
+    // Download through AsyncRead.
+    let dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
+    let mut got = Vec::new();
+    dl.into_reader().read_to_end(&mut got).await.unwrap();
+    assert!(got == data, "download differs");
+    // Both adaptors dropped mid-transfer: the streams are aborted, the connection usable.
+    let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
+    let mut w = up.into_writer();
+    w.write_all(&data[..MIB as usize]).await.unwrap();
+    drop(w);
+    let dl = c.vol_download(&vol, DownloadOptions::new()).await.unwrap();
+    let mut r = dl.into_reader();
+    let mut buf = vec![0; 1000];
+    r.read_exact(&mut buf).await.unwrap();
+    drop(r);
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+    // A write after the daemon failed the stream carries the typed error.
+    let up = c
+        .vol_upload(&vol, UploadOptions::new().length(1000))
+        .await
+        .unwrap();
+    let mut w = up.into_writer();
+    let mut err = None;
+    for _ in 0..200 {
+        if let Err(e) = w.write_all(&data[..MIB as usize]).await {
+            err = Some(e);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let err = err.expect("the daemon refuses more than `length` bytes");
+    let se = libvirt_rpc::client::stream_error(&err).expect("a StreamError inside");
+    assert!(matches!(se, StreamError::Remote(_)), "{se:?}");
+    drop(w);
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
 }

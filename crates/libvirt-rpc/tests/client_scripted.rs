@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectOptions, TransferError};
+use libvirt_rpc::client::{Client, ConnectOptions, DownloadOptions, TransferError, UploadOptions};
 use libvirt_rpc::conn::{CallError, Config, ConnectionError, StreamError, StreamItem};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::proto::types::StorageVol;
@@ -219,7 +219,7 @@ async fn source_error_aborts_and_returns_the_source_error() {
     let (client, mut server) = Server::start(1 << 20);
     let c = client.clone();
     let up = tokio::spawn(async move {
-        let u = c.vol_upload(&vol(), 0, 0, false).await.unwrap();
+        let u = c.vol_upload(&vol(), UploadOptions::new()).await.unwrap();
         u.send_all_and_finish(testbed::data::FailAfter::new(3 << 20, "disk on fire"))
             .await
     });
@@ -253,7 +253,11 @@ async fn slow_download_consumer_keeps_memory_bounded() {
     let (client, mut server) = Server::start(256 << 10);
     let c = client.clone();
     let sent = Arc::new(AtomicUsize::new(0));
-    let dl = tokio::spawn(async move { c.vol_download(&vol(), 0, 0, false).await.unwrap() });
+    let dl = tokio::spawn(async move {
+        c.vol_download(&vol(), DownloadOptions::new())
+            .await
+            .unwrap()
+    });
     let open = server.next().await;
     server.send(peer::reply_to(&open.header, &())).await;
     let mut d = dl.await.unwrap();
@@ -301,7 +305,10 @@ async fn server_error_mid_upload_is_returned_and_connection_survives() {
     let (client, mut server) = Server::start(1 << 20);
     let c = client.clone();
     let up = tokio::spawn(async move {
-        let mut u = c.vol_upload(&vol(), 0, 1000, false).await.unwrap();
+        let mut u = c
+            .vol_upload(&vol(), UploadOptions::new().length(1000))
+            .await
+            .unwrap();
         loop {
             if let Err(e) = u.send(Bytes::from(vec![0u8; 262_120])).await {
                 return e;
@@ -376,7 +383,7 @@ async fn peer_death_fails_everything_at_once() {
 async fn download_completes_before_its_open_reply(data: &'static [u8]) {
     let (client, mut server) = Server::start(1 << 20);
     let c = client.clone();
-    let dl = tokio::spawn(async move { c.vol_download(&vol(), 0, 0, false).await });
+    let dl = tokio::spawn(async move { c.vol_download(&vol(), DownloadOptions::new()).await });
     let open = server.next().await;
     if !data.is_empty() {
         server.send(peer::stream_data_to(&open.header, data)).await;
@@ -415,4 +422,113 @@ async fn a_download_complete_before_its_open_reply_yields_its_data() {
 #[tokio::test]
 async fn an_empty_download_complete_before_its_open_reply_opens() {
     download_completes_before_its_open_reply(b"").await;
+}
+
+// ---- duplex streams (console) ----------------------------------------------------------
+// Scripted: a console whose daemon fails mid-stream, a connection lost under a console
+// and split halves on two tasks are states a test cannot make a real daemon produce on cue.
+
+fn dom() -> libvirt_rpc::proto::types::Domain {
+    libvirt_rpc::proto::types::Domain {
+        name: "g".into(),
+        uuid: libvirt_rpc::proto::types::Uuid([1; 16]),
+        id: 1,
+    }
+}
+
+/// Open a console on `client`; the scripted daemon accepts it. Returns it and its CALL.
+async fn open_console(
+    client: &Client,
+    server: &mut Server,
+) -> (
+    libvirt_rpc::client::Duplex,
+    libvirt_rpc::wire::frame::Header,
+) {
+    let c = client.clone();
+    let opening = tokio::spawn(async move { c.domain_open_console(&dom(), None, 0).await });
+    let open = server.next().await;
+    assert_eq!(open.header.procedure, 201);
+    server.send(peer::reply_to(&open.header, &())).await;
+    (opening.await.unwrap().unwrap(), open.header)
+}
+
+async fn timed<T>(f: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(5), f)
+        .await
+        .expect("the console stream ends, never hangs")
+}
+
+#[tokio::test]
+async fn duplex_halves_on_two_tasks_then_a_server_error_ends_both() {
+    let (client, mut server) = Server::start(64 << 10);
+    let (console, h) = open_console(&client, &mut server).await;
+    let (mut rd, mut wr) = tokio::io::split(console);
+    // Writer on its own task, reader on this one.
+    let writer = tokio::spawn(async move {
+        wr.write_all(b"ls\r").await.unwrap();
+        // Keep writing until the stream's end reaches the writer.
+        loop {
+            if let Err(e) = wr.write_all(b"x").await {
+                return e;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    });
+    let keys = server.next().await;
+    assert_eq!(
+        (keys.header.kind, keys.header.status),
+        (MessageType::Stream, MessageStatus::Continue)
+    );
+    assert_eq!(&keys.payload[..], b"ls\r");
+    server.send(peer::stream_data_to(&h, b"file1\r\n")).await;
+    let mut buf = [0u8; 64];
+    let n = timed(rd.read(&mut buf)).await.unwrap();
+    assert_eq!(&buf[..n], b"file1\r\n");
+    server
+        .send(peer::stream_error_to(&h, &peer::error(1, 10, "pty closed")))
+        .await;
+    let e = timed(rd.read(&mut buf)).await.unwrap_err();
+    let se = libvirt_rpc::client::stream_error(&e);
+    assert!(matches!(se, Some(StreamError::Remote(_))), "{e:?}");
+    let e = timed(writer).await.unwrap();
+    assert!(
+        libvirt_rpc::client::stream_error(&e).is_some(),
+        "the writer half gets a typed error too: {e:?}"
+    );
+    server.serve_versions();
+    client.call::<ConnectGetLibVersion>(&()).await.unwrap();
+}
+
+#[tokio::test]
+async fn duplex_lost_connection_and_dropped_handle_end_it_typed() {
+    // Dropped mid-stream: an abort goes out, the connection stays usable.
+    let (client, mut server) = Server::start(64 << 10);
+    let (console, h) = open_console(&client, &mut server).await;
+    drop(console);
+    let abort = server.next().await;
+    assert_eq!(
+        (abort.header.kind, abort.header.status, abort.payload.len()),
+        (MessageType::Stream, MessageStatus::Error, 0)
+    );
+    server.send(peer::stream_ok_to(&h)).await;
+    server.send(peer::stream_data_to(&h, b"straggler")).await;
+    let (mut console, h) = open_console(&client, &mut server).await;
+    // Our finish (shutdown) ends it with the daemon's confirmation.
+    let done = tokio::spawn(async move { console.shutdown().await });
+    let fin = server.next().await;
+    assert_eq!(
+        (fin.header.kind, fin.header.status),
+        (MessageType::Stream, MessageStatus::Ok)
+    );
+    server.send(peer::stream_ok_to(&h)).await;
+    timed(done).await.unwrap().unwrap();
+    // The connection is lost under an open console: reads and writes end typed.
+    let (mut console, _) = open_console(&client, &mut server).await;
+    drop(server);
+    let mut buf = [0u8; 16];
+    let e = timed(console.read(&mut buf)).await.unwrap_err();
+    let se = libvirt_rpc::client::stream_error(&e);
+    assert!(matches!(se, Some(StreamError::Connection(_))), "{e:?}");
+    let e = timed(console.write_all(b"x")).await.unwrap_err();
+    assert!(libvirt_rpc::client::stream_error(&e).is_some(), "{e:?}");
 }

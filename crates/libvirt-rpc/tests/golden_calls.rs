@@ -900,24 +900,15 @@ fn declared_calls_match_their_layouts() {
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700001001000000030102030000001003",
     );
-    args::<domain_tune::DomainAddIoThread>(
-        &mut seen,
-        domain_tune::DomainIoThreadIdArgs {
-            dom: dom(),
-            iothread_id: 4097,
-            flags: DomainModificationImpact::from_bits_retain(4098),
-        },
-        "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002",
-    );
-    args::<domain_tune::DomainDelIoThread>(
-        &mut seen,
-        domain_tune::DomainIoThreadIdArgs {
-            dom: dom(),
-            iothread_id: 4097,
-            flags: DomainModificationImpact::from_bits_retain(4098),
-        },
-        "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002",
-    );
+    // Adding and deleting an I/O thread take the same arguments.
+    let iothread = || domain_tune::DomainIoThreadIdArgs {
+        dom: dom(),
+        iothread_id: 4097,
+        flags: DomainModificationImpact::from_bits_retain(4098),
+    };
+    let iothread_hex = "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000100100001002";
+    args::<domain_tune::DomainAddIoThread>(&mut seen, iothread(), iothread_hex);
+    args::<domain_tune::DomainDelIoThread>(&mut seen, iothread(), iothread_hex);
     args::<migration::DomainMigrateStartPostCopy>(
         &mut seen,
         domain::DomainFlagsArgs {
@@ -1332,7 +1323,7 @@ fn qemu_and_lxc_calls_match_their_layouts() {
         &mut seen,
         qemu::QemuDomainAttachArgs {
             pid_value: 4242,
-            flags: 0,
+            flags: Default::default(),
         },
         "0000109200000000",
     );
@@ -1344,7 +1335,7 @@ fn qemu_and_lxc_calls_match_their_layouts() {
             dom: dom(),
             cmd: "{}".into(),
             timeout: qemu::agent_timeout::BLOCK,
-            flags: 0,
+            flags: Default::default(),
         },
         &hex(&[DOM, "000000027b7d0000", "fffffffe", "00000000"]),
     );
@@ -1387,7 +1378,7 @@ fn qemu_and_lxc_calls_match_their_layouts() {
         &mut seen,
         domain::DomainFlagsArgs {
             dom: dom(),
-            flags: 0,
+            flags: Default::default(),
         },
         &hex(&[DOM, "00000000"]),
     );

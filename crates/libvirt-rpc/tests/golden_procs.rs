@@ -200,7 +200,8 @@ fn stream_procedures_are_marked() {
     assert_eq!(dir("StorageVolUpload"), Some(StreamDirection::Upload));
     assert_eq!(dir("StorageVolDownload"), Some(StreamDirection::Download));
     assert_eq!(dir("DomainScreenshot"), Some(StreamDirection::Download));
-    assert_eq!(dir("DomainOpenConsole"), Some(StreamDirection::Download));
+    assert_eq!(dir("DomainOpenConsole"), Some(StreamDirection::Duplex));
+    assert_eq!(dir("DomainOpenChannel"), Some(StreamDirection::Duplex));
     let streams = TABLES
         .iter()
         .flat_map(|t| t.iter())
@@ -277,7 +278,7 @@ fn domain_calls_match_virsh() {
         SESSION_C011,
         &DomainFlagsArgs {
             dom: probe_dom(-1),
-            flags: 0,
+            flags: Default::default(),
         },
     );
     call::<DomainLookupByName>(
@@ -326,7 +327,7 @@ fn domain_calls_match_virsh() {
         SESSION_C025,
         &DomainFlagsArgs {
             dom: probe_dom(3),
-            flags: 0,
+            flags: Default::default(),
         },
     );
     for (hex, source) in [
@@ -339,7 +340,7 @@ fn domain_calls_match_virsh() {
             &DomainInterfaceAddressesArgs {
                 dom: probe_dom(3),
                 source,
-                flags: 0,
+                flags: Default::default(),
             },
         );
     }
@@ -363,7 +364,7 @@ fn domain_calls_match_virsh() {
         SESSION_C040,
         &DomainFlagsArgs {
             dom: probe_dom(-1),
-            flags: 0,
+            flags: Default::default(),
         },
     );
     call::<DomainSnapshotNum>(
@@ -458,7 +459,7 @@ fn storage_calls_match_virsh() {
         SESSION_C044,
         &StoragePoolFlagsArgs {
             pool: pool(),
-            flags: 0,
+            flags: Default::default(),
         },
     );
     call::<StorageVolCreateXml>(
@@ -496,7 +497,7 @@ fn storage_calls_match_virsh() {
         &StoragePoolListAllVolumesArgs {
             pool: pool(),
             need_results: 1,
-            flags: 0,
+            flags: Default::default(),
         },
     );
     call::<StorageVolGetPath>(

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use bytes::Bytes;
-use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_rpc::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_rpc::conn::CallError;
 use libvirt_rpc::proto::MetadataType;
 use libvirt_rpc::proto::procs::common::{
@@ -196,6 +196,26 @@ fn flags<F>(d: &Domain, flags: F) -> domain::DomainFlagsArgs<F> {
     }
 }
 
+/// The arguments that read `dom`'s title.
+fn title_of(dom: &Domain) -> domain::DomainGetMetadataArgs {
+    domain::DomainGetMetadataArgs {
+        dom: dom.clone(),
+        kind: domain::MetadataType::TITLE,
+        uri: None,
+        flags: Default::default(),
+    }
+}
+
+/// The test driver's domain `test`, looked up by name.
+async fn lookup_test(c: &Client) -> Domain {
+    c.call::<domain::DomainLookupByName>(&NameArgs {
+        name: "test".into(),
+    })
+    .await
+    .unwrap()
+    .dom
+}
+
 fn domain_xml(name: &str) -> String {
     format!(
         "<domain type='test'><name>{name}</name>\
@@ -322,7 +342,7 @@ async fn connection_facts(run: &mut Run<'_>) {
         text(&r.capabilities).contains("<capabilities>")
     })
     .await;
-    run.expect::<ConnectGetSysinfo>(FlagsArgs { flags: 0 }, "sysinfo XML", |r| {
+    run.expect::<ConnectGetSysinfo>(FlagsArgs { flags: Default::default() }, "sysinfo XML", |r| {
         text(&r.sysinfo).contains("<sysinfo")
     })
     .await;
@@ -330,7 +350,7 @@ async fn connection_facts(run: &mut Run<'_>) {
         ConnectGetCpuModelNamesArgs {
             arch: "x86_64".into(),
             need_results: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "x86 models including pentium",
         |r| r.ret > 0 && r.models.iter().any(|m| *m == "pentium"),
@@ -440,7 +460,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         DomainGetParamsArgs {
             dom: test.clone(),
             nparams: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "the test driver refusing STRING_OKAY",
         refuses_string_okay,
@@ -483,7 +503,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         DomainMemoryStatsArgs {
             dom: test.clone(),
             max_stats: 16,
-            flags: 0,
+            flags: Default::default(),
         },
         "some statistics",
         |r| !r.stats.is_empty(),
@@ -504,7 +524,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         DomainGetBlockInfoArgs {
             dom: test.clone(),
             path: "vda".into(),
-            flags: 0,
+            flags: Default::default(),
         },
         "sizes",
         |r| r.capacity > 0 && r.physical > 0,
@@ -530,7 +550,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         DomainInterfaceAddressesArgs {
             dom: test.clone(),
             source: InterfaceAddressesSource::LEASE,
-            flags: 0,
+            flags: Default::default(),
         },
         "an address of testnet0",
         |r| r.ifaces.iter().any(|i| !i.addrs.is_empty()),
@@ -540,7 +560,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         DomainGetDiskErrorsArgs {
             dom: test.clone(),
             maxerrors: 16,
-            flags: 0,
+            flags: Default::default(),
         },
         "a consistent count",
         |r| r.nerrors as usize == r.errors.len(),
@@ -557,7 +577,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
                 nparams: 0,
                 start_cpu: -1,
                 ncpus: 1,
-                flags: 0,
+                flags: Default::default(),
             },
             "a parameter count",
             |r| r.nparams > 0,
@@ -571,7 +591,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
                 nparams: cpu.nparams as u32,
                 start_cpu: -1,
                 ncpus: 1,
-                flags: 0,
+                flags: Default::default(),
             })
             .await
         {
@@ -602,7 +622,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         .download::<DomainScreenshot>(&DomainScreenshotArgs {
             dom: test.clone(),
             screen: 0,
-            flags: 0,
+            flags: Default::default(),
         })
         .await
     {
@@ -643,23 +663,14 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
         snapshot::DomainListAllCheckpointsArgs {
             dom: test.clone(),
             need_results: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "no checkpoints",
         |r| r.ret == 0 && r.checkpoints.is_empty(),
     )
     .await;
-    run.refuse::<DomainGetMetadata>(
-        DomainGetMetadataArgs {
-            dom: test.clone(),
-            kind: MetadataType::TITLE,
-            uri: None,
-            flags: DomainModificationImpact::empty(),
-        },
-        "no title set",
-        RemoteError::is_no_metadata,
-    )
-    .await;
+    run.refuse::<DomainGetMetadata>(title_of(&test), "no title set", RemoteError::is_no_metadata)
+        .await;
     Some(test)
 }
 
@@ -721,16 +732,9 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         flags: DomainModificationImpact::empty(),
     })
     .await;
-    run.expect::<DomainGetMetadata>(
-        DomainGetMetadataArgs {
-            dom: d.clone(),
-            kind: MetadataType::TITLE,
-            uri: None,
-            flags: DomainModificationImpact::empty(),
-        },
-        "the title just set",
-        |r| r.metadata == "procedure table",
-    )
+    run.expect::<DomainGetMetadata>(title_of(&d), "the title just set", |r| {
+        r.metadata == "procedure table"
+    })
     .await;
     run.done::<DomainSetMaxMemory>(DomainSetMemoryArgs {
         dom: d.clone(),
@@ -785,7 +789,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         DomainRenameArgs {
             dom: d.clone(),
             new_name: Some("lv-procs-2".into()),
-            flags: 0,
+            flags: Default::default(),
         },
         "renamed",
         |r| r.retcode == 0,
@@ -898,7 +902,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         dom: d.clone(),
         seconds: 1_700_000_000,
         nseconds: 0,
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.done::<DomainSendKey>(DomainSendKeyArgs {
@@ -906,14 +910,14 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         codeset: 0, // VIR_KEYCODE_SET_LINUX
         holdtime: 10,
         keycodes: vec![28], // KEY_ENTER
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.done::<DomainSendProcessSignal>(DomainSendProcessSignalArgs {
         dom: d.clone(),
         pid_value: 1,
         signum: 0, // VIR_DOMAIN_PROCESS_SIGNAL_NOP
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.done::<DomainInjectNmi>(flags(&d, 0)).await;
@@ -922,14 +926,14 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         dom: d.clone(),
         mount_point: None,
         minimum: 0,
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.expect::<DomainFsFreeze>(
         DomainFsFreezeArgs {
             dom: d.clone(),
             mountpoints: vec![],
-            flags: 0,
+            flags: Default::default(),
         },
         "frozen file systems",
         |r| r.filesystems > 0,
@@ -939,7 +943,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         DomainFsFreezeArgs {
             dom: d.clone(),
             mountpoints: vec![],
-            flags: 0,
+            flags: Default::default(),
         },
         "thawed file systems",
         |r| r.filesystems > 0,
@@ -949,7 +953,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         dom: d.clone(),
         user: Some("root".into()),
         password: Some("secret".into()),
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     snapshots(run, &d).await;
@@ -1005,16 +1009,9 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         from: image.as_str().into(),
     })
     .await;
-    run.expect::<DomainGetMetadata>(
-        DomainGetMetadataArgs {
-            dom: d.clone(),
-            kind: MetadataType::TITLE,
-            uri: None,
-            flags: DomainModificationImpact::empty(),
-        },
-        "the title edited in the image",
-        |r| r.metadata == "saved title",
-    )
+    run.expect::<DomainGetMetadata>(title_of(&d), "the title edited in the image", |r| {
+        r.metadata == "saved title"
+    })
     .await;
     let image2 = dir.join("lv-procs.save2").display().to_string();
     run.done::<DomainSaveFlags>(DomainSaveFlagsArgs {
@@ -1037,14 +1034,14 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     run.done::<DomainCoreDump>(DomainCoreDumpArgs {
         dom: d.clone(),
         to: dir.join("lv-procs.core").display().to_string().into(),
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.done::<DomainCoreDumpWithFormat>(DomainCoreDumpWithFormatArgs {
         dom: d.clone(),
         to: dir.join("lv-procs.core2").display().to_string().into(),
         dumpformat: 0, // VIR_DOMAIN_CORE_DUMP_FORMAT_RAW
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.check(
@@ -1121,6 +1118,10 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
 
 async fn iothreads(run: &mut Run<'_>, d: &Domain) {
     use domain_tune::*;
+    let live = || domain::DomainFlagsArgs {
+        dom: d.clone(),
+        flags: LIVE,
+    };
     run.done::<DomainAddIoThread>(DomainIoThreadIdArgs {
         dom: d.clone(),
         iothread_id: 5,
@@ -1141,18 +1142,11 @@ async fn iothreads(run: &mut Run<'_>, d: &Domain) {
         flags: DomainModificationImpact::LIVE,
     })
     .await;
-    run.expect::<DomainGetIoThreadInfo>(
-        domain::DomainFlagsArgs {
-            dom: d.clone(),
-            flags: LIVE,
-        },
-        "I/O thread 5 pinned to CPU 0",
-        |r| {
-            r.info
-                .iter()
-                .any(|t| t.iothread_id == 5 && t.cpumap.first() == Some(&0b1))
-        },
-    )
+    run.expect::<DomainGetIoThreadInfo>(live(), "I/O thread 5 pinned to CPU 0", |r| {
+        r.info
+            .iter()
+            .any(|t| t.iothread_id == 5 && t.cpumap.first() == Some(&0b1))
+    })
     .await;
     run.done::<DomainDelIoThread>(DomainIoThreadIdArgs {
         dom: d.clone(),
@@ -1160,14 +1154,9 @@ async fn iothreads(run: &mut Run<'_>, d: &Domain) {
         flags: DomainModificationImpact::LIVE,
     })
     .await;
-    run.expect::<DomainGetIoThreadInfo>(
-        domain::DomainFlagsArgs {
-            dom: d.clone(),
-            flags: LIVE,
-        },
-        "I/O thread 5 gone",
-        |r| r.info.iter().all(|t| t.iothread_id != 5),
-    )
+    run.expect::<DomainGetIoThreadInfo>(live(), "I/O thread 5 gone", |r| {
+        r.info.iter().all(|t| t.iothread_id != 5)
+    })
     .await;
 }
 
@@ -1353,7 +1342,7 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
         DomainChildLookupArgs {
             dom: d.clone(),
             name: "s1".into(),
-            flags: 0,
+            flags: Default::default(),
         },
         "s1",
         |r| r.snap.name == "s1",
@@ -1398,7 +1387,7 @@ async fn checkpoints(run: &mut Run<'_>, d: &Domain) {
     let create = |name: &str| DomainCreateChildXmlArgs {
         dom: d.clone(),
         xml_desc: format!("<domaincheckpoint><name>{name}</name></domaincheckpoint>").into(),
-        flags: 0,
+        flags: Default::default(),
     };
     let cp = |name: &str| DomainCheckpoint {
         name: name.into(),
@@ -1406,7 +1395,7 @@ async fn checkpoints(run: &mut Run<'_>, d: &Domain) {
     };
     let on = |name: &str| CheckpointFlagsArgs {
         checkpoint: cp(name),
-        flags: 0,
+        flags: Default::default(),
     };
     run.expect::<DomainCheckpointCreateXml>(create("c1"), "c1", |r| r.checkpoint.name == "c1")
         .await;
@@ -1422,7 +1411,7 @@ async fn checkpoints(run: &mut Run<'_>, d: &Domain) {
         DomainChildLookupArgs {
             dom: d.clone(),
             name: "c2".into(),
-            flags: 0,
+            flags: Default::default(),
         },
         "c2",
         |r| r.checkpoint.name == "c2",
@@ -1432,7 +1421,7 @@ async fn checkpoints(run: &mut Run<'_>, d: &Domain) {
         CheckpointListAllChildrenArgs {
             checkpoint: cp("c1"),
             need_results: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "[c2]",
         |r| r.ret == 1 && r.checkpoints[0].name == "c2",
@@ -1442,7 +1431,7 @@ async fn checkpoints(run: &mut Run<'_>, d: &Domain) {
         DomainListAllCheckpointsArgs {
             dom: d.clone(),
             need_results: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "c1 and c2",
         |r| r.ret == 2,
@@ -1454,7 +1443,7 @@ async fn checkpoints(run: &mut Run<'_>, d: &Domain) {
         DomainListAllCheckpointsArgs {
             dom: d.clone(),
             need_results: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "none left",
         |r| r.ret == 0,
@@ -1635,7 +1624,7 @@ async fn interfaces(run: &mut Run<'_>) {
     let ifc = |i: &Interface| InterfaceArgs { iface: i.clone() };
     let fl = |i: &Interface| InterfaceFlagsArgs {
         iface: i.clone(),
-        flags: 0,
+        flags: Default::default(),
     };
     run.expect::<InterfaceLookupByMacString>(
         InterfaceLookupByMacStringArgs {
@@ -1671,13 +1660,13 @@ async fn interfaces(run: &mut Run<'_>) {
              <mac address='52:54:00:4c:56:09'/></interface>"
         )
     };
-    run.done::<InterfaceChangeBegin>(FlagsArgs { flags: 0 })
+    run.done::<InterfaceChangeBegin>(FlagsArgs { flags: Default::default() })
         .await;
     if let Some(i) = run
         .expect::<InterfaceDefineXml>(
             XmlFlagsArgs {
                 xml: xml("lv-eth9").into(),
-                flags: 0,
+                flags: Default::default(),
             },
             "lv-eth9",
             |r| r.iface.name == "lv-eth9",
@@ -1697,16 +1686,16 @@ async fn interfaces(run: &mut Run<'_>) {
         run.done::<InterfaceDestroy>(fl(&i)).await;
         run.done::<InterfaceUndefine>(ifc(&i)).await;
     }
-    run.done::<InterfaceChangeCommit>(FlagsArgs { flags: 0 })
+    run.done::<InterfaceChangeCommit>(FlagsArgs { flags: Default::default() })
         .await;
-    run.done::<InterfaceChangeBegin>(FlagsArgs { flags: 0 })
+    run.done::<InterfaceChangeBegin>(FlagsArgs { flags: Default::default() })
         .await;
     run.done::<InterfaceDefineXml>(XmlFlagsArgs {
         xml: xml("lv-eth10").into(),
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
-    run.done::<InterfaceChangeRollback>(FlagsArgs { flags: 0 })
+    run.done::<InterfaceChangeRollback>(FlagsArgs { flags: Default::default() })
         .await;
     run.refuse::<InterfaceLookupByName>(
         NameArgs {
@@ -1780,7 +1769,7 @@ async fn storage_pools(run: &mut Run<'_>) {
         ConnectFindStoragePoolSourcesArgs {
             kind: "logical".into(),
             src_spec: None,
-            flags: 0,
+            flags: Default::default(),
         },
         "sources XML",
         |r| text(&r.xml).contains("<sources>"),
@@ -1840,7 +1829,7 @@ async fn storage_pools(run: &mut Run<'_>) {
         run.expect::<StorageVolGetXmlDesc>(
             StorageVolFlagsArgs {
                 vol: v.clone(),
-                flags: 0,
+                flags: Default::default(),
             },
             "its XML",
             |r| text(&r.xml).contains("lv-vol.img"),
@@ -1877,7 +1866,7 @@ async fn storage_pools(run: &mut Run<'_>) {
             StoragePoolListAllVolumesArgs {
                 pool: pool.clone(),
                 need_results: 1,
-                flags: 0,
+                flags: Default::default(),
             },
             "both volumes",
             |r| r.vols.iter().any(|x| x.name == "lv-vol.img"),
@@ -1976,7 +1965,7 @@ async fn host(run: &mut Run<'_>) {
         NodeGetCpuStatsArgs {
             cpu_num: -1,
             nparams: 8,
-            flags: 0,
+            flags: Default::default(),
         },
         "CPU times",
         |r| r.params.iter().any(|s| s.field == "user"),
@@ -1986,7 +1975,7 @@ async fn host(run: &mut Run<'_>) {
         NodeGetCpuMapArgs {
             need_map: 1,
             need_online: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "the node's CPUs",
         |r| r.ret > 0 && r.online <= r.ret as u32 && !r.cpumap.is_empty(),
@@ -1999,7 +1988,7 @@ async fn host(run: &mut Run<'_>) {
             pages: vec![4, 2048],
             start_cell: 0,
             cell_count: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "the dispatcher's unset error",
         |e| e.message().contains("did not set virError"),
@@ -2014,7 +2003,7 @@ async fn node_devices(run: &mut Run<'_>) {
     run.expect::<NodeNumOfDevices>(
         NodeNumOfDevicesArgs {
             cap: None,
-            flags: 0,
+            flags: Default::default(),
         },
         "some devices",
         |r| r.num > 1,
@@ -2024,7 +2013,7 @@ async fn node_devices(run: &mut Run<'_>) {
         NodeListDevicesArgs {
             cap: None,
             maxnames: 64,
-            flags: 0,
+            flags: Default::default(),
         },
         "computer",
         |r| r.names.iter().any(|n| *n == "computer"),
@@ -2033,7 +2022,7 @@ async fn node_devices(run: &mut Run<'_>) {
     run.expect::<ConnectListAllNodeDevices>(
         ListAllArgs {
             need_results: 1,
-            flags: 0,
+            flags: Default::default(),
         },
         "computer",
         |r| r.devices.iter().any(|d| d.name == "computer"),
@@ -2050,7 +2039,7 @@ async fn node_devices(run: &mut Run<'_>) {
     run.expect::<NodeDeviceGetXmlDesc>(
         NameFlagsArgs {
             name: "computer".into(),
-            flags: 0,
+            flags: Default::default(),
         },
         "its XML",
         |r| text(&r.xml).contains("<name>computer</name>"),
@@ -2088,7 +2077,7 @@ async fn node_devices(run: &mut Run<'_>) {
         .expect::<NodeDeviceCreateXml>(
             NodeDeviceXmlArgs {
                 xml_desc: vhba.into(),
-                flags: 0,
+                flags: Default::default(),
             },
             "a new scsi_host",
             |r| text(&r.dev.name).starts_with("scsi_host"),
@@ -2117,7 +2106,7 @@ async fn secrets(run: &mut Run<'_>) {
         .expect::<SecretDefineXml>(
             XmlFlagsArgs {
                 xml: xml.into(),
-                flags: 0,
+                flags: Default::default(),
             },
             "the secret",
             |r| r.secret.uuid.to_string() == uuid,
@@ -2129,7 +2118,7 @@ async fn secrets(run: &mut Run<'_>) {
     let s: Secret = s.secret;
     let sf = |s: &Secret| SecretFlagsArgs {
         secret: s.clone(),
-        flags: 0,
+        flags: Default::default(),
     };
     run.expect::<SecretLookupByUuid>(UuidArgs { uuid: s.uuid }, "the secret", |r| {
         r.secret.usage_id == "/lv/procs.img"
@@ -2149,7 +2138,7 @@ async fn secrets(run: &mut Run<'_>) {
     run.done::<SecretSetValue>(SecretSetValueArgs {
         secret: s.clone(),
         value: Bytes::from_static(b"hunter2"),
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.expect::<SecretGetValue>(sf(&s), "the value set", |r| r.value[..] == *b"hunter2")
@@ -2216,7 +2205,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     )
     .await;
     run.expect::<connect::ConnectGetStoragePoolCapabilities>(
-        FlagsArgs { flags: 0 },
+        FlagsArgs { flags: Default::default() },
         "storage pool capabilities with dir pools",
         |r| {
             let x = text(&r.capabilities);
@@ -2238,7 +2227,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     };
     let vol = vol.vol;
     let data: Vec<u8> = (0..64 * 1024).map(|i| (i % 251) as u8).collect();
-    let sent = match run.c.vol_upload(&vol, 0, 0, false).await {
+    let sent = match run.c.vol_upload(&vol, UploadOptions::new()).await {
         Ok(up) => up
             .send_all_and_finish(std::io::Cursor::new(data.clone()))
             .await
@@ -2272,7 +2261,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     .await;
     run.done::<StorageVolWipe>(StorageVolFlagsArgs {
         vol: vol.clone(),
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     let got = download(run.c, &vol).await;
@@ -2287,7 +2276,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     run.done::<StorageVolWipePattern>(StorageVolWipePatternArgs {
         vol: vol.clone(),
         algorithm: StorageVolWipeAlgorithm::ZERO, // VIR_STORAGE_VOL_WIPE_ALG_ZERO
-        flags: 0,
+        flags: Default::default(),
     })
     .await;
     run.done::<StorageVolDelete>(StorageVolFlagsArgs {
@@ -2301,7 +2290,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
             NodeGetMemoryStatsArgs {
                 nparams: 0,
                 cell_num: -1,
-                flags: 0,
+                flags: Default::default(),
             },
             "a parameter count",
             |r| r.nparams > 0,
@@ -2313,7 +2302,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
             .call::<NodeGetMemoryStats>(&NodeGetMemoryStatsArgs {
                 nparams: count.nparams,
                 cell_num: -1,
-                flags: 0,
+                flags: Default::default(),
             })
             .await
         {
@@ -2327,7 +2316,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     run.expect::<NodeGetMemoryParameters>(
         NodeGetMemoryParametersArgs {
             nparams: 0,
-            flags: 0,
+            flags: Default::default(),
         },
         "a parameter count",
         |r| r.nparams >= 0,
@@ -2337,7 +2326,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
 
 async fn download(c: &Client, vol: &StorageVol) -> Result<Vec<u8>, String> {
     let dl = c
-        .vol_download(vol, 0, 0, false)
+        .vol_download(vol, DownloadOptions::new())
         .await
         .map_err(|e| e.to_string())?;
     let mut got = Vec::new();
@@ -2429,7 +2418,7 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
             dom: test.clone(),
             cmd: r#"{"execute":"guest-ping"}"#.into(),
             timeout: qemu::agent_timeout::DEFAULT,
-            flags: 0,
+            flags: Default::default(),
         },
         "NO_SUPPORT from the test driver",
         unsupported,
@@ -2438,7 +2427,7 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
     run.refuse::<qemu::QemuDomainAttach>(
         qemu::QemuDomainAttachArgs {
             pid_value: std::process::id(),
-            flags: 0,
+            flags: Default::default(),
         },
         "NO_SUPPORT from the test driver",
         unsupported,
@@ -2465,11 +2454,11 @@ async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
     let graphics = domain::DomainOpenGraphicsArgs {
         dom: test.clone(),
         idx: 0,
-        flags: 0,
+        flags: Default::default(),
     };
     let flags = domain::DomainFlagsArgs {
         dom: test.clone(),
-        flags: 0,
+        flags: Default::default(),
     };
     let create_flags = domain::DomainFlagsArgs {
         dom: test.clone(),
@@ -2547,13 +2536,7 @@ async fn legacy_registration_events_decode() {
     let c = Client::connect(&d.test_uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let test = c
-        .call::<domain::DomainLookupByName>(&NameArgs {
-            name: "test".into(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let test = lookup_test(&c).await;
     let any = connect::ConnectDomainEventRegisterAnyArgs {
         event_id: libvirt_rpc::proto::events::event_id::LIFECYCLE,
     };
@@ -2582,7 +2565,7 @@ async fn legacy_registration_events_decode() {
     let st = c
         .call::<domain::DomainGetState>(&domain::DomainFlagsArgs {
             dom: test,
-            flags: 0,
+            flags: Default::default(),
         })
         .await
         .unwrap();
@@ -2610,19 +2593,13 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
         "this test needs a daemon older than {}; it is {daemon}",
         domain::DomainGraphicsReload::SINCE
     );
-    let test = c
-        .call::<domain::DomainLookupByName>(&NameArgs {
-            name: "test".into(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let test = lookup_test(&c).await;
     let err = tokio::time::timeout(
         std::time::Duration::from_secs(10),
         c.call::<domain::DomainGraphicsReload>(&domain::DomainGraphicsReloadArgs {
             dom: test.clone(),
             kind: 0,
-            flags: 0,
+            flags: Default::default(),
         }),
     )
     .await
@@ -2657,7 +2634,7 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
     assert_eq!(
         c.call::<domain::DomainGetState>(&domain::DomainFlagsArgs {
             dom: test,
-            flags: 0
+            flags: Default::default()
         })
         .await
         .unwrap()

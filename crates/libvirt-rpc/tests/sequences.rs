@@ -1423,7 +1423,7 @@ fn stream_open_reply_carries_the_procedure_return() {
         .open_stream::<DomainScreenshot>(&DomainScreenshotArgs {
             dom,
             screen: 0,
-            flags: 0,
+            flags: Default::default(),
         })
         .unwrap();
     let call = p.flush().pop().unwrap();
@@ -1496,5 +1496,159 @@ fn stream_that_dies_before_opening_ends_despite_buffered_data() {
             Some(Err(StreamError::Connection(_)))
         ),
         "a stream that never opened ends at once"
+    );
+}
+
+// ---- duplex streams (console, channel) ---------------------------------------------------
+
+fn open_console(p: &mut Pair) -> (u32, Header) {
+    use libvirt_rpc::proto::procs::domain::{DomainOpenConsole, DomainOpenConsoleArgs};
+    let _ = p.outputs();
+    let id = p
+        .conn
+        .open_stream::<DomainOpenConsole>(&DomainOpenConsoleArgs {
+            dom: Domain {
+                name: "g".into(),
+                uuid: Uuid([9; 16]),
+                id: 1,
+            },
+            dev_name: None,
+            flags: Default::default(),
+        })
+        .unwrap();
+    let call = p.flush().pop().unwrap().header;
+    assert_eq!(call.procedure, 201);
+    // The daemon may send guest output before its REPLY.
+    p.deliver(&peer::stream_data_to(&call, b"boot")).unwrap();
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
+    assert_eq!(
+        p.outputs(),
+        vec![Output::StreamReadable(id), Output::StreamOpened(id)]
+    );
+    (id, call)
+}
+
+fn recv_all(p: &mut Pair, id: u32) -> Vec<u8> {
+    let mut got = Vec::new();
+    while let Some(item) = p.conn.stream(id).recv() {
+        let StreamItem::Data(d) = item else {
+            panic!("{item:?}")
+        };
+        got.extend_from_slice(&d);
+    }
+    got
+}
+
+#[test]
+fn duplex_sends_and_receives_then_the_client_finishes() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_console(&mut p);
+    // Both directions at once on one stream.
+    p.conn
+        .stream(id)
+        .send(Bytes::from_static(b"root\n"))
+        .unwrap();
+    p.deliver(&peer::stream_data_to(&h, b" log")).unwrap();
+    let sent = p.flush();
+    assert_eq!(
+        kinds(&sent),
+        vec![(MessageType::Stream, MessageStatus::Continue, 5)]
+    );
+    assert_eq!(sent[0].payload, &b"root\n"[..]);
+    assert_eq!(recv_all(&mut p, id), b"boot log");
+    // Our finish: STREAM OK out; output the daemon sent meanwhile is dropped.
+    p.conn.stream(id).finish().unwrap();
+    p.conn.stream(id).finish().unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Ok, 0)],
+        "one finish"
+    );
+    assert_eq!(
+        p.conn.stream(id).send(Bytes::from_static(b"x")),
+        Err(StreamMisuse::AfterFinish.into())
+    );
+    p.deliver(&peer::stream_data_to(&h, b"late")).unwrap();
+    assert!(p.conn.stream(id).recv().is_none(), "straggler dropped");
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
+    assert_eq!(p.conn.stream_count(), 0);
+    p.roundtrip_works();
+}
+
+#[test]
+fn duplex_daemon_eof_is_answered_with_our_finish() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_console(&mut p);
+    p.deliver(&peer::stream_data_to(&h, &[])).unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Ok, 0)]
+    );
+    assert_eq!(
+        p.conn.stream(id).send(Bytes::from_static(b"x")),
+        Err(StreamMisuse::AfterFinish.into()),
+        "nothing more to send once the daemon finished"
+    );
+    assert_eq!(recv_all(&mut p, id), b"boot");
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
+    p.roundtrip_works();
+}
+
+#[test]
+fn duplex_abort_server_error_and_misuse() {
+    // Abort from our side: data queued for it is dropped, the daemon's answer ends it.
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_console(&mut p);
+    p.conn
+        .stream(id)
+        .send(Bytes::from(vec![1u8; 100_000]))
+        .unwrap();
+    p.conn.stream(id).abort("leaving").unwrap();
+    assert_eq!(
+        kinds(&p.flush()),
+        vec![(MessageType::Stream, MessageStatus::Error, 0)]
+    );
+    p.deliver(&peer::stream_ok_to(&h)).unwrap();
+    recv_all(&mut p, id);
+    let Some(Err(StreamError::Aborted { reason, .. })) = p.conn.stream(id).take_end() else {
+        panic!()
+    };
+    assert_eq!(&*reason, "leaving");
+    // A server error mid-stream (state a real daemon produces only on a failing host
+    // device: scripted) ends it and is sticky for both directions.
+    let (id, h) = open_console(&mut p);
+    p.deliver(&peer::stream_error_to(
+        &h,
+        &peer::error(1, 10, "console went away"),
+    ))
+    .unwrap();
+    let err = p
+        .conn
+        .stream(id)
+        .send(Bytes::from_static(b"x"))
+        .unwrap_err();
+    assert!(matches!(err, StreamError::Remote(_)), "{err:?}");
+    assert_eq!(p.conn.stream(id).finish(), Err(err.clone()));
+    recv_all(&mut p, id);
+    assert_eq!(p.conn.stream(id).take_end(), Some(Err(err)));
+    // Holes: a console is never sparse.
+    let (id, _) = open_console(&mut p);
+    assert_eq!(
+        p.conn.stream(id).send_hole(10),
+        Err(StreamMisuse::NotSparse.into())
+    );
+    assert!(p.flush().is_empty());
+    // The connection dies: the stream ends with a typed connection error.
+    p.conn.stream(id).send(Bytes::from_static(b"x")).unwrap();
+    p.conn.handle_eof();
+    recv_all(&mut p, id);
+    assert!(
+        matches!(
+            p.conn.stream(id).take_end(),
+            Some(Err(StreamError::Connection(_)))
+        ),
+        "connection death ends it"
     );
 }

@@ -7,18 +7,11 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, TlsError};
-use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::conn::handshake::HandshakeError;
 use libvirt_rpc::conn::sasl::{CredentialCallback, Credentials, SaslError};
-use libvirt_rpc::proto::events::{StoragePoolEvent, StoragePoolRefreshed};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri, ConnectIsSecure};
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_rpc::proto::procs::storage::{
-    StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
-    StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
-};
+use libvirt_rpc_testkit::live;
 use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::{ClientPki, ServerCert};
@@ -55,72 +48,11 @@ fn auth_conf(dir: &std::path::Path, user: &str, password: &str) -> std::path::Pa
     p
 }
 
-/// Calls, a storage pool event, and `mib` MiB up and down byte-exact.
+/// A secure connection, calls, a storage pool event, and `mib` MiB up and down byte-exact.
 async fn exercise(c: &Client, d: &Libvirtd, vol_name: &str, mib: u64) {
-    assert!(c.call::<ConnectGetLibVersion>(&()).await.unwrap().lib_ver >= 9_000_000);
-    assert_eq!(
-        c.call::<ConnectGetUri>(&()).await.unwrap().uri,
-        "qemu:///session"
-    );
     assert_eq!(c.call::<ConnectIsSecure>(&()).await.unwrap().secure, 1);
-
-    let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-            name: d.pool_name().into(),
-        })
-        .await
-        .unwrap()
-        .pool;
-    let mut refreshes = c
-        .subscribe_storage_pool_events(pool_event_id::REFRESH, None)
-        .await
-        .unwrap();
-    c.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs {
-        pool: pool.clone(),
-        flags: 0,
-    })
-    .await
-    .unwrap();
-    let ev = tokio::time::timeout(Duration::from_secs(10), refreshes.next())
-        .await
-        .expect("a refresh event within 10 s")
-        .expect("subscription alive");
-    assert!(
-        matches!(&ev, StoragePoolEvent::Refresh(StoragePoolRefreshed { pool: p }) if p.name == d.pool_name()),
-        "{ev:?}"
-    );
-
-    let bytes = mib * MIB;
-    let xml = format!(
-        "<volume><name>{vol_name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
-    );
-    let vol = c
-        .call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
-            pool,
-            xml: xml.into(),
-            flags: StorageVolCreateFlags::empty(),
-        })
-        .await
-        .unwrap()
-        .vol;
-    let data = pattern(bytes as usize, 15);
-    let up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
-    assert_eq!(
-        up.send_all_and_finish(std::io::Cursor::new(data.clone()))
-            .await
-            .unwrap(),
-        bytes
-    );
-    let mut dl = c.vol_download(&vol, 0, 0, false).await.unwrap();
-    let mut got = Vec::with_capacity(data.len());
-    while let Some(item) = dl.next().await {
-        let StreamItem::Data(d) = item.unwrap() else {
-            panic!("hole")
-        };
-        got.extend_from_slice(&d);
-    }
-    assert_eq!(got.len(), data.len());
-    assert!(got == data, "{mib} MiB came back different");
+    let data = pattern((mib * MIB) as usize, 15);
+    live::calls_events_transfers(c, d.pool_name(), vol_name, &data).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

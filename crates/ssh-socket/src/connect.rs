@@ -613,6 +613,19 @@ struct Attempts {
 }
 
 impl Attempts {
+    /// The server's answer to offering `what`: `true` when it accepted, else recorded.
+    fn answered(&mut self, what: String, r: AuthResult) -> bool {
+        match r {
+            AuthResult::Success => true,
+            AuthResult::Failure {
+                remaining_methods, ..
+            } => {
+                self.failed(what, &remaining_methods);
+                false
+            }
+        }
+    }
+
     fn failed(&mut self, what: String, remaining: &russh::MethodSet) {
         self.tried.push(what);
         self.remaining = Some(
@@ -726,11 +739,8 @@ async fn key_file_auth(
             .await
             .map_err(proto)?;
         tracing::debug!(key = %desc, accepted = r.success(), "offered key");
-        match r {
-            AuthResult::Success => return Ok(true),
-            AuthResult::Failure {
-                remaining_methods, ..
-            } => a.failed(desc, &remaining_methods),
+        if a.answered(desc, r) {
+            return Ok(true);
         }
     }
     Ok(false)
@@ -762,11 +772,8 @@ async fn agent_auth(
             .authenticate_publickey_with(&cfg.user, key, hash, &mut agent)
             .await
             .map_err(|e| format!("{e:?}"))?;
-        match r {
-            AuthResult::Success => return Ok(true),
-            AuthResult::Failure {
-                remaining_methods, ..
-            } => a.failed(desc, &remaining_methods),
+        if a.answered(desc, r) {
+            return Ok(true);
         }
     }
     Ok(false)
@@ -794,15 +801,7 @@ async fn password_auth(
             stage: "authentication",
             message: e.to_string(),
         })?;
-    match r {
-        AuthResult::Success => Ok(true),
-        AuthResult::Failure {
-            remaining_methods, ..
-        } => {
-            a.failed("password".into(), &remaining_methods);
-            Ok(false)
-        }
-    }
+    Ok(a.answered("password".into(), r))
 }
 
 /// Bound on keyboard-interactive rounds (a server could ask forever).

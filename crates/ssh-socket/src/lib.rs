@@ -73,3 +73,8 @@ pub use error::{CloseReason, KeyFileError, SshError};
 pub use remote::{DEFAULT_NETCAT, RemoteCommand, VIRT_SSH_HELPER};
 pub use ssh_config::SshConfigFile;
 pub use stream::{CloseHandle, SshStream};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -68,10 +68,10 @@ impl Shared {
     /// Going through russh instead (`Channel::close`, `Handle::disconnect`) queues behind that
     /// very write — see the crate docs, "Teardown".
     pub(crate) fn finish(&self, reason: CloseReason) {
-        if self.reason.set(reason).is_ok() {
-            if let Some(r) = self.reason.get() {
-                tracing::debug!(reason = %r, "ssh session ending");
-            }
+        if self.reason.set(reason).is_ok()
+            && let Some(r) = self.reason.get()
+        {
+            tracing::debug!(reason = %r, "ssh session ending");
         }
         match &self.killer {
             // ENOTCONN once the peer is gone or on a second call: nothing left to do then.

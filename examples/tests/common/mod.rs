@@ -4,12 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::client::Client;
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_rpc::proto::procs::storage::{
-    StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
-    StorageVolCreateXmlArgs,
-};
+use libvirt_rpc::client::{Client, UploadOptions};
 use libvirt_rpc::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, established_to};
@@ -19,24 +14,7 @@ pub const MIB: u64 = 1 << 20;
 
 /// A raw volume of `bytes` named `name` in the daemon's pool.
 pub async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
-    let pool = c
-        .call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-            name: d.pool_name().into(),
-        })
-        .await
-        .unwrap()
-        .pool;
-    let xml = format!(
-        "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
-    );
-    c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
-        pool,
-        xml: xml.into(),
-        flags: StorageVolCreateFlags::empty(),
-    })
-    .await
-    .unwrap()
-    .vol
+    libvirt_rpc_testkit::live::make_vol(c, d.pool_name(), name, bytes).await
 }
 
 /// H1 on a transport through `relay`: with an upload of a new volume `name` stuck behind the
@@ -54,7 +32,7 @@ pub async fn close_is_bounded_with_a_frozen_peer(
     let up = {
         let c = c.clone();
         tokio::spawn(async move {
-            let mut up = c.vol_upload(&vol, 0, 0, false).await.unwrap();
+            let mut up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
             loop {
                 if let Err(e) = up.send(bytes::Bytes::from(vec![0u8; 4 << 20])).await {
                     return e;

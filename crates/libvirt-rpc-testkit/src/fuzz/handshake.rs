@@ -510,6 +510,16 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
         v.extend(tail.clone());
         v
     };
+    // With credentials: the auth list, the mechanisms the daemon offers (bits of `MECHS`),
+    // then `then`.
+    let sasl = |mechs: u8, then: Vec<Reply>| Input {
+        accept: Some(1),
+        opts: opts(true, false),
+        replies: [sasl_list.clone(), Reply::Mechs(mechs)]
+            .into_iter()
+            .chain(then)
+            .collect(),
+    };
     vec![
         (
             "none",
@@ -551,100 +561,61 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
                 replies: vec![sasl_list.clone(), Reply::Mechs(1)],
             },
         ),
-        (
-            "sasl-gssapi-only",
-            Input {
-                accept: Some(1),
-                opts: opts(true, false),
-                replies: vec![sasl_list.clone(), Reply::Mechs(8)],
-            },
-        ),
+        ("sasl-gssapi-only", sasl(8, vec![])),
         (
             "scram-bad-signature",
-            Input {
-                accept: Some(1),
-                opts: opts(true, false),
-                replies: with_tail(vec![
-                    sasl_list.clone(),
-                    Reply::Mechs(1),
+            sasl(
+                1,
+                with_tail(vec![
                     first(true),
                     Reply::ScramFinal {
                         signature: b"forged".to_vec(),
                         complete: true,
                     },
                 ]),
-            },
+            ),
         ),
-        (
-            "scram-foreign-nonce",
-            Input {
-                accept: Some(1),
-                opts: opts(true, false),
-                replies: vec![sasl_list.clone(), Reply::Mechs(3), first(false)],
-            },
-        ),
+        ("scram-foreign-nonce", sasl(3, vec![first(false)])),
         (
             "scram-early-success",
-            Input {
-                accept: Some(1),
-                opts: opts(true, false),
-                replies: with_tail(vec![
-                    sasl_list.clone(),
-                    Reply::Mechs(1),
-                    Reply::Sasl {
-                        complete: true,
-                        nil: true,
-                        data: vec![],
-                    },
-                ]),
-            },
+            sasl(
+                1,
+                with_tail(vec![Reply::Sasl {
+                    complete: true,
+                    nil: true,
+                    data: vec![],
+                }]),
+            ),
         ),
         (
             "scram-rejected",
-            Input {
-                accept: Some(1),
-                opts: opts(true, false),
-                replies: vec![
-                    sasl_list.clone(),
-                    Reply::Mechs(1),
-                    first(true),
-                    Reply::Remote(45),
-                ],
-            },
+            sasl(1, vec![first(true), Reply::Remote(45)]),
         ),
         (
             "plain-ok",
-            Input {
-                accept: Some(1),
-                opts: opts(true, false),
-                replies: with_tail(vec![
-                    sasl_list.clone(),
-                    Reply::Mechs(4),
-                    Reply::Sasl {
-                        complete: true,
-                        nil: true,
-                        data: vec![],
-                    },
-                ]),
-            },
+            sasl(
+                4,
+                with_tail(vec![Reply::Sasl {
+                    complete: true,
+                    nil: true,
+                    data: vec![],
+                }]),
+            ),
         ),
         (
             "plain-endless",
-            Input {
-                accept: Some(1),
-                opts: opts(true, false),
-                replies: std::iter::once(sasl_list)
-                    .chain([Reply::Mechs(4)])
-                    .chain(std::iter::repeat_n(
-                        Reply::Sasl {
-                            complete: false,
-                            nil: false,
-                            data: vec![],
-                        },
-                        40,
-                    ))
-                    .collect(),
-            },
+            sasl(
+                4,
+                std::iter::repeat_n(
+                    Reply::Sasl {
+                        complete: false,
+                        nil: false,
+                        data: vec![],
+                    },
+                    40,
+                )
+                .collect(),
+            ),
         ),
     ]
 }

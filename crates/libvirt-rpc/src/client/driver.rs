@@ -14,18 +14,18 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io::IoSlice;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::time::Sleep;
 
 use super::shared::{Inner, TRANSMIT_HIGH};
 use super::spin::SpinPolicy;
+use super::transport::Io;
 use crate::conn::Connection;
 
 /// Minimum read size.
@@ -37,11 +37,28 @@ const BATCH_MAX: usize = 16 << 10;
 /// Rounds with progress before yielding to the runtime.
 const BUDGET: usize = 32;
 
+/// One entry of the write queue: packet bytes, or a descriptor to send after them.
+enum Out {
+    Bytes(Bytes),
+    Fd(OwnedFd),
+}
+
+impl Out {
+    fn bytes(&self) -> Option<&Bytes> {
+        match self {
+            Self::Bytes(b) => Some(b),
+            Self::Fd(_) => None,
+        }
+    }
+}
+
 pub(crate) struct Driver<T> {
     io: T,
     inner: Arc<Inner>,
     rbuf: BytesMut,
-    out: VecDeque<Bytes>,
+    /// Descriptors received with the bytes in `rbuf`, for the core.
+    rx_fds: Vec<OwnedFd>,
+    out: VecDeque<Out>,
     out_bytes: usize,
     flushed: bool,
     sleep: Pin<Box<Sleep>>,
@@ -60,6 +77,7 @@ impl<T> Driver<T> {
             io,
             inner,
             rbuf: BytesMut::with_capacity(READ_CHUNK),
+            rx_fds: Vec::new(),
             out: VecDeque::new(),
             out_bytes: 0,
             flushed: true,
@@ -137,6 +155,8 @@ struct Interest {
     read: bool,
     /// Calls await replies: worth busy-polling for.
     awaiting_reply: bool,
+    /// A reply may bring descriptors: read with `recvmsg`.
+    fds: bool,
 }
 
 /// What one read did.
@@ -149,7 +169,7 @@ enum Read {
     Nothing,
 }
 
-impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
+impl<T: Io> Driver<T> {
     /// One round of the quinn-style driver loop: read, pump the core, write, arm the timer.
     fn round(&mut self, cx: &mut Context<'_>) -> Step {
         let Ok(interest) = self.interest(cx) else {
@@ -159,7 +179,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
         let mut spin = false;
         self.read_by_spin = false;
         if interest.read {
-            match self.read(cx, interest.awaiting_reply) {
+            match self.read(cx, &interest) {
                 Ok(Read::Bytes) => progress = true,
                 Ok(Read::Spin) => spin = true,
                 Ok(Read::Nothing) => {}
@@ -200,17 +220,23 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
         Ok(Interest {
             read: st.conn.wants_read(),
             awaiting_reply: st.conn.pending_calls() > 0,
+            fds: st.conn.wants_fds() && self.io.passes_fds(),
         })
     }
 
-    /// Read what the socket has into the receive buffer, busy-polling while a reply is due.
+    /// Read what the socket has into the receive buffer, busy-polling while a reply is due
+    /// (with `recvmsg`, and without busy-polling, while a reply may bring descriptors).
     /// EOF and read errors go to the core, which is then closed.
-    fn read(&mut self, cx: &mut Context<'_>, awaiting_reply: bool) -> Result<Read, Closed> {
+    fn read(&mut self, cx: &mut Context<'_>, interest: &Interest) -> Result<Read, Closed> {
         let need = Connection::bytes_needed(&self.rbuf).max(READ_CHUNK);
         self.rbuf.reserve(need);
-        let mut got = tokio_util::io::poll_read_buf(Pin::new(&mut self.io), cx, &mut self.rbuf);
+        let mut got = if interest.fds {
+            self.io.poll_recv_fds(cx, &mut self.rbuf, &mut self.rx_fds)
+        } else {
+            self.io.poll_read(cx, &mut self.rbuf)
+        };
         let mut spin = false;
-        if got.is_pending() && awaiting_reply {
+        if got.is_pending() && interest.awaiting_reply && !interest.fds {
             match self.busy_poll() {
                 Some(Poll::Pending) => spin = true,
                 Some(ready) => {
@@ -258,6 +284,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
     fn pump(&mut self) -> Result<Option<Instant>, Closed> {
         let mut st = self.inner.lock();
         let now = Instant::now();
+        if !self.rx_fds.is_empty() {
+            st.conn.handle_fds(self.rx_fds.drain(..));
+        }
         if !self.rbuf.is_empty() {
             // An error is recorded in the core and dispatched below.
             let _ = st.conn.handle_input(&mut self.rbuf, now);
@@ -272,9 +301,10 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
             for b in [t.head, t.body] {
                 if !b.is_empty() {
                     self.out_bytes += b.len();
-                    self.out.push_back(b);
+                    self.out.push_back(Out::Bytes(b));
                 }
             }
+            self.out.extend(t.fds.into_iter().map(Out::Fd));
         }
         let completed = st.dispatch();
         if completed > 0 {
@@ -308,22 +338,30 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
     }
 
     /// Write what is queued here with vectored writes until the socket would block, then
-    /// flush. True when bytes moved.
+    /// flush. A descriptor goes alone, after the bytes before it. True when bytes moved.
     fn write(&mut self, cx: &mut Context<'_>) -> std::io::Result<bool> {
         let mut wrote = false;
-        while !self.out.is_empty() {
+        while let Some(front) = self.out.front() {
+            if let Out::Fd(fd) = front {
+                match self.io.poll_send_fd(cx, fd.as_fd()) {
+                    Poll::Ready(Ok(())) => {
+                        wrote = true;
+                        self.flushed = false;
+                        self.out.pop_front();
+                        continue;
+                    }
+                    Poll::Ready(Err(e)) => return Err(e),
+                    Poll::Pending => break,
+                }
+            }
             // On the stack: this runs once per write, the hot path of every call.
             let mut slices = [IoSlice::new(&[]); MAX_SLICES];
             let mut n = 0;
-            for (slot, b) in slices.iter_mut().zip(&self.out) {
+            for (slot, b) in slices.iter_mut().zip(self.out.iter().map_while(Out::bytes)) {
                 *slot = IoSlice::new(b);
                 n += 1;
             }
-            let r = if self.io.is_write_vectored() {
-                Pin::new(&mut self.io).poll_write_vectored(cx, &slices[..n])
-            } else {
-                Pin::new(&mut self.io).poll_write(cx, &slices[0])
-            };
+            let r = self.io.poll_write_vectored(cx, &slices[..n]);
             match r {
                 Poll::Ready(Ok(0)) => {
                     return Err(std::io::Error::new(
@@ -341,7 +379,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
             }
         }
         if self.out.is_empty() && !self.flushed {
-            match Pin::new(&mut self.io).poll_flush(cx) {
+            match self.io.poll_flush(cx) {
                 Poll::Ready(Ok(())) => self.flushed = true,
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => {}
@@ -354,7 +392,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
     fn consume(&mut self, mut n: usize) {
         self.out_bytes -= n;
         while n > 0 {
-            let front = self.out.front_mut().expect("wrote at most what was queued");
+            let Some(Out::Bytes(front)) = self.out.front_mut() else {
+                unreachable!("wrote at most the bytes queued before the first descriptor")
+            };
             if n >= front.len() {
                 n -= front.len();
                 self.out.pop_front();
@@ -385,7 +425,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<T> {
     }
 }
 
-impl<T: AsyncRead + AsyncWrite + Unpin> Future for Driver<T> {
+impl<T: Io> Future for Driver<T> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {

@@ -1,5 +1,6 @@
-//! Event subscriptions (domain, network, storage pool, node device, secret) as
-//! `futures::Stream`s with bounded queues.
+//! Event subscriptions (domain, network, storage pool, node device, secret, the QEMU
+//! monitor's events, the legacy domain registration) as `futures::Stream`s with bounded
+//! queues.
 //!
 //! The registration protocol (one daemon registration per kind, event id and object; undo,
 //! deregister before registering again; callback ids per kind) lives in the core
@@ -19,8 +20,8 @@ use super::shared::Inner;
 use crate::conn::{CallError, ConnectionError, SubscriberId};
 use crate::proto::Procedure;
 use crate::proto::events::{
-    DomainEvent, Event, EventKind, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
-    TypedEvent, event_id, network_event_id, pool_event_id,
+    DomainEvent, Event, EventKind, Kind, NetworkEvent, NodeDeviceEvent, QemuMonitorEvent,
+    SecretEvent, StoragePoolEvent, TypedEvent, event_id, network_event_id, pool_event_id,
 };
 use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool};
 
@@ -34,6 +35,30 @@ trait Sink: Send {
 impl<E: EventKind> Sink for mpsc::Sender<E> {
     fn offer(&self, event: &Event) -> bool {
         E::of(event).is_none_or(|e| self.try_send(e.clone()).is_ok())
+    }
+}
+
+/// A QEMU monitor subscriber's queue.
+struct QemuSink(mpsc::Sender<QemuMonitorEvent>);
+
+impl Sink for QemuSink {
+    fn offer(&self, event: &Event) -> bool {
+        match event {
+            Event::QemuMonitor { event, .. } => self.0.try_send(event.clone()).is_ok(),
+            _ => true,
+        }
+    }
+}
+
+/// A legacy domain subscriber's queue.
+struct LegacySink(mpsc::Sender<DomainEvent>);
+
+impl Sink for LegacySink {
+    fn offer(&self, event: &Event) -> bool {
+        match event {
+            Event::DomainLegacy { event } => self.0.try_send(event.clone()).is_ok(),
+            _ => true,
+        }
     }
 }
 
@@ -70,6 +95,7 @@ impl Subscriber {
 /// registration (libvirtd refuses a duplicate); each gets every event in its own bounded
 /// queue. Dropping the last one deregisters the callback with the daemon.
 pub struct EventStream<E = DomainEvent> {
+    kind: Kind,
     rx: mpsc::Receiver<E>,
     missed: Arc<AtomicU64>,
     callback_id: i32,
@@ -77,10 +103,10 @@ pub struct EventStream<E = DomainEvent> {
     inner: Arc<Inner>,
 }
 
-impl<E: EventKind> std::fmt::Debug for EventStream<E> {
+impl<E> std::fmt::Debug for EventStream<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventStream")
-            .field("kind", &E::KIND)
+            .field("kind", &self.kind)
             .field("callback_id", &self.callback_id)
             .finish_non_exhaustive()
     }
@@ -201,15 +227,89 @@ impl Client {
         object: Option<K::Object>,
     ) -> Result<EventStream<K>, CallError> {
         let (tx, rx) = mpsc::channel::<K>(self.event_queue);
+        let name = <K::Register as Procedure>::NAME;
+        self.subscribe_with(K::KIND, rx, Box::new(tx), name, event_id, |conn| {
+            conn.subscribe::<K>(event_id, object)
+        })
+        .await
+    }
+
+    /// Subscribe to the QEMU monitor's events (QMP events such as `STOP`, `RESUME`,
+    /// `SHUTDOWN`) of one domain or (`None`) all, of one event name or (`None`) all;
+    /// `flags` ([`monitor_event_flags`](crate::proto::procs::qemu::monitor_event_flags))
+    /// make `event` a (case-insensitive) regular expression. The QEMU driver only (another
+    /// daemon refuses the registration). Shared, bounded and deregistered on drop like
+    /// [`subscribe`](Self::subscribe).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: libvirt_rpc::Client) -> Result<(), libvirt_rpc::CallError> {
+    /// let mut qmp = client.subscribe_qemu_monitor_events(None, Some("STOP"), 0).await?;
+    /// while let Some(ev) = qmp.next().await {
+    ///     println!("{}: {} at {}", ev.dom.name, ev.event, ev.seconds);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn subscribe_qemu_monitor_events(
+        &self,
+        dom: Option<Domain>,
+        event: Option<&str>,
+        flags: u32,
+    ) -> Result<EventStream<QemuMonitorEvent>, CallError> {
+        let (tx, rx) = mpsc::channel(self.event_queue);
+        let name =
+            <crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister as Procedure>::NAME;
+        self.subscribe_with(
+            Kind::QemuMonitor,
+            rx,
+            Box::new(QemuSink(tx)),
+            name,
+            0,
+            |conn| conn.subscribe_qemu_monitor(dom, event, flags),
+        )
+        .await
+    }
+
+    /// Subscribe through the legacy registration
+    /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister)):
+    /// lifecycle events ([`DomainEvent::Lifecycle`]) of every domain, as libvirt's oldest
+    /// clients receive them. Prefer [`subscribe_lifecycle`](Self::subscribe_lifecycle); this
+    /// is for code that must see what a legacy registration sees.
+    pub async fn subscribe_domain_events_legacy(
+        &self,
+    ) -> Result<EventStream<DomainEvent>, CallError> {
+        let (tx, rx) = mpsc::channel(self.event_queue);
+        let name = <crate::proto::procs::connect::ConnectDomainEventRegister as Procedure>::NAME;
+        self.subscribe_with(
+            Kind::DomainLegacy,
+            rx,
+            Box::new(LegacySink(tx)),
+            name,
+            0,
+            crate::conn::Connection::subscribe_domain_legacy,
+        )
+        .await
+    }
+
+    /// Attach a subscriber (`register` makes the core's subscription) and wait for its
+    /// registration's outcome.
+    async fn subscribe_with<E>(
+        &self,
+        kind: Kind,
+        rx: mpsc::Receiver<E>,
+        sink: Box<dyn Sink>,
+        name: &'static str,
+        event_id: i32,
+        register: impl FnOnce(&mut crate::conn::Connection) -> Result<SubscriberId, CallError>,
+    ) -> Result<EventStream<E>, CallError> {
         let (done, outcome) = oneshot::channel();
         let missed = Arc::new(AtomicU64::new(0));
         let sub = {
             let mut st = self.inner.lock();
-            let sub = st.conn.subscribe::<K>(event_id, object)?;
+            let sub = register(&mut st.conn)?;
             st.subscribers.insert(
                 sub,
                 Subscriber {
-                    sink: Box::new(tx),
+                    sink,
                     missed: missed.clone(),
                     done: Some(done),
                 },
@@ -220,13 +320,13 @@ impl Client {
         // Built now, so that its drop detaches the subscriber if this future is dropped
         // while the registration is in flight (or the registration fails).
         let mut stream = EventStream {
+            kind,
             rx,
             missed,
             callback_id: 0,
             sub,
             inner: self.inner.clone(),
         };
-        let name = <K::Register as Procedure>::NAME;
         let span = tracing::debug_span!("libvirt.subscribe", proc = name, event_id);
         stream.callback_id = match outcome.instrument(span).await {
             Ok(Ok(id)) => id,

@@ -25,7 +25,8 @@
 //!   the driver stops reading the socket until the consumer catches up. libvirt has no
 //!   per-stream flow control, so while a download consumer is behind, replies to other calls
 //!   on the same connection wait too: use a dedicated connection for bulk transfers.
-//! * Event subscribers (domain, network, storage pool, node device and secret events, each a
+//! * Event subscribers (domain, network, storage pool, node device and secret events, QEMU
+//!   monitor events, the legacy domain registration, each a
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
@@ -33,6 +34,7 @@ pub mod auth;
 mod driver;
 mod errors;
 mod events;
+pub mod handles;
 mod shared;
 mod spin;
 #[cfg(feature = "ssh")]
@@ -40,8 +42,10 @@ mod ssh;
 mod stream;
 #[cfg(feature = "tls")]
 pub mod tls;
+mod transport;
 pub mod uri;
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::future::Future;
 use std::num::NonZeroUsize;
@@ -58,11 +62,15 @@ use tracing::Instrument;
 
 pub use errors::Error;
 pub use events::{EventStream, Subscription};
+pub use handles::Connect;
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 #[cfg(feature = "ssh")]
 pub use ssh::SshOptions;
-pub use stream::{Download, Progress, TransferError, Upload};
+pub use stream::{
+    Download, DownloadOptions, DownloadReader, Duplex, Progress, TransferError, Upload,
+    UploadOptions, UploadWriter, stream_error,
+};
 #[cfg(feature = "tls")]
 pub use tls::TlsError;
 pub use uri::{
@@ -73,6 +81,7 @@ use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, Handsh
 use crate::conn::{CallError, Config, Connection, ConnectionError};
 use crate::proto::{self, Procedure};
 use crate::wire::xdr::{Encode, Preencoded};
+use transport::{Io, Plain, UnixFds};
 
 /// How to open a connection.
 #[derive(Clone)]
@@ -257,7 +266,8 @@ impl Client {
                         target: path.display().to_string(),
                         error,
                     })?;
-                Self::handshake_socket(s, opts).await
+                let poll_fd = busy_poll_fd(&s, &opts);
+                Self::handshake_with(UnixFds::new(s), opts, poll_fd).await
             }
             Transport::Tcp { host, port } => {
                 let target = format!("{host}:{port}");
@@ -326,29 +336,30 @@ impl Client {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        Self::handshake_with(io, opts, None).await
+        Self::handshake_with(Plain(io), opts, None).await
     }
 
     /// [`handshake`](Self::handshake) over a socket the caller dialled (a tokio `UnixStream`
     /// or `TcpStream`). Unlike `handshake`, it can busy-poll the socket
     /// ([`ConnectOptions::busy_poll`]): it keeps a duplicate of the descriptor to read from,
-    /// closed together with `io`.
+    /// closed together with `io`. A `tokio::net::UnixStream` also passes file descriptors
+    /// ([`call_with_fds`](Self::call_with_fds)).
     pub async fn handshake_socket<T>(io: T, opts: ConnectOptions) -> Result<Self, ConnectError>
     where
         T: AsyncRead + AsyncWrite + AsFd + Unpin + Send + 'static,
     {
         let poll_fd = busy_poll_fd(&io, &opts);
-        Self::handshake_with(io, opts, poll_fd).await
+        match as_unix(io) {
+            Ok(unix) => Self::handshake_with(unix, opts, poll_fd).await,
+            Err(io) => Self::handshake_with(Plain(io), opts, poll_fd).await,
+        }
     }
 
-    async fn handshake_with<T>(
-        io: T,
+    async fn handshake_with(
+        io: impl Io,
         opts: ConnectOptions,
         poll_fd: Option<OwnedFd>,
-    ) -> Result<Self, ConnectError>
-    where
-        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    {
+    ) -> Result<Self, ConnectError> {
         let client = Self::start_with(io, &opts, poll_fd);
         let mut hs = Handshake::new(opts.handshake.clone());
         while let Some(call) = hs.next_call() {
@@ -371,26 +382,29 @@ impl Client {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        Self::start_with(io, opts, None)
+        Self::start_with(Plain(io), opts, None)
     }
 
     /// [`start`](Self::start) on a unix or TCP socket, able to busy-poll it
-    /// ([`ConnectOptions::busy_poll`]) like [`handshake_socket`](Self::handshake_socket).
+    /// ([`ConnectOptions::busy_poll`]) like [`handshake_socket`](Self::handshake_socket)
+    /// (and, on a `tokio::net::UnixStream`, to pass file descriptors).
     pub fn start_socket<T>(io: T, opts: &ConnectOptions) -> Self
     where
         T: AsyncRead + AsyncWrite + AsFd + Unpin + Send + 'static,
     {
         let poll_fd = busy_poll_fd(&io, opts);
-        Self::start_with(io, opts, poll_fd)
+        match as_unix(io) {
+            Ok(unix) => Self::start_with(unix, opts, poll_fd),
+            Err(io) => Self::start_with(Plain(io), opts, poll_fd),
+        }
     }
 
-    fn start_with<T>(io: T, opts: &ConnectOptions, poll_fd: Option<OwnedFd>) -> Self
-    where
-        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    {
+    fn start_with(io: impl Io, opts: &ConnectOptions, poll_fd: Option<OwnedFd>) -> Self {
         let (closed_tx, closed_rx) = watch::channel(None);
+        let mut conn = Connection::new(opts.config.clone(), Instant::now());
+        conn.set_fd_passing(io.passes_fds());
         let state = State {
-            conn: Connection::new(opts.config.clone(), Instant::now()),
+            conn,
             calls: HashMap::new(),
             streams: HashMap::new(),
             subscribers: HashMap::new(),
@@ -452,7 +466,7 @@ impl Client {
     /// # -> Result<(), libvirt_rpc::CallError> {
     /// use libvirt_rpc::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
     ///
-    /// let args = DomainGetParamsArgs { dom, nparams: 0, flags: 0 };
+    /// let args = DomainGetParamsArgs { dom, nparams: 0, flags: Default::default() };
     /// let n = client.call_typed_params::<DomainGetBlkioParameters>(&args).await?.nparams;
     /// let all = client
     ///     .call_typed_params::<DomainGetBlkioParameters>(&DomainGetParamsArgs { nparams: n, ..args })
@@ -488,7 +502,11 @@ impl Client {
         }
         .instrument(span)
         .await?;
-        // Decoded outside the lock; taken only when the reply does not decode.
+        self.parse_reply::<P>(serial, payload)
+    }
+
+    /// Decode a reply outside the lock; the lock is taken only when it does not decode.
+    fn parse_reply<P: Procedure>(&self, serial: u32, payload: Bytes) -> Result<P::Ret, CallError> {
         Connection::parse_reply::<P>(serial, payload).map_err(|v| {
             let mut st = self.inner.lock();
             let err = st.conn.handle_violation(v);
@@ -496,6 +514,88 @@ impl Client {
             st.wake_driver();
             err
         })
+    }
+
+    /// Make a typed call of a procedure that passes file descriptors (its row has the `fds`
+    /// column; a compile-time check): `fds` go with the call, and the reply's descriptors
+    /// come back with its value (empty when it carried none).
+    ///
+    /// Only a unix socket carries descriptors; over TCP, TLS or SSH the call fails with
+    /// [`CallError::FdPassingUnavailable`] before anything is sent. Descriptors are never
+    /// leaked: those of a refused call are closed at once, and those of a reply whose future
+    /// was dropped are closed when the reply arrives.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: libvirt_rpc::Client, dom: libvirt_rpc::proto::types::Domain)
+    /// # -> Result<(), libvirt_rpc::CallError> {
+    /// use libvirt_rpc::proto::procs::domain::{DomainOpenGraphicsArgs, DomainOpenGraphicsFd};
+    ///
+    /// let args = DomainOpenGraphicsArgs { dom, idx: 0, flags: Default::default() };
+    /// let ((), fds) = client.call_with_fds::<DomainOpenGraphicsFd>(&args, Vec::new()).await?;
+    /// // fds[0]: a socket connected to the domain's first graphics device (VNC: "RFB 003.008")
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_with_fds<P: Procedure>(
+        &self,
+        args: &P::Args,
+        fds: Vec<OwnedFd>,
+    ) -> Result<(P::Ret, Vec<OwnedFd>), CallError> {
+        const {
+            assert!(
+                P::FDS.is_some(),
+                "call_with_fds: the procedure passes no descriptors"
+            );
+        };
+        let (serial, result, fds) = self
+            .fd_call(P::PROGRAM, P::NUMBER, P::NAME, args, fds)
+            .await?;
+        Ok((self.parse_reply::<P>(serial, result?)?, fds))
+    }
+
+    /// [`call_raw`](Self::call_raw) passing file descriptors: `fds` go with the call
+    /// (`CALL_WITH_FDS`), the reply's descriptors (`REPLY_WITH_FDS`) come back with its
+    /// payload. Unix sockets only, as [`call_with_fds`](Self::call_with_fds).
+    pub async fn call_raw_with_fds(
+        &self,
+        program: u32,
+        procedure: i32,
+        args: &[u8],
+        fds: Vec<OwnedFd>,
+    ) -> Result<(Bytes, Vec<OwnedFd>), CallError> {
+        let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
+        let (_, result, fds) = self
+            .fd_call(program, procedure, name, &Preencoded(args), fds)
+            .await?;
+        Ok((result?, fds))
+    }
+
+    /// A call on the descriptor path: its serial, its result and the reply's descriptors.
+    async fn fd_call(
+        &self,
+        program: u32,
+        procedure: i32,
+        name: &'static str,
+        args: &(impl Encode + ?Sized),
+        fds: Vec<OwnedFd>,
+    ) -> Result<(u32, Result<Bytes, CallError>, Vec<OwnedFd>), CallError> {
+        let serial = {
+            let mut st = self.inner.lock();
+            let serial = st
+                .conn
+                .call_raw_with_fds(program, procedure, args, fds, None)?;
+            st.calls.insert(serial, CallSlot::default());
+            st.wake_driver();
+            serial
+        };
+        let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
+        let (result, fds) = WithFds(CallFuture {
+            inner: &self.inner,
+            serial,
+            done: false,
+        })
+        .instrument(span)
+        .await;
+        Ok((serial, result, fds))
     }
 
     /// Call any procedure of any program with pre-encoded arguments; returns the raw reply
@@ -564,6 +664,11 @@ impl Client {
         self.close();
     }
 
+    /// True when `self` and `other` are clones of one connection.
+    pub fn same_connection(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// True once the connection is dead.
     pub fn is_closed(&self) -> bool {
         self.inner.lock().conn.is_closed()
@@ -605,23 +710,58 @@ pub(crate) struct CallFuture<'a> {
     pub(crate) done: bool,
 }
 
-impl Future for CallFuture<'_> {
-    type Output = Result<Bytes, CallError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+impl CallFuture<'_> {
+    /// The reply and the descriptors that came with it.
+    fn poll_reply(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<(Result<Bytes, CallError>, Vec<OwnedFd>)> {
         let mut st = self.inner.lock();
         let slot = st
             .calls
             .get_mut(&self.serial)
             .expect("slot lives until the future ends");
         if let Some(r) = slot.result.take() {
-            st.calls.remove(&self.serial);
+            let fds = st
+                .calls
+                .remove(&self.serial)
+                .map(|s| s.fds)
+                .unwrap_or_default();
             drop(st);
             self.done = true;
-            return Poll::Ready(r);
+            return Poll::Ready((r, fds));
         }
         slot.waker = Some(cx.waker().clone());
         Poll::Pending
+    }
+}
+
+impl Future for CallFuture<'_> {
+    type Output = Result<Bytes, CallError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.poll_reply(cx).map(|(r, _)| r)
+    }
+}
+
+/// A [`CallFuture`] that also yields the reply's descriptors (dropping it early closes
+/// them, with the slot they wait in).
+struct WithFds<'a>(CallFuture<'a>);
+
+impl Future for WithFds<'_> {
+    type Output = (Result<Bytes, CallError>, Vec<OwnedFd>);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.0.poll_reply(cx)
+    }
+}
+
+/// `io` as a descriptor-passing unix socket, if it is a tokio `UnixStream`.
+fn as_unix<T: Any>(io: T) -> Result<UnixFds, T> {
+    let any: Box<dyn Any> = Box::new(io);
+    match any.downcast::<tokio::net::UnixStream>() {
+        Ok(unix) => Ok(UnixFds::new(*unix)),
+        Err(any) => Err(*any.downcast::<T>().expect("the type it was boxed as")),
     }
 }
 

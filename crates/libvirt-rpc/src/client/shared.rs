@@ -4,6 +4,7 @@
 //! so a writer stalled on a dead peer never blocks `close()` (H1).
 
 use std::collections::HashMap;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
@@ -25,6 +26,8 @@ pub(crate) const TRANSMIT_HIGH: usize = 512 << 10;
 #[derive(Default)]
 pub(crate) struct CallSlot {
     pub(crate) result: Option<Result<Bytes, CallError>>,
+    /// The descriptors that came with the reply (closed with the slot if nobody takes them).
+    pub(crate) fds: Vec<OwnedFd>,
     pub(crate) waker: Option<Waker>,
 }
 
@@ -34,6 +37,8 @@ pub(crate) struct StreamSlot {
     /// The core reported the stream's end (it may still hold items to read).
     pub(crate) ended: bool,
     pub(crate) waker: Option<Waker>,
+    /// A duplex stream's writer, when it is not the reader's task (split halves).
+    pub(crate) write_waker: Option<Waker>,
 }
 
 pub(crate) struct State {
@@ -73,8 +78,11 @@ impl State {
         while let Some(o) = self.conn.poll_output() {
             match o {
                 Output::CallDone { serial, result } => {
+                    // Taken even without a waiter: dropping them here closes them.
+                    let fds = self.conn.take_reply_fds(serial);
                     if let Some(slot) = self.calls.get_mut(&serial) {
                         slot.result = Some(result);
+                        slot.fds = fds;
                         completed += 1;
                         if let Some(w) = slot.waker.take() {
                             w.wake();
@@ -86,6 +94,9 @@ impl State {
                         slot.opened |= matches!(o, Output::StreamOpened(_));
                         slot.ended |= matches!(o, Output::StreamEnded(_));
                         if let Some(w) = slot.waker.take() {
+                            w.wake();
+                        }
+                        if let Some(w) = slot.write_waker.take() {
                             w.wake();
                         }
                     }

@@ -1,27 +1,168 @@
-//! Upload and download handles over the core's stream state machine.
+//! Upload, download and duplex handles over the core's stream state machine, and the
+//! `tokio::io` adaptors over them.
 //!
 //! Every way a stream can end reaches the caller as a value: the daemon's verdict, the
 //! daemon's error, the local source's or sink's error (after aborting on the wire), or the
-//! connection's death. Dropping a handle mid-stream aborts it and leaves the connection usable.
+//! connection's death. Dropping a handle (or an adaptor) mid-stream aborts it and leaves the
+//! connection usable; the adaptors report a stream's end as an [`io::Error`] whose inner
+//! error is the [`StreamError`] (see [`stream_error`]).
 
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use bytes::{Buf, Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tracing::{Instrument, Span};
 
 use super::Client;
 use super::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
 use crate::conn::{StreamError, StreamId, StreamItem, StreamMisuse, StreamMut};
-use crate::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload};
-use crate::proto::types::StorageVol;
+use crate::proto::procs::domain::{
+    DomainOpenChannel, DomainOpenChannelArgs, DomainOpenConsole, DomainOpenConsoleArgs,
+};
+use crate::proto::procs::storage::{
+    StorageVolDelete, StorageVolDownload, StorageVolFlagsArgs, StorageVolTransferArgs,
+    StorageVolUpload,
+};
+use crate::proto::types::{Domain, StorageVol};
 use crate::proto::{Procedure, StreamArgs};
 use crate::wire::xdr::{self, DecodeError};
+
+/// The [`StreamError`] inside an [`io::Error`] returned by a stream adaptor
+/// ([`UploadWriter`], [`DownloadReader`], [`Duplex`]), if that is what ended it.
+pub fn stream_error(e: &io::Error) -> Option<&StreamError> {
+    e.get_ref()?.downcast_ref::<StreamError>()
+}
+
+fn io_error(e: StreamError) -> io::Error {
+    let kind = match &e {
+        StreamError::Connection(_) => io::ErrorKind::ConnectionAborted,
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, e)
+}
+
+/// The offset/length/sparse builders both option structs share.
+macro_rules! range_builders {
+    () => {
+        /// Start at byte `offset`.
+        #[must_use]
+        pub fn offset(mut self, offset: u64) -> Self {
+            self.offset = offset;
+            self
+        }
+
+        /// Transfer `length` bytes (0 = to the end of the volume).
+        #[must_use]
+        pub fn length(mut self, length: u64) -> Self {
+            self.length = length;
+            self
+        }
+
+        /// A sparse stream or not.
+        #[must_use]
+        pub fn sparse(mut self, sparse: bool) -> Self {
+            self.sparse = sparse;
+            self
+        }
+    };
+}
+
+/// How much of a volume a transfer covers: `virStorageVolUpload`'s offset, length and
+/// flags. `UploadOptions::new().sparse(true)` is a whole-volume sparse upload.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UploadOptions {
+    /// Byte offset into the volume.
+    pub offset: u64,
+    /// Bytes to transfer; 0 = to the end of the volume.
+    pub length: u64,
+    /// A sparse stream: holes travel as holes (`VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM`).
+    pub sparse: bool,
+    /// Delete the volume (`virStorageVolDelete`) when the upload ends any way but a
+    /// successful finish: no half-written volume is left behind. Off by default.
+    pub delete_on_failure: bool,
+}
+
+impl UploadOptions {
+    /// The whole volume, not sparse, kept on failure.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    range_builders!();
+
+    /// Delete the volume if the upload fails (see [the field](Self::delete_on_failure)).
+    #[must_use]
+    pub fn delete_on_failure(mut self, delete: bool) -> Self {
+        self.delete_on_failure = delete;
+        self
+    }
+}
+
+/// How much of a volume a download covers: `virStorageVolDownload`'s offset, length and
+/// flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DownloadOptions {
+    /// Byte offset into the volume.
+    pub offset: u64,
+    /// Bytes to transfer; 0 = to the end of the volume.
+    pub length: u64,
+    /// A sparse stream: holes arrive as [`StreamItem::Hole`].
+    pub sparse: bool,
+}
+
+impl DownloadOptions {
+    /// The whole volume, not sparse.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    range_builders!();
+}
+
+/// How far a transfer is, given to a progress callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Logical bytes done (data and holes).
+    pub done: u64,
+    /// Logical bytes the whole transfer covers, when known: what [`Upload::with_total`] /
+    /// [`Download::with_total`] was told, else the options' `length` when it is not 0, else
+    /// the file's size for [`Upload::send_file_and_finish`].
+    pub total: Option<u64>,
+}
+
+/// A progress callback: runs on the caller's task, inside the transfer's own await points.
+type ProgressFn = Box<dyn FnMut(Progress) + Send>;
+
+/// The volume an upload deletes if it fails.
+struct Cleanup {
+    client: Client,
+    vol: StorageVol,
+}
+
+impl Cleanup {
+    async fn run(self) {
+        let name = self.vol.name.to_string();
+        match self
+            .client
+            .call::<StorageVolDelete>(&StorageVolFlagsArgs {
+                vol: self.vol,
+                flags: Default::default(),
+            })
+            .await
+        {
+            Ok(()) => tracing::debug!(vol = %name, "failed upload: volume deleted"),
+            Err(e) => tracing::warn!(vol = %name, error = %e, "failed upload: volume not deleted"),
+        }
+    }
+}
 
 /// A transfer failed, either on the libvirt side or on our local side.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +184,8 @@ struct Handle {
     ended: bool,
     /// The payload of the REPLY that opened the stream.
     reply: Bytes,
+    /// What to undo if the stream ends any way but a successful finish.
+    cleanup: Option<Cleanup>,
 }
 
 impl Handle {
@@ -65,6 +208,7 @@ impl Handle {
             span,
             ended: false,
             reply: Bytes::new(),
+            cleanup: None,
         };
         poll_fn(|cx| h.poll_open(cx)).await?;
         h.reply = h
@@ -80,6 +224,50 @@ impl Handle {
     /// The opening REPLY decoded as `P`'s return (the core checked it decodes).
     fn open_reply<P: Procedure>(&self) -> Result<P::Ret, DecodeError> {
         xdr::from_bytes(self.reply.clone())
+    }
+
+    /// Ready when the connection's send queue has room (or the connection is closed).
+    fn poll_writable(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut st = self.inner.lock();
+        if st.conn.is_closed() || st.conn.transmit_queued() < TRANSMIT_HIGH {
+            return Poll::Ready(());
+        }
+        // Also wake on the stream's own end (a daemon error mid-upload). Its own waker: a
+        // duplex stream's reader may wait on another task.
+        if let Some(slot) = st.streams.get_mut(&self.id) {
+            slot.write_waker = Some(cx.waker().clone());
+        }
+        st.writable.push(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// The next received item, `None` once the stream ended well, or the error that ended it.
+    fn poll_item(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<StreamItem, StreamError>>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        let id = self.id;
+        let mut st = self.inner.lock();
+        let mut stream = st.conn.stream(id);
+        if let Some(item) = stream.recv() {
+            if st.read_blocked && st.conn.wants_read() {
+                st.wake_driver();
+            }
+            return Poll::Ready(Some(Ok(item)));
+        }
+        if let Some(r) = stream.take_end() {
+            st.streams.remove(&id);
+            drop(st);
+            self.ended = true;
+            return Poll::Ready(r.err().map(Err));
+        }
+        if st.read_blocked && st.conn.wants_read() {
+            st.wake_driver();
+        }
+        if let Some(slot) = st.streams.get_mut(&id) {
+            slot.waker = Some(cx.waker().clone());
+        }
+        Poll::Pending
     }
 
     fn poll_open(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), StreamError>> {
@@ -126,8 +314,19 @@ impl Handle {
         Poll::Pending
     }
 
+    /// Wait for the end; a failed end runs the cleanup first.
     async fn end(&mut self) -> Result<(), StreamError> {
-        poll_fn(|cx| self.poll_end(cx)).await
+        let r = poll_fn(|cx| self.poll_end(cx)).await;
+        if r.is_err() {
+            self.clean_up().await;
+        }
+        r
+    }
+
+    async fn clean_up(&mut self) {
+        if let Some(c) = self.cleanup.take() {
+            c.run().instrument(self.span.clone()).await;
+        }
     }
 
     /// Run `f` on the stream, then let the driver send what it queued.
@@ -153,6 +352,7 @@ impl Handle {
     /// report the local error (not the abort).
     async fn fail_local(&mut self, e: io::Error) -> TransferError {
         let _ = self.abort(&e.to_string()).await;
+        self.clean_up().await;
         TransferError::Local(e)
     }
 
@@ -168,12 +368,34 @@ impl Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        if !self.ended {
-            let mut st = self.inner.lock();
-            st.conn.stream(self.id).forget();
-            st.streams.remove(&self.id);
-            st.wake_driver();
+        if self.ended {
+            return;
         }
+        if let (Some(cleanup), Ok(rt)) =
+            (self.cleanup.take(), tokio::runtime::Handle::try_current())
+        {
+            // Dropped with a volume to delete: abort, and hand the stream to a task that
+            // waits for the daemon's answer (it always comes, or the connection dies) and
+            // then deletes the volume (the daemon refuses while the upload holds it).
+            let mut rest = Self {
+                inner: self.inner.clone(),
+                id: self.id,
+                span: self.span.clone(),
+                ended: false,
+                reply: Bytes::new(),
+                cleanup: Some(cleanup),
+            };
+            self.ended = true;
+            let _ = rest.command(|mut s| s.abort("stream handle dropped"));
+            rt.spawn(async move {
+                let _ = rest.end().await;
+            });
+            return;
+        }
+        let mut st = self.inner.lock();
+        st.conn.stream(self.id).forget();
+        st.streams.remove(&self.id);
+        st.wake_driver();
     }
 }
 
@@ -184,13 +406,11 @@ pub struct Upload {
     sparse: bool,
     sent: u64,
     position: u64,
-    progress: Option<Progress>,
+    total: Option<u64>,
+    progress: Option<ProgressFn>,
     /// Bytes read from a source per send: whole packets, so no short packet per round.
     read_ahead: usize,
 }
-
-/// Called with the logical position (data and holes) after each chunk.
-pub type Progress = Box<dyn Fn(u64) + Send + Sync>;
 
 impl std::fmt::Debug for Upload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -217,31 +437,35 @@ impl Upload {
         self.sent
     }
 
-    /// Report progress (logical bytes: data and holes) to `f` after each chunk.
+    /// Report progress to `f` after each chunk (data and holes). `f` runs on the task
+    /// driving the upload, so it may hold state (`FnMut`) and needs no `Sync`.
     #[must_use]
-    pub fn with_progress(mut self, f: impl Fn(u64) + Send + Sync + 'static) -> Self {
+    pub fn with_progress(mut self, f: impl FnMut(Progress) + Send + 'static) -> Self {
         self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// Tell progress reports the transfer's total (replaces what the options' length said;
+    /// without either, [`send_file_and_finish`](Self::send_file_and_finish) uses the file's
+    /// size).
+    #[must_use]
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
         self
     }
 
     fn advance(&mut self, n: u64) {
         self.position += n;
-        if let Some(p) = &self.progress {
-            p(self.position);
+        if let Some(p) = &mut self.progress {
+            p(Progress {
+                done: self.position,
+                total: self.total,
+            });
         }
     }
 
     fn poll_writable(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let mut st = self.h.inner.lock();
-        if st.conn.is_closed() || st.conn.transmit_queued() < TRANSMIT_HIGH {
-            return Poll::Ready(());
-        }
-        // Also wake on the stream's own end (a daemon error mid-upload).
-        if let Some(slot) = st.streams.get_mut(&self.h.id) {
-            slot.waker = Some(cx.waker().clone());
-        }
-        st.writable.push(cx.waker().clone());
-        Poll::Pending
+        self.h.poll_writable(cx)
     }
 
     /// Queue `data` (sent in packets of the connection's
@@ -274,6 +498,29 @@ impl Upload {
     /// Abort on the wire and wait for the daemon's answer; returns how the stream ended.
     pub async fn abort(mut self, reason: &str) -> StreamError {
         self.h.abort(reason).await
+    }
+
+    /// This upload as a [`tokio::io::AsyncWrite`]: each write queues a copy of its bytes
+    /// (waiting while the connection's send queue is full), `shutdown` finishes and returns
+    /// the daemon's verdict. Dropping the writer before `shutdown` completes aborts the
+    /// upload. Errors carry the [`StreamError`] (see [`stream_error`]).
+    pub fn into_writer(self) -> UploadWriter {
+        UploadWriter {
+            state: WriterState::Writing(Box::new(self)),
+        }
+    }
+
+    /// Queue a copy of `buf` once the send queue has room.
+    fn poll_send(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<Result<usize, StreamError>> {
+        ready!(self.poll_writable(cx));
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        self.h
+            .command(|mut s| s.send(Bytes::copy_from_slice(buf)))?;
+        self.sent += buf.len() as u64;
+        self.advance(buf.len() as u64);
+        Poll::Ready(Ok(buf.len()))
     }
 
     /// Send everything `reader` yields, then finish. A read error aborts the stream and is
@@ -326,6 +573,9 @@ impl Upload {
             Ok((Arc::new(f), meta.is_file().then_some(meta.len())))
         });
         let (file, len) = self.h.local(opened).await?;
+        if let Some(len) = len {
+            self.total.get_or_insert(len);
+        }
         let r = match len {
             None => self.send_to_eof(&file).await,
             Some(len) if self.sparse => self.send_sparse(&file, len).await,
@@ -406,6 +656,67 @@ impl Upload {
     }
 }
 
+/// An [`Upload`] as a [`tokio::io::AsyncWrite`]; see [`Upload::into_writer`].
+pub struct UploadWriter {
+    state: WriterState,
+}
+
+enum WriterState {
+    Writing(Box<Upload>),
+    Finishing(Pin<Box<dyn Future<Output = Result<(), StreamError>> + Send>>),
+    Done,
+}
+
+impl std::fmt::Debug for UploadWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &self.state {
+            WriterState::Writing(u) => return f.debug_tuple("UploadWriter").field(u).finish(),
+            WriterState::Finishing(_) => "finishing",
+            WriterState::Done => "done",
+        };
+        f.debug_tuple("UploadWriter").field(&state).finish()
+    }
+}
+
+impl AsyncWrite for UploadWriter {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match &mut self.state {
+            WriterState::Writing(up) => up.poll_send(cx, buf).map_err(io_error),
+            _ => Poll::Ready(Err(io_error(StreamMisuse::AfterFinish.into()))),
+        }
+    }
+
+    /// Bytes are queued on the connection as they are written; nothing to flush here.
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            match &mut self.state {
+                WriterState::Writing(_) => {
+                    let WriterState::Writing(up) =
+                        std::mem::replace(&mut self.state, WriterState::Done)
+                    else {
+                        unreachable!()
+                    };
+                    self.state = WriterState::Finishing(Box::pin((*up).finish()));
+                }
+                WriterState::Finishing(f) => {
+                    let r = ready!(f.as_mut().poll(cx));
+                    self.state = WriterState::Done;
+                    return Poll::Ready(r.map_err(io_error));
+                }
+                WriterState::Done => return Poll::Ready(Ok(())),
+            }
+        }
+    }
+}
+
 /// Bytes read from a source per send: about 256 KiB, in whole packets (fewer syscalls than
 /// one packet per read; RSS stays ≤ 8 MiB).
 fn read_ahead(chunk: usize) -> usize {
@@ -455,7 +766,8 @@ async fn read_some(file: Arc<std::fs::File>, n: usize) -> io::Result<Bytes> {
 /// error that ended it. Memory is bounded by the connection's stream window.
 pub struct Download {
     h: Handle,
-    progress: Option<Progress>,
+    total: Option<u64>,
+    progress: Option<ProgressFn>,
 }
 
 impl std::fmt::Debug for Download {
@@ -470,31 +782,7 @@ impl futures::Stream for Download {
     type Item = Result<StreamItem, StreamError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.h.ended {
-            return Poll::Ready(None);
-        }
-        let id = self.h.id;
-        let mut st = self.h.inner.lock();
-        let mut stream = st.conn.stream(id);
-        if let Some(item) = stream.recv() {
-            if st.read_blocked && st.conn.wants_read() {
-                st.wake_driver();
-            }
-            return Poll::Ready(Some(Ok(item)));
-        }
-        if let Some(r) = stream.take_end() {
-            st.streams.remove(&id);
-            drop(st);
-            self.h.ended = true;
-            return Poll::Ready(r.err().map(Err));
-        }
-        if st.read_blocked && st.conn.wants_read() {
-            st.wake_driver();
-        }
-        if let Some(slot) = st.streams.get_mut(&id) {
-            slot.waker = Some(cx.waker().clone());
-        }
-        Poll::Pending
+        self.h.poll_item(cx)
     }
 }
 
@@ -509,22 +797,49 @@ impl Download {
         self.h.open_reply::<P>()
     }
 
-    /// Report progress (logical bytes: data and holes) to `f` while writing.
+    /// Report progress to `f` after each item written (data and holes) by
+    /// [`write_to`](Self::write_to), [`write_to_file`](Self::write_to_file) or the
+    /// [reader](Self::into_reader). `f` runs on the task driving the download, so it may hold
+    /// state (`FnMut`) and needs no `Sync`.
     #[must_use]
-    pub fn with_progress(mut self, f: impl Fn(u64) + Send + Sync + 'static) -> Self {
+    pub fn with_progress(mut self, f: impl FnMut(Progress) + Send + 'static) -> Self {
         self.progress = Some(Box::new(f));
         self
     }
 
-    fn report(&self, pos: u64) {
-        if let Some(p) = &self.progress {
-            p(pos);
+    /// Tell progress reports the transfer's total (e.g. the volume's capacity, which the
+    /// stream itself does not announce).
+    #[must_use]
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    fn report(&mut self, done: u64) {
+        if let Some(p) = &mut self.progress {
+            p(Progress {
+                done,
+                total: self.total,
+            });
         }
     }
 
     /// Abort on the wire and wait for the daemon's answer.
     pub async fn abort(mut self, reason: &str) -> StreamError {
         self.h.abort(reason).await
+    }
+
+    /// This download as a [`tokio::io::AsyncRead`]: holes read as zeros, end of file once
+    /// the daemon confirmed the finish, an error if the stream failed (carrying the
+    /// [`StreamError`], see [`stream_error`]). Dropping the reader before the end aborts the
+    /// download.
+    pub fn into_reader(self) -> DownloadReader {
+        DownloadReader {
+            dl: self,
+            data: Bytes::new(),
+            zeros: 0,
+            done: 0,
+        }
     }
 
     /// Write everything to `sink`; holes are written as zeros (a plain writer cannot seek).
@@ -609,6 +924,58 @@ impl Download {
     }
 }
 
+/// A [`Download`] as a [`tokio::io::AsyncRead`]; see [`Download::into_reader`].
+#[derive(Debug)]
+pub struct DownloadReader {
+    dl: Download,
+    /// The rest of the data item being read.
+    data: Bytes,
+    /// The rest of the hole being read, as zeros.
+    zeros: u64,
+    /// Logical bytes handed to the reader (for progress).
+    done: u64,
+}
+
+impl AsyncRead for DownloadReader {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        loop {
+            if buf.remaining() == 0 {
+                return Poll::Ready(Ok(()));
+            }
+            let n = if !this.data.is_empty() {
+                let n = this.data.len().min(buf.remaining());
+                buf.put_slice(&this.data[..n]);
+                this.data.advance(n);
+                n
+            } else if this.zeros > 0 {
+                let n = usize::try_from(this.zeros)
+                    .unwrap_or(usize::MAX)
+                    .min(buf.remaining());
+                let z = zero_fill(n as u64).next().unwrap_or_default();
+                buf.put_slice(z);
+                this.zeros -= z.len() as u64;
+                z.len()
+            } else {
+                match ready!(futures::Stream::poll_next(Pin::new(&mut this.dl), cx)) {
+                    Some(Ok(StreamItem::Data(d))) => this.data = d,
+                    Some(Ok(StreamItem::Hole(n))) => this.zeros = n,
+                    Some(Err(e)) => return Poll::Ready(Err(io_error(e))),
+                    None => return Poll::Ready(Ok(())),
+                }
+                continue;
+            };
+            this.done += n as u64;
+            this.dl.report(this.done);
+            return Poll::Ready(Ok(()));
+        }
+    }
+}
+
 /// `pwrite` (regular files) or `write` (pipes, devices) of `data`.
 async fn write_at(
     file: Arc<std::fs::File>,
@@ -648,6 +1015,173 @@ fn zero_fill(mut n: u64) -> impl Iterator<Item = &'static [u8]> {
     })
 }
 
+/// A stream both sides send on: a domain's console or channel
+/// ([`Client::domain_open_console`], [`Client::domain_open_channel`]). Reads yield what the
+/// daemon sends (the guest's output), writes queue bytes for it (keystrokes); both
+/// directions have their own backpressure (the stream window for reads, the connection's
+/// send queue for writes). `tokio::io::split` gives a reader and a writer half for two tasks.
+///
+/// Either side ends it. The daemon's end of file (the guest closed the device) is read as
+/// end of file; [`finish`](Self::finish) or `shutdown` ends it from our side (libvirt has no
+/// half-close: output still in flight is dropped), [`abort`](Self::abort) aborts. A daemon
+/// error or the connection's death is returned by the next read or write, as an
+/// [`io::Error`] carrying the [`StreamError`] (see [`stream_error`]). Dropping it aborts the
+/// stream on the wire and leaves the connection usable.
+pub struct Duplex {
+    h: Handle,
+    /// The rest of the data item being read.
+    data: Bytes,
+    /// Our finish was sent (`shutdown`).
+    finishing: bool,
+}
+
+impl std::fmt::Debug for Duplex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Duplex")
+            .field("id", &self.h.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Duplex {
+    /// Finish from our side and wait for the daemon's verdict.
+    pub async fn finish(mut self) -> Result<(), StreamError> {
+        let span = self.h.span.clone();
+        self.h.command(|mut s| s.finish())?;
+        self.h.end().instrument(span).await
+    }
+
+    /// Abort on the wire and wait for the daemon's answer; returns how the stream ended.
+    pub async fn abort(mut self, reason: &str) -> StreamError {
+        self.h.abort(reason).await
+    }
+}
+
+impl AsyncRead for Duplex {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        while this.data.is_empty() {
+            match ready!(this.h.poll_item(cx)) {
+                Some(Ok(StreamItem::Data(d))) => this.data = d,
+                // Never sent on a console (not sparse: the core refuses it).
+                Some(Ok(StreamItem::Hole(_))) => {}
+                Some(Err(e)) => return Poll::Ready(Err(io_error(e))),
+                None => return Poll::Ready(Ok(())),
+            }
+        }
+        let n = this.data.len().min(buf.remaining());
+        buf.put_slice(&this.data[..n]);
+        this.data.advance(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for Duplex {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        ready!(self.h.poll_writable(cx));
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        self.h
+            .command(|mut s| s.send(Bytes::copy_from_slice(buf)))
+            .map_err(io_error)?;
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    /// Bytes are queued on the connection as they are written; nothing to flush here.
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    /// Finish from our side and wait for the daemon's verdict (unread output is dropped).
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.h.ended {
+            return Poll::Ready(Ok(()));
+        }
+        if !self.finishing {
+            self.finishing = true;
+            match self.h.command(|mut s| s.finish()) {
+                // The daemon finished first: its end is the verdict.
+                Ok(()) | Err(StreamError::Misuse(StreamMisuse::AfterFinish)) => {}
+                Err(e) => {
+                    self.h.ended = true;
+                    let mut st = self.h.inner.lock();
+                    let _ = st.conn.stream(self.h.id).take_end();
+                    st.streams.remove(&self.h.id);
+                    return Poll::Ready(Err(io_error(e)));
+                }
+            }
+        }
+        self.h.poll_end(cx).map_err(io_error)
+    }
+}
+
+impl Client {
+    /// Open a duplex stream with a typed stream procedure (console, channel).
+    pub async fn duplex<P: Procedure>(&self, args: &P::Args) -> Result<Duplex, StreamError>
+    where
+        P::Args: StreamArgs,
+    {
+        Ok(Duplex {
+            h: Handle::open::<P>(self, args).await?,
+            data: Bytes::new(),
+            finishing: false,
+        })
+    }
+
+    /// `virDomainOpenConsole`: the domain's console `dev_name` (`None`: the first one) as a
+    /// [`Duplex`] stream. `flags`: `virDomainConsoleFlags` (FORCE 1 takes it over from
+    /// another client, SAFE 2).
+    ///
+    /// ```no_run
+    /// # async fn f(c: &libvirt_rpc::Client, dom: &libvirt_rpc::proto::types::Domain)
+    /// # -> std::io::Result<()> {
+    /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// let mut console = c.domain_open_console(dom, None, 0).await.map_err(std::io::Error::other)?;
+    /// console.write_all(b"\n").await?;
+    /// let mut buf = [0; 4096];
+    /// let n = console.read(&mut buf).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn domain_open_console(
+        &self,
+        dom: &Domain,
+        dev_name: Option<&str>,
+        flags: u32,
+    ) -> Result<Duplex, StreamError> {
+        self.duplex::<DomainOpenConsole>(&DomainOpenConsoleArgs {
+            dom: dom.clone(),
+            dev_name: dev_name.map(Into::into),
+            flags,
+        })
+        .await
+    }
+
+    /// `virDomainOpenChannel`: the domain's channel `name` (`None`: the first one) as a
+    /// [`Duplex`] stream. `flags`: `virDomainChannelFlags` (FORCE 1).
+    pub async fn domain_open_channel(
+        &self,
+        dom: &Domain,
+        name: Option<&str>,
+        flags: u32,
+    ) -> Result<Duplex, StreamError> {
+        self.duplex::<DomainOpenChannel>(&DomainOpenChannelArgs {
+            dom: dom.clone(),
+            name: name.map(Into::into),
+            flags,
+        })
+        .await
+    }
+}
+
 impl Client {
     /// Open an upload stream with a typed stream procedure; its arguments say whether it is
     /// sparse.
@@ -662,6 +1196,7 @@ impl Client {
             sparse: args.sparse(),
             sent: 0,
             position: 0,
+            total: None,
             progress: None,
             read_ahead,
         })
@@ -675,31 +1210,53 @@ impl Client {
     {
         Ok(Download {
             h: Handle::open::<P>(self, args).await?,
+            total: None,
             progress: None,
         })
     }
 
-    /// `virStorageVolUpload` (`length` 0 = to the end of the volume).
+    /// `virStorageVolUpload`: write `vol` (or the part `opts` says). With
+    /// [`UploadOptions::delete_on_failure`], a failed upload deletes the volume.
+    ///
+    /// ```no_run
+    /// # async fn f(c: &libvirt_rpc::Client, vol: &libvirt_rpc::proto::types::StorageVol)
+    /// # -> Result<(), Box<dyn std::error::Error>> {
+    /// use libvirt_rpc::client::UploadOptions;
+    /// let up = c.vol_upload(vol, UploadOptions::new().sparse(true)).await?;
+    /// let up = up.with_progress(|p| eprintln!("{} of {:?}", p.done, p.total));
+    /// up.send_file_and_finish("disk.raw".as_ref()).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn vol_upload(
         &self,
         vol: &StorageVol,
-        offset: u64,
-        length: u64,
-        sparse: bool,
+        opts: UploadOptions,
     ) -> Result<Upload, StreamError> {
-        let args = StorageVolTransferArgs::new(vol.clone(), offset, length, sparse);
-        self.upload::<StorageVolUpload>(&args).await
+        let args = StorageVolTransferArgs::new(vol.clone(), opts.offset, opts.length, opts.sparse);
+        let mut up = self.upload::<StorageVolUpload>(&args).await?;
+        if opts.length != 0 {
+            up.total = Some(opts.length);
+        }
+        if opts.delete_on_failure {
+            up.h.cleanup = Some(Cleanup {
+                client: self.clone(),
+                vol: vol.clone(),
+            });
+        }
+        Ok(up)
     }
 
-    /// `virStorageVolDownload` (`length` 0 = to the end of the volume).
+    /// `virStorageVolDownload`: read `vol` (or the part `opts` says).
     pub async fn vol_download(
         &self,
         vol: &StorageVol,
-        offset: u64,
-        length: u64,
-        sparse: bool,
+        opts: DownloadOptions,
     ) -> Result<Download, StreamError> {
-        let args = StorageVolTransferArgs::new(vol.clone(), offset, length, sparse);
-        self.download::<StorageVolDownload>(&args).await
+        let args = StorageVolTransferArgs::new(vol.clone(), opts.offset, opts.length, opts.sparse);
+        let mut dl = self.download::<StorageVolDownload>(&args).await?;
+        if opts.length != 0 {
+            dl.total = Some(opts.length);
+        }
+        Ok(dl)
     }
 }

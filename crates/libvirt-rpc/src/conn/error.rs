@@ -33,7 +33,7 @@ pub enum ProtocolViolation {
         /// Version found.
         version: u32,
     },
-    /// A message type a server never sends to a client (CALL, `*_WITH_FDS`).
+    /// A message type a server never sends to a client (CALL, `CALL_WITH_FDS`).
     #[error("unexpected {kind:?} packet from the server (proc {procedure}, serial {serial})")]
     UnexpectedType {
         /// Message type.
@@ -52,6 +52,32 @@ pub enum ProtocolViolation {
         status: MessageStatus,
         /// Serial.
         serial: u32,
+    },
+    /// A `*_WITH_FDS` message whose descriptor count word is missing or over
+    /// [`MESSAGE_NUM_FDS_MAX`](crate::proto::limits::MESSAGE_NUM_FDS_MAX).
+    #[error("{kind:?} packet (serial {serial}) announces {count:?} descriptors (limit {max})")]
+    BadFdCount {
+        /// Message type.
+        kind: MessageType,
+        /// Serial.
+        serial: u32,
+        /// The count word (`None`: the payload is shorter than one).
+        count: Option<u32>,
+        /// The limit.
+        max: usize,
+    },
+    /// A reply's descriptors did not arrive with it: the transport cannot carry any (TCP,
+    /// TLS, SSH), or they were lost.
+    #[error("the descriptors of the reply to serial {serial} did not arrive with it")]
+    MissingFds {
+        /// Serial.
+        serial: u32,
+    },
+    /// Descriptors arrived outside any `*_WITH_FDS` message (they were closed).
+    #[error("{count} file descriptors arrived outside any message that carries them")]
+    StrayFds {
+        /// How many.
+        count: usize,
     },
     /// A REPLY no call is waiting for (libvirt's client treats it as fatal as well).
     #[error("reply for serial {serial} (proc {procedure}) that no call is waiting for")]
@@ -187,14 +213,34 @@ pub enum CallError {
     /// The packet would exceed the protocol limit. Nothing was sent.
     #[error("cannot send the call: {0}")]
     Frame(FrameError),
-    /// The procedure passes file descriptors (`CALL_WITH_FDS` / `REPLY_WITH_FDS`), which this
-    /// crate cannot do yet on any transport. Refused locally; nothing was sent.
-    #[error("{procedure} passes file descriptors ({fds:?}), which is not supported yet")]
+    /// The procedure passes file descriptors (`CALL_WITH_FDS` / `REPLY_WITH_FDS`) and was
+    /// called through a path that carries none (`call`): use `call_with_fds`. Refused
+    /// locally; nothing was sent.
+    #[error("{procedure} passes file descriptors ({fds:?}): call it with call_with_fds")]
     NeedsFdPassing {
         /// The procedure's name.
         procedure: &'static str,
         /// Which side carries descriptors.
         fds: FdPassing,
+    },
+    /// A call that passes file descriptors on a transport that cannot carry them: only a
+    /// unix socket can (not TCP, TLS or SSH). Refused locally; nothing was sent.
+    #[error(
+        "{procedure} passes file descriptors, which this transport cannot carry (only a unix socket can)"
+    )]
+    FdPassingUnavailable {
+        /// The procedure's name (`"raw"` for an undeclared one).
+        procedure: &'static str,
+    },
+    /// More descriptors than one message may carry
+    /// ([`MESSAGE_NUM_FDS_MAX`](crate::proto::limits::MESSAGE_NUM_FDS_MAX)). Refused
+    /// locally; nothing was sent.
+    #[error("{count} file descriptors in one call: the limit is {max}")]
+    TooManyFds {
+        /// Descriptors given.
+        count: usize,
+        /// The limit.
+        max: usize,
     },
 }
 

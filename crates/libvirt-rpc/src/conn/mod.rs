@@ -38,10 +38,11 @@ mod stream;
 pub mod subscriptions;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 pub use error::{CallError, ConnectionError, ProtocolViolation, StreamError, StreamMisuse};
 pub use keepalive::KeepaliveConfig;
@@ -53,10 +54,10 @@ use subscriptions::{Call, CallKind, Subscriptions};
 
 use crate::proto::error::WireError;
 use crate::proto::events::{self, EventKind};
+use crate::proto::limits::MESSAGE_NUM_FDS_MAX;
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::{
-    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, Procedure, REMOTE_PROGRAM,
-    REMOTE_VERSION, RemoteError,
+    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, Procedure, REMOTE_VERSION, RemoteError,
 };
 use crate::wire::frame::{
     self, Frame, FrameError, Header, MessageStatus, MessageType, UPLOAD_CHUNK_DEFAULT,
@@ -88,12 +89,20 @@ impl Default for Config {
 
 /// One packet to write: `head` then `body` (either may be empty). Stream data travels in
 /// `body` without being copied.
-#[derive(Clone, PartialEq, Eq)]
+///
+/// A `CALL_WITH_FDS` packet carries its descriptors in `fds`: after the packet's bytes, send
+/// each one as `SCM_RIGHTS` ancillary data with one byte of data, in a message of its own
+/// (as libvirt does: the daemon reads the packet, then one byte and one descriptor per
+/// `recvmsg`).
+#[derive(Default)]
 pub struct Transmit {
     /// Length word, header and (for calls) the payload.
     pub head: Bytes,
     /// Raw stream data, sent after `head`.
     pub body: Bytes,
+    /// Descriptors to send after the packet, one per message (empty but for
+    /// `CALL_WITH_FDS`).
+    pub fds: Vec<OwnedFd>,
 }
 
 impl Transmit {
@@ -112,7 +121,8 @@ impl std::fmt::Debug for Transmit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Transmit")
             .field("len", &self.len())
-            .finish()
+            .field("fds", &self.fds.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -131,7 +141,7 @@ impl Queued {
         Self {
             transmit: Transmit {
                 head,
-                body: Bytes::new(),
+                ..Transmit::default()
             },
             stream_data: None,
         }
@@ -140,7 +150,11 @@ impl Queued {
     /// A data or hole packet of stream `id`.
     fn data(id: StreamId, head: Bytes, body: Bytes) -> Self {
         Self {
-            transmit: Transmit { head, body },
+            transmit: Transmit {
+                head,
+                body,
+                fds: Vec::new(),
+            },
             stream_data: Some(id),
         }
     }
@@ -203,9 +217,9 @@ pub struct Stats {
     pub unknown_messages: u64,
     /// Known events that failed to decode (skipped).
     pub malformed_events: u64,
-    /// Events that decoded but that no subscription receives: those of a legacy
-    /// registration (no callback id), QEMU monitor events, and late ones of a subscription
-    /// already gone. (The close notice is not counted.)
+    /// Events that decoded but that no subscription receives: those of a registration made
+    /// by hand (a raw or typed register call, not `subscribe*`), and late ones of a
+    /// subscription already gone. (The close notice is not counted.)
     pub unrouted_events: u64,
     /// Stream packets for streams that had already ended (dropped).
     pub stragglers: u64,
@@ -218,6 +232,22 @@ struct PendingCall {
     program: u32,
     procedure: i32,
     deadline: Option<Instant>,
+    /// Made on the descriptor path: its reply may carry descriptors, to be kept.
+    fds_reply: bool,
+}
+
+/// A `REPLY_WITH_FDS` packet waiting for the bytes that carry its descriptors.
+#[derive(Debug)]
+struct FdReply {
+    header: Header,
+    /// The payload after the count word.
+    payload: Bytes,
+    /// Descriptor bytes still to come.
+    left: usize,
+    fds: Vec<OwnedFd>,
+    /// The call asked for descriptors: missing ones are a violation (for any other reply
+    /// they are dropped anyway).
+    wanted: bool,
 }
 
 /// The libvirt client-side protocol state machine. See the [module docs](self).
@@ -239,6 +269,16 @@ pub struct Connection {
     /// `CONNECT_CLOSE` was sent: the daemon's EOF that follows is our own doing.
     closing: bool,
     subscriptions: Subscriptions,
+    /// The transport carries descriptors ([`set_fd_passing`](Self::set_fd_passing)).
+    fd_passing: bool,
+    /// Pending calls made on the descriptor path.
+    fd_calls: usize,
+    /// Descriptors received and not yet matched to a descriptor byte, in arrival order.
+    rx_fds: VecDeque<OwnedFd>,
+    /// A `REPLY_WITH_FDS` whose descriptor bytes have not all arrived.
+    fd_reply: Option<FdReply>,
+    /// Descriptors of completed replies, until [`take_reply_fds`](Self::take_reply_fds).
+    reply_fds: HashMap<u32, Vec<OwnedFd>>,
 }
 
 impl Connection {
@@ -261,6 +301,11 @@ impl Connection {
             stats: Stats::default(),
             closing: false,
             subscriptions: Subscriptions::default(),
+            fd_passing: false,
+            fd_calls: 0,
+            rx_fds: VecDeque::new(),
+            fd_reply: None,
+            reply_fds: HashMap::new(),
         }
     }
 
@@ -307,6 +352,20 @@ impl Connection {
     /// [`take_end`](StreamMut::take_end)).
     pub fn stream_count(&self) -> usize {
         self.streams.len()
+    }
+
+    /// True when the transport carries descriptors ([`set_fd_passing`](Self::set_fd_passing)).
+    pub fn fd_passing(&self) -> bool {
+        self.fd_passing
+    }
+
+    /// True while a reply may bring descriptors (a call made with
+    /// [`call_raw_with_fds`](Self::call_raw_with_fds) is pending, or a `REPLY_WITH_FDS`
+    /// waits for its descriptor bytes): the driver must read with `recvmsg` and hand what
+    /// arrives to [`handle_fds`](Self::handle_fds). Otherwise a plain read will do (the
+    /// kernel closes descriptors nobody asked for).
+    pub fn wants_fds(&self) -> bool {
+        self.fd_calls > 0 || self.fd_reply.is_some()
     }
 
     /// Counters.
@@ -359,7 +418,20 @@ impl Connection {
         now: Instant,
     ) -> Result<(), ConnectionError> {
         self.check()?;
+        let mut starved = false;
         while self.wants_read() {
+            if self.fd_reply.is_some() {
+                match self.take_fd_bytes(buf) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        starved = true;
+                        break;
+                    }
+                    Err(v) => self.fail(v.into()),
+                }
+                self.check()?;
+                continue;
+            }
             match frame::decode(buf) {
                 Ok(Some(f)) => {
                     self.stats.packets_in += 1;
@@ -369,14 +441,34 @@ impl Connection {
                     }
                     self.check()?;
                 }
-                Ok(None) => break,
+                Ok(None) => {
+                    starved = true;
+                    break;
+                }
                 Err(e) => {
                     self.fail(ProtocolViolation::Frame(e).into());
                     return self.check();
                 }
             }
         }
+        // Every byte that can be read was: a descriptor left over came with no descriptor
+        // byte of a `*_WITH_FDS` message.
+        if starved && self.fd_reply.is_none() && !self.rx_fds.is_empty() {
+            let count = self.rx_fds.len();
+            self.fail(ProtocolViolation::StrayFds { count }.into());
+            return self.check();
+        }
         Ok(())
+    }
+
+    /// Descriptors the transport received (`SCM_RIGHTS`), in arrival order. Hand them over
+    /// before the bytes they arrived with go to [`handle_input`](Self::handle_input): each
+    /// belongs to one descriptor byte after a `REPLY_WITH_FDS` packet. Dropped (closed) once
+    /// the connection is dead.
+    pub fn handle_fds(&mut self, fds: impl IntoIterator<Item = OwnedFd>) {
+        if self.error.is_none() {
+            self.rx_fds.extend(fds);
+        }
     }
 
     /// Bytes the packet at the front of `buf` still needs (0 when one is complete). Lets a
@@ -395,7 +487,7 @@ impl Connection {
                 break;
             }
             self.deadlines.pop_first();
-            if self.calls.remove(&serial).is_some() {
+            if self.remove_call(serial).is_some() {
                 self.abandoned.insert(serial);
                 self.outputs.push_back(Output::CallDone {
                     serial,
@@ -472,23 +564,92 @@ impl Connection {
         self.check()?;
         let (serial, packet) = self.encode_call::<CallError>(program, procedure, args)?;
         self.queue(Queued::packet(packet));
-        self.calls.insert(
-            serial,
-            PendingCall {
-                program,
-                procedure,
-                deadline,
-            },
-        );
-        if let Some(d) = deadline {
-            self.deadlines.insert((d, serial));
-        }
+        self.insert_call(serial, program, procedure, deadline, false);
         Ok(serial)
+    }
+
+    /// [`call_raw`](Self::call_raw) on the descriptor path: `fds` travel with the call
+    /// (`CALL_WITH_FDS`; a plain `CALL` when empty), and the descriptors of its reply
+    /// (`REPLY_WITH_FDS`) are kept for [`take_reply_fds`](Self::take_reply_fds). Refused
+    /// before anything is queued when the transport cannot carry descriptors
+    /// ([`CallError::FdPassingUnavailable`]) or there are more than
+    /// [`MESSAGE_NUM_FDS_MAX`] ([`CallError::TooManyFds`]); the descriptors are then
+    /// closed.
+    pub fn call_raw_with_fds(
+        &mut self,
+        program: u32,
+        procedure: i32,
+        args: &(impl Encode + ?Sized),
+        fds: Vec<OwnedFd>,
+        deadline: Option<Instant>,
+    ) -> Result<u32, CallError> {
+        self.check()?;
+        if !self.fd_passing {
+            let procedure = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
+            return Err(CallError::FdPassingUnavailable { procedure });
+        }
+        if fds.len() > MESSAGE_NUM_FDS_MAX {
+            return Err(CallError::TooManyFds {
+                count: fds.len(),
+                max: MESSAGE_NUM_FDS_MAX,
+            });
+        }
+        let serial = self.alloc_serial();
+        let kind = if fds.is_empty() {
+            MessageType::Call
+        } else {
+            MessageType::CallWithFds
+        };
+        let h = header(program, procedure, serial, kind, MessageStatus::Ok);
+        let nfds = (!fds.is_empty()).then_some(fds.len() as u32);
+        let head = encode_packet_fds::<CallError>(&h, nfds, args)?;
+        self.queue(Queued {
+            transmit: Transmit {
+                head,
+                body: Bytes::new(),
+                fds,
+            },
+            stream_data: None,
+        });
+        self.insert_call(serial, program, procedure, deadline, true);
+        Ok(serial)
+    }
+
+    /// [`call_raw_with_fds`](Self::call_raw_with_fds) of a typed procedure whose row has the
+    /// `fds` column (a compile-time check).
+    pub fn call_with_fds<P: Procedure>(
+        &mut self,
+        args: &P::Args,
+        fds: Vec<OwnedFd>,
+        deadline: Option<Instant>,
+    ) -> Result<u32, CallError> {
+        const {
+            assert!(
+                P::FDS.is_some(),
+                "call_with_fds: the procedure passes no descriptors"
+            );
+        };
+        self.call_raw_with_fds(P::PROGRAM, P::NUMBER, args, fds, deadline)
+    }
+
+    /// The descriptors that came with call `serial`'s reply, once [`Output::CallDone`] said
+    /// it completed (empty for a call that got none). Only calls made on the descriptor
+    /// path keep theirs, until taken (even after the connection died: the call had
+    /// succeeded) or the connection is dropped; they are closed when dropped.
+    pub fn take_reply_fds(&mut self, serial: u32) -> Vec<OwnedFd> {
+        self.reply_fds.remove(&serial).unwrap_or_default()
+    }
+
+    /// The transport can carry descriptors (a unix socket): calls on the descriptor path
+    /// are allowed. Off by default; the client turns it on for unix sockets.
+    pub fn set_fd_passing(&mut self, on: bool) {
+        self.fd_passing = on;
     }
 
     /// Queue a call of a typed procedure ([`call_raw`](Self::call_raw) with its numbers).
     /// A procedure that passes file descriptors is refused with
-    /// [`CallError::NeedsFdPassing`] before anything is queued.
+    /// [`CallError::NeedsFdPassing`] before anything is queued: use
+    /// [`call_with_fds`](Self::call_with_fds).
     pub fn call<P: Procedure>(
         &mut self,
         args: &P::Args,
@@ -533,7 +694,8 @@ impl Connection {
         if self.subscriptions.call_kind(serial).is_some() {
             return;
         }
-        if let Some(c) = self.calls.remove(&serial) {
+        self.reply_fds.remove(&serial);
+        if let Some(c) = self.remove_call(serial) {
             if let Some(d) = c.deadline {
                 self.deadlines.remove(&(d, serial));
             }
@@ -553,11 +715,46 @@ impl Connection {
         event_id: i32,
         object: Option<K::Object>,
     ) -> Result<SubscriberId, CallError> {
-        let key = xdr::to_bytes(&K::register_args(event_id, object))?;
+        self.subscribe_with(K::KIND, &K::register_args(event_id, object))
+    }
+
+    /// Subscribe to the QEMU program's monitor events
+    /// ([`QemuConnectDomainMonitorEventRegister`](crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister)):
+    /// one domain or all, one QMP event name (or all; a pattern with
+    /// [`monitor_event_flags`](crate::proto::procs::qemu::monitor_event_flags)). Delivered
+    /// as [`Output::Event`]s of [`Event::QemuMonitor`](events::Event::QemuMonitor), shared
+    /// like [`subscribe`](Self::subscribe)'s.
+    pub fn subscribe_qemu_monitor(
+        &mut self,
+        dom: Option<proto::types::Domain>,
+        event: Option<&str>,
+        flags: u32,
+    ) -> Result<SubscriberId, CallError> {
+        let args = proto::procs::qemu::QemuConnectDomainMonitorEventRegisterArgs {
+            dom,
+            event: event.map(Into::into),
+            flags: proto::procs::qemu::QemuMonitorEventRegisterFlags::from_bits_retain(flags),
+        };
+        self.subscribe_with(events::Kind::QemuMonitor, &args)
+    }
+
+    /// Subscribe through the legacy domain event registration
+    /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister)):
+    /// lifecycle events of every domain, as [`Event::DomainLegacy`](events::Event::DomainLegacy)
+    /// (no callback id). One daemon registration per connection, shared by every such
+    /// subscriber; the last one out deregisters it.
+    pub fn subscribe_domain_legacy(&mut self) -> Result<SubscriberId, CallError> {
+        self.subscribe_with(events::Kind::DomainLegacy, &())
+    }
+
+    fn subscribe_with(
+        &mut self,
+        kind: events::Kind,
+        args: &(impl Encode + ?Sized),
+    ) -> Result<SubscriberId, CallError> {
+        let key = xdr::to_bytes(args)?;
         self.check()?;
-        let sub = self
-            .subscriptions
-            .subscribe(K::KIND, key, &mut self.outputs);
+        let sub = self.subscriptions.subscribe(kind, key, &mut self.outputs);
         self.send_subscription_calls();
         Ok(sub)
     }
@@ -576,6 +773,97 @@ impl Connection {
 
     fn check(&self) -> Result<(), ConnectionError> {
         self.error.clone().map_or(Ok(()), Err)
+    }
+
+    fn insert_call(
+        &mut self,
+        serial: u32,
+        program: u32,
+        procedure: i32,
+        deadline: Option<Instant>,
+        fds_reply: bool,
+    ) {
+        self.fd_calls += usize::from(fds_reply);
+        self.calls.insert(
+            serial,
+            PendingCall {
+                program,
+                procedure,
+                deadline,
+                fds_reply,
+            },
+        );
+        if let Some(d) = deadline {
+            self.deadlines.insert((d, serial));
+        }
+    }
+
+    fn remove_call(&mut self, serial: u32) -> Option<PendingCall> {
+        let c = self.calls.remove(&serial)?;
+        self.fd_calls -= usize::from(c.fds_reply);
+        Some(c)
+    }
+
+    /// Consume the descriptor bytes of the pending `REPLY_WITH_FDS`, one descriptor each;
+    /// once all came, handle the reply. `Ok(false)`: more bytes are needed.
+    fn take_fd_bytes(&mut self, buf: &mut BytesMut) -> Result<bool, ProtocolViolation> {
+        let p = self
+            .fd_reply
+            .as_mut()
+            .expect("a reply waits for descriptors");
+        while p.left > 0 {
+            if buf.is_empty() {
+                return Ok(false);
+            }
+            buf.advance(1);
+            p.left -= 1;
+            match self.rx_fds.pop_front() {
+                Some(fd) => p.fds.push(fd),
+                None if p.wanted => {
+                    return Err(ProtocolViolation::MissingFds {
+                        serial: p.header.serial,
+                    });
+                }
+                // Nobody asked for them: a plain read let the kernel close them.
+                None => {}
+            }
+        }
+        let p = self.fd_reply.take().expect("checked");
+        self.handle_reply(p.header, p.payload, p.fds)?;
+        Ok(true)
+    }
+
+    /// A `REPLY_WITH_FDS` packet: its count word, then (unless zero) wait for the bytes
+    /// that carry the descriptors.
+    fn begin_fd_reply(&mut self, h: Header, mut payload: Bytes) -> Result<(), ProtocolViolation> {
+        let bad = |count| ProtocolViolation::BadFdCount {
+            kind: h.kind,
+            serial: h.serial,
+            count,
+            max: MESSAGE_NUM_FDS_MAX,
+        };
+        if payload.len() < 4 {
+            return Err(bad(None));
+        }
+        let count = payload.get_u32();
+        if count as usize > MESSAGE_NUM_FDS_MAX {
+            return Err(bad(Some(count)));
+        }
+        let wanted = self.calls.get(&h.serial).is_some_and(|c| c.fds_reply);
+        if count == 0 {
+            return self.handle_reply(h, payload, Vec::new());
+        }
+        if wanted && !self.fd_passing {
+            return Err(ProtocolViolation::MissingFds { serial: h.serial });
+        }
+        self.fd_reply = Some(FdReply {
+            header: h,
+            payload,
+            left: count as usize,
+            fds: Vec::with_capacity(count as usize),
+            wanted,
+        });
+        Ok(())
     }
 
     /// A fresh serial and the CALL packet for it (not queued yet).
@@ -601,10 +889,15 @@ impl Connection {
         while let Some((reg, call)) = self.subscriptions.poll_call() {
             let queued = match &call {
                 Call::Register { kind, key } => {
-                    self.call_raw(REMOTE_PROGRAM, kind.register_proc(), &Preencoded(key), None)
+                    self.call_raw(kind.program(), kind.register_proc(), &Preencoded(key), None)
                 }
+                // The legacy deregistration takes no arguments.
+                Call::Deregister {
+                    kind: kind @ events::Kind::DomainLegacy,
+                    ..
+                } => self.call_raw(kind.program(), kind.deregister_proc(), &(), None),
                 Call::Deregister { kind, callback_id } => self.call_raw(
-                    REMOTE_PROGRAM,
+                    kind.program(),
                     kind.deregister_proc(),
                     &CallbackIdArgs {
                         callback_id: *callback_id,
@@ -662,6 +955,12 @@ impl Connection {
         self.transmit.clear();
         self.transmit_bytes = 0;
         self.deadlines.clear();
+        // Every descriptor of an unfinished reply is closed with the connection. Those of
+        // replies already completed (`CallDone` emitted) stay for `take_reply_fds`: the call
+        // succeeded, and its result is the reply with its descriptors.
+        self.rx_fds.clear();
+        self.fd_reply = None;
+        self.fd_calls = 0;
         let mut serials: Vec<u32> = self
             .calls
             .drain()
@@ -711,7 +1010,8 @@ impl Connection {
             });
         }
         match h.kind {
-            MessageType::Reply => self.handle_reply(h, f.payload),
+            MessageType::Reply => self.handle_reply(h, f.payload, Vec::new()),
+            MessageType::ReplyWithFds => self.begin_fd_reply(h, f.payload),
             MessageType::Message => {
                 self.handle_message(h, f.payload);
                 Ok(())
@@ -719,7 +1019,7 @@ impl Connection {
             MessageType::Stream | MessageType::StreamHole => {
                 self.handle_stream_packet(h, f.payload)
             }
-            MessageType::Call | MessageType::CallWithFds | MessageType::ReplyWithFds => {
+            MessageType::Call | MessageType::CallWithFds => {
                 Err(ProtocolViolation::UnexpectedType {
                     kind: h.kind,
                     procedure: h.procedure,
@@ -740,7 +1040,14 @@ impl Connection {
             })
     }
 
-    fn handle_reply(&mut self, h: Header, payload: Bytes) -> Result<(), ProtocolViolation> {
+    /// A reply, with the descriptors that came with it (if it was a `REPLY_WITH_FDS`): kept
+    /// for a successful call on the descriptor path, dropped (closed) otherwise.
+    fn handle_reply(
+        &mut self,
+        h: Header,
+        payload: Bytes,
+        fds: Vec<OwnedFd>,
+    ) -> Result<(), ProtocolViolation> {
         if h.status == MessageStatus::Continue {
             return Err(ProtocolViolation::UnexpectedStatus {
                 kind: h.kind,
@@ -760,9 +1067,12 @@ impl Connection {
                 MessageStatus::Error => Err(CallError::Remote(Self::decode_error(&h, payload)?)),
                 _ => Ok(payload),
             };
-            let call = self.calls.remove(&h.serial).expect("present");
+            let call = self.remove_call(h.serial).expect("present");
             if let Some(d) = call.deadline {
                 self.deadlines.remove(&(d, h.serial));
+            }
+            if call.fds_reply && result.is_ok() && !fds.is_empty() {
+                self.reply_fds.insert(h.serial, fds);
             }
             if let Some(kind) = self.subscriptions.call_kind(h.serial) {
                 return self.handle_subscription_reply(h, kind, result);
@@ -877,9 +1187,22 @@ fn encode_packet<E: From<EncodeError> + From<FrameError>>(
     header: &Header,
     payload: &(impl Encode + ?Sized),
 ) -> Result<Bytes, E> {
+    encode_packet_fds(header, None, payload)
+}
+
+/// [`encode_packet`], with the descriptor count word of a `*_WITH_FDS` packet between the
+/// header and the payload when `nfds` is given.
+fn encode_packet_fds<E: From<EncodeError> + From<FrameError>>(
+    header: &Header,
+    nfds: Option<u32>,
+    payload: &(impl Encode + ?Sized),
+) -> Result<Bytes, E> {
     let mut buf = BytesMut::with_capacity(64);
     let mut enc_err = Ok(());
     frame::encode_with(&mut buf, header, |b| {
+        if let Some(n) = nfds {
+            b.put_u32(n);
+        }
         let mut enc = Encoder::new(b);
         payload.encode(&mut enc);
         enc_err = enc.finish();

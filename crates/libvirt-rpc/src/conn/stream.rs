@@ -6,8 +6,8 @@
 //! variants where it can matter, and nowhere else.
 //!
 //! ```text
-//!                          REPLY OK          upload finish /
-//!  Opening { abort: None } ────────▶ Open ───download EOF───▶ Finishing { reply_due: false, abort: None }
+//!                          REPLY OK          upload/duplex finish /
+//!  Opening { abort: None } ────────▶ Open ───(duplex) download EOF───▶ Finishing { reply_due: false, abort: None }
 //!     │ local abort                    │ local abort                 │ local abort
 //!     ▼                                ▼                             ▼
 //!  Opening { abort: Some } ─REPLY OK─▶ Aborting { abort, reply_due: false }
@@ -30,6 +30,16 @@
 //! | `Finishing { reply_due, abort }` | whether the REPLY is still due (a download's data and EOF may precede it); an abort asked for while opening, which still ends the stream as aborted |
 //! | `Aborting { abort, reply_due }` | why, and whether the REPLY is still due |
 //! | `Done(result)` | the terminal result, until collected |
+//!
+//! A duplex stream (console, channel: [`StreamDirection::Duplex`]) is a download and an
+//! upload in one phase: it receives as a download does while `Opening` or `Open`, sends as an
+//! upload does while `Open`, and either side ends it: the daemon's EOF moves it to
+//! `Finishing` as a download's does (answered with our finish), our [`StreamMut::finish`]
+//! moves it there as an upload's does (data the daemon sent meanwhile is dropped). An abort
+//! from us, an error from the daemon or the connection's death end it as they end the
+//! others. Backpressure is per direction: the receive window
+//! ([`Config::stream_window`](super::Config::stream_window)) bounds what it holds unread,
+//! the connection's send queue ([`Connection::transmit_queued`]) what it has sent.
 //!
 //! A REPLY OK while the REPLY is due completes the opening (and is reported as
 //! [`Output::StreamOpened`] unless an abort was asked for first); any other REPLY OK on a
@@ -206,10 +216,11 @@ impl Stream {
         self.phase.abort().is_some_and(|a| a.detached)
     }
 
-    /// A download that still takes data and holes: the daemon may send them before the
-    /// REPLY, and until its EOF.
+    /// A download or duplex stream that still takes data and holes: the daemon may send
+    /// them before the REPLY, and until its EOF. A duplex stream we finished or aborted
+    /// takes nothing more: what the daemon sent meanwhile is dropped as stragglers.
     fn receiving(&self) -> bool {
-        self.direction == StreamDirection::Download
+        self.direction != StreamDirection::Upload
             && matches!(self.phase, Phase::Opening { .. } | Phase::Open)
     }
 
@@ -554,7 +565,7 @@ impl StreamMut<'_> {
     pub fn send(&mut self, mut data: Bytes) -> Result<(), StreamError> {
         let (id, chunk) = (self.id, self.conn.upload_chunk());
         let s = self.live()?;
-        if s.direction != StreamDirection::Upload {
+        if s.direction == StreamDirection::Download {
             return Err(StreamMisuse::SendOnDownload.into());
         }
         s.phase.refuse_sending()?;
@@ -572,7 +583,7 @@ impl StreamMut<'_> {
     pub fn send_hole(&mut self, len: u64) -> Result<(), StreamError> {
         let id = self.id;
         let s = self.live()?;
-        if s.direction != StreamDirection::Upload {
+        if s.direction == StreamDirection::Download {
             return Err(StreamMisuse::HoleOnDownload.into());
         }
         if !s.sparse {
@@ -583,19 +594,21 @@ impl StreamMut<'_> {
             return Err(StreamMisuse::HoleTooLong { len }.into());
         };
         let h = s.packet_header(id, MessageType::StreamHole, MessageStatus::Continue);
-        let packet: Bytes = encode_packet::<StreamError>(&h, &StreamHole { length, flags: 0 })
+        let packet: Bytes = encode_packet::<StreamError>(&h, &StreamHole { length, flags: Default::default() })
             .expect("tiny packet");
         self.conn.queue(Queued::data(id, packet, Bytes::new()));
         Ok(())
     }
 
-    /// Finish an upload: the daemon's verdict arrives as [`Output::StreamEnded`].
-    /// Idempotent while finishing. Downloads finish by themselves at EOF.
+    /// Finish an upload or a duplex stream: the daemon's verdict arrives as
+    /// [`Output::StreamEnded`]. Idempotent while finishing. Downloads finish by themselves at
+    /// EOF; a duplex stream finishes either way, whichever side is first (after our finish,
+    /// data the daemon sent meanwhile is dropped).
     pub fn finish(&mut self) -> Result<(), StreamError> {
         let s = self.live()?;
         match (&s.phase, s.direction) {
             (Phase::Finishing { .. }, _) => Ok(()),
-            (Phase::Open, StreamDirection::Upload) => {
+            (Phase::Open, StreamDirection::Upload | StreamDirection::Duplex) => {
                 s.phase = Phase::Finishing {
                     reply_due: false,
                     abort: None,

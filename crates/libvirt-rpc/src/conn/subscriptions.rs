@@ -247,14 +247,23 @@ impl Subscriptions {
     }
 
     /// The subscribers an event reaches: those of the active registration of its kind and
-    /// callback id (none for the close notice or an id nobody holds).
+    /// callback id (none for the close notice or an id nobody holds). A legacy domain event
+    /// has no callback id: it reaches the connection's one legacy registration.
     pub(super) fn route(&self, event: &Event) -> Vec<SubscriberId> {
-        let (Some(kind), Some(callback_id)) = (event.kind(), event.callback_id()) else {
-            return Vec::new();
+        let (kind, callback_id) = match event {
+            Event::DomainLegacy { .. } => (Kind::DomainLegacy, None),
+            Event::QemuMonitor { callback_id, .. } => (Kind::QemuMonitor, Some(*callback_id)),
+            _ => match (event.kind(), event.callback_id()) {
+                (Some(kind), Some(id)) => (kind, Some(id)),
+                _ => return Vec::new(),
+            },
         };
         self.regs
             .iter()
-            .filter(|r| r.kind == kind && r.phase == Phase::Active(callback_id))
+            .filter(|r| {
+                r.kind == kind
+                    && matches!(r.phase, Phase::Active(id) if callback_id.is_none_or(|c| c == id))
+            })
             .flat_map(|r| r.subs.iter().copied())
             .collect()
     }

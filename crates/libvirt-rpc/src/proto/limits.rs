@@ -23,6 +23,9 @@ pub const NODE_DEVICE_LIST_MAX: usize = 65_536;
 pub const SECRET_LIST_MAX: usize = 16_384;
 /// `REMOTE_NWFILTER_LIST_MAX` as of libvirt 12 (older releases: 1024).
 pub const NWFILTER_LIST_MAX: usize = 16_384;
+/// `VIR_NET_MESSAGE_NUM_FDS_MAX`: file descriptors one `CALL_WITH_FDS` / `REPLY_WITH_FDS`
+/// message may carry (a larger count word is refused before anything is allocated).
+pub const MESSAGE_NUM_FDS_MAX: usize = 32;
 /// `REMOTE_AUTH_TYPE_LIST_MAX`.
 pub const AUTH_TYPE_LIST_MAX: usize = 20;
 /// `REMOTE_AUTH_SASL_DATA_MAX`: bytes in one SASL message.

@@ -14,15 +14,19 @@ pub enum StreamDirection {
     Upload,
     /// The server sends data (`@readstream`, e.g. `STORAGE_VOL_DOWNLOAD`).
     Download,
+    /// Both send data on the same stream (`DOMAIN_OPEN_CONSOLE`, `DOMAIN_OPEN_CHANNEL`: the
+    /// guest's output one way, keystrokes the other). Either side may finish or abort it.
+    Duplex,
 }
 
 /// Which side of a call carries file descriptors (`CALL_WITH_FDS` / `REPLY_WITH_FDS`: a
 /// descriptor count after the header, the descriptors as `SCM_RIGHTS` ancillary data on a
 /// unix socket).
 ///
-/// Descriptor passing is not implemented yet: the connection refuses such a call locally
-/// with [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) before
-/// anything is sent, whatever the transport.
+/// Such a call goes through `call_with_fds` (`Connection::call_with_fds`,
+/// `Client::call_with_fds`), on a unix socket only; the plain `call` refuses it with
+/// [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) before anything is
+/// sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FdPassing {
     /// The call sends descriptors (`CALL_WITH_FDS`).
@@ -130,11 +134,16 @@ pub trait Procedure {
     /// it with "unknown procedure", reported as
     /// [`ErrorCode::NO_SUPPORT`](crate::proto::ErrorCode::NO_SUPPORT).
     const SINCE: LibvirtVersion;
-    /// `Some` when the call or its reply carries file descriptors (refused locally for now).
+    /// `Some` when the call or its reply carries file descriptors (`call_with_fds` only).
     const FDS: Option<FdPassing> = None;
+    /// `Some("Object::method")` when the row generates a method of the object API
+    /// ([`client::handles`](crate::client::handles), feature `client`), e.g.
+    /// `"Domain::xml_desc"`; `Connect` for the connection's own methods.
+    const METHOD: Option<&'static str> = None;
 
     /// [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) for a procedure
-    /// that passes descriptors: the typed call paths check this before anything is queued.
+    /// that passes descriptors: the plain typed call paths check this before anything is
+    /// queued (the descriptor path, `call_with_fds`, does not).
     fn refuse_fds() -> Result<(), crate::conn::CallError> {
         match Self::FDS {
             None => Ok(()),
@@ -174,6 +183,8 @@ pub struct ProcInfo {
     pub since: LibvirtVersion,
     /// Descriptor passing, if the call or its reply carries descriptors.
     pub fds: Option<FdPassing>,
+    /// The object API method the row generates, `"Object::method"` ([`Procedure::METHOD`]).
+    pub method: Option<&'static str>,
 }
 
 impl ProcInfo {
@@ -186,6 +197,7 @@ impl ProcInfo {
             stream: P::STREAM,
             since: P::SINCE,
             fds: P::FDS,
+            method: P::METHOD,
         }
     }
 }
@@ -198,11 +210,32 @@ impl ProcInfo {
 /// procedure (`since`); a stream procedure adds its direction, a procedure that passes file
 /// descriptors adds which side carries them ([`FdPassing`]).
 ///
+/// A row may be followed by a `=> Object::method(…)` line: the method of the object API
+/// ([`client::handles`](crate::client::handles), feature `client`) the row generates, with
+/// the row's docs. The parentheses list the argument struct's fields in order:
+/// * `field = self`: the handle fills it in (its wire identity);
+/// * `field = EXPR`: a fixed value (`need_results = 1`);
+/// * `field = count`: a parameter getter's `nparams`: the method asks for the count first
+///   (0), then for that many (the reply's `nparams`);
+/// * `field = typed_count`: the same for a typed-parameter getter, both calls with
+///   `VIR_TYPED_PARAM_STRING_OKAY` added (`Client::call_typed_params`);
+/// * `field = typed(EXPR)`: a fixed value, and the call adds `VIR_TYPED_PARAM_STRING_OKAY`;
+/// * `field`: an argument of the method, of the field's own type
+///   ([`FieldType`](crate::wire::xdr::FieldType)).
+///
+/// `-> field[N]` returns field `N` of the reply struct, lifted (strings as `String`, object
+/// identities as handles: `Lift`); `-> field[N] as bool` returns whether it is non-zero,
+/// `-> field[N] as version` a [`LibvirtVersion`] decoded from `major·10⁶ + minor·10³ + micro`;
+/// without `->` the method returns the reply struct as it is.
+///
 /// ```text
 /// procedures! {
 ///     table CONNECT;
 ///     /// doc
 ///     ConnectGetType = 3: () => ConnectGetTypeRet, since "0.3.0";
+///         => Connect::kind() -> kind[0];
+///     DomainGetXmlDesc = 14: DomainFlagsArgs => XmlRet, since "0.3.0";
+///         => Domain::xml_desc(dom = self, flags) -> xml[0];
 ///     StorageVolUpload = 208: StorageVolUploadArgs => (), since "0.9.0", stream Upload;
 /// }
 /// procedures! {
@@ -224,6 +257,8 @@ macro_rules! procedures {
             $(#[$m:meta])*
             $name:ident = $num:literal : $args:ty => $ret:ty, since $since:literal
                 $(, stream $dir:ident)? $(, fds $fds:ident)? ;
+            $( => $obj:ident :: $meth:ident ( $($a:tt)* )
+                $(-> $rf:ident [$ri:literal] $(as $conv:ident)?)? ; )?
         )*
     ) => {
         $(
@@ -233,6 +268,9 @@ macro_rules! procedures {
                 "Procedure ", stringify!($num), " of `", stringify!($program),
                 "`, since libvirt ", $since, "."
             )]
+            $(#[doc = concat!(
+                "Object API: `", stringify!($obj), "::", stringify!($meth), "`."
+            )])?
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
             pub struct $name;
 
@@ -246,9 +284,14 @@ macro_rules! procedures {
                     $crate::proto::procedure::LibvirtVersion::parse($since);
                 const FDS: Option<$crate::proto::procedure::FdPassing> =
                     $crate::procedures!(@fds $($fds)?);
+                const METHOD: Option<&'static str> =
+                    $crate::procedures!(@method_name $($obj $meth)?);
                 type Args = $args;
                 type Ret = $ret;
             }
+
+            $crate::procedures!(@row [$(#[$m])*] $name, $args, $ret;
+                $( $obj :: $meth ( $($a)* ) $(-> $rf [$ri] $(as $conv)?)? )?);
         )*
 
         /// Every procedure declared in this module.
@@ -265,6 +308,117 @@ macro_rules! procedures {
     (@dir $dir:ident) => { Some($crate::proto::procedure::StreamDirection::$dir) };
     (@fds) => { None };
     (@fds $fds:ident) => { Some($crate::proto::procedure::FdPassing::$fds) };
+    (@method_name) => { None };
+    (@method_name $obj:ident $meth:ident) => {
+        Some(concat!(stringify!($obj), "::", stringify!($meth)))
+    };
+
+    (@row [$($d:tt)*] $name:ident, $args:ty, $ret:ty;) => {};
+    (@row [$($d:tt)*] $name:ident, $args:ty, $ret:ty;
+        $obj:ident :: $meth:ident ( $($a:tt)* ) $($r:tt)*) => {
+        $crate::procedures!(@args
+            (self, $name, $args, $ret, [$($d)*], $obj, $meth, [$($r)*])
+            [] [] [] [] $($a)*
+        );
+    };
+
+    // The argument list, one field at a time: [position] [method params] [struct fields]
+    // [call kind: empty, `count FIELD` or `typed`].
+    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]) => {
+        $crate::procedures!(@emit $ctx [$($p)*] [$($f)*] [$($k)*]);
+    };
+    (@args ($s:tt, $($ctx:tt)*) [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
+        $field:ident = self $(, $($rest:tt)*)?) => {
+        $crate::procedures!(@args ($s, $($ctx)*) [$($c)* 1] [$($p)*]
+            [$($f)* $field: $crate::client::handles::SelfArg::self_arg($s),] [$($k)*]
+            $($($rest)*)?);
+    };
+    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
+        $field:ident = count $(, $($rest:tt)*)?) => {
+        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
+            [$($f)* $field: 0,] [count $field] $($($rest)*)?);
+    };
+    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
+        $field:ident = typed_count $(, $($rest:tt)*)?) => {
+        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
+            [$($f)* $field: 0,] [typed_count $field] $($($rest)*)?);
+    };
+    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
+        $field:ident = typed($e:expr) $(, $($rest:tt)*)?) => {
+        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
+            [$($f)* $field: $e,] [typed] $($($rest)*)?);
+    };
+    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
+        $field:ident = $e:expr $(, $($rest:tt)*)?) => {
+        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
+            [$($f)* $field: $e,] [$($k)*] $($($rest)*)?);
+    };
+    (@args ($s:tt, $name:ident, $args:ty, $($ctx:tt)*) [$($c:tt)*] [$($p:tt)*] [$($f:tt)*]
+        [$($k:tt)*] $field:ident $(, $($rest:tt)*)?) => {
+        $crate::procedures!(@args ($s, $name, $args, $($ctx)*) [$($c)* 1]
+            [$($p)* $field: $crate::wire::xdr::FieldType<$args, { 0 $(+ $c)* }>,]
+            [$($f)* $field,] [$($k)*]
+            $($($rest)*)?);
+    };
+
+    (@emit ($s:tt, $name:ident, $args:ty, $ret:ty, [$($m:tt)*], $obj:ident, $meth:ident, [$($r:tt)*])
+        [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]) => {
+        #[cfg(feature = "client")]
+        impl $crate::client::handles::$obj {
+            $($m)*
+            #[doc = ""]
+            #[doc = concat!("Calls [`", stringify!($name), "`].")]
+            #[allow(unused_braces, clippy::too_many_arguments)]
+            pub async fn $meth(&$s, $($p)*)
+                -> ::core::result::Result<$crate::procedures!(@rty $ret; $($r)*), $crate::client::Error>
+            {
+                #[allow(unused_mut)]
+                let mut args: $args = $crate::procedures!(@build $args; $($f)*);
+                let ret: $ret = $crate::procedures!(@call $name, $s, args; $($k)*);
+                Ok($crate::procedures!(@rval $s, ret; $($r)*))
+            }
+        }
+    };
+    (@build $args:ty;) => { () };
+    (@build $args:ty; $($f:tt)+) => {{
+        type A = $args;
+        A { $($f)+ }
+    }};
+    (@call $name:ident, $s:tt, $a:ident;) => {
+        $crate::client::handles::call::<$name>($s, &$a).await?
+    };
+    (@call $name:ident, $s:tt, $a:ident; typed) => {
+        $crate::client::handles::call_typed::<$name>($s, &$a).await?
+    };
+    (@call $name:ident, $s:tt, $a:ident; count $field:ident) => {{
+        let first = $crate::client::handles::call::<$name>($s, &$a).await?;
+        $a.$field = first.nparams as _;
+        $crate::client::handles::call::<$name>($s, &$a).await?
+    }};
+    (@call $name:ident, $s:tt, $a:ident; typed_count $field:ident) => {{
+        let first = $crate::client::handles::call_typed::<$name>($s, &$a).await?;
+        $a.$field = first.nparams as _;
+        $crate::client::handles::call_typed::<$name>($s, &$a).await?
+    }};
+    (@rty $ret:ty;) => { $ret };
+    (@rty $ret:ty; -> $rf:ident [$ri:literal]) => {
+        $crate::client::handles::Lifted<$ret, $ri>
+    };
+    (@rty $ret:ty; -> $rf:ident [$ri:literal] as bool) => { bool };
+    (@rty $ret:ty; -> $rf:ident [$ri:literal] as version) => {
+        $crate::proto::procedure::LibvirtVersion
+    };
+    (@rval $s:tt, $v:ident;) => { $v };
+    (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal]) => {
+        $crate::client::handles::Lift::lift(
+            $v.$rf,
+            $crate::client::handles::OnConnect::on_connect($s),
+        )
+    };
+    (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal] as bool) => { $v.$rf != 0 };
+    (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal] as version) => {
+        $crate::proto::procedure::LibvirtVersion::from_number($v.$rf)
+    };
 }
 
 #[cfg(test)]

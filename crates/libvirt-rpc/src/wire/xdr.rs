@@ -646,6 +646,17 @@ pub fn from_bytes<T: Decode>(buf: Bytes) -> Result<T, DecodeError> {
     Ok(v)
 }
 
+/// Field `N` (counting from 0 in declaration order) of an [`xdr_struct!`](crate::xdr_struct)
+/// struct has type `Ty`: what lets the procedure table's generated handle methods take and
+/// return exactly the types the wire structs declare, without restating them.
+pub trait Field<const N: usize> {
+    /// The field's type.
+    type Ty;
+}
+
+/// The type of field `N` of struct `S` (see [`Field`]).
+pub type FieldType<S, const N: usize> = <S as Field<N>>::Ty;
+
 /// Declares an XDR struct: fields are encoded in order. A field written `name: Type [MAX]` is
 /// a variable-length item (string, opaque, array, or an optional one) limited to `MAX`.
 ///
@@ -703,6 +714,16 @@ macro_rules! xdr_struct {
                 })
             }
         }
+
+        $crate::xdr_struct!(@fields $name [] $($ty,)*);
+    };
+    (@fields $name:ident [$($c:tt)*]) => {};
+    (@fields $name:ident [$($c:tt)*] $ty:ty, $($rest:tt)*) => {
+        #[allow(unused_braces)]
+        impl $crate::wire::xdr::Field<{ 0 $(+ $c)* }> for $name {
+            type Ty = $ty;
+        }
+        $crate::xdr_struct!(@fields $name [$($c)* 1] $($rest)*);
     };
     // One type parameter with a default: a layout shared by procedures whose `flags` field
     // belongs to different flag families (`DomainFlagsArgs<DomainDestroyFlags>`, …).
@@ -742,6 +763,16 @@ macro_rules! xdr_struct {
                 })
             }
         }
+
+        $crate::xdr_struct!(@gfields $name $G [] $($ty,)*);
+    };
+    (@gfields $name:ident $G:ident [$($c:tt)*]) => {};
+    (@gfields $name:ident $G:ident [$($c:tt)*] $ty:ty, $($rest:tt)*) => {
+        #[allow(unused_braces)]
+        impl<$G> $crate::wire::xdr::Field<{ 0 $(+ $c)* }> for $name<$G> {
+            type Ty = $ty;
+        }
+        $crate::xdr_struct!(@gfields $name $G [$($c)* 1] $($rest)*);
     };
     (@enc $v:expr, $enc:ident) => { $crate::wire::xdr::Encode::encode(&$v, $enc) };
     (@enc $v:expr, $enc:ident, $max:expr) => {

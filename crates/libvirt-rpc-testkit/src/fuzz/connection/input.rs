@@ -366,6 +366,24 @@ input! {
             /// What happens.
             op: SubOp,
         },
+        /// `set_fd_passing`: the transport carries descriptors, or not.
+        FdPassing = 20 {
+            /// On or off.
+            on: bool,
+        },
+        /// `call_raw_with_fds` of a [`CALL_PROCS`](super::CALL_PROCS) pick, no arguments,
+        /// with `nfds % 5` descriptors (socket pair ends; the harness keeps the peers).
+        FdCall = 21 {
+            /// Index into `CALL_PROCS`.
+            procedure: u8,
+            /// Descriptors.
+            nfds: u8,
+        },
+        /// `handle_fds` with `n % 5` descriptors, as if the transport received them.
+        Fds = 22 {
+            /// Descriptors.
+            n: u8,
+        },
     }
 }
 
@@ -465,6 +483,17 @@ input! {
         Ping = 6,
         /// Keepalive PONG.
         Pong = 7,
+        /// `REPLY_WITH_FDS` OK to a call pick announcing `nfds` descriptors, followed by
+        /// `min(nfds, 8)` descriptor bytes; `give % 5` descriptors reach `handle_fds` just
+        /// before the bytes (as a transport hands them over).
+        ReplyFds = 8 {
+            /// Call pick.
+            target: u8,
+            /// The count word.
+            nfds: u8,
+            /// Descriptors that arrive with it.
+            give: u8,
+        },
     }
 }
 

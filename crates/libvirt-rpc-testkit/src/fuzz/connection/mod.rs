@@ -37,9 +37,12 @@ pub mod seeds;
 pub mod subscriptions;
 
 use std::collections::{HashMap, VecDeque};
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
     StreamItem, StreamMisuse, SubscriberId,
@@ -48,6 +51,7 @@ use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
 };
+use libvirt_rpc::proto::limits::MESSAGE_NUM_FDS_MAX;
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::types::{Domain, StreamHole, Uuid};
 use libvirt_rpc::proto::{ConnectCloseReason, DomainEventType};
@@ -127,6 +131,29 @@ pub fn run(setup: &Setup, ops: &[Op]) {
     h.after_op();
     h.apply(&Op::Eof);
     h.after_op();
+    h.check_no_fd_leaks();
+}
+
+/// Most descriptor peers one input may hold (each `Op::FdCall`/`Op::Fds` opens up to four
+/// socket pairs): stays far below the default 1024-descriptor limit.
+const MAX_FD_PEERS: usize = 200;
+
+/// One thing `handle_input` consumed, in order: a packet, or a descriptor byte after a
+/// `REPLY_WITH_FDS` (the `last` one completing it).
+enum Inbound {
+    Packet(Frame),
+    FdByte { last: bool },
+}
+
+/// A `REPLY_WITH_FDS` waiting for its descriptor bytes, as the model sees it.
+#[derive(Debug)]
+struct FdReplyModel {
+    header: Header,
+    payload: Bytes,
+    /// The call asked for descriptors (a missing one is fatal).
+    wanted: bool,
+    /// Descriptors matched so far.
+    got: usize,
 }
 
 // ---- model ----------------------------------------------------------------------------
@@ -152,6 +179,8 @@ struct CallModel {
     args: Bytes,
     seen_by_peer: bool,
     reply: Option<Bytes>,
+    /// Made with `call_raw_with_fds`, with this many descriptors.
+    fds: Option<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -208,6 +237,19 @@ struct Harness {
     /// The packet just processed is one a conforming daemon may send at that point: it must
     /// not kill the connection.
     benign: bool,
+    /// `set_fd_passing` is on.
+    fd_passing: bool,
+    /// Descriptors handed to `handle_fds` and not yet matched to a descriptor byte.
+    rx_fds: usize,
+    /// Descriptor bytes the shadow decoder still expects after a `REPLY_WITH_FDS`.
+    shadow_fd_left: usize,
+    /// The `REPLY_WITH_FDS` being completed.
+    fd_reply: Option<FdReplyModel>,
+    /// Descriptors each completed call must yield from `take_reply_fds`.
+    expected_fds: HashMap<u32, usize>,
+    /// The other ends of every descriptor given to the connection: all must be closed once
+    /// it is dead (none leaks).
+    peers: Vec<UnixStream>,
 }
 
 fn pattern(seed: u32, offset: u64, len: usize) -> Bytes {
@@ -262,7 +304,56 @@ impl Harness {
             expect_fatal: false,
             timed: false,
             benign: false,
+            fd_passing: false,
+            rx_fds: 0,
+            shadow_fd_left: 0,
+            fd_reply: None,
+            expected_fds: HashMap::new(),
+            peers: Vec::new(),
         }
+    }
+
+    /// Up to `n` fresh descriptors whose peers the harness keeps.
+    fn fresh_fds(&mut self, n: usize) -> Vec<OwnedFd> {
+        let n = n.min(MAX_FD_PEERS.saturating_sub(self.peers.len()));
+        (0..n)
+            .map(|_| {
+                let (a, b) = UnixStream::pair().expect("a socket pair");
+                b.set_nonblocking(true).expect("nonblocking");
+                self.peers.push(b);
+                OwnedFd::from(a)
+            })
+            .collect()
+    }
+
+    /// `handle_fds` with `n % 5` fresh descriptors.
+    fn give_fds(&mut self, n: u8, closed: Option<&ConnectionError>) {
+        let from = self.peers.len();
+        let fds = self.fresh_fds(usize::from(n % 5));
+        let n = fds.len();
+        self.pair.conn.handle_fds(fds);
+        if closed.is_some() {
+            assert!(
+                self.peers_closed(from),
+                "a dead connection kept descriptors"
+            );
+        } else {
+            self.rx_fds += n;
+        }
+    }
+
+    /// Whether every copy of the descriptors whose peers are `peers[from..]` was closed.
+    fn peers_closed(&self, from: usize) -> bool {
+        self.peers[from..]
+            .iter()
+            .all(|p| matches!((&*p).read(&mut [0u8; 1]), Ok(0)))
+    }
+
+    /// The connection is dead and everything was collected: no descriptor it was given may
+    /// still be open.
+    fn check_no_fd_leaks(&self) {
+        assert!(self.pair.conn.is_closed());
+        assert!(self.peers_closed(0), "a descriptor outlived the connection");
     }
 
     fn error(&self) -> Option<ConnectionError> {
@@ -335,6 +426,7 @@ impl Harness {
                                 args,
                                 seen_by_peer: false,
                                 reply: None,
+                                fds: None,
                             },
                         );
                         self.call_order.push(serial);
@@ -344,6 +436,65 @@ impl Harness {
                     }
                     Err(e) => panic!("call failed: {e}"),
                 }
+            }
+            Op::FdPassing { on } => {
+                self.pair.conn.set_fd_passing(*on);
+                self.fd_passing = *on;
+                assert_eq!(self.pair.conn.fd_passing(), *on);
+            }
+            Op::FdCall { procedure, nfds } => {
+                let (program, number) = CALL_PROCS[usize::from(*procedure) % CALL_PROCS.len()];
+                let from = self.peers.len();
+                let fds = self.fresh_fds(usize::from(*nfds % 5));
+                let n = fds.len();
+                let queued = self.pair.conn.transmit_queued();
+                let r = self.pair.conn.call_raw_with_fds(
+                    program,
+                    number,
+                    &Raw(Bytes::new()),
+                    fds,
+                    None,
+                );
+                match r {
+                    Ok(serial) => {
+                        assert!(closed.is_none() && self.fd_passing);
+                        self.subs.note_serial(serial);
+                        let count_word = if n > 0 { 4 } else { 0 };
+                        assert_eq!(
+                            self.pair.conn.transmit_queued(),
+                            queued + MIN_FRAME_LEN + count_word
+                        );
+                        assert!(self.pair.conn.wants_fds());
+                        self.calls.insert(
+                            serial,
+                            CallModel {
+                                program,
+                                procedure: number,
+                                deadline: None,
+                                state: CallState::Pending,
+                                args: Bytes::new(),
+                                seen_by_peer: false,
+                                reply: None,
+                                fds: Some(n),
+                            },
+                        );
+                        self.call_order.push(serial);
+                    }
+                    Err(CallError::Connection(e)) => {
+                        assert_eq!(Some(e), closed, "call fails only when closed");
+                        assert!(self.peers_closed(from), "a refused call kept descriptors");
+                    }
+                    Err(CallError::FdPassingUnavailable { .. }) => {
+                        assert!(closed.is_none() && !self.fd_passing);
+                        assert_eq!(self.pair.conn.transmit_queued(), queued);
+                        assert!(self.peers_closed(from), "a refused call kept descriptors");
+                    }
+                    Err(e) => panic!("descriptor call failed: {e}"),
+                }
+            }
+            Op::Fds { n } => {
+                self.give_fds(*n, closed.as_ref());
+                self.pump();
             }
             Op::OpenStream { upload, sparse } => {
                 let (dir, number) = if *upload {
@@ -574,6 +725,9 @@ impl Harness {
             }
             Op::Server { packet, split } => {
                 let bytes = self.build(packet);
+                if let ServerPacket::ReplyFds { give, .. } = packet {
+                    self.give_fds(*give, closed.as_ref());
+                }
                 let split = usize::from(*split);
                 if split > 0 && split < bytes.len() {
                     self.pair.rx.extend_from_slice(&bytes[..split]);
@@ -882,6 +1036,25 @@ impl Harness {
             },
             ServerPacket::Ping => peer::ping(),
             ServerPacket::Pong => peer::pong(),
+            ServerPacket::ReplyFds { target, nfds, .. } => {
+                let serial = self.pick_call(*target);
+                let (program, procedure) = self
+                    .calls
+                    .get(&serial)
+                    .map_or((REMOTE_PROGRAM, 157), |c| (c.program, c.procedure));
+                let h = call_header(program, procedure, serial);
+                let count = u32::from(*nfds).to_be_bytes();
+                let p = packet_with(
+                    &h,
+                    MessageType::ReplyWithFds,
+                    MessageStatus::Ok,
+                    &count,
+                    &Tweak::None,
+                );
+                let mut b = BytesMut::from(&p[..]);
+                b.extend_from_slice(&[0; 8][..usize::from(*nfds).min(8)]);
+                b.freeze()
+            }
         }
     }
 
@@ -917,17 +1090,9 @@ impl Harness {
             Ok(()) => assert!(!self.pair.conn.is_closed()),
             Err(e) => assert_eq!(Some(e), self.pair.conn.error()),
         }
-        // Exactly the whole packets the connection processed.
-        let mut shadow = BytesMut::from(&before[..consumed]);
-        let mut frames = Vec::new();
-        while let Some(f) = frame::decode(&mut shadow).expect("consumed bytes are valid packets") {
-            frames.push(f);
-        }
-        assert!(shadow.is_empty(), "handle_input consumed part of a packet");
-        assert_eq!(
-            self.pair.conn.stats().packets_in - packets_in,
-            frames.len() as u64
-        );
+        // Exactly the whole packets (and descriptor bytes) the connection processed.
+        let (frames, packets) = self.shadow(&before[..consumed]);
+        assert_eq!(self.pair.conn.stats().packets_in - packets_in, packets);
         if r.is_ok() {
             // It stops only for lack of a whole packet, or because it does not want to read.
             let mut rest = self.pair.rx.clone();
@@ -941,12 +1106,24 @@ impl Harness {
             }
         }
         let n = frames.len();
+        // A framing error, or stray descriptors found once every packet was read: not the
+        // fault of the last packet.
         let frame_error = matches!(
             &r,
-            Err(ConnectionError::Protocol(ProtocolViolation::Frame(_)))
+            Err(ConnectionError::Protocol(
+                ProtocolViolation::Frame(_) | ProtocolViolation::StrayFds { .. }
+            ))
         );
         for (i, f) in frames.into_iter().enumerate() {
-            self.on_processed(f);
+            match f {
+                Inbound::Packet(f) => self.on_processed(f),
+                Inbound::FdByte { last } => {
+                    self.on_fd_byte();
+                    if last && !self.expect_fatal {
+                        self.complete_fd_reply();
+                    }
+                }
+            }
             if i + 1 == n && self.pair.conn.is_closed() && !frame_error {
                 assert!(
                     !self.benign,
@@ -962,6 +1139,116 @@ impl Harness {
                 );
                 break;
             }
+        }
+        // Descriptors left over once every byte that could be read was read came with no
+        // `REPLY_WITH_FDS`: fatal, and exactly then.
+        if let Err(ConnectionError::Protocol(ProtocolViolation::StrayFds { count })) = &r {
+            assert!(
+                self.fd_reply.is_none() && *count == self.rx_fds && *count > 0,
+                "StrayFds({count}) with {} unmatched, reply waiting: {}",
+                self.rx_fds,
+                self.fd_reply.is_some()
+            );
+        } else if r.is_ok() && self.pair.conn.wants_read() {
+            assert!(
+                self.rx_fds == 0 || self.fd_reply.is_some(),
+                "{} stray descriptors left unreported",
+                self.rx_fds
+            );
+        }
+        if self.pair.conn.is_closed() {
+            self.rx_fds = 0;
+        }
+    }
+
+    /// All descriptor bytes of the waiting `REPLY_WITH_FDS` came: it is a reply now.
+    fn complete_fd_reply(&mut self) {
+        let p = self.fd_reply.take().expect("a reply waits for descriptors");
+        self.benign = false;
+        let serial = p.header.serial;
+        self.on_reply(p.header, p.payload);
+        if matches!(self.expected_done.get(&serial), Some(Ok(_)))
+            && self.calls.get(&serial).is_some_and(|c| c.fds.is_some())
+        {
+            self.expected_fds.insert(serial, p.got);
+        }
+    }
+
+    /// Re-frame what `handle_input` consumed: packets, and after a `REPLY_WITH_FDS` its
+    /// descriptor bytes (which may straddle calls). Returns the items and the packet count.
+    fn shadow(&mut self, consumed: &[u8]) -> (Vec<Inbound>, u64) {
+        let mut b = BytesMut::from(consumed);
+        let mut items = Vec::new();
+        let mut packets = 0;
+        loop {
+            if self.shadow_fd_left > 0 {
+                if b.is_empty() {
+                    break;
+                }
+                b.advance(1);
+                self.shadow_fd_left -= 1;
+                items.push(Inbound::FdByte {
+                    last: self.shadow_fd_left == 0,
+                });
+                continue;
+            }
+            let Some(f) = frame::decode(&mut b).expect("consumed bytes are valid packets") else {
+                break;
+            };
+            packets += 1;
+            if f.header.kind == MessageType::ReplyWithFds {
+                if let Some(count) = fd_count(&f.payload) {
+                    self.shadow_fd_left = count;
+                }
+            }
+            items.push(Inbound::Packet(f));
+        }
+        assert!(b.is_empty(), "handle_input consumed part of a packet");
+        (items, packets)
+    }
+
+    /// A `REPLY_WITH_FDS` packet was processed: its count word, then its descriptor bytes.
+    fn on_fd_reply(&mut self, h: Header, payload: &Bytes) {
+        let Some(count) = fd_count(payload) else {
+            self.expect_fatal = true;
+            return;
+        };
+        let payload = payload.slice(4..);
+        if count == 0 {
+            self.on_reply(h, payload);
+            return;
+        }
+        let wanted = self
+            .calls
+            .get(&h.serial)
+            .is_some_and(|c| c.state == CallState::Pending && c.fds.is_some());
+        if wanted && !self.fd_passing {
+            self.expect_fatal = true;
+            return;
+        }
+        self.benign = true;
+        self.fd_reply = Some(FdReplyModel {
+            header: h,
+            payload,
+            wanted,
+            got: 0,
+        });
+    }
+
+    /// One descriptor byte: it takes a received descriptor; none there is fatal only for a
+    /// call that asked for descriptors.
+    fn on_fd_byte(&mut self) {
+        let p = self
+            .fd_reply
+            .as_mut()
+            .expect("a reply waits for descriptors");
+        self.benign = true;
+        if self.rx_fds > 0 {
+            self.rx_fds -= 1;
+            p.got += 1;
+        } else if p.wanted {
+            self.benign = false;
+            self.expect_fatal = true;
         }
     }
 
@@ -979,6 +1266,7 @@ impl Harness {
         }
         match h.kind {
             MessageType::Reply => self.on_reply(h, f.payload),
+            MessageType::ReplyWithFds => self.on_fd_reply(h, &f.payload),
             MessageType::Message => {
                 self.benign = true;
                 if h.program == KEEPALIVE_PROGRAM && h.procedure == KEEPALIVE_PING {
@@ -1135,8 +1423,35 @@ impl Harness {
         }
         assert_eq!(h.version, 1, "client packet version");
         match h.kind {
+            MessageType::CallWithFds => {
+                assert_eq!(h.status, MessageStatus::Ok);
+                let c = self
+                    .calls
+                    .get_mut(&h.serial)
+                    .unwrap_or_else(|| panic!("CALL_WITH_FDS for unknown serial {}", h.serial));
+                assert!(!c.seen_by_peer, "serial {} sent twice", h.serial);
+                c.seen_by_peer = true;
+                assert_eq!((h.program, h.procedure), (c.program, c.procedure));
+                let n = c
+                    .fds
+                    .expect("only descriptor calls go out as CALL_WITH_FDS");
+                assert!(n > 0, "CALL_WITH_FDS without descriptors");
+                assert_eq!(fd_count(&f.payload), Some(n), "the count word");
+                assert_eq!(f.payload.slice(4..), padded(&c.args), "call arguments");
+                assert_eq!(
+                    self.pair.last_fds, n,
+                    "the descriptors travel with the call"
+                );
+            }
             MessageType::Call => {
                 assert_eq!(h.status, MessageStatus::Ok);
+                assert_eq!(self.pair.last_fds, 0, "descriptors with a plain CALL");
+                if let Some(c) = self.calls.get(&h.serial) {
+                    assert!(
+                        c.fds.is_none_or(|n| n == 0),
+                        "a descriptor call went out plain"
+                    );
+                }
                 if let Some(c) = self.calls.get_mut(&h.serial) {
                     assert!(!c.seen_by_peer, "serial {} sent twice", h.serial);
                     c.seen_by_peer = true;
@@ -1396,6 +1711,10 @@ impl Harness {
             !self.streams.contains_key(&serial),
             "CallDone for stream {serial}"
         );
+        // Taken (and closed) at once, as the client does.
+        let got = self.pair.conn.take_reply_fds(serial).len();
+        let want = self.expected_fds.remove(&serial).unwrap_or(0);
+        assert_eq!(got, want, "descriptors of call {serial}'s reply");
         if let Some(want) = self.expected_done.remove(&serial) {
             assert_eq!(result, want, "call {serial} completed with something else");
             if let Ok(p) = result {
@@ -1478,4 +1797,11 @@ fn packet_with(
         }
     }
     peer::raw(h, payload)
+}
+
+/// The descriptor count word of a `*_WITH_FDS` payload, if present and within the limit.
+fn fd_count(payload: &[u8]) -> Option<usize> {
+    let word = payload.get(..4)?;
+    let n = u32::from_be_bytes(word.try_into().expect("4 bytes")) as usize;
+    (n <= MESSAGE_NUM_FDS_MAX).then_some(n)
 }

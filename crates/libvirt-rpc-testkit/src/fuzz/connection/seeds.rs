@@ -160,6 +160,115 @@ pub fn seeds() -> Vec<Seed> {
             ],
         ),
         seed(
+            "fd_call_and_reply",
+            quiet(),
+            vec![
+                Op::FdPassing { on: true },
+                Op::FdCall {
+                    procedure: 0,
+                    nfds: 2,
+                },
+                Op::FdCall {
+                    procedure: 1,
+                    nfds: 0,
+                },
+                ALL,
+                Op::Server {
+                    packet: ServerPacket::ReplyFds {
+                        target: 0,
+                        nfds: 1,
+                        give: 1,
+                    },
+                    split: 0,
+                },
+                // Split between the packet and its descriptor bytes.
+                Op::Server {
+                    packet: ServerPacket::ReplyFds {
+                        target: 1,
+                        nfds: 2,
+                        give: 2,
+                    },
+                    split: 32,
+                },
+                Op::FdPassing { on: false },
+                Op::FdCall {
+                    procedure: 0,
+                    nfds: 1,
+                },
+            ],
+        ),
+        seed(
+            "fd_reply_for_plain_and_forgotten_calls",
+            quiet(),
+            vec![
+                call(0, None),
+                call(1, None),
+                ALL,
+                Op::ForgetCall { call: 1 },
+                Op::Server {
+                    packet: ServerPacket::ReplyFds {
+                        target: 0,
+                        nfds: 3,
+                        give: 0,
+                    },
+                    split: 0,
+                },
+                Op::Server {
+                    packet: ServerPacket::ReplyFds {
+                        target: 1,
+                        nfds: 1,
+                        give: 1,
+                    },
+                    split: 0,
+                },
+            ],
+        ),
+        seed(
+            "fd_missing_is_fatal",
+            quiet(),
+            vec![
+                Op::FdPassing { on: true },
+                Op::FdCall {
+                    procedure: 0,
+                    nfds: 1,
+                },
+                ALL,
+                Op::Server {
+                    packet: ServerPacket::ReplyFds {
+                        target: 0,
+                        nfds: 1,
+                        give: 0,
+                    },
+                    split: 0,
+                },
+            ],
+        ),
+        seed(
+            "fd_stray_and_over_limit",
+            quiet(),
+            vec![
+                Op::FdPassing { on: true },
+                Op::FdCall {
+                    procedure: 0,
+                    nfds: 0,
+                },
+                ALL,
+                Op::Server {
+                    packet: ServerPacket::ReplyFds {
+                        target: 0,
+                        nfds: 33,
+                        give: 0,
+                    },
+                    split: 0,
+                },
+            ],
+        ),
+        seed(
+            "fd_stray",
+            quiet(),
+            vec![Op::FdPassing { on: true }, Op::Fds { n: 2 }],
+        ),
+        seed(
             "upload_sparse",
             setup(None, 1 << 16, Chunk::Odd),
             vec![

@@ -208,13 +208,30 @@ macro_rules! event_table {
         #[non_exhaustive]
         pub enum Kind {
             $( #[doc = concat!("[`", stringify!($Family), "`]s.")] $Kind, )*
+            /// [`QemuMonitorEvent`]s of the QEMU program
+            /// ([`QemuConnectDomainMonitorEventRegister`](crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister)).
+            QemuMonitor,
+            /// Domain lifecycle events of the legacy registration
+            /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister)):
+            /// one per connection, its events carry no callback id.
+            DomainLegacy,
         }
 
         impl Kind {
+            /// The program of this family's register and deregister procedures.
+            pub fn program(self) -> u32 {
+                match self {
+                    Self::QemuMonitor => crate::proto::QEMU_PROGRAM,
+                    _ => crate::proto::REMOTE_PROGRAM,
+                }
+            }
+
             /// The `*_EVENT_*REGISTER_ANY` procedure of this family.
             pub fn register_proc(self) -> i32 {
                 match self {
                     $( Self::$Kind => <$Reg as Procedure>::NUMBER, )*
+                    Self::QemuMonitor => <crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister as Procedure>::NUMBER,
+                    Self::DomainLegacy => <crate::proto::procs::connect::ConnectDomainEventRegister as Procedure>::NUMBER,
                 }
             }
 
@@ -222,6 +239,8 @@ macro_rules! event_table {
             pub fn deregister_proc(self) -> i32 {
                 match self {
                     $( Self::$Kind => <$Dereg as Procedure>::NUMBER, )*
+                    Self::QemuMonitor => <crate::proto::procs::qemu::QemuConnectDomainMonitorEventDeregister as Procedure>::NUMBER,
+                    Self::DomainLegacy => <crate::proto::procs::connect::ConnectDomainEventDeregister as Procedure>::NUMBER,
                 }
             }
         }

@@ -590,22 +590,31 @@ procedures! {
     ConnectClose = 2: () => (), since "0.3.0";
     /// `virConnectGetType`.
     ConnectGetType = 3: () => ConnectGetTypeRet, since "0.3.0";
+        => Connect::driver_type() -> kind[0];
     /// `virConnectGetVersion`.
     ConnectGetVersion = 4: () => ConnectGetVersionRet, since "0.3.0";
+        => Connect::hyp_version() -> hv_ver[0] as version;
     /// `virConnectGetMaxVcpus`.
     ConnectGetMaxVcpus = 5: ConnectGetMaxVcpusArgs => ConnectGetMaxVcpusRet, since "0.3.0";
+        => Connect::max_vcpus(kind) -> max_vcpus[0];
     /// `virConnectGetCapabilities`: host capabilities XML.
     ConnectGetCapabilities = 7: () => ConnectCapabilitiesRet, since "0.3.0";
+        => Connect::capabilities() -> capabilities[0];
     /// `virConnectListDefinedDomains` (legacy; prefer [`ConnectListAllDomains`]).
     ConnectListDefinedDomains = 21: MaxNamesArgs => ConnectListDefinedDomainsRet, since "0.3.0";
+        => Connect::list_defined_domains(maxnames) -> names[0];
     /// `virConnectNumOfDefinedDomains`.
     ConnectNumOfDefinedDomains = 25: () => NumRet, since "0.3.0";
+        => Connect::num_of_defined_domains() -> num[0];
     /// `virConnectListDomains` (legacy; prefer [`ConnectListAllDomains`]).
     ConnectListDomains = 37: ConnectListDomainsArgs => ConnectListDomainsRet, since "0.3.0";
+        => Connect::list_domains(maxids) -> ids[0];
     /// `virConnectNumOfDomains`: running domains.
     ConnectNumOfDomains = 51: () => NumRet, since "0.3.0";
+        => Connect::num_of_domains() -> num[0];
     /// `virConnectGetHostname`.
     ConnectGetHostname = 59: () => ConnectGetHostnameRet, since "0.3.0";
+        => Connect::hostname() -> hostname[0];
     /// Feature probe (`VIR_DRV_FEATURE_*`); feature 10 starts the daemon's keepalive pings.
     ConnectSupportsFeature = 60: ConnectSupportsFeatureArgs => ConnectSupportsFeatureRet, since "0.3.2";
     /// Authentication methods the daemon requires; always the first call.
@@ -625,19 +634,26 @@ procedures! {
     ConnectDomainEventDeregister = 106: () => ConnectDomainEventRegisterRet, since "0.5.0";
     /// `virConnectGetURI`.
     ConnectGetUri = 110: () => ConnectGetUriRet, since "0.5.0";
+        => Connect::uri() -> uri[0];
     /// `virConnectDomainXMLFromNative`.
     ConnectDomainXmlFromNative = 135:
         ConnectDomainXmlFromNativeArgs => ConnectDomainXmlFromNativeRet, since "0.6.4";
+        => Connect::domain_xml_from_native(native_format, native_config, flags) -> domain_xml[0];
     /// `virConnectDomainXMLToNative`.
     ConnectDomainXmlToNative = 136: ConnectDomainXmlToNativeArgs => ConnectDomainXmlToNativeRet, since "0.6.4";
+        => Connect::domain_xml_to_native(native_format, domain_xml, flags) -> native_config[0];
     /// `virConnectIsSecure`. (`virConnectIsAlive` is client-side only: no procedure.)
     ConnectIsSecure = 149: () => ConnectIsSecureRet, since "0.7.3";
+        => Connect::is_secure() -> secure[0] as bool;
     /// `virConnectGetLibVersion`.
     ConnectGetLibVersion = 157: () => ConnectGetLibVersionRet, since "0.7.3";
+        => Connect::lib_version() -> lib_ver[0] as version;
     /// `virConnectCompareCPU`.
     ConnectCompareCpu = 158: ConnectCompareCpuArgs => ConnectCompareCpuRet, since "0.7.5";
+        => Connect::compare_cpu(xml, flags) -> result[0];
     /// `virConnectBaselineCPU`.
     ConnectBaselineCpu = 162: ConnectBaselineCpuArgs => ConnectBaselineCpuRet, since "0.7.7";
+        => Connect::baseline_cpu(xml_cpus, flags) -> cpu[0];
     /// `virConnectDomainEventRegisterAny` (legacy, before the callback API): events arrive
     /// as `DOMAIN_EVENT_*` messages without a callback id.
     ConnectDomainEventRegisterAny = 167: ConnectDomainEventRegisterAnyArgs => (), since "0.8.0";
@@ -645,10 +661,13 @@ procedures! {
     ConnectDomainEventDeregisterAny = 168: ConnectDomainEventRegisterAnyArgs => (), since "0.8.0";
     /// `virConnectGetSysinfo` (flags must be 0).
     ConnectGetSysinfo = 203: FlagsArgs => ConnectGetSysinfoRet, since "0.8.8";
+        => Connect::sysinfo(flags) -> sysinfo[0];
     /// `virConnectListAllDomains`.
     ConnectListAllDomains = 273: ConnectListAllDomainsArgs => ConnectListAllDomainsRet, since "0.9.13";
+        => Connect::list_all_domains(need_results = 1, flags) -> domains[0];
     /// `virConnectGetCPUModelNames`.
     ConnectGetCpuModelNames = 312: ConnectGetCpuModelNamesArgs => ConnectGetCpuModelNamesRet, since "1.1.3";
+        => Connect::cpu_model_names(arch, need_results = 1, flags) -> models[0];
     /// `virConnectDomainEventRegisterAny` over the callback API: events arrive as
     /// `DOMAIN_EVENT_CALLBACK_*` messages carrying the returned id. Needs feature 14.
     ConnectDomainEventCallbackRegisterAny = 316:
@@ -657,19 +676,24 @@ procedures! {
     ConnectDomainEventCallbackDeregisterAny = 317: CallbackIdArgs => (), since "1.2.1";
     /// `virConnectGetDomainCapabilities`.
     ConnectGetDomainCapabilities = 342: ConnectGetDomainCapabilitiesArgs => ConnectCapabilitiesRet, since "1.2.7";
+        => Connect::domain_capabilities(emulatorbin, arch, machine, virttype, flags) -> capabilities[0];
     /// `virConnectGetAllDomainStats` / `virDomainListGetStats`.
     ConnectGetAllDomainStats = 344:
         ConnectGetAllDomainStatsArgs => ConnectGetAllDomainStatsRet, since "1.2.8";
+        => Connect::all_domain_stats(doms, stats, flags) -> ret_stats[0];
     /// Ask the daemon to tell us (event 362) when it closes the connection.
     ConnectRegisterCloseCallback = 360: () => (), since "1.3.2";
     /// Undo [`ConnectRegisterCloseCallback`].
     ConnectUnregisterCloseCallback = 361: () => (), since "1.3.2";
     /// `virConnectCompareHypervisorCPU`.
     ConnectCompareHypervisorCpu = 393: ConnectCompareHypervisorCpuArgs => ConnectCompareCpuRet, since "4.4.0";
+        => Connect::compare_hypervisor_cpu(emulator, arch, machine, virttype, xml_cpu, flags) -> result[0];
     /// `virConnectBaselineHypervisorCPU`.
     ConnectBaselineHypervisorCpu = 394: ConnectBaselineHypervisorCpuArgs => ConnectBaselineCpuRet, since "4.4.0";
+        => Connect::baseline_hypervisor_cpu(emulator, arch, machine, virttype, xml_cpus, flags) -> cpu[0];
     /// `virConnectGetStoragePoolCapabilities` (flags must be 0).
     ConnectGetStoragePoolCapabilities = 403: FlagsArgs => ConnectCapabilitiesRet, since "5.2.0";
+        => Connect::storage_pool_capabilities(flags) -> capabilities[0];
     /// `virConnectSetIdentity`.
     ConnectSetIdentity = 419: ConnectSetIdentityArgs => (), since "5.8.0";
 }

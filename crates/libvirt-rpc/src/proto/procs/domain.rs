@@ -1659,271 +1659,395 @@ procedures! {
     table PROCEDURES;
     /// `virDomainAttachDevice` (live only).
     DomainAttachDevice = 8: DomainXmlArgs => (), since "0.3.0";
+        => Domain::attach_device(dom = self, xml);
     /// `virDomainCreate`: start a defined domain.
     DomainCreate = 9: DomainArgs => (), since "0.3.0";
+        => Domain::create(dom = self);
     /// `virDomainCreateXML`: start a transient domain.
     DomainCreateXml = 10: DomainCreateXmlArgs => DomainRet, since "0.3.0";
+        => Connect::create_domain_xml(xml_desc, flags) -> dom[0];
     /// `virDomainDefineXML`.
     DomainDefineXml = 11: XmlArgs => DomainRet, since "0.3.0";
+        => Connect::define_domain_xml(xml) -> dom[0];
     /// `virDomainDestroy`.
     DomainDestroy = 12: DomainArgs => (), since "0.3.0";
+        => Domain::destroy(dom = self);
     /// `virDomainDetachDevice` (live only).
     DomainDetachDevice = 13: DomainXmlArgs => (), since "0.3.0";
+        => Domain::detach_device(dom = self, xml);
     /// `virDomainGetXMLDesc` (flags: [`DomainXmlFlags`]).
     DomainGetXmlDesc = 14: DomainFlagsArgs<DomainXmlFlags> => XmlRet, since "0.3.0";
+        => Domain::xml_desc(dom = self, flags) -> xml[0];
     /// `virDomainGetAutostart`.
     DomainGetAutostart = 15: DomainArgs => AutostartRet, since "0.3.0";
+        => Domain::autostart(dom = self) -> autostart[0] as bool;
     /// `virDomainGetInfo`.
     DomainGetInfo = 16: DomainArgs => DomainGetInfoRet, since "0.3.0";
+        => Domain::info(dom = self);
     /// `virDomainGetMaxMemory`.
     DomainGetMaxMemory = 17: DomainArgs => DomainGetMaxMemoryRet, since "0.3.0";
+        => Domain::max_memory(dom = self) -> memory[0];
     /// `virDomainGetMaxVcpus`.
     DomainGetMaxVcpus = 18: DomainArgs => NumRet, since "0.3.0";
+        => Domain::max_vcpus(dom = self) -> num[0];
     /// `virDomainGetOSType`.
     DomainGetOsType = 19: DomainArgs => DomainGetOsTypeRet, since "0.3.0";
+        => Domain::os_type(dom = self) -> kind[0];
     /// `virDomainGetVcpus`.
     DomainGetVcpus = 20: DomainGetVcpusArgs => DomainGetVcpusRet, since "0.3.0";
+        => Domain::vcpus(dom = self, maxinfo, maplen);
     /// `virDomainLookupByID`.
     DomainLookupById = 22: DomainLookupByIdArgs => DomainRet, since "0.3.0";
+        => Connect::lookup_domain_by_id(id) -> dom[0];
     /// `virDomainLookupByName`.
     DomainLookupByName = 23: NameArgs => DomainRet, since "0.3.0";
+        => Connect::lookup_domain_by_name(name) -> dom[0];
     /// `virDomainLookupByUUID`.
     DomainLookupByUuid = 24: UuidArgs => DomainRet, since "0.3.0";
+        => Connect::lookup_domain_by_uuid(uuid) -> dom[0];
     /// `virDomainPinVcpu`.
     DomainPinVcpu = 26: DomainPinVcpuArgs => (), since "0.3.0";
+        => Domain::pin_vcpu(dom = self, vcpu, cpumap);
     /// `virDomainReboot` (flags: [`DomainRebootFlagValues`]).
     DomainReboot = 27: DomainFlagsArgs<DomainRebootFlagValues> => (), since "0.3.0";
+        => Domain::reboot(dom = self, flags);
     /// `virDomainResume`.
     DomainResume = 28: DomainArgs => (), since "0.3.0";
+        => Domain::resume(dom = self);
     /// `virDomainSetAutostart`.
     DomainSetAutostart = 29: DomainSetAutostartArgs => (), since "0.3.0";
+        => Domain::set_autostart(dom = self, autostart);
     /// `virDomainSetMaxMemory`.
     DomainSetMaxMemory = 30: DomainSetMemoryArgs => (), since "0.3.0";
+        => Domain::set_max_memory(dom = self, memory);
     /// `virDomainSetMemory` (live).
     DomainSetMemory = 31: DomainSetMemoryArgs => (), since "0.3.0";
+        => Domain::set_memory(dom = self, memory);
     /// `virDomainSetVcpus` (live).
     DomainSetVcpus = 32: DomainSetVcpusArgs => (), since "0.3.0";
+        => Domain::set_vcpus(dom = self, nvcpus);
     /// `virDomainShutdown`.
     DomainShutdown = 33: DomainArgs => (), since "0.3.0";
+        => Domain::shutdown(dom = self);
     /// `virDomainSuspend`.
     DomainSuspend = 34: DomainArgs => (), since "0.3.0";
+        => Domain::suspend(dom = self);
     /// `virDomainUndefine`.
     DomainUndefine = 35: DomainArgs => (), since "0.3.0";
+        => Domain::undefine(dom = self);
     /// `virDomainCoreDump`.
     DomainCoreDump = 53: DomainCoreDumpArgs => (), since "0.3.0";
+        => Domain::core_dump(dom = self, to, flags);
     /// `virDomainRestore`.
     DomainRestore = 54: DomainRestoreArgs => (), since "0.3.0";
+        => Connect::domain_restore(from);
     /// `virDomainSave`.
     DomainSave = 55: DomainSaveArgs => (), since "0.3.0";
+        => Domain::save(dom = self, to);
     /// `virDomainGetSchedulerType`.
     DomainGetSchedulerType = 56: DomainArgs => DomainGetSchedulerTypeRet, since "0.3.0";
+        => Domain::scheduler_type(dom = self);
     /// `virDomainBlockStats`.
     DomainBlockStats = 64: DomainBlockStatsArgs => DomainBlockStatsRet, since "0.3.2";
+        => Domain::block_stats(dom = self, path);
     /// `virDomainInterfaceStats`.
     DomainInterfaceStats = 65: DomainInterfaceStatsArgs => DomainInterfaceStatsRet, since "0.3.2";
+        => Domain::interface_stats(dom = self, device);
     /// `virDomainBlockPeek`.
     DomainBlockPeek = 103: DomainBlockPeekArgs => DomainBlockPeekRet, since "0.4.2";
+        => Domain::block_peek(dom = self, path, offset, size, flags) -> buffer[0];
     /// `virDomainMemoryPeek`.
     DomainMemoryPeek = 104: DomainMemoryPeekArgs => DomainMemoryPeekRet, since "0.4.2";
+        => Domain::memory_peek(dom = self, offset, size, flags) -> buffer[0];
     /// `virDomainGetSecurityLabel`.
     DomainGetSecurityLabel = 121: DomainArgs => DomainGetSecurityLabelRet, since "0.6.1";
+        => Domain::security_label(dom = self);
     /// `virDomainIsActive`.
     DomainIsActive = 150: DomainArgs => ActiveRet, since "0.7.3";
+        => Domain::is_active(dom = self) -> active[0] as bool;
     /// `virDomainIsPersistent`.
     DomainIsPersistent = 151: DomainArgs => PersistentRet, since "0.7.3";
+        => Domain::is_persistent(dom = self) -> persistent[0] as bool;
     /// `virDomainMemoryStats`.
     DomainMemoryStats = 159: DomainMemoryStatsArgs => DomainMemoryStatsRet, since "0.7.5";
+        => Domain::memory_stats(dom = self, max_stats, flags) -> stats[0];
     /// `virDomainAttachDeviceFlags`.
     DomainAttachDeviceFlags = 160: DomainXmlFlagsArgs => (), since "0.7.7";
+        => Domain::attach_device_flags(dom = self, xml, flags);
     /// `virDomainDetachDeviceFlags`.
     DomainDetachDeviceFlags = 161: DomainXmlFlagsArgs => (), since "0.7.7";
+        => Domain::detach_device_flags(dom = self, xml, flags);
     /// `virDomainGetJobInfo`.
     DomainGetJobInfo = 163: DomainArgs => DomainGetJobInfoRet, since "0.7.7";
+        => Domain::job_info(dom = self);
     /// `virDomainAbortJob`.
     DomainAbortJob = 164: DomainArgs => (), since "0.7.7";
+        => Domain::abort_job(dom = self);
     /// `virDomainUpdateDeviceFlags`.
     DomainUpdateDeviceFlags = 174: DomainXmlFlagsArgs => (), since "0.8.0";
+        => Domain::update_device_flags(dom = self, xml, flags);
     /// `virDomainManagedSave` (flags: [`DomainSaveRestoreFlags`]).
     DomainManagedSave = 182: DomainFlagsArgs<DomainSaveRestoreFlags> => (), since "0.8.0";
+        => Domain::managed_save(dom = self, flags);
     /// `virDomainHasManagedSaveImage` (flags must be 0).
     DomainHasManagedSaveImage = 183: DomainFlagsArgs => DomainResultRet, since "0.8.0";
+        => Domain::has_managed_save_image(dom = self, flags) -> result[0] as bool;
     /// `virDomainManagedSaveRemove` (flags must be 0).
     DomainManagedSaveRemove = 184: DomainFlagsArgs => (), since "0.8.0";
+        => Domain::managed_save_remove(dom = self, flags);
     /// `virDomainGetBlockInfo`.
     DomainGetBlockInfo = 194: DomainGetBlockInfoArgs => DomainGetBlockInfoRet, since "0.8.1";
+        => Domain::block_info(dom = self, path, flags);
     /// `virDomainCreateWithFlags` (flags: [`DomainCreateFlags`]); returns the new id.
     DomainCreateWithFlags = 196: DomainFlagsArgs<DomainCreateFlags> => DomainRet, since "0.8.2";
+        => Domain::create_with_flags(dom = self, flags) -> dom[0];
     /// `virDomainSetMemoryParameters`.
     DomainSetMemoryParameters = 197: DomainSetMemoryParametersArgs => (), since "0.8.5";
+        => Domain::set_memory_parameters(dom = self, params, flags);
     /// `virDomainGetMemoryParameters`.
     DomainGetMemoryParameters = 198: DomainGetParamsArgs => DomainGetMemoryParametersRet, since "0.8.5";
+        => Domain::memory_parameters(dom = self, nparams = typed_count, flags) -> params[0];
     /// `virDomainSetVcpusFlags`.
     DomainSetVcpusFlags = 199: DomainSetVcpusFlagsArgs => (), since "0.8.5";
+        => Domain::set_vcpus_flags(dom = self, nvcpus, flags);
     /// `virDomainGetVcpusFlags` (flags: [`DomainVcpuFlags`]).
     DomainGetVcpusFlags = 200: DomainFlagsArgs<DomainVcpuFlags> => NumRet, since "0.8.5";
+        => Domain::vcpus_flags(dom = self, flags) -> num[0];
     /// `virDomainOpenConsole`. The stream is **bidirectional** (guest output arrives as
     /// download data, keystrokes are sent as upload data); it is declared `Download` because
     /// the daemon annotates it `@readstream` and the table has no bidirectional kind.
-    DomainOpenConsole = 201: DomainOpenConsoleArgs => (), since "0.8.6", stream Download;
+    DomainOpenConsole = 201: DomainOpenConsoleArgs => (), since "0.8.6", stream Duplex;
     /// `virDomainIsUpdated`.
     DomainIsUpdated = 202: DomainArgs => DomainIsUpdatedRet, since "0.8.6";
+        => Domain::is_updated(dom = self) -> updated[0];
     /// `virDomainSetMemoryFlags`.
     DomainSetMemoryFlags = 204: DomainSetMemoryFlagsArgs => (), since "0.9.0";
+        => Domain::set_memory_flags(dom = self, memory, flags);
     /// `virDomainSetBlkioParameters`.
     DomainSetBlkioParameters = 205: DomainSetBlkioParametersArgs => (), since "0.9.0";
+        => Domain::set_blkio_parameters(dom = self, params, flags);
     /// `virDomainGetBlkioParameters`.
     DomainGetBlkioParameters = 206: DomainGetParamsArgs => DomainGetBlkioParametersRet, since "0.9.0";
+        => Domain::blkio_parameters(dom = self, nparams = typed_count, flags) -> params[0];
     /// `virDomainInjectNMI` (flags must be 0).
     DomainInjectNmi = 210: DomainFlagsArgs => (), since "0.9.2";
+        => Domain::inject_nmi(dom = self, flags);
     /// `virDomainScreenshot`: the image follows as download stream data.
     DomainScreenshot = 211: DomainScreenshotArgs => DomainScreenshotRet, since "0.9.2", stream Download;
     /// `virDomainGetState` (flags must be 0).
     DomainGetState = 212: DomainFlagsArgs => DomainGetStateRet, since "0.9.2";
+        => Domain::state(dom = self, flags);
     /// `virDomainSetSchedulerParametersFlags`.
     DomainSetSchedulerParametersFlags = 219: DomainSetSchedulerParametersFlagsArgs => (), since "0.9.2";
+        => Domain::set_scheduler_parameters_flags(dom = self, params, flags);
     /// `virDomainGetSchedulerParametersFlags`.
     DomainGetSchedulerParametersFlags = 223: DomainGetParamsArgs => DomainGetSchedulerParametersRet, since "0.9.2";
+        => Domain::scheduler_parameters_flags(dom = self, nparams = typed(limits::DOMAIN_SCHEDULER_PARAMETERS_MAX as i32), flags) -> params[0];
     /// `virDomainPinVcpuFlags`.
     DomainPinVcpuFlags = 225: DomainPinVcpuFlagsArgs => (), since "0.9.3";
+        => Domain::pin_vcpu_flags(dom = self, vcpu, cpumap, flags);
     /// `virDomainSendKey`.
     DomainSendKey = 226: DomainSendKeyArgs => (), since "0.9.3";
+        => Domain::send_key(dom = self, codeset, holdtime, keycodes, flags);
     /// `virDomainGetControlInfo`.
     DomainGetControlInfo = 229: DomainFlagsArgs => DomainGetControlInfoRet, since "0.9.3";
+        => Domain::control_info(dom = self, flags);
     /// `virDomainUndefineFlags` (flags: [`DomainUndefineFlagsValues`]).
     DomainUndefineFlags = 231: DomainFlagsArgs<DomainUndefineFlagsValues> => (), since "0.9.4";
+        => Domain::undefine_flags(dom = self, flags);
     /// `virDomainSaveFlags`.
     DomainSaveFlags = 232: DomainSaveFlagsArgs => (), since "0.9.4";
+        => Domain::save_flags(dom = self, to, dxml, flags);
     /// `virDomainRestoreFlags`.
     DomainRestoreFlags = 233: DomainRestoreFlagsArgs => (), since "0.9.4";
+        => Connect::domain_restore_flags(from, dxml, flags);
     /// `virDomainDestroyFlags` (flags: [`DomainDestroyFlagsValues`]).
     DomainDestroyFlags = 234: DomainFlagsArgs<DomainDestroyFlagsValues> => (), since "0.9.4";
+        => Domain::destroy_flags(dom = self, flags);
     /// `virDomainSaveImageGetXMLDesc`.
     DomainSaveImageGetXmlDesc = 235: DomainSaveImageGetXmlDescArgs => XmlRet, since "0.9.4";
+        => Connect::domain_save_image_xml_desc(file, flags) -> xml[0];
     /// `virDomainSaveImageDefineXML`.
     DomainSaveImageDefineXml = 236: DomainSaveImageDefineXmlArgs => (), since "0.9.4";
+        => Connect::define_domain_save_image_xml(file, dxml, flags);
     /// `virDomainBlockJobAbort`.
     DomainBlockJobAbort = 237: DomainBlockPathArgs => (), since "0.9.4";
+        => Domain::block_job_abort(dom = self, path, flags);
     /// `virDomainGetBlockJobInfo`.
     DomainGetBlockJobInfo = 238: DomainBlockPathArgs => DomainGetBlockJobInfoRet, since "0.9.4";
+        => Domain::block_job_info(dom = self, path, flags);
     /// `virDomainBlockJobSetSpeed`.
     DomainBlockJobSetSpeed = 239: DomainBlockBandwidthArgs => (), since "0.9.4";
+        => Domain::block_job_set_speed(dom = self, path, bandwidth, flags);
     /// `virDomainBlockPull`.
     DomainBlockPull = 240: DomainBlockBandwidthArgs => (), since "0.9.4";
+        => Domain::block_pull(dom = self, path, bandwidth, flags);
     /// `virDomainBlockStatsFlags`.
     DomainBlockStatsFlags = 243: DomainBlockStatsFlagsArgs => DomainBlockStatsFlagsRet, since "0.9.5";
+        => Domain::block_stats_flags(dom = self, path, nparams = typed_count, flags) -> params[0];
     /// `virDomainReset` (flags must be 0).
     DomainReset = 245: DomainFlagsArgs => (), since "0.9.7";
+        => Domain::reset(dom = self, flags);
     /// `virDomainOpenGraphics`: hand the daemon a socket (one descriptor sent with the call)
     /// to connect graphics client `idx` to.
     DomainOpenGraphics = 249: DomainOpenGraphicsArgs => (), since "0.9.7", fds Call;
     /// `virDomainBlockResize`.
     DomainBlockResize = 251: DomainBlockResizeArgs => (), since "0.9.8";
+        => Domain::block_resize(dom = self, disk, size, flags);
     /// `virDomainShutdownFlags` (flags: [`DomainShutdownFlagValues`]).
     DomainShutdownFlags = 258: DomainFlagsArgs<DomainShutdownFlagValues> => (), since "0.9.10";
+        => Domain::shutdown_flags(dom = self, flags);
     /// `virDomainPMSuspendForDuration`.
     DomainPmSuspendForDuration = 261: DomainPmSuspendForDurationArgs => (), since "0.9.10";
+        => Domain::pm_suspend_for_duration(dom = self, target, duration, flags);
     /// `virDomainGetCPUStats`.
     DomainGetCpuStats = 262: DomainGetCpuStatsArgs => DomainGetCpuStatsRet, since "0.9.10";
+        => Domain::cpu_stats(dom = self, nparams = typed_count, start_cpu, ncpus, flags) -> params[0];
     /// `virDomainGetDiskErrors`.
     DomainGetDiskErrors = 263: DomainGetDiskErrorsArgs => DomainGetDiskErrorsRet, since "0.9.10";
+        => Domain::disk_errors(dom = self, maxerrors, flags);
     /// `virDomainSetMetadata`.
     DomainSetMetadata = 264: DomainSetMetadataArgs => (), since "0.9.10";
+        => Domain::set_metadata(dom = self, kind, metadata, key, uri, flags);
     /// `virDomainGetMetadata`.
     DomainGetMetadata = 265: DomainGetMetadataArgs => DomainGetMetadataRet, since "0.9.10";
+        => Domain::metadata(dom = self, kind, uri, flags) -> metadata[0];
     /// `virDomainBlockRebase`.
     DomainBlockRebase = 266: DomainBlockRebaseArgs => (), since "0.9.10";
+        => Domain::block_rebase(dom = self, path, base, bandwidth, flags);
     /// `virDomainPMWakeup` (flags must be 0).
     DomainPmWakeup = 267: DomainFlagsArgs => (), since "0.9.11";
+        => Domain::pm_wakeup(dom = self, flags);
     /// `virDomainGetHostname` (flags: [`DomainGetHostnameFlags`]).
     DomainGetHostname = 277: DomainFlagsArgs<DomainGetHostnameFlags> => DomainGetHostnameRet, since "0.10.0";
+        => Domain::hostname(dom = self, flags) -> hostname[0];
     /// `virDomainGetSecurityLabelList`.
     DomainGetSecurityLabelList = 278: DomainArgs => DomainGetSecurityLabelListRet, since "0.10.0";
+        => Domain::security_label_list(dom = self) -> labels[0];
     /// `virDomainBlockCommit`.
     DomainBlockCommit = 290: DomainBlockCommitArgs => (), since "0.10.2";
+        => Domain::block_commit(dom = self, disk, base, top, bandwidth, flags);
     /// `virDomainFSTrim`.
     DomainFsTrim = 294: DomainFsTrimArgs => (), since "1.0.1";
+        => Domain::fs_trim(dom = self, mount_point, minimum, flags);
     /// `virDomainSendProcessSignal`.
     DomainSendProcessSignal = 295: DomainSendProcessSignalArgs => (), since "1.0.1";
+        => Domain::send_process_signal(dom = self, pid_value, signum, flags);
     /// `virDomainOpenChannel`. Bidirectional like [`DomainOpenConsole`]; declared `Download`.
-    DomainOpenChannel = 296: DomainOpenChannelArgs => (), since "1.0.2", stream Download;
+    DomainOpenChannel = 296: DomainOpenChannelArgs => (), since "1.0.2", stream Duplex;
     /// `virDomainGetJobStats`.
     DomainGetJobStats = 298: DomainFlagsArgs => DomainGetJobStatsRet, since "1.0.3";
+        => Domain::job_stats(dom = self, flags);
     /// `virDomainCreateXMLWithFiles`: [`DomainCreateXml`] passing descriptors to the guest.
     DomainCreateXmlWithFiles = 309: DomainCreateXmlArgs => DomainRet, since "1.1.1", fds Call;
     /// `virDomainCreateWithFiles`: [`DomainCreateWithFlags`] passing descriptors to the guest.
     DomainCreateWithFiles = 310: DomainFlagsArgs<DomainCreateFlags> => DomainRet, since "1.1.1", fds Call;
     /// `virDomainCoreDumpWithFormat`.
     DomainCoreDumpWithFormat = 334: DomainCoreDumpWithFormatArgs => (), since "1.2.3";
+        => Domain::core_dump_with_format(dom = self, to, dumpformat, flags);
     /// `virDomainFSFreeze`.
     DomainFsFreeze = 335: DomainFsFreezeArgs => DomainFsFreezeRet, since "1.2.5";
+        => Domain::fs_freeze(dom = self, mountpoints, flags) -> filesystems[0];
     /// `virDomainFSThaw`.
     DomainFsThaw = 336: DomainFsFreezeArgs => DomainFsFreezeRet, since "1.2.5";
+        => Domain::fs_thaw(dom = self, mountpoints, flags) -> filesystems[0];
     /// `virDomainGetTime` (flags must be 0).
     DomainGetTime = 337: DomainFlagsArgs => DomainGetTimeRet, since "1.2.5";
+        => Domain::time(dom = self, flags);
     /// `virDomainSetTime`.
     DomainSetTime = 338: DomainSetTimeArgs => (), since "1.2.5";
+        => Domain::set_time(dom = self, seconds, nseconds, flags);
     /// `virDomainOpenGraphicsFD`: the daemon returns a connected graphics socket (one
     /// descriptor with the reply).
     DomainOpenGraphicsFd = 343: DomainOpenGraphicsArgs => (), since "1.2.8", fds Reply;
     /// `virDomainBlockCopy`.
     DomainBlockCopy = 345: DomainBlockCopyArgs => (), since "1.2.8";
+        => Domain::block_copy(dom = self, path, destxml, params, flags);
     /// `virDomainGetFSInfo` (flags must be 0).
     DomainGetFsInfo = 349: DomainFlagsArgs => DomainGetFsInfoRet, since "1.2.11";
+        => Domain::fs_info(dom = self, flags) -> info[0];
     /// `virDomainDefineXMLFlags` (flags: [`DomainDefineFlags`]).
     DomainDefineXmlFlags = 350: XmlFlagsArgs<DomainDefineFlags> => DomainRet, since "1.2.12";
+        => Connect::define_domain_xml_flags(xml, flags) -> dom[0];
     /// `virDomainInterfaceAddresses`.
     DomainInterfaceAddresses = 353: DomainInterfaceAddressesArgs => DomainInterfaceAddressesRet, since "1.2.14";
+        => Domain::interface_addresses(dom = self, source, flags) -> ifaces[0];
     /// `virDomainSetUserPassword`.
     DomainSetUserPassword = 357: DomainSetUserPasswordArgs => (), since "1.2.16";
+        => Domain::set_user_password(dom = self, user, password, flags);
     /// `virDomainRename`.
     DomainRename = 358: DomainRenameArgs => DomainRenameRet, since "1.2.19";
+        => Domain::rename(dom = self, new_name, flags) -> retcode[0];
     /// `virDomainGetGuestVcpus` (flags must be 0).
     DomainGetGuestVcpus = 371: DomainFlagsArgs => DomainGetGuestVcpusRet, since "2.0.0";
+        => Domain::guest_vcpus(dom = self, flags) -> params[0];
     /// `virDomainSetGuestVcpus`.
     DomainSetGuestVcpus = 372: DomainSetGuestVcpusArgs => (), since "2.0.0";
+        => Domain::set_guest_vcpus(dom = self, cpumap, state, flags);
     /// `virDomainSetVcpu`.
     DomainSetVcpu = 384: DomainSetGuestVcpusArgs => (), since "3.1.0";
+        => Domain::set_vcpu(dom = self, cpumap, state, flags);
     /// `virDomainSetBlockThreshold`.
     DomainSetBlockThreshold = 386: DomainSetBlockThresholdArgs => (), since "3.1.0";
+        => Domain::set_block_threshold(dom = self, dev, threshold, flags);
     /// `virDomainManagedSaveGetXMLDesc`.
     DomainManagedSaveGetXmlDesc = 388: DomainFlagsArgs<DomainXmlFlags> => XmlRet, since "3.7.0";
+        => Domain::managed_save_xml_desc(dom = self, flags) -> xml[0];
     /// `virDomainManagedSaveDefineXML`.
     DomainManagedSaveDefineXml = 389: DomainManagedSaveDefineXmlArgs => (), since "3.7.0";
+        => Domain::managed_save_define_xml(dom = self, dxml, flags);
     /// `virDomainSetLifecycleAction`.
     DomainSetLifecycleAction = 390: DomainSetLifecycleActionArgs => (), since "3.9.0";
+        => Domain::set_lifecycle_action(dom = self, kind, action, flags);
     /// `virDomainDetachDeviceAlias`.
     DomainDetachDeviceAlias = 392: DomainDetachDeviceAliasArgs => (), since "4.4.0";
+        => Domain::detach_device_alias(dom = self, alias, flags);
     /// `virDomainGetGuestInfo`.
     DomainGetGuestInfo = 418: DomainGetGuestInfoArgs => DomainGetGuestInfoRet, since "5.7.0";
+        => Domain::guest_info(dom = self, types, flags) -> params[0];
     /// `virDomainAgentSetResponseTimeout`.
     DomainAgentSetResponseTimeout = 420: DomainAgentSetResponseTimeoutArgs => DomainResultRet, since "5.10.0";
+        => Domain::agent_set_response_timeout(dom = self, timeout, flags) -> result[0];
     /// `virDomainBackupBegin`.
     DomainBackupBegin = 421: DomainBackupBeginArgs => (), since "6.0.0";
+        => Domain::backup_begin(dom = self, backup_xml, checkpoint_xml, flags);
     /// `virDomainBackupGetXMLDesc` (flags must be 0).
     DomainBackupGetXmlDesc = 422: DomainFlagsArgs => XmlRet, since "6.0.0";
+        => Domain::backup_xml_desc(dom = self, flags) -> xml[0];
     /// `virDomainAuthorizedSSHKeysGet`.
     DomainAuthorizedSshKeysGet = 424:
         DomainAuthorizedSshKeysGetArgs => DomainAuthorizedSshKeysGetRet, since "6.10.0";
+        => Domain::authorized_ssh_keys_get(dom = self, user, flags) -> keys[0];
     /// `virDomainAuthorizedSSHKeysSet`.
     DomainAuthorizedSshKeysSet = 425: DomainAuthorizedSshKeysSetArgs => (), since "6.10.0";
+        => Domain::authorized_ssh_keys_set(dom = self, user, keys, flags);
     /// `virDomainGetMessages`.
     DomainGetMessages = 426: DomainFlagsArgs => DomainGetMessagesRet, since "7.1.0";
+        => Domain::messages(dom = self, flags) -> msgs[0];
     /// `virDomainStartDirtyRateCalc`.
     DomainStartDirtyRateCalc = 427: DomainStartDirtyRateCalcArgs => (), since "7.2.0";
+        => Domain::start_dirty_rate_calc(dom = self, seconds, flags);
     /// `virDomainSaveParams`.
     DomainSaveParams = 440: DomainSaveParamsArgs => (), since "8.4.0";
+        => Domain::save_params(dom = self, params, flags);
     /// `virDomainRestoreParams`.
     DomainRestoreParams = 441: DomainRestoreParamsArgs => (), since "8.4.0";
+        => Connect::domain_restore_params(params, flags);
     /// `virDomainAbortJobFlags`.
     DomainAbortJobFlags = 442: DomainFlagsArgs => (), since "8.5.0";
+        => Domain::abort_job_flags(dom = self, flags);
     /// `virDomainFDAssociate`: associate the descriptors sent with the call with `name`.
     DomainFdAssociate = 443: DomainFdAssociateArgs => (), since "9.0.0", fds Call;
     /// `virDomainGraphicsReload`.
     DomainGraphicsReload = 448: DomainGraphicsReloadArgs => (), since "10.2.0";
+        => Domain::graphics_reload(dom = self, kind, flags);
     /// `virDomainGetAutostartOnce`.
     DomainGetAutostartOnce = 449: DomainArgs => AutostartRet, since "11.2.0";
+        => Domain::autostart_once(dom = self) -> autostart[0] as bool;
     /// `virDomainSetAutostartOnce`.
     DomainSetAutostartOnce = 450: DomainSetAutostartArgs => (), since "11.2.0";
+        => Domain::set_autostart_once(dom = self, autostart);
     /// `virDomainAnnounceInterface`.
     DomainAnnounceInterface = 456: DomainAnnounceInterfaceArgs => (), since "12.5.0";
+        => Domain::announce_interface(dom = self, device, params, flags);
 }

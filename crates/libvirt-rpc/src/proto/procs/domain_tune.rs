@@ -345,51 +345,74 @@ procedures! {
     /// `virDomainGetSchedulerParameters` (legacy, live values).
     DomainGetSchedulerParameters = 57:
         DomainGetSchedulerParametersArgs => DomainGetSchedulerParametersLegacyRet, since "0.3.0";
+        => Domain::scheduler_parameters(dom = self, nparams) -> params[0];
     /// `virDomainSetSchedulerParameters` (legacy, live values).
     DomainSetSchedulerParameters = 58: DomainSetSchedulerParametersArgs => (), since "0.3.0";
+        => Domain::set_scheduler_parameters(dom = self, params);
     /// `virDomainGetVcpuPinInfo`.
     DomainGetVcpuPinInfo = 230: DomainGetVcpuPinInfoArgs => DomainGetVcpuPinInfoRet, since "0.9.3";
+        => Domain::vcpu_pin_info(dom = self, ncpumaps, maplen, flags);
     /// `virDomainSetBlockIoTune`.
     DomainSetBlockIoTune = 252: DomainSetBlockIoTuneArgs => (), since "0.9.8";
+        => Domain::set_block_io_tune(dom = self, disk, params, flags);
     /// `virDomainGetBlockIoTune`.
     DomainGetBlockIoTune = 253: DomainGetBlockIoTuneArgs => DomainGetBlockIoTuneRet, since "0.9.8";
+        => Domain::block_io_tune(dom = self, disk, nparams = typed_count, flags) -> params[0];
     /// `virDomainSetNumaParameters`.
     DomainSetNumaParameters = 254: DomainSetNumaParametersArgs => (), since "0.9.9";
+        => Domain::set_numa_parameters(dom = self, params, flags);
     /// `virDomainGetNumaParameters`.
     DomainGetNumaParameters = 255: DomainGetParamsArgs => DomainGetNumaParametersRet, since "0.9.9";
+        => Domain::numa_parameters(dom = self, nparams = typed_count, flags) -> params[0];
     /// `virDomainSetInterfaceParameters`.
     DomainSetInterfaceParameters = 256: DomainSetInterfaceParametersArgs => (), since "0.9.9";
+        => Domain::set_interface_parameters(dom = self, device, params, flags);
     /// `virDomainGetInterfaceParameters`.
     DomainGetInterfaceParameters = 257:
         DomainGetInterfaceParametersArgs => DomainGetInterfaceParametersRet, since "0.9.9";
+        => Domain::interface_parameters(dom = self, device, nparams = typed_count, flags) -> params[0];
     /// `virDomainPinEmulator`.
     DomainPinEmulator = 279: DomainPinEmulatorArgs => (), since "0.10.0";
+        => Domain::pin_emulator(dom = self, cpumap, flags);
     /// `virDomainGetEmulatorPinInfo`.
     DomainGetEmulatorPinInfo = 280:
         DomainGetEmulatorPinInfoArgs => DomainGetEmulatorPinInfoRet, since "0.10.0";
+        => Domain::emulator_pin_info(dom = self, maplen, flags);
     /// `virDomainSetMemoryStatsPeriod`.
     DomainSetMemoryStatsPeriod = 308: DomainSetMemoryStatsPeriodArgs => (), since "1.1.1";
+        => Domain::set_memory_stats_period(dom = self, period, flags);
     /// `virDomainGetIOThreadInfo` (flags: `virDomainModificationImpact`).
     DomainGetIoThreadInfo = 351: DomainFlagsArgs => DomainGetIoThreadInfoRet, since "1.2.14";
+        => Domain::io_thread_info(dom = self, flags) -> info[0];
     /// `virDomainPinIOThread`.
     DomainPinIoThread = 352: DomainPinIoThreadArgs => (), since "1.2.14";
+        => Domain::pin_io_thread(dom = self, iothreads_id, cpumap, flags);
     /// `virDomainAddIOThread`.
     DomainAddIoThread = 355: DomainIoThreadIdArgs => (), since "1.2.15";
+        => Domain::add_io_thread(dom = self, iothread_id, flags);
     /// `virDomainDelIOThread`.
     DomainDelIoThread = 356: DomainIoThreadIdArgs => (), since "1.2.15";
+        => Domain::del_io_thread(dom = self, iothread_id, flags);
     /// `virDomainGetPerfEvents` (flags: `virDomainModificationImpact`).
     DomainGetPerfEvents = 365: DomainFlagsArgs => DomainGetPerfEventsRet, since "1.3.3";
+        => Domain::perf_events(dom = self, flags) -> params[0];
     /// `virDomainSetPerfEvents`.
     DomainSetPerfEvents = 366: DomainSetPerfEventsArgs => (), since "1.3.3";
+        => Domain::set_perf_events(dom = self, params, flags);
     /// `virDomainGetLaunchSecurityInfo` (flags must be 0).
     DomainGetLaunchSecurityInfo = 396:
         DomainFlagsArgs => DomainGetLaunchSecurityInfoRet, since "4.5.0";
+        => Domain::launch_security_info(dom = self, flags) -> params[0];
     /// `virDomainSetIOThreadParams`.
     DomainSetIoThreadParams = 402: DomainSetIoThreadParamsArgs => (), since "4.10.0";
+        => Domain::set_io_thread_params(dom = self, iothread_id, params, flags);
     /// `virDomainSetLaunchSecurityState`.
     DomainSetLaunchSecurityState = 439: DomainSetLaunchSecurityStateArgs => (), since "8.0.0";
+        => Domain::set_launch_security_state(dom = self, params, flags);
     /// `virDomainSetThrottleGroup`.
     DomainSetThrottleGroup = 451: DomainSetThrottleGroupArgs => (), since "11.2.0";
+        => Domain::set_throttle_group(dom = self, group, params, flags);
     /// `virDomainDelThrottleGroup`.
     DomainDelThrottleGroup = 452: DomainDelThrottleGroupArgs => (), since "11.2.0";
+        => Domain::del_throttle_group(dom = self, group, flags);
 }

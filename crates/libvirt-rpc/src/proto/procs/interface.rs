@@ -75,34 +75,50 @@ procedures! {
     table PROCEDURES;
     /// `virConnectNumOfInterfaces`: active interfaces.
     ConnectNumOfInterfaces = 126: () => NumRet, since "0.6.4";
+        => Connect::num_of_interfaces() -> num[0];
     /// `virConnectListInterfaces` (legacy; prefer [`ConnectListAllInterfaces`]).
     ConnectListInterfaces = 127: MaxNamesArgs => ConnectListInterfacesRet, since "0.6.4";
+        => Connect::list_interfaces(maxnames) -> names[0];
     /// `virInterfaceLookupByName`.
     InterfaceLookupByName = 128: NameArgs => InterfaceRet, since "0.6.4";
+        => Connect::lookup_interface_by_name(name) -> iface[0];
     /// `virInterfaceLookupByMACString`.
     InterfaceLookupByMacString = 129: InterfaceLookupByMacStringArgs => InterfaceRet, since "0.6.4";
+        => Connect::lookup_interface_by_mac_string(mac) -> iface[0];
     /// `virInterfaceGetXMLDesc` (flags: INACTIVE 1).
     InterfaceGetXmlDesc = 130: InterfaceFlagsArgs => XmlRet, since "0.6.4";
+        => Interface::xml_desc(iface = self, flags) -> xml[0];
     /// `virInterfaceDefineXML`.
     InterfaceDefineXml = 131: XmlFlagsArgs => InterfaceRet, since "0.6.4";
+        => Connect::define_interface_xml(xml, flags) -> iface[0];
     /// `virInterfaceUndefine`.
     InterfaceUndefine = 132: InterfaceArgs => (), since "0.6.4";
+        => Interface::undefine(iface = self);
     /// `virInterfaceCreate`.
     InterfaceCreate = 133: InterfaceFlagsArgs => (), since "0.6.4";
+        => Interface::create(iface = self, flags);
     /// `virInterfaceDestroy`.
     InterfaceDestroy = 134: InterfaceFlagsArgs => (), since "0.6.4";
+        => Interface::destroy(iface = self, flags);
     /// `virConnectNumOfDefinedInterfaces`.
     ConnectNumOfDefinedInterfaces = 137: () => NumRet, since "0.7.0";
+        => Connect::num_of_defined_interfaces() -> num[0];
     /// `virConnectListDefinedInterfaces` (legacy).
     ConnectListDefinedInterfaces = 138: MaxNamesArgs => ConnectListInterfacesRet, since "0.7.0";
+        => Connect::list_defined_interfaces(maxnames) -> names[0];
     /// `virInterfaceIsActive`.
     InterfaceIsActive = 156: InterfaceArgs => ActiveRet, since "0.7.3";
+        => Interface::is_active(iface = self) -> active[0] as bool;
     /// `virInterfaceChangeBegin`.
     InterfaceChangeBegin = 220: FlagsArgs => (), since "0.9.2";
+        => Connect::interface_change_begin(flags);
     /// `virInterfaceChangeCommit`.
     InterfaceChangeCommit = 221: FlagsArgs => (), since "0.9.2";
+        => Connect::interface_change_commit(flags);
     /// `virInterfaceChangeRollback`.
     InterfaceChangeRollback = 222: FlagsArgs => (), since "0.9.2";
+        => Connect::interface_change_rollback(flags);
     /// `virConnectListAllInterfaces` (flags: [`ConnectListAllInterfacesFlags`]).
     ConnectListAllInterfaces = 284: ListAllArgs<ConnectListAllInterfacesFlags> => ConnectListAllInterfacesRet, since "0.10.2";
+        => Connect::list_all_interfaces(need_results = 1, flags) -> ifaces[0];
 }

@@ -1,7 +1,7 @@
 //! The LXC program ([`LXC_PROGRAM`](crate::proto::LXC_PROGRAM)): the LXC driver's one call
-//! beside the remote program. Its reply carries the container's namespace descriptors, so
-//! it is refused locally until descriptor passing exists
-//! ([`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing)).
+//! beside the remote program. Its reply carries the container's namespace descriptors: call
+//! it with `call_with_fds` on a unix socket (the plain `call` refuses it with
+//! [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing)).
 
 use super::domain::DomainFlagsArgs;
 use crate::procedures;

@@ -508,8 +508,10 @@ procedures! {
         DomainMigratePrepareTunnelArgs => (), since "0.7.2", stream Upload;
     /// `virDomainMigrateSetMaxDowntime`.
     DomainMigrateSetMaxDowntime = 166: DomainMigrateSetMaxDowntimeArgs => (), since "0.8.0";
+        => Domain::migrate_set_max_downtime(dom = self, downtime, flags);
     /// `virDomainMigrateSetMaxSpeed`.
     DomainMigrateSetMaxSpeed = 207: DomainMigrateSetMaxSpeedArgs => (), since "0.9.0";
+        => Domain::migrate_set_max_speed(dom = self, bandwidth, flags);
     /// `virDomainMigrateBegin3` (v3, source).
     DomainMigrateBegin3 = 213: DomainMigrateBegin3Args => DomainMigrateBegin3Ret, since "0.9.2";
     /// `virDomainMigratePrepare3` (v3, destination).
@@ -528,12 +530,15 @@ procedures! {
     DomainMigrateConfirm3 = 218: DomainMigrateConfirm3Args => (), since "0.9.2";
     /// `virDomainMigrateGetMaxSpeed` (flags: POSTCOPY 1).
     DomainMigrateGetMaxSpeed = 242: DomainFlagsArgs => DomainMigrateGetMaxSpeedRet, since "0.9.5";
+        => Domain::migrate_get_max_speed(dom = self, flags) -> bandwidth[0];
     /// `virDomainMigrateGetCompressionCache` (flags must be 0).
     DomainMigrateGetCompressionCache = 299:
         DomainFlagsArgs => DomainMigrateGetCompressionCacheRet, since "1.0.3";
+        => Domain::migrate_get_compression_cache(dom = self, flags) -> cache_size[0];
     /// `virDomainMigrateSetCompressionCache`.
     DomainMigrateSetCompressionCache = 300:
         DomainMigrateSetCompressionCacheArgs => (), since "1.0.3";
+        => Domain::migrate_set_compression_cache(dom = self, cache_size, flags);
     /// `virDomainMigrateBegin3Params` (v3 with parameters, source).
     DomainMigrateBegin3Params = 302:
         DomainMigrateBegin3ParamsArgs => DomainMigrateBegin3Ret, since "1.1.0";
@@ -555,9 +560,11 @@ procedures! {
     DomainMigrateConfirm3Params = 307: DomainMigrateConfirm3ParamsArgs => (), since "1.1.0";
     /// `virDomainMigrateStartPostCopy` (flags must be 0).
     DomainMigrateStartPostCopy = 364: DomainFlagsArgs => (), since "1.3.3";
+        => Domain::migrate_start_post_copy(dom = self, flags);
     /// `virDomainMigrateGetMaxDowntime` (flags must be 0).
     DomainMigrateGetMaxDowntime = 387:
         DomainFlagsArgs => DomainMigrateGetMaxDowntimeRet, since "3.7.0";
+        => Domain::migrate_get_max_downtime(dom = self, flags) -> downtime[0];
 }
 
 /// `remote_domain_migrate_finish2_ret` has the same layout as the v1 finish return.

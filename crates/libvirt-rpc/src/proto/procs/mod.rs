@@ -14,9 +14,9 @@
 //! every call of the QEMU and LXC programs. The calls that pass file descriptors
 //! (`DomainOpenGraphics`, `DomainOpenGraphicsFd`, `DomainCreateXmlWithFiles`,
 //! `DomainCreateWithFiles`, `DomainFdAssociate`, `QemuDomainMonitorCommandWithFiles`,
-//! `LxcDomainOpenNamespace`) are declared with their `fds` marker and refused locally with
-//! [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) until descriptor
-//! passing exists. Event messages are not calls: they live in
+//! `LxcDomainOpenNamespace`) are declared with their `fds` marker: they go through
+//! `call_with_fds` on a unix socket, and the plain `call` refuses them with
+//! [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing). Event messages are not calls: they live in
 //! [`proto::events`](crate::proto::events).
 //!
 //! `since` is the release that added the procedure's public API (`libvirt_public.syms`, the
@@ -315,6 +315,51 @@ mod tests {
         assert_eq!(marked, want.len(), "an unlisted row carries an fds marker");
         // No stream procedure passes descriptors.
         assert!(super::all().all(|p| p.fds.is_none() || p.stream.is_none()));
+    }
+
+    /// Every row generates an object API method except those listed here by kind: the
+    /// handshake's and teardown's own calls, event registrations (the client's subscriptions
+    /// own them), the daemon-to-daemon migration steps, stream procedures (the stream API
+    /// owns them) and calls that pass descriptors.
+    #[test]
+    fn every_row_but_the_listed_kinds_has_a_method() {
+        const NO_METHOD: &[&str] = &[
+            "ConnectOpen",
+            "ConnectClose",
+            "ConnectSupportsFeature",
+            "ConnectRegisterCloseCallback",
+            "ConnectUnregisterCloseCallback",
+            "ConnectSetIdentity",
+            "ConnectDomainEventRegister",
+            "ConnectDomainEventDeregister",
+        ];
+        let mut methods = HashSet::new();
+        let mut with = 0;
+        for p in super::all() {
+            let internal = NO_METHOD.contains(&p.name)
+                || p.name.starts_with("Auth")
+                || p.name.contains("EventRegister")
+                || p.name.contains("EventDeregister")
+                || p.name.contains("EventCallback")
+                || ["Prepare", "Perform", "Finish", "Confirm", "Begin"]
+                    .iter()
+                    .any(|step| p.name.starts_with(&format!("DomainMigrate{step}")));
+            let expected = !internal && p.stream.is_none() && p.fds.is_none();
+            assert_eq!(
+                p.method.is_some(),
+                expected,
+                "{} method {:?}",
+                p.name,
+                p.method
+            );
+            if let Some(m) = p.method {
+                with += 1;
+                assert!(methods.insert(m), "two rows generate {m}");
+                let (object, name) = m.split_once("::").expect("Object::method");
+                assert!(!object.is_empty() && !name.starts_with("get_"), "{m}");
+            }
+        }
+        assert_eq!(with, 351, "rows with a method");
     }
 
     #[test]

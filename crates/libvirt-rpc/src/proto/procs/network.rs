@@ -399,69 +399,100 @@ procedures! {
     table PROCEDURES;
     /// `virConnectListDefinedNetworks` (legacy; prefer [`ConnectListAllNetworks`]).
     ConnectListDefinedNetworks = 36: MaxNamesArgs => ConnectListNetworksRet, since "0.3.0";
+        => Connect::list_defined_networks(maxnames) -> names[0];
     /// `virConnectListNetworks` (legacy).
     ConnectListNetworks = 38: MaxNamesArgs => ConnectListNetworksRet, since "0.3.0";
+        => Connect::list_networks(maxnames) -> names[0];
     /// `virNetworkCreate`: start a defined network.
     NetworkCreate = 39: NetworkArgs => (), since "0.3.0";
+        => Network::create(net = self);
     /// `virNetworkCreateXML`: start a transient network.
     NetworkCreateXml = 40: XmlArgs => NetworkRet, since "0.3.0";
+        => Connect::create_network_xml(xml) -> net[0];
     /// `virNetworkDefineXML`.
     NetworkDefineXml = 41: XmlArgs => NetworkRet, since "0.3.0";
+        => Connect::define_network_xml(xml) -> net[0];
     /// `virNetworkDestroy`.
     NetworkDestroy = 42: NetworkArgs => (), since "0.3.0";
+        => Network::destroy(net = self);
     /// `virNetworkGetXMLDesc` (flags: [`NetworkXmlFlags`]).
     NetworkGetXmlDesc = 43: NetworkFlagsArgs<NetworkXmlFlags> => XmlRet, since "0.3.0";
+        => Network::xml_desc(net = self, flags) -> xml[0];
     /// `virNetworkGetAutostart`.
     NetworkGetAutostart = 44: NetworkArgs => AutostartRet, since "0.3.0";
+        => Network::autostart(net = self) -> autostart[0] as bool;
     /// `virNetworkGetBridgeName`.
     NetworkGetBridgeName = 45: NetworkArgs => NetworkGetBridgeNameRet, since "0.3.0";
+        => Network::bridge_name(net = self) -> name[0];
     /// `virNetworkLookupByName`.
     NetworkLookupByName = 46: NameArgs => NetworkRet, since "0.3.0";
+        => Connect::lookup_network_by_name(name) -> net[0];
     /// `virNetworkLookupByUUID`.
     NetworkLookupByUuid = 47: UuidArgs => NetworkRet, since "0.3.0";
+        => Connect::lookup_network_by_uuid(uuid) -> net[0];
     /// `virNetworkSetAutostart`.
     NetworkSetAutostart = 48: NetworkSetAutostartArgs => (), since "0.3.0";
+        => Network::set_autostart(net = self, autostart);
     /// `virNetworkUndefine`.
     NetworkUndefine = 49: NetworkArgs => (), since "0.3.0";
+        => Network::undefine(net = self);
     /// `virConnectNumOfDefinedNetworks`.
     ConnectNumOfDefinedNetworks = 50: () => NumRet, since "0.3.0";
+        => Connect::num_of_defined_networks() -> num[0];
     /// `virConnectNumOfNetworks`: active networks.
     ConnectNumOfNetworks = 52: () => NumRet, since "0.3.0";
+        => Connect::num_of_networks() -> num[0];
     /// `virNetworkIsActive`.
     NetworkIsActive = 152: NetworkArgs => ActiveRet, since "0.7.3";
+        => Network::is_active(net = self) -> active[0] as bool;
     /// `virNetworkIsPersistent`.
     NetworkIsPersistent = 153: NetworkArgs => PersistentRet, since "0.7.3";
+        => Network::is_persistent(net = self) -> persistent[0] as bool;
     /// `virConnectListAllNetworks` (flags: [`ConnectListAllNetworksFlags`]).
     ConnectListAllNetworks = 283: ListAllArgs<ConnectListAllNetworksFlags> => ConnectListAllNetworksRet, since "0.10.2";
+        => Connect::list_all_networks(need_results = 1, flags) -> nets[0];
     /// `virNetworkUpdate`.
     NetworkUpdate = 291: NetworkUpdateArgs => (), since "0.10.2";
+        => Network::update(net = self, command, section, parent_index, xml, flags);
     /// `virConnectNetworkEventRegisterAny`: events arrive as `NETWORK_EVENT_*` messages.
     ConnectNetworkEventRegisterAny = 313: ConnectNetworkEventRegisterAnyArgs => CallbackIdRet, since "1.2.1";
     /// Undo [`ConnectNetworkEventRegisterAny`].
     ConnectNetworkEventDeregisterAny = 314: CallbackIdArgs => (), since "1.2.1";
     /// `virNetworkGetDHCPLeases`.
     NetworkGetDhcpLeases = 341: NetworkGetDhcpLeasesArgs => NetworkGetDhcpLeasesRet, since "1.2.6";
+        => Network::dhcp_leases(net = self, mac, need_results = 1, flags) -> leases[0];
     /// `virNetworkListAllPorts`.
     NetworkListAllPorts = 404: NetworkListAllPortsArgs => NetworkListAllPortsRet, since "5.5.0";
+        => Network::list_all_ports(network = self, need_results = 1, flags) -> ports[0];
     /// `virNetworkPortLookupByUUID`.
     NetworkPortLookupByUuid = 405: NetworkPortLookupByUuidArgs => NetworkPortRet, since "5.5.0";
+        => Network::lookup_port_by_uuid(network = self, uuid) -> port[0];
     /// `virNetworkPortCreateXML`.
     NetworkPortCreateXml = 406: NetworkPortCreateXmlArgs => NetworkPortRet, since "5.5.0";
+        => Network::create_port_xml(network = self, xml, flags) -> port[0];
     /// `virNetworkPortGetParameters`.
     NetworkPortGetParameters = 407:
         NetworkPortGetParametersArgs => NetworkPortGetParametersRet, since "5.5.0";
+        => NetworkPort::parameters(port = self, nparams = count, flags) -> params[0];
     /// `virNetworkPortSetParameters`.
     NetworkPortSetParameters = 408: NetworkPortSetParametersArgs => (), since "5.5.0";
+        => NetworkPort::set_parameters(port = self, params, flags);
     /// `virNetworkPortGetXMLDesc`.
     NetworkPortGetXmlDesc = 409: NetworkPortFlagsArgs => XmlRet, since "5.5.0";
+        => NetworkPort::xml_desc(port = self, flags) -> xml[0];
     /// `virNetworkPortDelete`.
     NetworkPortDelete = 410: NetworkPortFlagsArgs => (), since "5.5.0";
+        => NetworkPort::delete(port = self, flags);
     /// `virNetworkDefineXMLFlags` (flags: VALIDATE 1).
     NetworkDefineXmlFlags = 432: XmlFlagsArgs<NetworkDefineFlags> => NetworkRet, since "7.7.0";
+        => Connect::define_network_xml_flags(xml, flags) -> net[0];
     /// `virNetworkCreateXMLFlags` (flags: VALIDATE 1).
     NetworkCreateXmlFlags = 437: XmlFlagsArgs<NetworkCreateFlags> => NetworkRet, since "7.8.0";
+        => Connect::create_network_xml_flags(xml, flags) -> net[0];
     /// `virNetworkSetMetadata`.
     NetworkSetMetadata = 444: NetworkSetMetadataArgs => (), since "9.7.0";
+        => Network::set_metadata(network = self, kind, metadata, key, uri, flags);
     /// `virNetworkGetMetadata`.
     NetworkGetMetadata = 445: NetworkGetMetadataArgs => NetworkGetMetadataRet, since "9.7.0";
+        => Network::metadata(network = self, kind, uri, flags) -> metadata[0];
 }

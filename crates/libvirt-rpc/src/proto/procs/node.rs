@@ -279,28 +279,41 @@ procedures! {
     table PROCEDURES;
     /// `virNodeGetInfo`.
     NodeGetInfo = 6: () => NodeGetInfoRet, since "0.3.0";
+        => Connect::node_info();
     /// `virNodeGetCellsFreeMemory`.
     NodeGetCellsFreeMemory = 101: NodeGetCellsFreeMemoryArgs => NodeGetCellsFreeMemoryRet, since "0.3.3";
+        => Connect::node_cells_free_memory(start_cell, maxcells) -> cells[0];
     /// `virNodeGetFreeMemory`.
     NodeGetFreeMemory = 102: () => NodeGetFreeMemoryRet, since "0.3.3";
+        => Connect::node_free_memory() -> free_mem[0];
     /// `virNodeGetSecurityModel`.
     NodeGetSecurityModel = 122: () => NodeGetSecurityModelRet, since "0.6.1";
+        => Connect::node_security_model();
     /// `virNodeGetCPUStats`.
     NodeGetCpuStats = 227: NodeGetCpuStatsArgs => NodeGetCpuStatsRet, since "0.9.3";
+        => Connect::node_cpu_stats(cpu_num, nparams = count, flags) -> params[0];
     /// `virNodeGetMemoryStats`.
     NodeGetMemoryStats = 228: NodeGetMemoryStatsArgs => NodeGetMemoryStatsRet, since "0.9.3";
+        => Connect::node_memory_stats(nparams = count, cell_num, flags) -> params[0];
     /// `virNodeSuspendForDuration`.
     NodeSuspendForDuration = 250: NodeSuspendForDurationArgs => (), since "0.9.8";
+        => Connect::node_suspend_for_duration(target, duration, flags);
     /// `virNodeSetMemoryParameters`.
     NodeSetMemoryParameters = 288: NodeSetMemoryParametersArgs => (), since "0.10.2";
+        => Connect::node_set_memory_parameters(params, flags);
     /// `virNodeGetMemoryParameters`.
     NodeGetMemoryParameters = 289: NodeGetMemoryParametersArgs => NodeGetMemoryParametersRet, since "0.10.2";
+        => Connect::node_memory_parameters(nparams = typed_count, flags) -> params[0];
     /// `virNodeGetCPUMap`.
     NodeGetCpuMap = 293: NodeGetCpuMapArgs => NodeGetCpuMapRet, since "1.0.0";
+        => Connect::node_cpu_map(need_map, need_online, flags);
     /// `virNodeGetFreePages`.
     NodeGetFreePages = 340: NodeGetFreePagesArgs => NodeGetFreePagesRet, since "1.2.6";
+        => Connect::node_free_pages(pages, start_cell, cell_count, flags) -> counts[0];
     /// `virNodeAllocPages`.
     NodeAllocPages = 347: NodeAllocPagesArgs => NodeAllocPagesRet, since "1.2.9";
+        => Connect::node_alloc_pages(page_sizes, page_counts, start_cell, cell_count, flags) -> ret[0];
     /// `virNodeGetSEVInfo`.
     NodeGetSevInfo = 395: NodeGetSevInfoArgs => NodeGetSevInfoRet, since "4.5.0";
+        => Connect::node_sev_info(nparams = count, flags) -> params[0];
 }

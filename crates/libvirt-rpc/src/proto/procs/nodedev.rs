@@ -158,52 +158,75 @@ procedures! {
     table PROCEDURES;
     /// `virNodeNumOfDevices`.
     NodeNumOfDevices = 111: NodeNumOfDevicesArgs => NumRet, since "0.5.0";
+        => Connect::node_num_of_devices(cap, flags) -> num[0];
     /// `virNodeListDevices` (legacy; prefer [`ConnectListAllNodeDevices`]).
     NodeListDevices = 112: NodeListDevicesArgs => NodeListDevicesRet, since "0.5.0";
+        => Connect::node_list_devices(cap, maxnames, flags) -> names[0];
     /// `virNodeDeviceLookupByName`.
     NodeDeviceLookupByName = 113: NameArgs => NodeDeviceRet, since "0.5.0";
+        => Connect::lookup_node_device_by_name(name) -> dev[0];
     /// `virNodeDeviceGetXMLDesc`.
     NodeDeviceGetXmlDesc = 114: NameFlagsArgs => XmlRet, since "0.5.0";
+        => NodeDevice::xml_desc(name = self, flags) -> xml[0];
     /// `virNodeDeviceGetParent`.
     NodeDeviceGetParent = 115: NameArgs => NodeDeviceGetParentRet, since "0.5.0";
+        => NodeDevice::parent(name = self) -> parent_name[0];
     /// `virNodeDeviceNumOfCaps`.
     NodeDeviceNumOfCaps = 116: NameArgs => NumRet, since "0.5.0";
+        => NodeDevice::num_of_caps(name = self) -> num[0];
     /// `virNodeDeviceListCaps`.
     NodeDeviceListCaps = 117: NodeDeviceListCapsArgs => NodeDeviceListCapsRet, since "0.5.0";
+        => NodeDevice::list_caps(name = self, maxnames) -> names[0];
     /// `virNodeDeviceDettach` (libvirt's spelling).
     NodeDeviceDettach = 118: NameArgs => (), since "0.6.1";
+        => NodeDevice::dettach(name = self);
     /// `virNodeDeviceReAttach`.
     NodeDeviceReAttach = 119: NameArgs => (), since "0.6.1";
+        => NodeDevice::re_attach(name = self);
     /// `virNodeDeviceReset`.
     NodeDeviceReset = 120: NameArgs => (), since "0.6.1";
+        => NodeDevice::reset(name = self);
     /// `virNodeDeviceCreateXML`: create a transient device.
     NodeDeviceCreateXml = 123: NodeDeviceXmlArgs => NodeDeviceRet, since "0.6.3";
+        => Connect::create_node_device_xml(xml_desc, flags) -> dev[0];
     /// `virNodeDeviceDestroy`.
     NodeDeviceDestroy = 124: NameArgs => (), since "0.6.3";
+        => NodeDevice::destroy(name = self);
     /// `virConnectListAllNodeDevices` (flags: `VIR_CONNECT_LIST_NODE_DEVICES_CAP_*`).
     ConnectListAllNodeDevices = 285: ListAllArgs => ConnectListAllNodeDevicesRet, since "0.10.2";
+        => Connect::list_all_node_devices(need_results = 1, flags) -> devices[0];
     /// `virNodeDeviceLookupSCSIHostByWWN`.
     NodeDeviceLookupScsiHostByWwn = 297: NodeDeviceLookupScsiHostByWwnArgs => NodeDeviceRet, since "1.0.3";
+        => Connect::lookup_node_device_scsi_host_by_wwn(wwnn, wwpn, flags) -> dev[0];
     /// `virNodeDeviceDetachFlags`.
     NodeDeviceDetachFlags = 301: NodeDeviceDetachFlagsArgs => (), since "1.0.5";
+        => NodeDevice::detach_flags(name = self, driver_name, flags);
     /// `virConnectNodeDeviceEventRegisterAny`: events arrive as `NODE_DEVICE_EVENT_*`.
     ConnectNodeDeviceEventRegisterAny = 374: ConnectNodeDeviceEventRegisterAnyArgs => CallbackIdRet, since "2.2.0";
     /// Undo [`ConnectNodeDeviceEventRegisterAny`].
     ConnectNodeDeviceEventDeregisterAny = 375: CallbackIdArgs => (), since "2.2.0";
     /// `virNodeDeviceDefineXML`: define a persistent (mediated) device.
     NodeDeviceDefineXml = 428: NodeDeviceXmlArgs => NodeDeviceRet, since "7.3.0";
+        => Connect::define_node_device_xml(xml_desc, flags) -> dev[0];
     /// `virNodeDeviceUndefine`.
     NodeDeviceUndefine = 429: NameFlagsArgs => (), since "7.3.0";
+        => NodeDevice::undefine(name = self, flags);
     /// `virNodeDeviceCreate`: start a defined device.
     NodeDeviceCreate = 430: NameFlagsArgs => (), since "7.3.0";
+        => NodeDevice::create(name = self, flags);
     /// `virNodeDeviceGetAutostart`.
     NodeDeviceGetAutostart = 433: NameArgs => AutostartRet, since "7.8.0";
+        => NodeDevice::autostart(name = self) -> autostart[0] as bool;
     /// `virNodeDeviceSetAutostart`.
     NodeDeviceSetAutostart = 434: NodeDeviceSetAutostartArgs => (), since "7.8.0";
+        => NodeDevice::set_autostart(name = self, autostart);
     /// `virNodeDeviceIsPersistent`.
     NodeDeviceIsPersistent = 435: NameArgs => PersistentRet, since "7.8.0";
+        => NodeDevice::is_persistent(name = self) -> persistent[0] as bool;
     /// `virNodeDeviceIsActive`.
     NodeDeviceIsActive = 436: NameArgs => ActiveRet, since "7.8.0";
+        => NodeDevice::is_active(name = self) -> active[0] as bool;
     /// `virNodeDeviceUpdate`.
     NodeDeviceUpdate = 447: NodeDeviceUpdateArgs => (), since "10.1.0";
+        => NodeDevice::update(name = self, xml_desc, flags);
 }

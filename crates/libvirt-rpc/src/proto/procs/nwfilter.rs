@@ -93,30 +93,44 @@ procedures! {
     table PROCEDURES;
     /// `virNWFilterLookupByName`.
     NwFilterLookupByName = 175: NameArgs => NwFilterRet, since "0.8.0";
+        => Connect::lookup_nw_filter_by_name(name) -> nwfilter[0];
     /// `virNWFilterLookupByUUID`.
     NwFilterLookupByUuid = 176: UuidArgs => NwFilterRet, since "0.8.0";
+        => Connect::lookup_nw_filter_by_uuid(uuid) -> nwfilter[0];
     /// `virNWFilterGetXMLDesc`.
     NwFilterGetXmlDesc = 177: NwFilterFlagsArgs => XmlRet, since "0.8.0";
+        => NwFilter::xml_desc(nwfilter = self, flags) -> xml[0];
     /// `virConnectNumOfNWFilters`.
     ConnectNumOfNwFilters = 178: () => NumRet, since "0.8.0";
+        => Connect::num_of_nw_filters() -> num[0];
     /// `virConnectListNWFilters` (legacy; prefer [`ConnectListAllNwFilters`]).
     ConnectListNwFilters = 179: MaxNamesArgs => ConnectListNwFiltersRet, since "0.8.0";
+        => Connect::list_nw_filters(maxnames) -> names[0];
     /// `virNWFilterDefineXML`.
     NwFilterDefineXml = 180: XmlArgs => NwFilterRet, since "0.8.0";
+        => Connect::define_nw_filter_xml(xml) -> nwfilter[0];
     /// `virNWFilterUndefine`.
     NwFilterUndefine = 181: NwFilterArgs => (), since "0.8.0";
+        => NwFilter::undefine(nwfilter = self);
     /// `virConnectListAllNWFilters` (flags must be 0).
     ConnectListAllNwFilters = 286: ListAllArgs => ConnectListAllNwFiltersRet, since "0.10.2";
+        => Connect::list_all_nw_filters(need_results = 1, flags) -> filters[0];
     /// `virNWFilterBindingLookupByPortDev`.
     NwFilterBindingLookupByPortDev = 397: NameArgs => NwFilterBindingRet, since "4.5.0";
+        => Connect::lookup_nw_filter_binding_by_port_dev(name) -> nwfilter[0];
     /// `virNWFilterBindingGetXMLDesc`.
     NwFilterBindingGetXmlDesc = 398: NwFilterBindingFlagsArgs => XmlRet, since "4.5.0";
+        => NwFilterBinding::xml_desc(nwfilter = self, flags) -> xml[0];
     /// `virNWFilterBindingCreateXML`.
     NwFilterBindingCreateXml = 399: XmlFlagsArgs => NwFilterBindingRet, since "4.5.0";
+        => Connect::create_nw_filter_binding_xml(xml, flags) -> nwfilter[0];
     /// `virNWFilterBindingDelete`.
     NwFilterBindingDelete = 400: NwFilterBindingArgs => (), since "4.5.0";
+        => NwFilterBinding::delete(nwfilter = self);
     /// `virConnectListAllNWFilterBindings` (flags must be 0).
     ConnectListAllNwFilterBindings = 401: ListAllArgs => ConnectListAllNwFilterBindingsRet, since "4.5.0";
+        => Connect::list_all_nw_filter_bindings(need_results = 1, flags) -> bindings[0];
     /// `virNWFilterDefineXMLFlags` (flags: VALIDATE 1).
     NwFilterDefineXmlFlags = 431: XmlFlagsArgs => NwFilterRet, since "7.7.0";
+        => Connect::define_nw_filter_xml_flags(xml, flags) -> nwfilter[0];
 }

@@ -118,11 +118,14 @@ procedures! {
     /// tainted (`custom-monitor`).
     QemuDomainMonitorCommand = 1: QemuDomainMonitorCommandArgs => QemuDomainMonitorCommandRet,
         since "0.8.3";
+        => Domain::qemu_monitor_command(dom = self, cmd, flags) -> result[0];
     /// `virDomainQemuAttach`: adopt a qemu started outside libvirt.
     QemuDomainAttach = 2: QemuDomainAttachArgs => DomainRet, since "0.9.4";
+        => Connect::qemu_domain_attach(pid_value, flags) -> dom[0];
     /// `virDomainQemuAgentCommand`: one raw guest-agent command.
     QemuDomainAgentCommand = 3: QemuDomainAgentCommandArgs => QemuDomainAgentCommandRet,
         since "0.10.0";
+        => Domain::qemu_agent_command(dom = self, cmd, timeout, flags) -> result[0];
     /// `virConnectDomainQemuMonitorEventRegister`: QMP events arrive as
     /// [`Event::QemuMonitor`](crate::proto::events::Event::QemuMonitor) with the returned
     /// callback id.

@@ -125,24 +125,34 @@ procedures! {
     table PROCEDURES;
     /// `virConnectNumOfSecrets`.
     ConnectNumOfSecrets = 139: () => NumRet, since "0.7.1";
+        => Connect::num_of_secrets() -> num[0];
     /// `virConnectListSecrets` (legacy; prefer [`ConnectListAllSecrets`]).
     ConnectListSecrets = 140: ConnectListSecretsArgs => ConnectListSecretsRet, since "0.7.1";
+        => Connect::list_secrets(maxuuids) -> uuids[0];
     /// `virSecretLookupByUUID`.
     SecretLookupByUuid = 141: UuidArgs => SecretRet, since "0.7.1";
+        => Connect::lookup_secret_by_uuid(uuid) -> secret[0];
     /// `virSecretDefineXML`.
     SecretDefineXml = 142: XmlFlagsArgs => SecretRet, since "0.7.1";
+        => Connect::define_secret_xml(xml, flags) -> secret[0];
     /// `virSecretGetXMLDesc`.
     SecretGetXmlDesc = 143: SecretFlagsArgs => XmlRet, since "0.7.1";
+        => Secret::xml_desc(secret = self, flags) -> xml[0];
     /// `virSecretSetValue`.
     SecretSetValue = 144: SecretSetValueArgs => (), since "0.7.1";
+        => Secret::set_value(secret = self, value, flags);
     /// `virSecretGetValue`.
     SecretGetValue = 145: SecretFlagsArgs => SecretGetValueRet, since "0.7.1";
+        => Secret::value(secret = self, flags) -> value[0];
     /// `virSecretUndefine`.
     SecretUndefine = 146: SecretArgs => (), since "0.7.1";
+        => Secret::undefine(secret = self);
     /// `virSecretLookupByUsage`.
     SecretLookupByUsage = 147: SecretLookupByUsageArgs => SecretRet, since "0.7.1";
+        => Connect::lookup_secret_by_usage(usage_type, usage_id) -> secret[0];
     /// `virConnectListAllSecrets` (flags: [`ConnectListAllSecretsFlags`]).
     ConnectListAllSecrets = 287: ListAllArgs<ConnectListAllSecretsFlags> => ConnectListAllSecretsRet, since "0.10.2";
+        => Connect::list_all_secrets(need_results = 1, flags) -> secrets[0];
     /// `virConnectSecretEventRegisterAny`: events arrive as `SECRET_EVENT_*` messages.
     ConnectSecretEventRegisterAny = 380: ConnectSecretEventRegisterAnyArgs => CallbackIdRet, since "3.0.0";
     /// Undo [`ConnectSecretEventRegisterAny`].

@@ -281,50 +281,73 @@ procedures! {
     table PROCEDURES;
     /// `virDomainSnapshotCreateXML`.
     DomainSnapshotCreateXml = 185: DomainCreateChildXmlArgs<DomainSnapshotCreateFlags> => SnapshotRet, since "0.8.0";
+        => Domain::snapshot_create_xml(dom = self, xml_desc, flags) -> snap[0];
     /// `virDomainSnapshotGetXMLDesc`.
     DomainSnapshotGetXmlDesc = 186: SnapshotFlagsArgs<DomainSnapshotXmlFlags> => XmlRet, since "0.8.0";
+        => DomainSnapshot::xml_desc(snap = self, flags) -> xml[0];
     /// `virDomainSnapshotNum`.
     DomainSnapshotNum = 187: DomainFlagsArgs<DomainSnapshotListFlags> => NumRet, since "0.8.0";
+        => Domain::snapshot_num(dom = self, flags) -> num[0];
     /// `virDomainSnapshotListNames` (legacy; prefer [`DomainListAllSnapshots`]).
     DomainSnapshotListNames = 188: DomainSnapshotListNamesArgs => SnapshotNamesRet, since "0.8.0";
+        => Domain::snapshot_list_names(dom = self, maxnames, flags) -> names[0];
     /// `virDomainSnapshotLookupByName`.
     DomainSnapshotLookupByName = 189: DomainChildLookupArgs => SnapshotRet, since "0.8.0";
+        => Domain::snapshot_lookup_by_name(dom = self, name, flags) -> snap[0];
     /// `virDomainHasCurrentSnapshot`.
     DomainHasCurrentSnapshot = 190: DomainFlagsArgs => DomainResultRet, since "0.8.0";
+        => Domain::has_current_snapshot(dom = self, flags) -> result[0] as bool;
     /// `virDomainSnapshotCurrent`.
     DomainSnapshotCurrent = 191: DomainFlagsArgs => SnapshotRet, since "0.8.0";
+        => Domain::snapshot_current(dom = self, flags) -> snap[0];
     /// `virDomainRevertToSnapshot`.
     DomainRevertToSnapshot = 192: SnapshotFlagsArgs<DomainSnapshotRevertFlags> => (), since "0.8.0";
+        => DomainSnapshot::revert(snap = self, flags);
     /// `virDomainSnapshotDelete`.
     DomainSnapshotDelete = 193: SnapshotFlagsArgs<DomainSnapshotDeleteFlags> => (), since "0.8.0";
+        => DomainSnapshot::delete(snap = self, flags);
     /// `virDomainSnapshotGetParent`.
     DomainSnapshotGetParent = 244: SnapshotFlagsArgs => SnapshotRet, since "0.9.7";
+        => DomainSnapshot::parent(snap = self, flags) -> snap[0];
     /// `virDomainSnapshotNumChildren`.
     DomainSnapshotNumChildren = 246: SnapshotFlagsArgs<DomainSnapshotListFlags> => NumRet, since "0.9.7";
+        => DomainSnapshot::num_children(snap = self, flags) -> num[0];
     /// `virDomainSnapshotListChildrenNames` (legacy; prefer
     /// [`DomainSnapshotListAllChildren`]).
     DomainSnapshotListChildrenNames = 247:
         DomainSnapshotListChildrenNamesArgs => SnapshotNamesRet, since "0.9.7";
+        => DomainSnapshot::list_children_names(snap = self, maxnames, flags) -> names[0];
     /// `virDomainSnapshotIsCurrent`.
     DomainSnapshotIsCurrent = 271: SnapshotFlagsArgs => SnapshotIsCurrentRet, since "0.9.13";
+        => DomainSnapshot::is_current(snap = self, flags) -> current[0] as bool;
     /// `virDomainSnapshotHasMetadata`.
     DomainSnapshotHasMetadata = 272: SnapshotFlagsArgs => SnapshotHasMetadataRet, since "0.9.13";
+        => DomainSnapshot::has_metadata(snap = self, flags) -> metadata[0] as bool;
     /// `virDomainListAllSnapshots`.
     DomainListAllSnapshots = 274: DomainListAllSnapshotsArgs => SnapshotListRet, since "0.9.13";
+        => Domain::list_all_snapshots(dom = self, need_results = 1, flags) -> snapshots[0];
     /// `virDomainSnapshotListAllChildren`.
     DomainSnapshotListAllChildren = 275: SnapshotListAllChildrenArgs => SnapshotListRet, since "0.9.13";
+        => DomainSnapshot::list_all_children(snap = self, need_results = 1, flags) -> snapshots[0];
     /// `virDomainCheckpointCreateXML`.
     DomainCheckpointCreateXml = 411: DomainCreateChildXmlArgs => CheckpointRet, since "5.6.0";
+        => Domain::checkpoint_create_xml(dom = self, xml_desc, flags) -> checkpoint[0];
     /// `virDomainCheckpointGetXMLDesc`.
     DomainCheckpointGetXmlDesc = 412: CheckpointFlagsArgs => XmlRet, since "5.6.0";
+        => DomainCheckpoint::xml_desc(checkpoint = self, flags) -> xml[0];
     /// `virDomainListAllCheckpoints`.
     DomainListAllCheckpoints = 413: DomainListAllCheckpointsArgs => CheckpointListRet, since "5.6.0";
+        => Domain::list_all_checkpoints(dom = self, need_results = 1, flags) -> checkpoints[0];
     /// `virDomainCheckpointListAllChildren`.
     DomainCheckpointListAllChildren = 414: CheckpointListAllChildrenArgs => CheckpointListRet, since "5.6.0";
+        => DomainCheckpoint::list_all_children(checkpoint = self, need_results = 1, flags) -> checkpoints[0];
     /// `virDomainCheckpointLookupByName`.
     DomainCheckpointLookupByName = 415: DomainChildLookupArgs => CheckpointRet, since "5.6.0";
+        => Domain::checkpoint_lookup_by_name(dom = self, name, flags) -> checkpoint[0];
     /// `virDomainCheckpointGetParent`.
     DomainCheckpointGetParent = 416: CheckpointFlagsArgs => CheckpointRet, since "5.6.0";
+        => DomainCheckpoint::parent(checkpoint = self, flags) -> checkpoint[0];
     /// `virDomainCheckpointDelete`.
     DomainCheckpointDelete = 417: CheckpointFlagsArgs => (), since "5.6.0";
+        => DomainCheckpoint::delete(checkpoint = self, flags);
 }

@@ -493,84 +493,122 @@ procedures! {
     table PROCEDURES;
     /// `virConnectNumOfStoragePools`: active pools.
     ConnectNumOfStoragePools = 71: () => NumRet, since "0.4.1";
+        => Connect::num_of_storage_pools() -> num[0];
     /// `virConnectListStoragePools` (legacy; prefer [`ConnectListAllStoragePools`]).
     ConnectListStoragePools = 72: MaxNamesArgs => ConnectListStoragePoolsRet, since "0.4.1";
+        => Connect::list_storage_pools(maxnames) -> names[0];
     /// `virConnectNumOfDefinedStoragePools`.
     ConnectNumOfDefinedStoragePools = 73: () => NumRet, since "0.4.1";
+        => Connect::num_of_defined_storage_pools() -> num[0];
     /// `virConnectListDefinedStoragePools` (legacy).
     ConnectListDefinedStoragePools = 74: MaxNamesArgs => ConnectListStoragePoolsRet, since "0.4.1";
+        => Connect::list_defined_storage_pools(maxnames) -> names[0];
     /// `virConnectFindStoragePoolSources`.
     ConnectFindStoragePoolSources = 75: ConnectFindStoragePoolSourcesArgs => XmlRet, since "0.4.5";
+        => Connect::find_storage_pool_sources(kind, src_spec, flags) -> xml[0];
     /// `virStoragePoolCreateXML`: start a transient pool.
     StoragePoolCreateXml = 76: XmlFlagsArgs<StoragePoolCreateFlags> => StoragePoolRet, since "0.4.1";
+        => Connect::create_storage_pool_xml(xml, flags) -> pool[0];
     /// `virStoragePoolDefineXML`.
     StoragePoolDefineXml = 77: XmlFlagsArgs<StoragePoolDefineFlags> => StoragePoolRet, since "0.4.1";
+        => Connect::define_storage_pool_xml(xml, flags) -> pool[0];
     /// `virStoragePoolCreate` (flags: [`StoragePoolCreateFlags`]).
     StoragePoolCreate = 78: StoragePoolFlagsArgs<StoragePoolCreateFlags> => (), since "0.4.1";
+        => StoragePool::create(pool = self, flags);
     /// `virStoragePoolBuild` (flags: [`StoragePoolBuildFlags`]).
     StoragePoolBuild = 79: StoragePoolFlagsArgs<StoragePoolBuildFlags> => (), since "0.4.1";
+        => StoragePool::build(pool = self, flags);
     /// `virStoragePoolDestroy`.
     StoragePoolDestroy = 80: StoragePoolArgs => (), since "0.4.1";
+        => StoragePool::destroy(pool = self);
     /// `virStoragePoolDelete` (flags: [`StoragePoolDeleteFlags`]).
     StoragePoolDelete = 81: StoragePoolFlagsArgs<StoragePoolDeleteFlags> => (), since "0.4.1";
+        => StoragePool::delete(pool = self, flags);
     /// `virStoragePoolUndefine`.
     StoragePoolUndefine = 82: StoragePoolArgs => (), since "0.4.1";
+        => StoragePool::undefine(pool = self);
     /// `virStoragePoolRefresh`.
     StoragePoolRefresh = 83: StoragePoolFlagsArgs => (), since "0.4.1";
+        => StoragePool::refresh(pool = self, flags);
     /// `virStoragePoolLookupByName`.
     StoragePoolLookupByName = 84: NameArgs => StoragePoolRet, since "0.4.1";
+        => Connect::lookup_storage_pool_by_name(name) -> pool[0];
     /// `virStoragePoolLookupByUUID`.
     StoragePoolLookupByUuid = 85: UuidArgs => StoragePoolRet, since "0.4.1";
+        => Connect::lookup_storage_pool_by_uuid(uuid) -> pool[0];
     /// `virStoragePoolLookupByVolume`.
     StoragePoolLookupByVolume = 86: StorageVolArgs => StoragePoolRet, since "0.4.1";
+        => StorageVol::pool(vol = self) -> pool[0];
     /// `virStoragePoolGetInfo`.
     StoragePoolGetInfo = 87: StoragePoolArgs => StoragePoolGetInfoRet, since "0.4.1";
+        => StoragePool::info(pool = self);
     /// `virStoragePoolGetXMLDesc` (flags: INACTIVE 1).
     StoragePoolGetXmlDesc = 88: StoragePoolFlagsArgs<StorageXmlFlags> => XmlRet, since "0.4.1";
+        => StoragePool::xml_desc(pool = self, flags) -> xml[0];
     /// `virStoragePoolGetAutostart`.
     StoragePoolGetAutostart = 89: StoragePoolArgs => AutostartRet, since "0.4.1";
+        => StoragePool::autostart(pool = self) -> autostart[0] as bool;
     /// `virStoragePoolSetAutostart`.
     StoragePoolSetAutostart = 90: StoragePoolSetAutostartArgs => (), since "0.4.1";
+        => StoragePool::set_autostart(pool = self, autostart);
     /// `virStoragePoolNumOfVolumes`.
     StoragePoolNumOfVolumes = 91: StoragePoolArgs => NumRet, since "0.4.1";
+        => StoragePool::num_of_volumes(pool = self) -> num[0];
     /// `virStoragePoolListVolumes` (legacy; prefer [`StoragePoolListAllVolumes`]).
     StoragePoolListVolumes = 92: StoragePoolListVolumesArgs => StoragePoolListVolumesRet, since "0.4.1";
+        => StoragePool::list_volumes(pool = self, maxnames) -> names[0];
     /// `virStorageVolCreateXML`.
     StorageVolCreateXml = 93: StorageVolCreateXmlArgs => StorageVolRet, since "0.4.1";
+        => StoragePool::create_volume_xml(pool = self, xml, flags) -> vol[0];
     /// `virStorageVolDelete` (flags: [`StorageVolDeleteFlags`]).
     StorageVolDelete = 94: StorageVolFlagsArgs<StorageVolDeleteFlags> => (), since "0.4.1";
+        => StorageVol::delete(vol = self, flags);
     /// `virStorageVolLookupByName`.
     StorageVolLookupByName = 95: StorageVolLookupByNameArgs => StorageVolRet, since "0.4.1";
+        => StoragePool::lookup_volume_by_name(pool = self, name) -> vol[0];
     /// `virStorageVolLookupByKey`.
     StorageVolLookupByKey = 96: StorageVolLookupByKeyArgs => StorageVolRet, since "0.4.1";
+        => Connect::lookup_storage_vol_by_key(key) -> vol[0];
     /// `virStorageVolLookupByPath`.
     StorageVolLookupByPath = 97: StorageVolLookupByPathArgs => StorageVolRet, since "0.4.1";
+        => Connect::lookup_storage_vol_by_path(path) -> vol[0];
     /// `virStorageVolGetInfo`.
     StorageVolGetInfo = 98: StorageVolArgs => StorageVolGetInfoRet, since "0.4.1";
+        => StorageVol::info(vol = self);
     /// `virStorageVolGetXMLDesc` (flags must be 0).
     StorageVolGetXmlDesc = 99: StorageVolFlagsArgs => XmlRet, since "0.4.1";
+        => StorageVol::xml_desc(vol = self, flags) -> xml[0];
     /// `virStorageVolGetPath`.
     StorageVolGetPath = 100: StorageVolArgs => StorageVolGetPathRet, since "0.4.1";
+        => StorageVol::path(vol = self) -> name[0];
     /// `virStorageVolCreateXMLFrom`: clone a volume.
     StorageVolCreateXmlFrom = 125: StorageVolCreateXmlFromArgs => StorageVolRet, since "0.6.4";
+        => StoragePool::create_volume_xml_from(pool = self, xml, clonevol, flags) -> vol[0];
     /// `virStoragePoolIsActive`.
     StoragePoolIsActive = 154: StoragePoolArgs => ActiveRet, since "0.7.3";
+        => StoragePool::is_active(pool = self) -> active[0] as bool;
     /// `virStoragePoolIsPersistent`.
     StoragePoolIsPersistent = 155: StoragePoolArgs => PersistentRet, since "0.7.3";
+        => StoragePool::is_persistent(pool = self) -> persistent[0] as bool;
     /// `virStorageVolWipe` (flags must be 0).
     StorageVolWipe = 165: StorageVolFlagsArgs => (), since "0.8.0";
+        => StorageVol::wipe(vol = self, flags);
     /// `virStorageVolUpload`: opens a client → server stream.
     StorageVolUpload = 208: StorageVolTransferArgs => (), since "0.9.0", stream Upload;
     /// `virStorageVolDownload`: opens a server → client stream.
     StorageVolDownload = 209: StorageVolTransferArgs => (), since "0.9.0", stream Download;
     /// `virStorageVolWipePattern`.
     StorageVolWipePattern = 259: StorageVolWipePatternArgs => (), since "0.9.10";
+        => StorageVol::wipe_pattern(vol = self, algorithm, flags);
     /// `virStorageVolResize`.
     StorageVolResize = 260: StorageVolResizeArgs => (), since "0.9.10";
+        => StorageVol::resize(vol = self, capacity, flags);
     /// `virConnectListAllStoragePools` (flags: [`ConnectListAllStoragePoolsFlags`]).
     ConnectListAllStoragePools = 281: ListAllArgs<ConnectListAllStoragePoolsFlags> => ConnectListAllStoragePoolsRet, since "0.10.2";
+        => Connect::list_all_storage_pools(need_results = 1, flags) -> pools[0];
     /// `virStoragePoolListAllVolumes`.
     StoragePoolListAllVolumes = 282: StoragePoolListAllVolumesArgs => StoragePoolListAllVolumesRet, since "0.10.2";
+        => StoragePool::list_all_volumes(pool = self, need_results = 1, flags) -> vols[0];
     /// `virConnectStoragePoolEventRegisterAny`: events arrive as `STORAGE_POOL_EVENT_*`.
     ConnectStoragePoolEventRegisterAny = 368:
         ConnectStoragePoolEventRegisterAnyArgs => CallbackIdRet, since "2.0.0";
@@ -578,6 +616,8 @@ procedures! {
     ConnectStoragePoolEventDeregisterAny = 369: CallbackIdArgs => (), since "2.0.0";
     /// `virStorageVolGetInfoFlags` (flags: [`StorageVolInfoFlags`]).
     StorageVolGetInfoFlags = 378: StorageVolFlagsArgs<StorageVolInfoFlags> => StorageVolGetInfoRet, since "3.0.0";
+        => StorageVol::info_flags(vol = self, flags);
     /// `virStoragePoolLookupByTargetPath`.
     StoragePoolLookupByTargetPath = 391: StorageVolLookupByPathArgs => StoragePoolRet, since "4.1.0";
+        => Connect::lookup_storage_pool_by_target_path(path) -> pool[0];
 }

@@ -1,0 +1,508 @@
+//! The object API: [`Connect`] and the object handles ([`Domain`], [`StoragePool`], …) with
+//! one async method per procedure.
+//!
+//! The methods are not written here: each row of the procedure tables
+//! ([`proto::procs`](crate::proto::procs)) that names an object and a method emits it
+//! (see [`procedures!`](crate::procedures)). A method takes the row's argument struct's
+//! fields except the handle itself, with exactly the field types the struct declares
+//! ([`FieldType`]: `flags` of its flags type, strings as [`LvString`] (`"name".into()`),
+//! another object as its wire identity (`vol.wire().clone()`)), so `Default::default()`,
+//! `None` and integer literals infer. It
+//! returns what a caller wants of the reply: the one interesting field, strings as
+//! [`String`], objects as handles on the same connection ([`Lift`]), yes/no answers as
+//! `bool`; replies with several fields come back as their wire struct.
+//!
+//! A handle is its connection plus the object's identity (the wire struct of
+//! [`proto::types`](crate::proto::types): a domain's name, UUID and id, a volume's pool,
+//! name and key). It is `Send + Sync + Clone`; a clone shares the connection. The daemon
+//! resolves the identity on whichever connection carries the call, so re-binding a handle
+//! to another connection ([`Connect::bind`]) is allowed: on another connection to the same
+//! daemon it names the same object; on a connection to another daemon it names the object
+//! with that identity there, usually none (the call fails with
+//! [`is_not_found`](crate::Error::is_not_found)). Nothing stops that, as nothing stops
+//! passing a UUID to the wrong host; a handle's own methods always use its own connection.
+//!
+//! Procedures that open a stream (upload, download, console, screenshot, tunnelled
+//! migration) and those that pass file descriptors have no generated method: use the
+//! [`Client`] (`conn.client()`).
+
+use std::fmt;
+
+use super::{Client, ConnectError, ConnectOptions, Error};
+use crate::proto::types;
+use crate::wire::xdr::{FieldType, LvString};
+
+/// A libvirt connection with the object API (libvirt's `virConnectPtr`, `virt`'s
+/// `Connect`): lookups, defines, lists and host facts as methods, and object handles that
+/// carry it. A cheap clone of a [`Client`] (clones share one connection; the last to drop
+/// closes it); [`client`](Self::client) is the low-level layer underneath.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), libvirt_rpc::Error> {
+/// use libvirt_rpc::prelude::*;
+///
+/// let conn = Connect::open("test:///default").await?;
+/// println!("{} runs libvirt {}", conn.hostname().await?, conn.lib_version().await?);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Connect {
+    client: Client,
+}
+
+impl fmt::Debug for Connect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Connect").field(&self.client).finish()
+    }
+}
+
+impl From<Client> for Connect {
+    fn from(client: Client) -> Self {
+        Self { client }
+    }
+}
+
+impl Connect {
+    /// Connect to a libvirt URI with default options (see [`Client::connect`] for the URIs).
+    pub async fn open(uri: &str) -> Result<Self, ConnectError> {
+        Self::open_with(uri, ConnectOptions::default()).await
+    }
+
+    /// Connect to a libvirt URI with `opts` (read-only, keepalive, SSH settings, …).
+    pub async fn open_with(uri: &str, opts: ConnectOptions) -> Result<Self, ConnectError> {
+        Client::connect(uri, opts).await.map(Self::from)
+    }
+
+    /// Connect to the URI libvirt would pick when none is given ([`Client::connect_default`]).
+    pub async fn open_default() -> Result<Self, ConnectError> {
+        Client::connect_default(ConnectOptions::default())
+            .await
+            .map(Self::from)
+    }
+
+    /// The low-level client: typed calls by procedure, streams, event subscriptions.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Close the connection now (see [`Client::close`]); every handle on it stops working.
+    pub fn close(&self) {
+        self.client.close();
+    }
+
+    /// True when `self` and `other` are clones of one connection.
+    pub fn same_connection(&self, other: &Self) -> bool {
+        self.client.same_connection(&other.client)
+    }
+
+    /// A handle on this connection for an object identity from the wire (a
+    /// [`types::Domain`] becomes a [`Domain`], a `Vec` of them a `Vec` of handles), e.g. one
+    /// taken from an event or from a handle of another connection (see the
+    /// [module docs](self) for what that means).
+    pub fn bind<W: Lift>(&self, wire: W) -> W::Out {
+        wire.lift(self)
+    }
+}
+
+/// A wire value as a caller wants it, given the connection it came from: strings as
+/// [`String`] (lossily, as `virt` does; the raw bytes stay in the wire struct), object
+/// identities as handles, lists and options element by element, everything else as is.
+pub trait Lift {
+    /// What the caller gets.
+    type Out;
+    /// Convert, binding object identities to `conn`.
+    fn lift(self, conn: &Connect) -> Self::Out;
+}
+
+/// What a generated method returns for field `N` of reply struct `R`.
+pub type Lifted<R, const N: usize> = <FieldType<R, N> as Lift>::Out;
+
+macro_rules! lift_as_is {
+    ($($t:ty),* $(,)?) => {
+        $(
+            impl Lift for $t {
+                type Out = $t;
+                fn lift(self, _: &Connect) -> $t {
+                    self
+                }
+            }
+        )*
+    };
+}
+
+lift_as_is!(
+    (),
+    bool,
+    i32,
+    u32,
+    i64,
+    u64,
+    f64,
+    u8,
+    types::Uuid,
+    types::TypedParam,
+    types::CharVec,
+    bytes::Bytes,
+    crate::proto::procs::connect::DomainStatsRecord,
+    crate::proto::procs::domain::DomainFsInfo,
+    crate::proto::procs::domain::DomainGetSecurityLabelRet,
+    crate::proto::procs::domain::DomainInterface,
+    crate::proto::procs::domain::DomainMemoryStat,
+    crate::proto::procs::domain_tune::DomainIoThreadInfo,
+    crate::proto::procs::network::NetworkDhcpLease,
+    crate::proto::procs::node::NodeStat,
+    crate::proto::names::AgentLifecycleReason,
+    crate::proto::names::AgentLifecycleState,
+    crate::proto::names::BlockJobStatus,
+    crate::proto::names::BlockJobType,
+    crate::proto::names::ConnectCloseReason,
+    crate::proto::names::CpuCompareResult,
+    crate::proto::names::DiskChangeReason,
+    crate::proto::names::DomainEventType,
+    crate::proto::names::DomainJobType,
+    crate::proto::names::DomainLifecycle,
+    crate::proto::names::DomainState,
+    crate::proto::names::DomainStateReason,
+    crate::proto::names::GraphicsAddressType,
+    crate::proto::names::GraphicsPhase,
+    crate::proto::names::IoErrorAction,
+    crate::proto::names::IpAddrType,
+    crate::proto::names::MemoryFailureAction,
+    crate::proto::names::MemoryFailureRecipient,
+    crate::proto::names::MetadataType,
+    crate::proto::names::NetworkEventType,
+    crate::proto::names::NodeDeviceEventType,
+    crate::proto::names::SecretEventType,
+    crate::proto::names::SecretUsageType,
+    crate::proto::names::StoragePoolEventType,
+    crate::proto::names::StoragePoolState,
+    crate::proto::names::StorageVolType,
+    crate::proto::names::TrayChangeReason,
+    crate::proto::names::WatchdogAction,
+);
+
+impl<const N: usize> Lift for types::CharArray<N> {
+    type Out = Self;
+    fn lift(self, _: &Connect) -> Self {
+        self
+    }
+}
+
+impl Lift for LvString {
+    type Out = String;
+    fn lift(self, _: &Connect) -> String {
+        self.to_string_lossy().into_owned()
+    }
+}
+
+impl<T: Lift> Lift for Option<T> {
+    type Out = Option<T::Out>;
+    fn lift(self, conn: &Connect) -> Self::Out {
+        self.map(|v| v.lift(conn))
+    }
+}
+
+impl<T: Lift> Lift for Vec<T> {
+    type Out = Vec<T::Out>;
+    fn lift(self, conn: &Connect) -> Self::Out {
+        self.into_iter().map(|v| v.lift(conn)).collect()
+    }
+}
+
+/// The connection a generated method calls on (for [`Connect`] itself and every handle).
+#[doc(hidden)]
+pub trait OnConnect {
+    /// The connection.
+    fn on_connect(&self) -> &Connect;
+}
+
+impl OnConnect for Connect {
+    fn on_connect(&self) -> &Connect {
+        self
+    }
+}
+
+/// The argument field a handle fills in for itself (its wire identity, or a node device's
+/// name).
+#[doc(hidden)]
+pub trait SelfArg<T> {
+    /// The field's value.
+    fn self_arg(&self) -> T;
+}
+
+/// A generated method's call: typed, through the connection's client.
+#[doc(hidden)]
+pub async fn call<P: crate::proto::Procedure>(
+    on: &impl OnConnect,
+    args: &P::Args,
+) -> Result<P::Ret, Error> {
+    Ok(on.on_connect().client.call::<P>(args).await?)
+}
+
+/// A generated typed-parameter getter's call: with `VIR_TYPED_PARAM_STRING_OKAY`
+/// ([`Client::call_typed_params`]).
+#[doc(hidden)]
+pub async fn call_typed<P: crate::proto::typed_params::TypedParamsGetter>(
+    on: &impl OnConnect,
+    args: &P::Args,
+) -> Result<P::Ret, Error>
+where
+    P::Args: Clone,
+{
+    Ok(on.on_connect().client.call_typed_params::<P>(args).await?)
+}
+
+macro_rules! handles {
+    ($(
+        $(#[$m:meta])*
+        $name:ident($wire:ident) { $($extra:tt)* }
+    )*) => {
+        $(
+            $(#[$m])*
+            ///
+            /// Carries its connection; `Send + Sync`, cheap to clone (see the
+            /// [module docs](self) for identity and other connections).
+            #[derive(Clone)]
+            pub struct $name {
+                conn: Connect,
+                wire: types::$wire,
+            }
+
+            impl $name {
+                /// The connection this handle calls on.
+                pub fn connect(&self) -> &Connect {
+                    &self.conn
+                }
+
+                /// The object's identity as the wire carries it.
+                pub fn wire(&self) -> &types::$wire {
+                    &self.wire
+                }
+
+                /// The identity, giving up the connection.
+                pub fn into_wire(self) -> types::$wire {
+                    self.wire
+                }
+
+                $($extra)*
+            }
+
+            impl fmt::Debug for $name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.debug_tuple(stringify!($name)).field(&self.wire).finish()
+                }
+            }
+
+            impl Lift for types::$wire {
+                type Out = $name;
+                fn lift(self, conn: &Connect) -> $name {
+                    $name { conn: conn.clone(), wire: self }
+                }
+            }
+
+            impl OnConnect for $name {
+                fn on_connect(&self) -> &Connect {
+                    &self.conn
+                }
+            }
+
+            impl SelfArg<types::$wire> for $name {
+                fn self_arg(&self) -> types::$wire {
+                    self.wire.clone()
+                }
+            }
+
+        )*
+    };
+}
+
+handles! {
+    /// A domain (a guest; libvirt's `virDomainPtr`).
+    Domain(Domain) {
+        /// The domain's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The domain's UUID.
+        pub fn uuid(&self) -> types::Uuid {
+            self.wire.uuid
+        }
+
+        /// The runtime id when the handle was obtained (-1: inactive then). Starting or
+        /// stopping the domain does not update it: look the domain up again.
+        pub fn id(&self) -> Option<u32> {
+            u32::try_from(self.wire.id).ok()
+        }
+    }
+    /// A storage pool (`virStoragePoolPtr`).
+    StoragePool(StoragePool) {
+        /// The pool's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The pool's UUID.
+        pub fn uuid(&self) -> types::Uuid {
+            self.wire.uuid
+        }
+    }
+    /// A storage volume (`virStorageVolPtr`).
+    StorageVol(StorageVol) {
+        /// The volume's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The name of the pool holding the volume.
+        pub fn pool_name(&self) -> &LvString {
+            &self.wire.pool
+        }
+
+        /// The volume's key (usually its path).
+        pub fn key(&self) -> &LvString {
+            &self.wire.key
+        }
+    }
+    /// A virtual network (`virNetworkPtr`).
+    Network(Network) {
+        /// The network's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The network's UUID.
+        pub fn uuid(&self) -> types::Uuid {
+            self.wire.uuid
+        }
+    }
+    /// A port of a virtual network (`virNetworkPortPtr`).
+    NetworkPort(NetworkPort) {
+        /// The port's UUID.
+        pub fn uuid(&self) -> types::Uuid {
+            self.wire.uuid
+        }
+
+        /// The network the port belongs to.
+        pub fn network(&self) -> Network {
+            self.wire.net.clone().lift(&self.conn)
+        }
+    }
+    /// A host device (`virNodeDevicePtr`); the daemon knows it by name.
+    NodeDevice(NodeDevice) {
+        /// The device's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+    }
+    /// A secret (`virSecretPtr`).
+    Secret(Secret) {
+        /// The secret's UUID.
+        pub fn uuid(&self) -> types::Uuid {
+            self.wire.uuid
+        }
+
+        /// What the secret is for (`virSecretUsageType`).
+        pub fn usage_type(&self) -> crate::proto::SecretUsageType {
+            self.wire.usage_type
+        }
+
+        /// The usage id (e.g. the volume path for a volume secret).
+        pub fn usage_id(&self) -> &LvString {
+            &self.wire.usage_id
+        }
+    }
+    /// A host network interface (`virInterfacePtr`).
+    Interface(Interface) {
+        /// The interface's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The interface's MAC address.
+        pub fn mac(&self) -> &LvString {
+            &self.wire.mac
+        }
+    }
+    /// A network filter (`virNWFilterPtr`).
+    NwFilter(NwFilter) {
+        /// The filter's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The filter's UUID.
+        pub fn uuid(&self) -> types::Uuid {
+            self.wire.uuid
+        }
+    }
+    /// A network filter bound to a port (`virNWFilterBindingPtr`).
+    NwFilterBinding(NwFilterBinding) {
+        /// The port device the filter is bound to.
+        pub fn port_dev(&self) -> &LvString {
+            &self.wire.portdev
+        }
+
+        /// The filter's name.
+        pub fn filter_name(&self) -> &LvString {
+            &self.wire.filtername
+        }
+    }
+    /// A domain snapshot (`virDomainSnapshotPtr`).
+    DomainSnapshot(DomainSnapshot) {
+        /// The snapshot's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The domain the snapshot belongs to.
+        pub fn domain(&self) -> Domain {
+            self.wire.dom.clone().lift(&self.conn)
+        }
+    }
+    /// A domain checkpoint (`virDomainCheckpointPtr`).
+    DomainCheckpoint(DomainCheckpoint) {
+        /// The checkpoint's name.
+        pub fn name(&self) -> &LvString {
+            &self.wire.name
+        }
+
+        /// The domain the checkpoint belongs to.
+        pub fn domain(&self) -> Domain {
+            self.wire.dom.clone().lift(&self.conn)
+        }
+    }
+}
+
+/// Node devices travel by name in most of their procedures.
+impl SelfArg<LvString> for NodeDevice {
+    fn self_arg(&self) -> LvString {
+        self.wire.name.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync_clone<T: Send + Sync + Clone + 'static>() {}
+
+    #[test]
+    fn handles_are_send_sync_clone() {
+        // A tuple is Send + Sync + Clone only when each element is.
+        send_sync_clone::<(
+            Connect,
+            Domain,
+            StoragePool,
+            StorageVol,
+            Network,
+            NetworkPort,
+            NodeDevice,
+            Secret,
+            Interface,
+            NwFilter,
+            NwFilterBinding,
+            (DomainSnapshot, DomainCheckpoint),
+        )>();
+    }
+}

@@ -1,0 +1,175 @@
+//! Descriptor passing (`CALL_WITH_FDS` / `REPLY_WITH_FDS`, `SCM_RIGHTS`) against a real
+//! private libvirtd: a running qemu domain (TCG, no disk) with a VNC display that listens
+//! nowhere, reached only through the descriptors the calls pass. Over TCP and TLS the same
+//! calls fail locally before anything is sent.
+
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_rpc::conn::CallError;
+use libvirt_rpc::proto::procs::domain::{
+    DomainArgs, DomainCreateXml, DomainCreateXmlArgs, DomainDestroy, DomainOpenGraphics,
+    DomainOpenGraphicsArgs, DomainOpenGraphicsFd,
+};
+use libvirt_rpc::proto::types::Domain;
+use testbed::libvirtd::Libvirtd;
+use testbed::pki::ServerCert;
+
+/// A transient domain with nothing but a VNC display that listens on no address.
+async fn vnc_domain(c: &Client, d: &Libvirtd, name: &str) -> Domain {
+    let xml = format!(
+        "<domain type='{}'><name>{name}</name><memory unit='MiB'>32</memory><vcpu>1</vcpu>\
+         <os><type arch='x86_64' machine='pc'>hvm</type></os>\
+         <devices><graphics type='vnc'><listen type='none'/></graphics></devices></domain>",
+        d.domain_type()
+    );
+    c.call::<DomainCreateXml>(&DomainCreateXmlArgs {
+        xml_desc: xml.as_str().into(),
+        flags: Default::default(),
+    })
+    .await
+    .unwrap_or_else(|e| panic!("start {name}: {e}"))
+    .dom
+}
+
+/// The first 12 bytes a VNC server sends: its protocol version, `RFB 003.00x\n`.
+fn banner(sock: &UnixStream) -> String {
+    sock.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut b = [0u8; 12];
+    (&*sock).read_exact(&mut b).expect("the VNC banner");
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphics_descriptors_travel_both_ways_on_the_unix_socket() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let dom = vnc_domain(&c, &d, "fds-vnc").await;
+    let args = DomainOpenGraphicsArgs {
+        dom: dom.clone(),
+        idx: 0,
+        flags: Default::default(),
+    };
+
+    // REPLY_WITH_FDS: the daemon hands us a socket connected to the display.
+    let ((), fds) = c
+        .call_with_fds::<DomainOpenGraphicsFd>(&args, Vec::new())
+        .await
+        .unwrap();
+    assert_eq!(fds.len(), 1, "one descriptor with the reply");
+    let got = banner(&UnixStream::from(fds.into_iter().next().unwrap()));
+    assert!(got.starts_with("RFB 003.00"), "banner {got:?}");
+
+    // CALL_WITH_FDS: we hand the daemon one end of a socket pair and read the other.
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let ((), back) = c
+        .call_with_fds::<DomainOpenGraphics>(&args, vec![OwnedFd::from(theirs)])
+        .await
+        .unwrap();
+    assert!(back.is_empty(), "{} descriptors came back", back.len());
+    let got = banner(&ours);
+    assert!(got.starts_with("RFB 003.00"), "banner {got:?}");
+
+    // Several in a row on one connection, interleaved with plain calls: the descriptor
+    // bytes stay in step with the packets.
+    for _ in 0..3 {
+        let ((), fds) = c
+            .call_with_fds::<DomainOpenGraphicsFd>(&args, Vec::new())
+            .await
+            .unwrap();
+        assert_eq!(fds.len(), 1);
+        let ver = c
+            .call::<libvirt_rpc::proto::procs::connect::ConnectGetLibVersion>(&())
+            .await
+            .unwrap();
+        assert!(ver.lib_ver >= 9_000_000);
+    }
+
+    // A descriptor-passing call the daemon refuses: a typed error, the connection lives.
+    let bad = DomainOpenGraphicsArgs {
+        dom: dom.clone(),
+        idx: 7,
+        flags: Default::default(),
+    };
+    let err = c
+        .call_with_fds::<DomainOpenGraphicsFd>(&bad, Vec::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::Remote(_)), "{err:?}");
+
+    // The plain call path still refuses these procedures (they need the descriptor path).
+    let err = c.call::<DomainOpenGraphicsFd>(&args).await.unwrap_err();
+    assert!(matches!(err, CallError::NeedsFdPassing { .. }), "{err:?}");
+
+    c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
+    assert!(!c.is_closed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn descriptor_calls_fail_locally_over_tcp_and_tls() {
+    let Some(d) = Libvirtd::builder()
+        .tls(ServerCert::default())
+        .tcp()
+        .start_or_skip()
+    else {
+        return;
+    };
+    let tcp = format!(
+        "qemu+tcp://127.0.0.1:{}/session",
+        d.tcp_port().expect("a TCP daemon")
+    );
+    for uri in [tcp, d.tls_uri()] {
+        let c = Client::connect(&uri, ConnectOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("{uri}: {e}"));
+        let dom = Domain {
+            name: "nowhere".into(),
+            uuid: libvirt_rpc::proto::types::Uuid([0; 16]),
+            id: -1,
+        };
+        let args = DomainOpenGraphicsArgs {
+            dom,
+            idx: 0,
+            flags: Default::default(),
+        };
+        let before = c.stats().packets_out;
+        let err = c
+            .call_with_fds::<DomainOpenGraphicsFd>(&args, Vec::new())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            CallError::FdPassingUnavailable {
+                procedure: "DomainOpenGraphicsFd"
+            },
+            "{uri}"
+        );
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let err = c
+            .call_with_fds::<DomainOpenGraphics>(&args, vec![OwnedFd::from(theirs)])
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, CallError::FdPassingUnavailable { .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("unix socket"), "{err}");
+        assert_eq!(
+            c.stats().packets_out,
+            before,
+            "{uri}: a refused call sent a packet"
+        );
+        // The refused descriptor was closed, not kept: its peer reads EOF.
+        ours.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        assert_eq!((&ours).read(&mut [0u8; 1]).unwrap(), 0, "{uri}");
+        assert!(!c.is_closed());
+    }
+}

@@ -1,0 +1,256 @@
+//! The object API (methods generated from the procedure tables) against a private libvirtd
+//! 9.0: its `test:///default` driver and its session (QEMU) driver. Each answer is checked for
+//! sense; flags are passed as `Default::default()` (0 whatever their type).
+#![cfg(feature = "client")]
+
+use libvirt_rpc::prelude::*;
+use libvirt_rpc::proto::typed_params::STRING_OKAY;
+use libvirt_rpc::proto::types::TypedParamValue;
+use testbed::libvirtd::Libvirtd;
+
+fn test_domain_xml(name: &str) -> String {
+    format!(
+        "<domain type='test'><name>{name}</name><memory unit='KiB'>65536</memory>\
+         <vcpu>1</vcpu><os><type arch='i686'>hvm</type></os></domain>"
+    )
+}
+
+#[tokio::test]
+async fn generated_methods_answer_on_the_test_driver() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let conn = Connect::open(&d.test_uri()).await.expect("connect");
+
+    // Connection-level facts.
+    assert!(!conn.hostname().await.unwrap().is_empty());
+    assert!(conn.lib_version().await.unwrap() >= LibvirtVersion::new(9, 0, 0));
+    assert_eq!(conn.driver_type().await.unwrap(), "TEST");
+    assert!(conn.uri().await.unwrap().starts_with("test"));
+    assert!(
+        conn.capabilities()
+            .await
+            .unwrap()
+            .contains("<capabilities>")
+    );
+    assert!(conn.is_secure().await.unwrap());
+    let node = conn.node_info().await.unwrap();
+    assert!(node.memory > 0 && node.cpus > 0, "{node:?}");
+    assert!(conn.num_of_domains().await.unwrap() >= 1);
+
+    // The driver's default domain, through a list and a lookup.
+    let doms = conn.list_all_domains(Default::default()).await.unwrap();
+    assert!(doms.iter().any(|d| d.name() == "test"), "{doms:?}");
+    let dom = conn.lookup_domain_by_name("test".into()).await.unwrap();
+    assert_eq!(dom.name(), "test");
+    assert!(dom.id().is_some(), "running: it has an id");
+    assert!(dom.is_active().await.unwrap());
+    assert!(dom.is_persistent().await.unwrap());
+    let info = dom.info().await.unwrap();
+    assert!(info.max_mem > 0 && info.nr_virt_cpu > 0, "{info:?}");
+    let xml = dom.xml_desc(Default::default()).await.unwrap();
+    assert!(xml.contains("<name>test</name>"), "{xml}");
+    assert_eq!(dom.os_type().await.unwrap(), "linux");
+    assert!(dom.max_memory().await.unwrap() > 0);
+    let by_uuid = conn.lookup_domain_by_uuid(dom.uuid()).await.unwrap();
+    assert_eq!(by_uuid.name(), "test");
+
+    // A typed-parameter getter goes out with VIR_TYPED_PARAM_STRING_OKAY: the string
+    // parameters the daemon drops without it are there.
+    let blkio = dom.blkio_parameters(Default::default()).await.unwrap();
+    assert!(
+        blkio
+            .iter()
+            .any(|p| matches!(p.value, TypedParamValue::String(_))),
+        "no string parameter (STRING_OKAY = {STRING_OKAY} not sent?): {blkio:?}"
+    );
+    assert!(blkio.len() >= 6, "{blkio:?}");
+
+    // Lifecycle of a domain this test defines.
+    let h1 = conn
+        .define_domain_xml(test_domain_xml("handles-h1").into())
+        .await
+        .unwrap();
+    assert_eq!(h1.name(), "handles-h1");
+    assert!(!h1.is_active().await.unwrap());
+    h1.create().await.unwrap();
+    assert!(h1.is_active().await.unwrap());
+    h1.suspend().await.unwrap();
+    assert_eq!(
+        h1.state(Default::default()).await.unwrap().state,
+        libvirt_rpc::proto::DomainState::PAUSED,
+        "paused"
+    );
+    h1.resume().await.unwrap();
+    assert_eq!(
+        h1.state(Default::default()).await.unwrap().state,
+        libvirt_rpc::proto::DomainState::RUNNING,
+        "running"
+    );
+
+    // Snapshots: handles returned and listed.
+    let snap = h1
+        .snapshot_create_xml(
+            "<domainsnapshot><name>s1</name></domainsnapshot>".into(),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(snap.name(), "s1");
+    assert_eq!(snap.domain().name(), "handles-h1");
+    assert!(
+        snap.xml_desc(Default::default())
+            .await
+            .unwrap()
+            .contains("<name>s1</name>")
+    );
+    let snaps = h1.list_all_snapshots(Default::default()).await.unwrap();
+    assert_eq!(snaps.len(), 1);
+    assert!(snaps[0].is_current(Default::default()).await.unwrap());
+    snaps[0].delete(Default::default()).await.unwrap();
+
+    h1.destroy().await.unwrap();
+    h1.undefine().await.unwrap();
+    let gone = conn
+        .lookup_domain_by_name("handles-h1".into())
+        .await
+        .unwrap_err();
+    assert!(gone.is_not_found(), "{gone}");
+
+    // Storage: pool, volumes, a volume created and deleted.
+    let pools = conn
+        .list_all_storage_pools(Default::default())
+        .await
+        .unwrap();
+    let pool = pools
+        .iter()
+        .find(|p| p.name() == "default-pool")
+        .expect("the test driver's pool")
+        .clone();
+    assert!(pool.is_active().await.unwrap());
+    assert!(pool.info().await.unwrap().capacity > 0);
+    let vol = pool
+        .create_volume_xml(
+            "<volume><name>handles.img</name><capacity unit='KiB'>64</capacity></volume>".into(),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(vol.name(), "handles.img");
+    assert_eq!(vol.pool_name(), "default-pool");
+    assert_eq!(vol.info().await.unwrap().capacity, 64 * 1024);
+    assert!(vol.path().await.unwrap().ends_with("handles.img"));
+    assert_eq!(vol.pool().await.unwrap().name(), "default-pool");
+    let vols = pool.list_all_volumes(Default::default()).await.unwrap();
+    assert!(vols.iter().any(|v| v.name() == "handles.img"), "{vols:?}");
+    let again = pool
+        .lookup_volume_by_name("handles.img".into())
+        .await
+        .unwrap();
+    assert_eq!(again.key(), vol.key());
+    vol.delete(Default::default()).await.unwrap();
+
+    // Networks, interfaces, node devices.
+    let net = conn.lookup_network_by_name("default".into()).await.unwrap();
+    assert!(net.is_active().await.unwrap());
+    assert!(!net.bridge_name().await.unwrap().is_empty());
+    assert!(
+        net.xml_desc(Default::default())
+            .await
+            .unwrap()
+            .contains("<name>default</name>")
+    );
+    let ifaces = conn.list_all_interfaces(Default::default()).await.unwrap();
+    assert!(!ifaces.is_empty());
+    let iface = conn
+        .lookup_interface_by_name(ifaces[0].name().clone())
+        .await
+        .unwrap();
+    assert_eq!(iface.mac(), ifaces[0].mac());
+    let devs = conn
+        .list_all_node_devices(Default::default())
+        .await
+        .unwrap();
+    let dev = devs.first().expect("the test driver has node devices");
+    assert!(
+        dev.xml_desc(Default::default())
+            .await
+            .unwrap()
+            .contains("<device>")
+    );
+
+    // A refusal is a typed error with libvirt's code.
+    let err = conn
+        .lookup_domain_by_name("no-such-domain".into())
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err}");
+    assert!(err.remote().is_some());
+}
+
+#[tokio::test]
+async fn generated_methods_answer_on_the_session_driver() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let conn = Connect::open(&d.uri()).await.expect("connect");
+    assert_eq!(conn.driver_type().await.unwrap(), "QEMU");
+    assert!(conn.uri().await.unwrap().starts_with("qemu:///session"));
+    assert!(conn.lib_version().await.unwrap() >= LibvirtVersion::new(9, 0, 0));
+    let xml = "<domain type='qemu'><name>handles-q1</name><memory unit='MiB'>64</memory>\
+               <os><type arch='x86_64'>hvm</type></os></domain>";
+    let dom = conn.define_domain_xml(xml.into()).await.unwrap();
+    assert!(!dom.is_active().await.unwrap());
+    assert!(dom.id().is_none());
+    let listed = conn.list_all_domains(Default::default()).await.unwrap();
+    assert!(listed.iter().any(|d| d.name() == "handles-q1"));
+    assert!(
+        dom.xml_desc(Default::default())
+            .await
+            .unwrap()
+            .contains("<name>handles-q1</name>")
+    );
+    assert!(!dom.autostart().await.unwrap());
+    assert!(
+        conn.domain_capabilities(None, None, None, Some("qemu".into()), Default::default())
+            .await
+            .unwrap()
+            .contains("<domainCapabilities>")
+    );
+    dom.undefine().await.unwrap();
+    let gone = dom.xml_desc(Default::default()).await.unwrap_err();
+    assert!(gone.is_not_found(), "{gone}");
+}
+
+/// A handle from one connection used on another: allowed, and documented so (the daemon
+/// resolves the identity on the connection that carries the call). On a second connection to
+/// the same driver it names the same object; on a connection to another driver it names none.
+#[tokio::test]
+async fn a_handle_rebound_to_another_connection_names_the_object_there() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let a = Connect::open(&d.test_uri()).await.unwrap();
+    let b = Connect::open(&d.test_uri()).await.unwrap();
+    let session = Connect::open(&d.uri()).await.unwrap();
+    assert!(!a.same_connection(&b));
+    assert!(a.same_connection(&a.clone()));
+
+    let dom_a = a.lookup_domain_by_name("test".into()).await.unwrap();
+    assert!(dom_a.connect().same_connection(&a));
+    let dom_b = b.bind(dom_a.wire().clone());
+    assert!(dom_b.connect().same_connection(&b));
+    assert_eq!(
+        dom_b.xml_desc(Default::default()).await.unwrap(),
+        dom_a.xml_desc(Default::default()).await.unwrap()
+    );
+    // Closing `a` stops `dom_a`, not the rebound handle.
+    a.close();
+    let dead = dom_a.info().await.unwrap_err();
+    assert!(dead.is_connection_dead(), "{dead}");
+    assert!(dom_b.is_active().await.unwrap());
+
+    let elsewhere = session.bind(dom_b.into_wire());
+    let err = elsewhere.info().await.unwrap_err();
+    assert!(err.is_not_found(), "{err}");
+}

@@ -1,0 +1,169 @@
+//! The two event families outside the callback registrations, delivered through the same
+//! subscription machinery, against a real private libvirtd: the QEMU program's monitor
+//! events on a running qemu domain (TCG, no disk), and the legacy domain registration
+//! (`CONNECT_DOMAIN_EVENT_REGISTER`, events without a callback id) on the test driver.
+
+use std::time::Duration;
+
+use libvirt_rpc::client::{Client, ConnectOptions, EventStream};
+use libvirt_rpc::proto::DomainEventType;
+use libvirt_rpc::proto::events::{DomainEvent, QemuMonitorEvent};
+use libvirt_rpc::proto::procs::common::XmlArgs;
+use libvirt_rpc::proto::procs::domain::{
+    DomainArgs, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml, DomainDestroy, DomainResume,
+    DomainSuspend, DomainUndefine,
+};
+use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use testbed::libvirtd::Libvirtd;
+
+async fn next<E: std::fmt::Debug>(events: &mut EventStream<E>, what: &str) -> E {
+    tokio::time::timeout(Duration::from_secs(20), events.next())
+        .await
+        .unwrap_or_else(|_| panic!("no {what} event within 20 s"))
+        .unwrap_or_else(|| panic!("{what} subscription ended"))
+}
+
+/// The next monitor event named `name` (qemu may interleave others, e.g. `RTC_CHANGE`).
+async fn next_named(events: &mut EventStream<QemuMonitorEvent>, name: &str) -> QemuMonitorEvent {
+    loop {
+        let ev = next(events, name).await;
+        if ev.event.to_str().unwrap() == name {
+            return ev;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qemu_monitor_events_reach_their_subscribers() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let xml = format!(
+        "<domain type='{}'><name>qmp-events</name><memory unit='MiB'>32</memory>\
+         <vcpu>1</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os></domain>",
+        d.domain_type()
+    );
+    let dom = c
+        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
+            xml_desc: xml.as_str().into(),
+            flags: Default::default(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    // Every event of every domain; only STOP of this one; STOP or RESUME by pattern.
+    let mut all = c
+        .subscribe_qemu_monitor_events(None, None, 0)
+        .await
+        .unwrap();
+    let mut stops = c
+        .subscribe_qemu_monitor_events(Some(dom.clone()), Some("STOP"), 0)
+        .await
+        .unwrap();
+    let mut pattern = c
+        .subscribe_qemu_monitor_events(
+            None,
+            Some("^(stop|resume)$"),
+            (QemuMonitorEventRegisterFlags::REGEX | QemuMonitorEventRegisterFlags::NOCASE).bits(),
+        )
+        .await
+        .unwrap();
+    assert_ne!(all.callback_id(), stops.callback_id());
+
+    c.call::<DomainSuspend>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    let stop = next_named(&mut all, "STOP").await;
+    assert_eq!(stop.dom.name, dom.name);
+    assert!(stop.seconds > 1_600_000_000, "{stop:?}");
+    assert_eq!(
+        next(&mut stops, "STOP").await.event.to_str().unwrap(),
+        "STOP"
+    );
+    assert_eq!(
+        next(&mut pattern, "STOP").await.event.to_str().unwrap(),
+        "STOP"
+    );
+
+    c.call::<DomainResume>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    assert_eq!(next_named(&mut all, "RESUME").await.dom.name, dom.name);
+    assert_eq!(
+        next(&mut pattern, "RESUME").await.event.to_str().unwrap(),
+        "RESUME"
+    );
+    // The STOP-only subscription saw no RESUME.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), stops.next())
+            .await
+            .is_err()
+    );
+    assert_eq!(c.stats().unrouted_events, 0, "{:?}", c.stats());
+
+    // Dropping the last subscriber deregisters; a fresh one registers again.
+    drop(stops);
+    drop(all);
+    drop(pattern);
+    let mut again = c
+        .subscribe_qemu_monitor_events(Some(dom.clone()), None, 0)
+        .await
+        .unwrap();
+    c.call::<DomainSuspend>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    assert_eq!(next_named(&mut again, "STOP").await.dom.name, dom.name);
+    c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_domain_events_reach_their_subscribers() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.test_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let mut legacy = c.subscribe_domain_events_legacy().await.unwrap();
+    let mut second = c.subscribe_domain_events_legacy().await.unwrap();
+    // libvirtd 9.0 tracks a legacy registration and a callback one for lifecycle events
+    // as the same callback on one connection: the second is refused, typed, and the
+    // connection and the legacy subscription live on.
+    let err = c.subscribe_lifecycle(None).await.unwrap_err();
+    assert!(
+        matches!(&err, libvirt_rpc::CallError::Remote(e) if e.code == libvirt_rpc::ErrorCode::INVALID_ARG),
+        "{err:?}"
+    );
+
+    let xml = "<domain type='test'><name>legacy-ev</name><memory>8192</memory>\
+               <os><type>hvm</type></os></domain>";
+    let dom = c
+        .call::<DomainDefineXml>(&XmlArgs { xml: xml.into() })
+        .await
+        .unwrap()
+        .dom;
+    for events in [&mut legacy, &mut second] {
+        let DomainEvent::Lifecycle(ev) = next(events, "legacy lifecycle").await else {
+            panic!("not a lifecycle event")
+        };
+        assert_eq!(
+            (ev.dom.name.to_str().unwrap(), ev.event),
+            ("legacy-ev", DomainEventType::DEFINED)
+        );
+    }
+    // The last legacy subscriber out deregisters (an argument-less call); a new one
+    // registers again and still gets events.
+    drop(legacy);
+    drop(second);
+    let mut again = c.subscribe_domain_events_legacy().await.unwrap();
+    c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
+    let DomainEvent::Lifecycle(ev) = next(&mut again, "legacy lifecycle").await else {
+        panic!("not a lifecycle event")
+    };
+    assert_eq!(ev.event, DomainEventType::UNDEFINED);
+    assert_eq!(c.stats().unrouted_events, 0, "{:?}", c.stats());
+    assert!(!c.is_closed());
+}

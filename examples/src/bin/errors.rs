@@ -1,0 +1,28 @@
+//! Telling failures apart with the error predicates: `errors URI` looks up a domain that does
+//! not exist, then dials a socket nobody listens on.
+// The error carries libvirt's whole remote error, as the library's does.
+#![allow(clippy::result_large_err)]
+
+use libvirt_rpc::prelude::*;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    let uri = std::env::args().nth(1).expect("a URI");
+    let conn = Connect::open(&uri).await?;
+    match conn.lookup_domain_by_name("no-such-domain".into()).await {
+        Err(e) if e.is_not_found() => println!("not found: {e}"),
+        Err(e) => return Err(e),
+        Ok(dom) => println!("unexpectedly found {}", dom.name()),
+    }
+    match Connect::open("qemu+unix:///session?socket=/nonexistent/libvirt-sock").await {
+        Err(e) if e.is_unreachable() => println!("unreachable: {e}"),
+        Err(e) => println!("other connect error: {e}"),
+        Ok(_) => println!("unexpectedly connected"),
+    }
+    conn.close();
+    match conn.hostname().await {
+        Err(e) if e.is_connection_dead() => println!("connection dead: {e}"),
+        other => println!("unexpected: {other:?}"),
+    }
+    Ok(())
+}

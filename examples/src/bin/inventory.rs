@@ -1,0 +1,46 @@
+//! Inventory of a libvirt host through the object API: host facts, domains, storage pools
+//! with their volumes, networks. `inventory [URI]` (default: libvirt's default URI).
+// The error carries libvirt's whole remote error, as the library's does.
+#![allow(clippy::result_large_err)]
+
+use libvirt_rpc::prelude::*;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    let conn = match std::env::args().nth(1) {
+        Some(uri) => Connect::open(&uri).await?,
+        None => Connect::open_default().await?,
+    };
+    let node = conn.node_info().await?;
+    println!(
+        "host {} (libvirt {})",
+        conn.hostname().await?,
+        conn.lib_version().await?
+    );
+    println!("cpus {} memory {} KiB", node.cpus, node.memory);
+    for dom in conn.list_all_domains(Default::default()).await? {
+        let info = dom.info().await?;
+        let state = info.state.to_string();
+        println!(
+            "domain {:<20} {:<10} {} KiB",
+            dom.name(),
+            state,
+            info.memory
+        );
+    }
+    for pool in conn.list_all_storage_pools(Default::default()).await? {
+        println!("pool {} {} bytes", pool.name(), pool.info().await?.capacity);
+        for vol in pool.list_all_volumes(Default::default()).await? {
+            println!("  volume {} {}", vol.name(), vol.path().await?);
+        }
+    }
+    for net in conn.list_all_networks(Default::default()).await? {
+        let active = if net.is_active().await? {
+            "active"
+        } else {
+            "inactive"
+        };
+        println!("network {} {active}", net.name());
+    }
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! A domain's life through the object API: define, start, pause, resume, stop, undefine,
+//! printing the state after each step. `lifecycle URI NAME` with a test-driver URI
+//! (`test:///default`, `test+unix:///default?socket=…`): the domain is a `type='test'` one.
+// The error carries libvirt's whole remote error, as the library's does.
+#![allow(clippy::result_large_err)]
+
+use libvirt_rpc::prelude::*;
+
+async fn show(dom: &Domain, step: &str) -> Result<(), Error> {
+    let st = dom.state(Default::default()).await?;
+    println!("{step:<9} {}", st.state);
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    let mut args = std::env::args().skip(1);
+    let uri = args.next().unwrap_or_else(|| "test:///default".into());
+    let name = args.next().unwrap_or_else(|| "lifecycle-demo".into());
+    let conn = Connect::open(&uri).await?;
+    let xml = format!(
+        "<domain type='test'><name>{name}</name><memory unit='MiB'>64</memory>\
+         <os><type arch='i686'>hvm</type></os></domain>"
+    );
+    let dom = conn.define_domain_xml(xml.into()).await?;
+    show(&dom, "defined").await?;
+    dom.create().await?;
+    show(&dom, "started").await?;
+    dom.suspend().await?;
+    show(&dom, "paused").await?;
+    dom.resume().await?;
+    show(&dom, "resumed").await?;
+    dom.destroy().await?;
+    show(&dom, "stopped").await?;
+    dom.undefine().await?;
+    println!("undefined");
+    Ok(())
+}

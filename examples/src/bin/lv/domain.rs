@@ -1,0 +1,976 @@
+//! Domain commands: list, dominfo, domstate, dumpxml, define, undefine, the lifecycle verbs,
+//! domifaddr, snapshots and the QEMU monitor and agent passthroughs.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use libvirt_rpc::Client;
+use libvirt_rpc::proto::names::DomainState;
+use libvirt_rpc::proto::procs::common::XmlArgs;
+use libvirt_rpc::proto::procs::connect::{
+    ConnectListAllDomains, ConnectListAllDomainsArgs, list_domains_flags,
+};
+use libvirt_rpc::proto::procs::domain::{
+    DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainFlagsArgs, DomainGetAutostart,
+    DomainGetInfo, DomainGetInfoRet, DomainGetMessages, DomainGetOsType, DomainGetSecurityLabel,
+    DomainGetState, DomainGetXmlDesc, DomainHasManagedSaveImage, DomainInterfaceAddresses,
+    DomainInterfaceAddressesArgs, DomainIsPersistent, DomainReboot, DomainResume, DomainShutdown,
+    DomainSuspend, DomainUndefineFlags, interface_addresses_source, ip_addr_type, xml_flags,
+};
+use libvirt_rpc::proto::procs::node::NodeGetSecurityModel;
+use libvirt_rpc::proto::procs::qemu::{
+    QemuDomainAgentCommand, QemuDomainAgentCommandArgs, QemuDomainMonitorCommand,
+    QemuDomainMonitorCommandArgs, agent_timeout, monitor_command_flags,
+};
+use libvirt_rpc::proto::procs::snapshot::{
+    DomainChildLookupArgs, DomainCreateChildXmlArgs, DomainListAllSnapshots,
+    DomainListAllSnapshotsArgs, DomainRevertToSnapshot, DomainSnapshotCreateXml,
+    DomainSnapshotCurrent, DomainSnapshotGetXmlDesc, DomainSnapshotLookupByName, SnapshotFlagsArgs,
+    snapshot_create_flags, snapshot_revert_flags,
+};
+use libvirt_rpc::proto::types::{Domain, DomainSnapshot};
+
+use crate::table::{Table, field, yes_no};
+use crate::{R, err, lookup, xml_escape};
+
+#[derive(clap::Subcommand)]
+pub enum Cmd {
+    /// List domains (running ones; --all adds the inactive).
+    List {
+        /// Active and inactive domains.
+        #[arg(long)]
+        all: bool,
+        /// Inactive domains only.
+        #[arg(long)]
+        inactive: bool,
+        /// Names only, one per line.
+        #[arg(long)]
+        name: bool,
+        /// UUIDs only, one per line.
+        #[arg(long)]
+        uuid: bool,
+    },
+    /// Domain information.
+    Dominfo {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Domain state.
+    Domstate {
+        #[command(flatten)]
+        domain: DomArg,
+        /// Also the reason for the state.
+        #[arg(long)]
+        reason: bool,
+    },
+    /// Domain XML.
+    Dumpxml {
+        #[command(flatten)]
+        domain: DomArg,
+        /// The persistent definition, not the live one.
+        #[arg(long)]
+        inactive: bool,
+        /// Include security-sensitive information.
+        #[arg(long)]
+        security_info: bool,
+        /// Update the guest CPU from the host.
+        #[arg(long)]
+        update_cpu: bool,
+        /// XML suitable for migration.
+        #[arg(long)]
+        migratable: bool,
+    },
+    /// Define (but do not start) a domain from an XML file.
+    Define {
+        /// The domain's XML.
+        file: PathBuf,
+    },
+    /// Undefine a domain.
+    Undefine {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Connect this terminal to a running domain's serial console (`Ctrl-]` leaves).
+    Console {
+        #[command(flatten)]
+        domain: DomArg,
+        /// The console or serial device alias (default: the first console).
+        #[arg(long)]
+        devname: Option<String>,
+        /// Take the console over from another client.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Start an inactive domain.
+    Start {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Ask a domain to shut down.
+    Shutdown {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Ask a domain to reboot.
+    Reboot {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Stop a domain at once.
+    Destroy {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Pause a domain.
+    Suspend {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Resume a paused domain.
+    Resume {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// A domain's interface addresses.
+    Domifaddr {
+        #[command(flatten)]
+        domain: DomArg,
+        /// Only this interface.
+        interface: Option<String>,
+        /// Print the name and MAC on every line.
+        #[arg(long)]
+        full: bool,
+        /// Where the addresses come from.
+        #[arg(long, value_enum, default_value_t = AddrSource::Lease)]
+        source: AddrSource,
+    },
+    /// A domain's snapshots.
+    SnapshotList {
+        #[command(flatten)]
+        domain: DomArg,
+    },
+    /// Create a snapshot from a name and a description.
+    SnapshotCreateAs {
+        #[command(flatten)]
+        domain: DomArg,
+        /// Snapshot name (default: chosen by libvirt).
+        name: Option<String>,
+        /// Description.
+        description: Option<String>,
+        /// Print the snapshot XML instead of creating it.
+        #[arg(long)]
+        print_xml: bool,
+        /// Do not keep metadata.
+        #[arg(long)]
+        no_metadata: bool,
+        /// Stop the domain after the snapshot.
+        #[arg(long)]
+        halt: bool,
+        /// Disks only.
+        #[arg(long)]
+        disk_only: bool,
+        /// All or nothing.
+        #[arg(long)]
+        atomic: bool,
+    },
+    /// Revert a domain to a snapshot.
+    SnapshotRevert {
+        #[command(flatten)]
+        domain: DomArg,
+        /// Snapshot name.
+        snapshotname: Option<String>,
+        /// The current snapshot.
+        #[arg(long)]
+        current: bool,
+        /// Running after the revert.
+        #[arg(long)]
+        running: bool,
+        /// Paused after the revert.
+        #[arg(long)]
+        paused: bool,
+        /// Revert even when it is risky.
+        #[arg(long)]
+        force: bool,
+    },
+    /// A QEMU monitor command (QMP JSON, or --hmp).
+    QemuMonitorCommand {
+        /// Domain name, id or UUID.
+        domain: String,
+        /// The command as human monitor text.
+        #[arg(long)]
+        hmp: bool,
+        /// Pretty-print the JSON reply.
+        #[arg(long)]
+        pretty: bool,
+        /// The command (its words are joined with spaces).
+        #[arg(required = true, num_args = 1..)]
+        cmd: Vec<String>,
+    },
+    /// A QEMU guest agent command.
+    QemuAgentCommand {
+        /// Domain name, id or UUID.
+        domain: String,
+        /// Seconds to wait for the reply.
+        #[arg(long)]
+        timeout: Option<i32>,
+        /// Do not wait for the reply.
+        #[arg(long = "async")]
+        no_wait: bool,
+        /// Wait for the reply forever.
+        #[arg(long)]
+        block: bool,
+        /// Pretty-print the JSON reply.
+        #[arg(long)]
+        pretty: bool,
+        /// The command (its words are joined with spaces).
+        #[arg(required = true, num_args = 1..)]
+        cmd: Vec<String>,
+    },
+}
+
+/// A domain given positionally (virsh's usual way) or as `--domain`.
+#[derive(clap::Args)]
+pub struct DomArg {
+    /// Domain name, id or UUID.
+    #[arg(value_name = "DOMAIN", required_unless_present = "domain_opt")]
+    domain: Option<String>,
+    /// Domain name, id or UUID, as an option.
+    #[arg(long = "domain", value_name = "DOMAIN", conflicts_with = "domain")]
+    domain_opt: Option<String>,
+}
+
+impl std::ops::Deref for DomArg {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.domain
+            .as_deref()
+            .or(self.domain_opt.as_deref())
+            .expect("clap requires one")
+    }
+}
+
+/// `domifaddr --source`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum AddrSource {
+    /// DHCP leases.
+    Lease,
+    /// The guest agent.
+    Agent,
+    /// The host's ARP table.
+    Arp,
+}
+
+pub async fn run(c: &Client, cmd: Cmd) -> R {
+    match cmd {
+        Cmd::List {
+            all,
+            inactive,
+            name,
+            uuid,
+        } => list(c, all, inactive, name, uuid).await,
+        Cmd::Dominfo { domain } => dominfo(c, &domain).await,
+        Cmd::Domstate { domain, reason } => {
+            let d = lookup::domain(c, &domain).await?;
+            let st = c
+                .call::<DomainGetState>(&DomainFlagsArgs { dom: d, flags: Default::default() })
+                .await
+                .map_err(err)?
+                .named();
+            if reason {
+                println!("{st}");
+            } else {
+                println!("{}", st.state);
+            }
+            Ok(())
+        }
+        Cmd::Dumpxml {
+            domain,
+            inactive,
+            security_info,
+            update_cpu,
+            migratable,
+        } => {
+            let mut flags = 0;
+            for (on, f) in [
+                (inactive, xml_flags::INACTIVE),
+                (security_info, xml_flags::SECURE),
+                (update_cpu, xml_flags::UPDATE_CPU),
+                (migratable, xml_flags::MIGRATABLE),
+            ] {
+                if on {
+                    flags |= f;
+                }
+            }
+            let dom = lookup::domain(c, &domain).await?;
+            let xml = c
+                .call::<DomainGetXmlDesc>(&DomainFlagsArgs { dom, flags })
+                .await
+                .map_err(err)?
+                .xml;
+            print!("{xml}");
+            Ok(())
+        }
+        Cmd::Define { file } => {
+            let xml = std::fs::read_to_string(&file).map_err(|e| {
+                format!(
+                    "Failed to read file '{}' to define domain: {e}",
+                    file.display()
+                )
+            })?;
+            let dom = c
+                .call::<DomainDefineXml>(&XmlArgs { xml: xml.into() })
+                .await
+                .map_err(|e| {
+                    format!(
+                        "Failed to define domain from {}\nerror: {}",
+                        file.display(),
+                        crate::msg(&e)
+                    )
+                })?
+                .dom;
+            crate::say!("Domain '{}' defined from {}\n", dom.name, file.display());
+            Ok(())
+        }
+        Cmd::Undefine { domain } => {
+            let dom = lookup::domain(c, &domain).await?;
+            c.call::<DomainUndefineFlags>(&DomainFlagsArgs {
+                dom: dom.clone(),
+                flags: Default::default(),
+            })
+            .await
+            .map_err(|e| {
+                format!(
+                    "Failed to undefine domain '{}'\nerror: {}",
+                    dom.name,
+                    crate::msg(&e)
+                )
+            })?;
+            crate::say!("Domain '{}' has been undefined\n", dom.name);
+            Ok(())
+        }
+        Cmd::Console {
+            domain,
+            devname,
+            force,
+        } => {
+            let d = lookup::domain(c, &domain).await?;
+            eprintln!("Connected to domain '{}'", d.name);
+            eprintln!("Escape character is ^] (Ctrl + ])");
+            examples::console::console(c, &d, devname.as_deref(), force)
+                .await
+                .map_err(|e| format!("error: {e}"))?;
+            eprintln!();
+            Ok(())
+        }
+        Cmd::Start { domain } => lifecycle::<DomainCreate>(c, &domain, "start", "started").await,
+        Cmd::Shutdown { domain } => {
+            lifecycle::<DomainShutdown>(c, &domain, "shutdown", "is being shutdown").await
+        }
+        Cmd::Reboot { domain } => {
+            let dom = lookup::domain(c, &domain).await?;
+            c.call::<DomainReboot>(&DomainFlagsArgs {
+                dom: dom.clone(),
+                flags: Default::default(),
+            })
+            .await
+            .map_err(|e| {
+                format!(
+                    "Failed to reboot domain '{}'\nerror: {}",
+                    dom.name,
+                    crate::msg(&e)
+                )
+            })?;
+            crate::say!("Domain '{}' is being rebooted\n", dom.name);
+            Ok(())
+        }
+        Cmd::Destroy { domain } => {
+            lifecycle::<DomainDestroy>(c, &domain, "destroy", "destroyed").await
+        }
+        Cmd::Suspend { domain } => {
+            lifecycle::<DomainSuspend>(c, &domain, "suspend", "suspended").await
+        }
+        Cmd::Resume { domain } => lifecycle::<DomainResume>(c, &domain, "resume", "resumed").await,
+        Cmd::Domifaddr {
+            domain,
+            interface,
+            full,
+            source,
+        } => domifaddr(c, &domain, interface.as_deref(), full, source).await,
+        Cmd::SnapshotList { domain } => snapshot_list(c, &domain).await,
+        Cmd::SnapshotCreateAs {
+            domain,
+            name,
+            description,
+            print_xml,
+            no_metadata,
+            halt,
+            disk_only,
+            atomic,
+        } => {
+            let mut xml = String::from("<domainsnapshot>\n");
+            if let Some(n) = &name {
+                let _ = writeln!(xml, "  <name>{}</name>", xml_escape(n));
+            }
+            if let Some(d) = &description {
+                let _ = writeln!(xml, "  <description>{}</description>", xml_escape(d));
+            }
+            xml.push_str("</domainsnapshot>\n");
+            if print_xml {
+                print!("{xml}");
+                return Ok(());
+            }
+            let mut flags = 0;
+            for (on, f) in [
+                (no_metadata, snapshot_create_flags::NO_METADATA),
+                (halt, snapshot_create_flags::HALT),
+                (disk_only, snapshot_create_flags::DISK_ONLY),
+                (atomic, snapshot_create_flags::ATOMIC),
+            ] {
+                if on {
+                    flags |= f;
+                }
+            }
+            let dom = lookup::domain(c, &domain).await?;
+            let snap = snapshot_create(c, dom, &xml, flags).await?;
+            // virsh prints this line without a newline; its footer ends it.
+            crate::say!("Domain snapshot {} created", snap.name);
+            Ok(())
+        }
+        Cmd::SnapshotRevert {
+            domain,
+            snapshotname,
+            current,
+            running,
+            paused,
+            force,
+        } => {
+            let dom = lookup::domain(c, &domain).await?;
+            let snap = match (snapshotname, current) {
+                (Some(n), false) => snapshot_by_name(c, dom, &n).await?,
+                (None, true) => snapshot_current(c, dom).await?,
+                _ => return Err("specify a snapshot name or --current".into()),
+            };
+            let mut flags = 0;
+            for (on, f) in [
+                (running, snapshot_revert_flags::RUNNING),
+                (paused, snapshot_revert_flags::PAUSED),
+                (force, snapshot_revert_flags::FORCE),
+            ] {
+                if on {
+                    flags |= f;
+                }
+            }
+            let name = snap.name.to_string();
+            c.call::<DomainRevertToSnapshot>(&SnapshotFlagsArgs { snap, flags })
+                .await
+                .map_err(err)?;
+            crate::say!("Domain snapshot {name} reverted\n");
+            Ok(())
+        }
+        Cmd::QemuMonitorCommand {
+            domain,
+            hmp,
+            pretty,
+            cmd,
+        } => {
+            let dom = lookup::domain(c, &domain).await?;
+            let flags = if hmp {
+                monitor_command_flags::HMP
+            } else {
+                monitor_command_flags::DEFAULT
+            };
+            let out = c
+                .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
+                    dom,
+                    cmd: cmd.join(" ").into(),
+                    flags,
+                })
+                .await
+                .map_err(err)?
+                .result
+                .to_string();
+            print_json_reply(&out, pretty && !hmp);
+            Ok(())
+        }
+        Cmd::QemuAgentCommand {
+            domain,
+            timeout,
+            no_wait,
+            block,
+            pretty,
+            cmd,
+        } => {
+            let timeout = match (timeout, no_wait, block) {
+                (Some(t), false, false) if t > 0 => t,
+                (Some(_), false, false) => return Err("timeout must be positive".into()),
+                (None, true, false) => agent_timeout::NOWAIT,
+                (None, false, true) => agent_timeout::BLOCK,
+                (None, false, false) => agent_timeout::DEFAULT,
+                _ => return Err("--timeout, --async and --block are exclusive".into()),
+            };
+            let dom = lookup::domain(c, &domain).await?;
+            let out = c
+                .call::<QemuDomainAgentCommand>(&QemuDomainAgentCommandArgs {
+                    dom,
+                    cmd: cmd.join(" ").into(),
+                    timeout,
+                    flags: Default::default(),
+                })
+                .await
+                .map_err(err)?
+                .result
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            print_json_reply(&out, pretty);
+            Ok(())
+        }
+    }
+}
+
+/// `result\n`, or with `pretty` the JSON re-indented (virsh prints that without the newline).
+fn print_json_reply(out: &str, pretty: bool) {
+    if pretty {
+        print!("{}", pretty_json(out));
+    } else {
+        println!("{out}");
+    }
+}
+
+/// One of the verbs that take only the domain: `Domain 'NAME' <done>`, or virsh's
+/// `Failed to <verb> domain 'NAME'`.
+async fn lifecycle<P>(c: &Client, domain: &str, verb: &str, done: &str) -> R
+where
+    P: libvirt_rpc::proto::Procedure<Args = DomainArgs, Ret = ()>,
+{
+    let dom = lookup::domain(c, domain).await?;
+    c.call::<P>(&DomainArgs { dom: dom.clone() })
+        .await
+        .map_err(|e| {
+            format!(
+                "Failed to {verb} domain '{}'\nerror: {}",
+                dom.name,
+                crate::msg(&e)
+            )
+        })?;
+    crate::say!("Domain '{}' {done}\n", dom.name);
+    Ok(())
+}
+
+/// All domains `flags` selects, in virsh's order: running ones by id, then the others by
+/// name.
+async fn list_domains(c: &Client, flags: u32) -> R<Vec<Domain>> {
+    let mut doms = c
+        .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
+            need_results: 1,
+            flags,
+        })
+        .await
+        .map_err(err)?
+        .domains;
+    doms.sort_by(|a, b| match (a.id < 0, b.id < 0) {
+        (false, false) => a.id.cmp(&b.id),
+        (true, true) => a
+            .name
+            .to_string()
+            .to_lowercase()
+            .cmp(&b.name.to_string().to_lowercase()),
+        (false, true) => std::cmp::Ordering::Less,
+        (true, false) => std::cmp::Ordering::Greater,
+    });
+    Ok(doms)
+}
+
+async fn state_of(c: &Client, dom: &Domain) -> R<DomainState> {
+    Ok(DomainState(
+        c.call::<DomainGetState>(&DomainFlagsArgs {
+            dom: dom.clone(),
+            flags: Default::default(),
+        })
+        .await
+        .map_err(err)?
+        .state,
+    ))
+}
+
+#[allow(clippy::fn_params_excessive_bools, reason = "virsh's options")]
+async fn list(c: &Client, all: bool, inactive: bool, names: bool, uuids: bool) -> R {
+    let flags = match (all, inactive) {
+        (true, _) => list_domains_flags::ACTIVE | list_domains_flags::INACTIVE,
+        (false, true) => list_domains_flags::INACTIVE,
+        (false, false) => list_domains_flags::ACTIVE,
+    };
+    let doms = list_domains(c, flags).await?;
+    if names || uuids {
+        for d in &doms {
+            match (names, uuids) {
+                (true, true) => println!("{}  {}", d.uuid, d.name),
+                (true, false) => println!("{}", d.name),
+                _ => println!("{}", d.uuid),
+            }
+        }
+        return Ok(());
+    }
+    let mut t = Table::new(&["Id", "Name", "State"]);
+    for d in doms {
+        let st = state_of(c, &d).await?;
+        let id = if d.id < 0 {
+            "-".to_string()
+        } else {
+            d.id.to_string()
+        };
+        t.row(vec![id, d.name.to_string(), st.to_string()]);
+    }
+    print!("{}", t.render());
+    Ok(())
+}
+
+async fn info(c: &Client, dom: &Domain) -> R<DomainGetInfoRet> {
+    c.call::<DomainGetInfo>(&DomainArgs { dom: dom.clone() })
+        .await
+        .map_err(err)
+}
+
+async fn dominfo(c: &Client, name: &str) -> R {
+    let dom = lookup::domain(c, name).await?;
+    let args = DomainArgs { dom: dom.clone() };
+    let mut out = String::new();
+    let id = if dom.id < 0 {
+        "-".to_string()
+    } else {
+        dom.id.to_string()
+    };
+    out += &field("Id:", id);
+    out += &field("Name:", &dom.name);
+    out += &field("UUID:", dom.uuid);
+    if let Ok(os) = c.call::<DomainGetOsType>(&args).await {
+        out += &field("OS Type:", os.kind);
+    }
+    let info = info(c, &dom).await?;
+    out += &field("State:", info.domain_state());
+    out += &field("CPU(s):", info.nr_virt_cpu);
+    if info.cpu_time != 0 {
+        #[allow(clippy::cast_precision_loss, reason = "a display value")]
+        let secs = info.cpu_time as f64 / 1e9;
+        out += &field("CPU time:", format!("{secs:.1}s"));
+    }
+    if info.max_mem == u64::from(u32::MAX) {
+        out += &field("Max memory:", "no limit");
+    } else {
+        out += &field("Max memory:", format!("{} KiB", info.max_mem));
+    }
+    out += &field("Used memory:", format!("{} KiB", info.memory));
+    let persistent = c.call::<DomainIsPersistent>(&args).await;
+    out += &field(
+        "Persistent:",
+        persistent.map_or("unknown", |p| yes_no(p.persistent != 0)),
+    );
+    if let Ok(a) = c.call::<DomainGetAutostart>(&args).await {
+        out += &field(
+            "Autostart:",
+            if a.autostart != 0 {
+                "enable"
+            } else {
+                "disable"
+            },
+        );
+    }
+    let saved = c
+        .call::<DomainHasManagedSaveImage>(&DomainFlagsArgs {
+            dom: dom.clone(),
+            flags: Default::default(),
+        })
+        .await;
+    out += &field(
+        "Managed save:",
+        saved.map_or("unknown", |s| yes_no(s.result != 0)),
+    );
+    match c.call::<NodeGetSecurityModel>(&()).await {
+        Ok(m) if !m.model.to_string_lossy().is_empty() => {
+            out += &field("Security model:", m.model.to_string_lossy());
+            out += &field("Security DOI:", m.doi.to_string_lossy());
+            let label = c.call::<DomainGetSecurityLabel>(&args).await.map_err(err)?;
+            let text = label.label.to_string_lossy();
+            if !text.is_empty() {
+                let mode = if label.enforcing != 0 {
+                    "enforcing"
+                } else {
+                    "permissive"
+                };
+                out += &field("Security label:", format!("{text} ({mode})"));
+            }
+        }
+        Ok(_) => {}
+        Err(e)
+            if e.remote()
+                .is_some_and(|r| r.code == libvirt_rpc::proto::ErrorCode::NO_SUPPORT) => {}
+        Err(e) => return Err(err(e)),
+    }
+    if let Ok(m) = c
+        .call::<DomainGetMessages>(&DomainFlagsArgs { dom, flags: Default::default() })
+        .await
+    {
+        for (i, msg) in m.msgs.iter().enumerate() {
+            out += &field(if i == 0 { "Messages:" } else { "" }, msg);
+        }
+    }
+    print!("{out}");
+    Ok(())
+}
+
+async fn interface_addresses(
+    c: &Client,
+    dom: Domain,
+    source: AddrSource,
+) -> R<Vec<libvirt_rpc::proto::procs::domain::DomainInterface>> {
+    let source = match source {
+        AddrSource::Lease => interface_addresses_source::LEASE,
+        AddrSource::Agent => interface_addresses_source::AGENT,
+        AddrSource::Arp => interface_addresses_source::ARP,
+    };
+    Ok(
+        c.call::<DomainInterfaceAddresses>(&DomainInterfaceAddressesArgs {
+            dom,
+            source,
+            flags: Default::default(),
+        })
+        .await
+        .map_err(err)?
+        .ifaces,
+    )
+}
+
+/// virsh's `domifaddr` layout (fixed columns, not a table).
+async fn domifaddr(
+    c: &Client,
+    domain: &str,
+    only: Option<&str>,
+    full: bool,
+    source: AddrSource,
+) -> R {
+    let dom = lookup::domain(c, domain).await?;
+    let ifaces = interface_addresses(c, dom, source).await?;
+    let mut out = format!(
+        " {:<10} {:<20} {:<8}     {}\n{}\n",
+        "Name",
+        "MAC address",
+        "Protocol",
+        "Address",
+        "-".repeat(79)
+    );
+    for i in ifaces {
+        let name = i.name.to_string();
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
+        let mac = i
+            .hwaddr
+            .as_ref()
+            .map_or("N/A".to_string(), ToString::to_string);
+        if i.addrs.is_empty() {
+            let _ = writeln!(out, " {name:<10} {mac:<17}    {:<12} N/A", "N/A");
+        }
+        for (n, a) in i.addrs.iter().enumerate() {
+            let proto = match a.kind {
+                ip_addr_type::IPV4 => "ipv4",
+                ip_addr_type::IPV6 => "ipv6",
+                _ => "unknown",
+            };
+            let (name, mac) = if n == 0 || full {
+                (name.as_str(), mac.as_str())
+            } else {
+                ("-", "-")
+            };
+            let _ = writeln!(
+                out,
+                " {name:<10} {mac:<17}    {proto:<12} {}/{}",
+                a.addr, a.prefix
+            );
+        }
+    }
+    print!("{out}");
+    Ok(())
+}
+
+async fn snapshots(c: &Client, dom: Domain) -> R<Vec<DomainSnapshot>> {
+    Ok(
+        c.call::<DomainListAllSnapshots>(&DomainListAllSnapshotsArgs {
+            dom,
+            need_results: 1,
+            flags: Default::default(),
+        })
+        .await
+        .map_err(err)?
+        .snapshots,
+    )
+}
+
+async fn snapshot_xml(c: &Client, snap: DomainSnapshot) -> R<String> {
+    Ok(
+        c.call::<DomainSnapshotGetXmlDesc>(&SnapshotFlagsArgs { snap, flags: Default::default() })
+            .await
+            .map_err(err)?
+            .xml
+            .to_string(),
+    )
+}
+
+async fn snapshot_create(c: &Client, dom: Domain, xml: &str, flags: u32) -> R<DomainSnapshot> {
+    Ok(
+        c.call::<DomainSnapshotCreateXml>(&DomainCreateChildXmlArgs {
+            dom,
+            xml_desc: xml.into(),
+            flags,
+        })
+        .await
+        .map_err(err)?
+        .snap,
+    )
+}
+
+async fn snapshot_by_name(c: &Client, dom: Domain, name: &str) -> R<DomainSnapshot> {
+    Ok(
+        c.call::<DomainSnapshotLookupByName>(&DomainChildLookupArgs {
+            dom,
+            name: name.into(),
+            flags: Default::default(),
+        })
+        .await
+        .map_err(err)?
+        .snap,
+    )
+}
+
+async fn snapshot_current(c: &Client, dom: Domain) -> R<DomainSnapshot> {
+    Ok(
+        c.call::<DomainSnapshotCurrent>(&DomainFlagsArgs { dom, flags: Default::default() })
+            .await
+            .map_err(err)?
+            .snap,
+    )
+}
+
+async fn snapshot_list(c: &Client, domain: &str) -> R {
+    let dom = lookup::domain(c, domain).await?;
+    let mut snaps = snapshots(c, dom).await?;
+    snaps.sort_by_key(|s| s.name.to_string());
+    let mut t = Table::new(&["Name", "Creation Time", "State"]);
+    for s in snaps {
+        let name = s.name.to_string();
+        let xml = snapshot_xml(c, s).await?;
+        let created = xml_text(&xml, "creationTime")
+            .and_then(|t| t.parse::<i64>().ok())
+            .map(utc_time)
+            .unwrap_or_default();
+        let state = xml_text(&xml, "state").unwrap_or_default();
+        t.row(vec![name, created, state.to_string()]);
+    }
+    print!("{}", t.render());
+    Ok(())
+}
+
+/// The text of the first `<tag>…</tag>` in `xml` (snapshot XML puts its own elements before
+/// the domain's).
+fn xml_text<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let start = xml.find(&open)? + open.len();
+    let end = start + xml[start..].find('<')?;
+    Some(&xml[start..end])
+}
+
+/// Seconds since the epoch as `YYYY-MM-DD HH:MM:SS +0000` (virsh's format, in UTC).
+fn utc_time(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} +0000",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// JSON re-indented as libvirt pretty-prints it: two spaces per level, `"key": value`, empty
+/// containers as `{}` / `[]`. Works on the text (no reordering of keys).
+fn pretty_json(s: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut chars = s.trim().chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    while let Some(ch) = chars.next() {
+        match ch {
+            '"' => {
+                out.push('"');
+                while let Some(c) = chars.next() {
+                    out.push(c);
+                    if c == '\\' {
+                        if let Some(e) = chars.next() {
+                            out.push(e);
+                        }
+                    } else if c == '"' {
+                        break;
+                    }
+                }
+            }
+            '{' | '[' => {
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+                let close = if ch == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    chars.next();
+                    out.push(ch);
+                    out.push(close);
+                } else {
+                    out.push(ch);
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(ch);
+            }
+            ',' => {
+                out.push(',');
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_json_indents_like_libvirt() {
+        assert_eq!(
+            pretty_json(r#"{"return":{"status":"running","a":[]},"id":"x, \"y\""}"#),
+            "{\n  \"return\": {\n    \"status\": \"running\",\n    \"a\": []\n  },\n  \"id\": \"x, \\\"y\\\"\"\n}"
+        );
+    }
+
+    #[test]
+    fn utc_times() {
+        assert_eq!(utc_time(0), "1970-01-01 00:00:00 +0000");
+        assert_eq!(utc_time(1_796_138_975), "2026-12-01 15:29:35 +0000");
+    }
+}

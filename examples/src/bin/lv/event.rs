@@ -1,0 +1,496 @@
+//! `lv event`: virsh's form (`--all` / `--event NAME`, `--domain`, `--loop`, `--timeout`,
+//! `--list`), printing virsh's lines, and lv's own `--kind` form for the lifecycle events of
+//! networks, pools, node devices and secrets.
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use libvirt_rpc::Client;
+use libvirt_rpc::proto::events::DomainEvent;
+
+use crate::{R, err, lookup};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Only events of this domain (name, id or UUID).
+    #[arg(long)]
+    domain: Option<String>,
+    /// Which event type to wait for (see --list).
+    #[arg(long, conflicts_with_all = ["all", "list"])]
+    event: Option<String>,
+    /// Every event type.
+    #[arg(long, conflicts_with = "list")]
+    all: bool,
+    /// Keep waiting after the first event (until --timeout or Ctrl-C).
+    #[arg(long = "loop")]
+    repeat: bool,
+    /// Stop waiting after this many seconds.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u64>,
+    /// The event type names.
+    #[arg(long)]
+    list: bool,
+    /// lv's form: lifecycle events of this kind of object, as `KIND NAME: EVENT`.
+    #[arg(long, value_enum, conflicts_with_all = ["event", "all", "list", "domain"])]
+    kind: Option<EventKind>,
+    /// lv's form: stop after this many events.
+    #[arg(long, requires = "kind")]
+    count: Option<u64>,
+}
+
+/// Object kinds for `lv event --kind`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum EventKind {
+    Domain,
+    Network,
+    Pool,
+    Nodedev,
+    Secret,
+}
+
+/// virsh's names of the domain event ids, in id order.
+const DOMAIN_EVENTS: &[&str] = &[
+    "lifecycle",
+    "reboot",
+    "rtc-change",
+    "watchdog",
+    "io-error",
+    "graphics",
+    "io-error-reason",
+    "control-error",
+    "block-job",
+    "disk-change",
+    "tray-change",
+    "pm-wakeup",
+    "pm-suspend",
+    "balloon-change",
+    "pm-suspend-disk",
+    "device-removed",
+    "block-job-2",
+    "tunable",
+    "agent-lifecycle",
+    "device-added",
+    "migration-iteration",
+    "job-completed",
+    "device-removal-failed",
+    "metadata-change",
+    "block-threshold",
+    "memory-failure",
+    "memory-device-size-change",
+    "nic-mac-change",
+    "vcpu-removed",
+    "channel-lifecycle",
+];
+
+/// virsh's words for a lifecycle event and its detail.
+fn lifecycle_words(event: i32, detail: i32) -> (&'static str, &'static str) {
+    let (name, details): (&str, &[&str]) = match event {
+        0 => ("Defined", &["Added", "Updated", "Renamed", "Snapshot"]),
+        1 => ("Undefined", &["Removed", "Renamed"]),
+        2 => (
+            "Started",
+            &["Booted", "Migrated", "Restored", "Snapshot", "Event wakeup"],
+        ),
+        3 => (
+            "Suspended",
+            &[
+                "Paused",
+                "Migrated",
+                "I/O Error",
+                "Watchdog",
+                "Restored",
+                "Snapshot",
+                "API error",
+                "Post-copy",
+                "Post-copy Error",
+            ],
+        ),
+        4 => (
+            "Resumed",
+            &[
+                "Unpaused",
+                "Migrated",
+                "Snapshot",
+                "Post-copy",
+                "Post-copy Error",
+            ],
+        ),
+        5 => (
+            "Stopped",
+            &[
+                "Shutdown",
+                "Destroyed",
+                "Crashed",
+                "Migrated",
+                "Saved",
+                "Failed",
+                "Snapshot",
+            ],
+        ),
+        6 => (
+            "Shutdown",
+            &[
+                "Finished",
+                "Finished after guest request",
+                "Finished after host request",
+            ],
+        ),
+        7 => ("PMSuspended", &["Memory", "Disk"]),
+        8 => ("Crashed", &["Panicked", "Crashloaded"]),
+        _ => ("unknown", &[]),
+    };
+    let detail = usize::try_from(detail)
+        .ok()
+        .and_then(|i| details.get(i))
+        .copied()
+        .unwrap_or("unknown");
+    (name, detail)
+}
+
+/// One domain event as virsh prints it.
+fn domain_line(ev: &DomainEvent) -> String {
+    use libvirt_rpc::proto::events::EventKind as _;
+    let dom = &ev.object().name;
+    let id = ev.event_id();
+    let name = usize::try_from(id)
+        .ok()
+        .and_then(|i| DOMAIN_EVENTS.get(i))
+        .copied()
+        .unwrap_or("unknown");
+    match ev {
+        DomainEvent::Lifecycle(l) => {
+            let (e, d) = lifecycle_words(l.event, l.detail);
+            format!("event 'lifecycle' for domain '{dom}': {e} {d}")
+        }
+        DomainEvent::RtcChange(r) => {
+            format!("event 'rtc-change' for domain '{dom}': {}", r.offset)
+        }
+        DomainEvent::Watchdog(w) => {
+            let action = [
+                "none",
+                "pause",
+                "reset",
+                "poweroff",
+                "shutdown",
+                "debug",
+                "inject-nmi",
+            ];
+            let a = usize::try_from(w.action)
+                .ok()
+                .and_then(|i| action.get(i))
+                .copied()
+                .unwrap_or("unknown");
+            format!("event 'watchdog' for domain '{dom}': {a}")
+        }
+        DomainEvent::IoError(e) => format!(
+            "event 'io-error' for domain '{dom}': {} ({}) {}",
+            e.src_path,
+            e.dev_alias,
+            io_action(e.action)
+        ),
+        DomainEvent::IoErrorReason(e) => format!(
+            "event 'io-error' for domain '{dom}': {} ({}) {} due to {}",
+            e.src_path,
+            e.dev_alias,
+            io_action(e.action),
+            e.reason
+        ),
+        DomainEvent::BlockJob(j) => block_job(name, dom, &j.path, j.kind, j.status),
+        DomainEvent::BlockJob2(j) => block_job(name, dom, &j.dst, j.kind, j.status),
+        DomainEvent::DiskChange(d) => format!(
+            "event 'disk-change' for domain '{dom}' disk {}: {} -> {}: {}",
+            d.dev_alias,
+            null_str(d.old_src_path.as_ref()),
+            null_str(d.new_src_path.as_ref()),
+            word(&["changed", "dropped"], d.reason)
+        ),
+        DomainEvent::TrayChange(t) => format!(
+            "event 'tray-change' for domain '{dom}' disk {}: {}",
+            t.dev_alias,
+            word(&["opened", "closed"], t.reason)
+        ),
+        DomainEvent::BalloonChange(b) => {
+            format!("event 'balloon-change' for domain '{dom}': {}KiB", b.actual)
+        }
+        DomainEvent::DeviceRemoved(d)
+        | DomainEvent::DeviceAdded(d)
+        | DomainEvent::DeviceRemovalFailed(d) => {
+            format!("event '{name}' for domain '{dom}': {}", d.dev_alias)
+        }
+        DomainEvent::AgentLifecycle(a) => format!(
+            "event 'agent-lifecycle' for domain '{dom}': state: '{}' reason: '{}'",
+            word(&["unknown", "connected", "disconnected"], a.state),
+            word(&["unknown", "domain started", "channel event"], a.reason)
+        ),
+        DomainEvent::MigrationIteration(m) => format!(
+            "event 'migration-iteration' for domain '{dom}': iteration: '{}'",
+            m.iteration
+        ),
+        DomainEvent::MetadataChange(m) => format!(
+            "event 'metadata-change' for domain '{dom}': type {}, uri {}",
+            word(&["description", "title", "element"], m.kind),
+            null_str(m.nsuri.as_ref())
+        ),
+        DomainEvent::BlockThreshold(b) => format!(
+            "event 'block-threshold' for domain '{dom}': dev: {}({}) {} {}",
+            b.dev,
+            null_str(b.path.as_ref()),
+            b.threshold,
+            b.excess
+        ),
+        DomainEvent::MemoryDeviceSizeChange(m) => format!(
+            "event 'memory-device-size-change' for domain '{dom}':\nalias: {}\nsize: {}",
+            m.alias, m.size
+        ),
+        DomainEvent::NicMacChange(n) => format!(
+            "event 'nic-mac-change' for domain '{dom}':\nalias: {}\noldMAC: {}\nnewMAC: {}",
+            n.alias, n.old_mac, n.new_mac
+        ),
+        _ => format!("event '{name}' for domain '{dom}'"),
+    }
+}
+
+/// `words[i]`, or virsh's `unknown`.
+fn word(words: &[&'static str], i: i32) -> &'static str {
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| words.get(i))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+/// virsh's `NULLSTR`.
+fn null_str(s: Option<&libvirt_rpc::LvString>) -> String {
+    s.map_or_else(|| "<null>".to_string(), ToString::to_string)
+}
+
+fn io_action(a: i32) -> &'static str {
+    word(&["none", "pause", "report"], a)
+}
+
+fn block_job(
+    name: &str,
+    dom: &libvirt_rpc::LvString,
+    disk: &libvirt_rpc::LvString,
+    kind: i32,
+    status: i32,
+) -> String {
+    let kind = word(
+        &[
+            "Unknown job",
+            "Block Pull",
+            "Block Copy",
+            "Block Commit",
+            "Active Block Commit",
+            "Backup",
+        ],
+        kind,
+    );
+    let status = word(&["completed", "failed", "canceled", "ready"], status);
+    format!("event '{name}' for domain '{dom}': {kind} for {disk} {status}")
+}
+
+/// Returns whether virsh's footer follows (virsh's form: yes).
+pub async fn run(c: &Client, a: Args) -> R<bool> {
+    if let Some(kind) = a.kind {
+        lv_form(c, kind, a.count).await?;
+        return Ok(false);
+    }
+    if a.list {
+        for n in DOMAIN_EVENTS {
+            println!("{n}");
+        }
+        return Ok(true);
+    }
+    let ids: Vec<i32> = match (&a.event, a.all) {
+        (_, true) => (0..DOMAIN_EVENTS.len()).map(|i| i as i32).collect(),
+        (Some(name), false) => match DOMAIN_EVENTS.iter().position(|n| n == name) {
+            Some(i) => vec![i as i32],
+            None => return Err(format!("unknown event type {name}")),
+        },
+        (None, false) => {
+            return Err("one of --list, --all, or --event <type> is required".into());
+        }
+    };
+    let dom = match &a.domain {
+        Some(d) => Some(lookup::domain(c, d).await?),
+        None => None,
+    };
+    let mut streams = Vec::new();
+    for (i, id) in ids.into_iter().enumerate() {
+        match c.subscribe::<DomainEvent>(id, dom.clone()).await {
+            Ok(s) => streams.push(s.boxed()),
+            // As virsh: an older daemon knows fewer events; only the first must register.
+            Err(e) if i == 0 => return Err(err(e)),
+            Err(_) => {}
+        }
+    }
+    let mut events = futures::stream::select_all(streams);
+    // On stderr, so that scripts and tests know when events will be seen.
+    eprintln!("waiting for events");
+    let deadline = a
+        .timeout
+        .map(|s| tokio::time::Instant::now() + std::time::Duration::from_secs(s));
+    let mut count = 0u64;
+    loop {
+        let next = async {
+            match deadline {
+                Some(d) => tokio::time::timeout_at(d, events.next()).await.ok(),
+                None => Some(events.next().await),
+            }
+        };
+        match next.await {
+            None => {
+                println!("event loop timed out");
+                break;
+            }
+            Some(None) => return Err(c.closed().await.to_string()),
+            Some(Some(ev)) => {
+                println!("{}", domain_line(&ev));
+                count += 1;
+                if !a.repeat {
+                    break;
+                }
+            }
+        }
+    }
+    println!("events received: {count}");
+    if count == 0 {
+        return Err("no events received".into());
+    }
+    Ok(true)
+}
+
+/// The name of lifecycle event `e`: `virDomainEventType` for domains, the lifecycle enums of
+/// networks and pools, node devices and secrets otherwise.
+fn event_name(kind: EventKind, e: i32) -> &'static str {
+    let names: &[&str] = match kind {
+        EventKind::Domain => &[
+            "defined",
+            "undefined",
+            "started",
+            "suspended",
+            "resumed",
+            "stopped",
+            "shutdown",
+            "pmsuspended",
+            "crashed",
+        ],
+        EventKind::Network | EventKind::Pool => &[
+            "defined",
+            "undefined",
+            "started",
+            "stopped",
+            "created",
+            "deleted",
+        ],
+        EventKind::Nodedev => &["created", "deleted", "defined", "undefined"],
+        EventKind::Secret => &["defined", "undefined"],
+    };
+    usize::try_from(e)
+        .ok()
+        .and_then(|i| names.get(i))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+/// Subscribe to the lifecycle events of `kind` and render each as one line.
+async fn event_lines(
+    c: &Client,
+    kind: EventKind,
+) -> Result<BoxStream<'static, String>, libvirt_rpc::CallError> {
+    use libvirt_rpc::proto::events::{
+        NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
+    };
+    match kind {
+        EventKind::Domain => lifecycle_lines::<DomainEvent>(c, kind, |d| &d.name).await,
+        EventKind::Network => lifecycle_lines::<NetworkEvent>(c, kind, |n| &n.name).await,
+        EventKind::Pool => lifecycle_lines::<StoragePoolEvent>(c, kind, |p| &p.name).await,
+        EventKind::Nodedev => lifecycle_lines::<NodeDeviceEvent>(c, kind, |d| &d.name).await,
+        EventKind::Secret => lifecycle_lines::<SecretEvent>(c, kind, |s| &s.usage_id).await,
+    }
+}
+
+/// One output line per event of family `K`: `KIND OBJECT: EVENT` for a lifecycle event (the
+/// object named by `name`), the decoded event otherwise.
+async fn lifecycle_lines<K: libvirt_rpc::proto::events::EventKind>(
+    c: &Client,
+    kind: EventKind,
+    name: fn(&K::Object) -> &libvirt_rpc::LvString,
+) -> Result<BoxStream<'static, String>, libvirt_rpc::CallError> {
+    use clap::ValueEnum;
+    let events = c.subscribe::<K>(K::LIFECYCLE, None).await?;
+    let label = kind.to_possible_value().expect("no skipped variants");
+    Ok(events
+        .map(move |ev| match ev.lifecycle() {
+            Some((e, _)) => format!(
+                "{} {}: {}",
+                label.get_name(),
+                name(ev.object()),
+                event_name(kind, e)
+            ),
+            None => format!("{}: {ev:?}", label.get_name()),
+        })
+        .boxed())
+}
+
+/// lv's form: print lines until `count` events (or the global --timeout, or Ctrl-C).
+async fn lv_form(c: &Client, kind: EventKind, count: Option<u64>) -> R {
+    let mut lines = event_lines(c, kind).await.map_err(err)?;
+    eprintln!("waiting for events");
+    let mut seen = 0u64;
+    while count.is_none_or(|n| seen < n) {
+        let Some(line) = lines.next().await else {
+            // The stream ends when the connection dies: say why.
+            return Err(c.closed().await.to_string());
+        };
+        println!("{line}");
+        seen += 1;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use libvirt_rpc::proto::events::{BalloonChange, DomainEvent, Lifecycle, TrayChange};
+    use libvirt_rpc::proto::types::Domain;
+
+    use super::domain_line;
+
+    fn dom() -> Domain {
+        Domain {
+            name: "d".into(),
+            uuid: libvirt_rpc::proto::types::Uuid::default(),
+            id: 1,
+        }
+    }
+
+    #[test]
+    fn events_print_like_virsh() {
+        let l = DomainEvent::Lifecycle(Lifecycle {
+            dom: dom(),
+            event: 5,
+            detail: 1,
+        });
+        assert_eq!(
+            domain_line(&l),
+            "event 'lifecycle' for domain 'd': Stopped Destroyed"
+        );
+        let t = DomainEvent::TrayChange(TrayChange {
+            dom: dom(),
+            dev_alias: "sata0".into(),
+            reason: 1,
+        });
+        assert_eq!(
+            domain_line(&t),
+            "event 'tray-change' for domain 'd' disk sata0: closed"
+        );
+        let b = DomainEvent::BalloonChange(BalloonChange {
+            dom: dom(),
+            actual: 1024,
+        });
+        assert_eq!(
+            domain_line(&b),
+            "event 'balloon-change' for domain 'd': 1024KiB"
+        );
+    }
+}

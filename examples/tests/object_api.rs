@@ -1,0 +1,110 @@
+//! The object-API example programs (inventory, lifecycle, event watch, error handling) run
+//! against a private libvirtd's test driver; their output is checked line by line.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+
+use libvirt_rpc::prelude::*;
+use testbed::libvirtd::Libvirtd;
+
+fn run(bin: &str, args: &[&str]) -> String {
+    let out: Output = Command::new(bin)
+        .args(args)
+        .output()
+        .expect("run the example");
+    assert!(
+        out.status.success(),
+        "{bin} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn inventory_lists_the_test_driver_objects() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let text = run(env!("CARGO_BIN_EXE_inventory"), &[&d.test_uri()]);
+    assert!(text.starts_with("host "), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("domain test ") && l.contains("running")),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("pool default-pool ")),
+        "{text}"
+    );
+    assert!(text.contains("network default active"), "{text}");
+}
+
+#[test]
+fn lifecycle_walks_through_every_state() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let text = run(env!("CARGO_BIN_EXE_lifecycle"), &[&d.test_uri(), "ex-life"]);
+    let steps: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| {
+            l.split_once(' ')
+                .map_or((l, ""), |(step, st)| (step, st.trim()))
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("defined", "shut off"),
+            ("started", "running"),
+            ("paused", "paused"),
+            ("resumed", "running"),
+            ("stopped", "shut off"),
+            ("undefined", ""),
+        ],
+        "{text}"
+    );
+}
+
+#[test]
+fn errors_are_told_apart_by_predicate() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let text = run(env!("CARGO_BIN_EXE_errors"), &[&d.test_uri()]);
+    let kinds: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["not found", "unreachable", "connection dead"],
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn event_watch_prints_the_lifecycle_events_it_sees() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_event_watch"))
+        .args([&d.test_uri(), "2"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start event_watch");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "ready");
+    let conn = Connect::open(&d.test_uri()).await.unwrap();
+    let dom = conn.lookup_domain_by_name("test".into()).await.unwrap();
+    dom.suspend().await.unwrap();
+    dom.resume().await.unwrap();
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert!(child.wait().unwrap().success());
+    // VIR_DOMAIN_EVENT_SUSPENDED = 3, VIR_DOMAIN_EVENT_RESUMED = 4.
+    assert_eq!(
+        rest,
+        ["test event 3 detail 0", "test event 4 detail 0"],
+        "{rest:?}"
+    );
+}
