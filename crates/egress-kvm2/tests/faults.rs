@@ -257,9 +257,12 @@ impl Bed {
             .await
             .expect("pool")
             .pool;
-        link.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs { pool, flags: Default::default() })
-            .await
-            .expect("pool refresh");
+        link.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs {
+            pool,
+            flags: Default::default(),
+        })
+        .await
+        .expect("pool refresh");
     }
 
     /// A clean create and delete of `spec`, their calls counted through the relay:

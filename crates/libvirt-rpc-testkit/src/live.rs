@@ -11,7 +11,7 @@ use libvirt_rpc::proto::events::{StoragePoolEvent, StoragePoolRefreshed};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
-    StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
+    StorageVolCreateFlags, StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
 };
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
 
@@ -37,7 +37,7 @@ pub async fn make_vol(c: &Client, pool_name: &str, name: &str, bytes: u64) -> St
     c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
         pool: pool(c, pool_name).await,
         xml: xml.into(),
-        flags: Default::default(),
+        flags: StorageVolCreateFlags::empty(),
     })
     .await
     .unwrap()
@@ -85,7 +85,7 @@ pub async fn calls_events_transfers(c: &Client, pool_name: &str, vol_name: &str,
         .subscribe_storage_pool_events(pool_event_id::REFRESH, None)
         .await
         .unwrap();
-    c.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs { pool, flags: Default::default() })
+    c.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs { pool, flags: 0 })
         .await
         .unwrap();
     let ev = tokio::time::timeout(Duration::from_secs(10), refreshes.next())

@@ -78,13 +78,13 @@ async fn generated_methods_answer_on_the_test_driver() {
     h1.suspend().await.unwrap();
     assert_eq!(
         h1.state(Default::default()).await.unwrap().state,
-        libvirt_rpc::proto::DomainState::PAUSED,
+        DomainState::PAUSED,
         "paused"
     );
     h1.resume().await.unwrap();
     assert_eq!(
         h1.state(Default::default()).await.unwrap().state,
-        libvirt_rpc::proto::DomainState::RUNNING,
+        DomainState::RUNNING,
         "running"
     );
 

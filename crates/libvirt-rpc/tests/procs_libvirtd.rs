@@ -200,7 +200,7 @@ fn flags<F>(d: &Domain, flags: F) -> domain::DomainFlagsArgs<F> {
 fn title_of(dom: &Domain) -> domain::DomainGetMetadataArgs {
     domain::DomainGetMetadataArgs {
         dom: dom.clone(),
-        kind: domain::MetadataType::TITLE,
+        kind: MetadataType::TITLE,
         uri: None,
         flags: Default::default(),
     }
@@ -342,9 +342,13 @@ async fn connection_facts(run: &mut Run<'_>) {
         text(&r.capabilities).contains("<capabilities>")
     })
     .await;
-    run.expect::<ConnectGetSysinfo>(FlagsArgs { flags: Default::default() }, "sysinfo XML", |r| {
-        text(&r.sysinfo).contains("<sysinfo")
-    })
+    run.expect::<ConnectGetSysinfo>(
+        FlagsArgs {
+            flags: Default::default(),
+        },
+        "sysinfo XML",
+        |r| text(&r.sysinfo).contains("<sysinfo"),
+    )
     .await;
     run.expect::<ConnectGetCpuModelNames>(
         ConnectGetCpuModelNamesArgs {
@@ -1284,12 +1288,14 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
         dom: d.clone(),
     };
     // Generic over the flag family: the procedures below take different ones.
+    #[allow(clippy::items_after_statements)]
     fn snap_flags<F: From<u32>>(snap: DomainSnapshot, flags: u32) -> SnapshotFlagsArgs<F> {
         SnapshotFlagsArgs {
             snap,
             flags: F::from(flags),
         }
     }
+    #[allow(clippy::items_after_statements)]
     fn dom_flags<F: Default>(dom: &Domain) -> domain::DomainFlagsArgs<F> {
         domain::DomainFlagsArgs {
             dom: dom.clone(),
@@ -1660,8 +1666,10 @@ async fn interfaces(run: &mut Run<'_>) {
              <mac address='52:54:00:4c:56:09'/></interface>"
         )
     };
-    run.done::<InterfaceChangeBegin>(FlagsArgs { flags: Default::default() })
-        .await;
+    run.done::<InterfaceChangeBegin>(FlagsArgs {
+        flags: Default::default(),
+    })
+    .await;
     if let Some(i) = run
         .expect::<InterfaceDefineXml>(
             XmlFlagsArgs {
@@ -1686,17 +1694,23 @@ async fn interfaces(run: &mut Run<'_>) {
         run.done::<InterfaceDestroy>(fl(&i)).await;
         run.done::<InterfaceUndefine>(ifc(&i)).await;
     }
-    run.done::<InterfaceChangeCommit>(FlagsArgs { flags: Default::default() })
-        .await;
-    run.done::<InterfaceChangeBegin>(FlagsArgs { flags: Default::default() })
-        .await;
+    run.done::<InterfaceChangeCommit>(FlagsArgs {
+        flags: Default::default(),
+    })
+    .await;
+    run.done::<InterfaceChangeBegin>(FlagsArgs {
+        flags: Default::default(),
+    })
+    .await;
     run.done::<InterfaceDefineXml>(XmlFlagsArgs {
         xml: xml("lv-eth10").into(),
         flags: Default::default(),
     })
     .await;
-    run.done::<InterfaceChangeRollback>(FlagsArgs { flags: Default::default() })
-        .await;
+    run.done::<InterfaceChangeRollback>(FlagsArgs {
+        flags: Default::default(),
+    })
+    .await;
     run.refuse::<InterfaceLookupByName>(
         NameArgs {
             name: "lv-eth10".into(),
@@ -1725,6 +1739,7 @@ async fn storage_pools(run: &mut Run<'_>) {
     let pool = pool.pool;
     let p = |p: &StoragePool| StoragePoolArgs { pool: p.clone() };
     // Generic over the flag family: create, build, delete and XML take different ones.
+    #[allow(clippy::items_after_statements)]
     fn pf<F: Default>(p: &StoragePool) -> StoragePoolFlagsArgs<F> {
         StoragePoolFlagsArgs {
             pool: p.clone(),
@@ -2205,7 +2220,9 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     )
     .await;
     run.expect::<connect::ConnectGetStoragePoolCapabilities>(
-        FlagsArgs { flags: Default::default() },
+        FlagsArgs {
+            flags: Default::default(),
+        },
         "storage pool capabilities with dir pools",
         |r| {
             let x = text(&r.capabilities);

@@ -7,6 +7,7 @@
 //! connection usable; the adaptors report a stream's end as an [`io::Error`] whose inner
 //! error is the [`StreamError`] (see [`stream_error`]).
 
+use crate::proto::procs::storage::StorageVolDeleteFlags;
 use std::future::{Future, poll_fn};
 use std::io;
 use std::path::Path;
@@ -154,7 +155,7 @@ impl Cleanup {
             .client
             .call::<StorageVolDelete>(&StorageVolFlagsArgs {
                 vol: self.vol,
-                flags: Default::default(),
+                flags: StorageVolDeleteFlags::default(),
             })
             .await
         {

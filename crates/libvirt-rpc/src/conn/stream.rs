@@ -594,7 +594,7 @@ impl StreamMut<'_> {
             return Err(StreamMisuse::HoleTooLong { len }.into());
         };
         let h = s.packet_header(id, MessageType::StreamHole, MessageStatus::Continue);
-        let packet: Bytes = encode_packet::<StreamError>(&h, &StreamHole { length, flags: Default::default() })
+        let packet: Bytes = encode_packet::<StreamError>(&h, &StreamHole { length, flags: 0 })
             .expect("tiny packet");
         self.conn.queue(Queued::data(id, packet, Bytes::new()));
         Ok(())

@@ -788,7 +788,7 @@ mod tests {
             (DomainState::CRASHED, DomainState::CRASHED),
             (DomainState::PMSUSPENDED, DomainState::PMSUSPENDED),
         ] {
-            assert_eq!(DomainState::from(n), s);
+            assert_eq!(n, s);
             assert!(s.name().is_some() && s.text().is_some());
             assert_eq!(s.reason_names().len(), s.reason_texts().len(), "{s:?}");
             assert_eq!(s.reason_names()[0], "UNKNOWN");

@@ -8,25 +8,25 @@ use libvirt_rpc::Client;
 use libvirt_rpc::proto::names::DomainState;
 use libvirt_rpc::proto::procs::common::XmlArgs;
 use libvirt_rpc::proto::procs::connect::{
-    ConnectListAllDomains, ConnectListAllDomainsArgs, list_domains_flags,
+    ConnectListAllDomains, ConnectListAllDomainsArgs, ConnectListAllDomainsFlags,
 };
 use libvirt_rpc::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainFlagsArgs, DomainGetAutostart,
     DomainGetInfo, DomainGetInfoRet, DomainGetMessages, DomainGetOsType, DomainGetSecurityLabel,
     DomainGetState, DomainGetXmlDesc, DomainHasManagedSaveImage, DomainInterfaceAddresses,
     DomainInterfaceAddressesArgs, DomainIsPersistent, DomainReboot, DomainResume, DomainShutdown,
-    DomainSuspend, DomainUndefineFlags, interface_addresses_source, ip_addr_type, xml_flags,
+    DomainSuspend, DomainUndefineFlags, DomainXmlFlags, InterfaceAddressesSource, IpAddrType,
 };
 use libvirt_rpc::proto::procs::node::NodeGetSecurityModel;
 use libvirt_rpc::proto::procs::qemu::{
     QemuDomainAgentCommand, QemuDomainAgentCommandArgs, QemuDomainMonitorCommand,
-    QemuDomainMonitorCommandArgs, agent_timeout, monitor_command_flags,
+    QemuDomainMonitorCommandArgs, QemuMonitorCommandFlags, agent_timeout,
 };
 use libvirt_rpc::proto::procs::snapshot::{
     DomainChildLookupArgs, DomainCreateChildXmlArgs, DomainListAllSnapshots,
-    DomainListAllSnapshotsArgs, DomainRevertToSnapshot, DomainSnapshotCreateXml,
-    DomainSnapshotCurrent, DomainSnapshotGetXmlDesc, DomainSnapshotLookupByName, SnapshotFlagsArgs,
-    snapshot_create_flags, snapshot_revert_flags,
+    DomainListAllSnapshotsArgs, DomainRevertToSnapshot, DomainSnapshotCreateFlags,
+    DomainSnapshotCreateXml, DomainSnapshotCurrent, DomainSnapshotGetXmlDesc,
+    DomainSnapshotLookupByName, DomainSnapshotRevertFlags, SnapshotFlagsArgs,
 };
 use libvirt_rpc::proto::types::{Domain, DomainSnapshot};
 
@@ -272,7 +272,10 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         Cmd::Domstate { domain, reason } => {
             let d = lookup::domain(c, &domain).await?;
             let st = c
-                .call::<DomainGetState>(&DomainFlagsArgs { dom: d, flags: Default::default() })
+                .call::<DomainGetState>(&DomainFlagsArgs {
+                    dom: d,
+                    flags: Default::default(),
+                })
                 .await
                 .map_err(err)?
                 .named();
@@ -292,10 +295,10 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         } => {
             let mut flags = 0;
             for (on, f) in [
-                (inactive, xml_flags::INACTIVE),
-                (security_info, xml_flags::SECURE),
-                (update_cpu, xml_flags::UPDATE_CPU),
-                (migratable, xml_flags::MIGRATABLE),
+                (inactive, DomainXmlFlags::INACTIVE.bits()),
+                (security_info, DomainXmlFlags::SECURE.bits()),
+                (update_cpu, DomainXmlFlags::UPDATE_CPU.bits()),
+                (migratable, DomainXmlFlags::MIGRATABLE.bits()),
             ] {
                 if on {
                     flags |= f;
@@ -303,7 +306,10 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             }
             let dom = lookup::domain(c, &domain).await?;
             let xml = c
-                .call::<DomainGetXmlDesc>(&DomainFlagsArgs { dom, flags })
+                .call::<DomainGetXmlDesc>(&DomainFlagsArgs {
+                    dom,
+                    flags: flags.into(),
+                })
                 .await
                 .map_err(err)?
                 .xml;
@@ -421,10 +427,10 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             }
             let mut flags = 0;
             for (on, f) in [
-                (no_metadata, snapshot_create_flags::NO_METADATA),
-                (halt, snapshot_create_flags::HALT),
-                (disk_only, snapshot_create_flags::DISK_ONLY),
-                (atomic, snapshot_create_flags::ATOMIC),
+                (no_metadata, DomainSnapshotCreateFlags::NO_METADATA.bits()),
+                (halt, DomainSnapshotCreateFlags::HALT.bits()),
+                (disk_only, DomainSnapshotCreateFlags::DISK_ONLY.bits()),
+                (atomic, DomainSnapshotCreateFlags::ATOMIC.bits()),
             ] {
                 if on {
                     flags |= f;
@@ -452,18 +458,21 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             };
             let mut flags = 0;
             for (on, f) in [
-                (running, snapshot_revert_flags::RUNNING),
-                (paused, snapshot_revert_flags::PAUSED),
-                (force, snapshot_revert_flags::FORCE),
+                (running, DomainSnapshotRevertFlags::RUNNING.bits()),
+                (paused, DomainSnapshotRevertFlags::PAUSED.bits()),
+                (force, DomainSnapshotRevertFlags::FORCE.bits()),
             ] {
                 if on {
                     flags |= f;
                 }
             }
             let name = snap.name.to_string();
-            c.call::<DomainRevertToSnapshot>(&SnapshotFlagsArgs { snap, flags })
-                .await
-                .map_err(err)?;
+            c.call::<DomainRevertToSnapshot>(&SnapshotFlagsArgs {
+                snap,
+                flags: flags.into(),
+            })
+            .await
+            .map_err(err)?;
             crate::say!("Domain snapshot {name} reverted\n");
             Ok(())
         }
@@ -475,15 +484,15 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         } => {
             let dom = lookup::domain(c, &domain).await?;
             let flags = if hmp {
-                monitor_command_flags::HMP
+                QemuMonitorCommandFlags::HMP.bits()
             } else {
-                monitor_command_flags::DEFAULT
+                QemuMonitorCommandFlags::DEFAULT.bits()
             };
             let out = c
                 .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
                     dom,
                     cmd: cmd.join(" ").into(),
-                    flags,
+                    flags: flags.into(),
                 })
                 .await
                 .map_err(err)?
@@ -562,7 +571,7 @@ async fn list_domains(c: &Client, flags: u32) -> R<Vec<Domain>> {
     let mut doms = c
         .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
             need_results: 1,
-            flags,
+            flags: flags.into(),
         })
         .await
         .map_err(err)?
@@ -581,23 +590,23 @@ async fn list_domains(c: &Client, flags: u32) -> R<Vec<Domain>> {
 }
 
 async fn state_of(c: &Client, dom: &Domain) -> R<DomainState> {
-    Ok(DomainState(
-        c.call::<DomainGetState>(&DomainFlagsArgs {
-            dom: dom.clone(),
-            flags: Default::default(),
-        })
-        .await
-        .map_err(err)?
-        .state,
-    ))
+    Ok(c.call::<DomainGetState>(&DomainFlagsArgs {
+        dom: dom.clone(),
+        flags: Default::default(),
+    })
+    .await
+    .map_err(err)?
+    .state)
 }
 
 #[allow(clippy::fn_params_excessive_bools, reason = "virsh's options")]
 async fn list(c: &Client, all: bool, inactive: bool, names: bool, uuids: bool) -> R {
     let flags = match (all, inactive) {
-        (true, _) => list_domains_flags::ACTIVE | list_domains_flags::INACTIVE,
-        (false, true) => list_domains_flags::INACTIVE,
-        (false, false) => list_domains_flags::ACTIVE,
+        (true, _) => {
+            ConnectListAllDomainsFlags::ACTIVE.bits() | ConnectListAllDomainsFlags::INACTIVE.bits()
+        }
+        (false, true) => ConnectListAllDomainsFlags::INACTIVE.bits(),
+        (false, false) => ConnectListAllDomainsFlags::ACTIVE.bits(),
     };
     let doms = list_domains(c, flags).await?;
     if names || uuids {
@@ -706,7 +715,10 @@ async fn dominfo(c: &Client, name: &str) -> R {
         Err(e) => return Err(err(e)),
     }
     if let Ok(m) = c
-        .call::<DomainGetMessages>(&DomainFlagsArgs { dom, flags: Default::default() })
+        .call::<DomainGetMessages>(&DomainFlagsArgs {
+            dom,
+            flags: Default::default(),
+        })
         .await
     {
         for (i, msg) in m.msgs.iter().enumerate() {
@@ -723,9 +735,9 @@ async fn interface_addresses(
     source: AddrSource,
 ) -> R<Vec<libvirt_rpc::proto::procs::domain::DomainInterface>> {
     let source = match source {
-        AddrSource::Lease => interface_addresses_source::LEASE,
-        AddrSource::Agent => interface_addresses_source::AGENT,
-        AddrSource::Arp => interface_addresses_source::ARP,
+        AddrSource::Lease => InterfaceAddressesSource::LEASE,
+        AddrSource::Agent => InterfaceAddressesSource::AGENT,
+        AddrSource::Arp => InterfaceAddressesSource::ARP,
     };
     Ok(
         c.call::<DomainInterfaceAddresses>(&DomainInterfaceAddressesArgs {
@@ -771,8 +783,8 @@ async fn domifaddr(
         }
         for (n, a) in i.addrs.iter().enumerate() {
             let proto = match a.kind {
-                ip_addr_type::IPV4 => "ipv4",
-                ip_addr_type::IPV6 => "ipv6",
+                IpAddrType::IPV4 => "ipv4",
+                IpAddrType::IPV6 => "ipv6",
                 _ => "unknown",
             };
             let (name, mac) = if n == 0 || full {
@@ -805,13 +817,14 @@ async fn snapshots(c: &Client, dom: Domain) -> R<Vec<DomainSnapshot>> {
 }
 
 async fn snapshot_xml(c: &Client, snap: DomainSnapshot) -> R<String> {
-    Ok(
-        c.call::<DomainSnapshotGetXmlDesc>(&SnapshotFlagsArgs { snap, flags: Default::default() })
-            .await
-            .map_err(err)?
-            .xml
-            .to_string(),
-    )
+    Ok(c.call::<DomainSnapshotGetXmlDesc>(&SnapshotFlagsArgs {
+        snap,
+        flags: Default::default(),
+    })
+    .await
+    .map_err(err)?
+    .xml
+    .to_string())
 }
 
 async fn snapshot_create(c: &Client, dom: Domain, xml: &str, flags: u32) -> R<DomainSnapshot> {
@@ -819,7 +832,7 @@ async fn snapshot_create(c: &Client, dom: Domain, xml: &str, flags: u32) -> R<Do
         c.call::<DomainSnapshotCreateXml>(&DomainCreateChildXmlArgs {
             dom,
             xml_desc: xml.into(),
-            flags,
+            flags: flags.into(),
         })
         .await
         .map_err(err)?
@@ -841,12 +854,13 @@ async fn snapshot_by_name(c: &Client, dom: Domain, name: &str) -> R<DomainSnapsh
 }
 
 async fn snapshot_current(c: &Client, dom: Domain) -> R<DomainSnapshot> {
-    Ok(
-        c.call::<DomainSnapshotCurrent>(&DomainFlagsArgs { dom, flags: Default::default() })
-            .await
-            .map_err(err)?
-            .snap,
-    )
+    Ok(c.call::<DomainSnapshotCurrent>(&DomainFlagsArgs {
+        dom,
+        flags: Default::default(),
+    })
+    .await
+    .map_err(err)?
+    .snap)
 }
 
 async fn snapshot_list(c: &Client, domain: &str) -> R {

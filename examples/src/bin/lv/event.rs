@@ -158,7 +158,7 @@ fn domain_line(ev: &DomainEvent) -> String {
         .unwrap_or("unknown");
     match ev {
         DomainEvent::Lifecycle(l) => {
-            let (e, d) = lifecycle_words(l.event, l.detail);
+            let (e, d) = lifecycle_words(l.event.0, l.detail);
             format!("event 'lifecycle' for domain '{dom}': {e} {d}")
         }
         DomainEvent::RtcChange(r) => {
@@ -174,7 +174,7 @@ fn domain_line(ev: &DomainEvent) -> String {
                 "debug",
                 "inject-nmi",
             ];
-            let a = usize::try_from(w.action)
+            let a = usize::try_from(w.action.0)
                 .ok()
                 .and_then(|i| action.get(i))
                 .copied()
@@ -185,28 +185,28 @@ fn domain_line(ev: &DomainEvent) -> String {
             "event 'io-error' for domain '{dom}': {} ({}) {}",
             e.src_path,
             e.dev_alias,
-            io_action(e.action)
+            io_action(e.action.0)
         ),
         DomainEvent::IoErrorReason(e) => format!(
             "event 'io-error' for domain '{dom}': {} ({}) {} due to {}",
             e.src_path,
             e.dev_alias,
-            io_action(e.action),
+            io_action(e.action.0),
             e.reason
         ),
-        DomainEvent::BlockJob(j) => block_job(name, dom, &j.path, j.kind, j.status),
-        DomainEvent::BlockJob2(j) => block_job(name, dom, &j.dst, j.kind, j.status),
+        DomainEvent::BlockJob(j) => block_job(name, dom, &j.path, j.kind.0, j.status.0),
+        DomainEvent::BlockJob2(j) => block_job(name, dom, &j.dst, j.kind.0, j.status.0),
         DomainEvent::DiskChange(d) => format!(
             "event 'disk-change' for domain '{dom}' disk {}: {} -> {}: {}",
             d.dev_alias,
             null_str(d.old_src_path.as_ref()),
             null_str(d.new_src_path.as_ref()),
-            word(&["changed", "dropped"], d.reason)
+            word(&["changed", "dropped"], d.reason.0)
         ),
         DomainEvent::TrayChange(t) => format!(
             "event 'tray-change' for domain '{dom}' disk {}: {}",
             t.dev_alias,
-            word(&["opened", "closed"], t.reason)
+            word(&["opened", "closed"], t.reason.0)
         ),
         DomainEvent::BalloonChange(b) => {
             format!("event 'balloon-change' for domain '{dom}': {}KiB", b.actual)
@@ -218,8 +218,8 @@ fn domain_line(ev: &DomainEvent) -> String {
         }
         DomainEvent::AgentLifecycle(a) => format!(
             "event 'agent-lifecycle' for domain '{dom}': state: '{}' reason: '{}'",
-            word(&["unknown", "connected", "disconnected"], a.state),
-            word(&["unknown", "domain started", "channel event"], a.reason)
+            word(&["unknown", "connected", "disconnected"], a.state.0),
+            word(&["unknown", "domain started", "channel event"], a.reason.0)
         ),
         DomainEvent::MigrationIteration(m) => format!(
             "event 'migration-iteration' for domain '{dom}': iteration: '{}'",
@@ -227,7 +227,7 @@ fn domain_line(ev: &DomainEvent) -> String {
         ),
         DomainEvent::MetadataChange(m) => format!(
             "event 'metadata-change' for domain '{dom}': type {}, uri {}",
-            word(&["description", "title", "element"], m.kind),
+            word(&["description", "title", "element"], m.kind.0),
             null_str(m.nsuri.as_ref())
         ),
         DomainEvent::BlockThreshold(b) => format!(
@@ -468,7 +468,7 @@ mod tests {
     fn events_print_like_virsh() {
         let l = DomainEvent::Lifecycle(Lifecycle {
             dom: dom(),
-            event: 5,
+            event: libvirt_rpc::proto::DomainEventType(5),
             detail: 1,
         });
         assert_eq!(
@@ -478,7 +478,7 @@ mod tests {
         let t = DomainEvent::TrayChange(TrayChange {
             dom: dom(),
             dev_alias: "sata0".into(),
-            reason: 1,
+            reason: libvirt_rpc::proto::TrayChangeReason(1),
         });
         assert_eq!(
             domain_line(&t),

@@ -8,12 +8,12 @@ use libvirt_rpc::proto::procs::connect::{
     ConnectGetVersion,
 };
 use libvirt_rpc::proto::procs::interface::{
-    ConnectListAllInterfaces, InterfaceArgs, InterfaceIsActive, list_interfaces_flags,
+    ConnectListAllInterfaces, ConnectListAllInterfacesFlags, InterfaceArgs, InterfaceIsActive,
 };
 use libvirt_rpc::proto::procs::node::NodeGetInfo;
 use libvirt_rpc::proto::procs::nodedev::ConnectListAllNodeDevices;
 use libvirt_rpc::proto::procs::nwfilter::ConnectListAllNwFilters;
-use libvirt_rpc::proto::procs::secret::{ConnectListAllSecrets, usage_type};
+use libvirt_rpc::proto::procs::secret::{ConnectListAllSecrets, SecretUsageType};
 
 use crate::table::Table;
 use crate::{R, err};
@@ -111,11 +111,11 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             let mut t = Table::new(&["UUID", "Usage"]);
             for s in secrets {
                 let kind = match s.usage_type {
-                    usage_type::VOLUME => Some("volume"),
-                    usage_type::CEPH => Some("ceph"),
-                    usage_type::ISCSI => Some("iscsi"),
-                    usage_type::TLS => Some("tls"),
-                    usage_type::VTPM => Some("vtpm"),
+                    SecretUsageType::VOLUME => Some("volume"),
+                    SecretUsageType::CEPH => Some("ceph"),
+                    SecretUsageType::ISCSI => Some("iscsi"),
+                    SecretUsageType::TLS => Some("tls"),
+                    SecretUsageType::VTPM => Some("vtpm"),
                     _ => None,
                 };
                 let usage =
@@ -187,14 +187,17 @@ async fn nodeinfo(c: &Client) -> R {
 
 async fn iface_list(c: &Client, all: bool, inactive: bool) -> R {
     let flags = match (all, inactive) {
-        (true, _) => list_interfaces_flags::INACTIVE | list_interfaces_flags::ACTIVE,
-        (false, true) => list_interfaces_flags::INACTIVE,
-        (false, false) => list_interfaces_flags::ACTIVE,
+        (true, _) => {
+            ConnectListAllInterfacesFlags::INACTIVE.bits()
+                | ConnectListAllInterfacesFlags::ACTIVE.bits()
+        }
+        (false, true) => ConnectListAllInterfacesFlags::INACTIVE.bits(),
+        (false, false) => ConnectListAllInterfacesFlags::ACTIVE.bits(),
     };
     let mut ifaces = c
         .call::<ConnectListAllInterfaces>(&ListAllArgs {
             need_results: 1,
-            flags,
+            flags: flags.into(),
         })
         .await
         .map_err(err)?

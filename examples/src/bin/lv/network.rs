@@ -3,9 +3,9 @@
 use libvirt_rpc::Client;
 use libvirt_rpc::proto::procs::common::ListAllArgs;
 use libvirt_rpc::proto::procs::network::{
-    ConnectListAllNetworks, NetworkArgs, NetworkFlagsArgs, NetworkGetAutostart,
-    NetworkGetBridgeName, NetworkGetXmlDesc, NetworkIsActive, NetworkIsPersistent,
-    list_networks_flags, xml_flags,
+    ConnectListAllNetworks, ConnectListAllNetworksFlags, NetworkArgs, NetworkFlagsArgs,
+    NetworkGetAutostart, NetworkGetBridgeName, NetworkGetXmlDesc, NetworkIsActive,
+    NetworkIsPersistent, NetworkXmlFlags,
 };
 use libvirt_rpc::proto::types::Network;
 
@@ -45,9 +45,16 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         Cmd::NetInfo { network } => net_info(c, &network).await,
         Cmd::NetDumpxml { network, inactive } => {
             let net = lookup::network(c, &network).await?;
-            let flags = if inactive { xml_flags::INACTIVE } else { 0 };
+            let flags = if inactive {
+                NetworkXmlFlags::INACTIVE.bits()
+            } else {
+                0
+            };
             let xml = c
-                .call::<NetworkGetXmlDesc>(&NetworkFlagsArgs { net, flags })
+                .call::<NetworkGetXmlDesc>(&NetworkFlagsArgs {
+                    net,
+                    flags: flags.into(),
+                })
                 .await
                 .map_err(err)?
                 .xml;
@@ -61,7 +68,7 @@ async fn networks(c: &Client, flags: u32) -> R<Vec<Network>> {
     let mut nets = c
         .call::<ConnectListAllNetworks>(&ListAllArgs {
             need_results: 1,
-            flags,
+            flags: flags.into(),
         })
         .await
         .map_err(err)?
@@ -94,8 +101,8 @@ async fn net_flags(c: &Client, net: &Network) -> (Option<bool>, Option<bool>, Op
 async fn net_list(c: &Client, all: bool, inactive: bool) -> R {
     let flags = match (all, inactive) {
         (true, _) => 0,
-        (false, true) => list_networks_flags::INACTIVE,
-        (false, false) => list_networks_flags::ACTIVE,
+        (false, true) => ConnectListAllNetworksFlags::INACTIVE.bits(),
+        (false, false) => ConnectListAllNetworksFlags::ACTIVE.bits(),
     };
     let mut t = Table::new(&["Name", "State", "Autostart", "Persistent"]);
     for n in networks(c, flags).await? {

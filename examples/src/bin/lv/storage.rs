@@ -9,13 +9,14 @@ use libvirt_rpc::Client;
 use libvirt_rpc::client::{DownloadOptions, UploadOptions};
 use libvirt_rpc::proto::procs::common::ListAllArgs;
 use libvirt_rpc::proto::procs::storage::{
-    ConnectListAllStoragePools, StoragePoolArgs, StoragePoolGetAutostart, StoragePoolGetInfo,
-    StoragePoolGetInfoRet, StoragePoolIsActive, StoragePoolIsPersistent, StoragePoolListAllVolumes,
-    StoragePoolListAllVolumesArgs, StorageVolArgs, StorageVolCreateXml, StorageVolCreateXmlArgs,
-    StorageVolDelete, StorageVolFlagsArgs, StorageVolGetInfo, StorageVolGetInfoRet,
-    StorageVolGetPath, list_pools_flags, pool_state, vol_type,
+    ConnectListAllStoragePools, ConnectListAllStoragePoolsFlags, StoragePoolArgs,
+    StoragePoolGetAutostart, StoragePoolGetInfo, StoragePoolGetInfoRet, StoragePoolIsActive,
+    StoragePoolIsPersistent, StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs,
+    StorageVolArgs, StorageVolCreateXml, StorageVolCreateXmlArgs, StorageVolDelete,
+    StorageVolFlagsArgs, StorageVolGetInfo, StorageVolGetInfoRet, StorageVolGetPath,
 };
 use libvirt_rpc::proto::types::{StoragePool, StorageVol};
+use libvirt_rpc::proto::{StoragePoolState, StorageVolType};
 
 use crate::table::{Table, field, pretty_size, yes_no};
 use crate::{R, err, lookup, text, xml_escape};
@@ -178,9 +179,12 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         }
         Cmd::VolDelete { vol, pool } => {
             let v = lookup::vol(c, pool.as_deref(), &vol).await?;
-            c.call::<StorageVolDelete>(&StorageVolFlagsArgs { vol: v, flags: Default::default() })
-                .await
-                .map_err(|e| format!("Failed to delete vol {vol}\nerror: {}", crate::msg(&e)))?;
+            c.call::<StorageVolDelete>(&StorageVolFlagsArgs {
+                vol: v,
+                flags: Default::default(),
+            })
+            .await
+            .map_err(|e| format!("Failed to delete vol {vol}\nerror: {}", crate::msg(&e)))?;
             crate::say!("Vol {vol} deleted\n");
             Ok(())
         }
@@ -254,26 +258,26 @@ fn size(n: u64, bytes: bool) -> String {
 }
 
 /// virsh's words for a volume type.
-fn vol_type_name(t: i32) -> &'static str {
+fn vol_type_name(t: StorageVolType) -> &'static str {
     match t {
-        vol_type::FILE => "file",
-        vol_type::BLOCK => "block",
-        vol_type::DIR => "dir",
-        vol_type::NETWORK => "network",
-        vol_type::NETDIR => "netdir",
-        vol_type::PLOOP => "ploop",
+        StorageVolType::FILE => "file",
+        StorageVolType::BLOCK => "block",
+        StorageVolType::DIR => "dir",
+        StorageVolType::NETWORK => "network",
+        StorageVolType::NETDIR => "netdir",
+        StorageVolType::PLOOP => "ploop",
         _ => "unknown",
     }
 }
 
 /// virsh's words for a pool state.
-fn pool_state_name(s: u32) -> &'static str {
+fn pool_state_name(s: StoragePoolState) -> &'static str {
     match s {
-        pool_state::INACTIVE => "inactive",
-        pool_state::BUILDING => "building",
-        pool_state::RUNNING => "running",
-        pool_state::DEGRADED => "degraded",
-        pool_state::INACCESSIBLE => "inaccessible",
+        StoragePoolState::INACTIVE => "inactive",
+        StoragePoolState::BUILDING => "building",
+        StoragePoolState::RUNNING => "running",
+        StoragePoolState::DEGRADED => "degraded",
+        StoragePoolState::INACCESSIBLE => "inaccessible",
         _ => "unknown",
     }
 }
@@ -310,7 +314,7 @@ async fn pools(c: &Client, flags: u32) -> R<Vec<StoragePool>> {
     let mut pools = c
         .call::<ConnectListAllStoragePools>(&ListAllArgs {
             need_results: 1,
-            flags,
+            flags: flags.into(),
         })
         .await
         .map_err(err)?
@@ -339,8 +343,8 @@ async fn pool_autostart(c: &Client, pool: &StoragePool) -> &'static str {
 async fn pool_list(c: &Client, all: bool, inactive: bool) -> R {
     let flags = match (all, inactive) {
         (true, _) => 0,
-        (false, true) => list_pools_flags::INACTIVE,
-        (false, false) => list_pools_flags::ACTIVE,
+        (false, true) => ConnectListAllStoragePoolsFlags::INACTIVE.bits(),
+        (false, false) => ConnectListAllStoragePoolsFlags::ACTIVE.bits(),
     };
     let mut t = Table::new(&["Name", "State", "Autostart"]);
     for p in pools(c, flags).await? {
@@ -371,7 +375,10 @@ async fn pool_info(c: &Client, name: &str, bytes: bool) -> R {
         persistent.map_or("unknown", |r| yes_no(r.persistent != 0)),
     );
     out += &field("Autostart:", pool_autostart(c, &p).await);
-    if matches!(info.state, pool_state::RUNNING | pool_state::DEGRADED) {
+    if matches!(
+        info.state,
+        StoragePoolState::RUNNING | StoragePoolState::DEGRADED
+    ) {
         // virsh's pool-info --bytes prints bare numbers (vol-info --bytes adds "bytes").
         let size = |n: u64| if bytes { n.to_string() } else { pretty_size(n) };
         out += &field("Capacity:", size(info.capacity));
