@@ -16,7 +16,7 @@
 //! // List every domain; start the first one that is shut off.
 //! for dom in conn.list_all_domains(Default::default()).await? {
 //!     let info = dom.info().await?;
-//!     println!("{:<20} {:?} {} KiB", dom.name(), DomainState(info.state as i32), info.memory);
+//!     println!("{:<20} {} {} KiB", dom.name(), info.state, info.memory);
 //! }
 //! let dom = conn.lookup_domain_by_name("vm1".into()).await?;
 //! if !dom.is_active().await? {

@@ -236,7 +236,7 @@ impl Client {
 
     /// Subscribe to the QEMU monitor's events (QMP events such as `STOP`, `RESUME`,
     /// `SHUTDOWN`) of one domain or (`None`) all, of one event name or (`None`) all;
-    /// `flags` ([`monitor_event_flags`](crate::proto::procs::qemu::monitor_event_flags))
+    /// `flags` ([`QemuMonitorEventRegisterFlags`](crate::proto::procs::qemu::QemuMonitorEventRegisterFlags) bits)
     /// make `event` a (case-insensitive) regular expression. The QEMU driver only (another
     /// daemon refuses the registration). Shared, bounded and deregistered on drop like
     /// [`subscribe`](Self::subscribe).

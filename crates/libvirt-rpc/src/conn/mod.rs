@@ -721,7 +721,7 @@ impl Connection {
     /// Subscribe to the QEMU program's monitor events
     /// ([`QemuConnectDomainMonitorEventRegister`](crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister)):
     /// one domain or all, one QMP event name (or all; a pattern with
-    /// [`monitor_event_flags`](crate::proto::procs::qemu::monitor_event_flags)). Delivered
+    /// [`QemuMonitorEventRegisterFlags`](crate::proto::procs::qemu::QemuMonitorEventRegisterFlags) bits). Delivered
     /// as [`Output::Event`]s of [`Event::QemuMonitor`](events::Event::QemuMonitor), shared
     /// like [`subscribe`](Self::subscribe)'s.
     pub fn subscribe_qemu_monitor(

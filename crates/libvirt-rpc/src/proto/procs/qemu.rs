@@ -53,7 +53,7 @@ xdr_struct! {
     pub struct QemuDomainMonitorCommandArgs {
         /// The domain.
         pub dom: Domain,
-        /// The command: QMP JSON, or HMP text with [`monitor_command_flags::HMP`].
+        /// The command: QMP JSON, or HMP text with [`QemuMonitorCommandFlags::HMP`].
         pub cmd: LvString,
         /// Monitor command flags.
         pub flags: QemuMonitorCommandFlags,
