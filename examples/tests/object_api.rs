@@ -101,10 +101,13 @@ async fn event_watch_prints_the_lifecycle_events_it_sees() {
     dom.resume().await.unwrap();
     let rest: Vec<String> = lines.map(Result::unwrap).collect();
     assert!(child.wait().unwrap().success());
-    // VIR_DOMAIN_EVENT_SUSPENDED = 3, VIR_DOMAIN_EVENT_RESUMED = 4.
+    // VIR_DOMAIN_EVENT_SUSPENDED = 3, VIR_DOMAIN_EVENT_RESUMED = 4, printed by their names.
     assert_eq!(
         rest,
-        ["test event 3 detail 0", "test event 4 detail 0"],
+        [
+            "test event Suspended detail 0",
+            "test event Resumed detail 0"
+        ],
         "{rest:?}"
     );
 }
