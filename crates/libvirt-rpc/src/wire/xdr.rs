@@ -715,15 +715,16 @@ macro_rules! xdr_struct {
             }
         }
 
-        $crate::xdr_struct!(@fields $name [] $($ty,)*);
+        $crate::xdr_struct!(@fields $name [] [] $($ty,)*);
     };
-    (@fields $name:ident [$($c:tt)*]) => {};
-    (@fields $name:ident [$($c:tt)*] $ty:ty, $($rest:tt)*) => {
+    // `Field<N>` per field, counting in unary; `[G]`: the struct's type parameter, if any.
+    (@fields $name:ident [$($g:ident)?] [$($c:tt)*]) => {};
+    (@fields $name:ident [$($g:ident)?] [$($c:tt)*] $ty:ty, $($rest:tt)*) => {
         #[allow(unused_braces)]
-        impl $crate::wire::xdr::Field<{ 0 $(+ $c)* }> for $name {
+        impl<$($g)?> $crate::wire::xdr::Field<{ 0 $(+ $c)* }> for $name<$($g)?> {
             type Ty = $ty;
         }
-        $crate::xdr_struct!(@fields $name [$($c)* 1] $($rest)*);
+        $crate::xdr_struct!(@fields $name [$($g)?] [$($c)* 1] $($rest)*);
     };
     // One type parameter with a default: a layout shared by procedures whose `flags` field
     // belongs to different flag families (`DomainFlagsArgs<DomainDestroyFlags>`, …).
@@ -764,15 +765,7 @@ macro_rules! xdr_struct {
             }
         }
 
-        $crate::xdr_struct!(@gfields $name $G [] $($ty,)*);
-    };
-    (@gfields $name:ident $G:ident [$($c:tt)*]) => {};
-    (@gfields $name:ident $G:ident [$($c:tt)*] $ty:ty, $($rest:tt)*) => {
-        #[allow(unused_braces)]
-        impl<$G> $crate::wire::xdr::Field<{ 0 $(+ $c)* }> for $name<$G> {
-            type Ty = $ty;
-        }
-        $crate::xdr_struct!(@gfields $name $G [$($c)* 1] $($rest)*);
+        $crate::xdr_struct!(@fields $name [$G] [] $($ty,)*);
     };
     (@enc $v:expr, $enc:ident) => { $crate::wire::xdr::Encode::encode(&$v, $enc) };
     (@enc $v:expr, $enc:ident, $max:expr) => {
