@@ -74,7 +74,7 @@ pub mod prelude {
         Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Lift, Network, NetworkPort,
         NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
     };
-    pub use crate::client::{ConnectError, ConnectOptions, Error};
+    pub use crate::client::{ConnectError, ConnectOptions, DownloadOptions, Error, UploadOptions};
     pub use crate::proto::LibvirtVersion;
     pub use crate::proto::names::DomainState;
     pub use crate::proto::types::Uuid;

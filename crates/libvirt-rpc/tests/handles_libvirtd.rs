@@ -254,3 +254,84 @@ async fn a_handle_rebound_to_another_connection_names_the_object_there() {
     let err = elsewhere.info().await.unwrap_err();
     assert!(err.is_not_found(), "{err}");
 }
+
+/// The stream methods on the handles: a volume written with `vol.upload` and read back with
+/// `vol.download` (session driver, the daemon's directory pool), the test driver's screenshot
+/// with its MIME type, and a console opened on a running TCG guest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_methods_on_the_handles() {
+    use futures::StreamExt;
+    use libvirt_rpc::client::{DownloadOptions, UploadOptions};
+    use libvirt_rpc::conn::StreamItem;
+    use tokio::io::AsyncWriteExt;
+
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let conn = Connect::open(&d.uri()).await.expect("connect");
+    let pool = conn
+        .lookup_storage_pool_by_name(d.pool_name().into())
+        .await
+        .unwrap();
+    let vol = pool
+        .create_volume_xml(
+            "<volume><name>handles-up.raw</name><capacity unit='bytes'>1048576</capacity>\
+             <target><format type='raw'/></target></volume>"
+                .into(),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    let data: Vec<u8> = (0..1_048_576u32).map(|i| (i % 251) as u8).collect();
+    let mut seen = Vec::new();
+    let up = vol.upload(UploadOptions::new()).await.unwrap();
+    let progress = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = progress.clone();
+    let mut w = up
+        .with_total(data.len() as u64)
+        .with_progress(move |p| log.lock().unwrap().push((p.done, p.total)))
+        .into_writer();
+    w.write_all(&data).await.unwrap();
+    w.shutdown().await.unwrap();
+    let last = *progress.lock().unwrap().last().expect("progress reported");
+    assert_eq!(last, (data.len() as u64, Some(data.len() as u64)));
+
+    let mut dl = vol.download(DownloadOptions::new()).await.unwrap();
+    while let Some(item) = dl.next().await {
+        match item.unwrap() {
+            StreamItem::Data(b) => seen.extend_from_slice(&b),
+            StreamItem::Hole(n) => panic!("a hole of {n} on a non-sparse download"),
+        }
+    }
+    assert!(seen == data, "{} bytes back, not the bytes sent", seen.len());
+    vol.delete(Default::default()).await.unwrap();
+
+    // Screenshot: the test driver sends a PNG.
+    let test = Connect::open(&d.test_uri()).await.unwrap();
+    let dom = test.lookup_domain_by_name("test".into()).await.unwrap();
+    let (mime, image) = dom.screenshot(0, 0).await.unwrap();
+    assert_eq!(mime.as_deref(), Some("image/png"));
+    let mut png = Vec::new();
+    image.write_to(&mut png).await.unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "{} bytes", png.len());
+
+    // Console and channel: a TCG guest with a serial console and no channel.
+    let xml = "<domain type='qemu'><name>handles-console</name><memory unit='MiB'>32</memory>\
+               <os><type arch='x86_64'>hvm</type></os><devices><serial type='pty'/>\
+               <console type='pty'/><graphics type='vnc' port='-1' listen='127.0.0.1'/>\
+               </devices></domain>";
+    let guest = conn.define_domain_xml(xml.into()).await.unwrap();
+    let not_running = guest.open_console(None, 0).await.unwrap_err();
+    assert!(not_running.remote().is_some(), "{not_running}");
+    guest.create().await.unwrap();
+    let mut console = guest.open_console(None, 0).await.unwrap();
+    console.write_all(b"\r\n").await.unwrap();
+    console.finish().await.unwrap();
+    let no_channel = guest
+        .open_channel(Some("org.qemu.guest_agent.0"), 0)
+        .await
+        .unwrap_err();
+    assert!(no_channel.remote().is_some(), "{no_channel}");
+    guest.destroy().await.unwrap();
+    guest.undefine().await.unwrap();
+}

@@ -22,13 +22,20 @@
 //! [`is_not_found`](crate::Error::is_not_found)). Nothing stops that, as nothing stops
 //! passing a UUID to the wrong host; a handle's own methods always use its own connection.
 //!
-//! Procedures that open a stream (upload, download, console, screenshot, tunnelled
-//! migration) and those that pass file descriptors have no generated method: use the
-//! [`Client`] (`conn.client()`).
+//! Procedures that open a stream have methods written by hand, named as `virt` names them:
+//! [`StorageVol::upload`], [`StorageVol::download`], [`Domain::open_console`],
+//! [`Domain::open_channel`], [`Domain::screenshot`]; they return the stream's typed end
+//! ([`Upload`], [`Download`], [`Duplex`]). Tunnelled migration and the procedures that pass
+//! file descriptors have none: use the [`Client`] (`conn.client()`).
 
 use std::fmt;
 
-use super::{Client, ConnectError, ConnectOptions, Error};
+use super::{
+    Client, ConnectError, ConnectOptions, Download, DownloadOptions, Duplex, Error, Upload,
+    UploadOptions,
+};
+use crate::conn::StreamError;
+use crate::proto::procs::domain::{DomainScreenshot, DomainScreenshotArgs};
 use crate::proto::types;
 use crate::wire::xdr::{FieldType, LvString};
 
@@ -470,6 +477,115 @@ handles! {
         /// The domain the checkpoint belongs to.
         pub fn domain(&self) -> Domain {
             self.wire.dom.clone().lift(&self.conn)
+        }
+    }
+}
+
+// Stream methods: written here, not generated (a stream procedure's row has no method
+// line): they open the stream and hand back its typed end (`client::stream`).
+
+impl StorageVol {
+    /// Write the volume (`virStorageVolUpload`): the whole of it, or the part `opts` says,
+    /// optionally sparse, optionally deleting the volume if the upload fails
+    /// ([`UploadOptions::delete_on_failure`]). Feed the [`Upload`] with
+    /// [`send_file_and_finish`](Upload::send_file_and_finish),
+    /// [`send_all_and_finish`](Upload::send_all_and_finish) or
+    /// [`into_writer`](Upload::into_writer).
+    ///
+    /// ```no_run
+    /// # async fn f(vol: &libvirt_rpc::StorageVol) -> Result<(), libvirt_rpc::Error> {
+    /// use libvirt_rpc::client::UploadOptions;
+    ///
+    /// let up = vol.upload(UploadOptions::new().sparse(true)).await?;
+    /// let up = up.with_progress(|p| eprintln!("{} of {:?} bytes", p.done, p.total));
+    /// up.send_file_and_finish("disk.raw".as_ref()).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn upload(&self, opts: UploadOptions) -> Result<Upload, StreamError> {
+        self.conn.client.vol_upload(&self.wire, opts).await
+    }
+
+    /// Read the volume (`virStorageVolDownload`): the whole of it, or the part `opts` says.
+    /// Drain the [`Download`] with [`write_to_file`](Download::write_to_file),
+    /// [`write_to`](Download::write_to), [`into_reader`](Download::into_reader) or as a
+    /// `futures::Stream`.
+    ///
+    /// ```no_run
+    /// # async fn f(vol: &libvirt_rpc::StorageVol) -> Result<(), libvirt_rpc::Error> {
+    /// use libvirt_rpc::client::DownloadOptions;
+    ///
+    /// let dl = vol.download(DownloadOptions::new()).await?;
+    /// let bytes = dl.write_to_file("copy.raw".as_ref()).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn download(&self, opts: DownloadOptions) -> Result<Download, StreamError> {
+        self.conn.client.vol_download(&self.wire, opts).await
+    }
+}
+
+impl Domain {
+    /// The domain's console `dev_name` (`None`: the first one) as a [`Duplex`] stream
+    /// (`virDomainOpenConsole`): guest output is read, keystrokes are written. `flags`:
+    /// `virDomainConsoleFlags` (FORCE 1 takes the console from another client, SAFE 2).
+    ///
+    /// ```no_run
+    /// # async fn f(dom: &libvirt_rpc::Domain) -> std::io::Result<()> {
+    /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let mut console = dom.open_console(None, 0).await.map_err(std::io::Error::other)?;
+    /// console.write_all(b"\n").await?;
+    /// let mut buf = [0; 4096];
+    /// let n = console.read(&mut buf).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn open_console(
+        &self,
+        dev_name: Option<&str>,
+        flags: u32,
+    ) -> Result<Duplex, StreamError> {
+        self.conn
+            .client
+            .domain_open_console(&self.wire, dev_name, flags)
+            .await
+    }
+
+    /// The domain's channel `name` (`None`: the first one) as a [`Duplex`] stream
+    /// (`virDomainOpenChannel`, e.g. the guest agent's `org.qemu.guest_agent.0`). `flags`:
+    /// `virDomainChannelFlags` (FORCE 1).
+    pub async fn open_channel(&self, name: Option<&str>, flags: u32) -> Result<Duplex, StreamError> {
+        self.conn
+            .client
+            .domain_open_channel(&self.wire, name, flags)
+            .await
+    }
+
+    /// A screenshot of screen `screen` (`virDomainScreenshot`; `flags` must be 0): the
+    /// image's MIME type (what the daemon names, e.g. `image/x-portable-pixmap`) and the
+    /// image as a [`Download`].
+    ///
+    /// ```no_run
+    /// # async fn f(dom: &libvirt_rpc::Domain) -> Result<(), libvirt_rpc::Error> {
+    /// let (mime, image) = dom.screenshot(0, 0).await?;
+    /// println!("{}", mime.as_deref().unwrap_or("unknown type"));
+    /// image.write_to_file("screen.ppm".as_ref()).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn screenshot(
+        &self,
+        screen: u32,
+        flags: u32,
+    ) -> Result<(Option<String>, Download), StreamError> {
+        let args = DomainScreenshotArgs {
+            dom: self.wire.clone(),
+            screen,
+            flags,
+        };
+        let image = self.conn.client.download::<DomainScreenshot>(&args).await?;
+        match image.open_reply::<DomainScreenshot>() {
+            Ok(ret) => Ok((ret.mime.lift(&self.conn), image)),
+            Err(e) => Err(image
+                .abort(&format!("the screenshot reply does not decode: {e}"))
+                .await),
         }
     }
 }
