@@ -18,7 +18,7 @@
 //!     let info = dom.info().await?;
 //!     println!("{:<20} {} {} KiB", dom.name(), info.state, info.memory);
 //! }
-//! let dom = conn.lookup_domain_by_name("vm1".into()).await?;
+//! let dom = conn.lookup_domain_by_name("vm1").await?;
 //! if !dom.is_active().await? {
 //!     dom.create().await?;
 //! }

@@ -41,7 +41,7 @@ async fn generated_methods_answer_on_the_test_driver() {
     // The driver's default domain, through a list and a lookup.
     let doms = conn.list_all_domains(Default::default()).await.unwrap();
     assert!(doms.iter().any(|d| d.name() == "test"), "{doms:?}");
-    let dom = conn.lookup_domain_by_name("test".into()).await.unwrap();
+    let dom = conn.lookup_domain_by_name("test").await.unwrap();
     assert_eq!(dom.name(), "test");
     assert!(dom.id().is_some(), "running: it has an id");
     assert!(dom.is_active().await.unwrap());
@@ -68,7 +68,7 @@ async fn generated_methods_answer_on_the_test_driver() {
 
     // Lifecycle of a domain this test defines.
     let h1 = conn
-        .define_domain_xml(test_domain_xml("handles-h1").into())
+        .define_domain_xml(&test_domain_xml("handles-h1"))
         .await
         .unwrap();
     assert_eq!(h1.name(), "handles-h1");
@@ -91,7 +91,7 @@ async fn generated_methods_answer_on_the_test_driver() {
     // Snapshots: handles returned and listed.
     let snap = h1
         .snapshot_create_xml(
-            "<domainsnapshot><name>s1</name></domainsnapshot>".into(),
+            "<domainsnapshot><name>s1</name></domainsnapshot>",
             Default::default(),
         )
         .await
@@ -112,7 +112,7 @@ async fn generated_methods_answer_on_the_test_driver() {
     h1.destroy().await.unwrap();
     h1.undefine().await.unwrap();
     let gone = conn
-        .lookup_domain_by_name("handles-h1".into())
+        .lookup_domain_by_name("handles-h1")
         .await
         .unwrap_err();
     assert!(gone.is_not_found(), "{gone}");
@@ -131,7 +131,7 @@ async fn generated_methods_answer_on_the_test_driver() {
     assert!(pool.info().await.unwrap().capacity > 0);
     let vol = pool
         .create_volume_xml(
-            "<volume><name>handles.img</name><capacity unit='KiB'>64</capacity></volume>".into(),
+            "<volume><name>handles.img</name><capacity unit='KiB'>64</capacity></volume>",
             Default::default(),
         )
         .await
@@ -144,14 +144,14 @@ async fn generated_methods_answer_on_the_test_driver() {
     let vols = pool.list_all_volumes(Default::default()).await.unwrap();
     assert!(vols.iter().any(|v| v.name() == "handles.img"), "{vols:?}");
     let again = pool
-        .lookup_volume_by_name("handles.img".into())
+        .lookup_volume_by_name("handles.img")
         .await
         .unwrap();
     assert_eq!(again.key(), vol.key());
     vol.delete(Default::default()).await.unwrap();
 
     // Networks, interfaces, node devices.
-    let net = conn.lookup_network_by_name("default".into()).await.unwrap();
+    let net = conn.lookup_network_by_name("default").await.unwrap();
     assert!(net.is_active().await.unwrap());
     assert!(!net.bridge_name().await.unwrap().is_empty());
     assert!(
@@ -163,7 +163,7 @@ async fn generated_methods_answer_on_the_test_driver() {
     let ifaces = conn.list_all_interfaces(Default::default()).await.unwrap();
     assert!(!ifaces.is_empty());
     let iface = conn
-        .lookup_interface_by_name(ifaces[0].name().clone())
+        .lookup_interface_by_name(&ifaces[0].name().to_string_lossy())
         .await
         .unwrap();
     assert_eq!(iface.mac(), ifaces[0].mac());
@@ -181,7 +181,7 @@ async fn generated_methods_answer_on_the_test_driver() {
 
     // A refusal is a typed error with libvirt's code.
     let err = conn
-        .lookup_domain_by_name("no-such-domain".into())
+        .lookup_domain_by_name("no-such-domain")
         .await
         .unwrap_err();
     assert!(err.is_not_found(), "{err}");
@@ -199,7 +199,7 @@ async fn generated_methods_answer_on_the_session_driver() {
     assert!(conn.lib_version().await.unwrap() >= LibvirtVersion::new(9, 0, 0));
     let xml = "<domain type='qemu'><name>handles-q1</name><memory unit='MiB'>64</memory>\
                <os><type arch='x86_64'>hvm</type></os></domain>";
-    let dom = conn.define_domain_xml(xml.into()).await.unwrap();
+    let dom = conn.define_domain_xml(xml).await.unwrap();
     assert!(!dom.is_active().await.unwrap());
     assert!(dom.id().is_none());
     let listed = conn.list_all_domains(Default::default()).await.unwrap();
@@ -212,7 +212,7 @@ async fn generated_methods_answer_on_the_session_driver() {
     );
     assert!(!dom.autostart().await.unwrap());
     assert!(
-        conn.domain_capabilities(None, None, None, Some("qemu".into()), Default::default())
+        conn.domain_capabilities(None, None, None, Some("qemu"), Default::default())
             .await
             .unwrap()
             .contains("<domainCapabilities>")
@@ -236,7 +236,7 @@ async fn a_handle_rebound_to_another_connection_names_the_object_there() {
     assert!(!a.same_connection(&b));
     assert!(a.same_connection(&a.clone()));
 
-    let dom_a = a.lookup_domain_by_name("test".into()).await.unwrap();
+    let dom_a = a.lookup_domain_by_name("test").await.unwrap();
     assert!(dom_a.connect().same_connection(&a));
     let dom_b = b.bind(dom_a.wire().clone());
     assert!(dom_b.connect().same_connection(&b));
@@ -255,8 +255,8 @@ async fn a_handle_rebound_to_another_connection_names_the_object_there() {
     assert!(err.is_not_found(), "{err}");
 }
 
-/// The stream methods on the handles: a volume written with `vol.upload` and read back with
-/// `vol.download` (session driver, the daemon's directory pool), the test driver's screenshot
+/// The stream methods on the handles: a volume written with `vol.upload`, cloned (the source
+/// passed as its handle) and read back with `vol.download` (session driver, the daemon's directory pool), the test driver's screenshot
 /// with its MIME type, and a console opened on a running TCG guest.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stream_methods_on_the_handles() {
@@ -270,14 +270,13 @@ async fn stream_methods_on_the_handles() {
     };
     let conn = Connect::open(&d.uri()).await.expect("connect");
     let pool = conn
-        .lookup_storage_pool_by_name(d.pool_name().into())
+        .lookup_storage_pool_by_name(d.pool_name())
         .await
         .unwrap();
     let vol = pool
         .create_volume_xml(
             "<volume><name>handles-up.raw</name><capacity unit='bytes'>1048576</capacity>\
-             <target><format type='raw'/></target></volume>"
-                .into(),
+             <target><format type='raw'/></target></volume>",
             Default::default(),
         )
         .await
@@ -296,7 +295,17 @@ async fn stream_methods_on_the_handles() {
     let last = *progress.lock().unwrap().last().expect("progress reported");
     assert_eq!(last, (data.len() as u64, Some(data.len() as u64)));
 
-    let mut dl = vol.download(DownloadOptions::new()).await.unwrap();
+    // An object argument is its handle: the clone's source is `&vol`.
+    let copy = pool
+        .create_volume_xml_from(
+            "<volume><name>handles-copy.raw</name><capacity unit='bytes'>1048576</capacity>\
+             <target><format type='raw'/></target></volume>",
+            &vol,
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    let mut dl = copy.download(DownloadOptions::new()).await.unwrap();
     while let Some(item) = dl.next().await {
         match item.unwrap() {
             StreamItem::Data(b) => seen.extend_from_slice(&b),
@@ -305,10 +314,11 @@ async fn stream_methods_on_the_handles() {
     }
     assert!(seen == data, "{} bytes back, not the bytes sent", seen.len());
     vol.delete(Default::default()).await.unwrap();
+    copy.delete(Default::default()).await.unwrap();
 
     // Screenshot: the test driver sends a PNG.
     let test = Connect::open(&d.test_uri()).await.unwrap();
-    let dom = test.lookup_domain_by_name("test".into()).await.unwrap();
+    let dom = test.lookup_domain_by_name("test").await.unwrap();
     let (mime, image) = dom.screenshot(0, 0).await.unwrap();
     assert_eq!(mime.as_deref(), Some("image/png"));
     let mut png = Vec::new();
@@ -320,7 +330,7 @@ async fn stream_methods_on_the_handles() {
                <os><type arch='x86_64'>hvm</type></os><devices><serial type='pty'/>\
                <console type='pty'/><graphics type='vnc' port='-1' listen='127.0.0.1'/>\
                </devices></domain>";
-    let guest = conn.define_domain_xml(xml.into()).await.unwrap();
+    let guest = conn.define_domain_xml(xml).await.unwrap();
     let not_running = guest.open_console(None, 0).await.unwrap_err();
     assert!(not_running.remote().is_some(), "{not_running}");
     guest.create().await.unwrap();

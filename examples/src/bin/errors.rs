@@ -9,7 +9,7 @@ use libvirt_rpc::prelude::*;
 async fn main() -> Result<(), Error> {
     let uri = std::env::args().nth(1).expect("a URI");
     let conn = Connect::open(&uri).await?;
-    match conn.lookup_domain_by_name("no-such-domain".into()).await {
+    match conn.lookup_domain_by_name("no-such-domain").await {
         Err(e) if e.is_not_found() => println!("not found: {e}"),
         Err(e) => return Err(e),
         Ok(dom) => println!("unexpectedly found {}", dom.name()),

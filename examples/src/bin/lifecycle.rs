@@ -22,7 +22,7 @@ async fn main() -> Result<(), Error> {
         "<domain type='test'><name>{name}</name><memory unit='MiB'>64</memory>\
          <os><type arch='i686'>hvm</type></os></domain>"
     );
-    let dom = conn.define_domain_xml(xml.into()).await?;
+    let dom = conn.define_domain_xml(&xml).await?;
     show(&dom, "defined").await?;
     dom.create().await?;
     show(&dom, "started").await?;

@@ -4,10 +4,11 @@
 //! The methods are not written here: each row of the procedure tables
 //! ([`proto::procs`](crate::proto::procs)) that names an object and a method emits it
 //! (see [`procedures!`](crate::procedures)). A method takes the row's argument struct's
-//! fields except the handle itself, with exactly the field types the struct declares
-//! ([`FieldType`]: `flags` of its flags type, strings as [`LvString`] (`"name".into()`),
-//! another object as its wire identity (`vol.wire().clone()`)), so `Default::default()`,
-//! `None` and integer literals infer. It
+//! fields except the handle itself, each of one concrete type ([`Param`]): strings as
+//! `&str` (`Option<&str>` when optional), another object as its handle (`&StorageVol`),
+//! everything else as the field's own type ([`FieldType`]: `flags` of its flags type), so
+//! `Default::default()`, `None` and integer literals infer. A string that is not UTF-8
+//! (libvirt allows any bytes) goes through the raw table ([`Client::call`]). It
 //! returns what a caller wants of the reply: the one interesting field, strings as
 //! [`String`], objects as handles on the same connection ([`Lift`]), yes/no answers as
 //! `bool`; replies with several fields come back as their wire struct.
@@ -216,6 +217,63 @@ impl<T: Lift> Lift for Vec<T> {
     }
 }
 
+/// How a generated method takes an argument field of type `Self`: strings as `&str`
+/// ([`Option<&str>`] when optional), another object as its handle (`&StorageVol`), every
+/// other type as itself (so `Default::default()`, `None` and integer literals infer).
+pub trait Param: Sized {
+    /// The parameter's type.
+    type In<'a>;
+    /// The field's value.
+    fn from_param(p: Self::In<'_>) -> Self;
+}
+
+/// What a generated method takes for field `N` of argument struct `A` ([`Param`]).
+pub type ParamOf<'a, A, const N: usize> = <FieldType<A, N> as Param>::In<'a>;
+
+/// Types a method takes as they are.
+macro_rules! param_as_is {
+    ($($t:ty),* $(,)?) => {
+        $(
+            impl Param for $t {
+                type In<'a> = $t;
+                fn from_param(p: $t) -> $t {
+                    p
+                }
+            }
+        )*
+    };
+}
+
+param_as_is!(bool, i32, u32, i64, u64, f64, u8, types::Uuid, types::CharVec, bytes::Bytes);
+
+impl<T> Param for Vec<T> {
+    type In<'a> = Vec<T>;
+    fn from_param(p: Vec<T>) -> Vec<T> {
+        p
+    }
+}
+
+impl<const N: usize> Param for types::CharArray<N> {
+    type In<'a> = Self;
+    fn from_param(p: Self) -> Self {
+        p
+    }
+}
+
+impl Param for LvString {
+    type In<'a> = &'a str;
+    fn from_param(p: &str) -> Self {
+        p.into()
+    }
+}
+
+impl Param for Option<LvString> {
+    type In<'a> = Option<&'a str>;
+    fn from_param(p: Option<&str>) -> Self {
+        p.map(Into::into)
+    }
+}
+
 /// The connection a generated method calls on (for [`Connect`] itself and every handle).
 #[doc(hidden)]
 pub trait OnConnect {
@@ -310,6 +368,13 @@ macro_rules! handles {
             impl OnConnect for $name {
                 fn on_connect(&self) -> &Connect {
                     &self.conn
+                }
+            }
+
+            impl Param for types::$wire {
+                type In<'a> = &'a $name;
+                fn from_param(p: &$name) -> Self {
+                    p.wire.clone()
                 }
             }
 

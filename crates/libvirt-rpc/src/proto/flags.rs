@@ -50,6 +50,14 @@ macro_rules! flag_set {
             }
         }
 
+        #[cfg(feature = "client")]
+        impl $crate::client::handles::Param for $T {
+            type In<'a> = Self;
+            fn from_param(p: Self) -> Self {
+                p
+            }
+        }
+
         impl $crate::wire::xdr::Decode for $T {
             const MIN_SIZE: usize = <$int as $crate::wire::xdr::Decode>::MIN_SIZE;
             fn decode(

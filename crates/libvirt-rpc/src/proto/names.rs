@@ -89,6 +89,14 @@ macro_rules! named {
                 <$int as $crate::wire::xdr::Decode>::decode(dec).map(Self)
             }
         }
+
+        #[cfg(feature = "client")]
+        impl $crate::client::handles::Param for $T {
+            type In<'a> = Self;
+            fn from_param(p: Self) -> Self {
+                p
+            }
+        }
     };
 }
 pub(crate) use named;

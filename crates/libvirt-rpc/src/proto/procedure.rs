@@ -356,8 +356,8 @@ macro_rules! procedures {
     (@args ($s:tt, $name:ident, $args:ty, $($ctx:tt)*) [$($c:tt)*] [$($p:tt)*] [$($f:tt)*]
         [$($k:tt)*] $field:ident $(, $($rest:tt)*)?) => {
         $crate::procedures!(@args ($s, $name, $args, $($ctx)*) [$($c)* 1]
-            [$($p)* $field: $crate::wire::xdr::FieldType<$args, { 0 $(+ $c)* }>,]
-            [$($f)* $field,] [$($k)*]
+            [$($p)* $field: $crate::client::handles::ParamOf<'_, $args, { 0 $(+ $c)* }>,]
+            [$($f)* $field: $crate::client::handles::Param::from_param($field),] [$($k)*]
             $($($rest)*)?);
     };
 
