@@ -96,7 +96,7 @@ async fn event_watch_prints_the_lifecycle_events_it_sees() {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().unwrap().unwrap(), "ready");
     let conn = Connect::open(&d.test_uri()).await.unwrap();
-    let dom = conn.lookup_domain_by_name("test".into()).await.unwrap();
+    let dom = conn.lookup_domain_by_name("test").await.unwrap();
     dom.suspend().await.unwrap();
     dom.resume().await.unwrap();
     let rest: Vec<String> = lines.map(Result::unwrap).collect();
@@ -110,4 +110,36 @@ async fn event_watch_prints_the_lifecycle_events_it_sees() {
         ],
         "{rest:?}"
     );
+}
+
+#[test]
+fn transfer_round_trips_a_volume_with_matching_digests() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_transfer"))
+        .args([&d.uri(), d.pool_name()])
+        .env("TMPDIR", scratch.path())
+        .output()
+        .expect("run transfer");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap_or((l, "")))
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let size = 100u64 << 20;
+    assert_eq!(lines[0].0, format!("sent {size} bytes sha256"), "{text}");
+    assert_eq!(lines[1].0, format!("read {size} bytes sha256"), "{text}");
+    assert_eq!(lines[0].1.len(), 64, "{text}");
+    assert_eq!(lines[0].1, lines[1].1, "{text}");
+    // The scratch files are gone, and so is the volume.
+    assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
+    assert!(!d.pool_path().join("transfer.raw").exists());
 }
