@@ -4,31 +4,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use libvirt_rpc::Client;
-use libvirt_rpc::proto::names::DomainState;
-use libvirt_rpc::proto::procs::common::XmlArgs;
-use libvirt_rpc::proto::procs::connect::{
-    ConnectListAllDomains, ConnectListAllDomainsArgs, ConnectListAllDomainsFlags,
-};
-use libvirt_rpc::proto::procs::domain::{
-    DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainFlagsArgs, DomainGetAutostart,
-    DomainGetInfo, DomainGetInfoRet, DomainGetMessages, DomainGetOsType, DomainGetSecurityLabel,
-    DomainGetState, DomainGetXmlDesc, DomainHasManagedSaveImage, DomainInterfaceAddresses,
-    DomainInterfaceAddressesArgs, DomainIsPersistent, DomainReboot, DomainResume, DomainShutdown,
-    DomainSuspend, DomainUndefineFlags, DomainXmlFlags, InterfaceAddressesSource, IpAddrType,
-};
-use libvirt_rpc::proto::procs::node::NodeGetSecurityModel;
-use libvirt_rpc::proto::procs::qemu::{
-    QemuDomainAgentCommand, QemuDomainAgentCommandArgs, QemuDomainMonitorCommand,
-    QemuDomainMonitorCommandArgs, QemuMonitorCommandFlags, agent_timeout,
-};
-use libvirt_rpc::proto::procs::snapshot::{
-    DomainChildLookupArgs, DomainCreateChildXmlArgs, DomainListAllSnapshots,
-    DomainListAllSnapshotsArgs, DomainRevertToSnapshot, DomainSnapshotCreateFlags,
-    DomainSnapshotCreateXml, DomainSnapshotCurrent, DomainSnapshotGetXmlDesc,
-    DomainSnapshotLookupByName, DomainSnapshotRevertFlags, SnapshotFlagsArgs,
-};
-use libvirt_rpc::proto::types::{Domain, DomainSnapshot};
+use libvirt_rpc::prelude::*;
+use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
+use libvirt_rpc::proto::procs::domain::{DomainXmlFlags, InterfaceAddressesSource, IpAddrType};
+use libvirt_rpc::proto::procs::qemu::{QemuMonitorCommandFlags, agent_timeout};
+use libvirt_rpc::proto::procs::snapshot::{DomainSnapshotCreateFlags, DomainSnapshotRevertFlags};
 
 use crate::table::{Table, field, yes_no};
 use crate::{R, err, lookup, xml_escape};
@@ -260,7 +240,7 @@ pub enum AddrSource {
     Arp,
 }
 
-pub async fn run(c: &Client, cmd: Cmd) -> R {
+pub async fn run(c: &Connect, cmd: Cmd) -> R {
     match cmd {
         Cmd::List {
             all,
@@ -271,14 +251,7 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         Cmd::Dominfo { domain } => dominfo(c, &domain).await,
         Cmd::Domstate { domain, reason } => {
             let d = lookup::domain(c, &domain).await?;
-            let st = c
-                .call::<DomainGetState>(&DomainFlagsArgs {
-                    dom: d,
-                    flags: Default::default(),
-                })
-                .await
-                .map_err(err)?
-                .named();
+            let st = d.state(Default::default()).await.map_err(err)?.named();
             if reason {
                 println!("{st}");
             } else {
@@ -293,27 +266,17 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             update_cpu,
             migratable,
         } => {
-            let mut flags = 0;
+            let mut flags = DomainXmlFlags::empty();
             for (on, f) in [
-                (inactive, DomainXmlFlags::INACTIVE.bits()),
-                (security_info, DomainXmlFlags::SECURE.bits()),
-                (update_cpu, DomainXmlFlags::UPDATE_CPU.bits()),
-                (migratable, DomainXmlFlags::MIGRATABLE.bits()),
+                (inactive, DomainXmlFlags::INACTIVE),
+                (security_info, DomainXmlFlags::SECURE),
+                (update_cpu, DomainXmlFlags::UPDATE_CPU),
+                (migratable, DomainXmlFlags::MIGRATABLE),
             ] {
-                if on {
-                    flags |= f;
-                }
+                flags.set(f, on);
             }
             let dom = lookup::domain(c, &domain).await?;
-            let xml = c
-                .call::<DomainGetXmlDesc>(&DomainFlagsArgs {
-                    dom,
-                    flags: flags.into(),
-                })
-                .await
-                .map_err(err)?
-                .xml;
-            print!("{xml}");
+            print!("{}", dom.xml_desc(flags).await.map_err(err)?);
             Ok(())
         }
         Cmd::Define { file } => {
@@ -323,79 +286,37 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                     file.display()
                 )
             })?;
-            let dom = c
-                .call::<DomainDefineXml>(&XmlArgs { xml: xml.into() })
-                .await
-                .map_err(|e| {
-                    format!(
-                        "Failed to define domain from {}\nerror: {}",
-                        file.display(),
-                        crate::msg(&e)
-                    )
-                })?
-                .dom;
-            crate::say!("Domain '{}' defined from {}\n", dom.name, file.display());
-            Ok(())
-        }
-        Cmd::Undefine { domain } => {
-            let dom = lookup::domain(c, &domain).await?;
-            c.call::<DomainUndefineFlags>(&DomainFlagsArgs {
-                dom: dom.clone(),
-                flags: Default::default(),
-            })
-            .await
-            .map_err(|e| {
+            let dom = c.define_domain_xml(&xml).await.map_err(|e| {
                 format!(
-                    "Failed to undefine domain '{}'\nerror: {}",
-                    dom.name,
+                    "Failed to define domain from {}\nerror: {}",
+                    file.display(),
                     crate::msg(&e)
                 )
             })?;
-            crate::say!("Domain '{}' has been undefined\n", dom.name);
+            crate::say!("Domain '{}' defined from {}\n", dom.name(), file.display());
             Ok(())
         }
+        Cmd::Undefine { domain } => lifecycle(c, &domain, Verb::Undefine).await,
         Cmd::Console {
             domain,
             devname,
             force,
         } => {
             let d = lookup::domain(c, &domain).await?;
-            eprintln!("Connected to domain '{}'", d.name);
+            eprintln!("Connected to domain '{}'", d.name());
             eprintln!("Escape character is ^] (Ctrl + ])");
-            examples::console::console(c, &d, devname.as_deref(), force)
+            examples::console::console(c.client(), d.wire(), devname.as_deref(), force)
                 .await
                 .map_err(|e| format!("error: {e}"))?;
             eprintln!();
             Ok(())
         }
-        Cmd::Start { domain } => lifecycle::<DomainCreate>(c, &domain, "start", "started").await,
-        Cmd::Shutdown { domain } => {
-            lifecycle::<DomainShutdown>(c, &domain, "shutdown", "is being shutdown").await
-        }
-        Cmd::Reboot { domain } => {
-            let dom = lookup::domain(c, &domain).await?;
-            c.call::<DomainReboot>(&DomainFlagsArgs {
-                dom: dom.clone(),
-                flags: Default::default(),
-            })
-            .await
-            .map_err(|e| {
-                format!(
-                    "Failed to reboot domain '{}'\nerror: {}",
-                    dom.name,
-                    crate::msg(&e)
-                )
-            })?;
-            crate::say!("Domain '{}' is being rebooted\n", dom.name);
-            Ok(())
-        }
-        Cmd::Destroy { domain } => {
-            lifecycle::<DomainDestroy>(c, &domain, "destroy", "destroyed").await
-        }
-        Cmd::Suspend { domain } => {
-            lifecycle::<DomainSuspend>(c, &domain, "suspend", "suspended").await
-        }
-        Cmd::Resume { domain } => lifecycle::<DomainResume>(c, &domain, "resume", "resumed").await,
+        Cmd::Start { domain } => lifecycle(c, &domain, Verb::Start).await,
+        Cmd::Shutdown { domain } => lifecycle(c, &domain, Verb::Shutdown).await,
+        Cmd::Reboot { domain } => lifecycle(c, &domain, Verb::Reboot).await,
+        Cmd::Destroy { domain } => lifecycle(c, &domain, Verb::Destroy).await,
+        Cmd::Suspend { domain } => lifecycle(c, &domain, Verb::Suspend).await,
+        Cmd::Resume { domain } => lifecycle(c, &domain, Verb::Resume).await,
         Cmd::Domifaddr {
             domain,
             interface,
@@ -425,21 +346,19 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                 print!("{xml}");
                 return Ok(());
             }
-            let mut flags = 0;
+            let mut flags = DomainSnapshotCreateFlags::empty();
             for (on, f) in [
-                (no_metadata, DomainSnapshotCreateFlags::NO_METADATA.bits()),
-                (halt, DomainSnapshotCreateFlags::HALT.bits()),
-                (disk_only, DomainSnapshotCreateFlags::DISK_ONLY.bits()),
-                (atomic, DomainSnapshotCreateFlags::ATOMIC.bits()),
+                (no_metadata, DomainSnapshotCreateFlags::NO_METADATA),
+                (halt, DomainSnapshotCreateFlags::HALT),
+                (disk_only, DomainSnapshotCreateFlags::DISK_ONLY),
+                (atomic, DomainSnapshotCreateFlags::ATOMIC),
             ] {
-                if on {
-                    flags |= f;
-                }
+                flags.set(f, on);
             }
             let dom = lookup::domain(c, &domain).await?;
-            let snap = snapshot_create(c, dom, &xml, flags).await?;
+            let snap = dom.snapshot_create_xml(&xml, flags).await.map_err(err)?;
             // virsh prints this line without a newline; its footer ends it.
-            crate::say!("Domain snapshot {} created", snap.name);
+            crate::say!("Domain snapshot {} created", snap.name());
             Ok(())
         }
         Cmd::SnapshotRevert {
@@ -452,28 +371,21 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         } => {
             let dom = lookup::domain(c, &domain).await?;
             let snap = match (snapshotname, current) {
-                (Some(n), false) => snapshot_by_name(c, dom, &n).await?,
-                (None, true) => snapshot_current(c, dom).await?,
+                (Some(n), false) => dom.snapshot_lookup_by_name(&n, Default::default()).await,
+                (None, true) => dom.snapshot_current(Default::default()).await,
                 _ => return Err("specify a snapshot name or --current".into()),
-            };
-            let mut flags = 0;
-            for (on, f) in [
-                (running, DomainSnapshotRevertFlags::RUNNING.bits()),
-                (paused, DomainSnapshotRevertFlags::PAUSED.bits()),
-                (force, DomainSnapshotRevertFlags::FORCE.bits()),
-            ] {
-                if on {
-                    flags |= f;
-                }
             }
-            let name = snap.name.to_string();
-            c.call::<DomainRevertToSnapshot>(&SnapshotFlagsArgs {
-                snap,
-                flags: flags.into(),
-            })
-            .await
             .map_err(err)?;
-            crate::say!("Domain snapshot {name} reverted\n");
+            let mut flags = DomainSnapshotRevertFlags::empty();
+            for (on, f) in [
+                (running, DomainSnapshotRevertFlags::RUNNING),
+                (paused, DomainSnapshotRevertFlags::PAUSED),
+                (force, DomainSnapshotRevertFlags::FORCE),
+            ] {
+                flags.set(f, on);
+            }
+            snap.revert(flags).await.map_err(err)?;
+            crate::say!("Domain snapshot {} reverted\n", snap.name());
             Ok(())
         }
         Cmd::QemuMonitorCommand {
@@ -484,20 +396,14 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
         } => {
             let dom = lookup::domain(c, &domain).await?;
             let flags = if hmp {
-                QemuMonitorCommandFlags::HMP.bits()
+                QemuMonitorCommandFlags::HMP
             } else {
-                QemuMonitorCommandFlags::DEFAULT.bits()
+                QemuMonitorCommandFlags::DEFAULT
             };
-            let out = c
-                .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
-                    dom,
-                    cmd: cmd.join(" ").into(),
-                    flags: flags.into(),
-                })
+            let out = dom
+                .qemu_monitor_command(&cmd.join(" "), flags)
                 .await
-                .map_err(err)?
-                .result
-                .to_string();
+                .map_err(err)?;
             print_json_reply(&out, pretty && !hmp);
             Ok(())
         }
@@ -518,17 +424,10 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                 _ => return Err("--timeout, --async and --block are exclusive".into()),
             };
             let dom = lookup::domain(c, &domain).await?;
-            let out = c
-                .call::<QemuDomainAgentCommand>(&QemuDomainAgentCommandArgs {
-                    dom,
-                    cmd: cmd.join(" ").into(),
-                    timeout,
-                    flags: Default::default(),
-                })
+            let out = dom
+                .qemu_agent_command(&cmd.join(" "), timeout, Default::default())
                 .await
                 .map_err(err)?
-                .result
-                .map(|s| s.to_string())
                 .unwrap_or_default();
             print_json_reply(&out, pretty);
             Ok(())
@@ -545,116 +444,90 @@ fn print_json_reply(out: &str, pretty: bool) {
     }
 }
 
+/// The verbs that take only the domain.
+#[derive(Clone, Copy)]
+enum Verb {
+    Start,
+    Shutdown,
+    Reboot,
+    Destroy,
+    Suspend,
+    Resume,
+    Undefine,
+}
+
 /// One of the verbs that take only the domain: `Domain 'NAME' <done>`, or virsh's
 /// `Failed to <verb> domain 'NAME'`.
-async fn lifecycle<P>(c: &Client, domain: &str, verb: &str, done: &str) -> R
-where
-    P: libvirt_rpc::proto::Procedure<Args = DomainArgs, Ret = ()>,
-{
+async fn lifecycle(c: &Connect, domain: &str, verb: Verb) -> R {
     let dom = lookup::domain(c, domain).await?;
-    c.call::<P>(&DomainArgs { dom: dom.clone() })
-        .await
-        .map_err(|e| {
-            format!(
-                "Failed to {verb} domain '{}'\nerror: {}",
-                dom.name,
-                crate::msg(&e)
-            )
-        })?;
-    crate::say!("Domain '{}' {done}\n", dom.name);
+    let (word, done, r) = match verb {
+        Verb::Start => ("start", "started", dom.create().await),
+        Verb::Shutdown => ("shutdown", "is being shutdown", dom.shutdown().await),
+        Verb::Reboot => ("reboot", "is being rebooted", dom.reboot(Default::default()).await),
+        Verb::Destroy => ("destroy", "destroyed", dom.destroy().await),
+        Verb::Suspend => ("suspend", "suspended", dom.suspend().await),
+        Verb::Resume => ("resume", "resumed", dom.resume().await),
+        Verb::Undefine => (
+            "undefine",
+            "has been undefined",
+            dom.undefine_flags(Default::default()).await,
+        ),
+    };
+    r.map_err(|e| {
+        format!(
+            "Failed to {word} domain '{}'\nerror: {}",
+            dom.name(),
+            crate::msg(&e)
+        )
+    })?;
+    crate::say!("Domain '{}' {done}\n", dom.name());
     Ok(())
 }
 
-/// All domains `flags` selects, in virsh's order: running ones by id, then the others by
-/// name.
-async fn list_domains(c: &Client, flags: u32) -> R<Vec<Domain>> {
-    let mut doms = c
-        .call::<ConnectListAllDomains>(&ConnectListAllDomainsArgs {
-            need_results: 1,
-            flags: flags.into(),
-        })
-        .await
-        .map_err(err)?
-        .domains;
-    doms.sort_by(|a, b| match (a.id < 0, b.id < 0) {
-        (false, false) => a.id.cmp(&b.id),
-        (true, true) => a
-            .name
-            .to_string()
-            .to_lowercase()
-            .cmp(&b.name.to_string().to_lowercase()),
-        (false, true) => std::cmp::Ordering::Less,
-        (true, false) => std::cmp::Ordering::Greater,
-    });
-    Ok(doms)
-}
-
-async fn state_of(c: &Client, dom: &Domain) -> R<DomainState> {
-    Ok(c.call::<DomainGetState>(&DomainFlagsArgs {
-        dom: dom.clone(),
-        flags: Default::default(),
-    })
-    .await
-    .map_err(err)?
-    .state)
+/// `-` for an inactive domain, else its id.
+fn id_text(dom: &Domain) -> String {
+    dom.id().map_or_else(|| "-".to_string(), |id| id.to_string())
 }
 
 #[allow(clippy::fn_params_excessive_bools, reason = "virsh's options")]
-async fn list(c: &Client, all: bool, inactive: bool, names: bool, uuids: bool) -> R {
+async fn list(c: &Connect, all: bool, inactive: bool, names: bool, uuids: bool) -> R {
     let flags = match (all, inactive) {
-        (true, _) => {
-            ConnectListAllDomainsFlags::ACTIVE.bits() | ConnectListAllDomainsFlags::INACTIVE.bits()
-        }
-        (false, true) => ConnectListAllDomainsFlags::INACTIVE.bits(),
-        (false, false) => ConnectListAllDomainsFlags::ACTIVE.bits(),
+        (true, _) => ConnectListAllDomainsFlags::ACTIVE | ConnectListAllDomainsFlags::INACTIVE,
+        (false, true) => ConnectListAllDomainsFlags::INACTIVE,
+        (false, false) => ConnectListAllDomainsFlags::ACTIVE,
     };
-    let doms = list_domains(c, flags).await?;
+    let mut doms = c.list_all_domains(flags).await.map_err(err)?;
+    // virsh's order: running domains by id, then the others by name.
+    doms.sort_by_key(|d| (d.id().is_none(), d.id(), d.name().to_string().to_lowercase()));
     if names || uuids {
         for d in &doms {
             match (names, uuids) {
-                (true, true) => println!("{}  {}", d.uuid, d.name),
-                (true, false) => println!("{}", d.name),
-                _ => println!("{}", d.uuid),
+                (true, true) => println!("{}  {}", d.uuid(), d.name()),
+                (true, false) => println!("{}", d.name()),
+                _ => println!("{}", d.uuid()),
             }
         }
         return Ok(());
     }
     let mut t = Table::new(&["Id", "Name", "State"]);
     for d in doms {
-        let st = state_of(c, &d).await?;
-        let id = if d.id < 0 {
-            "-".to_string()
-        } else {
-            d.id.to_string()
-        };
-        t.row(vec![id, d.name.to_string(), st.to_string()]);
+        let st = d.state(Default::default()).await.map_err(err)?.state;
+        t.row(vec![id_text(&d), d.name().to_string(), st.to_string()]);
     }
     print!("{}", t.render());
     Ok(())
 }
 
-async fn info(c: &Client, dom: &Domain) -> R<DomainGetInfoRet> {
-    c.call::<DomainGetInfo>(&DomainArgs { dom: dom.clone() })
-        .await
-        .map_err(err)
-}
-
-async fn dominfo(c: &Client, name: &str) -> R {
+async fn dominfo(c: &Connect, name: &str) -> R {
     let dom = lookup::domain(c, name).await?;
-    let args = DomainArgs { dom: dom.clone() };
     let mut out = String::new();
-    let id = if dom.id < 0 {
-        "-".to_string()
-    } else {
-        dom.id.to_string()
-    };
-    out += &field("Id:", id);
-    out += &field("Name:", &dom.name);
-    out += &field("UUID:", dom.uuid);
-    if let Ok(os) = c.call::<DomainGetOsType>(&args).await {
-        out += &field("OS Type:", os.kind);
+    out += &field("Id:", id_text(&dom));
+    out += &field("Name:", dom.name());
+    out += &field("UUID:", dom.uuid());
+    if let Ok(os) = dom.os_type().await {
+        out += &field("OS Type:", os);
     }
-    let info = info(c, &dom).await?;
+    let info = dom.info().await.map_err(err)?;
     out += &field("State:", info.domain_state());
     out += &field("CPU(s):", info.nr_virt_cpu);
     if info.cpu_time != 0 {
@@ -668,36 +541,18 @@ async fn dominfo(c: &Client, name: &str) -> R {
         out += &field("Max memory:", format!("{} KiB", info.max_mem));
     }
     out += &field("Used memory:", format!("{} KiB", info.memory));
-    let persistent = c.call::<DomainIsPersistent>(&args).await;
-    out += &field(
-        "Persistent:",
-        persistent.map_or("unknown", |p| yes_no(p.persistent != 0)),
-    );
-    if let Ok(a) = c.call::<DomainGetAutostart>(&args).await {
-        out += &field(
-            "Autostart:",
-            if a.autostart != 0 {
-                "enable"
-            } else {
-                "disable"
-            },
-        );
+    let persistent = dom.is_persistent().await;
+    out += &field("Persistent:", persistent.map_or("unknown", yes_no));
+    if let Ok(a) = dom.autostart().await {
+        out += &field("Autostart:", if a { "enable" } else { "disable" });
     }
-    let saved = c
-        .call::<DomainHasManagedSaveImage>(&DomainFlagsArgs {
-            dom: dom.clone(),
-            flags: Default::default(),
-        })
-        .await;
-    out += &field(
-        "Managed save:",
-        saved.map_or("unknown", |s| yes_no(s.result != 0)),
-    );
-    match c.call::<NodeGetSecurityModel>(&()).await {
+    let saved = dom.has_managed_save_image(Default::default()).await;
+    out += &field("Managed save:", saved.map_or("unknown", yes_no));
+    match c.node_security_model().await {
         Ok(m) if !m.model.to_string_lossy().is_empty() => {
             out += &field("Security model:", m.model.to_string_lossy());
             out += &field("Security DOI:", m.doi.to_string_lossy());
-            let label = c.call::<DomainGetSecurityLabel>(&args).await.map_err(err)?;
+            let label = dom.security_label().await.map_err(err)?;
             let text = label.label.to_string_lossy();
             if !text.is_empty() {
                 let mode = if label.enforcing != 0 {
@@ -714,14 +569,8 @@ async fn dominfo(c: &Client, name: &str) -> R {
                 .is_some_and(|r| r.code == libvirt_rpc::proto::ErrorCode::NO_SUPPORT) => {}
         Err(e) => return Err(err(e)),
     }
-    if let Ok(m) = c
-        .call::<DomainGetMessages>(&DomainFlagsArgs {
-            dom,
-            flags: Default::default(),
-        })
-        .await
-    {
-        for (i, msg) in m.msgs.iter().enumerate() {
+    if let Ok(msgs) = dom.messages(Default::default()).await {
+        for (i, msg) in msgs.iter().enumerate() {
             out += &field(if i == 0 { "Messages:" } else { "" }, msg);
         }
     }
@@ -729,38 +578,24 @@ async fn dominfo(c: &Client, name: &str) -> R {
     Ok(())
 }
 
-async fn interface_addresses(
-    c: &Client,
-    dom: Domain,
-    source: AddrSource,
-) -> R<Vec<libvirt_rpc::proto::procs::domain::DomainInterface>> {
-    let source = match source {
-        AddrSource::Lease => InterfaceAddressesSource::LEASE,
-        AddrSource::Agent => InterfaceAddressesSource::AGENT,
-        AddrSource::Arp => InterfaceAddressesSource::ARP,
-    };
-    Ok(
-        c.call::<DomainInterfaceAddresses>(&DomainInterfaceAddressesArgs {
-            dom,
-            source,
-            flags: Default::default(),
-        })
-        .await
-        .map_err(err)?
-        .ifaces,
-    )
-}
-
 /// virsh's `domifaddr` layout (fixed columns, not a table).
 async fn domifaddr(
-    c: &Client,
+    c: &Connect,
     domain: &str,
     only: Option<&str>,
     full: bool,
     source: AddrSource,
 ) -> R {
+    let source = match source {
+        AddrSource::Lease => InterfaceAddressesSource::LEASE,
+        AddrSource::Agent => InterfaceAddressesSource::AGENT,
+        AddrSource::Arp => InterfaceAddressesSource::ARP,
+    };
     let dom = lookup::domain(c, domain).await?;
-    let ifaces = interface_addresses(c, dom, source).await?;
+    let ifaces = dom
+        .interface_addresses(source, Default::default())
+        .await
+        .map_err(err)?;
     let mut out = format!(
         " {:<10} {:<20} {:<8}     {}\n{}\n",
         "Name",
@@ -803,80 +638,22 @@ async fn domifaddr(
     Ok(())
 }
 
-async fn snapshots(c: &Client, dom: Domain) -> R<Vec<DomainSnapshot>> {
-    Ok(
-        c.call::<DomainListAllSnapshots>(&DomainListAllSnapshotsArgs {
-            dom,
-            need_results: 1,
-            flags: Default::default(),
-        })
-        .await
-        .map_err(err)?
-        .snapshots,
-    )
-}
-
-async fn snapshot_xml(c: &Client, snap: DomainSnapshot) -> R<String> {
-    Ok(c.call::<DomainSnapshotGetXmlDesc>(&SnapshotFlagsArgs {
-        snap,
-        flags: Default::default(),
-    })
-    .await
-    .map_err(err)?
-    .xml
-    .to_string())
-}
-
-async fn snapshot_create(c: &Client, dom: Domain, xml: &str, flags: u32) -> R<DomainSnapshot> {
-    Ok(
-        c.call::<DomainSnapshotCreateXml>(&DomainCreateChildXmlArgs {
-            dom,
-            xml_desc: xml.into(),
-            flags: flags.into(),
-        })
-        .await
-        .map_err(err)?
-        .snap,
-    )
-}
-
-async fn snapshot_by_name(c: &Client, dom: Domain, name: &str) -> R<DomainSnapshot> {
-    Ok(
-        c.call::<DomainSnapshotLookupByName>(&DomainChildLookupArgs {
-            dom,
-            name: name.into(),
-            flags: Default::default(),
-        })
-        .await
-        .map_err(err)?
-        .snap,
-    )
-}
-
-async fn snapshot_current(c: &Client, dom: Domain) -> R<DomainSnapshot> {
-    Ok(c.call::<DomainSnapshotCurrent>(&DomainFlagsArgs {
-        dom,
-        flags: Default::default(),
-    })
-    .await
-    .map_err(err)?
-    .snap)
-}
-
-async fn snapshot_list(c: &Client, domain: &str) -> R {
+async fn snapshot_list(c: &Connect, domain: &str) -> R {
     let dom = lookup::domain(c, domain).await?;
-    let mut snaps = snapshots(c, dom).await?;
-    snaps.sort_by_key(|s| s.name.to_string());
+    let mut snaps = dom
+        .list_all_snapshots(Default::default())
+        .await
+        .map_err(err)?;
+    snaps.sort_by_key(|s| s.name().to_string());
     let mut t = Table::new(&["Name", "Creation Time", "State"]);
     for s in snaps {
-        let name = s.name.to_string();
-        let xml = snapshot_xml(c, s).await?;
+        let xml = s.xml_desc(Default::default()).await.map_err(err)?;
         let created = xml_text(&xml, "creationTime")
             .and_then(|t| t.parse::<i64>().ok())
             .map(utc_time)
             .unwrap_or_default();
         let state = xml_text(&xml, "state").unwrap_or_default();
-        t.row(vec![name, created, state.to_string()]);
+        t.row(vec![s.name().to_string(), created, state.to_string()]);
     }
     print!("{}", t.render());
     Ok(())

@@ -290,7 +290,8 @@ fn block_job(
 }
 
 /// Returns whether virsh's footer follows (virsh's form: yes).
-pub async fn run(c: &Client, a: Args) -> R<bool> {
+pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
+    let c = conn.client();
     if let Some(kind) = a.kind {
         lv_form(c, kind, a.count).await?;
         return Ok(false);
@@ -312,7 +313,7 @@ pub async fn run(c: &Client, a: Args) -> R<bool> {
         }
     };
     let dom = match &a.domain {
-        Some(d) => Some(lookup::domain(c, d).await?),
+        Some(d) => Some(lookup::domain(conn, d).await?.into_wire()),
         None => None,
     };
     let mut streams = Vec::new();

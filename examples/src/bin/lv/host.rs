@@ -1,19 +1,9 @@
 //! Host and connection commands: nodeinfo, hostname, version, capabilities, iface-list,
 //! nodedev-list, secret-list, nwfilter-list.
 
-use libvirt_rpc::Client;
-use libvirt_rpc::proto::procs::common::ListAllArgs;
-use libvirt_rpc::proto::procs::connect::{
-    ConnectGetCapabilities, ConnectGetHostname, ConnectGetLibVersion, ConnectGetType,
-    ConnectGetVersion,
-};
-use libvirt_rpc::proto::procs::interface::{
-    ConnectListAllInterfaces, ConnectListAllInterfacesFlags, InterfaceArgs, InterfaceIsActive,
-};
-use libvirt_rpc::proto::procs::node::NodeGetInfo;
-use libvirt_rpc::proto::procs::nodedev::ConnectListAllNodeDevices;
-use libvirt_rpc::proto::procs::nwfilter::ConnectListAllNwFilters;
-use libvirt_rpc::proto::procs::secret::{ConnectListAllSecrets, SecretUsageType};
+use libvirt_rpc::prelude::*;
+use libvirt_rpc::proto::procs::interface::ConnectListAllInterfacesFlags;
+use libvirt_rpc::proto::procs::secret::SecretUsageType;
 
 use crate::table::Table;
 use crate::{R, err};
@@ -60,18 +50,16 @@ pub enum Cmd {
     NwfilterList,
 }
 
-pub async fn run(c: &Client, cmd: Cmd) -> R {
+pub async fn run(c: &Connect, cmd: Cmd) -> R {
     match cmd {
         Cmd::Nodeinfo => nodeinfo(c).await,
         Cmd::Hostname => {
-            let h = c.call::<ConnectGetHostname>(&()).await.map_err(err)?;
-            println!("{}", h.hostname);
+            println!("{}", c.hostname().await.map_err(err)?);
             Ok(())
         }
         Cmd::Version { daemon } => version(c, daemon).await,
         Cmd::Capabilities => {
-            let caps = c.call::<ConnectGetCapabilities>(&()).await.map_err(err)?;
-            println!("{}", caps.capabilities);
+            println!("{}", c.capabilities().await.map_err(err)?);
             Ok(())
         }
         Cmd::IfaceList { all, inactive } => iface_list(c, all, inactive).await,
@@ -81,17 +69,10 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                 (false, true) => NODEDEV_INACTIVE,
                 (false, false) => NODEDEV_ACTIVE,
             };
-            let mut names: Vec<String> = c
-                .call::<ConnectListAllNodeDevices>(&ListAllArgs {
-                    need_results: 1,
-                    flags,
-                })
-                .await
-                .map_err(|e| format!("Failed to list node devices\nerror: {}", crate::msg(&e)))?
-                .devices
-                .into_iter()
-                .map(|d| d.name.to_string())
-                .collect();
+            let devices = c.list_all_node_devices(flags).await.map_err(|e| {
+                format!("Failed to list node devices\nerror: {}", crate::msg(&e))
+            })?;
+            let mut names: Vec<String> = devices.iter().map(|d| d.name().to_string()).collect();
             names.sort();
             for n in names {
                 println!("{n}");
@@ -99,18 +80,11 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
             Ok(())
         }
         Cmd::SecretList => {
-            let mut secrets = c
-                .call::<ConnectListAllSecrets>(&ListAllArgs {
-                    need_results: 1,
-                    flags: Default::default(),
-                })
-                .await
-                .map_err(err)?
-                .secrets;
-            secrets.sort_by_key(|s| s.uuid.to_string());
+            let mut secrets = c.list_all_secrets(Default::default()).await.map_err(err)?;
+            secrets.sort_by_key(|s| s.uuid().to_string());
             let mut t = Table::new(&["UUID", "Usage"]);
             for s in secrets {
-                let kind = match s.usage_type {
+                let kind = match s.usage_type() {
                     SecretUsageType::VOLUME => Some("volume"),
                     SecretUsageType::CEPH => Some("ceph"),
                     SecretUsageType::ISCSI => Some("iscsi"),
@@ -118,26 +92,19 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                     SecretUsageType::VTPM => Some("vtpm"),
                     _ => None,
                 };
-                let usage =
-                    kind.map_or_else(|| "Unused".to_string(), |k| format!("{k} {}", s.usage_id));
-                t.row(vec![s.uuid.to_string(), usage]);
+                let usage = kind
+                    .map_or_else(|| "Unused".to_string(), |k| format!("{k} {}", s.usage_id()));
+                t.row(vec![s.uuid().to_string(), usage]);
             }
             print!("{}", t.render());
             Ok(())
         }
         Cmd::NwfilterList => {
-            let mut filters = c
-                .call::<ConnectListAllNwFilters>(&ListAllArgs {
-                    need_results: 1,
-                    flags: Default::default(),
-                })
-                .await
-                .map_err(err)?
-                .filters;
-            filters.sort_by_key(|f| f.name.to_string());
+            let mut filters = c.list_all_nw_filters(Default::default()).await.map_err(err)?;
+            filters.sort_by_key(|f| f.name().to_string());
             let mut t = Table::new(&["UUID", "Name"]);
             for f in filters {
-                t.row(vec![f.uuid.to_string(), f.name.to_string()]);
+                t.row(vec![f.uuid().to_string(), f.name().to_string()]);
             }
             print!("{}", t.render());
             Ok(())
@@ -145,34 +112,25 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
     }
 }
 
-/// `major.minor.release` from libvirt's packed version number.
-fn version_text(v: u64) -> String {
-    format!("{}.{}.{}", v / 1_000_000, v / 1000 % 1000, v % 1000)
-}
-
 /// virsh's lines; lv has no local C library, so the first two name lv and `Using API`
 /// carries the daemon's library version.
-async fn version(c: &Client, daemon: bool) -> R {
-    let lib = c
-        .call::<ConnectGetLibVersion>(&())
-        .await
-        .map_err(err)?
-        .lib_ver;
-    let kind = c.call::<ConnectGetType>(&()).await.map_err(err)?.kind;
-    let hv = c.call::<ConnectGetVersion>(&()).await.map_err(err)?.hv_ver;
+async fn version(c: &Connect, daemon: bool) -> R {
+    let lib = c.lib_version().await.map_err(err)?;
+    let kind = c.driver_type().await.map_err(err)?;
+    let hv = c.hyp_version().await.map_err(err)?;
     let ours = env!("CARGO_PKG_VERSION");
     println!("Compiled against library: lv {ours}");
     println!("Using library: lv {ours}");
-    println!("Using API: {kind} {}", version_text(lib));
-    println!("Running hypervisor: {kind} {}", version_text(hv));
+    println!("Using API: {kind} {lib}");
+    println!("Running hypervisor: {kind} {hv}");
     if daemon {
-        println!("Running against daemon: {}", version_text(lib));
+        println!("Running against daemon: {lib}");
     }
     Ok(())
 }
 
-async fn nodeinfo(c: &Client) -> R {
-    let n = c.call::<NodeGetInfo>(&()).await.map_err(err)?;
+async fn nodeinfo(c: &Connect) -> R {
+    let n = c.node_info().await.map_err(err)?;
     let line = |label: &str, v: String| println!("{label:<20} {v}");
     line("CPU model:", n.model.to_string_lossy());
     line("CPU(s):", n.cpus.to_string());
@@ -185,33 +143,22 @@ async fn nodeinfo(c: &Client) -> R {
     Ok(())
 }
 
-async fn iface_list(c: &Client, all: bool, inactive: bool) -> R {
+async fn iface_list(c: &Connect, all: bool, inactive: bool) -> R {
     let flags = match (all, inactive) {
-        (true, _) => {
-            ConnectListAllInterfacesFlags::INACTIVE.bits()
-                | ConnectListAllInterfacesFlags::ACTIVE.bits()
-        }
-        (false, true) => ConnectListAllInterfacesFlags::INACTIVE.bits(),
-        (false, false) => ConnectListAllInterfacesFlags::ACTIVE.bits(),
+        (true, _) => ConnectListAllInterfacesFlags::INACTIVE | ConnectListAllInterfacesFlags::ACTIVE,
+        (false, true) => ConnectListAllInterfacesFlags::INACTIVE,
+        (false, false) => ConnectListAllInterfacesFlags::ACTIVE,
     };
-    let mut ifaces = c
-        .call::<ConnectListAllInterfaces>(&ListAllArgs {
-            need_results: 1,
-            flags: flags.into(),
-        })
-        .await
-        .map_err(err)?
-        .ifaces;
-    ifaces.sort_by_key(|i| i.name.to_string());
+    let mut ifaces = c.list_all_interfaces(flags).await.map_err(err)?;
+    ifaces.sort_by_key(|i| i.name().to_string());
     let mut t = Table::new(&["Name", "State", "MAC Address"]);
     for i in ifaces {
-        let active = c
-            .call::<InterfaceIsActive>(&InterfaceArgs { iface: i.clone() })
-            .await
-            .map_err(err)?
-            .active;
-        let state = if active != 0 { "active" } else { "inactive" };
-        t.row(vec![i.name.to_string(), state.into(), i.mac.to_string()]);
+        let state = if i.is_active().await.map_err(err)? {
+            "active"
+        } else {
+            "inactive"
+        };
+        t.row(vec![i.name().to_string(), state.into(), i.mac().to_string()]);
     }
     print!("{}", t.render());
     Ok(())

@@ -2,59 +2,41 @@
 //! network by name, then UUID; a volume by name in `--pool`, then by key, then by path.
 //! A failure reads like virsh's (`failed to get domain 'x'`) with libvirt's reason after it.
 
-use libvirt_rpc::Client;
-use libvirt_rpc::proto::procs::common::{NameArgs, UuidArgs};
-use libvirt_rpc::proto::procs::domain::{
-    DomainLookupById, DomainLookupByIdArgs, DomainLookupByName, DomainLookupByUuid,
-};
-use libvirt_rpc::proto::procs::network::{NetworkLookupByName, NetworkLookupByUuid};
-use libvirt_rpc::proto::procs::storage::{
-    StoragePoolLookupByName, StoragePoolLookupByUuid, StorageVolLookupByKey,
-    StorageVolLookupByKeyArgs, StorageVolLookupByName, StorageVolLookupByNameArgs,
-    StorageVolLookupByPath, StorageVolLookupByPathArgs,
-};
-use libvirt_rpc::proto::types::{Domain, Network, StoragePool, StorageVol, Uuid};
+use libvirt_rpc::prelude::*;
 
 use crate::R;
 
 /// `failed to get KIND 'NAME'`, then libvirt's reason on its own `error:` line.
-fn failed(kind: &str, name: &str, e: &libvirt_rpc::CallError) -> String {
+fn failed(kind: &str, name: &str, e: &impl crate::Failure) -> String {
     format!("failed to get {kind} '{name}'\nerror: {}", crate::msg(e))
 }
 
 /// A domain by id, UUID or name.
-pub async fn domain(c: &Client, name: &str) -> R<Domain> {
+pub async fn domain(c: &Connect, name: &str) -> R<Domain> {
     if let Ok(id) = name.parse::<i32>()
         && id >= 0
-        && let Ok(r) = c
-            .call::<DomainLookupById>(&DomainLookupByIdArgs { id })
-            .await
+        && let Ok(d) = c.lookup_domain_by_id(id).await
     {
-        return Ok(r.dom);
+        return Ok(d);
     }
     if let Ok(uuid) = name.parse::<Uuid>()
-        && let Ok(r) = c.call::<DomainLookupByUuid>(&UuidArgs { uuid }).await
+        && let Ok(d) = c.lookup_domain_by_uuid(uuid).await
     {
-        return Ok(r.dom);
+        return Ok(d);
     }
-    c.call::<DomainLookupByName>(&NameArgs { name: name.into() })
+    c.lookup_domain_by_name(name)
         .await
-        .map(|r| r.dom)
         .map_err(|e| failed("domain", name, &e))
 }
 
 /// A storage pool by name or UUID.
-pub async fn pool(c: &Client, name: &str) -> R<StoragePool> {
-    let by_name = c
-        .call::<StoragePoolLookupByName>(&NameArgs { name: name.into() })
-        .await;
-    match by_name {
-        Ok(r) => Ok(r.pool),
+pub async fn pool(c: &Connect, name: &str) -> R<StoragePool> {
+    match c.lookup_storage_pool_by_name(name).await {
+        Ok(p) => Ok(p),
         Err(e) => match name.parse::<Uuid>() {
             Ok(uuid) => c
-                .call::<StoragePoolLookupByUuid>(&UuidArgs { uuid })
+                .lookup_storage_pool_by_uuid(uuid)
                 .await
-                .map(|r| r.pool)
                 .map_err(|_| failed("pool", name, &e)),
             Err(_) => Err(failed("pool", name, &e)),
         },
@@ -62,43 +44,28 @@ pub async fn pool(c: &Client, name: &str) -> R<StoragePool> {
 }
 
 /// A volume: by name in `pool` when one is given, else (or then) by key, then by path.
-pub async fn vol(c: &Client, pool: Option<&str>, name: &str) -> R<StorageVol> {
-    if let Some(p) = pool {
-        let p = self::pool(c, p).await?;
-        if let Ok(r) = c
-            .call::<StorageVolLookupByName>(&StorageVolLookupByNameArgs {
-                pool: p,
-                name: name.into(),
-            })
-            .await
-        {
-            return Ok(r.vol);
-        }
-    }
-    if let Ok(r) = c
-        .call::<StorageVolLookupByKey>(&StorageVolLookupByKeyArgs { key: name.into() })
-        .await
+pub async fn vol(c: &Connect, pool: Option<&str>, name: &str) -> R<StorageVol> {
+    if let Some(p) = pool
+        && let Ok(v) = self::pool(c, p).await?.lookup_volume_by_name(name).await
     {
-        return Ok(r.vol);
+        return Ok(v);
     }
-    c.call::<StorageVolLookupByPath>(&StorageVolLookupByPathArgs { path: name.into() })
+    if let Ok(v) = c.lookup_storage_vol_by_key(name).await {
+        return Ok(v);
+    }
+    c.lookup_storage_vol_by_path(name)
         .await
-        .map(|r| r.vol)
         .map_err(|e| failed("vol", name, &e))
 }
 
 /// A network by name or UUID.
-pub async fn network(c: &Client, name: &str) -> R<Network> {
-    let by_name = c
-        .call::<NetworkLookupByName>(&NameArgs { name: name.into() })
-        .await;
-    match by_name {
-        Ok(r) => Ok(r.net),
+pub async fn network(c: &Connect, name: &str) -> R<Network> {
+    match c.lookup_network_by_name(name).await {
+        Ok(n) => Ok(n),
         Err(e) => match name.parse::<Uuid>() {
             Ok(uuid) => c
-                .call::<NetworkLookupByUuid>(&UuidArgs { uuid })
+                .lookup_network_by_uuid(uuid)
                 .await
-                .map(|r| r.net)
                 .map_err(|_| failed("network", name, &e)),
             Err(_) => Err(failed("network", name, &e)),
         },

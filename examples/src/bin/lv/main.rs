@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use examples::{Slot, default_uri, run_bounded};
-use libvirt_rpc::Client;
+use libvirt_rpc::Connect;
 use libvirt_rpc::client::ConnectOptions;
 use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::ssh_socket::SshConfigFile;
@@ -49,16 +49,35 @@ macro_rules! say {
 /// What a command returns: its error is printed as `error: …` (libvirt's message included).
 pub type R<T = ()> = Result<T, String>;
 
+/// A failed call, from the raw client ([`libvirt_rpc::CallError`]) or from a handle method
+/// ([`libvirt_rpc::Error`]).
+pub trait Failure: std::fmt::Display {
+    /// The daemon's error, if it sent one.
+    fn remote_error(&self) -> Option<&libvirt_rpc::RemoteError>;
+}
+
+impl Failure for libvirt_rpc::CallError {
+    fn remote_error(&self) -> Option<&libvirt_rpc::RemoteError> {
+        self.remote()
+    }
+}
+
+impl Failure for libvirt_rpc::Error {
+    fn remote_error(&self) -> Option<&libvirt_rpc::RemoteError> {
+        self.remote()
+    }
+}
+
 /// A call's error as virsh prints it: libvirt's message alone when the daemon sent one,
 /// our error's text otherwise.
 #[allow(clippy::needless_pass_by_value, reason = "used as `map_err(err)`")]
-pub fn err(e: libvirt_rpc::CallError) -> String {
+pub fn err(e: impl Failure) -> String {
     msg(&e)
 }
 
 /// [`err`] for a borrowed error.
-pub fn msg(e: &libvirt_rpc::CallError) -> String {
-    match e.remote().and_then(|r| r.message.as_ref()) {
+pub fn msg(e: &impl Failure) -> String {
+    match e.remote_error().and_then(|r| r.message.as_ref()) {
         Some(m) => m.to_string(),
         None => e.to_string(),
     }
@@ -143,7 +162,7 @@ enum Cmd {
     BenchCalls(bench::Args),
 }
 
-async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Client> {
+async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Connect> {
     let mut opts = ConnectOptions {
         handshake: HandshakeOptions {
             keepalive: true,
@@ -163,8 +182,8 @@ async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Client> {
         Some(p) if p.as_os_str() == "none" => SshConfigFile::None,
         Some(p) => SshConfigFile::Path(p.clone()),
     };
-    let c = Client::connect(uri, opts).await.map_err(text)?;
-    slot.set(&c);
+    let c = Connect::open_with(uri, opts).await.map_err(text)?;
+    slot.set(c.client());
     Ok(c)
 }
 
@@ -178,12 +197,12 @@ async fn run(cli: Cli, slot: Slot) -> R {
         Cmd::Network(cmd) => network::run(&c, cmd).await.map(|()| true),
         Cmd::Host(cmd) => host::run(&c, cmd).await.map(|()| true),
         Cmd::Event(args) => event::run(&c, args).await,
-        Cmd::BenchCalls(args) => bench::run(&c, args).await.map(|()| false),
+        Cmd::BenchCalls(args) => bench::run(c.client(), args).await.map(|()| false),
     }?;
     if footer && !quiet() {
         println!();
     }
-    c.disconnect(Duration::from_secs(2)).await;
+    c.client().disconnect(Duration::from_secs(2)).await;
     Ok(())
 }
 

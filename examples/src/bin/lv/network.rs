@@ -1,13 +1,7 @@
 //! Network commands: net-list, net-info, net-dumpxml.
 
-use libvirt_rpc::Client;
-use libvirt_rpc::proto::procs::common::ListAllArgs;
-use libvirt_rpc::proto::procs::network::{
-    ConnectListAllNetworks, ConnectListAllNetworksFlags, NetworkArgs, NetworkFlagsArgs,
-    NetworkGetAutostart, NetworkGetBridgeName, NetworkGetXmlDesc, NetworkIsActive,
-    NetworkIsPersistent, NetworkXmlFlags,
-};
-use libvirt_rpc::proto::types::Network;
+use libvirt_rpc::prelude::*;
+use libvirt_rpc::proto::procs::network::{ConnectListAllNetworksFlags, NetworkXmlFlags};
 
 use crate::table::{Table, field, yes_no};
 use crate::{R, err, lookup};
@@ -39,82 +33,50 @@ pub enum Cmd {
     },
 }
 
-pub async fn run(c: &Client, cmd: Cmd) -> R {
+pub async fn run(c: &Connect, cmd: Cmd) -> R {
     match cmd {
         Cmd::NetList { all, inactive } => net_list(c, all, inactive).await,
         Cmd::NetInfo { network } => net_info(c, &network).await,
         Cmd::NetDumpxml { network, inactive } => {
             let net = lookup::network(c, &network).await?;
             let flags = if inactive {
-                NetworkXmlFlags::INACTIVE.bits()
+                NetworkXmlFlags::INACTIVE
             } else {
-                0
+                NetworkXmlFlags::empty()
             };
-            let xml = c
-                .call::<NetworkGetXmlDesc>(&NetworkFlagsArgs {
-                    net,
-                    flags: flags.into(),
-                })
-                .await
-                .map_err(err)?
-                .xml;
-            print!("{xml}");
+            print!("{}", net.xml_desc(flags).await.map_err(err)?);
             Ok(())
         }
     }
 }
 
-async fn networks(c: &Client, flags: u32) -> R<Vec<Network>> {
-    let mut nets = c
-        .call::<ConnectListAllNetworks>(&ListAllArgs {
-            need_results: 1,
-            flags: flags.into(),
-        })
-        .await
-        .map_err(err)?
-        .nets;
-    nets.sort_by_key(|n| n.name.to_string().to_lowercase());
-    Ok(nets)
-}
-
 /// Active, persistent and autostart flags (`None` where the call failed).
-async fn net_flags(c: &Client, net: &Network) -> (Option<bool>, Option<bool>, Option<bool>) {
-    let args = NetworkArgs { net: net.clone() };
-    let active = c
-        .call::<NetworkIsActive>(&args)
-        .await
-        .ok()
-        .map(|r| r.active != 0);
-    let persistent = c
-        .call::<NetworkIsPersistent>(&args)
-        .await
-        .ok()
-        .map(|r| r.persistent != 0);
-    let autostart = c
-        .call::<NetworkGetAutostart>(&args)
-        .await
-        .ok()
-        .map(|r| r.autostart != 0);
+async fn net_flags(net: &Network) -> (Option<bool>, Option<bool>, Option<bool>) {
+    let active = net.is_active().await.ok();
+    let persistent = net.is_persistent().await.ok();
+    let autostart = net.autostart().await.ok();
     (active, persistent, autostart)
 }
 
-async fn net_list(c: &Client, all: bool, inactive: bool) -> R {
+async fn net_list(c: &Connect, all: bool, inactive: bool) -> R {
     let flags = match (all, inactive) {
-        (true, _) => 0,
-        (false, true) => ConnectListAllNetworksFlags::INACTIVE.bits(),
-        (false, false) => ConnectListAllNetworksFlags::ACTIVE.bits(),
+        (true, _) => ConnectListAllNetworksFlags::empty(),
+        (false, true) => ConnectListAllNetworksFlags::INACTIVE,
+        (false, false) => ConnectListAllNetworksFlags::ACTIVE,
     };
+    let mut nets = c.list_all_networks(flags).await.map_err(err)?;
+    nets.sort_by_key(|n| n.name().to_string().to_lowercase());
     let mut t = Table::new(&["Name", "State", "Autostart", "Persistent"]);
-    for n in networks(c, flags).await? {
-        let (active, persistent, autostart) = net_flags(c, &n).await;
+    for n in nets {
+        let (active, persistent, autostart) = net_flags(&n).await;
+        let state = if active.unwrap_or(false) {
+            "active"
+        } else {
+            "inactive"
+        };
         t.row(vec![
-            n.name.to_string(),
-            if active.unwrap_or(false) {
-                "active"
-            } else {
-                "inactive"
-            }
-            .into(),
+            n.name().to_string(),
+            state.into(),
             autostart.map_or("no autostart", yes_no).into(),
             persistent.map_or("unknown", yes_no).into(),
         ]);
@@ -123,21 +85,18 @@ async fn net_list(c: &Client, all: bool, inactive: bool) -> R {
     Ok(())
 }
 
-async fn net_info(c: &Client, name: &str) -> R {
+async fn net_info(c: &Connect, name: &str) -> R {
     let n = lookup::network(c, name).await?;
-    let (active, persistent, autostart) = net_flags(c, &n).await;
-    let mut out = field("Name:", &n.name);
-    out += &field("UUID:", n.uuid);
+    let (active, persistent, autostart) = net_flags(&n).await;
+    let mut out = field("Name:", n.name());
+    out += &field("UUID:", n.uuid());
     if let Some(a) = active {
         out += &field("Active:", yes_no(a));
     }
     out += &field("Persistent:", persistent.map_or("unknown", yes_no));
     out += &field("Autostart:", autostart.map_or("no autostart", yes_no));
-    if let Ok(b) = c
-        .call::<NetworkGetBridgeName>(&NetworkArgs { net: n.clone() })
-        .await
-    {
-        out += &field("Bridge:", b.name);
+    if let Ok(b) = n.bridge_name().await {
+        out += &field("Bridge:", b);
     }
     print!("{out}");
     Ok(())

@@ -5,17 +5,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use examples::progress_bar;
-use libvirt_rpc::Client;
-use libvirt_rpc::client::{DownloadOptions, UploadOptions};
-use libvirt_rpc::proto::procs::common::ListAllArgs;
-use libvirt_rpc::proto::procs::storage::{
-    ConnectListAllStoragePools, ConnectListAllStoragePoolsFlags, StoragePoolArgs,
-    StoragePoolGetAutostart, StoragePoolGetInfo, StoragePoolGetInfoRet, StoragePoolIsActive,
-    StoragePoolIsPersistent, StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs,
-    StorageVolArgs, StorageVolCreateXml, StorageVolCreateXmlArgs, StorageVolDelete,
-    StorageVolFlagsArgs, StorageVolGetInfo, StorageVolGetInfoRet, StorageVolGetPath,
-};
-use libvirt_rpc::proto::types::{StoragePool, StorageVol};
+use libvirt_rpc::prelude::*;
+use libvirt_rpc::proto::procs::storage::ConnectListAllStoragePoolsFlags;
 use libvirt_rpc::proto::{StoragePoolState, StorageVolType};
 
 use crate::table::{Table, field, pretty_size, yes_no};
@@ -129,15 +120,15 @@ pub struct Transfer {
     sparse: bool,
 }
 
-pub async fn run(c: &Client, cmd: Cmd) -> R {
+pub async fn run(c: &Connect, cmd: Cmd) -> R {
     match cmd {
         Cmd::PoolList { all, inactive } => pool_list(c, all, inactive).await,
         Cmd::PoolInfo { pool, bytes } => pool_info(c, &pool, bytes).await,
         Cmd::VolList { pool, details } => vol_list(c, pool.name(), details).await,
         Cmd::VolInfo { vol, pool, bytes } => {
             let v = lookup::vol(c, pool.as_deref(), &vol).await?;
-            let info = vol_info(c, &v).await?;
-            print!("{}", field("Name:", &v.name));
+            let info = v.info().await.map_err(err)?;
+            print!("{}", field("Name:", v.name()));
             print!("{}", field("Type:", vol_type_name(info.kind)));
             print!("{}", field("Capacity:", size(info.capacity, bytes)));
             print!("{}", field("Allocation:", size(info.allocation, bytes)));
@@ -167,84 +158,49 @@ pub async fn run(c: &Client, cmd: Cmd) -> R {
                 );
             }
             xml += "</volume>\n";
-            c.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
-                pool: p,
-                xml: xml.into(),
-                flags: Default::default(),
-            })
-            .await
-            .map_err(|e| format!("Failed to create vol {name}\nerror: {}", crate::msg(&e)))?;
+            p.create_volume_xml(&xml, Default::default())
+                .await
+                .map_err(|e| format!("Failed to create vol {name}\nerror: {}", crate::msg(&e)))?;
             crate::say!("Vol {name} created\n");
             Ok(())
         }
         Cmd::VolDelete { vol, pool } => {
             let v = lookup::vol(c, pool.as_deref(), &vol).await?;
-            c.call::<StorageVolDelete>(&StorageVolFlagsArgs {
-                vol: v,
-                flags: Default::default(),
-            })
-            .await
-            .map_err(|e| format!("Failed to delete vol {vol}\nerror: {}", crate::msg(&e)))?;
+            v.delete(Default::default())
+                .await
+                .map_err(|e| format!("Failed to delete vol {vol}\nerror: {}", crate::msg(&e)))?;
             crate::say!("Vol {vol} deleted\n");
             Ok(())
         }
-        Cmd::VolUpload(t) => upload(c, &t).await,
-        Cmd::VolDownload(t) => download(c, &t).await,
+        Cmd::VolUpload(t) => transfer(c, &t, true).await,
+        Cmd::VolDownload(t) => transfer(c, &t, false).await,
     }
 }
 
-impl Transfer {
-    /// A progress bar for `total` bytes (or `--length`, if smaller) labelled `what`.
-    fn bar(&self, total: u64, what: &str) -> indicatif::ProgressBar {
-        let n = if self.length > 0 {
-            self.length.min(total)
-        } else {
-            total
-        };
-        progress_bar(n, what)
+/// vol-upload (`up`) or vol-download, with a progress bar for the file's size (upload) or
+/// the volume's capacity past `--offset` (download), or `--length` if smaller.
+async fn transfer(c: &Connect, t: &Transfer, up: bool) -> R {
+    let v = lookup::vol(c, t.pool.as_deref(), &t.vol).await?;
+    let total = if up {
+        std::fs::metadata(&t.file)
+            .map_err(|e| format!("{}: {e}", t.file.display()))?
+            .len()
+    } else {
+        v.info().await.map_err(err)?.capacity.saturating_sub(t.offset)
+    };
+    let total = if t.length > 0 { t.length.min(total) } else { total };
+    let pb = progress_bar(total, if up { "upload" } else { "download" });
+    let pb2 = pb.clone();
+    let progress = move |p: libvirt_rpc::client::Progress| pb2.set_position(p.done);
+    if up {
+        let opts = UploadOptions::new().offset(t.offset).length(t.length).sparse(t.sparse);
+        let up = v.upload(opts).await.map_err(text)?.with_progress(progress);
+        up.send_file_and_finish(&t.file).await.map_err(text)?;
+    } else {
+        let opts = DownloadOptions::new().offset(t.offset).length(t.length).sparse(t.sparse);
+        let dl = v.download(opts).await.map_err(text)?.with_progress(progress);
+        dl.write_to_file(&t.file).await.map_err(text)?;
     }
-}
-
-async fn upload(c: &Client, t: &Transfer) -> R {
-    let v = lookup::vol(c, t.pool.as_deref(), &t.vol).await?;
-    let len = std::fs::metadata(&t.file)
-        .map_err(|e| format!("{}: {e}", t.file.display()))?
-        .len();
-    let pb = t.bar(len, "upload");
-    let pb2 = pb.clone();
-    let up = c
-        .vol_upload(
-            &v,
-            UploadOptions::new()
-                .offset(t.offset)
-                .length(t.length)
-                .sparse(t.sparse),
-        )
-        .await
-        .map_err(text)?
-        .with_progress(move |p| pb2.set_position(p.done));
-    up.send_file_and_finish(&t.file).await.map_err(text)?;
-    pb.finish_and_clear();
-    Ok(())
-}
-
-async fn download(c: &Client, t: &Transfer) -> R {
-    let v = lookup::vol(c, t.pool.as_deref(), &t.vol).await?;
-    let cap = vol_info(c, &v).await?.capacity.saturating_sub(t.offset);
-    let pb = t.bar(cap, "download");
-    let pb2 = pb.clone();
-    let dl = c
-        .vol_download(
-            &v,
-            DownloadOptions::new()
-                .offset(t.offset)
-                .length(t.length)
-                .sparse(t.sparse),
-        )
-        .await
-        .map_err(text)?
-        .with_progress(move |p| pb2.set_position(p.done));
-    dl.write_to_file(&t.file).await.map_err(text)?;
     pb.finish_and_clear();
     Ok(())
 }
@@ -310,71 +266,39 @@ fn parse_size(s: &str) -> R<u64> {
         .ok_or_else(|| format!("Size {s} is out of range"))
 }
 
-async fn pools(c: &Client, flags: u32) -> R<Vec<StoragePool>> {
-    let mut pools = c
-        .call::<ConnectListAllStoragePools>(&ListAllArgs {
-            need_results: 1,
-            flags: flags.into(),
-        })
-        .await
-        .map_err(err)?
-        .pools;
-    pools.sort_by_key(|p| p.name.to_string().to_lowercase());
-    Ok(pools)
-}
-
-async fn pool_get_info(c: &Client, pool: &StoragePool) -> R<StoragePoolGetInfoRet> {
-    c.call::<StoragePoolGetInfo>(&StoragePoolArgs { pool: pool.clone() })
-        .await
-        .map_err(err)
-}
-
-/// The pool's autostart flag as virsh prints it (`no autostart` when unreadable).
-async fn pool_autostart(c: &Client, pool: &StoragePool) -> &'static str {
-    match c
-        .call::<StoragePoolGetAutostart>(&StoragePoolArgs { pool: pool.clone() })
-        .await
-    {
-        Ok(a) => yes_no(a.autostart != 0),
-        Err(_) => "no autostart",
-    }
-}
-
-async fn pool_list(c: &Client, all: bool, inactive: bool) -> R {
+async fn pool_list(c: &Connect, all: bool, inactive: bool) -> R {
     let flags = match (all, inactive) {
-        (true, _) => 0,
-        (false, true) => ConnectListAllStoragePoolsFlags::INACTIVE.bits(),
-        (false, false) => ConnectListAllStoragePoolsFlags::ACTIVE.bits(),
+        (true, _) => ConnectListAllStoragePoolsFlags::empty(),
+        (false, true) => ConnectListAllStoragePoolsFlags::INACTIVE,
+        (false, false) => ConnectListAllStoragePoolsFlags::ACTIVE,
     };
+    let mut pools = c.list_all_storage_pools(flags).await.map_err(err)?;
+    pools.sort_by_key(|p| p.name().to_string().to_lowercase());
     let mut t = Table::new(&["Name", "State", "Autostart"]);
-    for p in pools(c, flags).await? {
-        let active = c
-            .call::<StoragePoolIsActive>(&StoragePoolArgs { pool: p.clone() })
-            .await
-            .map_err(err)?
-            .active;
-        let state = if active != 0 { "active" } else { "inactive" };
-        let auto = pool_autostart(c, &p).await;
-        t.row(vec![p.name.to_string(), state.into(), auto.into()]);
+    for p in pools {
+        let active = p.is_active().await.map_err(err)?;
+        let state = if active { "active" } else { "inactive" };
+        let auto = pool_autostart(&p).await;
+        t.row(vec![p.name().to_string(), state.into(), auto.into()]);
     }
     print!("{}", t.render());
     Ok(())
 }
 
-async fn pool_info(c: &Client, name: &str, bytes: bool) -> R {
+/// The pool's autostart flag as virsh prints it (`no autostart` when unreadable).
+async fn pool_autostart(pool: &StoragePool) -> &'static str {
+    pool.autostart().await.map_or("no autostart", yes_no)
+}
+
+async fn pool_info(c: &Connect, name: &str, bytes: bool) -> R {
     let p = lookup::pool(c, name).await?;
-    let info = pool_get_info(c, &p).await?;
-    let mut out = field("Name:", &p.name);
-    out += &field("UUID:", p.uuid);
+    let info = p.info().await.map_err(err)?;
+    let mut out = field("Name:", p.name());
+    out += &field("UUID:", p.uuid());
     out += &field("State:", pool_state_name(info.state));
-    let persistent = c
-        .call::<StoragePoolIsPersistent>(&StoragePoolArgs { pool: p.clone() })
-        .await;
-    out += &field(
-        "Persistent:",
-        persistent.map_or("unknown", |r| yes_no(r.persistent != 0)),
-    );
-    out += &field("Autostart:", pool_autostart(c, &p).await);
+    let persistent = p.is_persistent().await;
+    out += &field("Persistent:", persistent.map_or("unknown", yes_no));
+    out += &field("Autostart:", pool_autostart(&p).await);
     if matches!(
         info.state,
         StoragePoolState::RUNNING | StoragePoolState::DEGRADED
@@ -389,48 +313,19 @@ async fn pool_info(c: &Client, name: &str, bytes: bool) -> R {
     Ok(())
 }
 
-async fn volumes(c: &Client, pool: StoragePool) -> R<Vec<StorageVol>> {
-    let mut vols = c
-        .call::<StoragePoolListAllVolumes>(&StoragePoolListAllVolumesArgs {
-            pool,
-            need_results: 1,
-            flags: Default::default(),
-        })
-        .await
-        .map_err(err)?
-        .vols;
-    vols.sort_by_key(|v| v.name.to_string());
-    Ok(vols)
-}
-
-async fn vol_info(c: &Client, vol: &StorageVol) -> R<StorageVolGetInfoRet> {
-    c.call::<StorageVolGetInfo>(&StorageVolArgs { vol: vol.clone() })
-        .await
-        .map_err(err)
-}
-
-async fn vol_path(c: &Client, vol: &StorageVol) -> R<String> {
-    Ok(
-        c.call::<StorageVolGetPath>(&StorageVolArgs { vol: vol.clone() })
-            .await
-            .map_err(err)?
-            .name
-            .to_string(),
-    )
-}
-
-async fn vol_list(c: &Client, pool: &str, details: bool) -> R {
+async fn vol_list(c: &Connect, pool: &str, details: bool) -> R {
     let p = lookup::pool(c, pool).await?;
     let mut t = if details {
         Table::new(&["Name", "Path", "Type", "Capacity", "Allocation"])
     } else {
         Table::new(&["Name", "Path"])
     };
-    for v in volumes(c, p).await? {
-        let path = vol_path(c, &v).await?;
-        let mut row = vec![v.name.to_string(), path];
+    let mut vols = p.list_all_volumes(Default::default()).await.map_err(err)?;
+    vols.sort_by_key(|v| v.name().to_string());
+    for v in vols {
+        let mut row = vec![v.name().to_string(), v.path().await.map_err(err)?];
         if details {
-            let info = vol_info(c, &v).await?;
+            let info = v.info().await.map_err(err)?;
             row.push(vol_type_name(info.kind).into());
             row.push(pretty_size(info.capacity));
             row.push(pretty_size(info.allocation));
