@@ -345,3 +345,59 @@ async fn stream_methods_on_the_handles() {
     guest.destroy().await.unwrap();
     guest.undefine().await.unwrap();
 }
+
+/// `virsh list --name` with `--persistent`, `--transient`, `--inactive` (and `--all`) against
+/// the same test driver: the typed flags select the same domains. A defined domain that is
+/// running, one that is not, and a transient one cover every selection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_list_flags_select_what_virsh_list_selects() {
+    use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags as F;
+
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let uri = d.test_uri();
+    // The test driver's state lives while a connection holds it: virsh sees ours.
+    let conn = Connect::open(&uri).await.unwrap();
+    conn.define_domain_xml(&test_domain_xml("flags-defined"))
+        .await
+        .unwrap();
+    conn.create_domain_xml(&test_domain_xml("flags-transient"), Default::default())
+        .await
+        .unwrap();
+    let virsh = |opts: &[&str]| {
+        let out = std::process::Command::new("virsh")
+            .args(["-c", &uri, "list", "--name"])
+            .args(opts)
+            .output()
+            .expect("run virsh");
+        assert!(out.status.success(), "virsh list {opts:?}: {out:?}");
+        let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    };
+    // virsh adds ACTIVE unless --inactive or --all is given.
+    for (opts, flags) in [
+        (&["--persistent"][..], F::ACTIVE | F::PERSISTENT),
+        (&["--transient"], F::ACTIVE | F::TRANSIENT),
+        (&["--inactive"], F::INACTIVE),
+        (&["--all"], F::ACTIVE | F::INACTIVE),
+        (&["--all", "--persistent"], F::ACTIVE | F::INACTIVE | F::PERSISTENT),
+        (&["--inactive", "--persistent"], F::INACTIVE | F::PERSISTENT),
+    ] {
+        let mut ours: Vec<String> = conn
+            .list_all_domains(flags)
+            .await
+            .unwrap()
+            .iter()
+            .map(|d| d.name().to_string())
+            .collect();
+        ours.sort();
+        let theirs = virsh(opts);
+        assert!(!theirs.is_empty(), "virsh list {opts:?} names nothing");
+        assert_eq!(ours, theirs, "{opts:?} ({flags})");
+    }
+}
