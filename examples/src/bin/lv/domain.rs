@@ -463,7 +463,11 @@ async fn lifecycle(c: &Connect, domain: &str, verb: Verb) -> R {
     let (word, done, r) = match verb {
         Verb::Start => ("start", "started", dom.create().await),
         Verb::Shutdown => ("shutdown", "is being shutdown", dom.shutdown().await),
-        Verb::Reboot => ("reboot", "is being rebooted", dom.reboot(Default::default()).await),
+        Verb::Reboot => (
+            "reboot",
+            "is being rebooted",
+            dom.reboot(Default::default()).await,
+        ),
         Verb::Destroy => ("destroy", "destroyed", dom.destroy().await),
         Verb::Suspend => ("suspend", "suspended", dom.suspend().await),
         Verb::Resume => ("resume", "resumed", dom.resume().await),
@@ -486,7 +490,8 @@ async fn lifecycle(c: &Connect, domain: &str, verb: Verb) -> R {
 
 /// `-` for an inactive domain, else its id.
 fn id_text(dom: &Domain) -> String {
-    dom.id().map_or_else(|| "-".to_string(), |id| id.to_string())
+    dom.id()
+        .map_or_else(|| "-".to_string(), |id| id.to_string())
 }
 
 #[allow(clippy::fn_params_excessive_bools, reason = "virsh's options")]
@@ -498,7 +503,13 @@ async fn list(c: &Connect, all: bool, inactive: bool, names: bool, uuids: bool) 
     };
     let mut doms = c.list_all_domains(flags).await.map_err(err)?;
     // virsh's order: running domains by id, then the others by name.
-    doms.sort_by_key(|d| (d.id().is_none(), d.id(), d.name().to_string().to_lowercase()));
+    doms.sort_by_key(|d| {
+        (
+            d.id().is_none(),
+            d.id(),
+            d.name().to_string().to_lowercase(),
+        )
+    });
     if names || uuids {
         for d in &doms {
             match (names, uuids) {

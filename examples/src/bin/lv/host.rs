@@ -69,9 +69,10 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
                 (false, true) => NODEDEV_INACTIVE,
                 (false, false) => NODEDEV_ACTIVE,
             };
-            let devices = c.list_all_node_devices(flags).await.map_err(|e| {
-                format!("Failed to list node devices\nerror: {}", crate::msg(&e))
-            })?;
+            let devices = c
+                .list_all_node_devices(flags)
+                .await
+                .map_err(|e| format!("Failed to list node devices\nerror: {}", crate::msg(&e)))?;
             let mut names: Vec<String> = devices.iter().map(|d| d.name().to_string()).collect();
             names.sort();
             for n in names {
@@ -80,7 +81,25 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
             Ok(())
         }
         Cmd::SecretList => {
-            let mut secrets = c.list_all_secrets(Default::default()).await.map_err(err)?;
+            let mut secrets = match c.list_all_secrets(Default::default()).await {
+                Err(e) if unsupported(&e) => {
+                    let n = c
+                        .num_of_secrets()
+                        .await
+                        .map_err(|e| failed("count secrets", &e))?;
+                    let uuids = c
+                        .list_secrets(n)
+                        .await
+                        .map_err(|e| failed("list secrets", &e))?;
+                    let mut found = Vec::new();
+                    for u in uuids.iter().filter_map(|u| u.parse().ok()) {
+                        // As virsh: one that went away meanwhile is skipped.
+                        found.extend(c.lookup_secret_by_uuid(u).await.ok());
+                    }
+                    found
+                }
+                r => r.map_err(err)?,
+            };
             secrets.sort_by_key(|s| s.uuid().to_string());
             let mut t = Table::new(&["UUID", "Usage"]);
             for s in secrets {
@@ -92,15 +111,28 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
                     SecretUsageType::VTPM => Some("vtpm"),
                     _ => None,
                 };
-                let usage = kind
-                    .map_or_else(|| "Unused".to_string(), |k| format!("{k} {}", s.usage_id()));
+                let usage =
+                    kind.map_or_else(|| "Unused".to_string(), |k| format!("{k} {}", s.usage_id()));
                 t.row(vec![s.uuid().to_string(), usage]);
             }
             print!("{}", t.render());
             Ok(())
         }
         Cmd::NwfilterList => {
-            let mut filters = c.list_all_nw_filters(Default::default()).await.map_err(err)?;
+            let mut filters = match c.list_all_nw_filters(Default::default()).await {
+                Err(e) if unsupported(&e) => {
+                    let count = c.num_of_nw_filters().await;
+                    let n = count.map_err(|e| failed("count network filters", &e))?;
+                    let names = c.list_nw_filters(n).await;
+                    let names = names.map_err(|e| failed("list network filters", &e))?;
+                    let mut found = Vec::new();
+                    for name in &names {
+                        found.extend(c.lookup_nw_filter_by_name(name).await.ok());
+                    }
+                    found
+                }
+                r => r.map_err(err)?,
+            };
             filters.sort_by_key(|f| f.name().to_string());
             let mut t = Table::new(&["UUID", "Name"]);
             for f in filters {
@@ -110,6 +142,18 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
             Ok(())
         }
     }
+}
+
+/// The daemon or driver lacks a `ConnectListAll*` call: virsh then falls back to the older
+/// count-then-list calls, and so does lv.
+fn unsupported(e: &Error) -> bool {
+    e.remote()
+        .is_some_and(|r| r.code == libvirt_rpc::proto::ErrorCode::NO_SUPPORT)
+}
+
+/// virsh's `Failed to WHAT` line, then libvirt's reason.
+fn failed(what: &str, e: &Error) -> String {
+    format!("Failed to {what}\nerror: {}", crate::msg(e))
 }
 
 /// virsh's lines; lv has no local C library, so the first two name lv and `Using API`
@@ -145,7 +189,9 @@ async fn nodeinfo(c: &Connect) -> R {
 
 async fn iface_list(c: &Connect, all: bool, inactive: bool) -> R {
     let flags = match (all, inactive) {
-        (true, _) => ConnectListAllInterfacesFlags::INACTIVE | ConnectListAllInterfacesFlags::ACTIVE,
+        (true, _) => {
+            ConnectListAllInterfacesFlags::INACTIVE | ConnectListAllInterfacesFlags::ACTIVE
+        }
         (false, true) => ConnectListAllInterfacesFlags::INACTIVE,
         (false, false) => ConnectListAllInterfacesFlags::ACTIVE,
     };
@@ -158,7 +204,11 @@ async fn iface_list(c: &Connect, all: bool, inactive: bool) -> R {
         } else {
             "inactive"
         };
-        t.row(vec![i.name().to_string(), state.into(), i.mac().to_string()]);
+        t.row(vec![
+            i.name().to_string(),
+            state.into(),
+            i.mac().to_string(),
+        ]);
     }
     print!("{}", t.render());
     Ok(())

@@ -186,19 +186,37 @@ async fn transfer(c: &Connect, t: &Transfer, up: bool) -> R {
             .map_err(|e| format!("{}: {e}", t.file.display()))?
             .len()
     } else {
-        v.info().await.map_err(err)?.capacity.saturating_sub(t.offset)
+        v.info()
+            .await
+            .map_err(err)?
+            .capacity
+            .saturating_sub(t.offset)
     };
-    let total = if t.length > 0 { t.length.min(total) } else { total };
+    let total = if t.length > 0 {
+        t.length.min(total)
+    } else {
+        total
+    };
     let pb = progress_bar(total, if up { "upload" } else { "download" });
     let pb2 = pb.clone();
     let progress = move |p: libvirt_rpc::client::Progress| pb2.set_position(p.done);
     if up {
-        let opts = UploadOptions::new().offset(t.offset).length(t.length).sparse(t.sparse);
+        let opts = UploadOptions::new()
+            .offset(t.offset)
+            .length(t.length)
+            .sparse(t.sparse);
         let up = v.upload(opts).await.map_err(text)?.with_progress(progress);
         up.send_file_and_finish(&t.file).await.map_err(text)?;
     } else {
-        let opts = DownloadOptions::new().offset(t.offset).length(t.length).sparse(t.sparse);
-        let dl = v.download(opts).await.map_err(text)?.with_progress(progress);
+        let opts = DownloadOptions::new()
+            .offset(t.offset)
+            .length(t.length)
+            .sparse(t.sparse);
+        let dl = v
+            .download(opts)
+            .await
+            .map_err(text)?
+            .with_progress(progress);
         dl.write_to_file(&t.file).await.map_err(text)?;
     }
     pb.finish_and_clear();
