@@ -111,10 +111,7 @@ async fn generated_methods_answer_on_the_test_driver() {
 
     h1.destroy().await.unwrap();
     h1.undefine().await.unwrap();
-    let gone = conn
-        .lookup_domain_by_name("handles-h1")
-        .await
-        .unwrap_err();
+    let gone = conn.lookup_domain_by_name("handles-h1").await.unwrap_err();
     assert!(gone.is_not_found(), "{gone}");
 
     // Storage: pool, volumes, a volume created and deleted.
@@ -143,10 +140,7 @@ async fn generated_methods_answer_on_the_test_driver() {
     assert_eq!(vol.pool().await.unwrap().name(), "default-pool");
     let vols = pool.list_all_volumes(Default::default()).await.unwrap();
     assert!(vols.iter().any(|v| v.name() == "handles.img"), "{vols:?}");
-    let again = pool
-        .lookup_volume_by_name("handles.img")
-        .await
-        .unwrap();
+    let again = pool.lookup_volume_by_name("handles.img").await.unwrap();
     assert_eq!(again.key(), vol.key());
     vol.delete(Default::default()).await.unwrap();
 
@@ -312,7 +306,11 @@ async fn stream_methods_on_the_handles() {
             StreamItem::Hole(n) => panic!("a hole of {n} on a non-sparse download"),
         }
     }
-    assert!(seen == data, "{} bytes back, not the bytes sent", seen.len());
+    assert!(
+        seen == data,
+        "{} bytes back, not the bytes sent",
+        seen.len()
+    );
     vol.delete(Default::default()).await.unwrap();
     copy.delete(Default::default()).await.unwrap();
 
@@ -385,7 +383,10 @@ async fn typed_list_flags_select_what_virsh_list_selects() {
         (&["--transient"], F::ACTIVE | F::TRANSIENT),
         (&["--inactive"], F::INACTIVE),
         (&["--all"], F::ACTIVE | F::INACTIVE),
-        (&["--all", "--persistent"], F::ACTIVE | F::INACTIVE | F::PERSISTENT),
+        (
+            &["--all", "--persistent"],
+            F::ACTIVE | F::INACTIVE | F::PERSISTENT,
+        ),
         (&["--inactive", "--persistent"], F::INACTIVE | F::PERSISTENT),
     ] {
         let mut ours: Vec<String> = conn

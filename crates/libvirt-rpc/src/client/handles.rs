@@ -244,7 +244,18 @@ macro_rules! param_as_is {
     };
 }
 
-param_as_is!(bool, i32, u32, i64, u64, f64, u8, types::Uuid, types::CharVec, bytes::Bytes);
+param_as_is!(
+    bool,
+    i32,
+    u32,
+    i64,
+    u64,
+    f64,
+    u8,
+    types::Uuid,
+    types::CharVec,
+    bytes::Bytes
+);
 
 impl<T> Param for Vec<T> {
     type In<'a> = Vec<T>;
@@ -617,7 +628,11 @@ impl Domain {
     /// The domain's channel `name` (`None`: the first one) as a [`Duplex`] stream
     /// (`virDomainOpenChannel`, e.g. the guest agent's `org.qemu.guest_agent.0`). `flags`:
     /// `virDomainChannelFlags` (FORCE 1).
-    pub async fn open_channel(&self, name: Option<&str>, flags: u32) -> Result<Duplex, StreamError> {
+    pub async fn open_channel(
+        &self,
+        name: Option<&str>,
+        flags: u32,
+    ) -> Result<Duplex, StreamError> {
         self.conn
             .client
             .domain_open_channel(&self.wire, name, flags)
