@@ -1,5 +1,6 @@
-//! The object-API example programs (inventory, lifecycle, event watch, error handling) run
-//! against a private libvirtd's test driver; their output is checked line by line.
+//! The object-API example programs (inventory, lifecycle, event watch, error handling: the
+//! test driver; volume transfer: the session driver's directory pool) run against a private
+//! libvirtd; their output is checked line by line.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
