@@ -9,8 +9,7 @@
 use std::io::{self, Read as _};
 use std::os::fd::AsFd;
 
-use libvirt_rpc::Client;
-use libvirt_rpc::proto::types::Domain;
+use libvirt_rpc::Domain;
 use rustix::termios::{self, OptionalActions, Termios};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -28,20 +27,15 @@ const CONSOLE_FORCE: u32 = 1;
 /// without `force`), the terminal cannot be set up, or the stream failed (the error carries
 /// the `StreamError`, see [`libvirt_rpc::client::stream_error`]). A console ended by the
 /// daemon (the guest stopped) is not an error.
-pub async fn console(
-    client: &Client,
-    dom: &Domain,
-    dev_name: Option<&str>,
-    force: bool,
-) -> io::Result<()> {
+pub async fn console(dom: &Domain, dev_name: Option<&str>, force: bool) -> io::Result<()> {
     let flags = if force { CONSOLE_FORCE } else { 0 };
-    let mut stream = client
-        .domain_open_console(dom, dev_name, flags)
+    let mut stream = dom
+        .open_console(dev_name, flags)
         .await
         .map_err(io::Error::other)?;
     eprint!(
         "Connected to domain '{}'\r\nEscape character is ^] (Ctrl + ])\r\n",
-        dom.name
+        dom.name()
     );
     let _raw = RawTerminal::enter()?;
     let mut keys = stdin_reader();

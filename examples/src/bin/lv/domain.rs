@@ -305,7 +305,7 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
             let d = lookup::domain(c, &domain).await?;
             eprintln!("Connected to domain '{}'", d.name());
             eprintln!("Escape character is ^] (Ctrl + ])");
-            examples::console::console(c.client(), d.wire(), devname.as_deref(), force)
+            examples::console::console(&d, devname.as_deref(), force)
                 .await
                 .map_err(|e| format!("error: {e}"))?;
             eprintln!();
