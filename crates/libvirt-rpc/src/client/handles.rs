@@ -244,18 +244,8 @@ macro_rules! param_as_is {
     };
 }
 
-param_as_is!(
-    bool,
-    i32,
-    u32,
-    i64,
-    u64,
-    f64,
-    u8,
-    types::Uuid,
-    types::CharVec,
-    bytes::Bytes
-);
+param_as_is!(bool, u8, i32, u32, i64, u64, f64);
+param_as_is!(types::Uuid, types::CharVec, bytes::Bytes);
 
 impl<T> Param for Vec<T> {
     type In<'a> = Vec<T>;
@@ -633,10 +623,8 @@ impl Domain {
         name: Option<&str>,
         flags: u32,
     ) -> Result<Duplex, StreamError> {
-        self.conn
-            .client
-            .domain_open_channel(&self.wire, name, flags)
-            .await
+        let client = &self.conn.client;
+        client.domain_open_channel(&self.wire, name, flags).await
     }
 
     /// A screenshot of screen `screen` (`virDomainScreenshot`; `flags` must be 0): the
