@@ -7,8 +7,9 @@
 //! a [`CallbackMsg`] (callback id, then the event's body). The legacy per-connection domain
 //! events (procedures 107, 169-173, …, 311: ids 0 to 15 registered through
 //! `CONNECT_DOMAIN_EVENT_REGISTER{,_ANY}`) carry no callback id; they decode to
-//! [`Event::DomainLegacy`] with the same bodies, and no subscription receives them (the
-//! connection only registers through the callback API). The QEMU program's monitor event
+//! [`Event::DomainLegacy`] with the same bodies, routed by their event id to the legacy
+//! registrations ([`Kind::DomainLegacy`] for lifecycle, [`Kind::DomainLegacyAny`] per id).
+//! The QEMU program's monitor event
 //! decodes through [`decode_message`] to [`Event::QemuMonitor`]. An unknown procedure is not
 //! an error: [`decode`] returns `Ok(None)` and the connection counts and skips it.
 //!
