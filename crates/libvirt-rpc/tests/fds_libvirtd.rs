@@ -244,8 +244,13 @@ async fn fd_associate_hands_a_descriptor_to_a_defined_domain() {
 
     // Undefining the domain releases the daemon's copies: the peer reads EOF.
     c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
-    ours.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    assert_eq!((&ours).read(&mut [0u8; 1]).unwrap(), 0, "EOF once undefined");
+    ours.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    assert_eq!(
+        (&ours).read(&mut [0u8; 1]).unwrap(),
+        0,
+        "EOF once undefined"
+    );
 }
 
 /// `DomainCreateXmlWithFiles` (309) and `DomainCreateWithFiles` (310): the qemu driver does

@@ -80,7 +80,10 @@ async fn a_running_domain_migrates_between_two_private_daemons() {
         .migrate(&t, &dom, &opts())
         .await
         .unwrap_or_else(|e| panic!("{e}: {:?}\nsource:\n{}", e.error, src.log_tail()));
-    assert_eq!((moved.name.to_str().unwrap(), moved.uuid), ("mig-a", dom.uuid));
+    assert_eq!(
+        (moved.name.to_str().unwrap(), moved.uuid),
+        ("mig-a", dom.uuid)
+    );
     assert_eq!(state(&t, &moved).await, DomainState::RUNNING);
     // A transient domain leaves the source.
     let err = lookup(&s, "mig-a").await.unwrap_err();
@@ -115,7 +118,9 @@ async fn a_running_domain_migrates_between_two_private_daemons() {
     assert_eq!(state(&t, &again).await, DomainState::RUNNING);
 
     for d in [again, blocker] {
-        t.call::<DomainDestroy>(&DomainArgs { dom: d }).await.unwrap();
+        t.call::<DomainDestroy>(&DomainArgs { dom: d })
+            .await
+            .unwrap();
     }
     assert!(!s.is_closed() && !t.is_closed());
 }

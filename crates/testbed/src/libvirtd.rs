@@ -165,7 +165,9 @@ impl LibvirtdBuilder {
     #[must_use]
     pub fn hostname(mut self, name: impl Into<String>) -> Self {
         let name = name.into();
-        let sum = name.bytes().fold(0u64, |a, b| a.wrapping_mul(31).wrapping_add(b.into()));
+        let sum = name
+            .bytes()
+            .fold(0u64, |a, b| a.wrapping_mul(31).wrapping_add(b.into()));
         self.config_lines.push(format!(
             "host_uuid = \"7e570000-0000-4000-8000-{:012x}\"",
             sum & 0xffff_ffff_ffff

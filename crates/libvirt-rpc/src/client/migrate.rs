@@ -228,7 +228,9 @@ impl Client {
             Err(e) => {
                 // End the source's migration job (its error is not the one to report).
                 if protection {
-                    let _ = self.confirm(dom, &params, Default::default(), flags, true).await;
+                    let _ = self
+                        .confirm(dom, &params, Default::default(), flags, true)
+                        .await;
                 }
                 return Err(MigrateError::at(MigrateStep::Prepare)(e));
             }
@@ -266,13 +268,17 @@ impl Client {
             })
             .await;
         if let Some(e) = perform_error {
-            let _ = self.confirm(dom, &params, Default::default(), flags, true).await;
+            let _ = self
+                .confirm(dom, &params, Default::default(), flags, true)
+                .await;
             return Err(MigrateError::at(MigrateStep::Perform)(e));
         }
         let finished = match finished {
             Ok(f) => f,
             Err(e) => {
-                let _ = self.confirm(dom, &params, Default::default(), flags, true).await;
+                let _ = self
+                    .confirm(dom, &params, Default::default(), flags, true)
+                    .await;
                 return Err(MigrateError::at(MigrateStep::Finish)(e));
             }
         };

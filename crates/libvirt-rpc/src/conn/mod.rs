@@ -1134,16 +1134,17 @@ impl Connection {
         match kind {
             CallKind::Register => {
                 // The legacy any-registration's reply is void: it stands for its event id.
-                let legacy_any = match self.subscriptions.register_call(h.serial) {
-                    Some((events::Kind::DomainLegacyAny, key)) => Some(
-                        xdr::from_bytes::<proto::procs::connect::ConnectDomainEventRegisterAnyArgs>(
-                            key.clone(),
-                        )
-                        .expect("a key we encoded")
-                        .event_id,
-                    ),
-                    _ => None,
-                };
+                let legacy_any =
+                    match self.subscriptions.register_call(h.serial) {
+                        Some((events::Kind::DomainLegacyAny, key)) => Some(
+                            xdr::from_bytes::<
+                                proto::procs::connect::ConnectDomainEventRegisterAnyArgs,
+                            >(key.clone())
+                            .expect("a key we encoded")
+                            .event_id,
+                        ),
+                        _ => None,
+                    };
                 let result = match (result, legacy_any) {
                     (Ok(payload), Some(event_id)) => {
                         parse_ret::<()>(h.procedure, h.serial, payload)?;
