@@ -111,11 +111,28 @@ async fn a_running_domain_migrates_between_two_private_daemons() {
     assert_eq!(e.code, ErrorCode::OPERATION_FAILED, "{e:?}");
     assert!(err.to_string().contains("prepare"), "{err}");
     assert_eq!(state(&s, &back).await, DomainState::RUNNING);
-    let again = s
+    let moved = s
         .migrate(&t, &back, &opts().dname("mig-a3"))
         .await
         .unwrap_or_else(|e| panic!("{e}: {:?}", e.error));
+    assert_eq!(state(&t, &moved).await, DomainState::RUNNING);
+
+    // Peer to peer: the source daemon itself connects to the destination daemon's socket
+    // and runs the steps (one call from us), then tunnelled through that connection.
+    t.migrate_to_uri(&src.uri(), &moved, &opts().dname("mig-p2p"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}: {:?}\ndestination:\n{}", e.error, dst.log_tail()));
+    let p2p = lookup(&s, "mig-p2p").await.unwrap();
+    assert_eq!(state(&s, &p2p).await, DomainState::RUNNING);
+    assert!(lookup(&t, "mig-a3").await.unwrap_err().is_not_found());
+    let tunnelled = MigrateOptions::new(DomainMigrateFlags::LIVE | DomainMigrateFlags::TUNNELLED)
+        .dname("mig-tunnel");
+    s.migrate_to_uri(&dst.uri(), &p2p, &tunnelled)
+        .await
+        .unwrap_or_else(|e| panic!("{e}: {:?}\nsource:\n{}", e.error, src.log_tail()));
+    let again = lookup(&t, "mig-tunnel").await.unwrap();
     assert_eq!(state(&t, &again).await, DomainState::RUNNING);
+    assert!(lookup(&s, "mig-p2p").await.unwrap_err().is_not_found());
 
     for d in [again, blocker] {
         t.call::<DomainDestroy>(&DomainArgs { dom: d })

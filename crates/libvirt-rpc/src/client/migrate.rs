@@ -183,6 +183,34 @@ impl Client {
         self.migrate_steps(dest, dom, opts).instrument(span).await
     }
 
+    /// Peer-to-peer migration (`virDomainMigrateToURI3` with `PEER2PEER`): one
+    /// `Perform3Params` call on this connection's daemon, which connects to `dconnuri` (a
+    /// libvirt URI the *source daemon* can reach) and runs the other steps itself. `flags`
+    /// gain `PEER2PEER`; add `TUNNELLED` to carry the data over that libvirt connection
+    /// (then [`uri`](MigrateOptions::uri) and
+    /// [`listen_address`](MigrateOptions::listen_address) do not apply).
+    pub async fn migrate_to_uri(
+        &self,
+        dconnuri: &str,
+        dom: &Domain,
+        opts: &MigrateOptions,
+    ) -> Result<(), MigrateError> {
+        let flags = opts.flags | DomainMigrateFlags::PEER2PEER;
+        let span =
+            tracing::debug_span!("libvirt.migrate", dom = %dom.name.to_string_lossy(), p2p = true);
+        self.call::<DomainMigratePerform3Params>(&DomainMigratePerform3ParamsArgs {
+            dom: dom.clone(),
+            dconnuri: Some(dconnuri.into()),
+            params: opts.params(dom),
+            cookie_in: Default::default(),
+            flags: flags.bits() as u32,
+        })
+        .instrument(span)
+        .await
+        .map(drop)
+        .map_err(MigrateError::at(MigrateStep::Perform))
+    }
+
     async fn migrate_steps(
         &self,
         dest: &Client,
