@@ -215,7 +215,7 @@ async fn fd_associate_hands_a_descriptor_to_a_defined_domain() {
     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock, "{err:?}");
 
     // A second group under another name, two descriptors at once.
-    let (a, b) = UnixStream::pair().unwrap();
+    let (one, two) = UnixStream::pair().unwrap();
     let ((), back) = c
         .call_with_fds::<DomainFdAssociate>(
             &DomainFdAssociateArgs {
@@ -223,7 +223,7 @@ async fn fd_associate_hands_a_descriptor_to_a_defined_domain() {
                 name: "fdgroup1".into(),
                 flags: 0,
             },
-            vec![OwnedFd::from(a), OwnedFd::from(b)],
+            vec![OwnedFd::from(one), OwnedFd::from(two)],
         )
         .await
         .unwrap();

@@ -52,6 +52,7 @@ pub struct MigrateOptions {
 
 impl MigrateOptions {
     /// Options with these flags.
+    #[must_use]
     pub fn new(flags: DomainMigrateFlags) -> Self {
         Self {
             flags,
@@ -60,18 +61,21 @@ impl MigrateOptions {
     }
 
     /// Set [`uri`](Self::uri).
+    #[must_use]
     pub fn uri(mut self, uri: impl Into<String>) -> Self {
         self.uri = Some(uri.into());
         self
     }
 
     /// Set [`listen_address`](Self::listen_address).
+    #[must_use]
     pub fn listen_address(mut self, addr: impl Into<String>) -> Self {
         self.listen_address = Some(addr.into());
         self
     }
 
     /// Set [`dname`](Self::dname).
+    #[must_use]
     pub fn dname(mut self, name: impl Into<String>) -> Self {
         self.dname = Some(name.into());
         self
