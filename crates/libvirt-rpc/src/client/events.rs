@@ -292,7 +292,7 @@ impl Client {
 
     /// Subscribe through the legacy any-registration
     /// ([`ConnectDomainEventRegisterAny`](crate::proto::procs::connect::ConnectDomainEventRegisterAny))
-    /// of `event_id` (0 to 15, [`event_id`](crate::proto::events::event_id)): that event of
+    /// of `event_id` (0 to 15, [`crate::proto::events::event_id`]): that event of
     /// every domain, as the legacy `DOMAIN_EVENT_*` messages carry it (no callback id; the
     /// stream's [`callback_id`](EventStream::callback_id) is the event id). libvirtd refuses
     /// ids from 16 on (they have no legacy message). Prefer [`subscribe`](Self::subscribe);

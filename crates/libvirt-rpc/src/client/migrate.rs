@@ -139,8 +139,7 @@ impl std::fmt::Display for MigrateStep {
 }
 
 /// A [`Client::migrate`] that failed: the step, and that step's error (the daemon's, or
-/// the connection's). The steps after it were cancelled as described in the
-/// [module docs](self).
+/// the connection's). The steps after it were cancelled as [`Client::migrate`] says.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("migration failed at {step}")]
 #[non_exhaustive]
@@ -164,6 +163,12 @@ impl Client {
     /// `virDomainMigrate3` without `PEER2PEER`). Returns the domain as the destination knows
     /// it. The domain's disks must be reachable from the destination under the same paths
     /// (or the domain has none).
+    ///
+    /// As libvirt does, the source steps carry `CHANGE_PROTECTION` (unless `OFFLINE`), and
+    /// a failed step cancels the rest: a failed prepare is followed by a cancelled confirm
+    /// (ending the source's migration job), a failed perform by a cancelled finish and a
+    /// cancelled confirm (the source domain keeps running), a failed finish by a cancelled
+    /// confirm. The error names the step that failed.
     ///
     /// ```no_run
     /// # async fn demo(src: libvirt_rpc::Client, dst: libvirt_rpc::Client,
