@@ -54,7 +54,11 @@ impl std::fmt::Debug for Context {
 
 fn proxy_of<'a>(obj: &'a EgressProxy, name: &'a str) -> Result<Proxy<'a>, Error> {
     Ok(Proxy {
-        uid: obj.metadata.uid.as_deref().ok_or(Error::Incomplete("uid"))?,
+        uid: obj
+            .metadata
+            .uid
+            .as_deref()
+            .ok_or(Error::Incomplete("uid"))?,
         name,
         generation: obj.metadata.generation,
         spec: &obj.spec,
@@ -76,7 +80,10 @@ pub async fn reconcile(obj: Arc<EgressProxy>, ctx: Arc<Context>) -> Result<Actio
             Event::Cleanup(obj) => {
                 let name = format!("{ns}/{}", obj.name_any());
                 let proxy = proxy_of(&obj, &name)?;
-                ctx.reconciler.cleanup(proxy).await.map_err(Error::Cleanup)?;
+                ctx.reconciler
+                    .cleanup(proxy)
+                    .await
+                    .map_err(Error::Cleanup)?;
                 tracing::info!(object = %name, "VM deleted; removing the finalizer");
                 Ok(Action::await_change())
             }
@@ -134,6 +141,7 @@ pub fn status_patch(st: &EgressProxyStatus) -> Value {
 }
 
 /// Requeue after a failed reconcile: the object's consecutive-failure backoff.
+#[allow(clippy::needless_pass_by_value)] // the signature `Controller::run` takes
 pub fn error_policy(obj: Arc<EgressProxy>, err: &Error, ctx: Arc<Context>) -> Action {
     let uid = obj.metadata.uid.as_deref().unwrap_or_default();
     let n = ctx.reconciler.note_transient(uid);
@@ -193,4 +201,3 @@ pub async fn run(client: Client, reconciler: Reconciler) {
         })
         .await;
 }
-

@@ -20,14 +20,22 @@ use egress_provider::{ProviderRegistry, ProviderSet, ProvidersConfig, reference}
 /// The registry of the provider types this controller links in: `kvm2` and `in-memory`.
 pub fn registry() -> ProviderRegistry {
     let mut r = ProviderRegistry::new();
-    r.register(egress_kvm2::Kvm2Factory::TYPE, egress_kvm2::Kvm2Factory::default())
-        .expect("a fresh registry");
-    r.register(reference::InMemoryProvider::TYPE, reference::InMemoryFactory)
-        .expect("a fresh registry");
+    r.register(
+        egress_kvm2::Kvm2Factory::TYPE,
+        egress_kvm2::Kvm2Factory::default(),
+    )
+    .expect("a fresh registry");
+    r.register(
+        reference::InMemoryProvider::TYPE,
+        reference::InMemoryFactory,
+    )
+    .expect("a fresh registry");
     r
 }
 
 /// Every entry of `config` built through [`registry`].
-pub fn build_providers(config: &ProvidersConfig) -> Result<ProviderSet, egress_provider::ConfigError> {
+pub fn build_providers(
+    config: &ProvidersConfig,
+) -> Result<ProviderSet, egress_provider::ConfigError> {
     registry().build(config)
 }

@@ -50,7 +50,9 @@ fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let path = providers.ok_or(USAGE)?;
     let config = ProvidersConfig::from_file(&path)?;
     let set = build_providers(&config)?;
-    tracing_subscriber::fmt().with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
     tokio::runtime::Runtime::new()?.block_on(async {
         let client = kube::Client::try_default().await?;
         controller::run(client, Reconciler::new(set, &config, policy)).await;

@@ -57,7 +57,9 @@ impl Policy {
     /// The retry interval after the `attempt`-th consecutive `Transient` error (1-based).
     pub fn backoff(&self, attempt: u32) -> Duration {
         let factor = 1u32 << attempt.saturating_sub(1).min(16);
-        self.backoff_base.saturating_mul(factor).min(self.backoff_max)
+        self.backoff_base
+            .saturating_mul(factor)
+            .min(self.backoff_max)
     }
 }
 
@@ -170,7 +172,10 @@ impl Reconciler {
     /// Counts one more consecutive `Transient` error of object `uid` and returns the
     /// attempt number (also used by the kube side's error policy).
     pub fn note_transient(&self, uid: &str) -> u32 {
-        let mut m = self.transient.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut m = self
+            .transient
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let n = m.entry(uid.to_owned()).or_insert(0);
         *n = n.saturating_add(1);
         *n
@@ -196,12 +201,7 @@ impl Reconciler {
 
     /// Drives the VM of `proxy` towards its spec: creates it when absent, reads its state
     /// and IP, and answers the status to write and when to look again.
-    pub async fn apply(
-        &self,
-        proxy: Proxy<'_>,
-        secrets: &dyn Secrets,
-        now: SystemTime,
-    ) -> Outcome {
+    pub async fn apply(&self, proxy: Proxy<'_>, secrets: &dyn Secrets, now: SystemTime) -> Outcome {
         let prev = proxy.status.cloned().unwrap_or_default();
         let mut st = prev.clone();
         st.observed_generation = proxy.generation;
@@ -234,8 +234,24 @@ impl Reconciler {
                     st.state = Some("Pending".into());
                 }
                 let g = proxy.generation;
-                set(&mut st, FAILED, true, "PermanentError", &e.chain().to_string(), now, g);
-                set(&mut st, READY, false, "PermanentError", "see the Failed condition", now, g);
+                set(
+                    &mut st,
+                    FAILED,
+                    true,
+                    "PermanentError",
+                    &e.chain().to_string(),
+                    now,
+                    g,
+                );
+                set(
+                    &mut st,
+                    READY,
+                    false,
+                    "PermanentError",
+                    "see the Failed condition",
+                    now,
+                    g,
+                );
                 Outcome {
                     status: st,
                     requeue_after: self.policy.permanent_retry,
@@ -297,9 +313,25 @@ impl Reconciler {
                      To apply the change, delete this EgressProxy and create it again",
                     changed.join(", ")
                 );
-                set(st, SPEC_APPLIED, false, "ImmutableFieldChanged", &msg, now, g);
+                set(
+                    st,
+                    SPEC_APPLIED,
+                    false,
+                    "ImmutableFieldChanged",
+                    &msg,
+                    now,
+                    g,
+                );
             }
-            _ => set(st, SPEC_APPLIED, true, "Applied", "the VM runs this spec", now, g),
+            _ => set(
+                st,
+                SPEC_APPLIED,
+                true,
+                "Applied",
+                "the VM runs this spec",
+                now,
+                g,
+            ),
         }
         let mut requeue = self.policy.poll_running;
         let mut failed = None;
@@ -308,7 +340,15 @@ impl Reconciler {
                 st.state = Some("Running".into());
                 st.ip = Some(ip.to_string());
                 st.provisioning_since = None;
-                set(st, READY, true, "Running", &format!("proxy at {ip}"), now, g);
+                set(
+                    st,
+                    READY,
+                    true,
+                    "Running",
+                    &format!("proxy at {ip}"),
+                    now,
+                    g,
+                );
             }
             InstanceState::Stopped => {
                 st.state = Some("Stopped".into());
@@ -320,7 +360,15 @@ impl Reconciler {
                 st.state = Some("Failed".into());
                 st.ip = None;
                 st.provisioning_since = None;
-                set(st, READY, false, "InstanceFailed", "see the Failed condition", now, g);
+                set(
+                    st,
+                    READY,
+                    false,
+                    "InstanceFailed",
+                    "see the Failed condition",
+                    now,
+                    g,
+                );
                 failed = Some(reason.clone());
             }
             // Provisioning, and any state added later (the contract: treat as Provisioning).
@@ -349,7 +397,15 @@ impl Reconciler {
                     _ => {
                         st.ip = None;
                         st.provisioning_since = None;
-                        set(st, READY, false, "Provisioning", "waiting for the VM's address", now, g);
+                        set(
+                            st,
+                            READY,
+                            false,
+                            "Provisioning",
+                            "waiting for the VM's address",
+                            now,
+                            g,
+                        );
                     }
                 }
             }

@@ -17,6 +17,8 @@ pub const FINALIZER: &str = "egress.example.org/instance";
 /// Every field is fixed once the VM exists (the provider contract has no update): a change
 /// is reported with the `SpecApplied=False` condition (reason `ImmutableFieldChanged`) and
 /// the VM keeps running as created; see the README.
+// Each `printcolumn(...)` repeats `type_ = "string"`, which the lint reads as a duplicate.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Deserialize, Serialize, Clone, Debug, PartialEq, Eq, JsonSchema)]
 #[kube(
     group = "egress.example.org",

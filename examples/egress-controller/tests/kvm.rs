@@ -122,7 +122,12 @@ async fn real_guest_create_running_agent_restart_grace_then_delete() {
         }),
     };
     let secrets = OneSecret(
-        format!("{}{}", guest::proxy_user_data_with_control(), restart_agent_cgi()).into_bytes(),
+        format!(
+            "{}{}",
+            guest::proxy_user_data_with_control(),
+            restart_agent_cgi()
+        )
+        .into_bytes(),
     );
     let mut status = None;
     let mut seen = Vec::new();
@@ -136,7 +141,8 @@ async fn real_guest_create_running_agent_restart_grace_then_delete() {
     assert_eq!(st.ip.as_deref(), Some(GUEST_IP), "{st:?}");
     assert_eq!(condition(&st, "Ready").unwrap().reason, "Running");
     assert!(
-        seen.iter().any(|s| s.state.as_deref() == Some("Provisioning")),
+        seen.iter()
+            .any(|s| s.state.as_deref() == Some("Provisioning")),
         "the boot was seen: {seen:?}"
     );
     let domains = g.env.d.virsh(&["list", "--name"]).unwrap();

@@ -228,7 +228,11 @@ async fn immutable_field_change_is_a_condition_and_the_vm_stays() {
         "{}",
         c.message
     );
-    assert_eq!(out.status.applied.as_ref(), Some(&spec()), "applied = as created");
+    assert_eq!(
+        out.status.applied.as_ref(),
+        Some(&spec()),
+        "applied = as created"
+    );
     assert_eq!(out.status.ip.as_deref(), Some("192.0.2.1"));
     assert_eq!(cond(&out.status, "Ready"), ("True", "Running"));
     assert_eq!(b.vm.inner.vm_count(), 1, "no second VM");
@@ -272,7 +276,10 @@ async fn transient_errors_requeue_with_backoff_and_keep_the_last_state() {
     for n in 1..=4 {
         let out = apply(&b, &spec(), Some(&st), Duration::from_secs(10 * n)).await;
         assert_eq!(out.transient, Some(u32::try_from(n).unwrap()));
-        assert_eq!(out.status, st, "unreadable is not missing: status unchanged");
+        assert_eq!(
+            out.status, st,
+            "unreadable is not missing: status unchanged"
+        );
         waits.push(out.requeue_after);
     }
     assert_eq!(
@@ -315,12 +322,20 @@ async fn permanent_errors_set_the_failed_condition() {
     let mut no_secret = spec();
     no_secret.user_data.as_mut().unwrap().name = "missing".into();
     let out = apply(&b, &no_secret, None, Duration::ZERO).await;
-    assert!(condition(&out.status, "Failed").unwrap().message.contains("missing"));
+    assert!(
+        condition(&out.status, "Failed")
+            .unwrap()
+            .message
+            .contains("missing")
+    );
     let mut no_entry = spec();
     no_entry.provider = "kvm-z".into();
     let out = apply(&b, &no_entry, None, Duration::ZERO).await;
     let m = &condition(&out.status, "Failed").unwrap().message;
-    assert!(m.contains("\"kvm-z\" is not configured (known: lab, mem)"), "{m}");
+    assert!(
+        m.contains("\"kvm-z\" is not configured (known: lab, mem)"),
+        "{m}"
+    );
     // Fixed: the next reconcile creates it and the Failed condition clears.
     let out = apply(&b, &spec(), Some(&out.status), Duration::from_secs(300)).await;
     assert_eq!(cond(&out.status, "Failed"), ("False", "NoError"));
@@ -347,7 +362,11 @@ async fn grace_period_keeps_the_ip_across_a_provisioning_blip() {
         inside.status.provisioning_since, blip.status.provisioning_since,
         "measured from the first Provisioning answer"
     );
-    assert_eq!(inside.requeue_after, Duration::from_secs(1), "not past the grace");
+    assert_eq!(
+        inside.requeue_after,
+        Duration::from_secs(1),
+        "not past the grace"
+    );
     // The agent is back: Running, the blip forgotten.
     b.vm.provisioning.store(false, Ordering::SeqCst);
     let back = apply(&b, &spec(), Some(&inside.status), Duration::from_secs(190)).await;
