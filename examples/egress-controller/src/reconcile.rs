@@ -547,3 +547,23 @@ pub fn status_ip(st: &EgressProxyStatus) -> Option<IpAddr> {
 pub fn condition<'a>(st: &'a EgressProxyStatus, ty: &str) -> Option<&'a Condition> {
     st.conditions.iter().find(|c| c.type_ == ty)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kvm2_budget_with_the_default_budgets() {
+        // connect 15 + lease wait 5 + transfer 1200 + 12 calls of 60 + 10 (README figure).
+        let b = egress_kvm2::Budgets::default();
+        assert_eq!(kvm2_budget(&b), Duration::from_secs(1950));
+    }
+
+    #[test]
+    fn backoff_doubles_to_its_cap() {
+        let p = Policy::default();
+        let got: Vec<u64> = (1..=10).map(|n| p.backoff(n).as_secs()).collect();
+        assert_eq!(got, [2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
+        assert_eq!(p.backoff(u32::MAX), p.backoff_max);
+    }
+}
