@@ -351,24 +351,11 @@ impl Reconciler {
                 );
             }
             InstanceState::Stopped => {
-                st.state = Some("Stopped".into());
-                st.ip = None;
-                st.provisioning_since = None;
-                set(st, READY, false, "Stopped", "the VM is powered off", now, g);
+                no_address(st, "Stopped", "Stopped", "the VM is powered off", now, g);
             }
             InstanceState::Failed { reason } => {
-                st.state = Some("Failed".into());
-                st.ip = None;
-                st.provisioning_since = None;
-                set(
-                    st,
-                    READY,
-                    false,
-                    "InstanceFailed",
-                    "see the Failed condition",
-                    now,
-                    g,
-                );
+                let msg = "see the Failed condition";
+                no_address(st, "Failed", "InstanceFailed", msg, now, g);
                 failed = Some(reason.clone());
             }
             // Provisioning, and any state added later (the contract: treat as Provisioning).
@@ -395,17 +382,8 @@ impl Reconciler {
                         requeue = requeue.min(left);
                     }
                     _ => {
-                        st.ip = None;
-                        st.provisioning_since = None;
-                        set(
-                            st,
-                            READY,
-                            false,
-                            "Provisioning",
-                            "waiting for the VM's address",
-                            now,
-                            g,
-                        );
+                        let msg = "waiting for the VM's address";
+                        no_address(st, "Provisioning", "Provisioning", msg, now, g);
                     }
                 }
             }
@@ -473,26 +451,33 @@ async fn create_spec(
 
 /// The spec fields that differ between what the VM was created with and what is asked now.
 pub fn changed_fields(applied: &EgressProxySpec, spec: &EgressProxySpec) -> Vec<&'static str> {
-    let mut v = Vec::new();
-    if applied.provider != spec.provider {
-        v.push("spec.provider");
-    }
-    if applied.image != spec.image {
-        v.push("spec.image");
-    }
-    if applied.vcpus != spec.vcpus {
-        v.push("spec.vcpus");
-    }
-    if applied.memory_mib != spec.memory_mib {
-        v.push("spec.memoryMib");
-    }
-    if applied.tags != spec.tags {
-        v.push("spec.tags");
-    }
-    if applied.user_data != spec.user_data {
-        v.push("spec.userData");
-    }
-    v
+    let (a, s) = (applied, spec);
+    [
+        ("spec.provider", a.provider != s.provider),
+        ("spec.image", a.image != s.image),
+        ("spec.vcpus", a.vcpus != s.vcpus),
+        ("spec.memoryMib", a.memory_mib != s.memory_mib),
+        ("spec.tags", a.tags != s.tags),
+        ("spec.userData", a.user_data != s.user_data),
+    ]
+    .into_iter()
+    .filter_map(|(name, differs)| differs.then_some(name))
+    .collect()
+}
+
+// A state without an address: the IP and the grace start cleared, `Ready=False`.
+fn no_address(
+    st: &mut EgressProxyStatus,
+    state: &str,
+    reason: &str,
+    message: &str,
+    now: SystemTime,
+    generation: Option<i64>,
+) {
+    st.state = Some(state.into());
+    st.ip = None;
+    st.provisioning_since = None;
+    set(st, READY, false, reason, message, now, generation);
 }
 
 // Sets condition `ty`, keeping its transition time when its status does not change.

@@ -52,6 +52,39 @@ pub struct EgressProxySpec {
     pub user_data: Option<SecretKeyRef>,
 }
 
+impl EgressProxySpec {
+    /// A spec for `image` on entry `provider`, with the defaults: 1 vCPU, 512 MiB, no tags,
+    /// no user-data.
+    pub fn new(provider: impl Into<String>, image: impl Into<String>) -> Self {
+        Self {
+            provider: provider.into(),
+            image: image.into(),
+            vcpus: one(),
+            memory_mib: default_memory(),
+            tags: Vec::new(),
+            user_data: None,
+        }
+    }
+
+    /// With memory `mib` and tags `tags`.
+    #[must_use]
+    pub fn with_size_and_tags(mut self, mib: u64, tags: &[&str]) -> Self {
+        self.memory_mib = mib;
+        self.tags = tags.iter().map(|t| (*t).to_owned()).collect();
+        self
+    }
+
+    /// With the user-data in key `key` of Secret `name`.
+    #[must_use]
+    pub fn with_user_data(mut self, name: impl Into<String>, key: impl Into<String>) -> Self {
+        self.user_data = Some(SecretKeyRef {
+            name: name.into(),
+            key: key.into(),
+        });
+        self
+    }
+}
+
 fn one() -> u32 {
     1
 }

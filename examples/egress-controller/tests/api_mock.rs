@@ -10,7 +10,7 @@ use std::time::Duration;
 use egress_controller::build_providers;
 use egress_controller::controller::{Context, reconcile};
 use egress_controller::reconcile::{Policy, Reconciler};
-use egress_controller::resource::{EgressProxy, EgressProxySpec, FINALIZER, SecretKeyRef};
+use egress_controller::resource::{EgressProxy, EgressProxySpec, FINALIZER};
 use egress_provider::{CreateSpec, Identifier, Provider, ProvidersConfig};
 use http::{Method, Request, Response};
 use kube::client::Body;
@@ -52,17 +52,9 @@ providers:
 fn object(finalizers: &[&str], deleting: bool) -> EgressProxy {
     let mut p = EgressProxy::new(
         "egress-a",
-        EgressProxySpec {
-            provider: "lab".into(),
-            image: "debian-13".into(),
-            vcpus: 1,
-            memory_mib: 256,
-            tags: vec!["egress".into()],
-            user_data: Some(SecretKeyRef {
-                name: "ud".into(),
-                key: "user-data".into(),
-            }),
-        },
+        EgressProxySpec::new("lab", "debian-13")
+            .with_size_and_tags(256, &["egress"])
+            .with_user_data("ud", "user-data"),
     );
     p.metadata.namespace = Some("ops".into());
     p.metadata.uid = Some(UID.into());
@@ -88,6 +80,25 @@ fn respond(send: tower_test::mock::SendResponse<Response<Body>>, v: &Value) {
     send.send_response(Response::new(Body::from(serde_json::to_vec(v).unwrap())));
 }
 
+/// The next request, which must be a JSON patch of the object: its body and the responder.
+async fn json_patch(
+    h: &mut Handle,
+    what: &str,
+) -> (Value, tower_test::mock::SendResponse<Response<Body>>) {
+    let (req, send) = h
+        .next_request()
+        .await
+        .unwrap_or_else(|| panic!("no request: {what}"));
+    assert_eq!(req.method(), Method::PATCH, "{what}");
+    assert_eq!(req.uri().path(), PATH, "{what}");
+    assert_eq!(
+        req.headers()["content-type"],
+        "application/json-patch+json",
+        "{what}"
+    );
+    (body_json(req).await, send)
+}
+
 /// Runs `reconcile` on `obj` while `server` answers its requests; both must finish.
 async fn run<F>(ctx: Arc<Context>, obj: EgressProxy, server: F) -> Action
 where
@@ -109,11 +120,7 @@ where
 async fn first_reconcile_adds_the_finalizer_and_creates_nothing() {
     let (ctx, mut h, _) = setup();
     let action = run(ctx, object(&[], false), async move {
-        let (req, send) = h.next_request().await.expect("a finalizer patch");
-        assert_eq!(req.method(), Method::PATCH);
-        assert_eq!(req.uri().path(), PATH);
-        assert_eq!(req.headers()["content-type"], "application/json-patch+json");
-        let patch = body_json(req).await;
+        let (patch, send) = json_patch(&mut h, "a finalizer patch").await;
         assert_eq!(
             patch,
             json!([
@@ -206,11 +213,7 @@ async fn deletion_deletes_the_vm_then_removes_the_finalizer() {
         ctx,
         object(&["other.example/keep", FINALIZER], true),
         async move {
-            let (req, send) = h.next_request().await.expect("the finalizer removal");
-            assert_eq!(req.method(), Method::PATCH);
-            assert_eq!(req.uri().path(), PATH);
-            assert_eq!(req.headers()["content-type"], "application/json-patch+json");
-            let patch = body_json(req).await;
+            let (patch, send) = json_patch(&mut h, "the finalizer removal").await;
             assert_eq!(
                 patch,
                 json!([

@@ -110,17 +110,9 @@ async fn real_guest_create_running_agent_restart_grace_then_delete() {
     // The entry's budgets (call 20 s, transfer 120 s, connect 15 s, lease wait 5 s): the
     // reconcile bound is derived from them.
     assert_eq!(budget, Duration::from_secs(15 + 5 + 120 + 12 * 20 + 10));
-    let spec = EgressProxySpec {
-        provider: "ctl".into(),
-        image: "guest".into(),
-        vcpus: 1,
-        memory_mib: 256,
-        tags: vec!["egress".into()],
-        user_data: Some(SecretKeyRef {
-            name: "ud".into(),
-            key: "user-data".into(),
-        }),
-    };
+    let spec = EgressProxySpec::new("ctl", "guest")
+        .with_size_and_tags(256, &["egress"])
+        .with_user_data("ud", "user-data");
     let secrets = OneSecret(
         format!(
             "{}{}",

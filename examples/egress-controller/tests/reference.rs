@@ -117,17 +117,9 @@ fn id(s: &str) -> Identifier {
 }
 
 fn spec() -> EgressProxySpec {
-    EgressProxySpec {
-        provider: "lab".into(),
-        image: "debian-13".into(),
-        vcpus: 1,
-        memory_mib: 256,
-        tags: vec!["egress".into()],
-        user_data: Some(SecretKeyRef {
-            name: "proxy-user-data".into(),
-            key: "user-data".into(),
-        }),
-    }
+    EgressProxySpec::new("lab", "debian-13")
+        .with_size_and_tags(256, &["egress"])
+        .with_user_data("proxy-user-data", "user-data")
 }
 
 /// Secrets in memory: (name, key) → bytes.
