@@ -30,8 +30,7 @@ use common::*;
 use egress_kvm2::Kvm2Provider;
 use egress_provider::{CreateSpec, Identifier, Instance, InstanceState, Provider};
 use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
-use serde_json::json;
-use testbed::guest::{self, CONTROL_PORT, GuestImage, PROXY_PORT};
+use testbed::guest::{self, CONTROL_PORT, GuestImage};
 use testbed::http::get_via_proxy;
 
 /// The guests run one after the other.
@@ -93,68 +92,14 @@ async fn bed(entry_name: &str, format: &str) -> Option<Bed> {
 /// [`bed`]; without `serial_log` the guest's serial port is a pty console (a console stream
 /// can attach to it) instead of a log file.
 async fn bed_with(entry_name: &str, format: &str, serial_log: bool) -> Option<Bed> {
-    let started = Instant::now();
-    let image = tokio::task::spawn_blocking(guest::image_or_skip)
-        .await
-        .unwrap()?;
-    eprintln!(
-        "guest-timing: image {} in {:.2?} ({}), {} bytes, sha256 {}",
-        image.path.display(),
-        image.build_time,
-        if image.cached { "cached" } else { "built" },
-        image.size,
-        &image.sha256[..16]
-    );
-    let env = env().await?;
-    let raw = std::fs::read(&image.path).expect("read the guest image");
-    assert_eq!(raw.len() as u64, image.size);
-    // The operator's images are qcow2: the raw guest converted with qemu-img.
-    let body = if format == "qcow2" {
-        let qcow2 = env.d.dir().join("egress-guest.qcow2");
-        let out = std::process::Command::new("qemu-img")
-            .args(["convert", "-O", "qcow2"])
-            .arg(&image.path)
-            .arg(&qcow2)
-            .output()
-            .expect("qemu-img runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::fs::read(&qcow2).unwrap()
-    } else {
-        raw
-    };
-    let sha256 = sha256_hex(&body);
-    let path = format!("/egress-guest.{format}");
-    env.http.serve(&path, body);
-    let logs = guest::shared_dir("ekvm2-serial-").unwrap();
-    let fwd = guest::free_loopback_port().unwrap();
-    let mut kvm2 = json!({
-        "domain_type": "qemu",
-        "address_sources": ["agent", "lease"],
-        "network": {"type": "user", "port_forwards": [
-            {"host_addr": "127.0.0.1", "host_port": fwd, "guest_port": PROXY_PORT}
-        ]},
-        "budgets": {"shutdown_secs": 5, "transfer_secs": 120, "call_secs": 20},
-    });
-    if serial_log {
-        kvm2["serial_log_dir"] = logs.path().display().to_string().into();
-    }
-    let p = build(entry(
-        &env,
-        entry_name,
-        json!({"guest": {"url": env.http.url(&path), "sha256": sha256, "format": format}}),
-        kvm2,
-    ));
+    let g = guest_bed::guest_entry(entry_name, format, serial_log).await?;
     Some(Bed {
-        env,
-        image,
-        p: Arc::new(p),
-        proxy: SocketAddr::from((Ipv4Addr::LOCALHOST, fwd)),
-        logs,
-        started,
+        p: Arc::new(build(g.entry)),
+        env: g.env,
+        image: g.image,
+        proxy: g.proxy,
+        logs: g.logs,
+        started: g.started,
     })
 }
 
