@@ -2,6 +2,7 @@
 //! providers built through the real configuration path.
 #![allow(dead_code, clippy::needless_pass_by_value)]
 
+pub mod guest_bed;
 pub mod relay;
 
 use std::sync::Arc;
