@@ -635,3 +635,126 @@ async fn real_guest_console_shows_boot_and_answers_a_keystroke() {
     drop(console);
     bed.p.delete(&uid).await.unwrap();
 }
+
+/// The virtio-serial port [`CHANNEL_USER_DATA`] answers on (not the agent's, which libvirt
+/// keeps for itself).
+const ECHO_CHANNEL: &str = "org.egress.echo.0";
+
+/// User-data that waits for the virtio-serial port named [`ECHO_CHANNEL`] (hot-plugged by
+/// the test), then, each time the host side connects, writes `channel-echo-ready` and
+/// answers every line with `echo: <line>`. (A guest write blocks while the host side is
+/// closed, and a read returns 0 once it closes: the loop reopens and waits again.)
+const CHANNEL_USER_DATA: &str = "#!/bin/sh\n\
+# egress test guest: a virtio-serial channel that answers\n\
+( while :; do \
+for p in /sys/class/virtio-ports/*; do \
+[ \"$(cat $p/name 2>/dev/null)\" = org.egress.echo.0 ] && port=/dev/${p##*/} && break 2; \
+done; sleep 0.2; done; \
+echo \"egress-guest: echo channel on $port\" >/dev/ttyS0; \
+while :; do exec 3<>$port; echo channel-echo-ready >&3; \
+while read -r line <&3; do echo \"echo: $line\" >&3; done; exec 3>&-; sleep 0.1; done \
+) </dev/null >/dev/null 2>&1 &\n";
+
+/// Issue 13's proof for `virDomainOpenChannel`: a unix virtio-serial channel hot-plugged
+/// into a running TCG guest, opened by name as a duplex stream, answers a line through the
+/// guest's echo loop; our finish ends the stream cleanly and the channel opens again (the
+/// guest answers again); a name the domain has no channel for is the daemon's typed error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_guest_channel_echoes_a_line() {
+    use libvirt_rpc::proto::procs::common::NameArgs;
+    use libvirt_rpc::proto::procs::domain::{
+        DomainAttachDeviceFlags, DomainDeviceModifyFlags, DomainLookupByName, DomainXmlFlagsArgs,
+    };
+    use tokio::io::AsyncWriteExt;
+    let _one = ONE_GUEST.lock().await;
+    let Some(bed) = bed("channel", "raw").await else {
+        return;
+    };
+    let uid = id("ch1");
+    let _dump = DumpOnPanic {
+        bed: &bed,
+        uid: uid.clone(),
+    };
+    bed.p
+        .create(&spec(&uid, CHANNEL_USER_DATA.to_string()))
+        .await
+        .unwrap_or_else(|e| panic!("create: {}", e.chain()));
+    let c = libvirt_rpc::Client::connect(&bed.env.d.uri(), libvirt_rpc::ConnectOptions::default())
+        .await
+        .unwrap();
+    let dom = c
+        .call::<DomainLookupByName>(&NameArgs {
+            name: bed.p.domain_name(&uid).as_str().into(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    // libvirt 9.0 hot-plugs a virtio channel only on a UNIX socket (a pty channel is
+    // refused: "is not using a UNIX socket"); qemu listens, the daemon connects on open.
+    let sock_dir = guest::shared_dir("ekvm2-chan-").unwrap();
+    let sock = sock_dir.path().join("echo.sock");
+    let xml = format!(
+        "<channel type='unix'><source mode='bind' path='{}'/>\
+         <target type='virtio' name='{ECHO_CHANNEL}'/></channel>",
+        sock.display()
+    );
+    c.call::<DomainAttachDeviceFlags>(&DomainXmlFlagsArgs {
+        dom: dom.clone(),
+        xml: xml.as_str().into(),
+        flags: DomainDeviceModifyFlags::LIVE,
+    })
+    .await
+    .unwrap_or_else(|e| panic!("hot-plug the channel: {e}"));
+
+    // No such channel: the daemon's typed refusal, the connection lives.
+    let err = c
+        .domain_open_channel(&dom, Some("org.egress.none.0"), 0)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, libvirt_rpc::conn::StreamError::Remote(_)),
+        "{err:?}"
+    );
+
+    let t = Instant::now();
+    let mut channel = c
+        .domain_open_channel(&dom, Some(ECHO_CHANNEL), 0)
+        .await
+        .unwrap();
+    let mut seen = String::new();
+    read_until(&mut channel, &mut seen, "channel-echo-ready").await;
+    let ready = t.elapsed();
+    let t = Instant::now();
+    channel.write_all(b"hello-channel\n").await.unwrap();
+    read_until(&mut channel, &mut seen, "echo: hello-channel").await;
+    eprintln!(
+        "guest-timing: channel ready in {ready:.2?}, echo in {:.2?}",
+        t.elapsed()
+    );
+    // Our finish ends it cleanly.
+    channel.shutdown().await.unwrap();
+
+    // Opened again (our finish released it): the guest's loop answers once more.
+    let mut reopen = 0;
+    let mut channel = loop {
+        match c.domain_open_channel(&dom, Some(ECHO_CHANNEL), 0).await {
+            Ok(ch) => break ch,
+            Err(e) if reopen < 40 => {
+                eprintln!("channel still held after the finish: {e}");
+                reopen += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("the finished channel was never released: {e}"),
+        }
+    };
+    let mut seen = String::new();
+    channel.write_all(b"again\n").await.unwrap();
+    read_until(&mut channel, &mut seen, "echo: again").await;
+    channel.shutdown().await.unwrap();
+    assert!(
+        c.call::<libvirt_rpc::proto::procs::connect::ConnectGetLibVersion>(&())
+            .await
+            .is_ok()
+    );
+    bed.p.delete(&uid).await.unwrap();
+}

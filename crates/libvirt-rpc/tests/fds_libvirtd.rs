@@ -10,9 +10,13 @@ use std::time::Duration;
 
 use libvirt_rpc::client::{Client, ConnectOptions};
 use libvirt_rpc::conn::CallError;
+use libvirt_rpc::proto::ErrorCode;
+use libvirt_rpc::proto::procs::common::XmlArgs;
 use libvirt_rpc::proto::procs::domain::{
-    DomainArgs, DomainCreateXml, DomainCreateXmlArgs, DomainDestroy, DomainOpenGraphics,
-    DomainOpenGraphicsArgs, DomainOpenGraphicsFd,
+    DomainArgs, DomainCreateWithFiles, DomainCreateXml, DomainCreateXmlArgs,
+    DomainCreateXmlWithFiles, DomainDefineXml, DomainDestroy, DomainFdAssociate,
+    DomainFdAssociateArgs, DomainFlagsArgs, DomainOpenGraphics, DomainOpenGraphicsArgs,
+    DomainOpenGraphicsFd, DomainUndefine,
 };
 use libvirt_rpc::proto::types::Domain;
 use testbed::libvirtd::Libvirtd;
@@ -172,4 +176,143 @@ async fn descriptor_calls_fail_locally_over_tcp_and_tls() {
         assert_eq!((&ours).read(&mut [0u8; 1]).unwrap(), 0, "{uri}");
         assert!(!c.is_closed());
     }
+}
+
+/// `DomainFdAssociate` (443, libvirt 9.0) on a defined domain: the session qemu driver
+/// takes the descriptor (one end of a unix socket pair) under a name; the call answers
+/// with no descriptors, and the daemon keeps its own duplicate (ours can be closed).
+/// Associating with no descriptor is the daemon's typed refusal, on the same path.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fd_associate_hands_a_descriptor_to_a_defined_domain() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let dom = c
+        .call::<DomainDefineXml>(&XmlArgs {
+            xml: d.minimal_domain_xml("fds-assoc").as_str().into(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let args = DomainFdAssociateArgs {
+        dom: dom.clone(),
+        name: "fdgroup0".into(),
+        flags: 0,
+    };
+    let ((), back) = c
+        .call_with_fds::<DomainFdAssociate>(&args, vec![OwnedFd::from(theirs)])
+        .await
+        .unwrap_or_else(|e| panic!("FdAssociate: {e:?}\n{}", d.log_tail()));
+    assert!(back.is_empty(), "{} descriptors came back", back.len());
+    // The daemon holds its own copy: the peer end does not read EOF after ours is gone.
+    ours.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let err = (&ours).read(&mut [0u8; 1]).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock, "{err:?}");
+
+    // A second group under another name, two descriptors at once.
+    let (one, two) = UnixStream::pair().unwrap();
+    let ((), back) = c
+        .call_with_fds::<DomainFdAssociate>(
+            &DomainFdAssociateArgs {
+                dom: dom.clone(),
+                name: "fdgroup1".into(),
+                flags: 0,
+            },
+            vec![OwnedFd::from(one), OwnedFd::from(two)],
+        )
+        .await
+        .unwrap();
+    assert!(back.is_empty());
+
+    // No descriptor at all: refused by the daemon (typed), not by us, connection alive.
+    let err = c
+        .call_with_fds::<DomainFdAssociate>(&args, Vec::new())
+        .await
+        .unwrap_err();
+    let CallError::Remote(e) = &err else {
+        panic!("{err:?}")
+    };
+    // libvirtd 9.0: INVALID_ARG "nfds in virDomainFDAssociate must not be zero".
+    assert_eq!(e.code, ErrorCode::INVALID_ARG, "{e:?}");
+    assert!(e.message().contains("nfds"), "{e:?}");
+    assert!(!c.is_closed());
+
+    // Undefining the domain releases the daemon's copies: the peer reads EOF.
+    c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
+    ours.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    assert_eq!(
+        (&ours).read(&mut [0u8; 1]).unwrap(),
+        0,
+        "EOF once undefined"
+    );
+}
+
+/// `DomainCreateXmlWithFiles` (309) and `DomainCreateWithFiles` (310): the qemu driver does
+/// not implement them (only LXC does), so the proof is the daemon's typed `NO_SUPPORT`
+/// arriving through the descriptor path with a descriptor attached — no hang, no decode
+/// failure, the connection usable afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_with_files_is_refused_typed_by_the_qemu_driver() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let unsupported = |err: &CallError, what: &str| {
+        let CallError::Remote(e) = err else {
+            panic!("{what}: {err:?}")
+        };
+        // libvirtd 9.0: "this function is not supported by the connection driver: virX".
+        assert_eq!(e.code, ErrorCode::NO_SUPPORT, "{what}: {e:?}");
+        assert!(e.is_unsupported(), "{what}: {e:?}");
+    };
+
+    let (_ours, theirs) = UnixStream::pair().unwrap();
+    let err = c
+        .call_with_fds::<DomainCreateXmlWithFiles>(
+            &DomainCreateXmlArgs {
+                xml_desc: d.minimal_domain_xml("fds-files-xml").as_str().into(),
+                flags: Default::default(),
+            },
+            vec![OwnedFd::from(theirs)],
+        )
+        .await
+        .unwrap_err();
+    unsupported(&err, "DomainCreateXmlWithFiles");
+
+    let dom = c
+        .call::<DomainDefineXml>(&XmlArgs {
+            xml: d.minimal_domain_xml("fds-files").as_str().into(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    let (_ours, theirs) = UnixStream::pair().unwrap();
+    let err = c
+        .call_with_fds::<DomainCreateWithFiles>(
+            &DomainFlagsArgs {
+                dom: dom.clone(),
+                flags: Default::default(),
+            },
+            vec![OwnedFd::from(theirs)],
+        )
+        .await
+        .unwrap_err();
+    unsupported(&err, "DomainCreateWithFiles");
+
+    // Nothing was started, and the connection still answers.
+    let ver = c
+        .call::<libvirt_rpc::proto::procs::connect::ConnectGetLibVersion>(&())
+        .await
+        .unwrap();
+    assert!(ver.lib_ver >= 9_000_000);
+    c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
+    assert!(!c.is_closed());
 }

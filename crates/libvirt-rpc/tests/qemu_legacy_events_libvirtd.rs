@@ -167,3 +167,107 @@ async fn legacy_domain_events_reach_their_subscribers() {
     assert_eq!(c.stats().unrouted_events, 0, "{:?}", c.stats());
     assert!(!c.is_closed());
 }
+
+/// The legacy any-registration (`CONNECT_DOMAIN_EVENT_REGISTER_ANY`, ids 0..=15, void
+/// reply, events without a callback id) on the session qemu driver: `REBOOT` (id 1) from a
+/// reset of a running TCG domain and `LIFECYCLE` (id 0) from suspend/resume reach the
+/// subscribers of their id only; id 16 (`BLOCK_JOB_2`, no legacy message) is the daemon's
+/// typed refusal; the last subscriber out deregisters, and a new one registers again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_any_domain_events_reach_the_subscribers_of_their_id() {
+    use libvirt_rpc::proto::events::event_id;
+    use libvirt_rpc::proto::procs::domain::{DomainFlagsArgs, DomainReset};
+
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let xml = format!(
+        "<domain type='{}'><name>legacy-any</name><memory unit='MiB'>32</memory>\
+         <vcpu>1</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os></domain>",
+        d.domain_type()
+    );
+    let dom = c
+        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
+            xml_desc: xml.as_str().into(),
+            flags: Default::default(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    let mut reboots = c
+        .subscribe_domain_events_legacy_any(event_id::REBOOT)
+        .await
+        .unwrap();
+    let mut reboots2 = c
+        .subscribe_domain_events_legacy_any(event_id::REBOOT)
+        .await
+        .unwrap();
+    let mut lifecycle = c
+        .subscribe_domain_events_legacy_any(event_id::LIFECYCLE)
+        .await
+        .unwrap();
+    assert_eq!(
+        (reboots.callback_id(), lifecycle.callback_id()),
+        (event_id::REBOOT, event_id::LIFECYCLE)
+    );
+    // No legacy message for ids from 16 on: libvirtd refuses the registration, typed.
+    let err = c
+        .subscribe_domain_events_legacy_any(event_id::BLOCK_JOB_2)
+        .await
+        .unwrap_err();
+    let libvirt_rpc::CallError::Remote(e) = &err else {
+        panic!("{err:?}")
+    };
+    assert!(e.message().contains("unsupported event ID"), "{e:?}");
+
+    c.call::<DomainReset>(&DomainFlagsArgs {
+        dom: dom.clone(),
+        flags: 0,
+    })
+    .await
+    .unwrap();
+    for events in [&mut reboots, &mut reboots2] {
+        let ev = next(events, "legacy reboot").await;
+        assert!(
+            matches!(&ev, DomainEvent::Reboot(b) if b.dom.name == dom.name),
+            "{ev:?}"
+        );
+    }
+    c.call::<DomainSuspend>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    let DomainEvent::Lifecycle(ev) = next(&mut lifecycle, "legacy lifecycle").await else {
+        panic!("not a lifecycle event")
+    };
+    assert_eq!(ev.event, DomainEventType::SUSPENDED);
+    // The reboot subscribers saw no lifecycle event.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), reboots.next())
+            .await
+            .is_err()
+    );
+
+    // Last out deregisters (`DEREGISTER_ANY` with the event id); a new one registers again.
+    drop(reboots);
+    drop(reboots2);
+    let mut again = c
+        .subscribe_domain_events_legacy_any(event_id::REBOOT)
+        .await
+        .unwrap();
+    c.call::<DomainReset>(&DomainFlagsArgs {
+        dom: dom.clone(),
+        flags: 0,
+    })
+    .await
+    .unwrap();
+    assert!(matches!(
+        next(&mut again, "legacy reboot").await,
+        DomainEvent::Reboot(_)
+    ));
+    assert_eq!(c.stats().unrouted_events, 0, "{:?}", c.stats());
+    c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
+    assert!(!c.is_closed());
+}

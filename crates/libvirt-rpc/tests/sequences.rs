@@ -1652,3 +1652,93 @@ fn duplex_abort_server_error_and_misuse() {
         "connection death ends it"
     );
 }
+
+/// The legacy any-registration (`CONNECT_DOMAIN_EVENT_REGISTER_ANY`, procedure 167): keyed
+/// by event id, its void reply answers the subscribers with that id, legacy messages
+/// (no callback id) reach the subscribers of their own id (lifecycle also the legacy
+/// 105 registration's), and the last one out sends `DEREGISTER_ANY` (168) with the id.
+#[test]
+fn legacy_any_registrations_route_by_event_id() {
+    use libvirt_rpc::proto::events::{DomainOnly, event_id};
+    use libvirt_rpc::proto::procs::connect::{
+        ConnectDomainEventRegisterAnyArgs, ConnectDomainEventRegisterRet,
+    };
+    let mut p = Pair::no_keepalive();
+    let dom = || Domain {
+        name: "legacy".into(),
+        uuid: Uuid([9; 16]),
+        id: 1,
+    };
+    let id_args =
+        |event_id| xdr::to_bytes(&ConnectDomainEventRegisterAnyArgs { event_id }).unwrap();
+
+    let reboot = p
+        .conn
+        .subscribe_domain_legacy_any(event_id::REBOOT)
+        .unwrap();
+    let reg = one_call(p.flush(), 167);
+    assert_eq!(reg.payload, id_args(event_id::REBOOT));
+    p.deliver(&peer::reply_to(&reg.header, &())).unwrap();
+    assert_eq!(p.outputs(), vec![done(reboot, event_id::REBOOT)]);
+    // A second subscriber of the id shares the registration, answered at once.
+    let reboot2 = p
+        .conn
+        .subscribe_domain_legacy_any(event_id::REBOOT)
+        .unwrap();
+    assert!(p.flush().is_empty());
+    assert_eq!(p.outputs(), vec![done(reboot2, event_id::REBOOT)]);
+
+    let life = p
+        .conn
+        .subscribe_domain_legacy_any(event_id::LIFECYCLE)
+        .unwrap();
+    let reg = one_call(p.flush(), 167);
+    p.deliver(&peer::reply_to(&reg.header, &())).unwrap();
+    assert_eq!(p.outputs(), vec![done(life, event_id::LIFECYCLE)]);
+    let legacy = p.conn.subscribe_domain_legacy().unwrap();
+    let reg = one_call(p.flush(), 105);
+    p.deliver(&peer::reply_to(
+        &reg.header,
+        &ConnectDomainEventRegisterRet { cb_registered: 1 },
+    ))
+    .unwrap();
+    assert_eq!(p.outputs(), vec![done(legacy, 1)]);
+
+    let reboot_msg = peer::event(
+        events::procs::DOMAIN_REBOOT_LEGACY,
+        &DomainOnly { dom: dom() },
+    );
+    p.deliver(&reboot_msg).unwrap();
+    assert_eq!(routed(p.outputs()), vec![reboot, reboot2]);
+    p.deliver(&peer::event(
+        events::procs::DOMAIN_LIFECYCLE_LEGACY,
+        &Lifecycle {
+            dom: dom(),
+            event: events::DomainEventType::STARTED,
+            detail: 0,
+        },
+    ))
+    .unwrap();
+    let mut got = routed(p.outputs());
+    got.sort_unstable();
+    assert_eq!(got, vec![life, legacy]);
+    // An id nobody registered reaches nobody.
+    p.deliver(&peer::event(
+        events::procs::DOMAIN_CONTROL_ERROR_LEGACY,
+        &DomainOnly { dom: dom() },
+    ))
+    .unwrap();
+    assert_eq!(routed(p.outputs()), vec![]);
+
+    // The last reboot subscriber out: DEREGISTER_ANY with the event id.
+    p.conn.unsubscribe(reboot);
+    assert!(p.flush().is_empty());
+    p.conn.unsubscribe(reboot2);
+    let dereg = one_call(p.flush(), 168);
+    assert_eq!(dereg.payload, id_args(event_id::REBOOT));
+    p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
+    p.deliver(&reboot_msg).unwrap();
+    assert_eq!(routed(p.outputs()), vec![]);
+    assert_eq!(p.conn.pending_calls(), 0);
+    p.roundtrip_works();
+}

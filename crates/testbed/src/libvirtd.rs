@@ -136,6 +136,7 @@ pub struct LibvirtdBuilder {
     tcp: bool,
     sasl_users: Vec<(String, String)>,
     sasl_mechanisms: String,
+    hostname: Option<String>,
 }
 
 impl Default for LibvirtdBuilder {
@@ -150,11 +151,31 @@ impl Default for LibvirtdBuilder {
             tcp: false,
             sasl_users: Vec::new(),
             sasl_mechanisms: "scram-sha-256".into(),
+            hostname: None,
         }
     }
 }
 
 impl LibvirtdBuilder {
+    /// Run the daemon in a UTS namespace of its own under this host name, with a host UUID
+    /// of its own (`host_uuid` in libvirtd.conf, derived from the name): the destination of
+    /// a migration between two daemons on this host (libvirt refuses to migrate to a daemon
+    /// whose host name or UUID is its own). Needs root (`unshare --uts`); otherwise the start
+    /// fails with [`LibvirtdError::NotInstalled`] naming `unshare` (as root).
+    #[must_use]
+    pub fn hostname(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        let sum = name
+            .bytes()
+            .fold(0u64, |a, b| a.wrapping_mul(31).wrapping_add(b.into()));
+        self.config_lines.push(format!(
+            "host_uuid = \"7e570000-0000-4000-8000-{:012x}\"",
+            sum & 0xffff_ffff_ffff
+        ));
+        self.hostname = Some(name);
+        self
+    }
+
     /// `keepalive_interval` in libvirtd.conf: seconds between server keepalive probes (-1: off).
     #[must_use]
     pub fn keepalive_interval(mut self, secs: i32) -> Self {
@@ -320,6 +341,8 @@ struct Tools {
     setpriv: Option<PathBuf>,
     /// Optional (util-linux has it everywhere): pins the daemon to one CPU.
     taskset: Option<PathBuf>,
+    /// Only with [`LibvirtdBuilder::hostname`]: a UTS namespace for the daemon.
+    unshare: Option<PathBuf>,
 }
 
 /// Ports of the network listeners.
@@ -358,6 +381,8 @@ pub struct Libvirtd {
     pki: Option<Pki>,
     /// `SASL_CONF_PATH` of the daemon, when SASL is on.
     sasl_dir: Option<PathBuf>,
+    /// Its own host name ([`LibvirtdBuilder::hostname`]).
+    hostname: Option<String>,
 }
 
 impl Libvirtd {
@@ -387,6 +412,15 @@ impl Libvirtd {
                 None
             },
             taskset: find_program("taskset").ok(),
+            unshare: match &opts.hostname {
+                Some(_) if !user.switch => {
+                    return Err(LibvirtdError::NotInstalled {
+                        program: "unshare (as root)",
+                    });
+                }
+                Some(_) => Some(find_program("unshare")?),
+                None => None,
+            },
         };
         reap_stale_dirs(&user);
         let kvm = kvm_for(&user, tools.setpriv.as_deref());
@@ -439,6 +473,7 @@ impl Libvirtd {
             listen: Listen::default(),
             pki,
             sasl_dir,
+            hostname: opts.hostname.clone(),
         };
         // A port found free may be taken before the daemon binds it: try a few.
         for attempt in 0.. {
@@ -503,6 +538,18 @@ impl Libvirtd {
             .map_err(io_err("opening libvirtd.log"))?;
         let log2 = log.try_clone().map_err(io_err("opening libvirtd.log"))?;
         let mut argv: Vec<std::ffi::OsString> = Vec::new();
+        if let (Some(unshare), Some(name)) = (&self.tools.unshare, &self.hostname) {
+            // unshare and sh both exec: our child is still libvirtd itself.
+            argv.extend([
+                unshare.into(),
+                "--uts".into(),
+                "--".into(),
+                "/bin/sh".into(),
+                "-c".into(),
+                "hostname \"$0\" && exec \"$@\"".into(),
+                name.into(),
+            ]);
+        }
         if let (Some(taskset), Some(cpu)) = (&self.tools.taskset, first_allowed_cpu()) {
             // libvirt invalidates its qemu capability cache when the host cpuid differs, and
             // cpuid leaf 0x1f returns the x2APIC id of the core it runs on: unpinned, the

@@ -149,7 +149,7 @@ impl ConnectError {
     }
 
     /// SSH host key verification failed: the server's key is unknown, changed or revoked
-    /// (see [`ssh`](Self::ssh) for which; a TLS server certificate that fails verification
+    /// (`ssh()`, with feature `ssh`, says which; a TLS server certificate that fails verification
     /// is [`TlsError::is_server_untrusted`] instead).
     pub fn is_host_key(&self) -> bool {
         self.ssh().is_some_and(ssh_is_host_key)

@@ -290,6 +290,30 @@ impl Client {
         .await
     }
 
+    /// Subscribe through the legacy any-registration
+    /// ([`ConnectDomainEventRegisterAny`](crate::proto::procs::connect::ConnectDomainEventRegisterAny))
+    /// of `event_id` (0 to 15, [`crate::proto::events::event_id`]): that event of
+    /// every domain, as the legacy `DOMAIN_EVENT_*` messages carry it (no callback id; the
+    /// stream's [`callback_id`](EventStream::callback_id) is the event id). libvirtd refuses
+    /// ids from 16 on (they have no legacy message). Prefer [`subscribe`](Self::subscribe);
+    /// this is for code that must see what a pre-callback client sees.
+    pub async fn subscribe_domain_events_legacy_any(
+        &self,
+        event_id: i32,
+    ) -> Result<EventStream<DomainEvent>, CallError> {
+        let (tx, rx) = mpsc::channel(self.event_queue);
+        let name = <crate::proto::procs::connect::ConnectDomainEventRegisterAny as Procedure>::NAME;
+        self.subscribe_with(
+            Kind::DomainLegacyAny,
+            rx,
+            Box::new(LegacySink(tx)),
+            name,
+            event_id,
+            |conn| conn.subscribe_domain_legacy_any(event_id),
+        )
+        .await
+    }
+
     /// Attach a subscriber (`register` makes the core's subscription) and wait for its
     /// registration's outcome.
     async fn subscribe_with<E>(

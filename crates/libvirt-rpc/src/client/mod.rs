@@ -35,6 +35,7 @@ mod driver;
 mod errors;
 mod events;
 pub mod handles;
+mod migrate;
 mod shared;
 mod spin;
 #[cfg(feature = "ssh")]
@@ -63,6 +64,7 @@ use tracing::Instrument;
 pub use errors::Error;
 pub use events::{EventStream, Subscription};
 pub use handles::Connect;
+pub use migrate::{MigrateError, MigrateOptions, MigrateStep};
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 #[cfg(feature = "ssh")]

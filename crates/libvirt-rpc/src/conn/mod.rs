@@ -747,6 +747,22 @@ impl Connection {
         self.subscribe_with(events::Kind::DomainLegacy, &())
     }
 
+    /// Subscribe through the legacy any-registration
+    /// ([`ConnectDomainEventRegisterAny`](crate::proto::procs::connect::ConnectDomainEventRegisterAny))
+    /// of event id `event_id`: that event of every domain, as
+    /// [`Event::DomainLegacy`](events::Event::DomainLegacy). Only ids 0 to 15 have legacy
+    /// messages (libvirtd refuses later ones). One daemon registration per event id,
+    /// shared; the subscription's "callback id" is the event id (the void reply names none).
+    pub fn subscribe_domain_legacy_any(
+        &mut self,
+        event_id: i32,
+    ) -> Result<SubscriberId, CallError> {
+        self.subscribe_with(
+            events::Kind::DomainLegacyAny,
+            &proto::procs::connect::ConnectDomainEventRegisterAnyArgs { event_id },
+        )
+    }
+
     fn subscribe_with(
         &mut self,
         kind: events::Kind,
@@ -896,6 +912,18 @@ impl Connection {
                     kind: kind @ events::Kind::DomainLegacy,
                     ..
                 } => self.call_raw(kind.program(), kind.deregister_proc(), &(), None),
+                // The legacy any-registration is known by its event id.
+                Call::Deregister {
+                    kind: kind @ events::Kind::DomainLegacyAny,
+                    callback_id,
+                } => self.call_raw(
+                    kind.program(),
+                    kind.deregister_proc(),
+                    &proto::procs::connect::ConnectDomainEventRegisterAnyArgs {
+                        event_id: *callback_id,
+                    },
+                    None,
+                ),
                 Call::Deregister { kind, callback_id } => self.call_raw(
                     kind.program(),
                     kind.deregister_proc(),
@@ -1105,11 +1133,27 @@ impl Connection {
     ) -> Result<(), ProtocolViolation> {
         match kind {
             CallKind::Register => {
-                let result = match result {
-                    Ok(payload) => {
+                // The legacy any-registration's reply is void: it stands for its event id.
+                let legacy_any =
+                    match self.subscriptions.register_call(h.serial) {
+                        Some((events::Kind::DomainLegacyAny, key)) => Some(
+                            xdr::from_bytes::<
+                                proto::procs::connect::ConnectDomainEventRegisterAnyArgs,
+                            >(key.clone())
+                            .expect("a key we encoded")
+                            .event_id,
+                        ),
+                        _ => None,
+                    };
+                let result = match (result, legacy_any) {
+                    (Ok(payload), Some(event_id)) => {
+                        parse_ret::<()>(h.procedure, h.serial, payload)?;
+                        Ok(event_id)
+                    }
+                    (Ok(payload), None) => {
                         Ok(parse_ret::<CallbackIdRet>(h.procedure, h.serial, payload)?.callback_id)
                     }
-                    Err(e) => Err(e),
+                    (Err(e), _) => Err(e),
                 };
                 self.subscriptions
                     .registered(h.serial, result, &mut self.outputs);

@@ -31,7 +31,7 @@ use std::collections::{HashMap, VecDeque};
 use bytes::Bytes;
 
 use super::{CallError, ConnectionError, Output};
-use crate::proto::events::{Event, Kind};
+use crate::proto::events::{Event, Kind, event_id};
 
 /// A local subscriber, numbered by the connection (see `Connection::subscribe`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -246,18 +246,39 @@ impl Subscriptions {
         }
     }
 
+    /// The registration kind and key of the REGISTER call `serial`, if it is one of ours.
+    pub(super) fn register_call(&self, serial: u32) -> Option<(Kind, &Bytes)> {
+        let (reg, CallKind::Register) = self.calls.get(&serial)? else {
+            return None;
+        };
+        let r = &self.regs[self.index(*reg)?];
+        Some((r.kind, &r.key))
+    }
+
     /// The subscribers an event reaches: those of the active registration of its kind and
     /// callback id (none for the close notice or an id nobody holds). A legacy domain event
-    /// has no callback id: it reaches the connection's one legacy registration.
+    /// has no callback id: a lifecycle one reaches the connection's one legacy
+    /// registration, every id (lifecycle included) the any-registration of that id, whose
+    /// "callback id" is its event id.
     pub(super) fn route(&self, event: &Event) -> Vec<SubscriberId> {
         let (kind, callback_id) = match event {
-            Event::DomainLegacy { .. } => (Kind::DomainLegacy, None),
+            Event::DomainLegacy { event } if event.event_id() == event_id::LIFECYCLE => {
+                let mut subs = self.route_to(Kind::DomainLegacy, None);
+                subs.extend(self.route_to(Kind::DomainLegacyAny, Some(event_id::LIFECYCLE)));
+                return subs;
+            }
+            Event::DomainLegacy { event } => (Kind::DomainLegacyAny, Some(event.event_id())),
             Event::QemuMonitor { callback_id, .. } => (Kind::QemuMonitor, Some(*callback_id)),
             _ => match (event.kind(), event.callback_id()) {
                 (Some(kind), Some(id)) => (kind, Some(id)),
                 _ => return Vec::new(),
             },
         };
+        self.route_to(kind, callback_id)
+    }
+
+    /// The subscribers of the active registrations of `kind` (and callback id, if given).
+    fn route_to(&self, kind: Kind, callback_id: Option<i32>) -> Vec<SubscriberId> {
         self.regs
             .iter()
             .filter(|r| {

@@ -7,8 +7,9 @@
 //! a [`CallbackMsg`] (callback id, then the event's body). The legacy per-connection domain
 //! events (procedures 107, 169-173, …, 311: ids 0 to 15 registered through
 //! `CONNECT_DOMAIN_EVENT_REGISTER{,_ANY}`) carry no callback id; they decode to
-//! [`Event::DomainLegacy`] with the same bodies, and no subscription receives them (the
-//! connection only registers through the callback API). The QEMU program's monitor event
+//! [`Event::DomainLegacy`] with the same bodies, routed by their event id to the legacy
+//! registrations ([`Kind::DomainLegacy`] for lifecycle, [`Kind::DomainLegacyAny`] per id).
+//! The QEMU program's monitor event
 //! decodes through [`decode_message`] to [`Event::QemuMonitor`]. An unknown procedure is not
 //! an error: [`decode`] returns `Ok(None)` and the connection counts and skips it.
 //!
@@ -248,9 +249,9 @@ event_table! {
         ids: event_id {
             /// Number of event ids libvirt 9.0 defines (0..=26).
             pub const COUNT_9_0: i32 = 27;
-            /// Number of event ids this table knows (0..=29, libvirt 12.4+). The ids of
-            /// [`VCPU_REMOVED`] and [`CHANNEL_LIFECYCLE`] follow the order of their
-            /// procedure numbers (454, 455), both added in 12.4.0.
+            /// Number of event ids this table knows (0..=29, libvirt 12.4+):
+            /// [`VCPU_REMOVED`] is 28 and [`CHANNEL_LIFECYCLE`] 29 in `virDomainEventID`
+            /// (both added in 12.4.0; procedures 454 and 455).
             pub const COUNT: i32 = 30;
             /// The first id without a legacy message: events of later ids reach only
             /// callback registrations.

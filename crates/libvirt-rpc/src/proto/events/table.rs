@@ -215,6 +215,11 @@ macro_rules! event_table {
             /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister)):
             /// one per connection, its events carry no callback id.
             DomainLegacy,
+            /// Domain events of one id (0 to 15) through the legacy any-registration
+            /// ([`ConnectDomainEventRegisterAny`](crate::proto::procs::connect::ConnectDomainEventRegisterAny)):
+            /// one per event id and connection, every domain, no callback id. Its void reply
+            /// names no callback, so the registration is known by its event id.
+            DomainLegacyAny,
         }
 
         impl Kind {
@@ -232,6 +237,7 @@ macro_rules! event_table {
                     $( Self::$Kind => <$Reg as Procedure>::NUMBER, )*
                     Self::QemuMonitor => <crate::proto::procs::qemu::QemuConnectDomainMonitorEventRegister as Procedure>::NUMBER,
                     Self::DomainLegacy => <crate::proto::procs::connect::ConnectDomainEventRegister as Procedure>::NUMBER,
+                    Self::DomainLegacyAny => <crate::proto::procs::connect::ConnectDomainEventRegisterAny as Procedure>::NUMBER,
                 }
             }
 
@@ -241,6 +247,7 @@ macro_rules! event_table {
                     $( Self::$Kind => <$Dereg as Procedure>::NUMBER, )*
                     Self::QemuMonitor => <crate::proto::procs::qemu::QemuConnectDomainMonitorEventDeregister as Procedure>::NUMBER,
                     Self::DomainLegacy => <crate::proto::procs::connect::ConnectDomainEventDeregister as Procedure>::NUMBER,
+                    Self::DomainLegacyAny => <crate::proto::procs::connect::ConnectDomainEventDeregisterAny as Procedure>::NUMBER,
                 }
             }
         }
@@ -261,7 +268,8 @@ macro_rules! event_table {
             /// A domain event of a legacy registration
             /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister),
             /// [`ConnectDomainEventRegisterAny`](crate::proto::procs::connect::ConnectDomainEventRegisterAny)):
-            /// the daemon sends it without a callback id, so no subscription receives it.
+            /// the daemon sends it without a callback id; it reaches the subscribers of the
+            /// legacy registration of its event id.
             DomainLegacy {
                 /// The event.
                 event: DomainEvent,

@@ -99,7 +99,18 @@ fn callback_proc_table_is_a_bijection_over_known_ids() {
     assert_eq!(callback_proc(-1), None);
     assert_eq!(callback_proc(event_id::COUNT), None);
     assert_eq!(event_id_of_proc(procs::CONNECTION_CLOSED), None);
-    // The ids newer than 9.0, by their procedures.
+    // The ids newer than 9.0 as `virDomainEventID` numbers them (libvirt 12.4's
+    // libvirt-domain.h: NIC_MAC_CHANGE 27, VCPU_REMOVED 28, CHANNEL_LIFECYCLE 29), and
+    // by their procedures.
+    assert_eq!(
+        [
+            event_id::NIC_MAC_CHANGE,
+            event_id::VCPU_REMOVED,
+            event_id::CHANNEL_LIFECYCLE,
+            event_id::COUNT
+        ],
+        [27, 28, 29, 30]
+    );
     assert_eq!(callback_proc(event_id::NIC_MAC_CHANGE), Some(453));
     assert_eq!(callback_proc(event_id::VCPU_REMOVED), Some(454));
     assert_eq!(callback_proc(event_id::CHANNEL_LIFECYCLE), Some(455));
