@@ -4,7 +4,7 @@
 #![allow(clippy::many_single_char_names)]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -137,54 +137,16 @@ async fn lv_over_ssh_uploads_and_downloads() {
 }
 
 /// Starts `lv vol-upload` of a large file through a relay, freezes the relay once bytes
-/// flow, and returns the child plus when the freeze happened.
-async fn frozen_upload(
-    b: &Bed,
-    relay: &Relay,
-    extra: &[&str],
-    tmp: &Path,
-) -> (std::process::Child, Instant) {
-    let uri = b.relay_uri(relay, tmp);
-    let c = Client::connect(&b.direct_uri(), ConnectOptions::default())
-        .await
-        .unwrap();
-    make_vol(&c, &b.d, "frozen.raw", 4096 * MIB).await;
-    c.close();
+/// flow, and returns the child.
+async fn frozen_upload(b: &Bed, relay: &Relay, extra: &[&str], tmp: &Path) -> std::process::Child {
+    let mut cmd = lv();
+    cmd.args(["-c", &b.relay_uri(relay, tmp)]).args(extra);
+    let direct = b.direct_uri();
+    let flowing = Duration::from_secs(30);
     let src = tmp.join("big");
-    std::fs::File::create(&src)
-        .unwrap()
-        .set_len(4096 * MIB)
-        .unwrap();
-    let child = lv()
-        .args(["-c", &uri])
-        .args(extra)
-        .args(["vol-upload", "--pool", b.d.pool_name(), "frozen.raw"])
-        .arg(&src)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    relay
-        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
-        .await;
-    (child, Instant::now())
-}
-
-fn wait_exit(
-    child: &mut std::process::Child,
-    limit: Duration,
-) -> (std::process::ExitStatus, Duration) {
-    let t = Instant::now();
-    loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            return (st, t.elapsed());
-        }
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            panic!("lv still running {limit:?} later");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::frozen_lv_upload(cmd, &direct, &b.d, relay, "frozen.raw", &src, flowing)
+        .await
+        .0
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -192,28 +154,21 @@ async fn lv_timeout_exits_within_a_second_under_a_frozen_peer() {
     let Some(b) = bed() else { return };
     let (relay, tmp) = b.relay();
     let started = Instant::now();
-    let (mut child, frozen_at) = frozen_upload(&b, &relay, &["--timeout", "6"], tmp.path()).await;
-    let deadline = started + Duration::from_secs(6);
-    assert!(frozen_at < deadline, "froze before the deadline");
-    let (st, _) = wait_exit(&mut child, Duration::from_secs(15));
-    let late = Instant::now().saturating_duration_since(deadline);
-    assert_eq!(st.code(), Some(124), "timeout exit code");
-    assert!(
-        late < Duration::from_secs(1),
-        "exited {late:?} after its deadline"
-    );
-    relay.thaw();
+    let child = frozen_upload(&b, &relay, &["--timeout", "6"], tmp.path()).await;
+    let frozen_at = Instant::now();
+    let timeout = Duration::from_secs(6);
+    common::lv_times_out_on_time(child, &relay, started, frozen_at, timeout, "ssh");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lv_sigterm_exits_within_a_second_under_a_frozen_peer() {
     let Some(b) = bed() else { return };
     let (relay, tmp) = b.relay();
-    let (mut child, _) = frozen_upload(&b, &relay, &[], tmp.path()).await;
+    let mut child = frozen_upload(&b, &relay, &[], tmp.path()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let (st, took) = wait_exit(&mut child, Duration::from_secs(10));
+    let (st, took) = common::wait_exit(&mut child, Duration::from_secs(10));
     assert_eq!(st.code(), Some(143));
     assert!(
         took < Duration::from_secs(1),

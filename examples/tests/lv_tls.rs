@@ -5,7 +5,7 @@
 #![allow(clippy::many_single_char_names)]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use libvirt_rpc::client::{Client, ConnectOptions};
@@ -110,43 +110,14 @@ async fn frozen_upload(
     extra: &[&str],
     tmp: &Path,
 ) -> std::process::Child {
-    let c = Client::connect(&d.tls_uri(), ConnectOptions::default())
-        .await
-        .unwrap();
-    make_vol(&c, d, "frozen.raw", 4096 * MIB).await;
-    c.close();
+    let mut cmd = lv();
+    cmd.args(["-c", &uri_via(d, relay.addr().port())])
+        .args(extra);
     let src = tmp.join("big");
-    std::fs::File::create(&src)
-        .unwrap()
-        .set_len(4096 * MIB)
-        .unwrap();
-    let child = lv()
-        .args(["-c", &uri_via(d, relay.addr().port())])
-        .args(extra)
-        .args(["vol-upload", "--pool", d.pool_name(), "frozen.raw"])
-        .arg(&src)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    relay
-        .freeze_once_flowing(16 * MIB, Duration::from_secs(30))
-        .await;
-    child
-}
-
-fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
-    let t = Instant::now();
-    loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            return st;
-        }
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            panic!("lv still running {limit:?} later");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let flowing = Duration::from_secs(30);
+    common::frozen_lv_upload(cmd, &d.tls_uri(), d, relay, "frozen.raw", &src, flowing)
+        .await
+        .0
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -159,17 +130,10 @@ async fn lv_timeout_exits_within_a_second_under_a_frozen_tls_peer() {
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let mut child = frozen_upload(&d, &relay, &["--timeout", "6"], tmp.path()).await;
-    let deadline = started + Duration::from_secs(6);
-    assert!(Instant::now() < deadline, "froze before the deadline");
-    let st = wait_exit(&mut child, Duration::from_secs(15));
-    let late = Instant::now().saturating_duration_since(deadline);
-    assert_eq!(st.code(), Some(124), "timeout exit code");
-    assert!(
-        late < Duration::from_secs(1),
-        "exited {late:?} after its deadline"
-    );
-    relay.thaw();
+    let child = frozen_upload(&d, &relay, &["--timeout", "6"], tmp.path()).await;
+    let frozen_at = Instant::now();
+    let timeout = Duration::from_secs(6);
+    common::lv_times_out_on_time(child, &relay, started, frozen_at, timeout, "tls");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

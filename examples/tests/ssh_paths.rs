@@ -6,7 +6,7 @@
 #![allow(clippy::many_single_char_names)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,7 +19,7 @@ use testbed::relay::{Relay, RelayOptions};
 use testbed::sshd::{Sshd, SshdOptions};
 
 mod common;
-use common::{MIB, make_vol};
+use common::MIB;
 /// The bound on `close()`.
 const CLOSE_BOUND: Duration = Duration::from_millis(100);
 
@@ -392,59 +392,22 @@ async fn lv_timeout_under_frozen_peer(
     relay: &Relay,
     name: &str,
 ) {
-    let c = Client::connect(&d.uri(), ConnectOptions::default())
-        .await
-        .unwrap();
-    make_vol(&c, d, name, 4096 * MIB).await;
-    c.close();
-    let src = relay_src(name);
     let mut cmd = lv();
     match config {
         Some(f) => cmd.arg("-F").arg(f),
         None => cmd.args(["-F", "none"]),
     };
-    let started = Instant::now();
-    let mut child = cmd
-        .args(["-c", uri, "--timeout", "3"])
-        .args(["vol-upload", "--pool", d.pool_name(), name])
-        .arg(&src)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    relay
-        .freeze_once_flowing(16 * MIB, Duration::from_secs(60))
-        .await;
-    let deadline = started + Duration::from_secs(3);
-    assert!(Instant::now() < deadline, "froze after the deadline");
-    let st = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if started.elapsed() > Duration::from_secs(15) {
-            let _ = child.kill();
-            panic!("lv still running 15 s later");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let late = Instant::now().saturating_duration_since(deadline);
-    relay.thaw();
-    eprintln!("{name}: lv exited {late:?} after its deadline");
-    assert_eq!(st.code(), Some(124), "timeout exit code");
-    assert!(
-        late < Duration::from_secs(1),
-        "exited {late:?} after its deadline"
-    );
+    cmd.args(["-c", uri, "--timeout", "3"]);
+    let (src, flowing) = (relay_src(name), Duration::from_secs(60));
+    let (child, started) =
+        common::frozen_lv_upload(cmd, &d.uri(), d, relay, name, &src, flowing).await;
+    let (frozen_at, timeout) = (Instant::now(), Duration::from_secs(3));
+    common::lv_times_out_on_time(child, relay, started, frozen_at, timeout, name);
 }
 
-/// A sparse 4 GiB source file (reads as zeros).
+/// Where the sparse 4 GiB source file of an upload goes.
 fn relay_src(name: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("ssh-paths-{}-{name}", std::process::id()));
-    std::fs::File::create(&p)
-        .unwrap()
-        .set_len(4096 * MIB)
-        .unwrap();
-    p
+    std::env::temp_dir().join(format!("ssh-paths-{}-{name}", std::process::id()))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,7 +4,8 @@
 //! * [`peer`]: a scripted daemon-side peer ([`Peer`] and packet builders). **Not libvirtd**:
 //!   only for states a real daemon cannot be made to produce on demand.
 //! * [`Pair`]: a client [`Connection`](libvirt_rpc::Connection) wired to a [`Peer`] in
-//!   memory, with a virtual clock.
+//!   memory, with a virtual clock; [`reply_payload`] takes a call's reply from a bare
+//!   [`Connection`](libvirt_rpc::Connection).
 //! * [`fuzz`]: the checks behind the cargo-fuzz targets (`frame_decode`, `xdr_decode`,
 //!   `connection`), also run by `cargo test` over the checked-in corpus.
 //!
@@ -19,5 +20,5 @@ pub mod live;
 mod pair;
 pub mod peer;
 
-pub use pair::Pair;
+pub use pair::{Pair, reply_payload};
 pub use peer::Peer;

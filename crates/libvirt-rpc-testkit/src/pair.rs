@@ -2,13 +2,25 @@
 
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use libvirt_rpc::conn::{Config, Connection, ConnectionError, Output};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::wire::frame::{Frame, Header, STREAM_CHUNK_MAX};
 use libvirt_rpc::wire::xdr;
 
 use crate::peer::{self, Peer};
+
+/// The next output of `conn` is the successful reply to call `serial`: returns its payload,
+/// and panics naming what came instead.
+pub fn reply_payload(conn: &mut Connection, serial: u32) -> Bytes {
+    match conn.poll_output() {
+        Some(Output::CallDone {
+            serial: s,
+            result: Ok(payload),
+        }) if s == serial => payload,
+        other => panic!("no reply to call {serial}: {other:?}"),
+    }
+}
 
 /// The sans-io core under test ([`conn`](Self::conn)) and the daemon side ([`peer`](Self::peer)),
 /// with nothing in between: what the client queues reaches the peer on [`flush`](Self::flush),

@@ -22,6 +22,7 @@ use libvirt_rpc::proto::procs::domain::{
 use libvirt_rpc::proto::types::{Domain, Uuid};
 use libvirt_rpc::proto::{Procedure, REMOTE_PROGRAM};
 use libvirt_rpc::wire::frame::{self, Header, MessageStatus, MessageType};
+use libvirt_rpc_testkit::reply_payload;
 
 fn conn(fd_passing: bool) -> (Connection, Instant) {
     let now = Instant::now();
@@ -158,14 +159,7 @@ fn reply_descriptors_are_matched_to_their_bytes_and_kept_for_the_caller() {
     c.handle_fds([fd]);
     let mut rx = BytesMut::from(&[0u8][..]);
     c.handle_input(&mut rx, now).unwrap();
-    let Some(Output::CallDone {
-        serial: s,
-        result: Ok(payload),
-    }) = c.poll_output()
-    else {
-        panic!("no reply")
-    };
-    assert_eq!(s, serial);
+    let payload = reply_payload(&mut c, serial);
     assert!(payload.is_empty());
     assert!(!c.wants_fds());
     let mut fds = c.take_reply_fds(serial);
@@ -344,13 +338,7 @@ fn the_daemons_reply_with_fds_decodes_byte_exact() {
     let mut rx = BytesMut::from(&captured[..]);
     c.handle_input(&mut rx, now).unwrap();
     assert!(rx.is_empty());
-    let Some(Output::CallDone {
-        serial: 3,
-        result: Ok(_),
-    }) = c.poll_output()
-    else {
-        panic!("no reply to serial 3")
-    };
+    reply_payload(&mut c, 3);
     let fds = c.take_reply_fds(3);
     assert_eq!(fds.len(), 1);
     drop(fds);

@@ -70,16 +70,9 @@ fn qemu_monitor_command_goes_out_under_the_qemu_program() {
     };
     let mut rx = BytesMut::from(&peer::reply_to(&f.header, &ret)[..]);
     c.handle_input(&mut rx, now).unwrap();
-    let Some(Output::CallDone {
-        serial: s,
-        result: Ok(payload),
-    }) = c.poll_output()
-    else {
-        panic!("no reply")
-    };
-    assert_eq!(s, serial);
+    let payload = libvirt_rpc_testkit::reply_payload(&mut c, serial);
     assert_eq!(
-        c.decode_reply::<QemuDomainMonitorCommand>(s, payload)
+        c.decode_reply::<QemuDomainMonitorCommand>(serial, payload)
             .unwrap(),
         ret
     );

@@ -2,9 +2,11 @@
 //! what it needs).
 #![allow(dead_code, reason = "each test crate uses a subset")]
 
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::client::{Client, UploadOptions};
+use libvirt_rpc::client::{Client, ConnectOptions, UploadOptions};
 use libvirt_rpc::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, established_to};
@@ -15,6 +17,81 @@ pub const MIB: u64 = 1 << 20;
 /// A raw volume of `bytes` named `name` in the daemon's pool.
 pub async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
     libvirt_rpc_testkit::live::make_vol(c, d.pool_name(), name, bytes).await
+}
+
+/// Starts `lv` (`cmd`, given its connection options) uploading a sparse 4 GiB file `src`
+/// into a new volume `name` of `d`'s pool (made through `direct`, a URI that bypasses
+/// `relay`), and returns once `relay` froze after 16 MiB flowed (waiting up to `flowing`):
+/// the running `lv` and when it was started.
+pub async fn frozen_lv_upload(
+    mut cmd: Command,
+    direct: &str,
+    d: &Libvirtd,
+    relay: &Relay,
+    name: &str,
+    src: &Path,
+    flowing: Duration,
+) -> (Child, Instant) {
+    let c = Client::connect(direct, ConnectOptions::default())
+        .await
+        .unwrap();
+    make_vol(&c, d, name, 4096 * MIB).await;
+    c.close();
+    std::fs::File::create(src)
+        .unwrap()
+        .set_len(4096 * MIB)
+        .unwrap();
+    let started = Instant::now();
+    let child = cmd
+        .args(["vol-upload", "--pool", d.pool_name(), name])
+        .arg(src)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    relay.freeze_once_flowing(16 * MIB, flowing).await;
+    (child, started)
+}
+
+/// Waits for `child` to exit: its status and how long that took. Kills it and panics after
+/// `limit`.
+pub fn wait_exit(child: &mut Child, limit: Duration) -> (ExitStatus, Duration) {
+    let t = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return (st, t.elapsed());
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            panic!("lv still running {limit:?} later");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// H1 for `lv --timeout`: `lv`, started at `started` with a `timeout` and stuck behind
+/// `relay` since `frozen_at` (before its deadline), exits 124 within 1 s of its deadline. Kills
+/// it and panics if it still runs 15 s after `started`; thaws `relay` once it exited.
+pub fn lv_times_out_on_time(
+    mut lv: Child,
+    relay: &Relay,
+    started: Instant,
+    frozen_at: Instant,
+    timeout: Duration,
+    name: &str,
+) {
+    let deadline = started + timeout;
+    assert!(frozen_at < deadline, "froze after the deadline");
+    let limit = Duration::from_secs(15).saturating_sub(started.elapsed());
+    let (st, _) = wait_exit(&mut lv, limit);
+    let late = Instant::now().saturating_duration_since(deadline);
+    relay.thaw();
+    eprintln!("{name}: lv exited {late:?} after its deadline");
+    assert_eq!(st.code(), Some(124), "timeout exit code");
+    assert!(
+        late < Duration::from_secs(1),
+        "exited {late:?} after its deadline"
+    );
 }
 
 /// H1 on a transport through `relay`: with an upload of a new volume `name` stuck behind the

@@ -448,11 +448,12 @@ pub fn encode(input: &Input) -> Vec<u8> {
                 w.extend([5, u8::from(*complete) | u8::from(*nil) << 1]);
                 bytes(&mut w, data);
             }
+            // The fields in the order they are written.
             Reply::ScramFirst {
                 extend_nonce,
-                salt,
-                iterations,
                 complete,
+                iterations,
+                salt,
             } => {
                 w.extend([
                     6,

@@ -48,9 +48,8 @@ pub(crate) trait Io: Unpin + Send + 'static {
         &mut self,
         cx: &mut Context<'_>,
         buf: &mut BytesMut,
-        fds: &mut Vec<OwnedFd>,
+        _fds: &mut Vec<OwnedFd>,
     ) -> Poll<io::Result<usize>> {
-        let _ = fds;
         self.poll_read(cx, buf)
     }
 

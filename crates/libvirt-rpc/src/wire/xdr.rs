@@ -680,7 +680,22 @@ pub type FieldType<S, const N: usize> = <S as Field<N>>::Ty;
 macro_rules! xdr_struct {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident {
+        pub struct $name:ident { $($body:tt)* }
+    ) => {
+        $crate::xdr_struct!(@struct [$(#[$meta])*] $name [] { $($body)* });
+    };
+    // One type parameter with a default: a layout shared by procedures whose `flags` field
+    // belongs to different flag families (`DomainFlagsArgs<DomainDestroyFlags>`, …).
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident<$G:ident = $D:ty> { $($body:tt)* }
+    ) => {
+        $crate::xdr_struct!(@struct [$(#[$meta])*] $name [$G = $D] { $($body)* });
+    };
+    // The struct, its `Encode`/`Decode` and its `Field<N>` impls; `[G = D]`: the type
+    // parameter and its default, if any.
+    (
+        @struct [$(#[$meta:meta])*] $name:ident [$($G:ident = $D:ty)?] {
             $(
                 $(#[$fmeta:meta])*
                 pub $field:ident : $ty:ty $([$max:expr])?
@@ -689,21 +704,21 @@ macro_rules! xdr_struct {
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
-        pub struct $name {
+        pub struct $name<$($G = $D)?> {
             $(
                 $(#[$fmeta])*
                 pub $field: $ty,
             )*
         }
 
-        impl $crate::wire::xdr::Encode for $name {
+        impl<$($G: $crate::wire::xdr::Encode)?> $crate::wire::xdr::Encode for $name<$($G)?> {
             #[allow(unused_variables)]
             fn encode(&self, enc: &mut $crate::wire::xdr::Encoder) {
                 $( $crate::xdr_struct!(@enc self.$field, enc $(, $max)?); )*
             }
         }
 
-        impl $crate::wire::xdr::Decode for $name {
+        impl<$($G: $crate::wire::xdr::Decode)?> $crate::wire::xdr::Decode for $name<$($G)?> {
             const MIN_SIZE: usize = 0 $( + $crate::xdr_struct!(@min $ty $(, $max)?) )*;
             #[allow(unused_variables)]
             fn decode(
@@ -715,7 +730,7 @@ macro_rules! xdr_struct {
             }
         }
 
-        $crate::xdr_struct!(@fields $name [] [] $($ty,)*);
+        $crate::xdr_struct!(@fields $name [$($G)?] [] $($ty,)*);
     };
     // `Field<N>` per field, counting in unary; `[G]`: the struct's type parameter, if any.
     (@fields $name:ident [$($g:ident)?] [$($c:tt)*]) => {};
@@ -725,47 +740,6 @@ macro_rules! xdr_struct {
             type Ty = $ty;
         }
         $crate::xdr_struct!(@fields $name [$($g)?] [$($c)* 1] $($rest)*);
-    };
-    // One type parameter with a default: a layout shared by procedures whose `flags` field
-    // belongs to different flag families (`DomainFlagsArgs<DomainDestroyFlags>`, …).
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident<$G:ident = $D:ty> {
-            $(
-                $(#[$fmeta:meta])*
-                pub $field:ident : $ty:ty $([$max:expr])?
-            ),* $(,)?
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct $name<$G = $D> {
-            $(
-                $(#[$fmeta])*
-                pub $field: $ty,
-            )*
-        }
-
-        impl<$G: $crate::wire::xdr::Encode> $crate::wire::xdr::Encode for $name<$G> {
-            #[allow(unused_variables)]
-            fn encode(&self, enc: &mut $crate::wire::xdr::Encoder) {
-                $( $crate::xdr_struct!(@enc self.$field, enc $(, $max)?); )*
-            }
-        }
-
-        impl<$G: $crate::wire::xdr::Decode> $crate::wire::xdr::Decode for $name<$G> {
-            const MIN_SIZE: usize = 0 $( + $crate::xdr_struct!(@min $ty $(, $max)?) )*;
-            #[allow(unused_variables)]
-            fn decode(
-                dec: &mut $crate::wire::xdr::Decoder,
-            ) -> ::core::result::Result<Self, $crate::wire::xdr::DecodeError> {
-                Ok(Self {
-                    $( $field: $crate::xdr_struct!(@dec $ty, dec $(, $max)?), )*
-                })
-            }
-        }
-
-        $crate::xdr_struct!(@fields $name [$G] [] $($ty,)*);
     };
     (@enc $v:expr, $enc:ident) => { $crate::wire::xdr::Encode::encode(&$v, $enc) };
     (@enc $v:expr, $enc:ident, $max:expr) => {

@@ -74,21 +74,21 @@ crate::flag_set! {
     /// [`ConnectListAllDomainsFlags`] (same bits) plus options.
     pub struct ConnectGetAllDomainStatsFlags: u32 {
         /// Running or paused domains.
-        const ACTIVE = 1;
+        const ACTIVE = ConnectListAllDomainsFlags::ACTIVE.bits();
         /// Shut-off domains.
-        const INACTIVE = 2;
+        const INACTIVE = ConnectListAllDomainsFlags::INACTIVE.bits();
         /// Domains with a persistent definition.
-        const PERSISTENT = 4;
+        const PERSISTENT = ConnectListAllDomainsFlags::PERSISTENT.bits();
         /// Transient domains.
-        const TRANSIENT = 8;
+        const TRANSIENT = ConnectListAllDomainsFlags::TRANSIENT.bits();
         /// Running domains.
-        const RUNNING = 16;
+        const RUNNING = ConnectListAllDomainsFlags::RUNNING.bits();
         /// Paused domains.
-        const PAUSED = 32;
+        const PAUSED = ConnectListAllDomainsFlags::PAUSED.bits();
         /// Shut-off domains (state).
-        const SHUTOFF = 64;
+        const SHUTOFF = ConnectListAllDomainsFlags::SHUTOFF.bits();
         /// Domains in any other state.
-        const OTHER = 128;
+        const OTHER = ConnectListAllDomainsFlags::OTHER.bits();
         /// Report what is at hand without waiting for a job lock.
         const NOWAIT = 1 << 29;
         /// Include backing chain statistics of block devices.

@@ -136,17 +136,17 @@ crate::flag_set! {
     /// methods as [`DomainShutdownFlagValues`]).
     pub struct DomainRebootFlagValues: u32 {
         /// Hypervisor's choice.
-        const DEFAULT = 0;
+        const DEFAULT = DomainShutdownFlagValues::DEFAULT.bits();
         /// ACPI power button.
-        const ACPI_POWER_BTN = 1;
+        const ACPI_POWER_BTN = DomainShutdownFlagValues::ACPI_POWER_BTN.bits();
         /// Guest agent.
-        const GUEST_AGENT = 2;
+        const GUEST_AGENT = DomainShutdownFlagValues::GUEST_AGENT.bits();
         /// initctl.
-        const INITCTL = 4;
+        const INITCTL = DomainShutdownFlagValues::INITCTL.bits();
         /// A signal.
-        const SIGNAL = 8;
+        const SIGNAL = DomainShutdownFlagValues::SIGNAL.bits();
         /// Paravirt guest control.
-        const PARAVIRT = 16;
+        const PARAVIRT = DomainShutdownFlagValues::PARAVIRT.bits();
     }
 }
 
