@@ -19,6 +19,8 @@ pub(super) enum Client {
     Ours,
     /// `lv --busy-poll-us 0`: ours without busy-polling.
     OursNoSpin,
+    /// `--lv-baseline`'s `lv` (another build, e.g. the commit before a change), defaults.
+    Baseline,
     /// `floor_calls`: a minimal blocking client on our sans-io core (calls only).
     Floor,
     Virsh,
@@ -33,6 +35,7 @@ impl Client {
         match self {
             Client::Ours => "ours (lv)",
             Client::OursNoSpin => "ours, busy-poll off",
+            Client::Baseline => "baseline lv (--lv-baseline)",
             Client::Floor => "floor (blocking client)",
             Client::Virsh => "virsh",
             Client::C => "C library (python)",
@@ -44,6 +47,7 @@ impl Client {
         match self {
             Client::Ours => "ours",
             Client::OursNoSpin => "ours_nospin",
+            Client::Baseline => "baseline",
             Client::Floor => "floor",
             Client::Virsh => "virsh",
             Client::C => "c",
@@ -185,8 +189,15 @@ impl Bench {
     /// `n` calls with `conc` in flight.
     pub fn calls_cmd(&self, c: Client, n: usize, conc: usize) -> (PathBuf, Vec<OsString>) {
         match c {
-            Client::Ours => (
-                self.lv.clone(),
+            Client::Ours | Client::Baseline => (
+                if c == Client::Baseline {
+                    self.o
+                        .lv_baseline
+                        .clone()
+                        .unwrap_or_else(|| self.lv.clone())
+                } else {
+                    self.lv.clone()
+                },
                 Self::args([
                     "-c",
                     &self.uri,
@@ -230,11 +241,13 @@ impl Bench {
     pub fn transfer_cmd(&self, c: Client, op: &str, file: &Path) -> (PathBuf, Vec<OsString>) {
         let f = file.as_os_str();
         match c {
-            Client::Ours | Client::OursNoSpin | Client::Floor => (self.lv.clone(), {
-                let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
-                a.push(f.into());
-                a
-            }),
+            Client::Ours | Client::OursNoSpin | Client::Baseline | Client::Floor => {
+                (self.lv.clone(), {
+                    let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
+                    a.push(f.into());
+                    a
+                })
+            }
             Client::Virsh => (self.virsh.clone(), {
                 let mut a = Self::args(["-t", "-c", &self.uri, op, "--pool", &self.pool, VOL]);
                 a.push(f.into());
@@ -260,7 +273,7 @@ impl Bench {
     /// Start + connect + lookups, no transfer.
     pub fn fixed_cmd(&self, c: Client) -> (PathBuf, Vec<OsString>) {
         match c {
-            Client::Ours | Client::OursNoSpin | Client::Floor => (
+            Client::Ours | Client::OursNoSpin | Client::Baseline | Client::Floor => (
                 self.lv.clone(),
                 Self::args(["-c", &self.uri, "vol-list", "--pool", &self.pool]),
             ),
