@@ -19,8 +19,9 @@ pub(super) enum Client {
     Ours,
     /// `lv --busy-poll-us 0`: ours without busy-polling.
     OursNoSpin,
-    /// `--lv-baseline`'s `lv` (another build, e.g. the commit before a change), defaults.
-    Baseline,
+    /// `lv --no-caller-write`: every call written by the driver task (before issue 17's
+    /// caller-side write).
+    OursDriverWrite,
     /// `floor_calls`: a minimal blocking client on our sans-io core (calls only).
     Floor,
     Virsh,
@@ -35,7 +36,7 @@ impl Client {
         match self {
             Client::Ours => "ours (lv)",
             Client::OursNoSpin => "ours, busy-poll off",
-            Client::Baseline => "baseline lv (--lv-baseline)",
+            Client::OursDriverWrite => "ours, caller-side write off",
             Client::Floor => "floor (blocking client)",
             Client::Virsh => "virsh",
             Client::C => "C library (python)",
@@ -47,7 +48,7 @@ impl Client {
         match self {
             Client::Ours => "ours",
             Client::OursNoSpin => "ours_nospin",
-            Client::Baseline => "baseline",
+            Client::OursDriverWrite => "ours_driver_write",
             Client::Floor => "floor",
             Client::Virsh => "virsh",
             Client::C => "c",
@@ -189,15 +190,8 @@ impl Bench {
     /// `n` calls with `conc` in flight.
     pub fn calls_cmd(&self, c: Client, n: usize, conc: usize) -> (PathBuf, Vec<OsString>) {
         match c {
-            Client::Ours | Client::Baseline => (
-                if c == Client::Baseline {
-                    self.o
-                        .lv_baseline
-                        .clone()
-                        .unwrap_or_else(|| self.lv.clone())
-                } else {
-                    self.lv.clone()
-                },
+            Client::Ours => (
+                self.lv.clone(),
                 Self::args([
                     "-c",
                     &self.uri,
@@ -208,13 +202,16 @@ impl Bench {
                     &conc.to_string(),
                 ]),
             ),
-            Client::OursNoSpin => (
+            Client::OursNoSpin | Client::OursDriverWrite => (
                 self.lv.clone(),
                 Self::args([
                     "-c",
                     &self.uri,
-                    "--busy-poll-us",
-                    "0",
+                    if c == Client::OursNoSpin {
+                        "--busy-poll-us=0"
+                    } else {
+                        "--no-caller-write"
+                    },
                     "bench-calls",
                     "--calls",
                     &n.to_string(),
@@ -241,7 +238,7 @@ impl Bench {
     pub fn transfer_cmd(&self, c: Client, op: &str, file: &Path) -> (PathBuf, Vec<OsString>) {
         let f = file.as_os_str();
         match c {
-            Client::Ours | Client::OursNoSpin | Client::Baseline | Client::Floor => {
+            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => {
                 (self.lv.clone(), {
                     let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
                     a.push(f.into());
@@ -273,7 +270,7 @@ impl Bench {
     /// Start + connect + lookups, no transfer.
     pub fn fixed_cmd(&self, c: Client) -> (PathBuf, Vec<OsString>) {
         match c {
-            Client::Ours | Client::OursNoSpin | Client::Baseline | Client::Floor => (
+            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => (
                 self.lv.clone(),
                 Self::args(["-c", &self.uri, "vol-list", "--pool", &self.pool]),
             ),

@@ -65,15 +65,19 @@ impl Bench {
 
     pub(super) fn calls(&mut self) -> Res<()> {
         let n = self.o.calls;
-        let base = self.o.lv_baseline.is_some().then_some(Client::Baseline);
-        let seq: Vec<Client> = [Client::Ours, Client::OursNoSpin, Client::C, Client::Floor]
-            .into_iter()
-            .chain(base)
-            .collect();
-        let conc_clients: Vec<Client> = [Client::Ours, Client::OursNoSpin, Client::C]
-            .into_iter()
-            .chain(base)
-            .collect();
+        let seq = [
+            Client::Ours,
+            Client::OursNoSpin,
+            Client::OursDriverWrite,
+            Client::C,
+            Client::Floor,
+        ];
+        let conc_clients = [
+            Client::Ours,
+            Client::OursNoSpin,
+            Client::OursDriverWrite,
+            Client::C,
+        ];
         eprintln!("== calls: warm-up");
         for &c in &seq {
             self.calls_once(c, 2000, 1)?;
@@ -177,10 +181,10 @@ impl Bench {
                     format!("{ratio:.3}×"),
                     ratio >= goal,
                 );
-                if let Some(b) = idx(Client::Baseline) {
+                if let Some(b) = idx(Client::OursDriverWrite) {
                     let med = |i: usize, f: fn(&Series) -> &Vec<f64>| median(f(&series[i]));
                     vs_baseline.push(format!(
-                        "* {sched}, {mode}: calls/s {:.2}× the baseline's; client CPU per call \
+                        "* {sched}, {mode}: calls/s {:.2}× with it off; client CPU per call \
                          {} vs {} µs; client context switches per call {:.2} vs {:.2}",
                         med(ours, |s| &s.rate) / med(b, |s| &s.rate),
                         f1(med(ours, |s| &s.ccpu)),
@@ -241,7 +245,7 @@ impl Bench {
         if !vs_baseline.is_empty() {
             let _ = writeln!(
                 self.report,
-                "\nOurs against the baseline `lv` (medians, same run):\n\n{}",
+                "\nOurs against ours with the caller-side write off (`--no-caller-write`, every call written by the driver task; medians, same run):\n\n{}",
                 vs_baseline.join("\n")
             );
         }

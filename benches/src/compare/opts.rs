@@ -26,10 +26,6 @@ pub(super) struct Opts {
     /// `$CARGO_TARGET_DIR/release/lv`).
     #[arg(long, value_name = "PATH")]
     pub lv: Option<PathBuf>,
-    /// A second `lv` measured next to it in the calls runs (e.g. built from the commit before
-    /// a change: before/after ratios from one run).
-    #[arg(long, value_name = "PATH")]
-    pub lv_baseline: Option<PathBuf>,
     /// python3 with python3-libvirt (the C library's side).
     #[arg(long, value_name = "PATH", default_value = "/usr/bin/python3")]
     pub python: PathBuf,

@@ -111,6 +111,11 @@ pub struct ConnectOptions {
     /// at 23–28 µs. The cost is at most this much spinning per wait, and nothing while no call
     /// is pending. See docs/decisions.md.
     pub busy_poll: Duration,
+    /// On a plain unix or TCP socket, a call made while nothing else is pending or queued is
+    /// written by the calling task itself, without a hand-off to the driver task (default
+    /// `true`; see docs/decisions.md). `false` leaves every write to the driver, as a
+    /// baseline for measurements.
+    pub caller_write: bool,
     /// SSH settings a `qemu+ssh://` URI cannot carry: the `~/.ssh/config` file to read and
     /// the credential callback.
     #[cfg(feature = "ssh")]
@@ -132,6 +137,7 @@ impl Default for ConnectOptions {
             kill: None,
             event_queue: DEFAULT_EVENT_QUEUE,
             busy_poll: DEFAULT_BUSY_POLL,
+            caller_write: true,
             #[cfg(feature = "ssh")]
             ssh: SshOptions::default(),
         }
@@ -145,7 +151,8 @@ impl std::fmt::Debug for ConnectOptions {
             .field("handshake", &self.handshake)
             .field("kill", &self.kill.is_some())
             .field("event_queue", &self.event_queue)
-            .field("busy_poll", &self.busy_poll);
+            .field("busy_poll", &self.busy_poll)
+            .field("caller_write", &self.caller_write);
         #[cfg(feature = "ssh")]
         d.field("ssh", &self.ssh);
         d.finish()
@@ -432,7 +439,7 @@ impl Client {
             read_blocked: false,
             close_notice: None,
             closed_tx,
-            direct: access.fd.clone(),
+            direct: access.fd.clone().filter(|_| opts.caller_write),
             unsent: std::collections::VecDeque::new(),
             sent_direct: false,
             spin: (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
