@@ -308,7 +308,7 @@ async fn bench_upload_over_ssh() {
         secs
     };
     let pool = b.d.pool_name();
-    // Ours twice: the exec channel (libvirt's default, `proxy=auto`) and direct-streamlocal
+    // Ours three times: the exec channel (libvirt's default, `proxy=auto`), the exec channel through nc, and direct-streamlocal
     // (`proxy=forward`).
     let ours_run = |label: &str, uri: &str| {
         time(
@@ -321,6 +321,11 @@ async fn bench_upload_over_ssh() {
         )
     };
     let ours = ours_run("ours (lv, russh, exec channel)", &uri);
+    // The exec channel through nc, as virsh's path runs on the far side.
+    let netcat = ours_run(
+        "ours (lv, russh, exec channel, proxy=netcat)",
+        &format!("{uri}&proxy=netcat"),
+    );
     let forward = ours_run(
         "ours (lv, russh, direct-streamlocal)",
         &format!("{uri}&proxy=forward"),
@@ -341,8 +346,10 @@ async fn bench_upload_over_ssh() {
             .arg(&src),
     );
     println!(
-        "ratio ours/virsh (throughput): exec channel {:.2}x, direct-streamlocal {:.2}x",
+        "ratio ours/virsh (throughput): exec channel {:.2}x, exec channel with nc {:.2}x, \
+         direct-streamlocal {:.2}x",
         virsh / ours,
+        virsh / netcat,
         virsh / forward
     );
 }

@@ -17,7 +17,11 @@
 //! In-process single flight per (entry, key). Then:
 //!
 //! 1. Marker present with the configured digest (or any valid digest when the entry opted
-//!    out of verification) and base present → reuse (no lease needed).
+//!    out of verification) and base present → reuse (no lease needed). The marker is read
+//!    once per link: while the same link finds the same marker and base volumes (by their
+//!    keys), the digest, path and capacity it read are reused without a download. A redial
+//!    reads them again. (Bases are never replaced in place — the eviction recipe below
+//!    retires a key — so a marker that is still there still says the same.)
 //! 2. Marker with a **different** digest than configured → `Permanent`, naming both digests
 //!    and telling the operator to add a new key. **Nothing is deleted**: live overlays may
 //!    be backed by that base.
@@ -62,7 +66,7 @@ use crate::fence::{Lease, Leases, Subject, lease_name};
 use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::ops;
-use crate::sparse::{Segment, ZeroRuns};
+use crate::sparse::ZeroRuns;
 use crate::xml::volume_xml;
 
 /// Progress of the image cache's `ensure` (a fetch, a verification, an upload), for progress
@@ -203,7 +207,17 @@ pub struct ImageCache {
     http: reqwest::Client,
     progress: Option<ProgressFn>,
     journal: Option<Journal>,
+    /// Bases verified through a link, per key: reused while that link sees the same volumes.
+    verified: Mutex<BTreeMap<Identifier, Verified>>,
     pub(crate) faults: FaultPoints,
+}
+
+/// A base whose marker one link has read.
+#[derive(Clone)]
+struct Verified {
+    link: u64,
+    marker_key: libvirt_rpc::LvString,
+    base: BaseImage,
 }
 
 impl std::fmt::Debug for ImageCache {
@@ -246,6 +260,7 @@ impl ImageCache {
             http,
             progress: None,
             journal: None,
+            verified: Mutex::default(),
             faults: FaultPoints::default(),
         }
     }
@@ -457,6 +472,12 @@ impl ImageCache {
                 None => Check::Missing,
             });
         };
+        if let Some(base) = &base
+            && let Some(v) = self.remembered(link, key, &marker, base)
+        {
+            return Ok(Check::Cached(v));
+        }
+        self.note("read-marker");
         let text = ops::small_download(link, &marker, 256)
             .await
             .map_err(|e| provider_error(format!("read marker {marker_name}"), e))?;
@@ -481,9 +502,40 @@ impl ImageCache {
         let Some(volume) = base else {
             return Ok(Check::Debris("marker without base".into()));
         };
-        BaseImage::read(link, volume, src.format, found, None)
-            .await
-            .map(Check::Cached)
+        let base = BaseImage::read(link, volume, src.format, found, None).await?;
+        self.remember(link, key, &marker, &base);
+        Ok(Check::Cached(base))
+    }
+
+    /// The base this link verified for `key`, if it still finds the same marker and base.
+    fn remembered(
+        &self,
+        link: &Link,
+        key: &Identifier,
+        marker: &StorageVol,
+        base: &StorageVol,
+    ) -> Option<BaseImage> {
+        let verified = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
+        let v = verified.get(key)?;
+        (v.link == link.id() && v.marker_key == marker.key && v.base.volume.key == base.key)
+            .then(|| v.base.clone())
+    }
+
+    /// Remembers that `link` verified `base` for `key` through `marker`.
+    fn remember(&self, link: &Link, key: &Identifier, marker: &StorageVol, base: &BaseImage) {
+        let v = Verified {
+            link: link.id(),
+            marker_key: marker.key.clone(),
+            base: BaseImage {
+                fetched: false,
+                uploaded: 0,
+                ..base.clone()
+            },
+        };
+        self.verified
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone(), v);
     }
 
     async fn fetch_and_publish(&self, at: Leased<'_>) -> Result<BaseImage, ProviderError> {
@@ -662,12 +714,12 @@ impl ImageCache {
             hasher.update(&chunk);
             self.report(ImageProgress::Fetched(len));
             zeros.push(&chunk, &mut segments);
-            send_segments(&mut upload, &mut segments)
+            ops::send_segments(&mut upload, &mut segments)
                 .await
                 .map_err(sent)?;
         }
         zeros.finish(&mut segments);
-        send_segments(&mut upload, &mut segments)
+        ops::send_segments(&mut upload, &mut segments)
             .await
             .map_err(sent)?;
         let uploaded = upload.sent();
@@ -723,20 +775,6 @@ impl ImageCache {
         });
         BaseImage::read(link, base, src.format, digest, Some(uploaded)).await
     }
-}
-
-/// Sends (and drains) the segments: data as data, holes as holes.
-async fn send_segments(
-    upload: &mut libvirt_rpc::client::Upload,
-    segments: &mut Vec<Segment>,
-) -> Result<(), libvirt_rpc::StreamError> {
-    for s in segments.drain(..) {
-        match s {
-            Segment::Data(d) => upload.send(d).await?,
-            Segment::Hole(n) => upload.send_hole(n).await?,
-        }
-    }
-    Ok(())
 }
 
 fn fetch_error(what: &str, e: &reqwest::Error) -> ProviderError {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 use libvirt_rpc::Client;
-use libvirt_rpc::client::{DownloadOptions, UploadOptions};
+use libvirt_rpc::client::{DownloadOptions, Upload, UploadOptions};
 use libvirt_rpc::conn::StreamItem;
 use libvirt_rpc::proto::procs::domain::{
     DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
@@ -26,6 +26,7 @@ use egress_provider::ProviderError;
 use crate::classify::{LvError, provider_error};
 use crate::link::Link;
 use crate::meta::NAMESPACE;
+use crate::sparse::{Segment, ZeroRuns};
 use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
 use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
 use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
@@ -205,7 +206,9 @@ pub async fn small_download(link: &Link, vol: &StorageVol, max: usize) -> Result
     }
 }
 
-/// Uploads `data` into `vol` over `client` within `budget`.
+/// Uploads `data` into the fresh volume `vol` over `client` within `budget`. Runs of zero
+/// blocks go as holes (a sparse stream: a fresh volume reads as zeros there, and the daemon
+/// neither receives nor writes them); the rest as data.
 pub async fn upload_bytes(
     client: &Client,
     vol: &StorageVol,
@@ -213,8 +216,15 @@ pub async fn upload_bytes(
     budget: Duration,
 ) -> Result<(), LvError> {
     let work = async {
-        let mut up = client.vol_upload(vol, UploadOptions::new()).await?;
-        up.send(data).await?;
+        let mut segments = Vec::new();
+        let mut zeros = ZeroRuns::new();
+        zeros.push(&data, &mut segments);
+        zeros.finish(&mut segments);
+        let sparse = zeros.hole_bytes() > 0;
+        let mut up = client
+            .vol_upload(vol, UploadOptions::new().sparse(sparse))
+            .await?;
+        send_segments(&mut up, &mut segments).await?;
         up.finish().await?;
         Ok::<_, LvError>(())
     };
@@ -225,6 +235,20 @@ pub async fn upload_bytes(
             budget,
         }),
     }
+}
+
+/// Sends (and drains) the segments: data as data, holes as holes.
+pub async fn send_segments(
+    upload: &mut Upload,
+    segments: &mut Vec<Segment>,
+) -> Result<(), libvirt_rpc::StreamError> {
+    for s in segments.drain(..) {
+        match s {
+            Segment::Data(d) => upload.send(d).await?,
+            Segment::Hole(n) => upload.send_hole(n).await?,
+        }
+    }
+    Ok(())
 }
 
 /// Uploads a small volume over the shared link within its call budget; an overrun marks the

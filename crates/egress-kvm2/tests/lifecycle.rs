@@ -64,6 +64,15 @@ async fn full_lifecycle_with_a_real_domain() {
             "seed-life-0b7e2c1d-egress-a.img"
         ]
     );
+    // The seed went up sparse: its zeros are holes on the host, not written bytes.
+    let seed =
+        std::fs::metadata(env.d.pool_path().join("seed-life-0b7e2c1d-egress-a.img")).unwrap();
+    let allocated = std::os::unix::fs::MetadataExt::blocks(&seed) * 512;
+    assert!(
+        allocated * 4 < seed.len(),
+        "seed of {} bytes has {allocated} bytes allocated",
+        seed.len()
+    );
 
     // get: read back from the host (state, uid, created-at, tags).
     let got = p.get(&spec.uid).await.unwrap();

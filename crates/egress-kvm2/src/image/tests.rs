@@ -132,3 +132,51 @@ async fn publish_writes_the_marker_last_and_reuses_it() {
     assert!(!again.fetched);
     assert_eq!(http.hits("/img"), 1);
 }
+
+/// A link reads a marker once; an eviction (marker and base deleted) is still seen, and a
+/// new link reads the marker again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_reads_the_marker_once_and_still_sees_an_eviction() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let http = HttpServer::start().await.unwrap();
+    let body: Vec<u8> = (0..(1u32 << 20)).map(|i| (i % 241) as u8).collect();
+    http.serve("/img", body.clone());
+    let (cache, journal, links) = journaled(&d, &http.url("/img"), &body);
+    let reads = || {
+        journal
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|s| *s == "read-marker")
+            .count()
+    };
+    let first = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
+    assert!(first.fetched);
+    let second = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
+    assert_eq!(reads(), 1, "the first cached ensure reads the marker");
+    let third = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
+    assert_eq!(reads(), 1, "the same link reuses what it verified");
+    for b in [&second, &third] {
+        assert!(!b.fetched);
+        assert_eq!(
+            (&b.path, b.capacity, b.digest),
+            (&first.path, first.capacity, first.digest)
+        );
+    }
+    // Evicted (marker first, then base): the next ensure fetches again.
+    let link = links.link().await.unwrap();
+    let pool = ops::pool(&link, d.pool_name()).await.unwrap();
+    for name in ["base-e-k.raw.sha256", "base-e-k.raw"] {
+        assert!(ops::delete_vol(&link, &pool, name).await.unwrap());
+    }
+    let refetched = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
+    assert!(refetched.fetched, "an evicted base must be fetched again");
+    assert_eq!(http.hits("/img"), 2);
+    // A new link reads the marker again.
+    links.close("test: redial");
+    let after = cache.ensure(&links, &leases(&d), &key()).await.unwrap();
+    assert!(!after.fetched);
+    assert_eq!(reads(), 2, "a new link reads the marker again");
+}
