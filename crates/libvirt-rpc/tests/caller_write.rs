@@ -8,20 +8,10 @@ use std::os::unix::net::UnixStream as StdUnix;
 use std::time::{Duration, Instant};
 
 use libvirt_rpc::Client;
-use libvirt_rpc::client::ConnectOptions;
+use libvirt_rpc::client::{ConnectOptions, DEFAULT_BUSY_POLL};
 use libvirt_rpc::conn::{CallError, Config, ConnectionError};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc_testkit::peer::{self, Peer};
-
-fn opts() -> ConnectOptions {
-    ConnectOptions {
-        config: Config {
-            keepalive: None,
-            ..Config::default()
-        },
-        ..ConnectOptions::default()
-    }
-}
 
 /// Write junk into the client's end until its socket buffer is full; returns how much.
 fn fill(a: &StdUnix) -> usize {
@@ -44,8 +34,19 @@ fn full_pair() -> (StdUnix, StdUnix, usize) {
     (a, b, junk)
 }
 
+/// The client on `a`: no keepalive, busy-poll as by default (a caller that wrote its call
+/// also wakes the driver to spin while the policy says it pays).
 fn start(a: StdUnix) -> Client {
-    Client::start_socket(tokio::net::UnixStream::from_std(a).unwrap(), &opts())
+    let config = Config {
+        keepalive: None,
+        ..Config::default()
+    };
+    let opts = ConnectOptions {
+        config,
+        busy_poll: DEFAULT_BUSY_POLL,
+        ..ConnectOptions::default()
+    };
+    Client::start_socket(tokio::net::UnixStream::from_std(a).unwrap(), &opts)
 }
 
 /// H1 on the caller's path: a call made on a socket that takes nothing (the peer stopped
