@@ -19,6 +19,9 @@ pub(super) enum Client {
     Ours,
     /// `lv --busy-poll-us 0`: ours without busy-polling.
     OursNoSpin,
+    /// `lv --no-caller-write`: every call written by the driver task (before issue 17's
+    /// caller-side write).
+    OursDriverWrite,
     /// `floor_calls`: a minimal blocking client on our sans-io core (calls only).
     Floor,
     Virsh,
@@ -33,6 +36,7 @@ impl Client {
         match self {
             Client::Ours => "ours (lv)",
             Client::OursNoSpin => "ours, busy-poll off",
+            Client::OursDriverWrite => "ours, caller-side write off",
             Client::Floor => "floor (blocking client)",
             Client::Virsh => "virsh",
             Client::C => "C library (python)",
@@ -44,6 +48,7 @@ impl Client {
         match self {
             Client::Ours => "ours",
             Client::OursNoSpin => "ours_nospin",
+            Client::OursDriverWrite => "ours_driver_write",
             Client::Floor => "floor",
             Client::Virsh => "virsh",
             Client::C => "c",
@@ -197,13 +202,16 @@ impl Bench {
                     &conc.to_string(),
                 ]),
             ),
-            Client::OursNoSpin => (
+            Client::OursNoSpin | Client::OursDriverWrite => (
                 self.lv.clone(),
                 Self::args([
                     "-c",
                     &self.uri,
-                    "--busy-poll-us",
-                    "0",
+                    if c == Client::OursNoSpin {
+                        "--busy-poll-us=0"
+                    } else {
+                        "--no-caller-write"
+                    },
                     "bench-calls",
                     "--calls",
                     &n.to_string(),
@@ -230,11 +238,13 @@ impl Bench {
     pub fn transfer_cmd(&self, c: Client, op: &str, file: &Path) -> (PathBuf, Vec<OsString>) {
         let f = file.as_os_str();
         match c {
-            Client::Ours | Client::OursNoSpin | Client::Floor => (self.lv.clone(), {
-                let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
-                a.push(f.into());
-                a
-            }),
+            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => {
+                (self.lv.clone(), {
+                    let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
+                    a.push(f.into());
+                    a
+                })
+            }
             Client::Virsh => (self.virsh.clone(), {
                 let mut a = Self::args(["-t", "-c", &self.uri, op, "--pool", &self.pool, VOL]);
                 a.push(f.into());
@@ -260,7 +270,7 @@ impl Bench {
     /// Start + connect + lookups, no transfer.
     pub fn fixed_cmd(&self, c: Client) -> (PathBuf, Vec<OsString>) {
         match c {
-            Client::Ours | Client::OursNoSpin | Client::Floor => (
+            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => (
                 self.lv.clone(),
                 Self::args(["-c", &self.uri, "vol-list", "--pool", &self.pool]),
             ),

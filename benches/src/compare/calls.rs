@@ -65,18 +65,29 @@ impl Bench {
 
     pub(super) fn calls(&mut self) -> Res<()> {
         let n = self.o.calls;
-        let seq = [Client::Ours, Client::OursNoSpin, Client::C, Client::Floor];
-        let conc_clients = [Client::Ours, Client::OursNoSpin, Client::C];
+        let seq = [
+            Client::Ours,
+            Client::OursNoSpin,
+            Client::OursDriverWrite,
+            Client::C,
+            Client::Floor,
+        ];
+        let conc_clients = [
+            Client::Ours,
+            Client::OursNoSpin,
+            Client::OursDriverWrite,
+            Client::C,
+        ];
         eprintln!("== calls: warm-up");
-        for c in seq {
+        for &c in &seq {
             self.calls_once(c, 2000, 1)?;
         }
-        for c in conc_clients {
+        for &c in &conc_clients {
             self.calls_once(c, 2000, self.o.threads)?;
         }
         // Fixed cost (start, connect, close) of each client: subtracted from its CPU.
         let mut fixed = Vec::new();
-        for c in seq {
+        for &c in &seq {
             let v: Vec<f64> = (0..3)
                 .map(|_| self.calls_once(c, 0, 1).map(|r| r.1.cpu))
                 .collect::<Res<_>>()?;
@@ -99,6 +110,7 @@ impl Bench {
             self.o.reps
         );
         let mut modes = Ordered::default();
+        let mut vs_baseline = Vec::new();
         for (sched, cpus) in self.schedules() {
             self.pin_daemon(&cpus)?;
             for (mode, conc) in [("sequential", 1), ("concurrent", self.o.threads)] {
@@ -169,6 +181,18 @@ impl Bench {
                     format!("{ratio:.3}×"),
                     ratio >= goal,
                 );
+                if let Some(b) = idx(Client::OursDriverWrite) {
+                    let med = |i: usize, f: fn(&Series) -> &Vec<f64>| median(f(&series[i]));
+                    vs_baseline.push(format!(
+                        "* {sched}, {mode}: calls/s {:.2}× with it off; client CPU per call \
+                         {} vs {} µs; client context switches per call {:.2} vs {:.2}",
+                        med(ours, |s| &s.rate) / med(b, |s| &s.rate),
+                        f1(med(ours, |s| &s.ccpu)),
+                        f1(med(b, |s| &s.ccpu)),
+                        med(ours, |s| &s.csw),
+                        med(b, |s| &s.csw),
+                    ));
+                }
                 let vs_off = median(&series[ours].rate) / median(&series[off].rate);
                 self.target(
                     format!("calls {mode}, {sched}: busy-poll ≥ 1.0× busy-poll off"),
@@ -217,6 +241,13 @@ impl Bench {
                     },
                 ));
             }
+        }
+        if !vs_baseline.is_empty() {
+            let _ = writeln!(
+                self.report,
+                "\nOurs against ours with the caller-side write off (`--no-caller-write`, every call written by the driver task; medians, same run):\n\n{}",
+                vs_baseline.join("\n")
+            );
         }
         // Back to where the rest of the run expects the daemon.
         self.pin_daemon(self.o.daemon_cpus.as_deref().unwrap_or("0"))?;

@@ -17,7 +17,9 @@ impl Bench {
     /// time minus its fixed cost (start + connect + lookups: a few ms, 20 ms on a busy box).
     fn net_secs(c: Client, s: &Sample, fixed_wall: f64) -> Res<f64> {
         match c {
-            Client::Ours | Client::OursNoSpin | Client::Floor => Ok(s.wall - fixed_wall),
+            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => {
+                Ok(s.wall - fixed_wall)
+            }
             Client::Virsh => s
                 .stdout
                 .lines()

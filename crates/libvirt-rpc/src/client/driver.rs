@@ -10,6 +10,11 @@
 //! `ConnectOptions::busy_poll`), [`pump`](Driver::pump) the core (bytes and time in, packets
 //! and outputs out, under the lock), [`write`](Driver::write) (unless [`batch`](Driver::batch)
 //! lets just-woken callers add their calls first), and arm the [`timer`](Driver::timer).
+//!
+//! On a plain unix or TCP socket a caller writes its own call when the driver holds nothing
+//! to write ([`direct`](super::direct)); the driver then writes only what a caller could not
+//! (first, [`State::unsent`](super::shared::State::unsent)), the descriptors, and everything
+//! while it is busy writing.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -17,6 +22,7 @@ use std::io::IoSlice;
 use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -24,9 +30,9 @@ use bytes::{Buf, Bytes, BytesMut};
 use tokio::time::Sleep;
 
 use super::shared::{Inner, TRANSMIT_HIGH};
-use super::spin::SpinPolicy;
+use super::spin::{SpinGate, SpinPolicy};
 use super::transport::Io;
-use crate::conn::Connection;
+use crate::conn::{Connection, Transmit};
 
 /// Minimum read size.
 const READ_CHUNK: usize = 64 << 10;
@@ -65,6 +71,9 @@ pub(crate) struct Driver<T> {
     /// The last round completed calls whose tasks may be about to send more.
     callers_woken: bool,
     busy: Option<BusyPoll>,
+    /// Over TLS: the spin happens in the TCP stream under rustls, opened through this gate
+    /// for the busy-poll budget.
+    gate: Option<(Arc<SpinGate>, Duration)>,
     /// When bytes last moved (or a timer fired): the busy-poll budget counts from here.
     last_progress: Instant,
     /// This round's bytes came from a busy-poll read.
@@ -72,7 +81,12 @@ pub(crate) struct Driver<T> {
 }
 
 impl<T> Driver<T> {
-    pub(crate) fn new(io: T, inner: Arc<Inner>, busy: Option<BusyPoll>) -> Self {
+    pub(crate) fn new(
+        io: T,
+        inner: Arc<Inner>,
+        busy: Option<BusyPoll>,
+        gate: Option<(Arc<SpinGate>, Duration)>,
+    ) -> Self {
         Self {
             io,
             inner,
@@ -84,6 +98,7 @@ impl<T> Driver<T> {
             callers_woken: false,
             sleep: Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())),
             busy,
+            gate,
             last_progress: Instant::now(),
             read_by_spin: false,
         }
@@ -99,12 +114,11 @@ impl<T> Driver<T> {
 /// here, dropped with the driver); tokio's readiness for the original descriptor may go
 /// stale, which only costs it one `EAGAIN`.
 ///
-/// Whether spinning pays is measured, not assumed ([`SpinPolicy`]): with the daemon competing
-/// for the same CPUs it can make calls slower.
+/// Whether spinning pays is measured, not assumed ([`SpinPolicy`], in the shared state): with
+/// the daemon competing for the same CPUs it can make calls slower.
 pub(crate) struct BusyPoll {
-    fd: OwnedFd,
+    fd: Arc<OwnedFd>,
     budget: Duration,
-    policy: SpinPolicy,
     /// Zeroed once, on first use: replies are small, and a bigger packet simply takes
     /// several reads.
     scratch: Vec<u8>,
@@ -114,12 +128,11 @@ pub(crate) struct BusyPoll {
 const BUSY_READ: usize = 16 << 10;
 
 impl BusyPoll {
-    pub(crate) fn new(fd: Option<OwnedFd>, budget: Duration) -> Option<Self> {
+    pub(crate) fn new(fd: Option<Arc<OwnedFd>>, budget: Duration) -> Option<Self> {
         let fd = fd?;
         (!budget.is_zero()).then(|| Self {
             fd,
             budget,
-            policy: SpinPolicy::default(),
             scratch: Vec::new(),
         })
     }
@@ -129,7 +142,7 @@ impl BusyPoll {
         if self.scratch.is_empty() {
             self.scratch = vec![0; BUSY_READ];
         }
-        match rustix::io::read(&self.fd, &mut self.scratch[..]) {
+        match rustix::io::read(&*self.fd, &mut self.scratch[..]) {
             Ok(n) => {
                 into.extend_from_slice(&self.scratch[..n]);
                 Ok(Some(n))
@@ -155,6 +168,8 @@ struct Interest {
     read: bool,
     /// Calls await replies: worth busy-polling for.
     awaiting_reply: bool,
+    /// The spin policy says spinning pays now.
+    spin: bool,
     /// A reply may bring descriptors: read with `recvmsg`.
     fds: bool,
 }
@@ -217,9 +232,14 @@ impl<T: Io> Driver<T> {
         if st.conn.is_closed() {
             return Err(Closed);
         }
+        if std::mem::take(&mut st.sent_direct) {
+            // A caller's write is progress: the busy-poll budget counts from it.
+            self.last_progress = Instant::now();
+        }
         Ok(Interest {
             read: st.conn.wants_read(),
             awaiting_reply: st.conn.pending_calls() > 0,
+            spin: st.spin.as_ref().is_some_and(SpinPolicy::spin),
             fds: st.conn.wants_fds() && self.io.passes_fds(),
         })
     }
@@ -230,13 +250,20 @@ impl<T: Io> Driver<T> {
     fn read(&mut self, cx: &mut Context<'_>, interest: &Interest) -> Result<Read, Closed> {
         let need = Connection::bytes_needed(&self.rbuf).max(READ_CHUNK);
         self.rbuf.reserve(need);
+        let spin_now = interest.awaiting_reply && interest.spin;
+        if let Some((gate, budget)) = &self.gate {
+            gate.set(spin_now && self.last_progress.elapsed() < *budget);
+        }
         let mut got = if interest.fds {
             self.io.poll_recv_fds(cx, &mut self.rbuf, &mut self.rx_fds)
         } else {
             self.io.poll_read(cx, &mut self.rbuf)
         };
         let mut spin = false;
-        if got.is_pending() && interest.awaiting_reply && !interest.fds {
+        if let Some((gate, _)) = &self.gate {
+            self.read_by_spin = gate.take_hit();
+        }
+        if got.is_pending() && spin_now && !interest.fds {
             match self.busy_poll() {
                 Some(Poll::Pending) => spin = true,
                 Some(ready) => {
@@ -264,11 +291,10 @@ impl<T: Io> Driver<T> {
     }
 
     /// One direct read of the socket while the busy-poll budget lasts: `None` when
-    /// busy-polling is off (or does not pay now) or its budget is spent, `Some(Pending)` when
-    /// nothing is there yet.
+    /// busy-polling is off or its budget is spent, `Some(Pending)` when nothing is there yet.
     fn busy_poll(&mut self) -> Option<Poll<std::io::Result<usize>>> {
         let busy = self.busy.as_mut()?;
-        if !busy.policy.spin() || self.last_progress.elapsed() >= busy.budget {
+        if self.last_progress.elapsed() >= busy.budget {
             return None;
         }
         Some(match busy.read(&mut self.rbuf) {
@@ -294,26 +320,27 @@ impl<T: Io> Driver<T> {
         if st.conn.poll_timeout().is_some_and(|t| t <= now) {
             st.conn.handle_timeout(now);
         }
+        // What a caller could not write goes first: it is older than the core's queue.
+        while let Some(t) = st.unsent.pop_front() {
+            queue(&mut self.out, &mut self.out_bytes, t);
+        }
         while self.out_bytes < TRANSMIT_HIGH {
             let Some(t) = st.conn.poll_transmit() else {
                 break;
             };
-            for b in [t.head, t.body] {
-                if !b.is_empty() {
-                    self.out_bytes += b.len();
-                    self.out.push_back(Out::Bytes(b));
-                }
-            }
-            self.out.extend(t.fds.into_iter().map(Out::Fd));
+            queue(&mut self.out, &mut self.out_bytes, t);
+        }
+        if !self.out.is_empty() {
+            // Under the lock: a caller that sees it leaves its call to us (ordering).
+            self.inner.driver_writing.store(true, Ordering::Relaxed);
         }
         let completed = st.dispatch();
         if completed > 0 {
             self.callers_woken = true;
         }
-        if let Some(busy) = &mut self.busy {
-            let pending = st.conn.pending_calls() > 0;
-            busy.policy
-                .observe(now, completed, pending, self.read_by_spin);
+        let pending = st.conn.pending_calls() > 0;
+        if let Some(policy) = &mut st.spin {
+            policy.observe(now, completed, pending, self.read_by_spin);
         }
         if st.conn.is_closed() {
             return Err(Closed);
@@ -385,6 +412,10 @@ impl<T: Io> Driver<T> {
                 Poll::Pending => {}
             }
         }
+        if self.out.is_empty() && self.flushed {
+            // Everything we took is on the wire: callers may write theirs after it.
+            self.inner.driver_writing.store(false, Ordering::Release);
+        }
         Ok(wrote)
     }
 
@@ -422,6 +453,24 @@ impl<T: Io> Driver<T> {
         st.conn.handle_transport_error(e);
         st.dispatch();
         Step::Done
+    }
+}
+
+/// Append one packet to the write queue: its bytes, then its descriptors.
+fn queue(out: &mut VecDeque<Out>, out_bytes: &mut usize, t: Transmit) {
+    for b in [t.head, t.body] {
+        if !b.is_empty() {
+            *out_bytes += b.len();
+            out.push_back(Out::Bytes(b));
+        }
+    }
+    out.extend(t.fds.into_iter().map(Out::Fd));
+}
+
+impl<T> Drop for Driver<T> {
+    fn drop(&mut self) {
+        // The callers' duplicate goes with the transport: closed with it, the socket is.
+        self.inner.lock().direct = None;
     }
 }
 

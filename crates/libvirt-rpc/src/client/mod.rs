@@ -31,6 +31,7 @@
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
 pub mod auth;
+mod direct;
 mod driver;
 mod errors;
 mod events;
@@ -67,6 +68,7 @@ pub use handles::Connect;
 pub use migrate::{MigrateError, MigrateOptions, MigrateStep};
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
+use spin::{SpinGate, SpinPolicy};
 #[cfg(feature = "ssh")]
 pub use ssh::SshOptions;
 pub use stream::{
@@ -111,6 +113,11 @@ pub struct ConnectOptions {
     /// at 23–28 µs. The cost is at most this much spinning per wait, and nothing while no call
     /// is pending. See docs/decisions.md.
     pub busy_poll: Duration,
+    /// On a plain unix or TCP socket, a call made while nothing else is pending or queued is
+    /// written by the calling task itself, without a hand-off to the driver task (default
+    /// `true`; see docs/decisions.md). `false` leaves every write to the driver, as a
+    /// baseline for measurements.
+    pub caller_write: bool,
     /// SSH settings a `qemu+ssh://` URI cannot carry: the `~/.ssh/config` file to read and
     /// the credential callback.
     #[cfg(feature = "ssh")]
@@ -132,6 +139,7 @@ impl Default for ConnectOptions {
             kill: None,
             event_queue: DEFAULT_EVENT_QUEUE,
             busy_poll: DEFAULT_BUSY_POLL,
+            caller_write: true,
             #[cfg(feature = "ssh")]
             ssh: SshOptions::default(),
         }
@@ -145,7 +153,8 @@ impl std::fmt::Debug for ConnectOptions {
             .field("handshake", &self.handshake)
             .field("kill", &self.kill.is_some())
             .field("event_queue", &self.event_queue)
-            .field("busy_poll", &self.busy_poll);
+            .field("busy_poll", &self.busy_poll)
+            .field("caller_write", &self.caller_write);
         #[cfg(feature = "ssh")]
         d.field("ssh", &self.ssh);
         d.finish()
@@ -221,13 +230,25 @@ impl std::fmt::Debug for Client {
     }
 }
 
-/// A duplicate of `io`'s descriptor for busy-polling, if enabled. Without one we simply do not
-/// busy-poll: not worth failing the connection for.
-fn busy_poll_fd(io: &impl AsFd, opts: &ConnectOptions) -> Option<OwnedFd> {
-    if opts.busy_poll.is_zero() {
-        return None;
+/// What the client can reach under the driver's transport, besides the transport itself.
+#[derive(Default)]
+struct Access {
+    /// A duplicate of a plain socket's descriptor: callers write their calls through it, the
+    /// driver busy-polls it.
+    fd: Option<Arc<OwnedFd>>,
+    /// Over TLS, the busy-poll gate of the TCP stream under rustls.
+    gate: Option<Arc<SpinGate>>,
+}
+
+impl Access {
+    /// A duplicate of `io`'s descriptor. Without one we simply neither write from callers nor
+    /// busy-poll: not worth failing the connection for.
+    fn socket(io: &impl AsFd) -> Self {
+        Self {
+            fd: io.as_fd().try_clone_to_owned().ok().map(Arc::new),
+            gate: None,
+        }
     }
-    io.as_fd().try_clone_to_owned().ok()
 }
 
 impl Client {
@@ -268,8 +289,8 @@ impl Client {
                         target: path.display().to_string(),
                         error,
                     })?;
-                let poll_fd = busy_poll_fd(&s, &opts);
-                Self::handshake_with(UnixFds::new(s), opts, poll_fd).await
+                let access = Access::socket(&s);
+                Self::handshake_with(UnixFds::new(s), opts, access).await
             }
             Transport::Tcp { host, port } => {
                 let target = format!("{host}:{port}");
@@ -299,9 +320,13 @@ impl Client {
         target: &TlsTarget,
         mut opts: ConnectOptions,
     ) -> Result<Self, ConnectError> {
-        let (stream, kill) = tls::dial(target, opts.busy_poll).await?;
+        let (stream, kill, gate) = tls::dial(target).await?;
         opts.kill = Some(chain_kill(kill, opts.kill.take()));
-        Self::handshake(stream, opts).await
+        let access = Access {
+            fd: None,
+            gate: Some(gate),
+        };
+        Self::handshake_with(Plain(stream), opts, access).await
     }
 
     #[cfg(not(feature = "tls"))]
@@ -338,31 +363,32 @@ impl Client {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        Self::handshake_with(Plain(io), opts, None).await
+        Self::handshake_with(Plain(io), opts, Access::default()).await
     }
 
     /// [`handshake`](Self::handshake) over a socket the caller dialled (a tokio `UnixStream`
-    /// or `TcpStream`). Unlike `handshake`, it can busy-poll the socket
-    /// ([`ConnectOptions::busy_poll`]): it keeps a duplicate of the descriptor to read from,
-    /// closed together with `io`. A `tokio::net::UnixStream` also passes file descriptors
-    /// ([`call_with_fds`](Self::call_with_fds)).
+    /// or `TcpStream`). Unlike `handshake`, it keeps a duplicate of the descriptor (closed
+    /// together with `io`): a call made while nothing is queued is written by the calling
+    /// task itself, without a hand-off to the driver task, and the driver can busy-poll the
+    /// socket ([`ConnectOptions::busy_poll`]). A `tokio::net::UnixStream` also passes file
+    /// descriptors ([`call_with_fds`](Self::call_with_fds)).
     pub async fn handshake_socket<T>(io: T, opts: ConnectOptions) -> Result<Self, ConnectError>
     where
         T: AsyncRead + AsyncWrite + AsFd + Unpin + Send + 'static,
     {
-        let poll_fd = busy_poll_fd(&io, &opts);
+        let access = Access::socket(&io);
         match as_unix(io) {
-            Ok(unix) => Self::handshake_with(unix, opts, poll_fd).await,
-            Err(io) => Self::handshake_with(Plain(io), opts, poll_fd).await,
+            Ok(unix) => Self::handshake_with(unix, opts, access).await,
+            Err(io) => Self::handshake_with(Plain(io), opts, access).await,
         }
     }
 
     async fn handshake_with(
         io: impl Io,
         opts: ConnectOptions,
-        poll_fd: Option<OwnedFd>,
+        access: Access,
     ) -> Result<Self, ConnectError> {
-        let client = Self::start_with(io, &opts, poll_fd);
+        let client = Self::start_with(io, &opts, access);
         let mut hs = Handshake::new(opts.handshake.clone());
         while let Some(call) = hs.next_call() {
             let r = client
@@ -384,7 +410,7 @@ impl Client {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        Self::start_with(Plain(io), opts, None)
+        Self::start_with(Plain(io), opts, Access::default())
     }
 
     /// [`start`](Self::start) on a unix or TCP socket, able to busy-poll it
@@ -394,14 +420,14 @@ impl Client {
     where
         T: AsyncRead + AsyncWrite + AsFd + Unpin + Send + 'static,
     {
-        let poll_fd = busy_poll_fd(&io, opts);
+        let access = Access::socket(&io);
         match as_unix(io) {
-            Ok(unix) => Self::start_with(unix, opts, poll_fd),
-            Err(io) => Self::start_with(Plain(io), opts, poll_fd),
+            Ok(unix) => Self::start_with(unix, opts, access),
+            Err(io) => Self::start_with(Plain(io), opts, access),
         }
     }
 
-    fn start_with(io: impl Io, opts: &ConnectOptions, poll_fd: Option<OwnedFd>) -> Self {
+    fn start_with(io: impl Io, opts: &ConnectOptions, access: Access) -> Self {
         let (closed_tx, closed_rx) = watch::channel(None);
         let mut conn = Connection::new(opts.config.clone(), Instant::now());
         conn.set_fd_passing(io.passes_fds());
@@ -415,18 +441,29 @@ impl Client {
             read_blocked: false,
             close_notice: None,
             closed_tx,
+            direct: access.fd.clone().filter(|_| opts.caller_write),
+            unsent: std::collections::VecDeque::new(),
+            sent_direct: false,
+            spin: (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
+                .then(SpinPolicy::default),
         };
         let inner = Arc::new(Inner {
             state: Mutex::new(state),
             kill: opts.kill.clone(),
             killed: std::sync::atomic::AtomicBool::new(false),
             closed_rx,
+            driver_writing: std::sync::atomic::AtomicBool::new(false),
         });
+        let gate = access
+            .gate
+            .filter(|_| !opts.busy_poll.is_zero())
+            .map(|g| (g, opts.busy_poll));
         tokio::spawn(
             driver::Driver::new(
                 io,
                 inner.clone(),
-                driver::BusyPoll::new(poll_fd, opts.busy_poll),
+                driver::BusyPoll::new(access.fd, opts.busy_poll),
+                gate,
             )
             .instrument(tracing::debug_span!("libvirt.driver")),
         );
@@ -628,9 +665,26 @@ impl Client {
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
         let mut st = self.inner.lock();
+        let timer = st.conn.poll_timeout();
         let serial = st.conn.call_raw(program, procedure, args, deadline)?;
         st.calls.insert(serial, CallSlot::default());
-        st.wake_driver();
+        // Alone on the connection, a call goes out from here (`direct`); with others in flight
+        // the driver batches the calls their just-completed callers send.
+        let wrote =
+            st.conn.pending_calls() == 1 && direct::write(&mut st, &self.inner.driver_writing);
+        let spin = match &mut st.spin {
+            Some(policy) if wrote => {
+                policy.sent(Instant::now());
+                policy.spin()
+            }
+            _ => false,
+        };
+        st.sent_direct |= wrote;
+        // The driver is needed to write what we could not, to re-arm its timer for a new
+        // deadline, or to busy-poll for the reply; otherwise it sleeps until the reply.
+        if !wrote || spin || st.conn.poll_timeout() != timer {
+            st.wake_driver();
+        }
         Ok(serial)
     }
 

@@ -10,10 +10,17 @@
 //! every [`EXPLOIT`] replies. Spinning also has to catch most replies inside its budget: a
 //! spin that mostly runs out before the reply only burns CPU.
 //!
-//! The wait of a reply is measured from the round that saw the call pending (just before it
-//! is written) to the round that completed it; with several calls in flight, the time since
-//! the last completion, shared by the calls that round completed.
+//! The wait of a reply is measured from the call's write (the caller's, [`sent`](SpinPolicy::sent),
+//! or the driver round that saw the call pending) to the round that completed it; with several
+//! calls in flight, the time since the last completion, shared by the calls that round
+//! completed.
+//!
+//! One policy per connection, in the shared state: the caller that writes its own call asks
+//! it whether to wake the driver to spin, and the driver reports to it. Over TLS the spin
+//! happens below rustls, on the ciphertext socket; the driver passes its decision down
+//! through a [`SpinGate`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Replies in the spinning probe window.
@@ -70,6 +77,12 @@ impl SpinPolicy {
             Phase::ProbePark => false,
             Phase::Exploit { spin, .. } => spin,
         }
+    }
+
+    /// A call was written at `now` (by its caller): the wait is measured from here, unless
+    /// calls were pending already.
+    pub(crate) fn sent(&mut self, now: Instant) {
+        self.mark.get_or_insert(now);
     }
 
     /// One pump at `now`: it completed `completed` calls (`by_spin`: with bytes a busy-poll
@@ -134,6 +147,37 @@ impl SpinPolicy {
                 }
             }
         }
+    }
+}
+
+/// The driver's spin decision, shared with a reader that spins below another layer (the TCP
+/// socket under a TLS session, `tls::SpinTcp`): the driver opens the gate while a reply is due,
+/// the policy says spin and the budget lasts; the reader reports bytes its spinning caught.
+#[derive(Debug, Default)]
+pub(crate) struct SpinGate {
+    open: AtomicBool,
+    hit: AtomicBool,
+}
+
+impl SpinGate {
+    /// Set by the driver before each read.
+    pub(crate) fn set(&self, open: bool) {
+        self.open.store(open, Ordering::Relaxed);
+    }
+
+    /// Whether the reader should spin on an empty socket now.
+    pub(crate) fn is_open(&self) -> bool {
+        self.open.load(Ordering::Relaxed)
+    }
+
+    /// The reader's spinning caught bytes.
+    pub(crate) fn hit(&self) {
+        self.hit.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the last read's bytes were caught by spinning (and forget it).
+    pub(crate) fn take_hit(&self) -> bool {
+        self.hit.swap(false, Ordering::Relaxed)
     }
 }
 
@@ -268,5 +312,23 @@ mod tests {
         p.observe(t, 0, false, false);
         assert_eq!(p.mark, None);
         assert_eq!(p.samples.len(), 6);
+    }
+
+    #[test]
+    fn a_call_written_by_its_caller_is_timed_from_its_write() {
+        let mut p = SpinPolicy::default();
+        let mut t = Instant::now();
+        // The caller wrote it; the driver first runs when the reply is in.
+        p.sent(t);
+        t += us(70);
+        p.observe(t, 1, false, false);
+        assert_eq!(p.samples, vec![70_000]);
+        // A second write while one is pending keeps the first mark.
+        p.sent(t);
+        t += us(10);
+        p.sent(t);
+        t += us(20);
+        p.observe(t, 2, false, false);
+        assert_eq!(&p.samples[1..], &[15_000, 15_000]);
     }
 }

@@ -16,8 +16,10 @@
 //! descriptor, so a write stalled under the TLS session fails at once.
 //!
 //! Busy-polling ([`ConnectOptions::busy_poll`](super::ConnectOptions::busy_poll)) happens
-//! below rustls, on the ciphertext: `SpinTcp` reads the socket directly for up to the
-//! budget after the last byte moved before it lets the reactor park the task.
+//! below rustls, on the ciphertext: `SpinTcp` reads the socket directly while the driver
+//! holds its `SpinGate` open — a reply is due, the connection's adaptive `SpinPolicy`
+//! (`client/spin.rs`) says spinning pays, and the budget since the last
+//! progress lasts — before it lets the reactor park the task.
 
 use std::io;
 use std::os::fd::AsFd;
@@ -25,7 +27,6 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -38,6 +39,7 @@ use tokio_rustls::rustls::{
     pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime, pem::PemObject},
 };
 
+use super::spin::SpinGate;
 use super::uri::TlsTarget;
 use super::{ConnectError, KillFn};
 use crate::conn::handshake::{HandshakeError, tls_accept_status};
@@ -328,14 +330,16 @@ fn classify(host: &str, e: &io::Error) -> Option<ConnectError> {
     })
 }
 
-/// A TCP stream that, for `budget` after the last byte moved either way, answers an empty
-/// socket by reading it again (`read(2)` on the descriptor, then a self-wake) instead of
-/// parking in epoll: a reply then does not have to wake a halted CPU (decisions.md,
-/// "Busy-poll the socket"). Past the budget it is a plain tokio `TcpStream`.
+/// A TCP stream that, while the driver holds `gate` open, answers an empty socket by reading
+/// it again (`read(2)` on the descriptor, then a self-wake) instead of parking in epoll: a
+/// reply then does not have to wake a halted CPU (decisions.md, "Busy-poll the socket").
+/// With the gate shut (no reply due, spinning does not pay now, or the budget is spent) it is
+/// a plain tokio `TcpStream`.
 pub(crate) struct SpinTcp {
     tcp: TcpStream,
-    budget: Duration,
-    last: Instant,
+    gate: Arc<SpinGate>,
+    /// A read since the last bytes found the socket empty and spun.
+    spun: bool,
 }
 
 impl AsyncRead for SpinTcp {
@@ -344,30 +348,27 @@ impl AsyncRead for SpinTcp {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        if !self.budget.is_zero() {
-            let me = &mut *self;
+        let me = &mut *self;
+        if me.gate.is_open() {
             let dst = buf.initialize_unfilled();
             match rustix::io::read(me.tcp.as_fd(), &mut *dst) {
                 Ok(n) => {
                     buf.advance(n);
-                    me.last = Instant::now();
+                    if std::mem::take(&mut me.spun) {
+                        me.gate.hit();
+                    }
                     return Poll::Ready(Ok(()));
                 }
                 Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {
-                    if me.last.elapsed() < me.budget {
-                        cx.waker().wake_by_ref();
-                        return Poll::Pending;
-                    }
+                    me.spun = true;
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
                 }
                 Err(e) => return Poll::Ready(Err(e.into())),
             }
         }
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.tcp).poll_read(cx, buf);
-        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.last = Instant::now();
-        }
-        r
+        me.spun = false;
+        Pin::new(&mut me.tcp).poll_read(cx, buf)
     }
 }
 
@@ -377,11 +378,7 @@ impl AsyncWrite for SpinTcp {
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let r = Pin::new(&mut self.tcp).poll_write(cx, data);
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            self.last = Instant::now();
-        }
-        r
+        Pin::new(&mut self.tcp).poll_write(cx, data)
     }
 
     fn poll_write_vectored(
@@ -389,11 +386,7 @@ impl AsyncWrite for SpinTcp {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let r = Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs);
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            self.last = Instant::now();
-        }
-        r
+        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -455,12 +448,12 @@ impl AsyncWrite for RecordPerWrite {
     }
 }
 
-/// Dial `t`, run the TLS handshake and read the status byte. Returns the stream and the
-/// kill switch for its TCP socket. `busy_poll`: see [`SpinTcp`].
+/// Dial `t`, run the TLS handshake and read the status byte. Returns the stream, the kill
+/// switch for its TCP socket and the gate of its busy-poll ([`SpinTcp`], shut until the
+/// driver opens it).
 pub(crate) async fn dial(
     t: &TlsTarget,
-    busy_poll: Duration,
-) -> Result<(RecordPerWrite, KillFn), ConnectError> {
+) -> Result<(RecordPerWrite, KillFn, Arc<SpinGate>), ConnectError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = rustix::process::geteuid().is_root();
     let paths = locate(t.pkipath.as_deref(), home.as_deref(), root)?;
@@ -498,10 +491,11 @@ pub(crate) async fn dial(
             error: e,
         })
     };
+    let gate = Arc::new(SpinGate::default());
     let tcp = SpinTcp {
         tcp,
-        budget: busy_poll,
-        last: Instant::now(),
+        gate: gate.clone(),
+        spun: false,
     };
     let mut tls = TlsConnector::from(Arc::new(config))
         .connect(name, tcp)
@@ -530,7 +524,7 @@ pub(crate) async fn dial(
         kill();
         return Err(e.into());
     }
-    Ok((RecordPerWrite(tls), kill))
+    Ok((RecordPerWrite(tls), kill, gate))
 }
 
 #[cfg(test)]

@@ -134,6 +134,9 @@ struct Cli {
     /// Busy-poll the socket this long while a reply is due (0 = park at once; default 50).
     #[arg(long, value_name = "MICROS")]
     busy_poll_us: Option<u64>,
+    /// Leave every call to the driver task: no caller-side write (for measurements).
+    #[arg(long)]
+    no_caller_write: bool,
     /// Upload packet payload in bytes (default 131072; virsh sends 262120).
     #[arg(long, value_name = "BYTES")]
     packet_size: Option<usize>,
@@ -174,6 +177,7 @@ async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Connect> {
     if let Some(us) = cli.busy_poll_us {
         opts.busy_poll = Duration::from_micros(us);
     }
+    opts.caller_write = !cli.no_caller_write;
     if let Some(n) = cli.packet_size {
         opts.config.stream_chunk = n;
     }
