@@ -18,11 +18,7 @@ use libvirt_rpc::proto::types::Domain;
 use testbed::libvirtd::{Libvirtd, LibvirtdError};
 
 async fn start(c: &Client, d: &Libvirtd, name: &str) -> Domain {
-    let xml = format!(
-        "<domain type='{}'><name>{name}</name><memory unit='MiB'>32</memory><vcpu>1</vcpu>\
-         <os><type arch='x86_64' machine='pc'>hvm</type></os></domain>",
-        d.domain_type()
-    );
+    let xml = d.minimal_domain_xml(name);
     c.call::<DomainCreateXml>(&DomainCreateXmlArgs {
         xml_desc: xml.as_str().into(),
         flags: Default::default(),

@@ -41,11 +41,7 @@ async fn qemu_monitor_events_reach_their_subscribers() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = format!(
-        "<domain type='{}'><name>qmp-events</name><memory unit='MiB'>32</memory>\
-         <vcpu>1</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os></domain>",
-        d.domain_type()
-    );
+    let xml = d.minimal_domain_xml("qmp-events");
     let dom = c
         .call::<DomainCreateXml>(&DomainCreateXmlArgs {
             xml_desc: xml.as_str().into(),
@@ -184,11 +180,7 @@ async fn legacy_any_domain_events_reach_the_subscribers_of_their_id() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = format!(
-        "<domain type='{}'><name>legacy-any</name><memory unit='MiB'>32</memory>\
-         <vcpu>1</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os></domain>",
-        d.domain_type()
-    );
+    let xml = d.minimal_domain_xml("legacy-any");
     let dom = c
         .call::<DomainCreateXml>(&DomainCreateXmlArgs {
             xml_desc: xml.as_str().into(),
