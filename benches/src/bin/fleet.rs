@@ -42,6 +42,10 @@ use testbed::libvirtd::Libvirtd;
 
 /// Call and connect budget of every entry: a frozen host's calls end within it.
 const CALL_SECS: u64 = 10;
+/// Start budget (`DomainCreateWithFlags`, the provider's default): 200 qemus starting on a
+/// small box take longer than a call; starts beyond `max_parallel_starts` (default 4) per
+/// host wait in the provider, so the daemon always has a request slot for the other calls.
+const START_SECS: u64 = 120;
 /// Tries of a create or delete that answers Transient.
 const RETRIES: usize = 40;
 
@@ -327,7 +331,7 @@ async fn main() {
                 "uri": d.uri(), "pool": d.pool_name(), "domain_type": d.domain_type(),
                 "address_sources": ["agent", "lease"],
                 "agent_socket_dir": agent.path().display().to_string(),
-                "budgets": {"shutdown_secs": 0, "call_secs": CALL_SECS, "connect_secs": CALL_SECS, "transfer_secs": 60},
+                "budgets": {"shutdown_secs": 0, "call_secs": CALL_SECS, "start_secs": START_SECS, "connect_secs": CALL_SECS, "transfer_secs": 60},
             });
             let cfg = ProvidersConfig::from_value(&json!({"providers": [entry]})).unwrap();
             let e = &cfg.providers[0];

@@ -17,12 +17,14 @@
 //!       close_secs: 5                  # polite disconnect of a link before it is killed
 //!       transfer_secs: 1200            # one image fetch + upload; the fetch ends 60 s earlier
 //!       call_secs: 60                  # one libvirt call; overrun marks the link dead
+//!       start_secs: 120                # one domain start (qemu launch); overrun as a call's
 //!       shutdown_secs: 30              # graceful shutdown wait before destroy
 //!       connect_secs: 15               # dial + handshake of a link
 //!       lease_secs: 30                 # cross-process lease: broken after this long unrenewed
 //!       lease_wait_secs: 5             # how long a call waits for another's lease ("busy")
 //!     agent_socket_dir: /run/egress    # optional: where guest agent sockets go
 //!     serial_log_dir: /var/log/egress  # optional: log each guest's serial console to a file
+//!     max_parallel_starts: 4           # domain starts in flight per host (≤ max_client_requests - 1)
 //! ```
 //!
 //! Every key is optional except `uri` and `pool`; unknown keys are errors (the registry is
@@ -75,6 +77,17 @@ pub struct Kvm2Settings {
     /// user-data is written there by the provider, but a guest may print what it likes.
     #[serde(default)]
     pub serial_log_dir: Option<String>,
+    /// How many domain starts this provider keeps in flight on the host at once; more wait
+    /// their turn (not counted in the start budget). libvirtd serves at most
+    /// `max_client_requests` (default 5) calls of one connection at a time, so with a start
+    /// occupying each of them every other call of the link would queue behind qemu start-ups
+    /// and outlive its budget. Default 4; raise it with the daemon's `max_client_requests`.
+    #[serde(default = "default_parallel_starts")]
+    pub max_parallel_starts: usize,
+}
+
+fn default_parallel_starts() -> usize {
+    4
 }
 
 impl Kvm2Settings {
@@ -89,6 +102,7 @@ impl Kvm2Settings {
             budgets: Budgets::default(),
             agent_socket_dir: None,
             serial_log_dir: None,
+            max_parallel_starts: default_parallel_starts(),
         }
     }
 
@@ -186,11 +200,18 @@ impl Kvm2Settings {
                 ));
             }
         }
+        if self.max_parallel_starts == 0 {
+            errors.push(FieldError::invalid(
+                at("max_parallel_starts"),
+                "must be at least 1",
+            ));
+        }
         let b = &self.budgets;
         for (name, d) in [
             ("close_secs", b.close),
             ("transfer_secs", b.transfer),
             ("call_secs", b.call),
+            ("start_secs", b.start),
             ("connect_secs", b.connect),
             ("lease_secs", b.lease),
         ] {
@@ -384,6 +405,11 @@ pub struct Budgets {
     /// marks the link dead; the next operation reconnects. Default 60 s.
     #[serde(rename = "call_secs", deserialize_with = "secs")]
     pub call: Duration,
+    /// One domain start (`DomainCreateWithFlags`): the daemon launches qemu and waits for
+    /// its monitor, which on a busy host takes longer than any other call. Overrun marks the
+    /// link dead like a call overrun. Default 120 s.
+    #[serde(rename = "start_secs", deserialize_with = "secs")]
+    pub start: Duration,
     /// How long `delete` waits for a graceful shutdown before it destroys. Default 30 s;
     /// 0 destroys at once.
     #[serde(rename = "shutdown_secs", deserialize_with = "secs")]
@@ -408,6 +434,7 @@ impl Default for Budgets {
             close: Duration::from_secs(5),
             transfer: Duration::from_secs(1200),
             call: Duration::from_secs(60),
+            start: Duration::from_secs(120),
             shutdown: Duration::from_secs(30),
             connect: Duration::from_secs(15),
             lease: Duration::from_secs(30),

@@ -128,20 +128,32 @@ impl Link {
     /// One call, bounded by the call budget. A budget overrun or a connection error marks
     /// the link dead; a caller parked here is released as soon as anyone marks it dead.
     pub async fn call<P: Procedure>(&self, args: &P::Args) -> Result<P::Ret, LvError> {
+        self.call_within::<P>(args, self.call_budget, "call budget")
+            .await
+    }
+
+    /// [`call`](Self::call) with its own `budget` (named `what` in the error), for the
+    /// calls that legitimately take longer than any other (a domain start). An overrun
+    /// marks the link dead all the same: nothing tells a slow daemon from a stuck one.
+    pub async fn call_within<P: Procedure>(
+        &self,
+        args: &P::Args,
+        budget: Duration,
+        what: &str,
+    ) -> Result<P::Ret, LvError> {
         if self.is_dead() {
             return Err(self.dead_error());
         }
         let result = tokio::select! {
-            r = self.client.call_timeout::<P>(args, self.call_budget) => r,
+            r = self.client.call_timeout::<P>(args, budget) => r,
             _ = self.client.closed() => return Err(self.dead_error()),
         };
         match result {
             Ok(v) => Ok(v),
             Err(CallError::TimedOut) => {
                 self.mark_dead(format!(
-                    "{} did not answer within the call budget of {:?}",
+                    "{} did not answer within the {what} of {budget:?}",
                     P::NAME,
-                    self.call_budget
                 ));
                 Err(self.dead_error())
             }

@@ -79,6 +79,8 @@ pub struct Kvm2Provider {
     images: ImageCache,
     uids: KeyedLocks<String>,
     leases: Leases,
+    /// Domain starts in flight on the host ([`Kvm2Settings::max_parallel_starts`]).
+    starts: tokio::sync::Semaphore,
     faults: FaultPoints,
     /// Tests: runs between the state read and the address read.
     #[cfg(test)]
@@ -140,8 +142,10 @@ impl Kvm2Provider {
             b,
         );
         let leases = Leases::new(settings.domain_type, b.lease, b.lease_wait);
+        let starts = tokio::sync::Semaphore::new(settings.max_parallel_starts);
         Ok(Self {
             name,
+            starts,
             settings,
             links,
             images,
@@ -417,12 +421,23 @@ impl Kvm2Provider {
             .map(|_| ())
     }
 
+    /// Starts `dom`: at most `max_parallel_starts` at once (the wait is ours, not the
+    /// daemon's, so it is not counted in the start budget), each within the start budget.
     async fn start(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+        let _turn = tokio::select! {
+            permit = self.starts.acquire() => permit.expect("the start semaphore is never closed"),
+            // A link that dies while we wait: the start would fail at once anyway.
+            _ = link.dead() => return Err(provider_error(format!("start domain {}", dom.name), link.dead_error())),
+        };
         match link
-            .call::<DomainCreateWithFlags>(&DomainFlagsArgs {
-                dom: dom.clone(),
-                flags: DomainCreateFlags::empty(),
-            })
+            .call_within::<DomainCreateWithFlags>(
+                &DomainFlagsArgs {
+                    dom: dom.clone(),
+                    flags: DomainCreateFlags::empty(),
+                },
+                self.settings.budgets.start,
+                "start budget",
+            )
             .await
         {
             Ok(_) => Ok(()),

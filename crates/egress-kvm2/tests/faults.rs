@@ -63,7 +63,12 @@ enum Kind {
     Error,
     Drop,
     DropMidCall,
+    /// Not a fault: the next call's reply is held back [`SLOW_REPLY`] (a slow daemon).
+    SlowReply,
 }
+
+/// How long [`Kind::SlowReply`] holds a reply back.
+const SLOW_REPLY: Duration = Duration::from_secs(8);
 
 impl Kind {
     fn as_str(self) -> &'static str {
@@ -73,6 +78,7 @@ impl Kind {
             Self::Error => "error",
             Self::Drop => "drop",
             Self::DropMidCall => "drop-mid-call",
+            Self::SlowReply => "slow-reply",
         }
     }
 }
@@ -154,6 +160,13 @@ impl Bed {
 
     /// A provider through the relay, with the hook.
     fn provider(&self) -> Kvm2Provider {
+        self.provider_with(
+            &json!({"shutdown_secs": 0, "transfer_secs": 20, "call_secs": 10, "connect_secs": 5}),
+        )
+    }
+
+    /// [`provider`](Self::provider) with these budgets.
+    fn provider_with(&self, budgets: &serde_json::Value) -> Kvm2Provider {
         let d = self.d.lock().unwrap();
         let doc = json!({
             "name": self.entry, "type": "kvm2",
@@ -162,7 +175,7 @@ impl Bed {
             "address_sources": ["agent", "lease"],
             "agent_socket_dir": self.agent.path().display().to_string(),
             "network": {"type": "user", "port_forwards": [{"host_port": self.port, "guest_port": 8888}]},
-            "budgets": {"shutdown_secs": 0, "transfer_secs": 20, "call_secs": 10, "connect_secs": 5},
+            "budgets": budgets,
         });
         drop(d);
         let cfg = egress_provider::ProvidersConfig::from_value(&json!({"providers": [doc]}))
@@ -203,6 +216,16 @@ impl Bed {
                 }
                 Kind::Error => {
                     relay.fail_next_call();
+                    async {}.boxed()
+                }
+                Kind::SlowReply => {
+                    relay.hold_next_reply();
+                    let relay = relay.clone();
+                    tokio::spawn(async move {
+                        relay.reply_held().await;
+                        tokio::time::sleep(SLOW_REPLY).await;
+                        relay.release();
+                    });
                     async {}.boxed()
                 }
                 Kind::Drop => {
@@ -731,4 +754,39 @@ async fn daemon_killed_during_every_call_converges() {
         "did not converge:\n{}",
         failures.join("\n")
     );
+}
+
+/// A domain start slower than the call budget but within the start budget (qemu starting on
+/// a busy host) completes the create at the first try, on the link it started on: the
+/// 20-host fleet's retries came from starts that outlived the call budget (issue 19). The
+/// relay holds the start's reply back for [`SLOW_REPLY`] (8 s), over the 5 s call budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_slower_than_the_call_budget_completes_at_the_first_try() {
+    let Some(bed) = Bed::start("fslow").await else {
+        return;
+    };
+    bed.clean_slate().await;
+    let p = bed.provider_with(&json!({
+        "shutdown_secs": 0, "transfer_secs": 20, "call_secs": 5, "start_secs": 60, "connect_secs": 5,
+    }));
+    let spec = Bed::spec();
+    // Base image first, so that the armed point is the only slow step.
+    p.ensure_image(&id(ENTRY_IMAGE))
+        .await
+        .expect("ensure image");
+    bed.fired.lock().unwrap().clear();
+    *bed.armed.lock().unwrap() = Some((Point::CreateStart, Kind::SlowReply));
+    let started = Instant::now();
+    let r = p.create(&spec).await;
+    assert_eq!(bed.fired.lock().unwrap().as_slice(), [Point::CreateStart]);
+    assert!(
+        r.is_ok(),
+        "a start answered after {SLOW_REPLY:?} (call budget 5 s, start budget 60 s) failed the create: {}",
+        r.as_ref()
+            .map_or_else(|e| e.chain().to_string(), |_| String::new())
+    );
+    assert!(started.elapsed() >= SLOW_REPLY, "the reply was not held");
+    bed.check_converged(&p, "after a slow start").await.unwrap();
+    converge("delete", || p.delete(&spec.uid)).await.unwrap();
+    bed.check_gone("after delete", |_| false).await.unwrap();
 }

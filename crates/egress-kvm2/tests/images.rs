@@ -462,7 +462,9 @@ async fn raw_images_are_uploaded_sparse() {
         &env,
         "s",
         json!({"k": image(&env.http.url("/sparse.raw"), &body)}),
-        json!({}),
+        // 64 MiB through a debug build's sha256 and zero detection on a loaded CI box: the
+        // default 30 s (a 15 s fetch deadline) was seen running out.
+        json!({"budgets": {"shutdown_secs": 0.5, "transfer_secs": 120, "call_secs": 30}}),
     ));
     let base = p.ensure_image(&id("k")).await.unwrap();
     let m = std::fs::metadata(&base.path).unwrap();

@@ -115,6 +115,89 @@ async fn qemu_monitor_events_reach_their_subscribers() {
     c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
 }
 
+/// libvirtd checks an unfiltered monitor registration for duplicates against every
+/// registration of the same domain (or of all domains), filtered ones included: "every
+/// event of `dom`" after "STOP of `dom`", or "every event" after a pattern over all domains,
+/// was refused with "event callback already tracked" (and, racing a DEREGISTER the daemon
+/// had not processed yet, so was a resubscription). The core registers "every event" as
+/// the match-all pattern, which the daemon never checks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_event_next_to_a_filtered_subscription_of_the_same_domain() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let xml = d.minimal_domain_xml("qmp-overlap");
+    let dom = c
+        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
+            xml_desc: xml.as_str().into(),
+            flags: Default::default(),
+        })
+        .await
+        .unwrap()
+        .dom;
+    let mut stops = c
+        .subscribe_qemu_monitor_events(Some(dom.clone()), Some("STOP"), 0)
+        .await
+        .unwrap();
+    let mut dom_all = c
+        .subscribe_qemu_monitor_events(Some(dom.clone()), None, 0)
+        .await
+        .expect("every event of a domain next to STOP of the same domain");
+    let mut pattern = c
+        .subscribe_qemu_monitor_events(
+            None,
+            Some("^resume$"),
+            (QemuMonitorEventRegisterFlags::REGEX | QemuMonitorEventRegisterFlags::NOCASE).bits(),
+        )
+        .await
+        .unwrap();
+    let mut all = c
+        .subscribe_qemu_monitor_events(None, None, 0)
+        .await
+        .expect("every event of every domain next to a pattern over all domains");
+    c.call::<DomainSuspend>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    c.call::<DomainResume>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    assert_eq!(
+        next(&mut stops, "STOP").await.event.to_str().unwrap(),
+        "STOP"
+    );
+    assert_eq!(next_named(&mut dom_all, "STOP").await.dom.name, dom.name);
+    assert_eq!(next_named(&mut dom_all, "RESUME").await.dom.name, dom.name);
+    assert_eq!(
+        next(&mut pattern, "RESUME").await.event.to_str().unwrap(),
+        "RESUME"
+    );
+    assert_eq!(next_named(&mut all, "STOP").await.dom.name, dom.name);
+    assert_eq!(next_named(&mut all, "RESUME").await.dom.name, dom.name);
+    // Dropped and subscribed again at once: no wait for the daemon's deregistration needed.
+    drop(stops);
+    let mut stops = c
+        .subscribe_qemu_monitor_events(Some(dom.clone()), Some("STOP"), 0)
+        .await
+        .unwrap();
+    drop(dom_all);
+    let mut dom_all = c
+        .subscribe_qemu_monitor_events(Some(dom.clone()), None, 0)
+        .await
+        .expect("every event of a domain, subscribed again right after");
+    c.call::<DomainSuspend>(&DomainArgs { dom: dom.clone() })
+        .await
+        .unwrap();
+    assert_eq!(
+        next(&mut stops, "STOP").await.event.to_str().unwrap(),
+        "STOP"
+    );
+    assert_eq!(next_named(&mut dom_all, "STOP").await.dom.name, dom.name);
+    c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_domain_events_reach_their_subscribers() {
     let Some(d) = Libvirtd::start_or_skip() else {

@@ -724,16 +724,29 @@ impl Connection {
     /// [`QemuMonitorEventRegisterFlags`](crate::proto::procs::qemu::QemuMonitorEventRegisterFlags) bits). Delivered
     /// as [`Output::Event`]s of [`Event::QemuMonitor`](events::Event::QemuMonitor), shared
     /// like [`subscribe`](Self::subscribe)'s.
+    ///
+    /// Every event (`event` `None`) is registered as the pattern `""` with
+    /// [`REGEX`](crate::proto::procs::qemu::QemuMonitorEventRegisterFlags::REGEX), which
+    /// matches every name: libvirtd checks an *unfiltered* registration for duplicates
+    /// against every registration of the same domain (or of all domains) on the connection,
+    /// filtered ones included, so "every event of `dom`" next to "STOP of `dom`" — or
+    /// right after its deregistration, before the daemon processed it — would be refused
+    /// with "event callback already tracked". A filtered registration is never checked.
     pub fn subscribe_qemu_monitor(
         &mut self,
         dom: Option<proto::types::Domain>,
         event: Option<&str>,
         flags: u32,
     ) -> Result<SubscriberId, CallError> {
+        use proto::procs::qemu::QemuMonitorEventRegisterFlags as F;
+        let (event, flags) = match event {
+            Some(e) => (e, F::from_bits_retain(flags)),
+            None => ("", F::from_bits_retain(flags) | F::REGEX),
+        };
         let args = proto::procs::qemu::QemuConnectDomainMonitorEventRegisterArgs {
             dom,
-            event: event.map(Into::into),
-            flags: proto::procs::qemu::QemuMonitorEventRegisterFlags::from_bits_retain(flags),
+            event: Some(event.into()),
+            flags,
         };
         self.subscribe_with(events::Kind::QemuMonitor, &args)
     }
