@@ -327,3 +327,54 @@ impl Subscriptions {
         self.outbox.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 105 and the any-registration of `LIFECYCLE` make one daemon registration (whichever
+    /// came first), other any ids their own; the shared one deregisters when both left.
+    #[test]
+    fn legacy_and_any_lifecycle_share_one_registration() {
+        let mut t = Subscriptions::default();
+        let mut out = VecDeque::new();
+        let lifecycle = Bytes::copy_from_slice(&event_id::LIFECYCLE.to_be_bytes());
+        let legacy = t.subscribe(Kind::DomainLegacy, Bytes::new(), &mut out);
+        let any = t.subscribe(Kind::DomainLegacyAny, lifecycle, &mut out);
+        let reboot = t.subscribe(
+            Kind::DomainLegacyAny,
+            Bytes::copy_from_slice(&event_id::REBOOT.to_be_bytes()),
+            &mut out,
+        );
+        let calls: Vec<Call> = std::iter::from_fn(|| t.poll_call())
+            .map(|(_, c)| c)
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                Call::Register {
+                    kind: Kind::DomainLegacy,
+                    key: Bytes::new()
+                },
+                Call::Register {
+                    kind: Kind::DomainLegacyAny,
+                    key: Bytes::copy_from_slice(&event_id::REBOOT.to_be_bytes())
+                },
+            ]
+        );
+        assert_eq!(t.regs.len(), 2);
+        assert_eq!(t.regs[0].subs, [legacy, any]);
+        assert_eq!(t.regs[1].subs, [reboot]);
+        t.regs[0].phase = Phase::Active(event_id::LIFECYCLE);
+        t.unsubscribe(legacy);
+        assert!(t.poll_call().is_none(), "the any subscriber still holds it");
+        t.unsubscribe(any);
+        assert_eq!(
+            t.poll_call().map(|(_, c)| c),
+            Some(Call::Deregister {
+                kind: Kind::DomainLegacy,
+                callback_id: event_id::LIFECYCLE
+            })
+        );
+    }
+}
