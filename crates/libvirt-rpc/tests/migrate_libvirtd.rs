@@ -280,7 +280,8 @@ async fn a_failed_perform_or_finish_leaves_the_source_running() {
     // arrived, the client confirms the migration as cancelled and the source resumes.
     let configs = dst.dir().join("config/libvirt/qemu");
     let mode = |m| {
-        std::fs::set_permissions(&configs, std::os::unix::fs::PermissionsExt::from_mode(m)).unwrap()
+        std::fs::set_permissions(&configs, std::os::unix::fs::PermissionsExt::from_mode(m))
+            .unwrap();
     };
     mode(0o500);
     let persist = opts_with(DomainMigrateFlags::LIVE | DomainMigrateFlags::PERSIST_DEST);
