@@ -335,15 +335,7 @@ async fn qemu_monitor_command_with_files_hands_qemu_a_descriptor() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = d.minimal_domain_xml("qmp-fds");
-    let dom = c
-        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
-            xml_desc: xml.as_str().into(),
-            flags: Default::default(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let dom = libvirt_rpc_testkit::live::create_domain(&c, &d.minimal_domain_xml("qmp-fds")).await;
     let qmp = |cmd: &str| QemuDomainMonitorCommandArgs {
         dom: dom.clone(),
         cmd: cmd.into(),

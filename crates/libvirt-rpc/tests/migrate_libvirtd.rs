@@ -12,13 +12,14 @@ use libvirt_rpc::client::{
 };
 use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_rpc::proto::procs::domain::{
-    DomainArgs, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml, DomainDestroy,
-    DomainFlagsArgs, DomainGetState, DomainIsPersistent, DomainLookupByName, DomainResume,
-    DomainState, DomainSuspend, DomainUndefine,
+    DomainArgs, DomainDefineXml, DomainDestroy, DomainFlagsArgs, DomainGetState,
+    DomainIsPersistent, DomainLookupByName, DomainResume, DomainState, DomainSuspend,
+    DomainUndefine,
 };
 use libvirt_rpc::proto::procs::migration::DomainMigrateFlags;
 use libvirt_rpc::proto::types::Domain;
 use libvirt_rpc::proto::{ErrorCode, RemoteError};
+use libvirt_rpc_testkit::live::create_domain;
 use testbed::libvirtd::{Libvirtd, LibvirtdError};
 
 /// Two private daemons, the destination in a UTS namespace of its own, and a connection to
@@ -50,17 +51,7 @@ async fn pair() -> Option<Pair> {
 }
 
 async fn start(c: &Client, d: &Libvirtd, name: &str) -> Domain {
-    start_xml(c, &d.minimal_domain_xml(name), name).await
-}
-
-async fn start_xml(c: &Client, xml: &str, name: &str) -> Domain {
-    c.call::<DomainCreateXml>(&DomainCreateXmlArgs {
-        xml_desc: xml.into(),
-        flags: Default::default(),
-    })
-    .await
-    .unwrap_or_else(|e| panic!("start {name}: {e}"))
-    .dom
+    create_domain(c, &d.minimal_domain_xml(name)).await
 }
 
 async fn state(c: &Client, dom: &Domain) -> DomainState {
@@ -490,7 +481,7 @@ async fn a_domain_with_a_disk_migrates_shared_and_copied() {
     let xml = src
         .minimal_domain_xml("mig-disk")
         .replace("</domain>\n", &disk_xml(&disk));
-    let dom = start_xml(&s, &xml, "mig-disk").await;
+    let dom = create_domain(&s, &xml).await;
 
     let err = s.migrate(&t, &dom, &opts()).await.unwrap_err();
     eprintln!("local disk: {err}: {err:?}");

@@ -10,10 +10,10 @@ use libvirt_rpc::proto::DomainEventType;
 use libvirt_rpc::proto::events::{DomainEvent, QemuMonitorEvent};
 use libvirt_rpc::proto::procs::common::XmlArgs;
 use libvirt_rpc::proto::procs::domain::{
-    DomainArgs, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml, DomainDestroy, DomainResume,
-    DomainSuspend, DomainUndefine,
+    DomainArgs, DomainDefineXml, DomainDestroy, DomainResume, DomainSuspend, DomainUndefine,
 };
 use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_rpc_testkit::live::create_domain;
 use testbed::libvirtd::Libvirtd;
 
 async fn next<E: std::fmt::Debug>(events: &mut EventStream<E>, what: &str) -> E {
@@ -41,15 +41,7 @@ async fn qemu_monitor_events_reach_their_subscribers() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = d.minimal_domain_xml("qmp-events");
-    let dom = c
-        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
-            xml_desc: xml.as_str().into(),
-            flags: Default::default(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let dom = create_domain(&c, &d.minimal_domain_xml("qmp-events")).await;
     // Every event of every domain; only STOP of this one; STOP or RESUME by pattern.
     let mut all = c
         .subscribe_qemu_monitor_events(None, None, 0)
@@ -180,15 +172,7 @@ async fn legacy_any_domain_events_reach_the_subscribers_of_their_id() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = d.minimal_domain_xml("legacy-any");
-    let dom = c
-        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
-            xml_desc: xml.as_str().into(),
-            flags: Default::default(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let dom = create_domain(&c, &d.minimal_domain_xml("legacy-any")).await;
     let mut reboots = c
         .subscribe_domain_events_legacy_any(event_id::REBOOT)
         .await
