@@ -13,7 +13,22 @@ use libvirt_rpc::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
     StorageVolCreateFlags, StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
 };
-use libvirt_rpc::proto::types::{StoragePool, StorageVol};
+use libvirt_rpc::proto::types::{Domain, StoragePool, StorageVol};
+
+/// A transient domain started from `xml` (e.g. the testbed's `minimal_domain_xml`).
+///
+/// # Panics
+/// If the daemon refuses it (the message names the domain's XML).
+pub async fn create_domain(c: &Client, xml: &str) -> Domain {
+    use libvirt_rpc::proto::procs::domain::{DomainCreateXml, DomainCreateXmlArgs};
+    c.call::<DomainCreateXml>(&DomainCreateXmlArgs {
+        xml_desc: xml.into(),
+        flags: Default::default(),
+    })
+    .await
+    .unwrap_or_else(|e| panic!("start {xml}: {e}"))
+    .dom
+}
 
 /// The pool named `name`.
 ///

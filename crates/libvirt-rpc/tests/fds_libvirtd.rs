@@ -316,3 +316,92 @@ async fn create_with_files_is_refused_typed_by_the_qemu_driver() {
     c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
     assert!(!c.is_closed());
 }
+
+/// `QemuDomainMonitorCommandWithFiles` (QEMU program, 7) on a running TCG domain: one end
+/// of a socket pair travels with `add-fd` into fd set 7; `query-fdsets` lists it with our
+/// opaque tag, and qemu's descriptor of that number is our socket (same inode, read from
+/// `/proc`); `remove-fd` takes it out again. The replies pass no descriptors (libvirt's
+/// qemu driver returns none). Without a descriptor, `add-fd` is qemu's error, handed back
+/// verbatim as the command's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qemu_monitor_command_with_files_hands_qemu_a_descriptor() {
+    use libvirt_rpc::proto::procs::qemu::{
+        QemuDomainMonitorCommandArgs, QemuDomainMonitorCommandWithFiles,
+    };
+
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let dom = libvirt_rpc_testkit::live::create_domain(&c, &d.minimal_domain_xml("qmp-fds")).await;
+    let qmp = |cmd: &str| QemuDomainMonitorCommandArgs {
+        dom: dom.clone(),
+        cmd: cmd.into(),
+        flags: Default::default(),
+    };
+    let (_ours, theirs) = UnixStream::pair().unwrap();
+    let link = |path: String| std::fs::read_link(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let inode = {
+        use std::os::fd::AsRawFd;
+        link(format!("/proc/self/fd/{}", theirs.as_raw_fd()))
+    };
+    let add = r#"{"execute":"add-fd","arguments":{"fdset-id":7,"opaque":"lv-with-files"}}"#;
+    let (ret, fds) = c
+        .call_with_fds::<QemuDomainMonitorCommandWithFiles>(&qmp(add), vec![OwnedFd::from(theirs)])
+        .await
+        .unwrap_or_else(|e| panic!("add-fd with a descriptor: {e:?}\n{}", d.log_tail()));
+    let added = ret.result.to_str().unwrap().to_string();
+    eprintln!("add-fd: {added}");
+    assert!(added.contains(r#""fdset-id":7"#), "{added}");
+    assert!(fds.is_empty(), "the reply passes no descriptors: {fds:?}");
+    // qemu's number for it, and qemu's pid from libvirt's pid file: the same socket.
+    let number: String = added[added.find(r#""fd":"#).unwrap() + 5..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let pid = std::fs::read_to_string(d.dir().join("run/libvirt/qemu/run/qmp-fds.pid")).unwrap();
+    assert_eq!(
+        link(format!("/proc/{}/fd/{number}", pid.trim())),
+        inode,
+        "qemu's fd {number} is the socket we sent"
+    );
+
+    let (ret, fds) = c
+        .call_with_fds::<QemuDomainMonitorCommandWithFiles>(
+            &qmp(r#"{"execute":"query-fdsets"}"#),
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    let sets = ret.result.to_str().unwrap().to_string();
+    eprintln!("query-fdsets: {sets}");
+    assert!(
+        sets.contains(r#""fdset-id":7"#) && sets.contains("lv-with-files"),
+        "{sets}"
+    );
+    assert!(fds.is_empty());
+
+    // Without a descriptor, qemu refuses add-fd (in the answer; the call succeeds).
+    let (ret, _) = c
+        .call_with_fds::<QemuDomainMonitorCommandWithFiles>(&qmp(add), Vec::new())
+        .await
+        .unwrap();
+    let refused = ret.result.to_str().unwrap();
+    eprintln!("add-fd without: {refused}");
+    assert!(
+        refused.contains("No file descriptor supplied via SCM_RIGHTS"),
+        "{refused}"
+    );
+    let (ret, _) = c
+        .call_with_fds::<QemuDomainMonitorCommandWithFiles>(
+            &qmp(r#"{"execute":"remove-fd","arguments":{"fdset-id":7}}"#),
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    assert!(ret.result.to_str().unwrap().contains("return"), "{ret:?}");
+    c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
+    assert!(!c.is_closed());
+}

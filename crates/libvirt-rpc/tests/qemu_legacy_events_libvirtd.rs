@@ -10,10 +10,10 @@ use libvirt_rpc::proto::DomainEventType;
 use libvirt_rpc::proto::events::{DomainEvent, QemuMonitorEvent};
 use libvirt_rpc::proto::procs::common::XmlArgs;
 use libvirt_rpc::proto::procs::domain::{
-    DomainArgs, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml, DomainDestroy, DomainResume,
-    DomainSuspend, DomainUndefine,
+    DomainArgs, DomainDefineXml, DomainDestroy, DomainResume, DomainSuspend, DomainUndefine,
 };
 use libvirt_rpc::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_rpc_testkit::live::create_domain;
 use testbed::libvirtd::Libvirtd;
 
 async fn next<E: std::fmt::Debug>(events: &mut EventStream<E>, what: &str) -> E {
@@ -41,15 +41,7 @@ async fn qemu_monitor_events_reach_their_subscribers() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = d.minimal_domain_xml("qmp-events");
-    let dom = c
-        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
-            xml_desc: xml.as_str().into(),
-            flags: Default::default(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let dom = create_domain(&c, &d.minimal_domain_xml("qmp-events")).await;
     // Every event of every domain; only STOP of this one; STOP or RESUME by pattern.
     let mut all = c
         .subscribe_qemu_monitor_events(None, None, 0)
@@ -263,15 +255,7 @@ async fn legacy_any_domain_events_reach_the_subscribers_of_their_id() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = d.minimal_domain_xml("legacy-any");
-    let dom = c
-        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
-            xml_desc: xml.as_str().into(),
-            flags: Default::default(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let dom = create_domain(&c, &d.minimal_domain_xml("legacy-any")).await;
     let mut reboots = c
         .subscribe_domain_events_legacy_any(event_id::REBOOT)
         .await
@@ -344,5 +328,103 @@ async fn legacy_any_domain_events_reach_the_subscribers_of_their_id() {
     ));
     assert_eq!(c.stats().unrouted_events, 0, "{:?}", c.stats());
     c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
+    assert!(!c.is_closed());
+}
+
+/// Nothing more of `events` within half a second (an event delivered twice would show).
+async fn quiet<E: std::fmt::Debug>(events: &mut EventStream<E>, what: &str) {
+    if let Ok(ev) = tokio::time::timeout(Duration::from_millis(500), events.next()).await {
+        panic!("{what}: one more event: {ev:?}");
+    }
+}
+
+/// The legacy registration (`CONNECT_DOMAIN_EVENT_REGISTER`, 105) and the legacy
+/// any-registration of `LIFECYCLE` (id 0) on one connection, in both orders of leaving:
+/// both subscribers get each lifecycle event exactly once, and the one that stays keeps
+/// getting them after the other left (and after it came back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_register_and_any_lifecycle_on_one_connection() {
+    use libvirt_rpc::proto::events::event_id;
+
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let c = Client::connect(&d.test_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let lifecycle = |ev: DomainEvent| match ev {
+        DomainEvent::Lifecycle(l) => (l.dom.name.to_string_lossy().into_owned(), l.event),
+        other => panic!("not a lifecycle event: {other:?}"),
+    };
+    let mut legacy = c.subscribe_domain_events_legacy().await.unwrap();
+    let mut any = c
+        .subscribe_domain_events_legacy_any(event_id::LIFECYCLE)
+        .await
+        .unwrap_or_else(|e| panic!("any-registration of id 0 next to 105: {e:?}"));
+    let xml = "<domain type='test'><name>legacy-both</name><memory>8192</memory>\
+               <os><type>hvm</type></os></domain>";
+    let define = || async {
+        c.call::<DomainDefineXml>(&XmlArgs { xml: xml.into() })
+            .await
+            .unwrap()
+            .dom
+    };
+    let dom = define().await;
+    for (events, what) in [(&mut legacy, "105"), (&mut any, "any 0")] {
+        assert_eq!(
+            lifecycle(next(events, what).await),
+            ("legacy-both".to_string(), DomainEventType::DEFINED),
+            "{what}"
+        );
+    }
+    quiet(&mut legacy, "105").await;
+    quiet(&mut any, "any 0").await;
+
+    // 105's subscriber leaves: the any-registration still gets events.
+    drop(legacy);
+    c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
+    assert_eq!(
+        lifecycle(next(&mut any, "any 0").await).1,
+        DomainEventType::UNDEFINED
+    );
+    quiet(&mut any, "any 0").await;
+
+    // 105 again, then the any-registration leaves: 105 still gets events.
+    let mut legacy = c.subscribe_domain_events_legacy().await.unwrap();
+    drop(any);
+    let dom = define().await;
+    assert_eq!(
+        lifecycle(next(&mut legacy, "105").await).1,
+        DomainEventType::DEFINED
+    );
+    quiet(&mut legacy, "105").await;
+    c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
+    assert_eq!(
+        lifecycle(next(&mut legacy, "105").await).1,
+        DomainEventType::UNDEFINED
+    );
+
+    // The other order: the any-registration first, then 105 joins it.
+    drop(legacy);
+    let mut any = c
+        .subscribe_domain_events_legacy_any(event_id::LIFECYCLE)
+        .await
+        .unwrap();
+    let mut legacy = c
+        .subscribe_domain_events_legacy()
+        .await
+        .unwrap_or_else(|e| panic!("105 next to the any-registration of id 0: {e:?}"));
+    assert_eq!((legacy.callback_id(), any.callback_id()), (0, 0));
+    let dom = define().await;
+    for (events, what) in [(&mut legacy, "105"), (&mut any, "any 0")] {
+        assert_eq!(
+            lifecycle(next(events, what).await).1,
+            DomainEventType::DEFINED
+        );
+    }
+    quiet(&mut legacy, "105").await;
+    quiet(&mut any, "any 0").await;
+    c.call::<DomainUndefine>(&DomainArgs { dom }).await.unwrap();
+    assert_eq!(c.stats().unrouted_events, 0, "{:?}", c.stats());
     assert!(!c.is_closed());
 }

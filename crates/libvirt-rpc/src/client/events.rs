@@ -273,7 +273,10 @@ impl Client {
     /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister)):
     /// lifecycle events ([`DomainEvent::Lifecycle`]) of every domain, as libvirt's oldest
     /// clients receive them. Prefer [`subscribe_lifecycle`](Self::subscribe_lifecycle); this
-    /// is for code that must see what a legacy registration sees.
+    /// is for code that must see what a legacy registration sees. The stream's
+    /// [`callback_id`](EventStream::callback_id) is `LIFECYCLE`'s event id (0): libvirtd
+    /// holds this registration and the any-registration of `LIFECYCLE` as one callback, so
+    /// one daemon registration serves the subscribers of both, each getting an event once.
     pub async fn subscribe_domain_events_legacy(
         &self,
     ) -> Result<EventStream<DomainEvent>, CallError> {

@@ -65,7 +65,7 @@ use tracing::Instrument;
 pub use errors::Error;
 pub use events::{EventStream, Subscription};
 pub use handles::Connect;
-pub use migrate::{MigrateError, MigrateOptions, MigrateStep};
+pub use migrate::{MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep};
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 use spin::{SpinGate, SpinPolicy};

@@ -1158,10 +1158,20 @@ impl Connection {
                         ),
                         _ => None,
                     };
+                // The legacy registration's reply counts callbacks; it stands for
+                // LIFECYCLE, like the any-registration of that id it also serves.
+                let legacy = matches!(
+                    self.subscriptions.register_call(h.serial),
+                    Some((events::Kind::DomainLegacy, _))
+                );
                 let result = match (result, legacy_any) {
                     (Ok(payload), Some(event_id)) => {
                         parse_ret::<()>(h.procedure, h.serial, payload)?;
                         Ok(event_id)
+                    }
+                    (Ok(payload), None) if legacy => {
+                        parse_ret::<CallbackIdRet>(h.procedure, h.serial, payload)?;
+                        Ok(events::event_id::LIFECYCLE)
                     }
                     (Ok(payload), None) => {
                         Ok(parse_ret::<CallbackIdRet>(h.procedure, h.serial, payload)?.callback_id)

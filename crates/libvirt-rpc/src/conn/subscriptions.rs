@@ -6,6 +6,10 @@
 //! * **One daemon registration per (kind, event id, object)**, shared by every local
 //!   subscriber: libvirtd refuses a second identical registration on a connection ("event
 //!   callback already tracked"), so, like the C library, we register once and fan out.
+//!   The legacy registration (`CONNECT_DOMAIN_EVENT_REGISTER`) and the legacy
+//!   any-registration of `LIFECYCLE` are the same daemon callback (libvirtd refuses the
+//!   second one as already tracked): one registration, of whichever came first, serves the
+//!   subscribers of both.
 //! * **Callback ids are unique only per kind**: the daemon takes them from the counter of the
 //!   driver that owns the objects, so a domain callback and a secret callback can both be 1.
 //!   Events are routed by (kind, callback id), never by id alone.
@@ -98,6 +102,17 @@ pub(super) struct Subscriptions {
     next_reg: u64,
 }
 
+/// The daemon callback a registration of (`kind`, `key`) makes: the legacy any-registration
+/// of `LIFECYCLE` is the legacy registration's (see the [module docs](self)).
+fn daemon_callback(kind: Kind, key: &[u8]) -> (Kind, &[u8]) {
+    match kind {
+        Kind::DomainLegacyAny if key == event_id::LIFECYCLE.to_be_bytes() => {
+            (Kind::DomainLegacy, &[])
+        }
+        _ => (kind, key),
+    }
+}
+
 impl Subscriptions {
     fn index(&self, reg: u64) -> Option<usize> {
         self.regs.iter().position(|r| r.id == reg)
@@ -113,10 +128,11 @@ impl Subscriptions {
     ) -> SubscriberId {
         self.next_sub += 1;
         let sub = SubscriberId(self.next_sub);
+        let callback = daemon_callback(kind, &key);
         if let Some(r) = self
             .regs
             .iter_mut()
-            .find(|r| r.kind == kind && r.key == key)
+            .find(|r| daemon_callback(r.kind, &r.key) == callback)
         {
             r.subs.push(sub);
             if let Phase::Active(callback_id) = r.phase {
@@ -259,7 +275,8 @@ impl Subscriptions {
     /// callback id (none for the close notice or an id nobody holds). A legacy domain event
     /// has no callback id: a lifecycle one reaches the connection's one legacy
     /// registration, every id (lifecycle included) the any-registration of that id, whose
-    /// "callback id" is its event id.
+    /// "callback id" is its event id (one registration serves both for lifecycle, so each
+    /// subscriber gets the event once).
     pub(super) fn route(&self, event: &Event) -> Vec<SubscriberId> {
         let (kind, callback_id) = match event {
             Event::DomainLegacy { event } if event.event_id() == event_id::LIFECYCLE => {
@@ -308,5 +325,56 @@ impl Subscriptions {
         }
         self.calls.clear();
         self.outbox.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 105 and the any-registration of `LIFECYCLE` make one daemon registration (whichever
+    /// came first), other any ids their own; the shared one deregisters when both left.
+    #[test]
+    fn legacy_and_any_lifecycle_share_one_registration() {
+        let mut t = Subscriptions::default();
+        let mut out = VecDeque::new();
+        let lifecycle = Bytes::copy_from_slice(&event_id::LIFECYCLE.to_be_bytes());
+        let legacy = t.subscribe(Kind::DomainLegacy, Bytes::new(), &mut out);
+        let any = t.subscribe(Kind::DomainLegacyAny, lifecycle, &mut out);
+        let reboot = t.subscribe(
+            Kind::DomainLegacyAny,
+            Bytes::copy_from_slice(&event_id::REBOOT.to_be_bytes()),
+            &mut out,
+        );
+        let calls: Vec<Call> = std::iter::from_fn(|| t.poll_call())
+            .map(|(_, c)| c)
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                Call::Register {
+                    kind: Kind::DomainLegacy,
+                    key: Bytes::new()
+                },
+                Call::Register {
+                    kind: Kind::DomainLegacyAny,
+                    key: Bytes::copy_from_slice(&event_id::REBOOT.to_be_bytes())
+                },
+            ]
+        );
+        assert_eq!(t.regs.len(), 2);
+        assert_eq!(t.regs[0].subs, [legacy, any]);
+        assert_eq!(t.regs[1].subs, [reboot]);
+        t.regs[0].phase = Phase::Active(event_id::LIFECYCLE);
+        t.unsubscribe(legacy);
+        assert!(t.poll_call().is_none(), "the any subscriber still holds it");
+        t.unsubscribe(any);
+        assert_eq!(
+            t.poll_call().map(|(_, c)| c),
+            Some(Call::Deregister {
+                kind: Kind::DomainLegacy,
+                callback_id: event_id::LIFECYCLE
+            })
+        );
     }
 }
