@@ -794,6 +794,10 @@ impl Harness {
             self.pair.conn.subscribe::<DomainEvent>(0, None),
             Err(CallError::Connection(e.clone()))
         );
+        assert_eq!(
+            self.pair.conn.subscribe_domain_legacy_any(0),
+            Err(CallError::Connection(e.clone()))
+        );
         let want = Err(StreamError::Connection(e.clone()));
         assert_eq!(
             self.pair.conn.stream(id).send(Bytes::from_static(b"x")),
