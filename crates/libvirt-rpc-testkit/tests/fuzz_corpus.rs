@@ -81,6 +81,8 @@ fn xdr_decode_corpus() {
 
 #[test]
 fn connection_corpus() {
+    // Also the harness's own bookkeeping against full scans (the fuzz target skips that).
+    connection::set_thorough(true);
     replay("connection", 10, connection::check, connection::set_strict);
 }
 
@@ -113,6 +115,7 @@ fn seed_path(name: &str) -> PathBuf {
 
 #[test]
 fn connection_seeds_pass_and_match_their_files() {
+    connection::set_thorough(true);
     for seed in connection::seeds::seeds() {
         let bytes = connection::encode(&seed.setup, &seed.ops);
         assert_eq!(

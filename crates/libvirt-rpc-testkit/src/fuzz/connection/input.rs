@@ -422,6 +422,20 @@ input! {
             /// Callback id.
             callback_id: u8,
         },
+        /// `subscribe_domain_legacy_any` of event id `event_id % 3` (lifecycle, reboot, RTC
+        /// change): the legacy any-registration, answered with a void reply.
+        SubscribeLegacyAny = 4 {
+            /// Event id (mod 3).
+            event_id: u8,
+        },
+        /// `subscribe_domain_legacy`: the legacy lifecycle registration.
+        SubscribeLegacy = 5,
+        /// A legacy domain event (no callback id) of event id `event_id % 3`: lifecycle,
+        /// reboot or RTC change.
+        LegacyEvent = 6 {
+            /// Event id (mod 3).
+            event_id: u8,
+        },
     }
 }
 

@@ -36,7 +36,7 @@ pub mod input;
 pub mod seeds;
 pub mod subscriptions;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
@@ -79,6 +79,20 @@ thread_local! {
 /// replayed as `fixed-download-eof-before-open-reply`.
 pub fn set_strict(on: bool) {
     STRICT.with(|s| s.set(on));
+}
+
+thread_local! {
+    static THOROUGH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Also check the harness's own incremental bookkeeping against full scans after every
+/// operation (the corpus replay turns it on; the fuzz target leaves it off, for speed).
+pub fn set_thorough(on: bool) {
+    THOROUGH.with(|s| s.set(on));
+}
+
+fn thorough() -> bool {
+    THOROUGH.with(std::cell::Cell::get)
 }
 
 /// `HARNESS_TRACE=1` prints every operation, output and client packet to stderr.
@@ -208,6 +222,40 @@ struct StreamModel {
     inbound: VecDeque<StreamItem>,
 }
 
+/// The calls in [`CallState::Pending`], kept as they change state, so the per-operation
+/// checks need no scan of every call the input made: how many, and the earliest deadline.
+#[derive(Debug, Default)]
+struct PendingCalls {
+    count: usize,
+    /// (deadline, serial) of every pending call that has one.
+    deadlines: BTreeSet<(Instant, u32)>,
+}
+
+impl PendingCalls {
+    fn add(&mut self, serial: u32, deadline: Option<Instant>) {
+        self.count += 1;
+        if let Some(d) = deadline {
+            self.deadlines.insert((d, serial));
+        }
+    }
+
+    /// Call `serial` (with `deadline`) leaves `Pending`.
+    fn remove(&mut self, serial: u32, deadline: Option<Instant>) {
+        self.count -= 1;
+        if let Some(d) = deadline {
+            assert!(
+                self.deadlines.remove(&(d, serial)),
+                "pending deadline known"
+            );
+        }
+    }
+
+    /// The earliest deadline of a pending call.
+    fn first_deadline(&self) -> Option<Instant> {
+        self.deadlines.first().map(|(d, _)| *d)
+    }
+}
+
 struct Harness {
     /// The connection under test, the daemon side and the virtual clock.
     pair: Pair,
@@ -215,6 +263,8 @@ struct Harness {
     keepalive: bool,
     ever_keepalive: bool,
     calls: HashMap<u32, CallModel>,
+    /// The pending ones among `calls`.
+    pending: PendingCalls,
     call_order: Vec<u32>,
     streams: HashMap<u32, StreamModel>,
     stream_order: Vec<u32>,
@@ -252,11 +302,30 @@ struct Harness {
     peers: Vec<UnixStream>,
 }
 
+/// `len` bytes of the pattern of `seed` from `offset`: byte `i` is
+/// `((offset + i) * 31) as u32 ^ seed` as `u8` (see [`pattern_byte`]). Copied from a table
+/// in 256-byte runs (the pattern repeats every 256 bytes): a per-byte loop made this the
+/// harness's most expensive function under the fuzzer's comparison tracing.
 fn pattern(seed: u32, offset: u64, len: usize) -> Bytes {
-    (0..len as u64)
-        .map(|i| ((offset + i).wrapping_mul(31) as u32 ^ seed) as u8)
-        .collect::<Vec<u8>>()
-        .into()
+    static TABLE: std::sync::OnceLock<Vec<[u8; 512]>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..256u32)
+            .map(|s| std::array::from_fn(|j| pattern_byte(s, j as u64)))
+            .collect()
+    });
+    let row = &table[(seed & 0xff) as usize];
+    let start = (offset % 256) as usize;
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let n = (len - out.len()).min(256);
+        out.extend_from_slice(&row[start..start + n]);
+    }
+    out.into()
+}
+
+/// Byte `at` of `seed`'s pattern: what [`pattern`] yields, one byte at a time.
+fn pattern_byte(seed: u32, at: u64) -> u8 {
+    (at.wrapping_mul(31) as u32 ^ seed) as u8
 }
 
 fn padded(b: &Bytes) -> Bytes {
@@ -291,6 +360,7 @@ impl Harness {
             keepalive: setup.keepalive.is_some(),
             ever_keepalive: setup.keepalive.is_some(),
             calls: HashMap::new(),
+            pending: PendingCalls::default(),
             call_order: Vec::new(),
             streams: HashMap::new(),
             stream_order: Vec::new(),
@@ -416,6 +486,7 @@ impl Harness {
                             !self.calls.contains_key(&serial)
                                 && !self.streams.contains_key(&serial)
                         );
+                        self.pending.add(serial, deadline);
                         self.calls.insert(
                             serial,
                             CallModel {
@@ -465,6 +536,7 @@ impl Harness {
                             queued + MIN_FRAME_LEN + count_word
                         );
                         assert!(self.pair.conn.wants_fds());
+                        self.pending.add(serial, None);
                         self.calls.insert(
                             serial,
                             CallModel {
@@ -657,6 +729,7 @@ impl Harness {
                 self.pair.conn.forget_call(serial);
                 if let Some(c) = self.calls.get_mut(&serial) {
                     if c.state == CallState::Pending && closed.is_none() {
+                        self.pending.remove(serial, c.deadline);
                         c.state = CallState::Abandoned;
                     }
                 }
@@ -792,6 +865,10 @@ impl Harness {
         assert_eq!(open, Err(StreamError::Connection(e.clone())));
         assert_eq!(
             self.pair.conn.subscribe::<DomainEvent>(0, None),
+            Err(CallError::Connection(e.clone()))
+        );
+        assert_eq!(
+            self.pair.conn.subscribe_domain_legacy_any(0),
             Err(CallError::Connection(e.clone()))
         );
         let want = Err(StreamError::Connection(e.clone()));
@@ -1347,6 +1424,7 @@ impl Harness {
                         };
                         Err(CallError::Remote(RemoteError::from(w)))
                     };
+                    self.pending.remove(h.serial, c.deadline);
                     c.state = CallState::Done;
                     self.expected_done.insert(h.serial, result);
                     self.benign = true;
@@ -1635,15 +1713,17 @@ impl Harness {
         if self.expect_fatal {
             assert!(self.pair.conn.is_closed());
         }
+        if thorough() {
+            self.check_pending_bookkeeping();
+        }
         if self.timed {
-            for c in self.calls.values() {
-                if c.state == CallState::Pending {
-                    assert!(
-                        c.deadline.is_none_or(|d| d > self.pair.now),
-                        "a due call deadline did not fire"
-                    );
-                }
-            }
+            // Every pending call's deadline is later: the earliest one is.
+            assert!(
+                self.pending
+                    .first_deadline()
+                    .is_none_or(|d| d > self.pair.now),
+                "a due call deadline did not fire"
+            );
         }
         assert_eq!(
             self.closed_seen,
@@ -1656,12 +1736,11 @@ impl Harness {
             "pending calls: the connection's vs the model's (user calls plus the \
              subscription table's REGISTER/DEREGISTER in flight)"
         );
-        let live = self
-            .streams
-            .values()
-            .filter(|s| !s.collected && !s.forgotten)
-            .count();
-        let tracked = self.streams.values().filter(|s| !s.collected).count();
+        let (mut live, mut tracked) = (0, 0);
+        for s in self.streams.values() {
+            tracked += usize::from(!s.collected);
+            live += usize::from(!s.collected && !s.forgotten);
+        }
         assert!(
             (live..=tracked).contains(&self.pair.conn.stream_count()),
             "streams() out of bounds"
@@ -1672,12 +1751,9 @@ impl Harness {
                 "keepalive on but no timer"
             );
         }
-        for c in self.calls.values() {
-            if let (CallState::Pending, Some(d), Some(t)) =
-                (c.state, c.deadline, self.pair.conn.poll_timeout())
-            {
-                assert!(t <= d, "timer later than a call deadline");
-            }
+        // No later than any pending call's deadline: than the earliest one.
+        if let (Some(d), Some(t)) = (self.pending.first_deadline(), self.pair.conn.poll_timeout()) {
+            assert!(t <= d, "timer later than a call deadline");
         }
         if self.pair.conn.is_closed() {
             self.pongs_owed = 0;
@@ -1739,10 +1815,12 @@ impl Harness {
                     c.deadline.is_some_and(|d| d <= self.pair.now),
                     "TimedOut before the deadline"
                 );
+                self.pending.remove(serial, c.deadline);
                 c.state = CallState::Abandoned;
             }
             Err(CallError::Connection(e)) => {
                 assert_eq!(Some(e), self.pair.conn.error().cloned());
+                self.pending.remove(serial, c.deadline);
                 c.state = CallState::Done;
             }
             other => panic!("call {serial} completed without a processed reply: {other:?}"),
@@ -1750,11 +1828,22 @@ impl Harness {
     }
 
     fn pending_count(&self) -> usize {
-        self.calls
-            .values()
-            .filter(|c| c.state == CallState::Pending)
-            .count()
-            + self.subs.pending()
+        self.pending.count + self.subs.pending()
+    }
+
+    /// [`PendingCalls`] against a scan of every call (replay only, see [`set_thorough`]).
+    fn check_pending_bookkeeping(&self) {
+        let mut want = PendingCalls::default();
+        for (serial, c) in &self.calls {
+            if c.state == CallState::Pending {
+                want.add(*serial, c.deadline);
+            }
+        }
+        assert_eq!(
+            (want.count, &want.deadlines),
+            (self.pending.count, &self.pending.deadlines),
+            "the pending-call bookkeeping differs from the calls"
+        );
     }
 }
 
@@ -1804,4 +1893,24 @@ fn fd_count(payload: &[u8]) -> Option<usize> {
     let word = payload.get(..4)?;
     let n = u32::from_be_bytes(word.try_into().expect("4 bytes")) as usize;
     (n <= MESSAGE_NUM_FDS_MAX).then_some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_is_its_bytes() {
+        for (seed, offset, len) in [
+            (0, 0, 0),
+            (7, 0, 600),
+            (0x1ff, 255, 1),
+            (u32::MAX, 1 << 40, 70_000),
+        ] {
+            let want: Vec<u8> = (0..len as u64)
+                .map(|i| pattern_byte(seed, offset + i))
+                .collect();
+            assert_eq!(pattern(seed, offset, len), want, "{seed} {offset} {len}");
+        }
+    }
 }

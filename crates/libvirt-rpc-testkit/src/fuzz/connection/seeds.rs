@@ -125,6 +125,18 @@ fn sub_event(secret: bool, callback_id: u8) -> Op {
     }
 }
 
+fn sub(op: SubOp) -> Op {
+    Op::Sub { op }
+}
+
+fn subscribe_legacy_any(event_id: u8) -> Op {
+    sub(SubOp::SubscribeLegacyAny { event_id })
+}
+
+fn legacy_event(event_id: u8) -> Op {
+    sub(SubOp::LegacyEvent { event_id })
+}
+
 /// Every hand-built input.
 pub fn seeds() -> Vec<Seed> {
     let seed = |name, setup, ops| Seed { name, setup, ops };
@@ -595,6 +607,53 @@ pub fn seeds() -> Vec<Seed> {
                         0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9,
                     ]),
                 },
+            ],
+        ),
+        seed(
+            // The legacy registrations: the any-registration per event id (void reply, its
+            // "callback id" the event id) shared by its subscribers, beside the legacy
+            // lifecycle registration and a callback registration of the same id; legacy
+            // events routed by event id (a lifecycle one to both legacy registrations); the
+            // last one out deregisters by event id, a subscriber arriving meanwhile waits for
+            // a fresh REGISTER (refused here); an any-registration undone at its reply.
+            "subscriptions_legacy_any",
+            quiet(),
+            vec![
+                subscribe_legacy_any(0),
+                subscribe_legacy_any(3),
+                subscribe_legacy_any(1),
+                sub(SubOp::SubscribeLegacy),
+                subscribe(false, 0),
+                ALL,
+                answer(0, false),
+                answer(0, false),
+                answer(0, false),
+                answer(0, false),
+                legacy_event(0),
+                legacy_event(1),
+                legacy_event(2),
+                sub_event(false, 0),
+                unsubscribe(0),
+                unsubscribe(1),
+                ALL,
+                subscribe_legacy_any(0),
+                legacy_event(0),
+                answer(0, false),
+                ALL,
+                answer(0, true),
+                subscribe_legacy_any(2),
+                ALL,
+                unsubscribe(6),
+                answer(0, false),
+                ALL,
+                answer(0, false),
+                unsubscribe(2),
+                unsubscribe(3),
+                ALL,
+                answer(0, false),
+                answer(0, false),
+                ALL,
+                Op::Eof,
             ],
         ),
     ]

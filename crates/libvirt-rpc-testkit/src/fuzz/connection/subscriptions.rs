@@ -12,6 +12,13 @@
 //!   refusal, connection death), and none after it left; every `Output::Event` names exactly
 //!   the subscribers of the active registrations of its kind and callback id.
 //!
+//! **Kinds**: callback registrations of domain and secret events (`SubOp::Subscribe`), the
+//! legacy any-registration of domain event ids 0 to 2 (`SubOp::SubscribeLegacyAny`, its
+//! "callback id" the event id, its REGISTER answered with a void reply) and the legacy
+//! lifecycle registration (`SubOp::SubscribeLegacy`). Legacy events (`SubOp::LegacyEvent`, no
+//! callback id) reach the active any-registration of their event id, and a lifecycle one also
+//! the legacy lifecycle registration.
+//!
 //! **Input**: `Op::Sub` with a [`SubOp`], declared with the other input types in
 //! [`input`](super::input).
 
@@ -22,10 +29,13 @@ use libvirt_rpc::conn::{CallError, ConnectionError, SubscriberId};
 use libvirt_rpc::proto::REMOTE_PROGRAM;
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
-    CallbackMsg, DomainEvent, Event, EventKind, Kind, Lifecycle, SecretEvent, SecretLifecycle,
-    procs,
+    CallbackMsg, DomainEvent, DomainOnly, Event, EventKind, Kind, Lifecycle, RtcChange,
+    SecretEvent, SecretLifecycle, event_id, procs,
 };
 use libvirt_rpc::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
+use libvirt_rpc::proto::procs::connect::{
+    ConnectDomainEventRegisterAnyArgs, ConnectDomainEventRegisterRet,
+};
 use libvirt_rpc::proto::types::{Secret, Uuid};
 use libvirt_rpc::wire::frame::{Frame, Header, MessageStatus};
 use libvirt_rpc::wire::xdr;
@@ -37,8 +47,17 @@ use libvirt_rpc::proto::DomainEventType;
 use libvirt_rpc::proto::SecretEventType;
 use libvirt_rpc::proto::SecretUsageType;
 
-/// A registration key: (secret rather than domain, event id); the object filter is `None`.
-type Key = (bool, i32);
+/// A registration key: (kind, event id); the object filter is `None`. The legacy lifecycle
+/// registration has event id 0.
+type Key = (Kind, i32);
+
+/// The kinds the model registers.
+const KINDS: [Kind; 4] = [
+    Kind::Domain,
+    Kind::Secret,
+    Kind::DomainLegacyAny,
+    Kind::DomainLegacy,
+];
 
 /// What the model expects of a key, from the daemon's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,15 +111,28 @@ pub(super) struct Model {
     answered: BTreeSet<SubscriberId>,
 }
 
-fn kind(secret: bool) -> Kind {
-    if secret { Kind::Secret } else { Kind::Domain }
+fn register_args(key: Key) -> Bytes {
+    match key.0 {
+        Kind::Secret => xdr::to_bytes(&SecretEvent::register_args(key.1, None)),
+        Kind::Domain => xdr::to_bytes(&DomainEvent::register_args(key.1, None)),
+        Kind::DomainLegacyAny => {
+            xdr::to_bytes(&ConnectDomainEventRegisterAnyArgs { event_id: key.1 })
+        }
+        // The legacy lifecycle registration takes no arguments.
+        _ => Ok(Bytes::new()),
+    }
+    .expect("args encode")
 }
 
-fn register_args(key: Key) -> Bytes {
-    if key.0 {
-        xdr::to_bytes(&SecretEvent::register_args(key.1, None))
-    } else {
-        xdr::to_bytes(&DomainEvent::register_args(key.1, None))
+/// What the DEREGISTER of `key`'s registration under `callback_id` sends.
+fn deregister_args(key: Key, callback_id: i32) -> Bytes {
+    match key.0 {
+        // Known by its event id (its "callback id", which the model sets to it).
+        Kind::DomainLegacyAny => {
+            xdr::to_bytes(&ConnectDomainEventRegisterAnyArgs { event_id: key.1 })
+        }
+        Kind::DomainLegacy => Ok(Bytes::new()),
+        _ => xdr::to_bytes(&CallbackIdArgs { callback_id }),
     }
     .expect("args encode")
 }
@@ -108,8 +140,8 @@ fn register_args(key: Key) -> Bytes {
 /// The procedure of `key`'s call in `phase`.
 fn procedure(key: Key, phase: Phase) -> i32 {
     match phase {
-        Phase::Deregistering(_) => kind(key.0).deregister_proc(),
-        _ => kind(key.0).register_proc(),
+        Phase::Deregistering(_) => key.0.deregister_proc(),
+        _ => key.0.register_proc(),
     }
 }
 
@@ -130,13 +162,34 @@ impl Model {
 
     /// The subscribers a processed event must reach.
     pub(super) fn route(&self, event: &Event) -> Vec<SubscriberId> {
-        let (Some(k), Some(callback_id)) = (event.kind(), event.callback_id()) else {
-            return Vec::new();
+        // Which registrations it reaches: (kind, callback id; `None`: any).
+        let one;
+        let targets: &[(Kind, Option<i32>)] = match event {
+            Event::DomainLegacy { event } if event.event_id() == event_id::LIFECYCLE => &[
+                (Kind::DomainLegacy, None),
+                (Kind::DomainLegacyAny, Some(event_id::LIFECYCLE)),
+            ],
+            Event::DomainLegacy { event } => {
+                one = [(Kind::DomainLegacyAny, Some(event.event_id()))];
+                &one
+            }
+            _ => match (event.kind(), event.callback_id()) {
+                (Some(k), Some(id)) => {
+                    one = [(k, Some(id))];
+                    &one
+                }
+                _ => return Vec::new(),
+            },
         };
         let mut subs: Vec<SubscriberId> = self
             .regs
             .iter()
-            .filter(|(key, r)| kind(key.0) == k && r.phase == Phase::Registered(callback_id))
+            .filter(|(key, r)| {
+                targets.iter().any(|(k, id)| {
+                    key.0 == *k
+                        && matches!(r.phase, Phase::Registered(cb) if id.is_none_or(|id| id == cb))
+                })
+            })
             .flat_map(|(_, r)| r.subs.iter().copied())
             .collect();
         subs.sort_unstable();
@@ -151,10 +204,7 @@ impl Model {
         r.phase = phase;
         r.serial = serial;
         let (what, args) = match phase {
-            Phase::Deregistering(id) => (
-                "DEREGISTER",
-                xdr::to_bytes(&CallbackIdArgs { callback_id: id }).expect("encodes"),
-            ),
+            Phase::Deregistering(id) => ("DEREGISTER", deregister_args(key, id)),
             _ => ("REGISTER", register_args(key)),
         };
         self.calls.insert(
@@ -189,43 +239,13 @@ impl Harness {
     pub(super) fn apply_sub(&mut self, op: &SubOp, closed: Option<&ConnectionError>) {
         match *op {
             SubOp::Subscribe { secret, event_id } => {
-                let key = (secret, i32::from(event_id % 3));
-                let r = if secret {
-                    self.pair.conn.subscribe::<SecretEvent>(key.1, None)
-                } else {
-                    self.pair.conn.subscribe::<DomainEvent>(key.1, None)
-                };
-                let sub = match (r, closed) {
-                    (Err(CallError::Connection(e)), Some(c)) => {
-                        assert_eq!(&e, c, "subscribe fails with the connection's error");
-                        return;
-                    }
-                    (Ok(sub), None) => sub,
-                    (r, _) => panic!("subscribe returned {r:?} (closed: {closed:?})"),
-                };
-                let m = &mut self.subs;
-                assert!(
-                    m.order.last().is_none_or(|last| *last < sub),
-                    "subscriber ids are fresh"
-                );
-                m.order.push(sub);
-                if let Some(r) = m.regs.get_mut(&key) {
-                    r.subs.insert(sub);
-                    if let Phase::Registered(id) = r.phase {
-                        m.expected_done.push((sub, Ok(id)));
-                    }
-                } else {
-                    m.regs.insert(
-                        key,
-                        Reg {
-                            phase: Phase::Registered(0),
-                            subs: BTreeSet::from([sub]),
-                            serial: 0,
-                        },
-                    );
-                    m.queue(key, Phase::Registering);
-                }
+                let kind = if secret { Kind::Secret } else { Kind::Domain };
+                self.subscribe((kind, i32::from(event_id % 3)), closed);
             }
+            SubOp::SubscribeLegacyAny { event_id } => {
+                self.subscribe((Kind::DomainLegacyAny, i32::from(event_id % 3)), closed);
+            }
+            SubOp::SubscribeLegacy => self.subscribe((Kind::DomainLegacy, 0), closed),
             SubOp::Unsubscribe { sub } => {
                 let m = &mut self.subs;
                 if sub == 255 || m.order.is_empty() {
@@ -260,10 +280,16 @@ impl Harness {
                     .copied()
                     .unwrap_or((0xdead_beef, Kind::Domain.register_proc()));
                 let h = call_header(REMOTE_PROGRAM, procedure, serial);
+                // What libvirtd answers each procedure with.
+                let legacy = Kind::DomainLegacy;
                 let packet = if refuse {
                     peer::reply_error_to(&h, &peer::error(8, 0, "fuzz refusal"))
-                } else if procedure == Kind::Domain.deregister_proc()
-                    || procedure == Kind::Secret.deregister_proc()
+                } else if procedure == legacy.register_proc()
+                    || procedure == legacy.deregister_proc()
+                {
+                    peer::reply_to(&h, &ConnectDomainEventRegisterRet { cb_registered: 0 })
+                } else if procedure == Kind::DomainLegacyAny.register_proc()
+                    || KINDS.iter().any(|k| procedure == k.deregister_proc())
                 {
                     peer::reply_to(&h, &())
                 } else {
@@ -314,6 +340,66 @@ impl Harness {
                 self.pair.rx.extend_from_slice(&packet);
                 self.pump();
             }
+            SubOp::LegacyEvent { event_id } => {
+                let dom = domain();
+                let packet = match event_id % 3 {
+                    0 => peer::event(
+                        procs::DOMAIN_LIFECYCLE_LEGACY,
+                        &Lifecycle {
+                            dom,
+                            event: DomainEventType::STOPPED,
+                            detail: 0,
+                        },
+                    ),
+                    1 => peer::event(procs::DOMAIN_REBOOT_LEGACY, &DomainOnly { dom }),
+                    _ => peer::event(
+                        procs::DOMAIN_RTC_CHANGE_LEGACY,
+                        &RtcChange { dom, offset: -3600 },
+                    ),
+                };
+                self.pair.rx.extend_from_slice(&packet);
+                self.pump();
+            }
+        }
+    }
+
+    /// `subscribe` to `key`'s registration, predicting what it queues.
+    fn subscribe(&mut self, key: Key, closed: Option<&ConnectionError>) {
+        let r = match key.0 {
+            Kind::Secret => self.pair.conn.subscribe::<SecretEvent>(key.1, None),
+            Kind::Domain => self.pair.conn.subscribe::<DomainEvent>(key.1, None),
+            Kind::DomainLegacyAny => self.pair.conn.subscribe_domain_legacy_any(key.1),
+            _ => self.pair.conn.subscribe_domain_legacy(),
+        };
+        let sub = match (r, closed) {
+            (Err(CallError::Connection(e)), Some(c)) => {
+                assert_eq!(&e, c, "subscribe fails with the connection's error");
+                return;
+            }
+            (Ok(sub), None) => sub,
+            (r, _) => panic!("subscribe returned {r:?} (closed: {closed:?})"),
+        };
+        let m = &mut self.subs;
+        assert!(
+            m.order.last().is_none_or(|last| *last < sub),
+            "subscriber ids are fresh"
+        );
+        m.order.push(sub);
+        if let Some(r) = m.regs.get_mut(&key) {
+            r.subs.insert(sub);
+            if let Phase::Registered(id) = r.phase {
+                m.expected_done.push((sub, Ok(id)));
+            }
+        } else {
+            m.regs.insert(
+                key,
+                Reg {
+                    phase: Phase::Registered(0),
+                    subs: BTreeSet::from([sub]),
+                    serial: 0,
+                },
+            );
+            m.queue(key, Phase::Registering);
         }
     }
 
@@ -321,7 +407,7 @@ impl Harness {
     /// the model predicted for that serial. False if it is none of the table's procedures.
     pub(super) fn sub_on_call(&mut self, f: &Frame) -> bool {
         let h = f.header;
-        let known = [Kind::Domain, Kind::Secret]
+        let known = KINDS
             .iter()
             .any(|k| h.procedure == k.register_proc() || h.procedure == k.deregister_proc());
         if !known {
@@ -376,6 +462,15 @@ impl Harness {
         };
         let result = match (phase, result) {
             (Phase::Deregistering(_), _) => None,
+            // The any-registration's void reply stands for its event id.
+            (_, Ok(p)) if key.0 == Kind::DomainLegacyAny => {
+                if p.is_empty() {
+                    Some(Ok(key.1))
+                } else {
+                    self.expect_fatal = true;
+                    return true;
+                }
+            }
             (_, Ok(p)) => {
                 if let Ok(r) = xdr::from_bytes::<CallbackIdRet>(p) {
                     Some(Ok(r.callback_id))
