@@ -17,7 +17,10 @@
 //! "callback id" the event id, its REGISTER answered with a void reply) and the legacy
 //! lifecycle registration (`SubOp::SubscribeLegacy`). Legacy events (`SubOp::LegacyEvent`, no
 //! callback id) reach the active any-registration of their event id, and a lifecycle one also
-//! the legacy lifecycle registration.
+//! the legacy lifecycle registration. The legacy lifecycle registration and the
+//! any-registration of `LIFECYCLE` are one daemon callback (libvirtd refuses the second as
+//! already tracked): the model keeps them as one registration under the legacy key
+//! ([`daemon_key`]), whose calls are those of the kind that came first.
 //!
 //! **Input**: `Op::Sub` with a [`SubOp`], declared with the other input types in
 //! [`input`](super::input).
@@ -51,6 +54,15 @@ use libvirt_rpc::proto::SecretUsageType;
 /// registration has event id 0.
 type Key = (Kind, i32);
 
+/// The daemon callback `key` makes: the any-registration of `LIFECYCLE` is the legacy
+/// lifecycle registration's.
+fn daemon_key(key: Key) -> Key {
+    match key {
+        (Kind::DomainLegacyAny, id) if id == event_id::LIFECYCLE => (Kind::DomainLegacy, 0),
+        k => k,
+    }
+}
+
 /// The kinds the model registers.
 const KINDS: [Kind; 4] = [
     Kind::Domain,
@@ -72,6 +84,8 @@ enum Phase {
 
 #[derive(Debug)]
 struct Reg {
+    /// The key of the subscription that created it: its calls' procedures and arguments.
+    wire: Key,
     phase: Phase,
     subs: BTreeSet<SubscriberId>,
     /// The serial of the phase's call (REGISTER or DEREGISTER), predicted when queued.
@@ -203,15 +217,16 @@ impl Model {
         let r = self.regs.get_mut(&key).expect("known key");
         r.phase = phase;
         r.serial = serial;
+        let wire = r.wire;
         let (what, args) = match phase {
-            Phase::Deregistering(id) => ("DEREGISTER", deregister_args(key, id)),
-            _ => ("REGISTER", register_args(key)),
+            Phase::Deregistering(id) => ("DEREGISTER", deregister_args(wire, id)),
+            _ => ("REGISTER", register_args(wire)),
         };
         self.calls.insert(
             serial,
             TableCall {
                 key,
-                procedure: procedure(key, phase),
+                procedure: procedure(wire, phase),
                 what,
                 args,
                 sent: false,
@@ -385,6 +400,8 @@ impl Harness {
             "subscriber ids are fresh"
         );
         m.order.push(sub);
+        let wire = key;
+        let key = daemon_key(key);
         if let Some(r) = m.regs.get_mut(&key) {
             r.subs.insert(sub);
             if let Phase::Registered(id) = r.phase {
@@ -394,6 +411,7 @@ impl Harness {
             m.regs.insert(
                 key,
                 Reg {
+                    wire,
                     phase: Phase::Registered(0),
                     subs: BTreeSet::from([sub]),
                     serial: 0,
@@ -447,8 +465,8 @@ impl Harness {
         let Some(key) = m.key_of(reply.serial) else {
             return false;
         };
-        let phase = m.regs[&key].phase;
-        if reply.program != REMOTE_PROGRAM || reply.procedure != procedure(key, phase) {
+        let (phase, wire) = (m.regs[&key].phase, m.regs[&key].wire);
+        if reply.program != REMOTE_PROGRAM || reply.procedure != procedure(wire, phase) {
             self.expect_fatal = true;
             return true;
         }
@@ -463,9 +481,18 @@ impl Harness {
         let result = match (phase, result) {
             (Phase::Deregistering(_), _) => None,
             // The any-registration's void reply stands for its event id.
-            (_, Ok(p)) if key.0 == Kind::DomainLegacyAny => {
+            (_, Ok(p)) if wire.0 == Kind::DomainLegacyAny => {
                 if p.is_empty() {
-                    Some(Ok(key.1))
+                    Some(Ok(wire.1))
+                } else {
+                    self.expect_fatal = true;
+                    return true;
+                }
+            }
+            // The legacy registration's reply counts callbacks; it stands for LIFECYCLE.
+            (_, Ok(p)) if wire.0 == Kind::DomainLegacy => {
+                if xdr::from_bytes::<ConnectDomainEventRegisterRet>(p).is_ok() {
+                    Some(Ok(event_id::LIFECYCLE))
                 } else {
                     self.expect_fatal = true;
                     return true;
