@@ -74,9 +74,16 @@ pub mod prelude {
         Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Lift, Network, NetworkPort,
         NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
     };
-    pub use crate::client::{ConnectError, ConnectOptions, DownloadOptions, Error, UploadOptions};
+    pub use crate::client::{
+        ConnectError, ConnectOptions, DownloadOptions, Error, Progress, UploadOptions,
+    };
     pub use crate::proto::LibvirtVersion;
-    pub use crate::proto::names::DomainState;
+    pub use crate::proto::names::{
+        BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, DomainEventType, DomainState,
+        LifecycleDetail, NoStateReason, PausedReason, PmSuspendedDetail, PmSuspendedReason,
+        ResumedDetail, RunningReason, ShutdownDetail, ShutdownReason, ShutoffReason,
+        StartedDetail, StateReason, StoppedDetail, SuspendedDetail, UndefinedDetail,
+    };
     pub use crate::proto::types::Uuid;
     pub use crate::wire::xdr::LvString;
 }
