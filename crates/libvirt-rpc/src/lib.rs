@@ -81,8 +81,8 @@ pub mod prelude {
     pub use crate::proto::names::{
         BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, DomainEventType, DomainState,
         LifecycleDetail, NoStateReason, PausedReason, PmSuspendedDetail, PmSuspendedReason,
-        ResumedDetail, RunningReason, ShutdownDetail, ShutdownReason, ShutoffReason,
-        StartedDetail, StateReason, StoppedDetail, SuspendedDetail, UndefinedDetail,
+        ResumedDetail, RunningReason, ShutdownDetail, ShutdownReason, ShutoffReason, StartedDetail,
+        StateReason, StoppedDetail, SuspendedDetail, UndefinedDetail,
     };
     pub use crate::proto::types::Uuid;
     pub use crate::wire::xdr::LvString;

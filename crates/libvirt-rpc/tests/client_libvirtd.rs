@@ -68,7 +68,7 @@ async fn connect(d: &Libvirtd) -> Client {
 
 async fn pool(c: &Client, d: &Libvirtd) -> StoragePool {
     c.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
-        name: d.pool_name().as_ref().into(),
+        name: d.pool_name().into(),
     })
     .await
     .unwrap()

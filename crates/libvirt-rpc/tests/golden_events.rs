@@ -4,8 +4,8 @@
 //! checkout of the reference. Each constant names its file and packet.
 
 use libvirt_rpc::proto::events::{
-    self, CallbackMsg, DomainEvent, DomainEventType, EVENT_PROCS, Event, Lifecycle, callback_proc,
-    LifecycleDetail, event_id, event_id_of_proc,
+    self, CallbackMsg, DomainEvent, DomainEventType, EVENT_PROCS, Event, Lifecycle,
+    LifecycleDetail, callback_proc, event_id, event_id_of_proc,
 };
 use libvirt_rpc::proto::procs::common::CallbackIdArgs;
 use libvirt_rpc::proto::procs::connect::{
@@ -81,10 +81,30 @@ fn captured_lifecycle_events_decode() {
     // define, start (QEMU resumes the CPUs, then libvirt reports the boot), destroy (QEMU
     // reports a host-initiated shutdown first), undefine.
     let want = [
-        (EVENTS_S007, -1, DomainEventType::DEFINED, DefinedDetail::ADDED.into()),
-        (EVENTS_S008, 5, DomainEventType::RESUMED, ResumedDetail::UNPAUSED.into()),
-        (EVENTS_S009, 5, DomainEventType::STARTED, StartedDetail::BOOTED.into()),
-        (EVENTS_S010, 5, DomainEventType::SHUTDOWN, ShutdownDetail::HOST.into()),
+        (
+            EVENTS_S007,
+            -1,
+            DomainEventType::DEFINED,
+            DefinedDetail::ADDED.into(),
+        ),
+        (
+            EVENTS_S008,
+            5,
+            DomainEventType::RESUMED,
+            ResumedDetail::UNPAUSED.into(),
+        ),
+        (
+            EVENTS_S009,
+            5,
+            DomainEventType::STARTED,
+            StartedDetail::BOOTED.into(),
+        ),
+        (
+            EVENTS_S010,
+            5,
+            DomainEventType::SHUTDOWN,
+            ShutdownDetail::HOST.into(),
+        ),
         (
             EVENTS_S011,
             -1,

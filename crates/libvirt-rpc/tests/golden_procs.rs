@@ -35,10 +35,10 @@ use libvirt_rpc::proto::procs::storage::{
 };
 use libvirt_rpc::proto::procs::{self, TABLES};
 use libvirt_rpc::proto::types::{Domain, StoragePool, StorageVol, Uuid};
-use libvirt_rpc::proto::{RunningReason, ShutoffReason, StateReason};
 use libvirt_rpc::proto::{
     ErrorCode, ErrorDomain, ErrorLevel, Procedure, REMOTE_PROGRAM, RemoteError, StreamDirection,
 };
+use libvirt_rpc::proto::{RunningReason, ShutoffReason, StateReason};
 use libvirt_rpc::wire::frame::{HEADER_LEN, Header, LEN_WORD, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Decode, Decoder, Encode, LvString};
 

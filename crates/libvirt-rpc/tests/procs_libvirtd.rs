@@ -2201,7 +2201,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     let Some(pool) = run
         .expect::<StoragePoolLookupByName>(
             NameArgs {
-                name: d.pool_name().as_ref().into(),
+                name: d.pool_name().into(),
             },
             "the testbed pool",
             |r| r.pool.name == d.pool_name(),

@@ -724,7 +724,10 @@ impl StorageVol {
         let up = self
             .upload(UploadOptions::new().delete_on_failure(true))
             .await?;
-        Ok(up.with_progress(progress).send_file_and_finish(path).await?)
+        Ok(up
+            .with_progress(progress)
+            .send_file_and_finish(path)
+            .await?)
     }
 
     /// Read the whole volume into file `path` (`vol-download`, created or truncated),

@@ -13,7 +13,6 @@ use std::fmt;
 
 use super::procs::domain::{DomainGetInfoRet, DomainGetStateRet};
 
-
 /// Declare an open set of named values: the newtype, one constant per row with an optional
 /// virsh word, `name()`/`text()`, `Debug` as `NAME(n)`, `Display` as the word (else the
 /// `Debug` form; an unknown value as `Type(n)`), conversions from and to the integer and the
@@ -989,7 +988,10 @@ mod tests {
         assert_eq!(l.detail, LifecycleDetail::Stopped(StoppedDetail::DESTROYED));
         assert_eq!(l.to_string(), "Stopped Destroyed");
         assert_eq!(l.detail_name(), Some("DESTROYED"));
-        assert_eq!(DomainEventType(12).with_detail(4).detail, LifecycleDetail::Other(4));
+        assert_eq!(
+            DomainEventType(12).with_detail(4).detail,
+            LifecycleDetail::Other(4)
+        );
         assert_eq!(
             DomainEventType(12).with_detail(4).to_string(),
             "event 12 detail 4"
@@ -1010,7 +1012,11 @@ mod tests {
         for e in 0..9 {
             let e = DomainEventType(e);
             for (i, n) in e.detail_names().iter().enumerate() {
-                assert_eq!(LifecycleDetail::of(e, i as i32).name(), Some(*n), "{e:?} {i}");
+                assert_eq!(
+                    LifecycleDetail::of(e, i as i32).name(),
+                    Some(*n),
+                    "{e:?} {i}"
+                );
             }
         }
     }

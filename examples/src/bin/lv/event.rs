@@ -357,7 +357,7 @@ mod tests {
         let l = DomainEvent::Lifecycle(Lifecycle {
             dom: dom(),
             event: libvirt_rpc::proto::DomainEventType(5),
-            detail: 1,
+            detail: libvirt_rpc::proto::StoppedDetail::DESTROYED.into(),
         });
         assert_eq!(
             domain_line(&l),

@@ -62,10 +62,9 @@ pub use crate::proto::names::{
     AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
     CrashedDetail, DefinedDetail, DiskChangeReason, DomainEventType, DomainLifecycle,
     GraphicsAddressType, GraphicsPhase, IoErrorAction, LifecycleDetail, MemoryFailureAction,
-    MemoryFailureRecipient, MetadataType, NetworkEventType, NodeDeviceEventType,
-    PmSuspendedDetail, ResumedDetail, SecretEventType, ShutdownDetail, StartedDetail,
-    StoppedDetail, StoragePoolEventType, SuspendedDetail, TrayChangeReason, UndefinedDetail,
-    WatchdogAction,
+    MemoryFailureRecipient, MetadataType, NetworkEventType, NodeDeviceEventType, PmSuspendedDetail,
+    ResumedDetail, SecretEventType, ShutdownDetail, StartedDetail, StoppedDetail,
+    StoragePoolEventType, SuspendedDetail, TrayChangeReason, UndefinedDetail, WatchdogAction,
 };
 
 /// One event family, for code generic over families (subscriptions, routing): what to

@@ -13,9 +13,9 @@ use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
 pub use crate::proto::names::{
-    BlockJobType, BlockedReason, CrashedReason, DomainJobType, DomainState, IpAddrType, MetadataType,
-    NoStateReason, PausedReason, PmSuspendedReason, RunningReason, ShutdownReason, ShutoffReason,
-    StateReason,
+    BlockJobType, BlockedReason, CrashedReason, DomainJobType, DomainState, IpAddrType,
+    MetadataType, NoStateReason, PausedReason, PmSuspendedReason, RunningReason, ShutdownReason,
+    ShutoffReason, StateReason,
 };
 use crate::proto::types::{CharVec, Domain, TypedParam, TypedParameterFlags};
 use crate::wire::xdr::LvString;
