@@ -332,6 +332,7 @@ impl DomainGetStateRet {
 
     /// Itself: the reply is typed and prints as `virsh domstate --reason` does.
     #[deprecated(note = "the reply is typed now: use it (or its `reason` field) directly")]
+    #[must_use]
     pub fn named(&self) -> DomainStateReason {
         *self
     }
