@@ -148,7 +148,7 @@ xdr_struct! {
     pub struct NodeGetMemoryParametersArgs {
         /// Parameters wanted (0: just count).
         pub nparams: i32,
-        /// [`TypedParameterFlags`] (nothing else is defined).
+        /// [`TypedParameterFlags`](crate::proto::types::TypedParameterFlags) (nothing else is defined).
         pub flags: crate::proto::types::TypedParameterFlags,
     }
 }
