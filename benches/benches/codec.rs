@@ -157,7 +157,7 @@ fn event_decode(c: &mut Criterion) {
         body: Lifecycle {
             dom: domain(7),
             event: DomainEventType::STOPPED,
-            detail: 1,
+            detail: DomainEventType::STOPPED.with_detail(1).detail,
         },
     };
     let payload = xdr::to_bytes(&msg).expect("encodes");

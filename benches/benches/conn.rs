@@ -156,7 +156,7 @@ fn call_roundtrip(crit: &mut Criterion) {
                     id: 1,
                 },
                 event: DomainEventType::STOPPED,
-                detail: 1,
+                detail: DomainEventType::STOPPED.with_detail(1).detail,
             },
         },
     );

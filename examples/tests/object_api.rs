@@ -102,12 +102,13 @@ async fn event_watch_prints_the_lifecycle_events_it_sees() {
     dom.resume().await.unwrap();
     let rest: Vec<String> = lines.map(Result::unwrap).collect();
     assert!(child.wait().unwrap().success());
-    // VIR_DOMAIN_EVENT_SUSPENDED = 3, VIR_DOMAIN_EVENT_RESUMED = 4, printed by their names.
+    // VIR_DOMAIN_EVENT_SUSPENDED = 3, VIR_DOMAIN_EVENT_RESUMED = 4, printed by their names,
+    // and their details (0 in both: PAUSED, UNPAUSED) by theirs.
     assert_eq!(
         rest,
         [
-            "test event Suspended detail 0",
-            "test event Resumed detail 0"
+            "test event Suspended detail Paused",
+            "test event Resumed detail Unpaused"
         ],
         "{rest:?}"
     );

@@ -19,7 +19,7 @@ use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDo
 use libvirt_rpc::proto::procs::domain::{
     DomainCreateWithFlags, DomainDefineFlags, DomainDefineXmlFlags, DomainDestroyFlags,
     DomainFlagsArgs, DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
-    DomainState, DomainUndefineFlags, DomainUndefineFlagsValues, shutoff_reason,
+    DomainState, DomainUndefineFlags, DomainUndefineFlagsValues, ShutoffReason, StateReason,
 };
 use libvirt_rpc::proto::types::Domain;
 use tracing::Instrument;
@@ -314,16 +314,16 @@ impl Kvm2Provider {
                 None => InstanceState::Provisioning,
             },
             DomainState::SHUTOFF => match st.reason {
-                shutoff_reason::CRASHED => InstanceState::Failed {
+                StateReason::Shutoff(ShutoffReason::CRASHED) => InstanceState::Failed {
                     reason: "the guest crashed and is shut off".into(),
                 },
-                shutoff_reason::FAILED => InstanceState::Failed {
+                StateReason::Shutoff(ShutoffReason::FAILED) => InstanceState::Failed {
                     reason: "the domain failed to start".into(),
                 },
                 _ => InstanceState::Stopped,
             },
             DomainState::CRASHED => InstanceState::Failed {
-                reason: format!("the guest crashed (reason {})", st.reason),
+                reason: format!("the guest crashed (reason {})", st.reason.code()),
             },
             // Paused, shutting down, suspended, no state: not usable now, look again.
             _ => InstanceState::Provisioning,
@@ -644,8 +644,10 @@ impl Kvm2Provider {
         let st = ops::state(link, dom)
             .await
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
-        Ok(st.state == DomainState::SHUTOFF
-            && matches!(st.reason, shutoff_reason::UNKNOWN | shutoff_reason::FAILED))
+        Ok(matches!(
+            st.reason,
+            StateReason::Shutoff(ShutoffReason::UNKNOWN | ShutoffReason::FAILED)
+        ))
     }
 
     async fn get_inner(&self, uid: &Identifier) -> Result<Instance, ProviderError> {

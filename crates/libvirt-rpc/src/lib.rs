@@ -31,6 +31,13 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Values print as virsh prints them: `ev.detail` above is typed by its event
+//! (`LifecycleDetail::Stopped(StoppedDetail::DESTROYED)` prints `Destroyed`), and
+//! `dom.state(flags)` returns the state with a reason typed by that state
+//! (`StateReason::Shutoff(ShutoffReason::DESTROYED)`, printed `shut off (destroyed)`), so one
+//! `match` names both. A handle's `name()` is a `Cow<str>` (print it, compare it with
+//! `== "vm1"`); `name_bytes()` has the bytes of a name that is not UTF-8.
+//!
 //! Failures are one [`Error`] with predicates (`is_not_found()`, `is_auth()`,
 //! `is_connection_dead()`, `remote()`). Streams (volume upload and download, console) and the
 //! raw procedure table are on the [`Client`] underneath (`conn.client()`).
@@ -74,9 +81,16 @@ pub mod prelude {
         Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Lift, Network, NetworkPort,
         NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
     };
-    pub use crate::client::{ConnectError, ConnectOptions, DownloadOptions, Error, UploadOptions};
+    pub use crate::client::{
+        ConnectError, ConnectOptions, DownloadOptions, Error, Progress, UploadOptions,
+    };
     pub use crate::proto::LibvirtVersion;
-    pub use crate::proto::names::DomainState;
+    pub use crate::proto::names::{
+        BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, DomainEventType, DomainState,
+        LifecycleDetail, NoStateReason, PausedReason, PmSuspendedDetail, PmSuspendedReason,
+        ResumedDetail, RunningReason, ShutdownDetail, ShutdownReason, ShutoffReason, StartedDetail,
+        StateReason, StoppedDetail, SuspendedDetail, UndefinedDetail,
+    };
     pub use crate::proto::types::Uuid;
     pub use crate::wire::xdr::LvString;
 }

@@ -470,7 +470,7 @@ fn declared_calls_match_their_layouts() {
             dom: dom(),
             path: "path1".into(),
             nparams: -3,
-            flags: 4099,
+            flags: 4099.into(),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007000000057061746831000000fffffffd00001003",
     );
@@ -520,7 +520,7 @@ fn declared_calls_match_their_layouts() {
             dom: dom(),
             disk: None,
             nparams: -3,
-            flags: 4099,
+            flags: 4099.into(),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000000fffffffd00001003",
     );
@@ -552,7 +552,7 @@ fn declared_calls_match_their_layouts() {
         domain::DomainGetParamsArgs {
             dom: dom(),
             nparams: -2,
-            flags: 4098,
+            flags: 4098.into(),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007fffffffe00001002",
     );
@@ -586,7 +586,7 @@ fn declared_calls_match_their_layouts() {
             dom: dom(),
             device: "device1".into(),
             nparams: -3,
-            flags: 4099,
+            flags: 4099.into(),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007000000076465766963653100fffffffd00001003",
     );
@@ -608,7 +608,7 @@ fn declared_calls_match_their_layouts() {
             nparams: 4097,
             start_cpu: -3,
             ncpus: 4099,
-            flags: 4100,
+            flags: 4100.into(),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700001001fffffffd0000100300001004",
     );

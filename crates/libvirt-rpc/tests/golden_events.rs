@@ -4,8 +4,8 @@
 //! checkout of the reference. Each constant names its file and packet.
 
 use libvirt_rpc::proto::events::{
-    self, CallbackMsg, DomainEvent, DomainEventType, EVENT_PROCS, Event, Lifecycle, callback_proc,
-    event_id, event_id_of_proc, lifecycle_detail,
+    self, CallbackMsg, DomainEvent, DomainEventType, EVENT_PROCS, Event, Lifecycle,
+    LifecycleDetail, callback_proc, event_id, event_id_of_proc,
 };
 use libvirt_rpc::proto::procs::common::CallbackIdArgs;
 use libvirt_rpc::proto::procs::connect::{
@@ -74,29 +74,52 @@ fn lifecycle_registration_matches_virsh() {
 
 #[test]
 fn captured_lifecycle_events_decode() {
-    use lifecycle_detail::{defined, resumed, shutdown, started, stopped, undefined};
+    use libvirt_rpc::proto::events::{
+        DefinedDetail, ResumedDetail, ShutdownDetail, StartedDetail, StoppedDetail, UndefinedDetail,
+    };
 
     // define, start (QEMU resumes the CPUs, then libvirt reports the boot), destroy (QEMU
     // reports a host-initiated shutdown first), undefine.
     let want = [
-        (EVENTS_S007, -1, DomainEventType::DEFINED, defined::ADDED),
-        (EVENTS_S008, 5, DomainEventType::RESUMED, resumed::UNPAUSED),
-        (EVENTS_S009, 5, DomainEventType::STARTED, started::BOOTED),
-        (EVENTS_S010, 5, DomainEventType::SHUTDOWN, shutdown::HOST),
+        (
+            EVENTS_S007,
+            -1,
+            DomainEventType::DEFINED,
+            DefinedDetail::ADDED.into(),
+        ),
+        (
+            EVENTS_S008,
+            5,
+            DomainEventType::RESUMED,
+            ResumedDetail::UNPAUSED.into(),
+        ),
+        (
+            EVENTS_S009,
+            5,
+            DomainEventType::STARTED,
+            StartedDetail::BOOTED.into(),
+        ),
+        (
+            EVENTS_S010,
+            5,
+            DomainEventType::SHUTDOWN,
+            ShutdownDetail::HOST.into(),
+        ),
         (
             EVENTS_S011,
             -1,
             DomainEventType::STOPPED,
-            stopped::DESTROYED,
+            StoppedDetail::DESTROYED.into(),
         ),
         (
             EVENTS_S012,
             -1,
             DomainEventType::UNDEFINED,
-            undefined::REMOVED,
+            UndefinedDetail::REMOVED.into(),
         ),
     ];
     for (hex, id, event, detail) in want {
+        let detail: LifecycleDetail = detail;
         let f = frame(hex);
         assert_eq!(f.header.program, REMOTE_PROGRAM);
         assert_eq!(f.header.procedure, events::procs::DOMAIN_LIFECYCLE);
@@ -222,7 +245,7 @@ fn legacy_and_newer_domain_events_match_their_layouts() {
     let b = Lifecycle {
         dom: d(),
         event: DomainEventType::STOPPED,
-        detail: -1,
+        detail: LifecycleDetail::of(DomainEventType::STOPPED, -1),
     };
     legacy(
         p::DOMAIN_LIFECYCLE_LEGACY,

@@ -38,6 +38,7 @@ use libvirt_rpc::proto::types::{Domain, StoragePool, StorageVol, Uuid};
 use libvirt_rpc::proto::{
     ErrorCode, ErrorDomain, ErrorLevel, Procedure, REMOTE_PROGRAM, RemoteError, StreamDirection,
 };
+use libvirt_rpc::proto::{RunningReason, ShutoffReason, StateReason};
 use libvirt_rpc::wire::frame::{HEADER_LEN, Header, LEN_WORD, MessageStatus, MessageType};
 use libvirt_rpc::wire::xdr::{self, Decode, Decoder, Encode, LvString};
 
@@ -403,7 +404,8 @@ fn domain_replies_decode() {
     let list = reply::<ConnectListAllDomains>(SESSION_S010);
     assert_eq!((list.domains, list.ret), (vec![probe_dom(-1)], 1));
     let st = reply::<DomainGetState>(SESSION_S011);
-    assert_eq!((st.state, st.reason), (DomainState::SHUTOFF, 0));
+    assert_eq!((st.state, st.reason.code()), (DomainState::SHUTOFF, 0));
+    assert_eq!(st.reason, StateReason::Shutoff(ShutoffReason::UNKNOWN));
     assert_eq!(reply::<DomainLookupByName>(SESSION_S012).dom, probe_dom(-1));
     assert_eq!(
         reply::<DomainGetMetadata>(SESSION_S018).metadata,
@@ -411,7 +413,9 @@ fn domain_replies_decode() {
     );
     assert_eq!(reply::<DomainLookupByUuid>(SESSION_S023).dom, probe_dom(3));
     let st = reply::<DomainGetState>(SESSION_S025);
-    assert_eq!((st.state, st.reason), (DomainState::RUNNING, 1));
+    assert_eq!((st.state, st.reason.code()), (DomainState::RUNNING, 1));
+    assert_eq!(st.reason, StateReason::Running(RunningReason::BOOTED));
+    assert_eq!(st.to_string(), "running (booted)");
     assert!(
         reply::<DomainInterfaceAddresses>(SESSION_S027)
             .ifaces

@@ -157,7 +157,7 @@ async fn generated_methods_answer_on_the_test_driver() {
     let ifaces = conn.list_all_interfaces(Default::default()).await.unwrap();
     assert!(!ifaces.is_empty());
     let iface = conn
-        .lookup_interface_by_name(&ifaces[0].name().to_string_lossy())
+        .lookup_interface_by_name(&ifaces[0].name())
         .await
         .unwrap();
     assert_eq!(iface.mac(), ifaces[0].mac());
@@ -401,4 +401,196 @@ async fn typed_list_flags_select_what_virsh_list_selects() {
         assert!(!theirs.is_empty(), "virsh list {opts:?} names nothing");
         assert_eq!(ours, theirs, "{opts:?} ({flags})");
     }
+}
+
+/// Issue 14's typed values against the test driver and virsh on the same daemon: the state
+/// reason and the lifecycle detail as typed fields, the typed getter and node-device list
+/// flags, a handle's printable name, and a list argument of handles.
+#[tokio::test]
+async fn typed_reasons_details_flags_names_and_handle_lists() {
+    use libvirt_rpc::proto::procs::domain::DomainGetParamsFlags;
+    use libvirt_rpc::proto::procs::nodedev::ConnectListAllNodeDevicesFlags as DevFlags;
+    use std::time::Duration;
+
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let uri = d.test_uri();
+    let virsh = |args: &[&str]| {
+        d.virsh_with(&uri, Duration::from_secs(60), args)
+            .unwrap_or_else(|e| panic!("virsh {args:?}: {e}"))
+    };
+    let conn = Connect::open(&uri).await.unwrap();
+    let dom = conn
+        .define_domain_xml(&test_domain_xml("typed-t1"))
+        .await
+        .unwrap();
+
+    // A handle's name prints, pads and compares as a string.
+    assert_eq!(dom.name(), "typed-t1");
+    assert_eq!(format!("{:<10}|", dom.name()), "typed-t1  |");
+    assert_eq!(dom.name_bytes(), b"typed-t1");
+    let owned: String = dom.name().into_owned();
+    assert_eq!(owned, "typed-t1");
+    // A name that is not UTF-8 still prints (U+FFFD), its bytes stay reachable.
+    let odd = conn.bind(libvirt_rpc::proto::types::Domain {
+        name: LvString::from_bytes(vec![b'v', 0xff]),
+        ..dom.wire().clone()
+    });
+    assert_eq!(odd.name(), "v\u{fffd}");
+    assert_eq!(odd.name_bytes(), &[b'v', 0xff]);
+
+    // Defined, never started: shut off (unknown), as virsh says.
+    let st = dom.state(Default::default()).await.unwrap();
+    assert_eq!(st.reason, StateReason::Shutoff(ShutoffReason::UNKNOWN));
+    assert_eq!(
+        st.to_string(),
+        virsh(&["domstate", "typed-t1", "--reason"]).trim()
+    );
+
+    // Started: a typed lifecycle event, then running (booted).
+    let mut events = conn.client().subscribe_lifecycle(None).await.unwrap();
+    dom.create().await.unwrap();
+    let ev = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let ev = events.next().await.expect("events end");
+            if ev.dom.name == "typed-t1" {
+                break ev;
+            }
+        }
+    })
+    .await
+    .expect("a lifecycle event within 20 s");
+    assert_eq!(ev.event, DomainEventType::STARTED);
+    assert_eq!(ev.detail, LifecycleDetail::Started(StartedDetail::BOOTED));
+    assert_eq!(ev.to_string(), "Started Booted");
+    let st = dom.state(Default::default()).await.unwrap();
+    assert_eq!(st.reason, StateReason::Running(RunningReason::BOOTED));
+    assert_eq!(
+        st.to_string(),
+        virsh(&["domstate", "typed-t1", "--reason"]).trim()
+    );
+
+    // Destroyed: a typed detail and reason.
+    dom.destroy().await.unwrap();
+    let ev = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let ev = events.next().await.expect("events end");
+            if ev.dom.name == "typed-t1" && ev.event == DomainEventType::STOPPED {
+                break ev;
+            }
+        }
+    })
+    .await
+    .expect("a stopped event within 20 s");
+    assert_eq!(
+        ev.detail,
+        LifecycleDetail::Stopped(StoppedDetail::DESTROYED)
+    );
+    let st = dom.state(Default::default()).await.unwrap();
+    assert!(
+        matches!(st.reason, StateReason::Shutoff(ShutoffReason::DESTROYED)),
+        "{st:?}"
+    );
+    assert_eq!(
+        st.to_string(),
+        virsh(&["domstate", "typed-t1", "--reason"]).trim()
+    );
+
+    // Typed getter flags (virsh's --live / --config) on the running default domain; the
+    // method adds STRING_OKAY to what the caller passes.
+    let test = conn.lookup_domain_by_name("test").await.unwrap();
+    for (flags, opt) in [
+        (DomainGetParamsFlags::LIVE, "--live"),
+        (DomainGetParamsFlags::CONFIG, "--config"),
+        (DomainGetParamsFlags::CURRENT, "--current"),
+    ] {
+        let ours = test.blkio_parameters(flags).await.unwrap();
+        let weight = ours
+            .iter()
+            .find(|p| p.field == "weight")
+            .unwrap_or_else(|| panic!("{flags}: no weight in {ours:?}"));
+        let TypedParamValue::UInt(w) = weight.value else {
+            panic!("{weight:?}")
+        };
+        let theirs = virsh(&["blkiotune", "test", opt]);
+        assert!(
+            theirs.lines().any(
+                |l| l.split_whitespace().collect::<Vec<_>>() == ["weight", ":", &w.to_string()]
+            ),
+            "{flags}: weight {w}, virsh said {theirs}"
+        );
+        // Strings came back (STRING_OKAY was added).
+        assert!(
+            ours.iter()
+                .any(|p| matches!(p.value, TypedParamValue::String(_))),
+            "{flags}: {ours:?}"
+        );
+    }
+
+    // Node-device list flags with virsh's names. The test driver filters by capability and
+    // refuses the ACTIVE/INACTIVE filters (libvirt 9.0): virsh fails the same way, and the
+    // refusal names the bits, so ours must be the ones virsh sends.
+    let names = |devs: Vec<NodeDevice>| {
+        let mut v: Vec<String> = devs.iter().map(|d| d.name().into_owned()).collect();
+        v.sort();
+        v
+    };
+    for (flags, cap) in [
+        (DevFlags::CAP_SYSTEM, "system"),
+        (DevFlags::CAP_SCSI_HOST, "scsi_host"),
+        (DevFlags::CAP_PCI_DEV, "pci"),
+    ] {
+        let ours = names(conn.list_all_node_devices(flags).await.unwrap());
+        // The older call filters by the capability's name, on the daemon's side.
+        let mut by_name = conn.node_list_devices(Some(cap), 256, 0).await.unwrap();
+        by_name.sort();
+        assert_eq!(ours, by_name, "{flags} vs cap {cap}");
+    }
+    assert_eq!(
+        names(
+            conn.list_all_node_devices(DevFlags::CAP_SYSTEM)
+                .await
+                .unwrap()
+        ),
+        ["computer"]
+    );
+    for (flags, opts) in [
+        (
+            DevFlags::ACTIVE | DevFlags::CAP_SYSTEM,
+            &["--cap", "system"][..],
+        ),
+        (DevFlags::ACTIVE | DevFlags::INACTIVE, &["--all"][..]),
+        (DevFlags::INACTIVE, &["--inactive"][..]),
+    ] {
+        let ours = conn.list_all_node_devices(flags).await.unwrap_err();
+        let theirs = d
+            .virsh_with(
+                &uri,
+                Duration::from_secs(60),
+                &[&["nodedev-list"][..], opts].concat(),
+            )
+            .unwrap_err()
+            .to_string();
+        let msg = ours
+            .remote()
+            .and_then(|r| r.message.as_ref())
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(
+            msg.starts_with("unsupported flags (0x") && theirs.contains(&msg),
+            "{flags}: ours {msg:?}, virsh {theirs:?}"
+        );
+    }
+
+    // A list argument of handles.
+    let stats = conn
+        .all_domain_stats(&[&test, &dom], Default::default(), Default::default())
+        .await
+        .unwrap();
+    let mut got: Vec<String> = stats.iter().map(|r| r.dom.name.to_string()).collect();
+    got.sort();
+    assert_eq!(got, ["test", "typed-t1"]);
+
+    dom.undefine().await.unwrap();
 }

@@ -36,6 +36,7 @@ use libvirt_rpc::proto::types::{
     TypedParam, TypedParamValue,
 };
 use libvirt_rpc::proto::{ErrorCode, LibvirtVersion, Procedure, RemoteError};
+use libvirt_rpc::proto::{RunningReason, StateReason};
 use testbed::libvirtd::Libvirtd;
 
 /// Procedures that answered sensibly, and everything that went wrong.
@@ -1171,7 +1172,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
     let get = |nparams| DomainGetParamsArgs {
         dom: d.clone(),
         nparams,
-        flags: LIVE | STRING_OKAY,
+        flags: (LIVE | STRING_OKAY).into(),
     };
     run.done::<DomainSetSchedulerParameters>(DomainSetSchedulerParametersArgs {
         dom: d.clone(),
@@ -1232,7 +1233,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
             dom: d.clone(),
             device: "lvnet0".into(),
             nparams: 16,
-            flags: LIVE,
+            flags: LIVE.into(),
         },
         "inbound average 1000",
         |r| param(&r.params, "inbound.average") == Some(&TypedParamValue::UInt(1000)),
@@ -1253,7 +1254,7 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
             dom: d.clone(),
             disk: Some("vda".into()),
             nparams: 32,
-            flags: LIVE | STRING_OKAY,
+            flags: (LIVE | STRING_OKAY).into(),
         },
         "4096 bytes/s",
         |r| param(&r.params, "total_bytes_sec") == Some(&TypedParamValue::ULLong(4096)),
@@ -2586,7 +2587,8 @@ async fn legacy_registration_events_decode() {
         })
         .await
         .unwrap();
-    assert_eq!(st.named().to_string(), "running (unpaused)");
+    assert_eq!(st.to_string(), "running (unpaused)");
+    assert_eq!(st.reason, StateReason::Running(RunningReason::UNPAUSED));
 }
 
 /// A call newer than the daemon is refused with "unknown procedure", reported as

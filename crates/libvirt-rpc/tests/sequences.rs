@@ -1244,7 +1244,7 @@ fn callback_ids_are_per_kind() {
                     id: -1,
                 },
                 event: events::DomainEventType::DEFINED,
-                detail: 0,
+                detail: events::DomainEventType::DEFINED.with_detail(0).detail,
             },
         },
     );
@@ -1711,7 +1711,7 @@ fn legacy_any_registrations_route_by_event_id() {
         &Lifecycle {
             dom: dom(),
             event: events::DomainEventType::STARTED,
-            detail: 0,
+            detail: events::DomainEventType::STARTED.with_detail(0).detail,
         },
     ))
     .unwrap();

@@ -71,7 +71,7 @@ where
         let args = DomainGetParamsArgs {
             dom: dom.clone(),
             nparams,
-            flags: 0,
+            flags: Default::default(),
         };
         async move {
             if libvirt {

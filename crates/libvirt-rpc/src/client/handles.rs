@@ -29,11 +29,12 @@
 //! ([`Upload`], [`Download`], [`Duplex`]). Tunnelled migration and the procedures that pass
 //! file descriptors have none: use the [`Client`] (`conn.client()`).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::{
-    Client, ConnectError, ConnectOptions, Download, DownloadOptions, Duplex, Error, Upload,
-    UploadOptions,
+    Client, ConnectError, ConnectOptions, Download, DownloadOptions, Duplex, Error, Progress,
+    Upload, UploadOptions,
 };
 use crate::conn::StreamError;
 use crate::proto::procs::domain::{DomainScreenshot, DomainScreenshotArgs};
@@ -171,6 +172,8 @@ lift_as_is!(
     crate::proto::names::DomainLifecycle,
     crate::proto::names::DomainState,
     crate::proto::names::DomainStateReason,
+    crate::proto::names::StateReason,
+    crate::proto::names::LifecycleDetail,
     crate::proto::names::GraphicsAddressType,
     crate::proto::names::GraphicsPhase,
     crate::proto::names::IoErrorAction,
@@ -247,12 +250,14 @@ macro_rules! param_as_is {
 param_as_is!(bool, u8, i32, u32, i64, u64, f64);
 param_as_is!(types::Uuid, types::CharVec, bytes::Bytes);
 
-impl<T> Param for Vec<T> {
-    type In<'a> = Vec<T>;
-    fn from_param(p: Vec<T>) -> Vec<T> {
-        p
-    }
-}
+// Lists of objects are taken as slices of handles (in `handles!`); other lists as they are.
+param_as_is!(
+    Vec<types::TypedParam>,
+    Vec<LvString>,
+    Vec<i32>,
+    Vec<u32>,
+    Vec<u64>
+);
 
 impl<const N: usize> Param for types::CharArray<N> {
     type In<'a> = Self;
@@ -379,6 +384,14 @@ macro_rules! handles {
                 }
             }
 
+            /// A list of objects is taken as handles (`&[&dom1, &dom2]`).
+            impl Param for Vec<types::$wire> {
+                type In<'a> = &'a [&'a $name];
+                fn from_param(p: &[&$name]) -> Self {
+                    p.iter().map(|h| h.wire.clone()).collect()
+                }
+            }
+
             impl SelfArg<types::$wire> for $name {
                 fn self_arg(&self) -> types::$wire {
                     self.wire.clone()
@@ -392,9 +405,16 @@ macro_rules! handles {
 handles! {
     /// A domain (a guest; libvirt's `virDomainPtr`).
     Domain(Domain) {
-        /// The domain's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The domain's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
+        }
+
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
 
         /// The domain's UUID.
@@ -410,9 +430,16 @@ handles! {
     }
     /// A storage pool (`virStoragePoolPtr`).
     StoragePool(StoragePool) {
-        /// The pool's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The pool's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
+        }
+
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
 
         /// The pool's UUID.
@@ -422,26 +449,54 @@ handles! {
     }
     /// A storage volume (`virStorageVolPtr`).
     StorageVol(StorageVol) {
-        /// The volume's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The volume's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
         }
 
-        /// The name of the pool holding the volume.
-        pub fn pool_name(&self) -> &LvString {
-            &self.wire.pool
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
 
-        /// The volume's key (usually its path).
-        pub fn key(&self) -> &LvString {
-            &self.wire.key
+        /// The name of the pool holding the volume, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`pool_name_bytes`](Self::pool_name_bytes)).
+        pub fn pool_name(&self) -> Cow<'_, str> {
+            self.wire.pool.to_string_lossy()
+        }
+
+        /// The pool name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn pool_name_bytes(&self) -> &[u8] {
+            self.wire.pool.as_bytes()
+        }
+
+        /// The volume's key (usually its path), to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`key_bytes`](Self::key_bytes)).
+        pub fn key(&self) -> Cow<'_, str> {
+            self.wire.key.to_string_lossy()
+        }
+
+        /// The key as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn key_bytes(&self) -> &[u8] {
+            self.wire.key.as_bytes()
         }
     }
     /// A virtual network (`virNetworkPtr`).
     Network(Network) {
-        /// The network's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The network's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
+        }
+
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
 
         /// The network's UUID.
@@ -463,9 +518,16 @@ handles! {
     }
     /// A host device (`virNodeDevicePtr`); the daemon knows it by name.
     NodeDevice(NodeDevice) {
-        /// The device's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The device's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
+        }
+
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
     }
     /// A secret (`virSecretPtr`).
@@ -480,28 +542,56 @@ handles! {
             self.wire.usage_type
         }
 
-        /// The usage id (e.g. the volume path for a volume secret).
-        pub fn usage_id(&self) -> &LvString {
-            &self.wire.usage_id
+        /// The usage id (e.g. the volume path for a volume secret), to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`usage_id_bytes`](Self::usage_id_bytes)).
+        pub fn usage_id(&self) -> Cow<'_, str> {
+            self.wire.usage_id.to_string_lossy()
+        }
+
+        /// The usage id as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn usage_id_bytes(&self) -> &[u8] {
+            self.wire.usage_id.as_bytes()
         }
     }
     /// A host network interface (`virInterfacePtr`).
     Interface(Interface) {
-        /// The interface's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The interface's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
         }
 
-        /// The interface's MAC address.
-        pub fn mac(&self) -> &LvString {
-            &self.wire.mac
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
+        }
+
+        /// The interface's MAC address, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`mac_bytes`](Self::mac_bytes)).
+        pub fn mac(&self) -> Cow<'_, str> {
+            self.wire.mac.to_string_lossy()
+        }
+
+        /// The mac as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn mac_bytes(&self) -> &[u8] {
+            self.wire.mac.as_bytes()
         }
     }
     /// A network filter (`virNWFilterPtr`).
     NwFilter(NwFilter) {
-        /// The filter's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The filter's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
+        }
+
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
 
         /// The filter's UUID.
@@ -511,21 +601,42 @@ handles! {
     }
     /// A network filter bound to a port (`virNWFilterBindingPtr`).
     NwFilterBinding(NwFilterBinding) {
-        /// The port device the filter is bound to.
-        pub fn port_dev(&self) -> &LvString {
-            &self.wire.portdev
+        /// The port device the filter is bound to, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`port_dev_bytes`](Self::port_dev_bytes)).
+        pub fn port_dev(&self) -> Cow<'_, str> {
+            self.wire.portdev.to_string_lossy()
         }
 
-        /// The filter's name.
-        pub fn filter_name(&self) -> &LvString {
-            &self.wire.filtername
+        /// The port dev as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn port_dev_bytes(&self) -> &[u8] {
+            self.wire.portdev.as_bytes()
+        }
+
+        /// The filter's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`filter_name_bytes`](Self::filter_name_bytes)).
+        pub fn filter_name(&self) -> Cow<'_, str> {
+            self.wire.filtername.to_string_lossy()
+        }
+
+        /// The filter name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn filter_name_bytes(&self) -> &[u8] {
+            self.wire.filtername.as_bytes()
         }
     }
     /// A domain snapshot (`virDomainSnapshotPtr`).
     DomainSnapshot(DomainSnapshot) {
-        /// The snapshot's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The snapshot's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
+        }
+
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
 
         /// The domain the snapshot belongs to.
@@ -535,9 +646,16 @@ handles! {
     }
     /// A domain checkpoint (`virDomainCheckpointPtr`).
     DomainCheckpoint(DomainCheckpoint) {
-        /// The checkpoint's name.
-        pub fn name(&self) -> &LvString {
-            &self.wire.name
+        /// The checkpoint's name, to print and compare (`== "…"`); one that
+        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
+        /// bytes: [`name_bytes`](Self::name_bytes)).
+        pub fn name(&self) -> Cow<'_, str> {
+            self.wire.name.to_string_lossy()
+        }
+
+        /// The name as the daemon sent it: any bytes, UTF-8 or not.
+        pub fn name_bytes(&self) -> &[u8] {
+            self.wire.name.as_bytes()
         }
 
         /// The domain the checkpoint belongs to.
@@ -586,6 +704,44 @@ impl StorageVol {
     /// ```
     pub async fn download(&self, opts: DownloadOptions) -> Result<Download, StreamError> {
         self.conn.client.vol_download(&self.wire, opts).await
+    }
+
+    /// Write the whole of file `path` into the volume (`vol-upload`), telling `progress`
+    /// the bytes done and the file's size; if the upload fails the volume is deleted
+    /// ([`UploadOptions::delete_on_failure`]: for a volume made to receive the file). Returns
+    /// the bytes sent. For a part, sparse data or another source use [`upload`](Self::upload).
+    ///
+    /// ```no_run
+    /// # async fn f(vol: &libvirt_rpc::StorageVol) -> Result<(), libvirt_rpc::Error> {
+    /// let sent = vol.upload_file("disk.raw".as_ref(), |p| eprintln!("{} of {:?}", p.done, p.total)).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn upload_file(
+        &self,
+        path: &std::path::Path,
+        progress: impl FnMut(Progress) + Send + 'static,
+    ) -> Result<u64, Error> {
+        let up = self
+            .upload(UploadOptions::new().delete_on_failure(true))
+            .await?;
+        Ok(up
+            .with_progress(progress)
+            .send_file_and_finish(path)
+            .await?)
+    }
+
+    /// Read the whole volume into file `path` (`vol-download`, created or truncated),
+    /// telling `progress` the bytes done and the volume's capacity. Returns the bytes
+    /// written. For a part or another sink use [`download`](Self::download).
+    pub async fn download_to_file(
+        &self,
+        path: &std::path::Path,
+        progress: impl FnMut(Progress) + Send + 'static,
+    ) -> Result<u64, Error> {
+        let total = self.info().await?.capacity;
+        let dl = self.download(DownloadOptions::new()).await?;
+        let dl = dl.with_total(total).with_progress(progress);
+        Ok(dl.write_to_file(path).await?)
     }
 }
 

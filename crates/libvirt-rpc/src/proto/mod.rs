@@ -20,6 +20,13 @@ pub use names::{
     NodeDeviceEventType, SecretEventType, SecretUsageType, StoragePoolEventType, StoragePoolState,
     StorageVolType, TrayChangeReason, WatchdogAction,
 };
+// The typed reasons of a domain state and details of a lifecycle event.
+pub use names::{
+    BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, LifecycleDetail, NoStateReason,
+    PausedReason, PmSuspendedDetail, PmSuspendedReason, ResumedDetail, RunningReason,
+    ShutdownDetail, ShutdownReason, ShutoffReason, StartedDetail, StateReason, StoppedDetail,
+    SuspendedDetail, UndefinedDetail,
+};
 pub use procedure::{FdPassing, LibvirtVersion, ProcInfo, Procedure, StreamArgs, StreamDirection};
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.

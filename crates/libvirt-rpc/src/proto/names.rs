@@ -112,12 +112,14 @@ pub struct DomainState(pub i32);
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct DomainEventType(pub i32);
 
-/// One row per state: constant, number, virsh's word, the reasons (`virDomain*Reason`, in
-/// number order from 0) with virsh's words.
+/// One row per state: constant, number, virsh's word, the variant of the sub-code enum and
+/// the per-state type of its sub-codes (`virDomain*Reason`, `virDomainEvent*DetailType`), with
+/// their numbers and virsh's words. Emits the constants, `name`/`text`, the sub-code tables,
+/// one [`named!`] type per row and the enum over them (`Other` for a row we do not know).
 macro_rules! states {
-    ($ty:ident, $what:literal, $names:ident, $texts:ident;
-     $( $(#[$m:meta])* $name:ident = $v:literal, $text:literal,
-        reasons [ $( $rname:ident $rtext:literal ),* $(,)? ]; )*) => {
+    ($ty:ident, $what:literal, $names:ident, $texts:ident, $Enum:ident, $sub:literal;
+     $( $(#[$m:meta])* $name:ident = $v:literal, $text:literal, $Var:ident($RTy:ident)
+        [ $( $rname:ident = $rv:literal $rtext:literal ),* $(,)? ]; )*) => {
         impl $ty {
             $( $(#[$m])* pub const $name: Self = Self($v); )*
 
@@ -131,55 +133,145 @@ macro_rules! states {
                 match self.0 { $( $v => Some($text), )* _ => None }
             }
 
-            #[doc = concat!("libvirt's names of this ", $what, "'s sub-codes (reasons, details), \
-                indexed by number; empty for an unknown ", $what, ".")]
+            #[doc = concat!("libvirt's names of this ", $what, "'s ", $sub, "s, indexed by \
+                number; empty for an unknown ", $what, ".")]
             pub fn $names(self) -> &'static [&'static str] {
                 match self.0 { $( $v => &[$( stringify!($rname) ),*], )* _ => &[] }
             }
 
-            #[doc = concat!("virsh's words for the sub-codes, indexed like [`", stringify!($names), "`](Self::", stringify!($names), ").")]
+            #[doc = concat!("virsh's words for the ", $sub, "s, indexed like [`", stringify!($names), "`](Self::", stringify!($names), ").")]
             pub fn $texts(self) -> &'static [&'static str] {
                 match self.0 { $( $v => &[$( $rtext ),*], )* _ => &[] }
+            }
+        }
+
+        $(
+            named! {
+                #[doc = concat!("The ", $sub, " of [`", stringify!($ty), "::", stringify!($name),
+                    "`] (", $text, "), as [`", stringify!($Enum), "::", stringify!($Var),
+                    "`] carries it.")]
+                pub struct $RTy(i32) {
+                    $(
+                        #[doc = concat!("`", stringify!($rname), "`: virsh says \"", $rtext, "\".")]
+                        $rname = $rv $rtext,
+                    )*
+                }
+            }
+
+            impl From<$RTy> for $Enum {
+                fn from(r: $RTy) -> Self {
+                    Self::$Var(r)
+                }
+            }
+        )*
+
+        #[doc = concat!("The ", $sub, " that comes with a [`", stringify!($ty), "`], typed by it: \
+            one variant per ", $what, " holding that ", $what, "'s ", $sub, " type, so one match \
+            names both. Decoded from \
+            the wire's `int` in the context of the ", $what, " before it \
+            ([`of`](Self::of)); encodes as that `int` ([`code`](Self::code)). Prints virsh's \
+            words, `", $sub, " N` for one we do not know.")]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        #[non_exhaustive]
+        pub enum $Enum {
+            $(
+                #[doc = concat!("Of [`", stringify!($ty), "::", stringify!($name), "`].")]
+                $Var($RTy),
+            )*
+            #[doc = concat!("Of a ", $what, " we do not know: the number.")]
+            Other(i32),
+        }
+
+        impl $Enum {
+            #[doc = concat!("The ", $sub, " numbered `code` within `of`.")]
+            pub fn of(of: $ty, code: i32) -> Self {
+                match of.0 {
+                    $( $v => Self::$Var($RTy(code)), )*
+                    _ => Self::Other(code),
+                }
+            }
+
+            /// The number on the wire.
+            pub fn code(self) -> i32 {
+                match self {
+                    $( Self::$Var(r) => r.0, )*
+                    Self::Other(n) => n,
+                }
+            }
+
+            #[doc = concat!("libvirt's name within its ", $what, " (`DESTROYED`), if we know it.")]
+            pub fn name(self) -> Option<&'static str> {
+                match self {
+                    $( Self::$Var(r) => r.name(), )*
+                    Self::Other(_) => None,
+                }
+            }
+
+            /// virsh's words for it (`destroyed`), if we know it.
+            pub fn text(self) -> Option<&'static str> {
+                match self {
+                    $( Self::$Var(r) => r.text(), )*
+                    Self::Other(_) => None,
+                }
+            }
+        }
+
+        #[doc = concat!("virsh's words; `", $sub, " N` for one we do not know.")]
+        impl fmt::Display for $Enum {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self.text() {
+                    Some(t) => f.write_str(t),
+                    None => write!(f, concat!($sub, " {}"), self.code()),
+                }
+            }
+        }
+
+        impl From<$Enum> for i32 {
+            fn from(r: $Enum) -> Self {
+                r.code()
             }
         }
     };
 }
 
-// `virDomain*Reason` per state, in number order from 0.
+// `virDomain*Reason` per state.
 states! {
-    DomainState, "state", reason_names, reason_texts;
+    DomainState, "state", reason_names, reason_texts, StateReason, "reason";
     /// No state.
-    NOSTATE = 0, "no state", reasons [UNKNOWN "unknown"];
+    NOSTATE = 0, "no state", NoState(NoStateReason) [UNKNOWN = 0 "unknown"];
     /// Running.
-    RUNNING = 1, "running", reasons [
-        UNKNOWN "unknown", BOOTED "booted", MIGRATED "migrated", RESTORED "restored",
-        FROM_SNAPSHOT "from snapshot", UNPAUSED "unpaused",
-        MIGRATION_CANCELED "migration canceled", SAVE_CANCELED "save canceled",
-        WAKEUP "event wakeup", CRASHED "crashed", POSTCOPY "post-copy",
-        POSTCOPY_FAILED "post-copy failed",
+    RUNNING = 1, "running", Running(RunningReason) [
+        UNKNOWN = 0 "unknown", BOOTED = 1 "booted", MIGRATED = 2 "migrated",
+        RESTORED = 3 "restored", FROM_SNAPSHOT = 4 "from snapshot", UNPAUSED = 5 "unpaused",
+        MIGRATION_CANCELED = 6 "migration canceled", SAVE_CANCELED = 7 "save canceled",
+        WAKEUP = 8 "event wakeup", CRASHED = 9 "crashed", POSTCOPY = 10 "post-copy",
+        POSTCOPY_FAILED = 11 "post-copy failed",
     ];
     /// Blocked on a resource (virsh says "idle").
-    BLOCKED = 2, "idle", reasons [UNKNOWN "unknown"];
+    BLOCKED = 2, "idle", Blocked(BlockedReason) [UNKNOWN = 0 "unknown"];
     /// Paused.
-    PAUSED = 3, "paused", reasons [
-        UNKNOWN "unknown", USER "user", MIGRATION "migrating", SAVE "saving",
-        DUMP "dumping", IOERROR "I/O error", WATCHDOG "watchdog",
-        FROM_SNAPSHOT "from snapshot", SHUTTING_DOWN "shutting down",
-        SNAPSHOT "creating snapshot", CRASHED "crashed", STARTING_UP "starting up",
-        POSTCOPY "post-copy", POSTCOPY_FAILED "post-copy failed", API_ERROR "api error",
+    PAUSED = 3, "paused", Paused(PausedReason) [
+        UNKNOWN = 0 "unknown", USER = 1 "user", MIGRATION = 2 "migrating", SAVE = 3 "saving",
+        DUMP = 4 "dumping", IOERROR = 5 "I/O error", WATCHDOG = 6 "watchdog",
+        FROM_SNAPSHOT = 7 "from snapshot", SHUTTING_DOWN = 8 "shutting down",
+        SNAPSHOT = 9 "creating snapshot", CRASHED = 10 "crashed", STARTING_UP = 11 "starting up",
+        POSTCOPY = 12 "post-copy", POSTCOPY_FAILED = 13 "post-copy failed",
+        API_ERROR = 14 "api error",
     ];
     /// Being shut down.
-    SHUTDOWN = 4, "in shutdown", reasons [UNKNOWN "unknown", USER "user"];
+    SHUTDOWN = 4, "in shutdown", Shutdown(ShutdownReason) [
+        UNKNOWN = 0 "unknown", USER = 1 "user",
+    ];
     /// Shut off.
-    SHUTOFF = 5, "shut off", reasons [
-        UNKNOWN "unknown", SHUTDOWN "shutdown", DESTROYED "destroyed", CRASHED "crashed",
-        MIGRATED "migrated", SAVED "saved", FAILED "failed", FROM_SNAPSHOT "from snapshot",
-        DAEMON "daemon",
+    SHUTOFF = 5, "shut off", Shutoff(ShutoffReason) [
+        UNKNOWN = 0 "unknown", SHUTDOWN = 1 "shutdown", DESTROYED = 2 "destroyed",
+        CRASHED = 3 "crashed", MIGRATED = 4 "migrated", SAVED = 5 "saved", FAILED = 6 "failed",
+        FROM_SNAPSHOT = 7 "from snapshot", DAEMON = 8 "daemon",
     ];
     /// Crashed.
-    CRASHED = 6, "crashed", reasons [UNKNOWN "unknown", PANICKED "panicked"];
+    CRASHED = 6, "crashed", Crashed(CrashedReason) [UNKNOWN = 0 "unknown", PANICKED = 1 "panicked"];
     /// Suspended by guest power management.
-    PMSUSPENDED = 7, "pmsuspended", reasons [UNKNOWN "unknown"];
+    PMSUSPENDED = 7, "pmsuspended", PmSuspended(PmSuspendedReason) [UNKNOWN = 0 "unknown"];
 }
 
 impl DomainState {
@@ -188,11 +280,12 @@ impl DomainState {
         matches!(self, Self::RUNNING | Self::BLOCKED | Self::PAUSED)
     }
 
-    /// This state with a reason number.
-    pub fn with_reason(self, reason: i32) -> DomainStateReason {
-        DomainStateReason {
+    /// This state with a reason number, as [`DomainGetState`](super::procs::domain::DomainGetState)
+    /// returns it.
+    pub fn with_reason(self, reason: i32) -> DomainGetStateRet {
+        DomainGetStateRet {
             state: self,
-            reason,
+            reason: StateReason::of(self, reason),
         }
     }
 }
@@ -222,38 +315,34 @@ impl From<i32> for DomainState {
     }
 }
 
-/// A state and its reason, whose meaning depends on the state (`virDomainRunningReason`,
-/// `virDomainShutoffReason`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DomainStateReason {
-    /// The state.
-    pub state: DomainState,
-    /// The state-specific reason number.
-    pub reason: i32,
-}
+/// A state and its reason: the reply of [`DomainGetState`](super::procs::domain::DomainGetState)
+/// under the name this module used before the reason was typed.
+pub type DomainStateReason = DomainGetStateRet;
 
-impl DomainStateReason {
+impl DomainGetStateRet {
     /// libvirt's name of the reason within its state (`DESTROYED`), if we know it.
     pub fn reason_name(&self) -> Option<&'static str> {
-        let i = usize::try_from(self.reason).ok()?;
-        self.state.reason_names().get(i).copied()
+        self.reason.name()
     }
 
     /// virsh's words for the reason (`destroyed`), if we know it.
     pub fn reason_text(&self) -> Option<&'static str> {
-        let i = usize::try_from(self.reason).ok()?;
-        self.state.reason_texts().get(i).copied()
+        self.reason.text()
+    }
+
+    /// Itself: the reply is typed and prints as `virsh domstate --reason` does.
+    #[deprecated(note = "the reply is typed now: use it (or its `reason` field) directly")]
+    #[must_use]
+    pub fn named(&self) -> DomainStateReason {
+        *self
     }
 }
 
 /// As `virsh domstate --reason`: `shut off (destroyed)`; an unknown reason prints its
 /// number (`paused (reason 42)`).
-impl fmt::Display for DomainStateReason {
+impl fmt::Display for DomainGetStateRet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.reason_text() {
-            Some(r) => write!(f, "{} ({r})", self.state),
-            None => write!(f, "{} (reason {})", self.state, self.reason),
-        }
+        write!(f, "{} ({})", self.state, self.reason)
     }
 }
 
@@ -272,45 +361,53 @@ impl crate::wire::xdr::Decode for DomainState {
     }
 }
 
-// `virDomainEvent*DetailType` per event type, in number order from 0 (virsh's words).
+// `virDomainEvent*DetailType` per event type (virsh's words).
 states! {
-    DomainEventType, "lifecycle event", detail_names, detail_texts;
+    DomainEventType, "lifecycle event", detail_names, detail_texts, LifecycleDetail, "detail";
     /// Defined or updated.
-    DEFINED = 0, "Defined", reasons [
-        ADDED "Added", UPDATED "Updated", RENAMED "Renamed", FROM_SNAPSHOT "Snapshot",
+    DEFINED = 0, "Defined", Defined(DefinedDetail) [
+        ADDED = 0 "Added", UPDATED = 1 "Updated", RENAMED = 2 "Renamed",
+        FROM_SNAPSHOT = 3 "Snapshot",
     ];
     /// Undefined.
-    UNDEFINED = 1, "Undefined", reasons [REMOVED "Removed", RENAMED "Renamed"];
+    UNDEFINED = 1, "Undefined", Undefined(UndefinedDetail) [
+        REMOVED = 0 "Removed", RENAMED = 1 "Renamed",
+    ];
     /// Started.
-    STARTED = 2, "Started", reasons [
-        BOOTED "Booted", MIGRATED "Migrated", RESTORED "Restored", FROM_SNAPSHOT "Snapshot",
-        WAKEUP "Event wakeup",
+    STARTED = 2, "Started", Started(StartedDetail) [
+        BOOTED = 0 "Booted", MIGRATED = 1 "Migrated", RESTORED = 2 "Restored",
+        FROM_SNAPSHOT = 3 "Snapshot", WAKEUP = 4 "Event wakeup",
     ];
     /// Suspended.
-    SUSPENDED = 3, "Suspended", reasons [
-        PAUSED "Paused", MIGRATED "Migrated", IOERROR "I/O Error", WATCHDOG "Watchdog",
-        RESTORED "Restored", FROM_SNAPSHOT "Snapshot", API_ERROR "API error",
-        POSTCOPY "Post-copy", POSTCOPY_FAILED "Post-copy Error",
+    SUSPENDED = 3, "Suspended", Suspended(SuspendedDetail) [
+        PAUSED = 0 "Paused", MIGRATED = 1 "Migrated", IOERROR = 2 "I/O Error",
+        WATCHDOG = 3 "Watchdog", RESTORED = 4 "Restored", FROM_SNAPSHOT = 5 "Snapshot",
+        API_ERROR = 6 "API error", POSTCOPY = 7 "Post-copy", POSTCOPY_FAILED = 8 "Post-copy Error",
     ];
     /// Resumed.
-    RESUMED = 4, "Resumed", reasons [
-        UNPAUSED "Unpaused", MIGRATED "Migrated", FROM_SNAPSHOT "Snapshot",
-        POSTCOPY "Post-copy", POSTCOPY_FAILED "Post-copy Error",
+    RESUMED = 4, "Resumed", Resumed(ResumedDetail) [
+        UNPAUSED = 0 "Unpaused", MIGRATED = 1 "Migrated", FROM_SNAPSHOT = 2 "Snapshot",
+        POSTCOPY = 3 "Post-copy", POSTCOPY_FAILED = 4 "Post-copy Error",
     ];
     /// Stopped.
-    STOPPED = 5, "Stopped", reasons [
-        SHUTDOWN "Shutdown", DESTROYED "Destroyed", CRASHED "Crashed", MIGRATED "Migrated",
-        SAVED "Saved", FAILED "Failed", FROM_SNAPSHOT "Snapshot",
+    STOPPED = 5, "Stopped", Stopped(StoppedDetail) [
+        SHUTDOWN = 0 "Shutdown", DESTROYED = 1 "Destroyed", CRASHED = 2 "Crashed",
+        MIGRATED = 3 "Migrated", SAVED = 4 "Saved", FAILED = 5 "Failed",
+        FROM_SNAPSHOT = 6 "Snapshot",
     ];
     /// Shut down (guest-initiated, before stop).
-    SHUTDOWN = 6, "Shutdown", reasons [
-        FINISHED "Finished", GUEST "Finished after guest request",
-        HOST "Finished after host request",
+    SHUTDOWN = 6, "Shutdown", Shutdown(ShutdownDetail) [
+        FINISHED = 0 "Finished", GUEST = 1 "Finished after guest request",
+        HOST = 2 "Finished after host request",
     ];
     /// PM-suspended.
-    PMSUSPENDED = 7, "PMSuspended", reasons [MEMORY "Memory", DISK "Disk"];
+    PMSUSPENDED = 7, "PMSuspended", PmSuspended(PmSuspendedDetail) [
+        MEMORY = 0 "Memory", DISK = 1 "Disk",
+    ];
     /// Crashed.
-    CRASHED = 8, "Crashed", reasons [PANICKED "Panicked", CRASHLOADED "Crashloaded"];
+    CRASHED = 8, "Crashed", Crashed(CrashedDetail) [
+        PANICKED = 0 "Panicked", CRASHLOADED = 1 "Crashloaded",
+    ];
 }
 
 impl DomainEventType {
@@ -318,7 +415,7 @@ impl DomainEventType {
     pub fn with_detail(self, detail: i32) -> DomainLifecycle {
         DomainLifecycle {
             event: self,
-            detail,
+            detail: LifecycleDetail::of(self, detail),
         }
     }
 }
@@ -367,27 +464,25 @@ impl crate::wire::xdr::Decode for DomainEventType {
     }
 }
 
-/// A lifecycle event and its detail, whose meaning depends on the event
-/// (`virDomainEventStoppedDetailType` for [`STOPPED`](DomainEventType::STOPPED), …).
+/// A lifecycle event and its detail without the domain
+/// ([`Lifecycle`](super::events::Lifecycle) carries all three).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DomainLifecycle {
     /// The event.
     pub event: DomainEventType,
-    /// The event-specific detail number.
-    pub detail: i32,
+    /// The event's detail, typed by the event.
+    pub detail: LifecycleDetail,
 }
 
 impl DomainLifecycle {
     /// libvirt's name of the detail within its event (`DESTROYED`), if we know it.
     pub fn detail_name(&self) -> Option<&'static str> {
-        let i = usize::try_from(self.detail).ok()?;
-        self.event.detail_names().get(i).copied()
+        self.detail.name()
     }
 
     /// virsh's words for the detail (`Destroyed`), if we know it.
     pub fn detail_text(&self) -> Option<&'static str> {
-        let i = usize::try_from(self.detail).ok()?;
-        self.event.detail_texts().get(i).copied()
+        self.detail.text()
     }
 }
 
@@ -395,10 +490,7 @@ impl DomainLifecycle {
 /// prints its number (`Stopped detail 42`).
 impl fmt::Display for DomainLifecycle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.detail_text() {
-            Some(d) => write!(f, "{} {d}", self.event),
-            None => write!(f, "{} detail {}", self.event, self.detail),
-        }
+        write!(f, "{} {}", self.event, self.detail)
     }
 }
 
@@ -754,13 +846,6 @@ named! {
     }
 }
 
-impl DomainGetStateRet {
-    /// The state and reason, named.
-    pub fn named(&self) -> DomainStateReason {
-        self.state.with_reason(self.reason)
-    }
-}
-
 impl DomainGetInfoRet {
     /// The state, named (libvirt's C type is an `unsigned char`; four bytes above
     /// `i32::MAX`, which libvirt cannot send, read as the negative `int` they spell).
@@ -772,7 +857,6 @@ impl DomainGetInfoRet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::procs::domain::shutoff_reason;
     use crate::wire::xdr;
 
     #[test]
@@ -806,12 +890,12 @@ mod tests {
 
     #[test]
     fn reasons_are_named_per_state() {
-        let r = DomainState::SHUTOFF.with_reason(shutoff_reason::DESTROYED);
+        let r = DomainState::SHUTOFF.with_reason(ShutoffReason::DESTROYED.0);
         assert_eq!(r.to_string(), "shut off (destroyed)");
         assert_eq!(r.reason_name(), Some("DESTROYED"));
         assert_eq!(
             DomainState::SHUTOFF
-                .with_reason(shutoff_reason::DAEMON)
+                .with_reason(ShutoffReason::DAEMON.0)
                 .reason_name(),
             Some("DAEMON")
         );
@@ -848,10 +932,11 @@ mod tests {
     fn replies_expose_named_states() {
         let st = DomainGetStateRet {
             state: DomainState::PAUSED,
-            reason: 5,
+            reason: PausedReason::IOERROR.into(),
         };
-        assert_eq!(st.named().to_string(), "paused (I/O error)");
-        assert_eq!(st.named().reason_name(), Some("IOERROR"));
+        assert_eq!(st.to_string(), "paused (I/O error)");
+        assert_eq!(st.reason_name(), Some("IOERROR"));
+        assert_eq!(st, DomainState::PAUSED.with_reason(5));
         let info = DomainGetInfoRet {
             state: DomainState::RUNNING,
             max_mem: 0,
@@ -866,5 +951,74 @@ mod tests {
         wire[..4].copy_from_slice(&u32::MAX.to_be_bytes());
         let odd: DomainGetInfoRet = xdr::from_bytes(wire.into()).unwrap();
         assert_eq!(odd.domain_state(), DomainState(-1));
+    }
+
+    #[test]
+    fn reasons_and_details_are_typed_fields_with_the_wire_bytes_unchanged() {
+        // state 5 (shut off), reason 2 (destroyed)
+        let wire = [0, 0, 0, 5, 0, 0, 0, 2];
+        let st: DomainGetStateRet = xdr::from_bytes(wire.to_vec().into()).unwrap();
+        assert_eq!(st.reason, StateReason::Shutoff(ShutoffReason::DESTROYED));
+        assert!(matches!(
+            st.reason,
+            StateReason::Shutoff(ShutoffReason::DESTROYED)
+        ));
+        assert_eq!(st.to_string(), "shut off (destroyed)");
+        assert_eq!(st.reason.to_string(), "destroyed");
+        assert_eq!(&xdr::to_bytes(&st).unwrap()[..], &wire);
+        // The same number is another reason in another state.
+        assert_eq!(
+            StateReason::of(DomainState::RUNNING, 2),
+            StateReason::Running(RunningReason::MIGRATED)
+        );
+        // An unknown state keeps its reason as a number, and the bytes.
+        let wire = [0, 0, 0, 12, 0, 0, 0, 3];
+        let st: DomainGetStateRet = xdr::from_bytes(wire.to_vec().into()).unwrap();
+        assert_eq!(st.reason, StateReason::Other(3));
+        assert_eq!(st.to_string(), "state 12 (reason 3)");
+        assert_eq!(&xdr::to_bytes(&st).unwrap()[..], &wire);
+        // An unknown reason of a known state stays typed by the state.
+        assert_eq!(
+            StateReason::of(DomainState::PAUSED, 42),
+            StateReason::Paused(PausedReason(42))
+        );
+        assert_eq!(PausedReason(42).to_string(), "PausedReason(42)");
+        assert_eq!(i32::from(StateReason::Paused(PausedReason(42))), 42);
+
+        let l = DomainEventType::STOPPED.with_detail(1);
+        assert_eq!(l.detail, LifecycleDetail::Stopped(StoppedDetail::DESTROYED));
+        assert_eq!(l.to_string(), "Stopped Destroyed");
+        assert_eq!(l.detail_name(), Some("DESTROYED"));
+        assert_eq!(
+            DomainEventType(12).with_detail(4).detail,
+            LifecycleDetail::Other(4)
+        );
+        assert_eq!(
+            DomainEventType(12).with_detail(4).to_string(),
+            "event 12 detail 4"
+        );
+        assert_eq!(
+            DomainEventType::STOPPED.with_detail(42).to_string(),
+            "Stopped detail 42"
+        );
+        // The typed constants agree with the tables that name them.
+        for s in 0..8 {
+            let s = DomainState(s);
+            for (i, n) in s.reason_names().iter().enumerate() {
+                let r = StateReason::of(s, i as i32);
+                assert_eq!(r.name(), Some(*n), "{s:?} {i}");
+                assert_eq!(r.text(), Some(s.reason_texts()[i]));
+            }
+        }
+        for e in 0..9 {
+            let e = DomainEventType(e);
+            for (i, n) in e.detail_names().iter().enumerate() {
+                assert_eq!(
+                    LifecycleDetail::of(e, i as i32).name(),
+                    Some(*n),
+                    "{e:?} {i}"
+                );
+            }
+        }
     }
 }

@@ -13,10 +13,36 @@ use crate::proto::procs::{domain, domain_tune, node};
 /// `VIR_TYPED_PARAM_STRING_OKAY` (4): the caller accepts string parameters.
 pub use crate::proto::types::typed_param_flags::STRING_OKAY;
 
+/// A flags word that can carry [`STRING_OKAY`]: the raw `u32` and the typed getter flags
+/// ([`DomainGetParamsFlags`](domain::DomainGetParamsFlags),
+/// [`TypedParameterFlags`](crate::proto::types::TypedParameterFlags)).
+pub trait StringOkay {
+    /// Add [`STRING_OKAY`], keeping every other bit.
+    fn add_string_okay(&mut self);
+}
+
+impl StringOkay for u32 {
+    fn add_string_okay(&mut self) {
+        *self |= STRING_OKAY;
+    }
+}
+
+impl StringOkay for domain::DomainGetParamsFlags {
+    fn add_string_okay(&mut self) {
+        self.insert(Self::STRING_OKAY);
+    }
+}
+
+impl StringOkay for crate::proto::types::TypedParameterFlags {
+    fn add_string_okay(&mut self) {
+        self.insert(Self::STRING_OKAY);
+    }
+}
+
 /// A getter to whose flags libvirt's C library adds [`STRING_OKAY`].
 pub trait TypedParamsGetter: Procedure {
     /// The flags word of the arguments.
-    fn flags_mut(args: &mut Self::Args) -> &mut u32;
+    fn flags_mut(args: &mut Self::Args) -> &mut dyn StringOkay;
 }
 
 macro_rules! string_okay_getters {
@@ -24,7 +50,7 @@ macro_rules! string_okay_getters {
         $(
             $(#[$m])*
             impl TypedParamsGetter for $p {
-                fn flags_mut(args: &mut Self::Args) -> &mut u32 {
+                fn flags_mut(args: &mut Self::Args) -> &mut dyn StringOkay {
                     &mut args.flags
                 }
             }
@@ -58,14 +84,16 @@ string_okay_getters! {
 
 /// `args` with [`STRING_OKAY`] added to its flags, as libvirt.so sends them.
 pub fn as_libvirt_sends<P: TypedParamsGetter>(mut args: P::Args) -> P::Args {
-    *P::flags_mut(&mut args) |= STRING_OKAY;
+    P::flags_mut(&mut args).add_string_okay();
     args
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
+    use crate::proto::procs::domain::{
+        DomainGetBlkioParameters, DomainGetParamsArgs, DomainGetParamsFlags,
+    };
     use crate::proto::types::{Domain, Uuid};
 
     #[test]
@@ -77,10 +105,11 @@ mod tests {
                 id: -1,
             },
             nparams: 0,
-            flags: 1, // VIR_DOMAIN_AFFECT_LIVE
+            flags: DomainGetParamsFlags::LIVE,
         };
         let sent = as_libvirt_sends::<DomainGetBlkioParameters>(args);
-        assert_eq!(sent.flags, 1 | STRING_OKAY);
+        assert_eq!(sent.flags.bits(), 1 | STRING_OKAY);
+        assert_eq!(sent.flags.to_string(), "LIVE | STRING_OKAY");
         assert_eq!(STRING_OKAY, 4);
         assert_eq!(STRING_OKAY_GETTERS.len(), 9);
     }

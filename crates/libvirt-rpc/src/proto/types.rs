@@ -247,6 +247,16 @@ pub mod typed_param_flags {
     pub const STRING_OKAY: u32 = 4;
 }
 
+crate::flag_set! {
+    /// `virTypedParameterFlags` as the flags of the getters that take nothing else
+    /// (`DomainBlockStatsFlags`, `DomainGetCpuStats`, `NodeGetMemoryParameters`); the
+    /// generated methods add [`STRING_OKAY`](Self::STRING_OKAY) as libvirt.so does.
+    pub struct TypedParameterFlags: u32 {
+        /// `VIR_TYPED_PARAM_STRING_OKAY`: string parameters are welcome.
+        const STRING_OKAY = typed_param_flags::STRING_OKAY;
+    }
+}
+
 xdr_struct! {
     /// `remote_typed_param`: a named typed value.
     pub struct TypedParam {

@@ -251,7 +251,7 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
         Cmd::Dominfo { domain } => dominfo(c, &domain).await,
         Cmd::Domstate { domain, reason } => {
             let d = lookup::domain(c, &domain).await?;
-            let st = d.state(Default::default()).await.map_err(err)?.named();
+            let st = d.state(Default::default()).await.map_err(err)?;
             if reason {
                 println!("{st}");
             } else {

@@ -81,71 +81,6 @@ const DOMAIN_EVENTS: &[&str] = &[
     "channel-lifecycle",
 ];
 
-/// virsh's words for a lifecycle event and its detail.
-fn lifecycle_words(event: i32, detail: i32) -> (&'static str, &'static str) {
-    let (name, details): (&str, &[&str]) = match event {
-        0 => ("Defined", &["Added", "Updated", "Renamed", "Snapshot"]),
-        1 => ("Undefined", &["Removed", "Renamed"]),
-        2 => (
-            "Started",
-            &["Booted", "Migrated", "Restored", "Snapshot", "Event wakeup"],
-        ),
-        3 => (
-            "Suspended",
-            &[
-                "Paused",
-                "Migrated",
-                "I/O Error",
-                "Watchdog",
-                "Restored",
-                "Snapshot",
-                "API error",
-                "Post-copy",
-                "Post-copy Error",
-            ],
-        ),
-        4 => (
-            "Resumed",
-            &[
-                "Unpaused",
-                "Migrated",
-                "Snapshot",
-                "Post-copy",
-                "Post-copy Error",
-            ],
-        ),
-        5 => (
-            "Stopped",
-            &[
-                "Shutdown",
-                "Destroyed",
-                "Crashed",
-                "Migrated",
-                "Saved",
-                "Failed",
-                "Snapshot",
-            ],
-        ),
-        6 => (
-            "Shutdown",
-            &[
-                "Finished",
-                "Finished after guest request",
-                "Finished after host request",
-            ],
-        ),
-        7 => ("PMSuspended", &["Memory", "Disk"]),
-        8 => ("Crashed", &["Panicked", "Crashloaded"]),
-        _ => ("unknown", &[]),
-    };
-    let detail = usize::try_from(detail)
-        .ok()
-        .and_then(|i| details.get(i))
-        .copied()
-        .unwrap_or("unknown");
-    (name, detail)
-}
-
 /// One domain event as virsh prints it.
 fn domain_line(ev: &DomainEvent) -> String {
     use libvirt_rpc::proto::events::EventKind as _;
@@ -158,55 +93,42 @@ fn domain_line(ev: &DomainEvent) -> String {
         .unwrap_or("unknown");
     match ev {
         DomainEvent::Lifecycle(l) => {
-            let (e, d) = lifecycle_words(l.event.0, l.detail);
+            let (e, d) = (known(l.event.text()), known(l.detail.text()));
             format!("event 'lifecycle' for domain '{dom}': {e} {d}")
         }
         DomainEvent::RtcChange(r) => {
             format!("event 'rtc-change' for domain '{dom}': {}", r.offset)
         }
         DomainEvent::Watchdog(w) => {
-            let action = [
-                "none",
-                "pause",
-                "reset",
-                "poweroff",
-                "shutdown",
-                "debug",
-                "inject-nmi",
-            ];
-            let a = usize::try_from(w.action.0)
-                .ok()
-                .and_then(|i| action.get(i))
-                .copied()
-                .unwrap_or("unknown");
+            let a = known(w.action.text());
             format!("event 'watchdog' for domain '{dom}': {a}")
         }
         DomainEvent::IoError(e) => format!(
             "event 'io-error' for domain '{dom}': {} ({}) {}",
             e.src_path,
             e.dev_alias,
-            io_action(e.action.0)
+            known(e.action.text())
         ),
         DomainEvent::IoErrorReason(e) => format!(
             "event 'io-error' for domain '{dom}': {} ({}) {} due to {}",
             e.src_path,
             e.dev_alias,
-            io_action(e.action.0),
+            known(e.action.text()),
             e.reason
         ),
-        DomainEvent::BlockJob(j) => block_job(name, dom, &j.path, j.kind.0, j.status.0),
-        DomainEvent::BlockJob2(j) => block_job(name, dom, &j.dst, j.kind.0, j.status.0),
+        DomainEvent::BlockJob(j) => block_job(name, dom, &j.path, j.kind, j.status),
+        DomainEvent::BlockJob2(j) => block_job(name, dom, &j.dst, j.kind, j.status),
         DomainEvent::DiskChange(d) => format!(
             "event 'disk-change' for domain '{dom}' disk {}: {} -> {}: {}",
             d.dev_alias,
             null_str(d.old_src_path.as_ref()),
             null_str(d.new_src_path.as_ref()),
-            word(&["changed", "dropped"], d.reason.0)
+            known(d.reason.text())
         ),
         DomainEvent::TrayChange(t) => format!(
             "event 'tray-change' for domain '{dom}' disk {}: {}",
             t.dev_alias,
-            word(&["opened", "closed"], t.reason.0)
+            known(t.reason.text())
         ),
         DomainEvent::BalloonChange(b) => {
             format!("event 'balloon-change' for domain '{dom}': {}KiB", b.actual)
@@ -218,8 +140,8 @@ fn domain_line(ev: &DomainEvent) -> String {
         }
         DomainEvent::AgentLifecycle(a) => format!(
             "event 'agent-lifecycle' for domain '{dom}': state: '{}' reason: '{}'",
-            word(&["unknown", "connected", "disconnected"], a.state.0),
-            word(&["unknown", "domain started", "channel event"], a.reason.0)
+            known(a.state.text()),
+            known(a.reason.text())
         ),
         DomainEvent::MigrationIteration(m) => format!(
             "event 'migration-iteration' for domain '{dom}': iteration: '{}'",
@@ -227,7 +149,7 @@ fn domain_line(ev: &DomainEvent) -> String {
         ),
         DomainEvent::MetadataChange(m) => format!(
             "event 'metadata-change' for domain '{dom}': type {}, uri {}",
-            word(&["description", "title", "element"], m.kind.0),
+            known(m.kind.text()),
             null_str(m.nsuri.as_ref())
         ),
         DomainEvent::BlockThreshold(b) => format!(
@@ -249,13 +171,9 @@ fn domain_line(ev: &DomainEvent) -> String {
     }
 }
 
-/// `words[i]`, or virsh's `unknown`.
-fn word(words: &[&'static str], i: i32) -> &'static str {
-    usize::try_from(i)
-        .ok()
-        .and_then(|i| words.get(i))
-        .copied()
-        .unwrap_or("unknown")
+/// The library's word for a value (the words virsh prints), or virsh's `unknown`.
+fn known(text: Option<&'static str>) -> &'static str {
+    text.unwrap_or("unknown")
 }
 
 /// virsh's `NULLSTR`.
@@ -263,29 +181,14 @@ fn null_str(s: Option<&libvirt_rpc::LvString>) -> String {
     s.map_or_else(|| "<null>".to_string(), ToString::to_string)
 }
 
-fn io_action(a: i32) -> &'static str {
-    word(&["none", "pause", "report"], a)
-}
-
 fn block_job(
     name: &str,
     dom: &libvirt_rpc::LvString,
     disk: &libvirt_rpc::LvString,
-    kind: i32,
-    status: i32,
+    kind: libvirt_rpc::proto::BlockJobType,
+    status: libvirt_rpc::proto::BlockJobStatus,
 ) -> String {
-    let kind = word(
-        &[
-            "Unknown job",
-            "Block Pull",
-            "Block Copy",
-            "Block Commit",
-            "Active Block Commit",
-            "Backup",
-        ],
-        kind,
-    );
-    let status = word(&["completed", "failed", "canceled", "ready"], status);
+    let (kind, status) = (known(kind.text()), known(status.text()));
     format!("event '{name}' for domain '{dom}': {kind} for {disk} {status}")
 }
 
@@ -361,37 +264,21 @@ pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
     Ok(true)
 }
 
-/// The name of lifecycle event `e`: `virDomainEventType` for domains, the lifecycle enums of
-/// networks and pools, node devices and secrets otherwise.
-fn event_name(kind: EventKind, e: i32) -> &'static str {
-    let names: &[&str] = match kind {
-        EventKind::Domain => &[
-            "defined",
-            "undefined",
-            "started",
-            "suspended",
-            "resumed",
-            "stopped",
-            "shutdown",
-            "pmsuspended",
-            "crashed",
-        ],
-        EventKind::Network | EventKind::Pool => &[
-            "defined",
-            "undefined",
-            "started",
-            "stopped",
-            "created",
-            "deleted",
-        ],
-        EventKind::Nodedev => &["created", "deleted", "defined", "undefined"],
-        EventKind::Secret => &["defined", "undefined"],
+/// The name of lifecycle event `e` in lower case: `virDomainEventType` for domains, the
+/// lifecycle enums of networks, pools, node devices and secrets otherwise.
+fn event_name(kind: EventKind, e: i32) -> String {
+    use libvirt_rpc::proto::{
+        DomainEventType, NetworkEventType, NodeDeviceEventType, SecretEventType,
+        StoragePoolEventType,
     };
-    usize::try_from(e)
-        .ok()
-        .and_then(|i| names.get(i))
-        .copied()
-        .unwrap_or("unknown")
+    let name = match kind {
+        EventKind::Domain => DomainEventType(e).name(),
+        EventKind::Network => NetworkEventType(e).name(),
+        EventKind::Pool => StoragePoolEventType(e).name(),
+        EventKind::Nodedev => NodeDeviceEventType(e).name(),
+        EventKind::Secret => SecretEventType(e).name(),
+    };
+    known(name).to_lowercase()
 }
 
 /// Subscribe to the lifecycle events of `kind` and render each as one line.
@@ -470,7 +357,7 @@ mod tests {
         let l = DomainEvent::Lifecycle(Lifecycle {
             dom: dom(),
             event: libvirt_rpc::proto::DomainEventType(5),
-            detail: 1,
+            detail: libvirt_rpc::proto::StoppedDetail::DESTROYED.into(),
         });
         assert_eq!(
             domain_line(&l),

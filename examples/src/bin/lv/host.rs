@@ -8,10 +8,6 @@ use libvirt_rpc::proto::procs::secret::SecretUsageType;
 use crate::table::Table;
 use crate::{R, err};
 
-/// `VIR_CONNECT_LIST_NODE_DEVICES_INACTIVE` / `_ACTIVE` (libvirt 7.3).
-const NODEDEV_INACTIVE: u32 = 1 << 30;
-const NODEDEV_ACTIVE: u32 = 1 << 31;
-
 #[derive(clap::Subcommand)]
 pub enum Cmd {
     /// Host CPU and memory.
@@ -64,10 +60,11 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
         }
         Cmd::IfaceList { all, inactive } => iface_list(c, all, inactive).await,
         Cmd::NodedevList { all, inactive } => {
+            use libvirt_rpc::proto::procs::nodedev::ConnectListAllNodeDevicesFlags as F;
             let flags = match (all, inactive) {
-                (true, _) => NODEDEV_ACTIVE | NODEDEV_INACTIVE,
-                (false, true) => NODEDEV_INACTIVE,
-                (false, false) => NODEDEV_ACTIVE,
+                (true, _) => F::ACTIVE | F::INACTIVE,
+                (false, true) => F::INACTIVE,
+                (false, false) => F::ACTIVE,
             };
             let devices = c
                 .list_all_node_devices(flags)

@@ -199,7 +199,7 @@ async fn transfer(c: &Connect, t: &Transfer, up: bool) -> R {
     };
     let pb = progress_bar(total, if up { "upload" } else { "download" });
     let pb2 = pb.clone();
-    let progress = move |p: libvirt_rpc::client::Progress| pb2.set_position(p.done);
+    let progress = move |p: Progress| pb2.set_position(p.done);
     if up {
         let opts = UploadOptions::new()
             .offset(t.offset)

@@ -1087,7 +1087,7 @@ impl Harness {
                         body: Lifecycle {
                             dom: domain(),
                             event: DomainEventType(*event),
-                            detail: *detail,
+                            detail: DomainEventType(*event).with_detail(*detail).detail,
                         },
                     },
                 ),

@@ -347,7 +347,7 @@ impl Harness {
                             body: Lifecycle {
                                 dom: domain(),
                                 event: DomainEventType::STARTED,
-                                detail: 0,
+                                detail: DomainEventType::STARTED.with_detail(0).detail,
                             },
                         },
                     )

@@ -186,7 +186,7 @@ macro_rules! event_table {
 
                 fn lifecycle(&self) -> Option<(i32, i32)> {
                     match self {
-                        Self::$Life(b) => Some((b.event.into(), b.detail)),
+                        Self::$Life(b) => Some((b.event.into(), b.detail.into())),
                         #[allow(unreachable_patterns)]
                         _ => None,
                     }

@@ -244,7 +244,7 @@ fn every_domain_event_roundtrips() {
 
     let (event, detail) = (
         DomainEventType::STOPPED,
-        lifecycle_detail::stopped::DESTROYED,
+        LifecycleDetail::Stopped(StoppedDetail::DESTROYED),
     );
     let body = Lifecycle {
         dom: d(),
@@ -593,7 +593,7 @@ fn families_expose_object_and_lifecycle() {
     let ev = DomainEvent::Lifecycle(Lifecycle {
         dom: dom(),
         event: DomainEventType::STARTED,
-        detail: lifecycle_detail::started::BOOTED,
+        detail: StartedDetail::BOOTED.into(),
     });
     assert_eq!(ev.object(), &dom());
     assert_eq!(ev.lifecycle(), Some((DomainEventType::STARTED.0, 0)));

@@ -12,33 +12,14 @@ use super::common::{
 use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
-pub use crate::proto::names::{BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType};
-use crate::proto::types::{CharVec, Domain, TypedParam};
+pub use crate::proto::names::{
+    BlockJobType, BlockedReason, CrashedReason, DomainJobType, DomainState, IpAddrType,
+    MetadataType, NoStateReason, PausedReason, PmSuspendedReason, RunningReason, ShutdownReason,
+    ShutoffReason, StateReason,
+};
+use crate::proto::types::{CharVec, Domain, TypedParam, TypedParameterFlags};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
-
-/// `virDomainShutoffReason`: the reason [`DomainGetState`] reports with
-/// [`DomainState::SHUTOFF`]; [`DomainGetStateRet::named`] prints it.
-pub mod shutoff_reason {
-    /// Unknown (also: defined and never started).
-    pub const UNKNOWN: i32 = 0;
-    /// Normal shutdown.
-    pub const SHUTDOWN: i32 = 1;
-    /// Forced poweroff (destroy).
-    pub const DESTROYED: i32 = 2;
-    /// The domain crashed.
-    pub const CRASHED: i32 = 3;
-    /// Migrated to another host.
-    pub const MIGRATED: i32 = 4;
-    /// Saved to a file.
-    pub const SAVED: i32 = 5;
-    /// The domain failed to start.
-    pub const FAILED: i32 = 6;
-    /// Restored from a snapshot taken while shut off.
-    pub const FROM_SNAPSHOT: i32 = 7;
-    /// The daemon killed it while reconnecting.
-    pub const DAEMON: i32 = 8;
-}
 
 crate::flag_set! {
     /// `virDomainModificationImpact`: which definition a change applies to. Most `*_FLAGS`
@@ -50,6 +31,23 @@ crate::flag_set! {
         const LIVE = 1;
         /// The persistent configuration.
         const CONFIG = 2;
+    }
+}
+
+crate::flag_set! {
+    /// The flags of the domain typed-parameter getters (`memtune`, `blkiotune`, `schedinfo`,
+    /// `numatune`, `blkdeviotune`, `domiftune` in virsh): [`DomainModificationImpact`]
+    /// (virsh's `--current`, `--live`, `--config`) and `virTypedParameterFlags`'
+    /// [`STRING_OKAY`](Self::STRING_OKAY), which the generated methods add as libvirt.so does.
+    pub struct DomainGetParamsFlags: u32 {
+        /// `--current`: live if running, else the persistent config.
+        const CURRENT = DomainModificationImpact::CURRENT.bits();
+        /// `--live`: the running domain.
+        const LIVE = DomainModificationImpact::LIVE.bits();
+        /// `--config`: the persistent configuration.
+        const CONFIG = DomainModificationImpact::CONFIG.bits();
+        /// `VIR_TYPED_PARAM_STRING_OKAY`: string parameters are welcome.
+        const STRING_OKAY = crate::proto::types::typed_param_flags::STRING_OKAY;
     }
 }
 
@@ -343,14 +341,41 @@ xdr_struct! {
     }
 }
 
-xdr_struct! {
-    /// `remote_domain_get_state_ret`.
-    pub struct DomainGetStateRet {
-        /// [`DomainState`].
-        pub state: DomainState,
-        /// State-specific reason.
-        pub reason: i32,
+/// `remote_domain_get_state_ret`: the state and the reason for it, typed by the state
+/// (`StateReason::Shutoff(ShutoffReason::DESTROYED)`); prints as `virsh domstate --reason`
+/// does (`shut off (destroyed)`). On the wire two `int`s, as declared; written by hand
+/// (not `xdr_struct!`) because the reason decodes in the context of the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DomainGetStateRet {
+    /// [`DomainState`].
+    pub state: DomainState,
+    /// The reason, typed by [`state`](Self::state) ([`StateReason::of`]); encodes as its
+    /// number whatever its variant.
+    pub reason: StateReason,
+}
+
+impl crate::wire::xdr::Encode for DomainGetStateRet {
+    fn encode(&self, enc: &mut crate::wire::xdr::Encoder) {
+        self.state.encode(enc);
+        self.reason.code().encode(enc);
     }
+}
+
+impl crate::wire::xdr::Decode for DomainGetStateRet {
+    const MIN_SIZE: usize = 8;
+    fn decode(dec: &mut crate::wire::xdr::Decoder) -> Result<Self, crate::wire::xdr::DecodeError> {
+        let state = DomainState::decode(dec)?;
+        let reason = StateReason::of(state, i32::decode(dec)?);
+        Ok(Self { state, reason })
+    }
+}
+
+impl crate::wire::xdr::Field<0> for DomainGetStateRet {
+    type Ty = DomainState;
+}
+
+impl crate::wire::xdr::Field<1> for DomainGetStateRet {
+    type Ty = StateReason;
 }
 
 xdr_struct! {
@@ -648,8 +673,8 @@ xdr_struct! {
         pub dom: Domain,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
-        /// [`DomainModificationImpact`].
-        pub flags: u32,
+        /// [`DomainGetParamsFlags`].
+        pub flags: DomainGetParamsFlags,
     }
 }
 
@@ -1499,8 +1524,8 @@ xdr_struct! {
         pub path: LvString,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
-        /// `virTypedParameterFlags` (`STRING_OKAY` 4).
-        pub flags: u32,
+        /// [`TypedParameterFlags`].
+        pub flags: TypedParameterFlags,
     }
 }
 
@@ -1525,8 +1550,8 @@ xdr_struct! {
         pub start_cpu: i32,
         /// Host CPUs wanted (at most `REMOTE_DOMAIN_GET_CPU_STATS_NCPUS_MAX`; 1 for the total).
         pub ncpus: u32,
-        /// `virTypedParameterFlags`.
-        pub flags: u32,
+        /// [`TypedParameterFlags`].
+        pub flags: TypedParameterFlags,
     }
 }
 

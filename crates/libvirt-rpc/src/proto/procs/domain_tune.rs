@@ -11,7 +11,7 @@ use crate::proto::limits;
 use bytes::Bytes;
 
 use super::domain::DomainModificationImpact;
-use super::domain::{DomainFlagsArgs, DomainGetParamsArgs};
+use super::domain::{DomainFlagsArgs, DomainGetParamsArgs, DomainGetParamsFlags};
 use crate::procedures;
 use crate::proto::types::{Domain, TypedParam};
 use crate::wire::xdr::LvString;
@@ -127,8 +127,8 @@ xdr_struct! {
         pub disk: Option<LvString>,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// [`DomainGetParamsFlags`].
+        pub flags: DomainGetParamsFlags,
     }
 }
 
@@ -187,8 +187,8 @@ xdr_struct! {
         pub device: LvString,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
-        /// `virDomainModificationImpact`.
-        pub flags: u32,
+        /// [`DomainGetParamsFlags`].
+        pub flags: DomainGetParamsFlags,
     }
 }
 

@@ -148,8 +148,8 @@ xdr_struct! {
     pub struct NodeGetMemoryParametersArgs {
         /// Parameters wanted (0: just count).
         pub nparams: i32,
-        /// Must be 0.
-        pub flags: u32,
+        /// [`TypedParameterFlags`](crate::proto::types::TypedParameterFlags) (nothing else is defined).
+        pub flags: crate::proto::types::TypedParameterFlags,
     }
 }
 

@@ -14,6 +14,64 @@ use crate::xdr_struct;
 /// Event ids for [`ConnectNodeDeviceEventRegisterAny`], declared with the events.
 pub use crate::proto::events::node_device_event_id;
 
+crate::flag_set! {
+    /// `virConnectListAllNodeDeviceFlags` for [`ConnectListAllNodeDevices`]: devices with
+    /// any of the capabilities named (none: every capability), active, inactive or both
+    /// (neither flag: both; `virsh nodedev-list` asks for [`ACTIVE`](Self::ACTIVE) unless
+    /// given `--inactive` or `--all`). `virsh nodedev-list --cap pci,net` sets
+    /// `CAP_PCI_DEV | CAP_NET`.
+    pub struct ConnectListAllNodeDevicesFlags: u32 {
+        /// `--cap system`: the host itself (`computer`).
+        const CAP_SYSTEM = 1 << 0;
+        /// `--cap pci`.
+        const CAP_PCI_DEV = 1 << 1;
+        /// `--cap usb_device`.
+        const CAP_USB_DEV = 1 << 2;
+        /// `--cap usb`: USB interfaces.
+        const CAP_USB_INTERFACE = 1 << 3;
+        /// `--cap net`.
+        const CAP_NET = 1 << 4;
+        /// `--cap scsi_host`.
+        const CAP_SCSI_HOST = 1 << 5;
+        /// `--cap scsi_target`.
+        const CAP_SCSI_TARGET = 1 << 6;
+        /// `--cap scsi`.
+        const CAP_SCSI = 1 << 7;
+        /// `--cap storage`.
+        const CAP_STORAGE = 1 << 8;
+        /// `--cap fc_host`.
+        const CAP_FC_HOST = 1 << 9;
+        /// `--cap vports`: NPIV-capable.
+        const CAP_VPORTS = 1 << 10;
+        /// `--cap scsi_generic`.
+        const CAP_SCSI_GENERIC = 1 << 11;
+        /// `--cap drm`.
+        const CAP_DRM = 1 << 12;
+        /// `--cap mdev_types`: can create mediated devices.
+        const CAP_MDEV_TYPES = 1 << 13;
+        /// `--cap mdev`: a mediated device.
+        const CAP_MDEV = 1 << 14;
+        /// `--cap ccw`.
+        const CAP_CCW_DEV = 1 << 15;
+        /// `--cap css`.
+        const CAP_CSS_DEV = 1 << 16;
+        /// `--cap vdpa`.
+        const CAP_VDPA = 1 << 17;
+        /// `--cap ap_card`.
+        const CAP_AP_CARD = 1 << 18;
+        /// `--cap ap_queue`.
+        const CAP_AP_QUEUE = 1 << 19;
+        /// `--cap ap_matrix`.
+        const CAP_AP_MATRIX = 1 << 20;
+        /// `--cap vpd`.
+        const CAP_VPD = 1 << 21;
+        /// `--inactive`: defined but not active (persistent mediated devices).
+        const INACTIVE = 1 << 30;
+        /// Active devices (`--all` is `ACTIVE | INACTIVE`).
+        const ACTIVE = 1 << 31;
+    }
+}
+
 xdr_struct! {
     /// A return holding just a node device.
     pub struct NodeDeviceRet {
@@ -192,8 +250,8 @@ procedures! {
     /// `virNodeDeviceDestroy`.
     NodeDeviceDestroy = 124: NameArgs => (), since "0.6.3";
         => NodeDevice::destroy(name = self);
-    /// `virConnectListAllNodeDevices` (flags: `VIR_CONNECT_LIST_NODE_DEVICES_CAP_*`).
-    ConnectListAllNodeDevices = 285: ListAllArgs => ConnectListAllNodeDevicesRet, since "0.10.2";
+    /// `virConnectListAllNodeDevices` ([`ConnectListAllNodeDevicesFlags`]).
+    ConnectListAllNodeDevices = 285: ListAllArgs<ConnectListAllNodeDevicesFlags> => ConnectListAllNodeDevicesRet, since "0.10.2";
         => Connect::list_all_node_devices(need_results = 1, flags) -> devices[0];
     /// `virNodeDeviceLookupSCSIHostByWWN`.
     NodeDeviceLookupScsiHostByWwn = 297: NodeDeviceLookupScsiHostByWwnArgs => NodeDeviceRet, since "1.0.3";
