@@ -7,7 +7,7 @@
 //! `HI - LO` is the cost of one call, with start-up, connect and close cancelled out. The C
 //! library runs inside python3: its figure has the interpreter's own `for` loop subtracted
 //! (the same script with an empty loop body, `calls.py … empty`), and is also given for the
-//! objects outside the interpreter only (libvirt, glib, GnuTLS, libc … — libc's share includes
+//! objects outside the interpreter only (libvirt, glib, `GnuTLS`, libc … — libc's share includes
 //! the interpreter's own allocations, so neither number is the C library alone; they bracket it).
 
 use std::ffi::OsString;
@@ -290,7 +290,7 @@ impl Bench {
     /// or unpinned.
     pub(super) fn counts(&mut self) -> Res<()> {
         let (lo, hi) = self.o.count_calls;
-        let n = (hi - lo) as f64;
+        let span = (hi - lo) as f64;
         let cpus = self.o.daemon_cpus.clone().unwrap_or_else(|| {
             let k = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
             if k > 1 {
@@ -310,18 +310,18 @@ impl Bench {
         for rep in 0..self.o.count_reps {
             let e_lo = self.count_once(Client::C, lo, true)?;
             let e_hi = self.count_once(Client::C, hi, true)?;
-            let e = Self::per_call(&e_lo, &e_hi, n);
+            let looped = Self::per_call(&e_lo, &e_hi, span);
             eprintln!(
                 "   rep {rep}: python empty loop {:.0} instructions/iteration",
-                e.ir
+                looped.ir
             );
-            empty.push(e.ir);
+            empty.push(looped.ir);
             for (i, c) in CLIENTS.into_iter().enumerate() {
-                let a = self.count_once(c, lo, false)?;
-                let b = self.count_once(c, hi, false)?;
-                let mut p = Self::per_call(&a, &b, n);
+                let at_lo = self.count_once(c, lo, false)?;
+                let at_hi = self.count_once(c, hi, false)?;
+                let mut p = Self::per_call(&at_lo, &at_hi, span);
                 if c == Client::C {
-                    p.ir -= e.ir;
+                    p.ir -= looped.ir;
                 }
                 eprintln!(
                     "   rep {rep}: {}: {:.0} instructions/call, {:.2} syscalls/call ({:.2} futex), \
