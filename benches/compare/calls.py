@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Calls/s of virConnectGetLibVersion through the C library (python3-libvirt).
 
-Usage: /usr/bin/python3 calls.py URI N THREADS
+Usage: /usr/bin/python3 calls.py URI N THREADS [empty]
 
 One connection, shared by THREADS threads (the C library's own multithreading: the remote
 driver lets concurrent calls on one virConnectPtr overlap on the wire). The GIL is released
@@ -11,6 +11,9 @@ timed):
     calls/s: <calls per second>
     secs: <wall seconds of the calls>
     cpu_s: <CPU seconds (user+sys, all threads) of this process during the calls>
+
+With `empty`, the same loop runs with an empty body (no call): `compare --counts`
+subtracts its instructions per iteration, the interpreter's own loop, from the C library's.
 
 Used by `benches/src/bin/compare.rs`; runs only with Debian's /usr/bin/python3, which has
 the libvirt binding.
@@ -24,10 +27,11 @@ import libvirt
 
 
 def main() -> int:
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5) or sys.argv[4:] not in ([], ["empty"]):
         print(__doc__, file=sys.stderr)
         return 2
     uri, total, threads = sys.argv[1], int(sys.argv[2]), max(1, int(sys.argv[3]))
+    empty = sys.argv[4:] == ["empty"]
     conn = libvirt.open(uri)
     if conn is None:
         print(f"cannot open {uri}", file=sys.stderr)
@@ -40,6 +44,10 @@ def main() -> int:
     def worker(n: int) -> None:
         barrier.wait()
         try:
+            if empty:
+                for _ in range(n):
+                    pass
+                return
             for _ in range(n):
                 conn.getLibVersion()
         except libvirt.libvirtError as e:  # pragma: no cover - reported below

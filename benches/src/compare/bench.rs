@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use super::Res;
+use super::counts::Counts;
 use super::json::{Calls, Slow, Target, Transfers};
 use super::measure::{box_jiffies, busy_pct, children_cpu, children_csw, proc_cpu, proc_csw};
 use super::opts::Opts;
@@ -103,6 +104,7 @@ pub(super) struct Bench {
     pub calls: Option<Calls>,
     pub transfers: Option<Transfers>,
     pub slow_sink: Option<Vec<Slow>>,
+    pub counts: Option<Counts>,
     pub targets: Vec<Target>,
 }
 
@@ -118,13 +120,19 @@ impl Bench {
 
     /// Run `prog args` to completion: wall, user+sys CPU, peak RSS.
     pub fn run(&self, prog: &Path, args: &[OsString]) -> Res<Sample> {
+        self.run_wrapped(&[], prog, args)
+    }
+
+    /// [`run`](Self::run) under `wrapper` (a tool and its arguments, e.g. `strace -c -f`).
+    pub fn run_wrapped(&self, wrapper: &[OsString], prog: &Path, args: &[OsString]) -> Res<Sample> {
         let tf = self.work.join("time.out");
         let mut cmd = Command::new("/usr/bin/time");
         cmd.arg("-f").arg("%M").arg("-o").arg(&tf);
         if let Some(cpu) = &self.o.client_cpu {
             cmd.args(["taskset", "-c", cpu]);
         }
-        cmd.arg(prog)
+        cmd.args(wrapper)
+            .arg(prog)
             .args(args)
             .env("LC_ALL", "C")
             .env_remove("LIBVIRT_DEFAULT_URI")

@@ -57,6 +57,8 @@ pub(super) struct Report<'a> {
     pub transfers: Option<&'a Transfers>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slow_sink: Option<&'a [Slow]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<&'a super::counts::Counts>,
     pub targets: &'a [Target],
 }
 
@@ -171,6 +173,7 @@ mod tests {
             calls: Some(&calls),
             transfers: None,
             slow_sink: Some(&slow),
+            counts: None,
             targets: &targets,
         })
         .unwrap();

@@ -41,6 +41,7 @@
 
 mod bench;
 mod calls;
+mod counts;
 mod files;
 mod json;
 mod measure;
@@ -88,6 +89,10 @@ fn real_main(o: &Opts) -> Res<()> {
         if !p.is_file() {
             return Err(format!("{what} not found at {}", p.display()));
         }
+    }
+    let missing = counts::tools_missing();
+    if o.counts && !missing.is_empty() {
+        return Err(format!("--counts needs {}", missing.join(", ")));
     }
     for s in ["calls.py", "transfer.py"] {
         if !o.helpers.join(s).is_file() {
@@ -199,7 +204,7 @@ fn with_daemon(
         .map_err(verr)?;
 
     let src = work.join("source.bin");
-    if !o.skip_transfers || o.serve {
+    if (!o.skip_transfers && !o.counts) || o.serve {
         eprintln!("== writing {} MiB of pseudo-random data", o.mib);
         write_random_file(&src, o.mib)?;
     }
@@ -220,6 +225,7 @@ fn with_daemon(
         calls: None,
         transfers: None,
         slow_sink: None,
+        counts: None,
         targets: Vec::new(),
     };
     if o.serve {
@@ -236,6 +242,9 @@ fn with_daemon(
     let result = (|| {
         if o.serve {
             return Ok(());
+        }
+        if o.counts {
+            return b.counts();
         }
         if !b.o.skip_calls {
             b.calls()?;
@@ -295,6 +304,7 @@ fn with_daemon(
         calls: b.calls.as_ref(),
         transfers: b.transfers.as_ref(),
         slow_sink: b.slow_sink.as_deref(),
+        counts: b.counts.as_ref(),
         targets: &b.targets,
     })
     .map_err(|e| format!("writing the JSON line: {e}"))?;

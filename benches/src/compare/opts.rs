@@ -12,6 +12,8 @@ const NOTES: &str = "\
           other work on the box disturbs the figures less; both sides get the same priority.
 --daemon-cpus LIST: re-pin every daemon thread to LIST (taskset syntax, e.g. 0-1) after start;
           the testbed pins it to one CPU (see testbed::libvirtd), a production daemon is not.
+--counts: instructions/syscalls/context switches per sequential call instead of timings
+          (valgrind --tool=callgrind, strace -c -f, perf stat); repeatable on a loaded box.
 --serve:  start the daemon, create pool, volume and source file, print them, and wait for
           stdin to close (for perf/strace by hand); then clean up.
 Build lv first: cargo build --release -p examples --bin lv";
@@ -77,6 +79,17 @@ pub(super) struct Opts {
     /// Set up, print what was set up, wait for stdin to close, clean up.
     #[arg(long)]
     pub serve: bool,
+    /// Instead of the timed runs: instructions (callgrind), syscalls (strace -c -f) and
+    /// context switches (perf stat) per sequential call, for ours, the C library and the
+    /// floor (needs valgrind, strace, perf).
+    #[arg(long)]
+    pub counts: bool,
+    /// Calls per process in the two `--counts` runs (the difference is divided out).
+    #[arg(long, value_name = "LO,HI", default_value = "1000,5000", value_parser = lo_hi)]
+    pub count_calls: (usize, usize),
+    /// Repetitions of each `--counts` measurement.
+    #[arg(long, value_name = "N", default_value = "2", value_parser = count::<usize>)]
+    pub count_reps: usize,
 }
 
 impl Opts {
@@ -117,6 +130,17 @@ fn positive(s: &str) -> Result<f64, String> {
 fn count<T: TryFrom<u64>>(s: &str) -> Result<T, String> {
     let v = positive(s)?;
     T::try_from(v as u64).map_err(|_| format!("too large: {s}"))
+}
+
+/// `LO,HI` with `LO < HI`.
+fn lo_hi(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s.split_once(',').ok_or_else(|| format!("not LO,HI: {s}"))?;
+    let a: usize = count(a)?;
+    let b: usize = count(b)?;
+    if a >= b {
+        return Err(format!("LO must be below HI: {s}"));
+    }
+    Ok((a, b))
 }
 
 /// `--lv`, else `lv` next to this binary (same target dir), else `$CARGO_TARGET_DIR/release/lv`.
@@ -175,6 +199,10 @@ mod tests {
         assert_eq!(o.calls, 30_000);
         assert!((o.slow_secs - 2.5).abs() < 1e-9);
         assert!(Opts::try_parse_from(["compare", "--reps", "0"]).is_err());
+        let o = Opts::try_parse_from(["compare", "--counts", "--count-calls", "200,1200"]).unwrap();
+        assert!(o.counts);
+        assert_eq!((o.count_calls, o.count_reps), ((200, 1200), 2));
+        assert!(Opts::try_parse_from(["compare", "--count-calls", "5,5"]).is_err());
         assert!(Opts::try_parse_from(["compare", "--bogus"]).is_err());
     }
 }

@@ -42,6 +42,8 @@ const MAX_SLICES: usize = 64;
 const BATCH_MAX: usize = 16 << 10;
 /// Rounds with progress before yielding to the runtime.
 const BUDGET: usize = 32;
+/// Reads per round over a transport that returns one record per read (TLS: 16 KiB each).
+const RECORDS_PER_ROUND: usize = 64;
 
 /// One entry of the write queue: packet bytes, or a descriptor to send after them.
 enum Out {
@@ -78,6 +80,9 @@ pub(crate) struct Driver<T> {
     last_progress: Instant,
     /// This round's bytes came from a busy-poll read.
     read_by_spin: bool,
+    /// The transport hands out one record per read (TLS): keep reading while the packet at
+    /// the front is incomplete, instead of one pump of the core per 16 KiB record.
+    records: bool,
 }
 
 impl<T> Driver<T> {
@@ -86,6 +91,7 @@ impl<T> Driver<T> {
         inner: Arc<Inner>,
         busy: Option<BusyPoll>,
         gate: Option<(Arc<SpinGate>, Duration)>,
+        records: bool,
     ) -> Self {
         Self {
             io,
@@ -101,6 +107,7 @@ impl<T> Driver<T> {
             gate,
             last_progress: Instant::now(),
             read_by_spin: false,
+            records,
         }
     }
 }
@@ -273,6 +280,9 @@ impl<T: Io> Driver<T> {
                 None => {}
             }
         }
+        if self.records && !interest.fds && matches!(got, Poll::Ready(Ok(n)) if n > 0) {
+            got = self.read_records(cx);
+        }
         match got {
             Poll::Ready(Ok(0)) => {
                 let mut st = self.inner.lock();
@@ -288,6 +298,27 @@ impl<T: Io> Driver<T> {
             Poll::Pending if spin => Ok(Read::Spin),
             Poll::Pending => Ok(Read::Nothing),
         }
+    }
+
+    /// After a read that brought bytes, over a transport that returns one record per read:
+    /// read on while the packet at the front is incomplete (a download's 256 KiB packet is 16
+    /// TLS records), at most [`RECORDS_PER_ROUND`] reads. Returns a non-zero count, or an
+    /// error (EOF is left for the next round's read to see).
+    fn read_records(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
+        let mut total = 0;
+        for _ in 0..RECORDS_PER_ROUND {
+            let need = Connection::bytes_needed(&self.rbuf);
+            if need == 0 {
+                break;
+            }
+            self.rbuf.reserve(need);
+            match self.io.poll_read(cx, &mut self.rbuf) {
+                Poll::Ready(Ok(0)) | Poll::Pending => break,
+                Poll::Ready(Ok(n)) => total += n,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+            }
+        }
+        Poll::Ready(Ok(total.max(1)))
     }
 
     /// One direct read of the socket while the busy-poll budget lasts: `None` when

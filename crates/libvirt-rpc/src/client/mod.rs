@@ -238,6 +238,8 @@ struct Access {
     fd: Option<Arc<OwnedFd>>,
     /// Over TLS, the busy-poll gate of the TCP stream under rustls.
     gate: Option<Arc<SpinGate>>,
+    /// The transport returns at most one record per read (TLS).
+    records: bool,
 }
 
 impl Access {
@@ -247,6 +249,7 @@ impl Access {
         Self {
             fd: io.as_fd().try_clone_to_owned().ok().map(Arc::new),
             gate: None,
+            records: false,
         }
     }
 }
@@ -325,6 +328,7 @@ impl Client {
         let access = Access {
             fd: None,
             gate: Some(gate),
+            records: true,
         };
         Self::handshake_with(Plain(stream), opts, access).await
     }
@@ -464,6 +468,7 @@ impl Client {
                 inner.clone(),
                 driver::BusyPoll::new(access.fd, opts.busy_poll),
                 gate,
+                access.records,
             )
             .instrument(tracing::debug_span!("libvirt.driver")),
         );

@@ -26,7 +26,7 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -330,16 +330,71 @@ fn classify(host: &str, e: &io::Error) -> Option<ConnectError> {
     })
 }
 
+/// Bytes per read of the TCP socket under rustls. rustls asks its transport for at most
+/// 4 KiB at a time (`DeframerVecBuffer::prepare_read`), which made a 512 MiB download 131,072
+/// `read(2)`s; `SpinTcp` reads this much and serves rustls from memory (a 4 KiB copy costs far
+/// less than a syscall). Allocated on the first read.
+const TCP_READ: usize = 128 << 10;
+
 /// A TCP stream that, while the driver holds `gate` open, answers an empty socket by reading
 /// it again (`read(2)` on the descriptor, then a self-wake) instead of parking in epoll: a
 /// reply then does not have to wake a halted CPU (decisions.md, "Busy-poll the socket").
 /// With the gate shut (no reply due, spinning does not pay now, or the budget is spent) it is
-/// a plain tokio `TcpStream`.
+/// a plain tokio `TcpStream`. Either way it reads [`TCP_READ`] bytes at a time into its own
+/// buffer and hands them to rustls from there.
 pub(crate) struct SpinTcp {
     tcp: TcpStream,
     gate: Arc<SpinGate>,
     /// A read since the last bytes found the socket empty and spun.
     spun: bool,
+    /// Ciphertext read from the socket and not yet taken by rustls: `buf[pos..end]`.
+    buf: Box<[u8]>,
+    pos: usize,
+    end: usize,
+}
+
+impl SpinTcp {
+    fn new(tcp: TcpStream, gate: Arc<SpinGate>) -> Self {
+        Self {
+            tcp,
+            gate,
+            spun: false,
+            buf: Box::default(),
+            pos: 0,
+            end: 0,
+        }
+    }
+
+    /// Refill the (empty) buffer from the socket.
+    fn fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.buf.is_empty() {
+            self.buf = vec![0; TCP_READ].into_boxed_slice();
+        }
+        self.pos = 0;
+        self.end = 0;
+        if self.gate.is_open() {
+            return match rustix::io::read(self.tcp.as_fd(), &mut self.buf[..]) {
+                Ok(n) => {
+                    self.end = n;
+                    if std::mem::take(&mut self.spun) {
+                        self.gate.hit();
+                    }
+                    Poll::Ready(Ok(()))
+                }
+                Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {
+                    self.spun = true;
+                    cx.waker().wake_by_ref();
+                    Poll::Pending
+                }
+                Err(e) => Poll::Ready(Err(e.into())),
+            };
+        }
+        self.spun = false;
+        let mut rb = ReadBuf::new(&mut self.buf);
+        ready!(Pin::new(&mut self.tcp).poll_read(cx, &mut rb))?;
+        self.end = rb.filled().len();
+        Poll::Ready(Ok(()))
+    }
 }
 
 impl AsyncRead for SpinTcp {
@@ -349,26 +404,14 @@ impl AsyncRead for SpinTcp {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let me = &mut *self;
-        if me.gate.is_open() {
-            let dst = buf.initialize_unfilled();
-            match rustix::io::read(me.tcp.as_fd(), &mut *dst) {
-                Ok(n) => {
-                    buf.advance(n);
-                    if std::mem::take(&mut me.spun) {
-                        me.gate.hit();
-                    }
-                    return Poll::Ready(Ok(()));
-                }
-                Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {
-                    me.spun = true;
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
-                Err(e) => return Poll::Ready(Err(e.into())),
-            }
+        if me.pos == me.end {
+            ready!(me.fill(cx))?;
         }
-        me.spun = false;
-        Pin::new(&mut me.tcp).poll_read(cx, buf)
+        // Empty after a fill: EOF, passed on as an empty read.
+        let n = buf.remaining().min(me.end - me.pos);
+        buf.put_slice(&me.buf[me.pos..me.pos + n]);
+        me.pos += n;
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -492,11 +535,7 @@ pub(crate) async fn dial(
         })
     };
     let gate = Arc::new(SpinGate::default());
-    let tcp = SpinTcp {
-        tcp,
-        gate: gate.clone(),
-        spun: false,
-    };
+    let tcp = SpinTcp::new(tcp, gate.clone());
     let mut tls = TlsConnector::from(Arc::new(config))
         .connect(name, tcp)
         .await

@@ -363,7 +363,7 @@ impl Harness {
                         &Lifecycle {
                             dom,
                             event: DomainEventType::STOPPED,
-                            detail: 0,
+                            detail: DomainEventType::STOPPED.with_detail(0).detail,
                         },
                     ),
                     1 => peer::event(procs::DOMAIN_REBOOT_LEGACY, &DomainOnly { dom }),
