@@ -363,6 +363,10 @@ async fn exec(
     }
 }
 
+/// OpenSSH's maximum packet size on the channels we open (`CHAN_SES_PACKET_DEFAULT`,
+/// `CHAN_TCP_PACKET_DEFAULT`).
+const OPENSSH_PACKET: usize = 32 * 1024;
+
 /// The channel as an [`SshStream`]: starts its reader pump and the session's watcher.
 async fn start(
     channel: russh::Channel<client::Msg>,
@@ -372,9 +376,14 @@ async fn start(
     exec: Option<RemoteExit>,
     early: Vec<ChannelMsg>,
 ) -> SshStream {
-    // Nothing has been sent yet, so this is the peer's maximum packet size (unless its
-    // initial window is smaller still): the size the stream gathers writes to.
-    let packet = channel.writable_packet_size().await;
+    // Nothing has been sent yet, so this is the peer's maximum packet size, unless its
+    // initial window is smaller: OpenSSH opens session (exec) channels with window 0 and
+    // grants it after the command starts. Then take OpenSSH's 32 KiB (a smaller peer limit
+    // only costs a packet cut in two).
+    let packet = match channel.writable_packet_size().await {
+        n if n >= OPENSSH_PACKET => n,
+        _ => OPENSSH_PACKET,
+    };
     let (read_half, write_half) = channel.split();
     let writer = Box::new(write_half.make_writer());
     // Messages are at most `maximum_packet_size` (32 KiB) each.

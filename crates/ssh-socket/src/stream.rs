@@ -583,7 +583,7 @@ mod tests {
         stall: bool,
         count: usize,
         held: Option<Vec<u8>>,
-        packets: Vec<Vec<u8>>,
+        packets: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
     }
 
     impl AsyncWrite for Channel {
@@ -606,7 +606,7 @@ mod tests {
             this.count += 1;
             this.stall = this.count % 3 == 1;
             let n = p.len();
-            this.packets.push(p);
+            this.packets.lock().unwrap().push(p);
             Poll::Ready(Ok(n))
         }
 
@@ -627,35 +627,16 @@ mod tests {
         let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None);
         let shared = Arc::new(Shared::new(Killer::Tcp(socket.unwrap())));
         let seen = Arc::new(Mutex::new(Vec::new()));
-        struct Shim(Arc<Mutex<Vec<Vec<u8>>>>, Channel);
-        impl AsyncWrite for Shim {
-            fn poll_write(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &[u8],
-            ) -> Poll<io::Result<usize>> {
-                let this = self.get_mut();
-                let r = Pin::new(&mut this.1).poll_write(cx, buf);
-                this.0.lock().unwrap().append(&mut this.1.packets);
-                r
-            }
-            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(Ok(()))
-            }
-            fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(Ok(()))
-            }
-        }
         let channel = Channel {
             packet,
             limit,
             stall: false,
             count: 0,
             held: None,
-            packets: Vec::new(),
+            packets: Arc::clone(&seen),
         };
         let (_tx, rx) = mpsc::channel(1);
-        let writer = Box::new(Shim(Arc::clone(&seen), channel));
+        let writer = Box::new(channel);
         let mut s = SshStream::new(shared, rx, writer, packet);
         let slices: Vec<&[u8]> = msgs
             .iter()
