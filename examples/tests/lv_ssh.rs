@@ -196,7 +196,7 @@ mod cpu {
     use std::thread::JoinHandle;
     use std::time::Duration;
 
-    /// `/proc/<pid>/stat` counts in USER_HZ, which is 100 on Linux whatever the kernel's HZ.
+    /// `/proc/<pid>/stat` counts in `USER_HZ`, which is 100 on Linux whatever the kernel's `HZ`.
     const TICK: f64 = 0.01;
 
     /// `(command name, utime + stime ticks)` of `pid`, all its threads together.
@@ -285,7 +285,8 @@ mod cpu {
             let mut by_name = BTreeMap::new();
             for (pid, (comm, ticks)) in seen {
                 let base = self.before.get(&pid).map_or(0, |b| b.1);
-                *by_name.entry(comm).or_insert(0.0) += (ticks.saturating_sub(base)) as f64 * TICK;
+                *by_name.entry(comm).or_insert(0.0) +=
+                    f64::from(u32::try_from(ticks.saturating_sub(base)).unwrap_or(u32::MAX)) * TICK;
             }
             by_name.retain(|_, s| *s > 0.0);
             by_name
@@ -404,17 +405,19 @@ async fn bench_upload_over_ssh() {
         })
         .collect();
     if let Some(hold) = env("BENCH_HOLD") {
+        use std::fmt::Write as _;
         let mut text = String::new();
         for (l, argv) in &variants {
             let quoted: Vec<String> = argv.iter().map(|a| format!("'{a}'")).collect();
-            text.push_str(&format!("# {l}\n{}\n", quoted.join(" ")));
+            let _ = writeln!(text, "# {l}\n{}", quoted.join(" "));
         }
-        text.push_str(&format!(
-            "# sshd {:?} bastion {:?} libvirtd {}\n",
+        let _ = writeln!(
+            text,
+            "# sshd {:?} bastion {:?} libvirtd {}",
             s.processes(),
             bastion.processes(),
             d.pid()
-        ));
+        );
         std::fs::write(&hold, text).unwrap();
         println!("holding: commands in {hold}; delete it to end");
         while Path::new(&hold).exists() {
@@ -428,7 +431,7 @@ async fn bench_upload_over_ssh() {
         .chain(bastion.processes())
         .chain([d.pid()])
         .collect();
-    let bytes = (mib * MIB) as f64;
+    let bytes = f64::from(u32::try_from(mib).unwrap_or(u32::MAX)) * 1_048_576.0;
     // Runs one variant: prints its wall time, client rusage and CPU per process name.
     let time = |label: &str, argv: &[String]| -> f64 {
         let sampler = cpu::Sampler::start(&far);
