@@ -188,46 +188,165 @@ async fn client_close_is_bounded_with_a_frozen_ssh_peer() {
         .await;
 }
 
-/// Upload throughput over SSH, ours (exec channel, then direct-streamlocal) vs virsh (OpenSSH +
-/// nc on the far side), one run each.
+/// CPU time of process trees, read from `/proc` while a benchmark command runs.
+mod cpu {
+    use std::collections::{BTreeMap, HashMap};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::thread::JoinHandle;
+    use std::time::Duration;
+
+    /// `/proc/<pid>/stat` counts in `USER_HZ`, which is 100 on Linux whatever the kernel's `HZ`.
+    const TICK: f64 = 0.01;
+
+    /// `(command name, utime + stime ticks)` of `pid`, all its threads together.
+    fn stat(pid: u32) -> Option<(String, u64)> {
+        let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let (head, rest) = s.rsplit_once(')')?;
+        let comm = head.split_once('(')?.1.to_owned();
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        // After the name: state(3) ppid(4) … utime(14) stime(15).
+        let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+        Some((comm, ticks))
+    }
+
+    /// `root` and everything it forked that is still running.
+    fn tree(root: u32, out: &mut Vec<u32>) {
+        out.push(root);
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{root}/task")) else {
+            return;
+        };
+        for t in tasks.flatten() {
+            let kids = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            for k in kids.split_whitespace().filter_map(|k| k.parse().ok()) {
+                tree(k, out);
+            }
+        }
+    }
+
+    /// The newest figures of every process seen in the trees of `roots`.
+    fn snapshot(roots: &[u32], seen: &mut HashMap<u32, (String, u64)>) {
+        let mut pids = Vec::new();
+        for &r in roots {
+            tree(r, &mut pids);
+        }
+        for pid in pids {
+            if let Some(s) = stat(pid) {
+                seen.insert(pid, s);
+            }
+        }
+    }
+
+    /// Samples the trees of `roots` (and of the processes added later) every 10 ms.
+    pub struct Sampler {
+        stop: Arc<AtomicBool>,
+        roots: Arc<std::sync::Mutex<Vec<u32>>>,
+        before: HashMap<u32, (String, u64)>,
+        thread: JoinHandle<HashMap<u32, (String, u64)>>,
+    }
+
+    impl Sampler {
+        pub fn start(roots: &[u32]) -> Self {
+            let mut before = HashMap::new();
+            snapshot(roots, &mut before);
+            let stop = Arc::new(AtomicBool::new(false));
+            let roots = Arc::new(std::sync::Mutex::new(roots.to_vec()));
+            let (s, r) = (Arc::clone(&stop), Arc::clone(&roots));
+            let thread = std::thread::spawn(move || {
+                let mut seen = HashMap::new();
+                loop {
+                    let last = s.load(Ordering::Acquire);
+                    let now = r.lock().unwrap().clone();
+                    snapshot(&now, &mut seen);
+                    if last {
+                        return seen;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            });
+            Self {
+                stop,
+                roots,
+                before,
+                thread,
+            }
+        }
+
+        /// Adds the tree of `pid` (the benchmarked command).
+        pub fn add(&self, pid: u32) {
+            self.roots.lock().unwrap().push(pid);
+        }
+
+        /// CPU seconds per command name since `start`. A process that exits loses what it
+        /// used after its last sample (≤ 10 ms).
+        pub fn finish(self) -> BTreeMap<String, f64> {
+            self.stop.store(true, Ordering::Release);
+            let seen = self.thread.join().unwrap();
+            let mut by_name = BTreeMap::new();
+            for (pid, (comm, ticks)) in seen {
+                let base = self.before.get(&pid).map_or(0, |b| b.1);
+                *by_name.entry(comm).or_insert(0.0) +=
+                    f64::from(u32::try_from(ticks.saturating_sub(base)).unwrap_or(u32::MAX)) * TICK;
+            }
+            by_name.retain(|_, s| *s > 0.0);
+            by_name
+        }
+    }
+}
+
+/// Upload throughput over SSH: ours (exec channel with virt-ssh-helper, exec channel with nc,
+/// direct-streamlocal, and both exec channels through a bastion) against virsh over OpenSSH
+/// (virt-ssh-helper, nc, and both through OpenSSH's `ProxyJump`), every variant once per
+/// round, `BENCH_RUNS` rounds (3) interleaved, with the CPU time of every process involved.
 /// Not a pass/fail test: `cargo test --release -p examples --test lv_ssh -- --ignored
 /// --nocapture bench_upload_over_ssh` prints the figures for docs/benchmarks.md.
+/// `BENCH_MIB` (512) sizes the upload, `BENCH_ONLY=a,b` picks variants by label prefix,
+/// `BENCH_HOLD=FILE` writes the variants' commands to FILE and waits until it is deleted
+/// (to strace or perf the far side by hand).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "benchmark; run by hand"]
 async fn bench_upload_over_ssh() {
-    let Some(b) = bed() else { return };
-    let uri = b.direct_uri();
-    let mib: u64 = std::env::var("BENCH_MIB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512);
-    let c = Client::connect(&uri, ConnectOptions::default())
+    let env = |k: &str| std::env::var(k).ok();
+    let mib: u64 = env("BENCH_MIB").and_then(|v| v.parse().ok()).unwrap_or(512);
+    let runs: usize = env("BENCH_RUNS").and_then(|v| v.parse().ok()).unwrap_or(3);
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    // The target gets the daemon's runtime dir, so `virt-ssh-helper qemu:///session` (ours
+    // and virsh's) finds its socket; a plain sshd is the bastion.
+    let run = d.socket_path().parent().unwrap().parent().unwrap();
+    let Some(s) = Sshd::start_or_skip(&SshdOptions {
+        set_env: vec![("XDG_RUNTIME_DIR".into(), run.display().to_string())],
+        ..SshdOptions::default()
+    }) else {
+        return;
+    };
+    let Some(bastion) = Sshd::start_or_skip(&SshdOptions::default()) else {
+        return;
+    };
+    let socket = d.socket_path().display().to_string();
+    let c = Client::connect(&s.qemu_uri(d.socket_path()), ConnectOptions::default())
         .await
         .unwrap();
-    make_vol(&c, &b.d, "bench.raw", mib * MIB).await;
+    make_vol(&c, &d, "bench.raw", mib * MIB).await;
     c.close();
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
     std::fs::write(&src, pattern((mib * MIB) as usize)).unwrap();
-    // virsh runs `ssh … nc -U SOCKET` through the ssh binary: give it our key and host key.
-    let ssh_cfg = tmp.path().join("ssh_config");
+    // One ssh config for both clients: `target` direct, `jumped` through `bastion` (ours
+    // reads it with `-F`, virsh's ssh through a `command=` wrapper that adds `-F`).
+    let cfg = tmp.path().join("ssh_config");
     std::fs::write(
-        &ssh_cfg,
-        format!(
-            "Host 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\n  UserKnownHostsFile {}\n  StrictHostKeyChecking yes\n",
-            b.s.port(),
-            b.s.user().name,
-            b.s.client_key().display(),
-            b.s.known_hosts().display()
-        ),
+        &cfg,
+        s.ssh_config_block("target", s.port(), tmp.path(), &[])
+            + &s.ssh_config_block("jumped", s.port(), tmp.path(), &["ProxyJump bastion"])
+            + &bastion.ssh_config_block("bastion", bastion.port(), tmp.path(), &[]),
     )
     .unwrap();
-    // libvirt's `command=` replaces the ssh binary: a wrapper adds our config (key, strict
-    // host keys against the testbed's known_hosts) without touching ~/.ssh.
     let wrapper = tmp.path().join("ssh");
     std::fs::write(
         &wrapper,
-        format!("#!/bin/sh\nexec ssh -F {} \"$@\"\n", ssh_cfg.display()),
+        format!("#!/bin/sh\nexec ssh -F {} \"$@\"\n", cfg.display()),
     )
     .unwrap();
     std::fs::set_permissions(
@@ -235,76 +354,158 @@ async fn bench_upload_over_ssh() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let virsh_uri = format!(
-        "qemu+ssh://{}@127.0.0.1:{}/session?socket={}&no_tty=1&netcat=nc&command={}",
-        b.s.user().name,
-        b.s.port(),
-        b.d.socket_path().display(),
-        wrapper.display()
-    );
-    let time = |label: &str, cmd: &mut Command| {
-        let t = Instant::now();
-        let out = cmd.output().unwrap();
-        let secs = t.elapsed().as_secs_f64();
-        assert!(
-            out.status.success(),
-            "{label}: {}",
-            String::from_utf8_lossy(&out.stderr)
+    let pool = d.pool_name();
+    let lv_bin = env!("CARGO_BIN_EXE_lv");
+    let ours = |host: &str, q: &str| -> Vec<String> {
+        [lv_bin, "-F", &cfg.display().to_string(), "-c"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain([format!("qemu+ssh://{host}/session{q}")])
+            .collect()
+    };
+    let virsh = |host: &str, q: &str| -> Vec<String> {
+        vec![
+            "virsh".into(),
+            "-c".into(),
+            format!(
+                "qemu+ssh://{host}/session?no_tty=1&command={}{q}",
+                wrapper.display()
+            ),
+        ]
+    };
+    let nc = format!("?socket={socket}");
+    let virsh_nc = format!("&socket={socket}&netcat=nc");
+    // Without `socket=` a session URI runs `virt-ssh-helper` (libvirt and ours).
+    let variants: Vec<(&str, Vec<String>)> = vec![
+        ("ours exec virt-ssh-helper", ours("target", "")),
+        ("ours exec nc", ours("target", &nc)),
+        (
+            "ours direct-streamlocal",
+            ours("target", &format!("{nc}&proxy=forward")),
+        ),
+        ("virsh exec virt-ssh-helper", virsh("target", "")),
+        ("virsh exec nc", virsh("target", &virsh_nc)),
+        ("ours bastion virt-ssh-helper", ours("jumped", "")),
+        ("ours bastion nc", ours("jumped", &nc)),
+        ("virsh bastion virt-ssh-helper", virsh("jumped", "")),
+        ("virsh bastion nc", virsh("jumped", &virsh_nc)),
+    ];
+    let only: Option<Vec<String>> =
+        env("BENCH_ONLY").map(|v| v.split(',').map(str::to_owned).collect());
+    let variants: Vec<_> = variants
+        .into_iter()
+        .filter(|(l, _)| {
+            only.as_ref()
+                .is_none_or(|o| o.iter().any(|p| l.starts_with(p)))
+        })
+        .map(|(l, mut argv)| {
+            argv.extend(["vol-upload", "--pool", pool, "bench.raw"].map(str::to_owned));
+            argv.push(src.display().to_string());
+            (l, argv)
+        })
+        .collect();
+    if let Some(hold) = env("BENCH_HOLD") {
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        for (l, argv) in &variants {
+            let quoted: Vec<String> = argv.iter().map(|a| format!("'{a}'")).collect();
+            let _ = writeln!(text, "# {l}\n{}", quoted.join(" "));
+        }
+        let _ = writeln!(
+            text,
+            "# sshd {:?} bastion {:?} libvirtd {}",
+            s.processes(),
+            bastion.processes(),
+            d.pid()
         );
-        let rusage = String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .last()
-            .unwrap_or("")
-            .to_string();
+        std::fs::write(&hold, text).unwrap();
+        println!("holding: commands in {hold}; delete it to end");
+        while Path::new(&hold).exists() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        return;
+    }
+    let far: Vec<u32> = s
+        .processes()
+        .into_iter()
+        .chain(bastion.processes())
+        .chain([d.pid()])
+        .collect();
+    let bytes = f64::from(u32::try_from(mib).unwrap_or(u32::MAX)) * 1_048_576.0;
+    // Runs one variant: prints its wall time, client rusage and CPU per process name.
+    let time = |label: &str, argv: &[String]| -> f64 {
+        let sampler = cpu::Sampler::start(&far);
+        let t = Instant::now();
+        let child = Command::new("/usr/bin/time")
+            .args(["-f", "%U user %S sys %M KiB maxrss"])
+            .args(argv)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        sampler.add(child.id());
+        let out = child.wait_with_output().unwrap();
+        let secs = t.elapsed().as_secs_f64();
+        let cpu = sampler.finish();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{label}: {stderr}");
+        let rusage = stderr.lines().last().unwrap_or("");
+        let per: Vec<String> = cpu
+            .iter()
+            .filter(|(_, s)| **s >= 0.02)
+            .map(|(n, s)| format!("{n} {s:.2} s ({:.2} ns/B)", s * 1e9 / bytes))
+            .collect();
         println!(
-            "{label}: {mib} MiB in {secs:.2} s = {:.0} MB/s; /usr/bin/time: {rusage}",
-            f64::from(u32::try_from(mib).unwrap_or(u32::MAX)) * 1.048_576 / secs
+            "{label}: {mib} MiB in {secs:.2} s = {:.0} MB/s; client {rusage}; CPU: {}",
+            bytes / 1e6 / secs,
+            per.join(", ")
         );
         secs
     };
-    let pool = b.d.pool_name();
-    // Ours three times: the exec channel (libvirt's default, `proxy=auto`), the exec channel through nc, and direct-streamlocal
-    // (`proxy=forward`).
-    let ours_run = |label: &str, uri: &str| {
-        time(
-            label,
-            Command::new("/usr/bin/time")
-                .args(["-f", "%U user %S sys %M KiB maxrss"])
-                .arg(env!("CARGO_BIN_EXE_lv"))
-                .args(["-c", uri, "vol-upload", "--pool", pool, "bench.raw"])
-                .arg(&src),
-        )
+    let load = || {
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     };
-    let ours = ours_run("ours (lv, russh, exec channel)", &uri);
-    // The exec channel through nc, as virsh's path runs on the far side.
-    let netcat = ours_run(
-        "ours (lv, russh, exec channel, proxy=netcat)",
-        &format!("{uri}&proxy=netcat"),
-    );
-    let forward = ours_run(
-        "ours (lv, russh, direct-streamlocal)",
-        &format!("{uri}&proxy=forward"),
-    );
-    let virsh = time(
-        "virsh (OpenSSH + nc)",
-        Command::new("/usr/bin/time")
-            .args(["-f", "%U user %S sys %M KiB maxrss"])
-            .args([
-                "virsh",
-                "-c",
-                &virsh_uri,
-                "vol-upload",
-                "--pool",
-                pool,
-                "bench.raw",
-            ])
-            .arg(&src),
-    );
-    println!(
-        "ratio ours/virsh (throughput): exec channel {:.2}x, exec channel with nc {:.2}x, \
-         direct-streamlocal {:.2}x",
-        virsh / ours,
-        virsh / netcat,
-        virsh / forward
-    );
+    let mut all: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    for round in 1..=runs {
+        println!("round {round} of {runs}, load {}", load());
+        let mut secs = Vec::new();
+        for (i, (label, argv)) in variants.iter().enumerate() {
+            let t = time(label, argv);
+            all[i].push(t);
+            secs.push((*label, t));
+        }
+        let find = |l: &str| secs.iter().find(|(x, _)| *x == l).map(|(_, s)| *s);
+        let mut ratios = Vec::new();
+        for (ours, theirs) in [
+            ("ours exec virt-ssh-helper", "virsh exec virt-ssh-helper"),
+            ("ours exec nc", "virsh exec nc"),
+            ("ours direct-streamlocal", "virsh exec nc"),
+            (
+                "ours bastion virt-ssh-helper",
+                "virsh bastion virt-ssh-helper",
+            ),
+            ("ours bastion nc", "virsh bastion nc"),
+        ] {
+            if let (Some(o), Some(v)) = (find(ours), find(theirs)) {
+                ratios.push(format!("{ours} ÷ {theirs}: {:.2}×", v / o));
+            }
+        }
+        println!("round {round} ratios (throughput), load {}:", load());
+        for r in ratios {
+            println!("  {r}");
+        }
+    }
+    println!("all rounds (MB/s):");
+    for ((label, _), secs) in variants.iter().zip(&all) {
+        let mbs: Vec<String> = secs
+            .iter()
+            .map(|s| format!("{:.0}", bytes / 1e6 / s))
+            .collect();
+        println!("  {label}: {}", mbs.join(" / "));
+    }
 }

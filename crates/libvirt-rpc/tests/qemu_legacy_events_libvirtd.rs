@@ -121,15 +121,7 @@ async fn every_event_next_to_a_filtered_subscription_of_the_same_domain() {
     let c = Client::connect(&d.uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let xml = d.minimal_domain_xml("qmp-overlap");
-    let dom = c
-        .call::<DomainCreateXml>(&DomainCreateXmlArgs {
-            xml_desc: xml.as_str().into(),
-            flags: Default::default(),
-        })
-        .await
-        .unwrap()
-        .dom;
+    let dom = create_domain(&c, &d.minimal_domain_xml("qmp-overlap")).await;
     let mut stops = c
         .subscribe_qemu_monitor_events(Some(dom.clone()), Some("STOP"), 0)
         .await

@@ -128,14 +128,17 @@ where
             let channel = open_direct_tcpip(hop, cfg, &handle, next, deadline)
                 .await
                 .map_err(|e| on(i, e))?;
-            transport = Box::new(start(
-                channel,
-                handle,
-                Arc::clone(&shared),
-                cfg.read_buffer,
-                None,
-                Vec::new(),
-            ));
+            transport = Box::new(
+                start(
+                    channel,
+                    handle,
+                    Arc::clone(&shared),
+                    cfg.read_buffer,
+                    None,
+                    Vec::new(),
+                )
+                .await,
+            );
             killer = Killer::Outer(shared);
         }
         unreachable!("the last hop returns")
@@ -308,7 +311,8 @@ async fn open_channel(
         cfg.read_buffer,
         exec,
         early,
-    );
+    )
+    .await;
     Ok((stream, CloseHandle { shared }))
 }
 
@@ -359,8 +363,12 @@ async fn exec(
     }
 }
 
+/// OpenSSH's maximum packet size on the channels we open (`CHAN_SES_PACKET_DEFAULT`,
+/// `CHAN_TCP_PACKET_DEFAULT`).
+const OPENSSH_PACKET: usize = 32 * 1024;
+
 /// The channel as an [`SshStream`]: starts its reader pump and the session's watcher.
-fn start(
+async fn start(
     channel: russh::Channel<client::Msg>,
     handle: Handle<ClientHandler>,
     shared: Arc<Shared>,
@@ -368,6 +376,14 @@ fn start(
     exec: Option<RemoteExit>,
     early: Vec<ChannelMsg>,
 ) -> SshStream {
+    // Nothing has been sent yet, so this is the peer's maximum packet size, unless its
+    // initial window is smaller: OpenSSH opens session (exec) channels with window 0 and
+    // grants it after the command starts. Then take OpenSSH's 32 KiB (a smaller peer limit
+    // only costs a packet cut in two).
+    let packet = match channel.writable_packet_size().await {
+        n if n >= OPENSSH_PACKET => n,
+        _ => OPENSSH_PACKET,
+    };
     let (read_half, write_half) = channel.split();
     let writer = Box::new(write_half.make_writer());
     // Messages are at most `maximum_packet_size` (32 KiB) each.
@@ -376,7 +392,7 @@ fn start(
     let span = tracing::Span::current();
     tokio::spawn(pump(read_half, tx, Arc::clone(&shared), exec, early).instrument(span.clone()));
     tokio::spawn(watch(handle, Arc::clone(&shared)).instrument(span));
-    SshStream::new(shared, rx, writer)
+    SshStream::new(shared, rx, writer, packet)
 }
 
 /// Owns the russh handle (keeping the session up) and records why the session ended.

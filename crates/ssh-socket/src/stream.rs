@@ -15,6 +15,10 @@ use tokio::sync::{Notify, mpsc};
 
 use crate::{CloseReason, STDERR_LIMIT, SshError};
 
+/// Most bytes put together into one `CHANNEL_DATA` packet, whatever the peer allows
+/// (OpenSSH allows 32 KiB on the channels we open).
+const PACKET_GATHER_MAX: usize = 256 << 10;
+
 /// What ends a session's transport when the session finishes.
 pub(crate) enum Killer {
     /// A second descriptor of the session's TCP socket, used only for `shutdown(2)`.
@@ -269,13 +273,24 @@ pub(crate) async fn pump(
 /// # Cancel safety
 ///
 /// `poll_read`/`poll_write` keep no partial state that a dropped future would lose: a write
-/// returns `Ok(n)` only once `n` bytes are queued to the session, and a read returns bytes only
+/// returns `Ok(n)` only once the stream has taken `n` bytes, and a read returns bytes only
 /// when it copies them out.
+///
+/// # Vectored writes
+///
+/// A vectored write becomes SSH packets of the peer's maximum size, whatever its slices'
+/// boundaries (the libvirt client hands over each message's 28-byte head and its body as
+/// two slices; written one by one, the head went out as a packet of its own). Nothing is
+/// kept back: what a write took is queued to the session task when it returns.
 pub struct SshStream {
     shared: Arc<Shared>,
     rx: mpsc::Receiver<Bytes>,
     chunk: Bytes,
     writer: Box<dyn AsyncWrite + Send + Sync + Unpin>,
+    /// Where a packet that spans the caller's slices is put together (one packet long).
+    scratch: Vec<u8>,
+    /// The size packets are made to: the peer's maximum packet size.
+    packet: usize,
     write_shut: bool,
 }
 
@@ -288,16 +303,21 @@ impl std::fmt::Debug for SshStream {
 }
 
 impl SshStream {
+    /// `packet`: the peer's maximum packet size, the size vectored writes are cut to.
     pub(crate) fn new(
         shared: Arc<Shared>,
         rx: mpsc::Receiver<Bytes>,
         writer: Box<dyn AsyncWrite + Send + Sync + Unpin>,
+        packet: usize,
     ) -> Self {
+        let packet = packet.clamp(1, PACKET_GATHER_MAX);
         Self {
             shared,
             rx,
             chunk: Bytes::new(),
             writer,
+            scratch: Vec::with_capacity(packet),
+            packet,
             write_shut: false,
         }
     }
@@ -372,26 +392,20 @@ impl AsyncWrite for SshStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        if let Some(r) = this.shared.reason() {
-            return Poll::Ready(Err(closed(r)));
-        }
-        if this.write_shut {
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::BrokenPipe,
-                "write after shutdown",
-            )));
-        }
-        if buf.is_empty() {
-            return Poll::Ready(Ok(0));
-        }
-        match Pin::new(&mut this.writer).poll_write(cx, buf) {
-            Poll::Ready(Ok(n)) => Poll::Ready(Ok(n)),
-            // russh never wakes a writer parked on window credit when the session dies, and its
-            // send error does not say why. So wait on our own end signal, which carries the
-            // reason and is always raised when the session ends.
-            Poll::Ready(Err(_)) | Poll::Pending => this.park_writer(cx),
-        }
+        self.get_mut().write_packets(cx, &[io::IoSlice::new(buf)])
+    }
+
+    /// Cuts the slices into full-size SSH packets (see "Vectored writes" above).
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().write_packets(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -428,6 +442,71 @@ impl SshStream {
             Some(r) => Poll::Ready(Err(closed(r))),
             None => Poll::Pending,
         }
+    }
+
+    /// Hands the bytes of `bufs` to russh in order, one packet at a time: a slice with a
+    /// packet's worth left goes as it is, a packet that spans slices is copied together
+    /// first. `Ok(n)` counts what russh took; pending only when it took nothing.
+    ///
+    /// russh copies a packet and may then wait for room in the session's queue: the copy
+    /// stays with it, and the next write completes that packet whatever bytes it passes.
+    /// It is always the packet at the caller's current position (made from the same bytes:
+    /// a caller repeats what was not taken), so the count it returns fits the stream.
+    fn write_packets(
+        &mut self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if let Some(r) = self.shared.reason() {
+            return Poll::Ready(Err(closed(r)));
+        }
+        if self.write_shut {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "write after shutdown",
+            )));
+        }
+        let (mut taken, mut at, mut off) = (0, 0, 0);
+        loop {
+            while at < bufs.len() && off == bufs[at].len() {
+                (at, off) = (at + 1, 0);
+            }
+            let Some(b) = bufs.get(at) else { break };
+            let cur = &b[off..];
+            let packet: &[u8] =
+                if cur.len() < self.packet && bufs[at + 1..].iter().any(|b| !b.is_empty()) {
+                    self.scratch.clear();
+                    self.scratch.extend_from_slice(cur);
+                    for b in &bufs[at + 1..] {
+                        let n = (self.packet - self.scratch.len()).min(b.len());
+                        self.scratch.extend_from_slice(&b[..n]);
+                        if self.scratch.len() == self.packet {
+                            break;
+                        }
+                    }
+                    &self.scratch
+                } else {
+                    cur
+                };
+            let mut n = match Pin::new(&mut self.writer).poll_write(cx, packet) {
+                Poll::Ready(Ok(n)) => n,
+                // Come back for the rest.
+                Poll::Ready(Err(_)) | Poll::Pending if taken > 0 => break,
+                // russh never wakes a writer parked on window credit when the session dies,
+                // and its send error does not say why. So wait on our own end signal, which
+                // carries the reason and is always raised when the session ends.
+                Poll::Ready(Err(_)) | Poll::Pending => return self.park_writer(cx),
+            };
+            taken += n;
+            while n > 0 {
+                let k = n.min(bufs[at].len() - off);
+                (off, n) = (off + k, n - k);
+                if off == bufs[at].len() {
+                    (at, off) = (at + 1, 0);
+                }
+            }
+        }
+        Poll::Ready(Ok(taken))
     }
 }
 
@@ -494,6 +573,129 @@ impl CloseHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Stands in for russh's channel writer: takes at most `packet` bytes per call (and at
+    /// most `limit`, the window), and like russh it copies a packet, then may report pending
+    /// (`stall`) and hand that copy over on the next call whatever that call passes.
+    struct Channel {
+        packet: usize,
+        limit: usize,
+        stall: bool,
+        count: usize,
+        held: Option<Vec<u8>>,
+        packets: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+    }
+
+    impl AsyncWrite for Channel {
+        fn poll_write(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            let this = self.get_mut();
+            let p = match this.held.take() {
+                Some(p) => p,
+                None => buf[..buf.len().min(this.packet).min(this.limit)].to_vec(),
+            };
+            if this.stall {
+                this.stall = false;
+                this.held = Some(p);
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            this.count += 1;
+            this.stall = this.count % 3 == 1;
+            let n = p.len();
+            this.packets.lock().unwrap().push(p);
+            Poll::Ready(Ok(n))
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    /// Writes `msgs` as the libvirt client does (each message's 28-byte head and its body
+    /// as two slices of one vectored write, repeated until all is taken); returns the
+    /// packets the channel saw.
+    fn packets_for(msgs: &[Vec<u8>], packet: usize, limit: usize) -> Vec<Vec<u8>> {
+        use std::sync::Mutex;
+        let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None);
+        let shared = Arc::new(Shared::new(Killer::Tcp(socket.unwrap())));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let channel = Channel {
+            packet,
+            limit,
+            stall: false,
+            count: 0,
+            held: None,
+            packets: Arc::clone(&seen),
+        };
+        let (_tx, rx) = mpsc::channel(1);
+        let writer = Box::new(channel);
+        let mut s = SshStream::new(shared, rx, writer, packet);
+        let slices: Vec<&[u8]> = msgs
+            .iter()
+            .flat_map(|m| [&m[..28.min(m.len())], &m[28.min(m.len())..]])
+            .collect();
+        let total: usize = msgs.iter().map(Vec::len).sum();
+        let (mut done, mut stuck) = (0, 0);
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        while done < total {
+            // The caller's queue from where it stands: the rest of the slices.
+            let mut skip = done;
+            let mut io = Vec::new();
+            for sl in &slices {
+                if skip >= sl.len() {
+                    skip -= sl.len();
+                    continue;
+                }
+                io.push(io::IoSlice::new(&sl[skip..]));
+                skip = 0;
+            }
+            match Pin::new(&mut s).poll_write_vectored(&mut cx, &io) {
+                Poll::Ready(Ok(n)) => (done, stuck) = (done + n, 0),
+                Poll::Ready(Err(e)) => panic!("{e}"),
+                Poll::Pending => stuck += 1,
+            }
+            assert!(stuck < 3, "pending twice in a row: no progress");
+        }
+        std::mem::take(&mut *seen.lock().unwrap())
+    }
+
+    fn message(i: usize, body: usize) -> Vec<u8> {
+        (0..28 + body).map(|k| (k * 31 + i * 7) as u8).collect()
+    }
+
+    #[test]
+    fn vectored_writes_become_full_size_packets() {
+        let msgs: Vec<Vec<u8>> = (0..6).map(|i| message(i, 128 << 10)).collect();
+        let packets = packets_for(&msgs, 32_768, usize::MAX);
+        let sizes: Vec<usize> = packets.iter().map(Vec::len).collect();
+        let all: Vec<u8> = packets.concat();
+        assert!(all == msgs.concat(), "the bytes arrive in order, each once");
+        // 6 × 131,100 bytes = 24 full packets and 6 × 28 bytes left for the last one.
+        assert_eq!(
+            sizes.iter().filter(|&&n| n != 32_768).count(),
+            1,
+            "every packet but the last is full size: {sizes:?}"
+        );
+        assert_eq!(sizes.len(), 25, "{sizes:?}");
+    }
+
+    #[test]
+    fn a_small_window_or_packet_limit_keeps_the_bytes_in_order() {
+        let msgs: Vec<Vec<u8>> = (0..5).map(|i| message(i, 1000 + i * 40_000)).collect();
+        for (packet, limit) in [(32_768, 5_000), (32_768, 32_768), (1_000, 777), (40_000, 1)] {
+            let all: Vec<u8> = packets_for(&msgs, packet, limit).concat();
+            assert!(all == msgs.concat(), "packet {packet}, limit {limit}");
+        }
+    }
 
     #[test]
     fn the_types_fit_the_libvirt_client() {
