@@ -20,7 +20,7 @@
 //! the legacy lifecycle registration. The legacy lifecycle registration and the
 //! any-registration of `LIFECYCLE` are one daemon callback (libvirtd refuses the second as
 //! already tracked): the model keeps them as one registration under the legacy key
-//! ([`daemon_key`]), whose calls are those of the kind that came first.
+//! (`daemon_key`), whose calls are those of the kind that came first.
 //!
 //! **Input**: `Op::Sub` with a [`SubOp`], declared with the other input types in
 //! [`input`](super::input).
