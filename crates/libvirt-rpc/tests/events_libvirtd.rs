@@ -304,12 +304,15 @@ async fn a_subscription_dropped_in_flight_is_undone() {
     let Some(d) = Libvirtd::start_or_skip() else {
         return;
     };
-    // No keepalive: every packet counted below is a reply or an event.
+    // No keepalive: every packet counted below is a reply or an event. No busy-poll: a
+    // spinning first poll could read the registration's reply before it returns, and the
+    // test needs it pending (seen: "answered synchronously" on a quiet box).
     let opts = ConnectOptions {
         config: Config {
             keepalive: None,
             ..Config::default()
         },
+        busy_poll: Duration::ZERO,
         ..ConnectOptions::default()
     };
     let c = Client::connect(&d.test_uri(), opts).await.unwrap();
