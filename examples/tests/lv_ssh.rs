@@ -136,25 +136,65 @@ async fn lv_over_ssh_uploads_and_downloads() {
     );
 }
 
+/// Without `keyfile=` the client offers the default key files of `$HOME/.ssh` as OpenSSH
+/// and libvirt do (no agent: `SSH_AUTH_SOCK` unset); with none there it says where it
+/// looked.
+#[test]
+fn lv_over_ssh_without_keyfile_offers_the_default_key_files() {
+    let Some(b) = bed() else { return };
+    let uri = b.direct_uri();
+    let keyfile = format!("keyfile={}&", b.s.client_key().display());
+    assert!(uri.contains(&keyfile), "{uri}");
+    let bare = uri.replace(&keyfile, "");
+    let home = tempfile::tempdir().unwrap();
+    let run = || {
+        lv().args(["-F", "none", "-c", &bare, "hostname"])
+            .env("HOME", home.path())
+            .env_remove("SSH_AUTH_SOCK")
+            .env_remove("LIBVIRT_DEFAULT_URI")
+            .output()
+            .unwrap()
+    };
+    let none = run();
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(!none.status.success());
+    assert!(
+        err.contains("no key file given or found (~/.ssh/id_ed25519"),
+        "{err}"
+    );
+    std::fs::create_dir(home.path().join(".ssh")).unwrap();
+    std::fs::copy(b.s.client_key(), home.path().join(".ssh/id_ed25519")).unwrap();
+    let found = run();
+    assert!(
+        found.status.success(),
+        "{}",
+        String::from_utf8_lossy(&found.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&found.stdout).trim().is_empty());
+}
+
 /// Starts `lv vol-upload` of a large file through a relay, freezes the relay once bytes
-/// flow, and returns the child.
-async fn frozen_upload(b: &Bed, relay: &Relay, extra: &[&str], tmp: &Path) -> std::process::Child {
+/// flow: the child and when it was spawned (its deadline counts from then, not from the
+/// setup before it).
+async fn frozen_upload(
+    b: &Bed,
+    relay: &Relay,
+    extra: &[&str],
+    tmp: &Path,
+) -> (std::process::Child, Instant) {
     let mut cmd = lv();
     cmd.args(["-c", &b.relay_uri(relay, tmp)]).args(extra);
     let direct = b.direct_uri();
     let flowing = Duration::from_secs(30);
     let src = tmp.join("big");
-    common::frozen_lv_upload(cmd, &direct, &b.d, relay, "frozen.raw", &src, flowing)
-        .await
-        .0
+    common::frozen_lv_upload(cmd, &direct, &b.d, relay, "frozen.raw", &src, flowing).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lv_timeout_exits_within_a_second_under_a_frozen_peer() {
     let Some(b) = bed() else { return };
     let (relay, tmp) = b.relay();
-    let started = Instant::now();
-    let child = frozen_upload(&b, &relay, &["--timeout", "6"], tmp.path()).await;
+    let (child, started) = frozen_upload(&b, &relay, &["--timeout", "6"], tmp.path()).await;
     let frozen_at = Instant::now();
     let timeout = Duration::from_secs(6);
     common::lv_times_out_on_time(child, &relay, started, frozen_at, timeout, "ssh");
@@ -164,7 +204,7 @@ async fn lv_timeout_exits_within_a_second_under_a_frozen_peer() {
 async fn lv_sigterm_exits_within_a_second_under_a_frozen_peer() {
     let Some(b) = bed() else { return };
     let (relay, tmp) = b.relay();
-    let mut child = frozen_upload(&b, &relay, &[], tmp.path()).await;
+    let (mut child, _) = frozen_upload(&b, &relay, &[], tmp.path()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
@@ -302,7 +342,8 @@ mod cpu {
 /// --nocapture bench_upload_over_ssh` prints the figures for docs/benchmarks.md.
 /// `BENCH_MIB` (512) sizes the upload, `BENCH_ONLY=a,b` picks variants by label prefix,
 /// `BENCH_HOLD=FILE` writes the variants' commands to FILE and waits until it is deleted
-/// (to strace or perf the far side by hand).
+/// (to strace or perf the far side by hand), `BENCH_DAEMON_CPUS=0-1` lets the testbed's
+/// libvirtd (pinned to one CPU at start) run on those CPUs, as a production daemon does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "benchmark; run by hand"]
 async fn bench_upload_over_ssh() {
@@ -343,17 +384,18 @@ async fn bench_upload_over_ssh() {
             + &bastion.ssh_config_block("bastion", bastion.port(), tmp.path(), &[]),
     )
     .unwrap();
-    let wrapper = tmp.path().join("ssh");
-    std::fs::write(
-        &wrapper,
-        format!("#!/bin/sh\nexec ssh -F {} \"$@\"\n", cfg.display()),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &wrapper,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    // `ssh`: OpenSSH with its own cipher order; `ssh-gcm`: with ours first (`-c`), to tell
+    // the cipher's share from the client's.
+    let wrap = |name: &str, extra: &str| {
+        let path = tmp.path().join(name);
+        let text = format!("#!/bin/sh\nexec ssh -F {} {extra}\"$@\"\n", cfg.display());
+        std::fs::write(&path, text).unwrap();
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(&path, mode).unwrap();
+        path
+    };
+    let wrapper = wrap("ssh", "");
+    let wrapper_gcm = wrap("ssh-gcm", "-c aes256-gcm@openssh.com ");
     let pool = d.pool_name();
     let lv_bin = env!("CARGO_BIN_EXE_lv");
     let ours = |host: &str, q: &str| -> Vec<String> {
@@ -363,16 +405,17 @@ async fn bench_upload_over_ssh() {
             .chain([format!("qemu+ssh://{host}/session{q}")])
             .collect()
     };
-    let virsh = |host: &str, q: &str| -> Vec<String> {
+    let virsh_with = |ssh: &Path, host: &str, q: &str| -> Vec<String> {
         vec![
             "virsh".into(),
             "-c".into(),
             format!(
                 "qemu+ssh://{host}/session?no_tty=1&command={}{q}",
-                wrapper.display()
+                ssh.display()
             ),
         ]
     };
+    let virsh = |host: &str, q: &str| virsh_with(&wrapper, host, q);
     let nc = format!("?socket={socket}");
     let virsh_nc = format!("&socket={socket}&netcat=nc");
     // Without `socket=` a session URI runs `virt-ssh-helper` (libvirt and ours).
@@ -385,11 +428,39 @@ async fn bench_upload_over_ssh() {
         ),
         ("virsh exec virt-ssh-helper", virsh("target", "")),
         ("virsh exec nc", virsh("target", &virsh_nc)),
+        (
+            "virsh aes256-gcm exec nc",
+            virsh_with(&wrapper_gcm, "target", &virsh_nc),
+        ),
         ("ours bastion virt-ssh-helper", ours("jumped", "")),
         ("ours bastion nc", ours("jumped", &nc)),
         ("virsh bastion virt-ssh-helper", virsh("jumped", "")),
         ("virsh bastion nc", virsh("jumped", &virsh_nc)),
     ];
+    // `BENCH_AB=VAR,…`: every variant of ours again with `VAR=1` in its environment, for
+    // each VAR (an A/B switch of a build under test), labelled "ours[VAR] …".
+    let ab: Vec<String> = env("BENCH_AB")
+        .map(|v| v.split(',').map(str::to_owned).collect())
+        .unwrap_or_default();
+    let variants: Vec<(String, Vec<String>)> = variants
+        .into_iter()
+        .flat_map(|(l, argv)| {
+            let ours = l.starts_with("ours ");
+            let twins: Vec<(String, Vec<String>)> = ab
+                .iter()
+                .filter(|_| ours)
+                .map(|var| {
+                    let label = l.replacen("ours", &format!("ours[{var}]"), 1);
+                    let argv = ["env".to_owned(), format!("{var}=1")]
+                        .into_iter()
+                        .chain(argv.iter().cloned())
+                        .collect();
+                    (label, argv)
+                })
+                .collect();
+            std::iter::once((l.to_owned(), argv)).chain(twins)
+        })
+        .collect();
     let only: Option<Vec<String>> =
         env("BENCH_ONLY").map(|v| v.split(',').map(str::to_owned).collect());
     let variants: Vec<_> = variants
@@ -403,6 +474,10 @@ async fn bench_upload_over_ssh() {
             argv.push(src.display().to_string());
             (l, argv)
         })
+        .collect();
+    let variants: Vec<(&str, Vec<String>)> = variants
+        .iter()
+        .map(|(l, a)| (l.as_str(), a.clone()))
         .collect();
     if let Some(hold) = env("BENCH_HOLD") {
         use std::fmt::Write as _;
@@ -425,6 +500,19 @@ async fn bench_upload_over_ssh() {
         }
         return;
     }
+    if let Some(cpus) = env("BENCH_DAEMON_CPUS") {
+        // Every thread of the daemon (`-a`); its qemu children are not involved here.
+        let st = Command::new("taskset")
+            .args(["-a", "-cp", &cpus, &d.pid().to_string()])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "taskset -a -cp {cpus} {}: {st}", d.pid());
+    }
+    println!(
+        "libvirtd on CPUs {} (BENCH_DAEMON_CPUS; the testbed pins it to one by default)",
+        env("BENCH_DAEMON_CPUS").unwrap_or_else(|| "pinned".into())
+    );
     let far: Vec<u32> = s
         .processes()
         .into_iter()
@@ -434,6 +522,7 @@ async fn bench_upload_over_ssh() {
     let bytes = f64::from(u32::try_from(mib).unwrap_or(u32::MAX)) * 1_048_576.0;
     // Runs one variant: prints its wall time, client rusage and CPU per process name.
     let time = |label: &str, argv: &[String]| -> f64 {
+        let logs = [s.log().len(), bastion.log().len()];
         let sampler = cpu::Sampler::start(&far);
         let t = Instant::now();
         let child = Command::new("/usr/bin/time")
@@ -455,9 +544,27 @@ async fn bench_upload_over_ssh() {
             .filter(|(_, s)| **s >= 0.02)
             .map(|(n, s)| format!("{n} {s:.2} s ({:.2} ns/B)", s * 1e9 / bytes))
             .collect();
+        // What each sshd negotiated with the connections of this variant (its DEBUG1 log).
+        let ciphers = |log: String, from: usize, who: &str| -> Option<String> {
+            let found: Vec<&str> = log
+                .get(from..)?
+                .lines()
+                .filter_map(|l| l.split_once("kex: client->server cipher: "))
+                .map(|(_, rest)| rest.split_whitespace().next().unwrap_or(""))
+                .collect();
+            (!found.is_empty()).then(|| format!("{who} {}", found.join("+")))
+        };
+        let negotiated: Vec<String> = [
+            ciphers(s.log(), logs[0], "target"),
+            ciphers(bastion.log(), logs[1], "bastion"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         println!(
-            "{label}: {mib} MiB in {secs:.2} s = {:.0} MB/s; client {rusage}; CPU: {}",
+            "{label}: {mib} MiB in {secs:.2} s = {:.0} MB/s; client {rusage}; cipher {}; CPU: {}",
             bytes / 1e6 / secs,
+            negotiated.join(", "),
             per.join(", ")
         );
         secs
@@ -484,6 +591,7 @@ async fn bench_upload_over_ssh() {
         for (ours, theirs) in [
             ("ours exec virt-ssh-helper", "virsh exec virt-ssh-helper"),
             ("ours exec nc", "virsh exec nc"),
+            ("ours exec nc", "virsh aes256-gcm exec nc"),
             ("ours direct-streamlocal", "virsh exec nc"),
             (
                 "ours bastion virt-ssh-helper",
@@ -493,6 +601,14 @@ async fn bench_upload_over_ssh() {
         ] {
             if let (Some(o), Some(v)) = (find(ours), find(theirs)) {
                 ratios.push(format!("{ours} ÷ {theirs}: {:.2}×", v / o));
+            }
+        }
+        for var in &ab {
+            for (l, _) in variants.iter().filter(|(l, _)| l.starts_with("ours ")) {
+                let twin = l.replacen("ours", &format!("ours[{var}]"), 1);
+                if let (Some(o), Some(t)) = (find(l), find(&twin)) {
+                    ratios.push(format!("{l} ÷ {twin}: {:.2}×", t / o));
+                }
             }
         }
         println!("round {round} ratios (throughput), load {}:", load());

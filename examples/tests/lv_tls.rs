@@ -103,21 +103,20 @@ async fn lv_over_tls_with_a_certificate_and_with_scram() {
 }
 
 /// Starts `lv vol-upload` of a large sparse file through a relay, freezes the relay once
-/// bytes flow, and returns the child.
+/// bytes flow: the child and when it was spawned (its deadline counts from then, not from
+/// the setup before it).
 async fn frozen_upload(
     d: &Libvirtd,
     relay: &Relay,
     extra: &[&str],
     tmp: &Path,
-) -> std::process::Child {
+) -> (std::process::Child, Instant) {
     let mut cmd = lv();
     cmd.args(["-c", &uri_via(d, relay.addr().port())])
         .args(extra);
     let src = tmp.join("big");
     let flowing = Duration::from_secs(30);
-    common::frozen_lv_upload(cmd, &d.tls_uri(), d, relay, "frozen.raw", &src, flowing)
-        .await
-        .0
+    common::frozen_lv_upload(cmd, &d.tls_uri(), d, relay, "frozen.raw", &src, flowing).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -129,8 +128,7 @@ async fn lv_timeout_exits_within_a_second_under_a_frozen_tls_peer() {
     )
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    let child = frozen_upload(&d, &relay, &["--timeout", "6"], tmp.path()).await;
+    let (child, started) = frozen_upload(&d, &relay, &["--timeout", "6"], tmp.path()).await;
     let frozen_at = Instant::now();
     let timeout = Duration::from_secs(6);
     common::lv_times_out_on_time(child, &relay, started, frozen_at, timeout, "tls");

@@ -4,6 +4,9 @@
 //! normalisation (runs of whitespace become one space), and then byte for byte. Mutating
 //! commands run through `lv` and their effect is checked with `virsh`.
 //!
+//! A third test boots the real egress guest (qemu-ga inside) under TCG for the guest-agent
+//! commands (`qemu-agent-command`, `domifaddr --source agent`).
+//!
 //! Deliberate differences, normalised away here and listed in `lv --help`:
 //! - `version`: the first two lines name lv, not the C library;
 //! - `dominfo` on the test driver: `CPU time` is the wall clock there, so it moves between
@@ -195,13 +198,33 @@ fn read_only_commands(
     );
 }
 
+/// The lines of a `virsh event` / `lv event` output that are not probes of [`events_of`]
+/// (its metadata-change events), after checking that its `events received: N` footer counts
+/// the event lines.
+fn without_probes(out: &str) -> String {
+    let events = out.lines().filter(|l| l.starts_with("event '")).count();
+    let footer = format!("events received: {events}");
+    assert!(out.lines().any(|l| l == footer), "no `{footer}` in:\n{out}");
+    out.lines()
+        .filter(|l| !l.starts_with("event 'metadata-change'") && !l.starts_with("events received:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Start `lv event ARGS` and `virsh event ARGS` (through virsh's shell, after an `echo`, so
 /// we know when it reaches the command), wait until both listen, run `trigger`, and return
-/// both outputs.
-fn events_of(uri: &str, args: &[&str], trigger: impl FnOnce()) -> (String, String) {
+/// both outputs, without the probes and event counts ([`without_probes`]).
+///
+/// lv says when it listens; virsh does not, so metadata changes of `dom` are made until
+/// virsh prints one (a fixed pause was not enough on a loaded machine: virsh missed the
+/// trigger's first event). Both wait `WINDOW` seconds for events: long enough for all of
+/// that on a loaded machine (the window is not what is tested).
+fn events_of(uri: &str, dom: &str, args: &[&str], trigger: impl FnOnce()) -> (String, String) {
+    const WINDOW: &str = "10";
     let mut ours = Command::new(env!("CARGO_BIN_EXE_lv"))
         .args(["-c", uri, "event"])
         .args(args)
+        .args(["--timeout", WINDOW])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -220,24 +243,89 @@ fn events_of(uri: &str, args: &[&str], trigger: impl FnOnce()) -> (String, Strin
     {
         use std::io::Write as _;
         let mut stdin = theirs.stdin.take().unwrap();
-        writeln!(stdin, "echo listening\nevent {}", args.join(" ")).unwrap();
+        writeln!(
+            stdin,
+            "echo listening\nevent {} --timeout {WINDOW}",
+            args.join(" ")
+        )
+        .unwrap();
     }
-    let mut out = BufReader::new(theirs.stdout.take().unwrap());
-    let mut line = String::new();
-    while line.trim() != "listening" {
-        line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "virsh ended early");
+    // virsh's lines, as they come.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out = BufReader::new(theirs.stdout.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        for l in out.lines() {
+            if tx.send(l.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    while seen.last().is_none_or(|l: &String| l.trim() != "listening") {
+        seen.push(rx.recv().expect("virsh ended early"));
     }
-    // virsh registers its callbacks right after the echo; give it a moment.
-    std::thread::sleep(Duration::from_millis(500));
+    let probe_seen = |l: &String| l.starts_with("event 'metadata-change'");
+    let t = std::time::Instant::now();
+    for i in 0.. {
+        assert!(i < 60, "virsh printed no probe event:\n{}", seen.join("\n"));
+        virsh_ok(
+            uri,
+            &[
+                "metadata",
+                dom,
+                "--uri",
+                "http://lv.example/probe",
+                "--key",
+                "probe",
+                "--set",
+                &format!("<probe n='{i}'/>"),
+            ],
+        );
+        let got = rx.recv_timeout(Duration::from_millis(500));
+        if let Ok(l) = got {
+            let probe = probe_seen(&l);
+            seen.push(l);
+            if probe {
+                eprintln!(
+                    "virsh listened {:?} after its echo ({} probes)",
+                    t.elapsed(),
+                    i + 1
+                );
+                break;
+            }
+        }
+    }
     trigger();
     let ours = ours.wait_with_output().unwrap();
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    seen.extend(rx);
+    reader.join().unwrap();
     theirs.wait().unwrap();
     // virsh's shell echoes its prompt and the command line.
-    let rest = without_lines("virsh #")(&rest);
-    (text(&ours), rest)
+    let rest = seen
+        .iter()
+        .skip_while(|l| l.trim() != "listening")
+        .skip(1)
+        .filter(|l| !l.starts_with("virsh #"))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n");
+    (without_probes(&text(&ours)), without_probes(&rest))
+}
+
+/// `lv event --all` and `virsh event --all` print the same lines while lv suspends and
+/// resumes the running domain `dom`.
+fn suspend_resume_events_match(uri: &str, dom: &str) {
+    let (ours, theirs) = events_of(uri, dom, &["--all", "--loop"], || {
+        lv_ok(uri, &["suspend", dom]);
+        lv_ok(uri, &["resume", dom]);
+    });
+    assert_eq!(
+        norm(&ours),
+        norm(&theirs),
+        "lv event:\n{ours}\nvirsh event:\n{theirs}"
+    );
+    let paused = format!("event 'lifecycle' for domain '{dom}': Suspended Paused");
+    assert!(ours.contains(&paused), "{ours}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -315,6 +403,19 @@ async fn lv_matches_virsh_on_the_test_driver() {
 
     read_only_commands(&uri, "test", pool, "lv1.img", Some("default"), false);
     same_with(&uri, &["dominfo", "1"], without_lines("CPU time:"));
+    // The test driver has no QEMU monitor or agent: both refuse.
+    assert!(!same(
+        &uri,
+        &[
+            "qemu-monitor-command",
+            "test",
+            r#"{"execute":"query-status"}"#
+        ]
+    ));
+    assert!(!same(
+        &uri,
+        &["qemu-agent-command", "test", r#"{"execute":"guest-ping"}"#]
+    ));
     // virsh -q: no header, no footer, no confirmations.
     for args in [
         &["-q", "list", "--all"][..],
@@ -386,19 +487,7 @@ async fn lv_matches_virsh_on_the_test_driver() {
 
     // event: the same lines for a suspend and a resume.
     lv_ok(&uri, &["start", "test"]);
-    let (ours, theirs) = events_of(&uri, &["--all", "--loop", "--timeout", "3"], || {
-        lv_ok(&uri, &["suspend", "test"]);
-        lv_ok(&uri, &["resume", "test"]);
-    });
-    assert_eq!(
-        norm(&ours),
-        norm(&theirs),
-        "lv event:\n{ours}\nvirsh event:\n{theirs}"
-    );
-    assert!(
-        ours.contains("event 'lifecycle' for domain 'test': Suspended Paused"),
-        "{ours}"
-    );
+    suspend_resume_events_match(&uri, "test");
 
     assert_eq!(
         lv_ok(&uri, &["vol-delete", "--pool", pool, "lv1.img"]),
@@ -436,14 +525,26 @@ fn lv_matches_virsh_on_the_session_qemu_driver() {
     lv_ok(&uri, &["vol-create-as", pool, "q.raw", "1M"]);
     assert!(virsh_ok(&uri, &["vol-list", pool]).contains("q.raw"));
 
+    // A defined (inactive) network: the session daemon's network driver keeps its
+    // definition; starting one would need root.
+    let net_xml = tmp.path().join("net.xml");
+    std::fs::write(
+        &net_xml,
+        "<network><name>lvnet</name><bridge name='lvbr0'/>\
+         <ip address='192.168.250.1' netmask='255.255.255.0'/></network>",
+    )
+    .unwrap();
+    virsh_ok(&uri, &["net-define", net_xml.to_str().unwrap()]);
+
     // Shut off, then running.
-    read_only_commands(&uri, "lvq", pool, "q.raw", None, true);
+    read_only_commands(&uri, "lvq", pool, "q.raw", Some("lvnet"), true);
     assert_eq!(lv_ok(&uri, &["start", "lvq"]), "Domain 'lvq' started\n\n");
     assert_eq!(
         virsh_ok(&uri, &["domstate", "--reason", "lvq"]),
         "running (booted)"
     );
-    read_only_commands(&uri, "lvq", pool, "q.raw", None, true);
+    read_only_commands(&uri, "lvq", pool, "q.raw", Some("lvnet"), true);
+    virsh_ok(&uri, &["net-undefine", "lvnet"]);
 
     // The monitor: QMP (plain and pretty) and HMP, QEMU's reply ids aside.
     let ids = |s: &str| {
@@ -461,6 +562,18 @@ fn lv_matches_virsh_on_the_session_qemu_driver() {
     assert!(same_with(
         &uri,
         &["qemu-monitor-command", "lvq", "--pretty", qmp],
+        ids
+    ));
+    // An empty array (no iothreads), plain and pretty.
+    let empty = r#"{"execute":"query-iothreads"}"#;
+    assert!(same_with(
+        &uri,
+        &["qemu-monitor-command", "lvq", empty],
+        ids
+    ));
+    assert!(same_with(
+        &uri,
+        &["qemu-monitor-command", "lvq", "--pretty", empty],
         ids
     ));
     assert!(same(
@@ -483,6 +596,9 @@ fn lv_matches_virsh_on_the_session_qemu_driver() {
     same(&uri, &["dominfo", "lvq"]);
     lv_ok(&uri, &["resume", "lvq"]);
     assert_eq!(virsh_ok(&uri, &["domstate", "lvq"]), "running");
+
+    // event: the same lines for a suspend and a resume of a QEMU domain.
+    suspend_resume_events_match(&uri, "lvq");
     lv_ok(&uri, &["destroy", "lvq"]);
     assert_eq!(
         virsh_ok(&uri, &["domstate", "--reason", "lvq"]),
@@ -533,4 +649,143 @@ fn lv_matches_virsh_on_the_session_qemu_driver() {
     assert!(!virsh_ok(&uri, &["vol-list", pool]).contains("q.raw"));
     lv_ok(&uri, &["undefine", "lvq"]);
     assert!(!virsh(&uri, &["domstate", "lvq"]).status.success());
+}
+
+/// Prints the guest's serial console (file `.0`) and qemu's log of domain `.2` when the test
+/// panics.
+struct Dump<'a>(&'a std::path::Path, &'a Libvirtd, &'a str);
+
+impl Drop for Dump<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!(
+                "---- serial console ----\n{}\n---- qemu log ----\n{}",
+                std::fs::read_to_string(self.0).unwrap_or_default(),
+                self.1.domain_log(self.2)
+            );
+        }
+    }
+}
+
+/// The real egress guest (scripts/build-guest-image: qemu-ga in a busybox initramfs) booted
+/// once under TCG (`type='qemu'`: nested `/dev/kvm` here cannot boot a real kernel) with an
+/// agent channel: `qemu-agent-command` (`guest-ping`, `guest-info`,
+/// `guest-get-osinfo`, `guest-get-host-name`, plain and `--pretty`, and a command the agent
+/// does not know) and `domifaddr --source agent` through lv and virsh on the same session
+/// daemon, and `Domain::qemu_agent_command` through the handle API against virsh's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lv_agent_commands_match_virsh_on_a_real_guest() {
+    use libvirt_rpc::Connect;
+    use libvirt_rpc::proto::procs::qemu::agent_timeout;
+    use testbed::guest;
+
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let Some(image) = tokio::task::spawn_blocking(guest::image_or_skip)
+        .await
+        .unwrap()
+    else {
+        return;
+    };
+    let uri = d.uri();
+    // The disk, the agent socket and the serial log in a short dir the daemon's user owns
+    // (libvirt's own session socket paths under the testbed's dirs are too long).
+    let dir = guest::shared_dir("lv-agent-").unwrap();
+    let disk = dir.path().join("disk.img");
+    std::fs::copy(&image.path, &disk).unwrap();
+    d.user().own(&disk).unwrap();
+    let serial = dir.path().join("serial.log");
+    let name = "lv-agent";
+    let xml = format!(
+        "<domain type='qemu'><name>{name}</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>\
+         <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os><features><acpi/></features>\
+         <devices>\
+         <disk type='file' device='disk'><driver name='qemu' type='raw'/>\
+         <source file='{disk}'/><target dev='vda' bus='virtio'/></disk>\
+         <interface type='user'><model type='virtio'/></interface>\
+         <channel type='unix'><source mode='bind' path='{sock}'/>\
+         <target type='virtio' name='org.qemu.guest_agent.0'/></channel>\
+         <serial type='file'><source path='{serial}'/><target port='0'/></serial>\
+         </devices></domain>",
+        disk = disk.display(),
+        sock = dir.path().join("agent.sock").display(),
+        serial = serial.display(),
+    );
+    let conn = Connect::open(&uri).await.unwrap();
+    let dom = conn.define_domain_xml(&xml).await.unwrap();
+    dom.create().await.unwrap();
+    let _dump = Dump(&serial, &d, name);
+
+    // The agent answers once the guest's init has started qemu-ga (after DHCP).
+    let ping = r#"{"execute":"guest-ping"}"#;
+    let started = std::time::Instant::now();
+    let pong = loop {
+        match dom.qemu_agent_command(ping, 5, Default::default()).await {
+            Ok(reply) => break reply,
+            Err(e) if started.elapsed() < Duration::from_secs(240) => {
+                assert!(e.remote().is_some(), "{e}");
+                assert!(dom.is_active().await.unwrap(), "the guest stopped: {e}");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => panic!("no agent answer within 240 s: {e}"),
+        }
+    };
+    eprintln!("agent answered {:.1?} after start", started.elapsed());
+    assert_eq!(pong.as_deref(), Some(r#"{"return":{}}"#));
+
+    let commands = [
+        ping,
+        r#"{"execute":"guest-info"}"#,
+        r#"{"execute":"guest-get-osinfo"}"#,
+        r#"{"execute":"guest-get-host-name"}"#,
+    ];
+    let blocking_uri = uri.clone();
+    let outputs = tokio::task::spawn_blocking(move || {
+        let uri = blocking_uri;
+        let mut outputs = Vec::new();
+        for cmd in commands {
+            assert!(same(&uri, &["qemu-agent-command", name, cmd]), "{cmd}");
+            assert!(same(&uri, &["qemu-agent-command", name, "--pretty", cmd]));
+            assert!(same(
+                &uri,
+                &["qemu-agent-command", "--timeout", "10", name, cmd]
+            ));
+            outputs.push(virsh_ok(&uri, &["qemu-agent-command", name, cmd]));
+        }
+        // A command the agent does not know: both fail.
+        assert!(!same(
+            &uri,
+            &[
+                "qemu-agent-command",
+                name,
+                r#"{"execute":"no-such-command"}"#
+            ]
+        ));
+        // The agent's view of the interfaces: 10.0.2.15 from qemu's user-network DHCP.
+        assert!(same(&uri, &["domifaddr", name, "--source", "agent"]));
+        assert!(same(
+            &uri,
+            &["domifaddr", name, "--source", "agent", "--full"]
+        ));
+        let addrs = lv_ok(&uri, &["domifaddr", "--source", "agent", name]);
+        assert!(addrs.contains(" 10.0.2.15/24"), "{addrs}");
+        outputs
+    })
+    .await
+    .unwrap();
+    // The handle method answers what virsh printed.
+    for (cmd, theirs) in commands.iter().zip(&outputs) {
+        let ours = dom
+            .qemu_agent_command(cmd, agent_timeout::DEFAULT, Default::default())
+            .await
+            .unwrap();
+        assert_eq!(ours.as_deref(), Some(theirs.as_str()), "{cmd}");
+    }
+    let info = &outputs[1];
+    assert!(info.contains(r#""name":"guest-get-osinfo""#), "{info}");
+    assert!(outputs[3].contains("egress-guest"), "{}", outputs[3]);
+
+    dom.destroy().await.unwrap();
+    dom.undefine().await.unwrap();
 }

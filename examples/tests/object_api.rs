@@ -9,13 +9,15 @@ use libvirt_rpc::prelude::*;
 use testbed::libvirtd::Libvirtd;
 
 fn run(bin: &str, args: &[&str]) -> String {
-    let out: Output = Command::new(bin)
-        .args(args)
-        .output()
-        .expect("run the example");
+    run_cmd(Command::new(bin).args(args))
+}
+
+/// Runs `cmd`, which must succeed; its stdout.
+fn run_cmd(cmd: &mut Command) -> String {
+    let out: Output = cmd.output().expect("run the example");
     assert!(
         out.status.success(),
-        "{bin} {args:?}: {}",
+        "{cmd:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
@@ -38,6 +40,12 @@ fn inventory_lists_the_test_driver_objects() {
         "{text}"
     );
     assert!(text.contains("network default active"), "{text}");
+
+    // Without a URI: `Connect::open_default()` reads $LIBVIRT_DEFAULT_URI, as libvirt does.
+    let by_env = run_cmd(
+        Command::new(env!("CARGO_BIN_EXE_inventory")).env("LIBVIRT_DEFAULT_URI", d.test_uri()),
+    );
+    assert_eq!(by_env, text);
 }
 
 #[test]

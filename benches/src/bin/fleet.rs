@@ -5,13 +5,16 @@
 //!
 //! ```text
 //! cargo build --release -p benches --bin fleet
-//! target/release/fleet [--hosts 20] [--per-host 10] [--in-flight 20] [--freeze-host 7] [--pinned]
+//! target/release/fleet [--hosts 20] [--per-host 10] [--in-flight 20] [--freeze-host 7] [--pinned] [--idle-secs 20]
 //! ```
 //!
 //! Phases, each timed: ensure the base image on every host; `create` of `hosts × per-host`
 //! instances with `in-flight` at a time; `get` of all of them; `list_by_tag` per host; `get`
 //! of all of them again while one daemon is frozen with SIGSTOP (its instances must answer
-//! `Transient` within the call budget, the others as before); `delete` of all. For each
+//! `Transient` within the call budget, the others as before); `delete` of all. Between the
+//! creates and the gets the process idles `--idle-secs` with every link connected: its CPU per
+//! second there (keepalive, timers) is in every phase's figure, in proportion to the phase's
+//! wall time. For each
 //! phase: wall time, operations, wall latency per operation (p50, p99, max), and the
 //! **provider's CPU per operation** (user + system time of this process over the phase,
 //! `getrusage(RUSAGE_SELF)`: the daemons and qemu are other processes, so their work is not
@@ -58,6 +61,9 @@ struct Args {
     /// Keep every daemon on the one CPU the testbed pins it to; otherwise each daemon's
     /// threads are re-pinned to every CPU after its start.
     pinned: bool,
+    /// Seconds of idleness measured after the creates (every link connected, no call):
+    /// the provider's background CPU (keepalive), which every phase's figure includes.
+    idle_secs: u64,
 }
 
 fn args() -> Args {
@@ -68,6 +74,7 @@ fn args() -> Args {
         freeze_host: Some(7),
         memory_mib: 16,
         pinned: false,
+        idle_secs: 20,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -84,9 +91,10 @@ fn args() -> Args {
             "--no-freeze" => a.freeze_host = None,
             "--memory-mib" => a.memory_mib = num() as u64,
             "--pinned" => a.pinned = true,
+            "--idle-secs" => a.idle_secs = num() as u64,
             "-h" | "--help" => {
                 eprintln!(
-                    "fleet [--hosts N] [--per-host N] [--in-flight N] [--freeze-host I | --no-freeze] [--memory-mib M] [--pinned]"
+                    "fleet [--hosts N] [--per-host N] [--in-flight N] [--freeze-host I | --no-freeze] [--memory-mib M] [--pinned] [--idle-secs S]"
                 );
                 std::process::exit(0);
             }
@@ -394,6 +402,19 @@ async fn main() {
     phases.push(phase("create", ops, a.in_flight).await.0);
     let create_attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
 
+    // Idle: every link connected, no operation. What the process spends per second here
+    // (keepalive pings and pongs, timers) is in every phase's CPU figure, in proportion to
+    // the phase's wall time.
+    let idle = (a.idle_secs > 0).then(|| Duration::from_secs(a.idle_secs));
+    let idle_cpu = if let Some(d) = idle {
+        eprintln!("idle for {d:?}…");
+        let c0 = cpu();
+        tokio::time::sleep(d).await;
+        Some(cpu().saturating_sub(c0))
+    } else {
+        None
+    };
+
     let get_ops = |label: &str| {
         let _ = label;
         uids.iter()
@@ -523,6 +544,20 @@ async fn main() {
     }
     if !frozen_report.is_empty() {
         println!("\n{frozen_report}");
+    }
+    if let (Some(d), Some(c)) = (idle, idle_cpu) {
+        let per_sec = c.as_secs_f64() * 1e3 / d.as_secs_f64();
+        let create_wall = phases
+            .iter()
+            .find(|p| p.name == "create")
+            .map_or(0.0, |p| p.wall.as_secs_f64());
+        println!(
+            "\nIdle ({} links connected, no operation, {:.0} s): provider CPU {per_sec:.2} ms per second; \
+             over the create phase's {create_wall:.0} s that is {:.2} ms per create of background.",
+            a.hosts,
+            d.as_secs_f64(),
+            per_sec * create_wall / uids.len().max(1) as f64
+        );
     }
     let by = |n: &str| phases.iter().find(|p| p.name == n);
     let peak = phases.iter().map(|p| p.rss.1).fold(0.0, f64::max);

@@ -7,7 +7,14 @@
 //! cargo build --release -p examples --bin lv
 //! cargo build --release -p benches --bin tls_compare
 //! target/release/tls_compare [--lv PATH] [--lv-arg ARG]… [--reps 3] [--calls 20000] [--mib 512]
+//!     [--ciphers aes128-gcm,aes256-gcm,chacha20-poly1305] [--downloads-only]
 //! ```
+//!
+//! `--ciphers`: after the comparison, `lv` downloads once per rep for each named cipher
+//! offered first (`?tls_ciphers=`), interleaved, with the daemon's CPU per MB (all its
+//! threads, from /proc, 10 ms ticks). `--downloads-only` skips the calls and the uploads.
+//! `TESTBED_LIBVIRTD_GLIBC_TUNABLES=…` in the environment becomes the daemons'
+//! `GLIBC_TUNABLES` (the testbed passes it on), to measure libvirtd's allocator.
 //!
 //! 1. Sequential calls (`get_lib_version`, one connection): `lv bench-calls` vs
 //!    `benches/compare/calls.py` (the C library, what virsh is built on; virsh itself has no
@@ -51,6 +58,10 @@ struct Opts {
     reps: usize,
     calls: usize,
     mib: u64,
+    /// `--ciphers a,b`: also download with `?tls_ciphers=X` for each, with the daemon's CPU.
+    ciphers: Vec<String>,
+    /// `--downloads-only`: skip the calls and the uploads.
+    downloads_only: bool,
 }
 
 fn parse() -> Res<Opts> {
@@ -62,6 +73,8 @@ fn parse() -> Res<Opts> {
         reps: 3,
         calls: 20_000,
         mib: 512,
+        ciphers: Vec::new(),
+        downloads_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -73,6 +86,8 @@ fn parse() -> Res<Opts> {
             "--reps" => o.reps = val()?.parse().map_err(|e| format!("--reps: {e}"))?,
             "--calls" => o.calls = val()?.parse().map_err(|e| format!("--calls: {e}"))?,
             "--mib" => o.mib = val()?.parse().map_err(|e| format!("--mib: {e}"))?,
+            "--ciphers" => o.ciphers = val()?.split(',').map(str::to_string).collect(),
+            "--downloads-only" => o.downloads_only = true,
             _ => return Err(format!("unknown argument {a}")),
         }
     }
@@ -156,6 +171,9 @@ struct Row {
     lv_cpu: Vec<f64>,
     c: Vec<f64>,
     c_cpu: Vec<f64>,
+    /// Daemon CPU ms per MB (transfers).
+    lv_daemon: Vec<f64>,
+    c_daemon: Vec<f64>,
 }
 
 fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> Res<()> {
@@ -218,7 +236,7 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     }
 
     let mut calls = Row::default();
-    for rep in 0..o.reps {
+    for rep in 0..o.reps * usize::from(!o.downloads_only) {
         eprintln!("   calls rep {rep}");
         let mut lv = Command::new(&o.lv);
         lv.args(&o.lv_args)
@@ -242,12 +260,25 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
     for rep in 0..o.reps {
         eprintln!("   transfers rep {rep}");
         for (row, verb) in [(&mut up, "vol-upload"), (&mut down, "vol-download")] {
+            if o.downloads_only && verb == "vol-upload" {
+                // Not measured, but the volume needs the source's bytes once.
+                if rep == 0 {
+                    let mut lv = Command::new(&o.lv);
+                    lv.args(&o.lv_args)
+                        .args(["-c", &uri, verb, "--pool", POOL, VOL])
+                        .arg(src);
+                    run(lv)?;
+                }
+                continue;
+            }
             let file = if verb == "vol-upload" { src } else { &dst };
             let mut lv = Command::new(&o.lv);
             lv.args(&o.lv_args)
                 .args(["-c", &uri, verb, "--pool", POOL, VOL])
                 .arg(file);
+            let d0 = daemon_cpu(d.pid())?;
             let (_, wall, cpu) = run(lv)?;
+            row.lv_daemon.push((daemon_cpu(d.pid())? - d0) / mb * 1e3);
             if verb == "vol-download" && !same(src, &dst)? {
                 return Err("lv download differs from the source".into());
             }
@@ -255,12 +286,41 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
             row.lv_cpu.push(cpu / mb * 1e3);
             let mut v = Command::new("virsh");
             v.args(["-c", &uri, verb, "--pool", POOL, VOL]).arg(file);
+            let d0 = daemon_cpu(d.pid())?;
             let (_, wall, cpu) = run(v)?;
+            row.c_daemon.push((daemon_cpu(d.pid())? - d0) / mb * 1e3);
             if verb == "vol-download" && !same(src, &dst)? {
                 return Err("virsh download differs from the source".into());
             }
             row.c.push(mb / wall);
             row.c_cpu.push(cpu / mb * 1e3);
+            let _ = fs::remove_file(&dst);
+        }
+    }
+
+    // Downloads per offered cipher, interleaved: MB/s, lv CPU and daemon CPU per MB.
+    let mut per_cipher: Vec<(String, Row)> = o
+        .ciphers
+        .iter()
+        .map(|c| (c.clone(), Row::default()))
+        .collect();
+    for rep in 0..o.reps * usize::from(!o.ciphers.is_empty()) {
+        eprintln!("   cipher downloads rep {rep}");
+        for (c, row) in &mut per_cipher {
+            let sep = if uri.contains('?') { '&' } else { '?' };
+            let curi = format!("{uri}{sep}tls_ciphers={c}");
+            let mut lv = Command::new(&o.lv);
+            lv.args(&o.lv_args)
+                .args(["-c", &curi, "vol-download", "--pool", POOL, VOL])
+                .arg(&dst);
+            let d0 = daemon_cpu(d.pid())?;
+            let (_, wall, cpu) = run(lv)?;
+            row.lv_daemon.push((daemon_cpu(d.pid())? - d0) / mb * 1e3);
+            if !same(src, &dst)? {
+                return Err(format!("lv download ({c}) differs from the source"));
+            }
+            row.lv.push(mb / wall);
+            row.lv_cpu.push(cpu / mb * 1e3);
             let _ = fs::remove_file(&dst);
         }
     }
@@ -271,6 +331,10 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
         "| what | lv | virsh / C library | ratio | lv CPU | virsh / C CPU |\n|---|---|---|---|---|---|"
     );
     let mut line = |what: &str, unit: &str, cpu_unit: &str, r: &mut Row| {
+        if r.lv.is_empty() || r.c.is_empty() {
+            // Not measured (`--downloads-only`).
+            return;
+        }
         let (a, b) = (median(&mut r.lv), median(&mut r.c));
         let (ca, cb) = (median(&mut r.lv_cpu), median(&mut r.c_cpu));
         let _ = writeln!(
@@ -297,7 +361,46 @@ fn mode(o: &Opts, unpinned: bool, work: &Path, src: &Path, out: &mut String) -> 
         "ms/MB",
         &mut down,
     );
+    if !down.lv_daemon.is_empty() {
+        let _ = writeln!(
+            out,
+            "\ndaemon CPU per MB downloaded: {:.2} ms behind lv, {:.2} ms behind virsh",
+            median(&mut down.lv_daemon),
+            median(&mut down.c_daemon)
+        );
+    }
+    if !per_cipher.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n| lv download, `tls_ciphers=` | MB/s (runs) | median | lv CPU ms/MB | daemon CPU ms/MB |\n|---|---|---|---|---|"
+        );
+        for (c, r) in &mut per_cipher {
+            let runs =
+                r.lv.iter()
+                    .map(|v| format!("{v:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(" / ");
+            let _ = writeln!(
+                out,
+                "| {c} | {runs} | {:.0} | {:.2} | {:.2} |",
+                median(&mut r.lv),
+                median(&mut r.lv_cpu),
+                median(&mut r.lv_daemon)
+            );
+        }
+    }
     Ok(())
+}
+
+/// CPU seconds (user + system, all threads) of process `pid` so far.
+fn daemon_cpu(pid: u32) -> Res<f64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| e.to_string())?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // `rest` starts at field 3 (state): utime is field 14 → index 11.
+    Ok((tick(11) + tick(12)) / 100.0)
 }
 
 fn chown(p: &Path, uid: u32, gid: u32) -> Res<()> {
@@ -356,6 +459,9 @@ fn real_main() -> Res<()> {
             .unwrap_or_default()
             .trim()
     );
+    if let Ok(t) = std::env::var("TESTBED_LIBVIRTD_GLIBC_TUNABLES") {
+        let _ = writeln!(out, "\nlibvirtd runs with GLIBC_TUNABLES={t}");
+    }
     for unpinned in [false, true] {
         mode(&o, unpinned, work.path(), &src, &mut out)?;
     }

@@ -25,6 +25,7 @@
 //!     agent_socket_dir: /run/egress    # optional: where guest agent sockets go
 //!     serial_log_dir: /var/log/egress  # optional: log each guest's serial console to a file
 //!     max_parallel_starts: 4           # domain starts in flight per host (≤ max_client_requests - 1)
+//!     ssh_config: /etc/egress/ssh_config  # optional: `ssh -F` for qemu+ssh:// (none | path)
 //! ```
 //!
 //! Every key is optional except `uri` and `pool`; unknown keys are errors (the registry is
@@ -38,6 +39,7 @@ use std::time::Duration;
 
 use egress_provider::{FieldError, FieldErrors, Problem};
 use libvirt_rpc::client::uri::{LibvirtUri, Transport};
+use libvirt_rpc::ssh_socket::SshConfigFile;
 use serde::{Deserialize, Deserializer};
 
 /// The settings of one `kvm2` entry (everything besides the common keys).
@@ -82,8 +84,17 @@ pub struct Kvm2Settings {
     /// `max_client_requests` (default 5) calls of one connection at a time, so with a start
     /// occupying each of them every other call of the link would queue behind qemu start-ups
     /// and outlive its budget. Default 4; raise it with the daemon's `max_client_requests`.
+    /// A create takes its turn once its base image is ensured and before its uid lease, and
+    /// keeps it to its end, so this also bounds the creates past their base image per host
+    /// (a create queueing for a turn holds no lease).
     #[serde(default = "default_parallel_starts")]
     pub max_parallel_starts: usize,
+    /// The OpenSSH client configuration a `qemu+ssh://` URI reads (`ssh -F`): an absolute
+    /// path (the file must exist when a link is dialled), or `none` for no file at all.
+    /// Default: the process user's `~/.ssh/config` (under `$HOME`), when it exists. The URI's
+    /// parameters win over the file's settings, as ssh's command line does.
+    #[serde(default)]
+    pub ssh_config: Option<String>,
 }
 
 fn default_parallel_starts() -> usize {
@@ -103,6 +114,16 @@ impl Kvm2Settings {
             agent_socket_dir: None,
             serial_log_dir: None,
             max_parallel_starts: default_parallel_starts(),
+            ssh_config: None,
+        }
+    }
+
+    /// [`ssh_config`](Self::ssh_config) as the client's setting.
+    pub fn ssh_config_file(&self) -> SshConfigFile {
+        match self.ssh_config.as_deref() {
+            None => SshConfigFile::User,
+            Some("none") => SshConfigFile::None,
+            Some(p) => SshConfigFile::Path(p.into()),
         }
     }
 
@@ -126,6 +147,18 @@ impl Kvm2Settings {
                     errors.push(FieldError::invalid(at("uri"), "unsupported transport"));
                 }
             }
+        }
+        match self.ssh_config.as_deref() {
+            Some(f) if f.trim().is_empty() => {
+                errors.push(FieldError::new(at("ssh_config"), Problem::Empty));
+            }
+            Some(f) if f != "none" && !std::path::Path::new(f).is_absolute() => {
+                errors.push(FieldError::invalid(
+                    at("ssh_config"),
+                    "must be an absolute path, or `none`",
+                ));
+            }
+            _ => {}
         }
         if self.pool.trim().is_empty() {
             errors.push(FieldError::new(at("pool"), Problem::Empty));
@@ -505,6 +538,36 @@ mod tests {
         assert_eq!(s.budgets.call, Duration::from_millis(2500));
         assert_eq!(s.budgets.fetch_deadline(), Duration::from_secs(2));
         assert!(s.validate("providers[0]").is_ok());
+    }
+
+    #[test]
+    fn ssh_config_file() {
+        let file = |v: &str| {
+            let s = parse(&format!(
+                r#"{{"uri":"qemu+ssh://h/system","pool":"p","ssh_config":{v}}}"#
+            ))
+            .unwrap();
+            (
+                s.validate("providers[0]").map_err(|e| e.to_string()),
+                s.ssh_config_file(),
+            )
+        };
+        let default = parse(r#"{"uri":"qemu+ssh://h/system","pool":"p"}"#).unwrap();
+        assert_eq!(default.ssh_config_file(), SshConfigFile::User);
+        assert_eq!(file(r#""none""#), (Ok(()), SshConfigFile::None));
+        assert_eq!(
+            file(r#""/etc/egress/ssh_config""#),
+            (Ok(()), SshConfigFile::Path("/etc/egress/ssh_config".into()))
+        );
+        let (relative, _) = file(r#""ssh_config""#);
+        assert!(
+            relative
+                .as_ref()
+                .is_err_and(|e| e.contains("providers[0].ssh_config") && e.contains("absolute")),
+            "{relative:?}"
+        );
+        let (empty, _) = file(r#"" ""#);
+        assert!(empty.is_err_and(|e| e.contains("providers[0].ssh_config")));
     }
 
     #[test]

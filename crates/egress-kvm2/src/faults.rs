@@ -17,11 +17,8 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Point {
-    /// After validation, before the per-uid lock (and the uid lease).
-    CreateLock,
-    /// Before looking up an existing domain to adopt.
-    CreateAdopt,
-    /// Before the base image is ensured.
+    /// After validation, before the base image is ensured (outside the per-uid lock and
+    /// lease).
     CreateBase,
     /// Image fetch answered, before the base volume is created.
     CreateBaseVolume,
@@ -29,6 +26,10 @@ pub enum Point {
     CreateBaseUpload,
     /// Uploaded and verified, before the lease check and the marker.
     CreateBaseMarker,
+    /// Base image ensured, before the per-uid lock, the start turn and the uid lease.
+    CreateLock,
+    /// Before looking up an existing domain to adopt.
+    CreateAdopt,
     /// Before the overlay is created (or reused).
     CreateOverlay,
     /// Before the seed is rebuilt.
@@ -58,12 +59,12 @@ pub enum Point {
 impl Point {
     /// Every point, in step order.
     pub const ALL: [Self; 18] = [
-        Self::CreateLock,
-        Self::CreateAdopt,
         Self::CreateBase,
         Self::CreateBaseVolume,
         Self::CreateBaseUpload,
         Self::CreateBaseMarker,
+        Self::CreateLock,
+        Self::CreateAdopt,
         Self::CreateOverlay,
         Self::CreateSeed,
         Self::CreateSeedUpload,

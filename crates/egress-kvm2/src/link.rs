@@ -36,6 +36,7 @@ use libvirt_rpc::client::uri::LibvirtUri;
 use libvirt_rpc::client::{Client, ConnectOptions, KillFn};
 use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::proto::Procedure;
+use libvirt_rpc::ssh_socket::SshConfigFile;
 use libvirt_rpc::{CallError, ConnectionError};
 use tokio::time::Instant;
 
@@ -182,6 +183,7 @@ struct Failed {
 pub struct LinkPool {
     uri: String,
     parsed: LibvirtUri,
+    ssh_config: SshConfigFile,
     connect_budget: Duration,
     call_budget: Duration,
     current: Mutex<Option<Arc<Link>>>,
@@ -209,12 +211,21 @@ impl LinkPool {
         Ok(Self {
             uri: uri.to_owned(),
             parsed,
+            ssh_config: SshConfigFile::default(),
             connect_budget,
             call_budget,
             current: Mutex::new(None),
             connecting: tokio::sync::Mutex::new(None),
             next_id: std::sync::atomic::AtomicU64::new(1),
         })
+    }
+
+    /// This pool with `file` as the OpenSSH client configuration of its `qemu+ssh://` links
+    /// (`ssh -F`; default: the process user's `~/.ssh/config`, when it exists).
+    #[must_use]
+    pub fn with_ssh_config(mut self, file: SshConfigFile) -> Self {
+        self.ssh_config = file;
+        self
     }
 
     /// The URI.
@@ -280,7 +291,9 @@ impl LinkPool {
     }
 
     async fn dial(&self, budget: Duration) -> Result<Client, LvError> {
-        let fut = connect(&self.uri, &self.parsed);
+        let mut opts = connect_options(&self.parsed, None);
+        opts.ssh.config_file = self.ssh_config.clone();
+        let fut = connect(&self.uri, opts);
         match tokio::time::timeout(budget, fut).await {
             Ok(r) => r,
             Err(_) => Err(LvError::Budget {
@@ -328,9 +341,9 @@ pub fn connect_options(parsed: &LibvirtUri, kill: Option<KillFn>) -> ConnectOpti
     }
 }
 
-/// Dials `uri` (unix, tcp or ssh: [`Client::connect`]) and runs the handshake.
-pub async fn connect(uri: &str, parsed: &LibvirtUri) -> Result<Client, LvError> {
-    Client::connect(uri, connect_options(parsed, None))
+/// Dials `uri` (unix, tcp or ssh: [`Client::connect`]) with `opts` and runs the handshake.
+pub async fn connect(uri: &str, opts: ConnectOptions) -> Result<Client, LvError> {
+    Client::connect(uri, opts)
         .await
         .map_err(|e| LvError::Connect {
             uri: uri.to_owned(),

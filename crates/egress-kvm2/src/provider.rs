@@ -87,6 +87,10 @@ pub struct Kvm2Provider {
     before_address: Option<AddressHook>,
 }
 
+/// One of the host's start turns ([`Kvm2Settings::max_parallel_starts`]), held by a create
+/// from before its uid lease to its end.
+struct Turn<'a>(#[allow(dead_code)] tokio::sync::SemaphorePermit<'a>);
+
 #[cfg(test)]
 type AddressHook = Arc<dyn Fn(&Link) + Send + Sync>;
 
@@ -129,11 +133,14 @@ impl Kvm2Provider {
             .validate("settings")
             .map_err(BuildError::Settings)?;
         let b = settings.budgets;
-        let links = LinkPool::new(&settings.uri, b.connect, b.call).map_err(|e| {
-            BuildError::Settings(
-                FieldError::new("settings.uri", Problem::invalid_because("unusable URI", e)).into(),
-            )
-        })?;
+        let links = LinkPool::new(&settings.uri, b.connect, b.call)
+            .map_err(|e| {
+                BuildError::Settings(
+                    FieldError::new("settings.uri", Problem::invalid_because("unusable URI", e))
+                        .into(),
+                )
+            })?
+            .with_ssh_config(settings.ssh_config_file());
         let images = ImageCache::new(
             name.as_str(),
             &settings.pool,
@@ -390,10 +397,15 @@ impl Kvm2Provider {
 
     /// Starts `dom` if it never booted (its volumes are ready). A domain stopped after
     /// running stays stopped.
-    async fn start_if_not_run(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+    async fn start_if_not_run(
+        &self,
+        link: &Link,
+        dom: &Domain,
+        turn: &Turn<'_>,
+    ) -> Result<(), ProviderError> {
         if self.never_booted(link, dom).await? {
             tracing::info!(domain = %dom.name, "completing an interrupted create: starting the domain");
-            self.start(link, dom).await?;
+            self.start(link, dom, turn).await?;
         }
         Ok(())
     }
@@ -421,14 +433,26 @@ impl Kvm2Provider {
             .map(|_| ())
     }
 
-    /// Starts `dom`: at most `max_parallel_starts` at once (the wait is ours, not the
-    /// daemon's, so it is not counted in the start budget), each within the start budget.
-    async fn start(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
-        let _turn = tokio::select! {
-            permit = self.starts.acquire() => permit.expect("the start semaphore is never closed"),
-            // A link that dies while we wait: the start would fail at once anyway.
-            _ = link.dead() => return Err(provider_error(format!("start domain {}", dom.name), link.dead_error())),
-        };
+    /// Waits for one of the host's `max_parallel_starts` turns. A create takes it after its
+    /// base image and before its uid lease, and holds it to the end: a create waiting for a
+    /// turn holds no lease (so it renews none, and another controller waits for nothing),
+    /// and the wait is ours, not the daemon's, so it is not counted in the start budget.
+    async fn start_turn(&self) -> Result<Turn<'_>, ProviderError> {
+        let link = self.link().await?;
+        tokio::select! {
+            permit = self.starts.acquire() => Ok(Turn(permit.expect("the start semaphore is never closed"))),
+            // A link that dies while we wait (a frozen daemon found by another call): the
+            // create would fail at once anyway.
+            _ = link.dead() => Err(provider_error(
+                format!("wait for a start turn on {}", self.settings.uri),
+                link.dead_error(),
+            )),
+        }
+    }
+
+    /// Starts `dom` within the start budget, in the caller's `turn`.
+    async fn start(&self, link: &Link, dom: &Domain, turn: &Turn<'_>) -> Result<(), ProviderError> {
+        let _ = turn;
         match link
             .call_within::<DomainCreateWithFlags>(
                 &DomainFlagsArgs {
@@ -459,14 +483,27 @@ impl Kvm2Provider {
                 seed::MAX_USER_DATA
             )));
         }
+        // The base first, under its key's own lease: a fetch holds neither the instance's
+        // lease nor a start turn.
+        self.faults.at(Point::CreateBase).await;
+        let base = self
+            .images
+            .ensure(&self.links, &self.leases, &spec.image)
+            .await?;
         self.faults.at(Point::CreateLock).await;
         let _guard = self.uids.lock(spec.uid.to_string()).await;
-        self.under_uid_lease(&spec.uid, Box::pin(self.create_leased(spec)))
+        let turn = self.start_turn().await?;
+        self.under_uid_lease(&spec.uid, Box::pin(self.create_leased(spec, &base, &turn)))
             .await
     }
 
-    /// `create` under the per-uid lock and lease.
-    async fn create_leased(&self, spec: &CreateSpec) -> Result<Instance, ProviderError> {
+    /// `create` under the per-uid lock, a start turn and the uid lease, on the ensured `base`.
+    async fn create_leased(
+        &self,
+        spec: &CreateSpec,
+        base: &BaseImage,
+        turn: &Turn<'_>,
+    ) -> Result<Instance, ProviderError> {
         self.faults.at(Point::CreateAdopt).await;
         let link = self.link().await?;
         let name = self.domain_name(&spec.uid);
@@ -481,9 +518,9 @@ impl Kvm2Provider {
                 // define that outlived its budget can land after a retry deleted the stale
                 // seed): nothing has booted from them, so make them again, then start.
                 tracing::info!(domain = %dom.name, "completing an interrupted create: volumes, then start");
-                self.prepare_volumes(spec, &name).await?;
+                self.prepare_volumes(spec, &name, base).await?;
                 let link = self.link().await?;
-                self.start(&link, &dom).await?;
+                self.start(&link, &dom, turn).await?;
                 link
             } else {
                 link
@@ -492,7 +529,7 @@ impl Kvm2Provider {
             return self.instance(&link, &dom, meta).await;
         }
 
-        let (disk_name, seed_name) = self.prepare_volumes(spec, &name).await?;
+        let (disk_name, seed_name) = self.prepare_volumes(spec, &name, base).await?;
         let link = self.link().await?;
 
         let meta = Meta {
@@ -543,7 +580,7 @@ impl Kvm2Provider {
                     && let Ok(Some(dom)) = ops::domain(&link, &name).await
                 {
                     let meta = self.read_meta(&link, &dom, &spec.uid).await?;
-                    self.start_if_not_run(&link, &dom).await?;
+                    self.start_if_not_run(&link, &dom, turn).await?;
                     self.forward_ports(&link, &dom).await?;
                     return self.instance(&link, &dom, meta).await;
                 }
@@ -551,7 +588,7 @@ impl Kvm2Provider {
             }
         };
         self.faults.at(Point::CreateStart).await;
-        self.start(&link, &dom).await?;
+        self.start(&link, &dom, turn).await?;
         self.faults.at(Point::CreateForwards).await;
         self.forward_ports(&link, &dom).await?;
         // Read back, not remembered.
@@ -561,46 +598,36 @@ impl Kvm2Provider {
         self.instance(&link, &dom, meta).await
     }
 
-    /// Base, overlay (reused if present: nothing has booted from it) and seed (always
+    /// Overlay on `base` (reused if present: nothing has booted from it) and seed (always
     /// rebuilt: a crashed upload may have left a partial one) of `spec`'s domain `name`,
     /// which does not exist or has never booted. Answers the overlay's and the seed's names.
     async fn prepare_volumes(
         &self,
         spec: &CreateSpec,
         name: &str,
+        base: &BaseImage,
     ) -> Result<(String, String), ProviderError> {
-        self.faults.at(Point::CreateBase).await;
-        let base = self
-            .images
-            .ensure(&self.links, &self.leases, &spec.image)
-            .await?;
-        // The fetch may have taken long: take the live link again.
         self.faults.at(Point::CreateOverlay).await;
         let link = self.link().await?;
         let pool = ops::entry_pool(&link, &self.settings.pool).await?;
 
-        // The overlay: reuse one left by an interrupted create (nothing has booted from
-        // it), else create it.
+        // The overlay: created, or reused when an interrupted create left one (nothing has
+        // booted from it). No look-up first: libvirt refuses a name in use
+        // (`STORAGE_VOL_EXIST`) before touching anything, so a fresh create makes one call.
         let disk_name = disk_volume_name(self.name.as_str(), spec.uid.as_str());
-        if ops::vol(&link, &pool, &disk_name)
-            .await
-            .map_err(perr(format!("look up volume {disk_name}")))?
-            .is_none()
-        {
-            let xml = volume_xml(
-                &disk_name,
-                base.capacity,
-                "qcow2",
-                Some(Backing {
-                    path: &base.path,
-                    format: base.format.as_str(),
-                }),
-            );
-            match ops::create_vol(&link, &pool, xml).await {
-                Ok(_) => {}
-                Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {}
-                Err(e) => return Err(provider_error(format!("create overlay {disk_name}"), e)),
-            }
+        let xml = volume_xml(
+            &disk_name,
+            base.capacity,
+            "qcow2",
+            Some(Backing {
+                path: &base.path,
+                format: base.format.as_str(),
+            }),
+        );
+        match ops::create_vol(&link, &pool, xml).await {
+            Ok(_) => {}
+            Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {}
+            Err(e) => return Err(provider_error(format!("create overlay {disk_name}"), e)),
         }
 
         // The seed: always rebuilt while nothing has booted from it (a crashed upload may
@@ -621,16 +648,21 @@ impl Kvm2Provider {
         .map_err(|e| {
             ProviderError::permanent(format!("build the NoCloud seed: {e}")).with_source(e)
         })?;
-        ops::delete_vol(&link, &pool, &seed_name)
-            .await
-            .map_err(perr(format!("delete stale seed {seed_name}")))?;
-        let seed_vol = ops::create_vol(
-            &link,
-            &pool,
-            volume_xml(&seed_name, image.len() as u64, "raw", None),
-        )
-        .await
-        .map_err(perr(format!("create seed {seed_name}")))?;
+        // Created first; one left by an interrupted create (the name in use) is deleted and
+        // created again, so a fresh create makes one call.
+        let seed_xml = volume_xml(&seed_name, image.len() as u64, "raw", None);
+        let seed_vol = match ops::create_vol(&link, &pool, seed_xml.clone()).await {
+            Ok(v) => v,
+            Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {
+                ops::delete_vol(&link, &pool, &seed_name)
+                    .await
+                    .map_err(perr(format!("delete stale seed {seed_name}")))?;
+                ops::create_vol(&link, &pool, seed_xml)
+                    .await
+                    .map_err(perr(format!("create seed {seed_name}")))?
+            }
+            Err(e) => return Err(provider_error(format!("create seed {seed_name}"), e)),
+        };
         self.faults.at(Point::CreateSeedUpload).await;
         ops::small_upload(&link, &seed_vol, Bytes::from(image))
             .await

@@ -105,6 +105,8 @@ struct Bed {
     armed: Arc<Mutex<Option<(Point, Kind)>>>,
     /// Points the hook fired at.
     fired: Arc<Mutex<Vec<Point>>>,
+    /// Every point reached, armed or not, in order.
+    seen: Arc<Mutex<Vec<Point>>>,
     reached: Arc<Notify>,
     /// Checks and clean-ups straight to the daemon's socket (not through the relay), so a
     /// provider bug cannot hide behind its own calls.
@@ -142,6 +144,7 @@ impl Bed {
             body,
             armed: Arc::default(),
             fired: Arc::default(),
+            seen: Arc::default(),
             reached: Arc::default(),
             host,
         })
@@ -167,26 +170,42 @@ impl Bed {
 
     /// [`provider`](Self::provider) with these budgets.
     fn provider_with(&self, budgets: &serde_json::Value) -> Kvm2Provider {
+        let network = json!({"type": "user", "port_forwards": [{"host_port": self.port, "guest_port": 8888}]});
+        self.provider_on(budgets, &network, &json!({}))
+    }
+
+    /// [`provider_with`](Self::provider_with) on this `network`, with the `extra` settings.
+    fn provider_on(
+        &self,
+        budgets: &serde_json::Value,
+        network: &serde_json::Value,
+        extra: &serde_json::Value,
+    ) -> Kvm2Provider {
         let d = self.d.lock().unwrap();
-        let doc = json!({
+        let mut doc = json!({
             "name": self.entry, "type": "kvm2",
             "images": {ENTRY_IMAGE: image(&self.http.url("/img.raw"), &self.body)},
             "uri": self.relay.uri(), "pool": d.pool_name(), "domain_type": d.domain_type(),
             "address_sources": ["agent", "lease"],
             "agent_socket_dir": self.agent.path().display().to_string(),
-            "network": {"type": "user", "port_forwards": [{"host_port": self.port, "guest_port": 8888}]},
+            "network": network,
             "budgets": budgets,
         });
+        for (k, v) in extra.as_object().expect("extra settings are an object") {
+            doc[k] = v.clone();
+        }
         drop(d);
         let cfg = egress_provider::ProvidersConfig::from_value(&json!({"providers": [doc]}))
             .expect("valid config");
         let e = &cfg.providers[0];
         let armed = self.armed.clone();
         let fired = self.fired.clone();
+        let seen = self.seen.clone();
         let reached = self.reached.clone();
         let d = self.d.clone();
         let relay = self.relay.clone();
         let hook: egress_kvm2::faults::FaultHook = Arc::new(move |p: Point| {
+            seen.lock().unwrap().push(p);
             let fire = {
                 let mut a = armed.lock().unwrap();
                 match *a {
@@ -788,5 +807,171 @@ async fn a_start_slower_than_the_call_budget_completes_at_the_first_try() {
     assert!(started.elapsed() >= SLOW_REPLY, "the reply was not held");
     bed.check_converged(&p, "after a slow start").await.unwrap();
     converge("delete", || p.delete(&spec.uid)).await.unwrap();
+    bed.check_gone("after delete", |_| false).await.unwrap();
+}
+
+/// The calls between two snapshots of [`LibvirtRelay::by_procedure`], by procedure name.
+fn calls_between(
+    before: &std::collections::BTreeMap<(u32, i32), u64>,
+    after: &std::collections::BTreeMap<(u32, i32), u64>,
+) -> std::collections::BTreeMap<String, u64> {
+    after
+        .iter()
+        .filter_map(|(&(program, number), &n)| {
+            let d = n - before.get(&(program, number)).copied().unwrap_or(0);
+            let name = libvirt_rpc::proto::procs::lookup(program, number)
+                .map_or_else(|| format!("{program:#x}/{number}"), |i| i.name.to_owned());
+            (d > 0).then_some((name, d))
+        })
+        .collect()
+}
+
+/// The calls of one create (image cached, network as in the fleet: user networking without
+/// forwards), by procedure, counted through the relay: once with a prompt start and once with
+/// the start's reply held back [`SLOW_REPLY`] with a 3 s lease (renewed every second), so the
+/// calls a long-lasting create adds show up. Prints both tables; asserts what does not
+/// depend on timing: a create's own calls, and that a slow start adds no call of its own
+/// beyond the lease's renewals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_per_create_by_procedure() {
+    let Some(bed) = Bed::start("fcount").await else {
+        return;
+    };
+    bed.clean_slate().await;
+    let p = bed.provider_on(
+        &json!({
+            "shutdown_secs": 0, "transfer_secs": 20, "call_secs": 5, "start_secs": 60,
+            "connect_secs": 5, "lease_secs": 3,
+        }),
+        &json!({"type": "user"}),
+        &json!({}),
+    );
+    let spec = Bed::spec();
+    p.ensure_image(&id(ENTRY_IMAGE))
+        .await
+        .expect("ensure image");
+    let mut tables = Vec::new();
+    for slow in [false, true] {
+        bed.fired.lock().unwrap().clear();
+        if slow {
+            *bed.armed.lock().unwrap() = Some((Point::CreateStart, Kind::SlowReply));
+        }
+        let before = bed.relay.by_procedure();
+        let started = Instant::now();
+        p.create(&spec).await.expect("create");
+        let took = started.elapsed();
+        let calls = calls_between(&before, &bed.relay.by_procedure());
+        let before = bed.relay.by_procedure();
+        converge("delete", || p.delete(&spec.uid)).await.unwrap();
+        let deletes = calls_between(&before, &bed.relay.by_procedure());
+        if slow {
+            assert_eq!(bed.fired.lock().unwrap().as_slice(), [Point::CreateStart]);
+        }
+        tables.push((slow, took, calls, deletes));
+    }
+    let names: BTreeSet<&String> = tables
+        .iter()
+        .flat_map(|(_, _, c, d)| c.keys().chain(d.keys()))
+        .collect();
+    println!("| procedure | create | create, start held {SLOW_REPLY:?} | delete |");
+    println!("|---|---|---|---|");
+    let cell =
+        |m: &std::collections::BTreeMap<String, u64>, n: &str| m.get(n).copied().unwrap_or(0);
+    for n in &names {
+        println!(
+            "| {n} | {} | {} | {} |",
+            cell(&tables[0].2, n),
+            cell(&tables[1].2, n),
+            cell(&tables[0].3, n)
+        );
+    }
+    let total = |m: &std::collections::BTreeMap<String, u64>| m.values().sum::<u64>();
+    println!(
+        "| **total** | {} ({:.1?}) | {} ({:.1?}) | {} |",
+        total(&tables[0].2),
+        tables[0].1,
+        total(&tables[1].2),
+        tables[1].1,
+        total(&tables[0].3)
+    );
+    // What a slow start adds is renewals only.
+    let mut extra = tables[1].2.clone();
+    for (n, c) in &tables[0].2 {
+        if let Some(e) = extra.get_mut(n) {
+            *e = e.saturating_sub(*c);
+        }
+    }
+    extra.retain(|n, c| *c > 0 && n != "DomainSetMetadata");
+    assert!(extra.is_empty(), "a slow start added calls: {extra:?}");
+}
+
+/// A create waiting for its host's start turn holds no lease (issue 19): with one turn per
+/// host and the first create's start held on the daemon, a second create (another uid) waits
+/// for the turn before its uid lease, so it neither renews a lease nor keeps another
+/// controller waiting while it queues. Before, it took its lease, made its volumes and defined
+/// its domain, then waited at the start holding the lease (renewed every `lease_secs / 3`:
+/// about five renewals per create in the 20 × 10 fleet).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_waiting_for_its_start_turn_holds_no_lease() {
+    let Some(bed) = Bed::start("fturn").await else {
+        return;
+    };
+    bed.clean_slate().await;
+    let p = Arc::new(bed.provider_on(
+        &json!({
+            "shutdown_secs": 0, "transfer_secs": 20, "call_secs": 10, "start_secs": 60,
+            "connect_secs": 5, "lease_secs": 3,
+        }),
+        &json!({"type": "user"}),
+        &json!({"max_parallel_starts": 1}),
+    ));
+    p.ensure_image(&id(ENTRY_IMAGE))
+        .await
+        .expect("ensure image");
+    let first = Bed::spec();
+    let second = CreateSpec::new(id("u2"), "u2", id(ENTRY_IMAGE))
+        .with_memory_mib(32)
+        .with_tag(id("t"));
+    // The first create's start runs on the daemon; its reply waits until released.
+    *bed.armed.lock().unwrap() = Some((Point::CreateStart, Kind::DropMidCall));
+    let a = tokio::spawn({
+        let (p, spec) = (p.clone(), first.clone());
+        async move { p.create(&spec).await }
+    });
+    bed.relay.reply_held().await;
+    let from = bed.seen.lock().unwrap().len();
+    let b = tokio::spawn({
+        let (p, spec) = (p.clone(), second.clone());
+        async move { p.create(&spec).await }
+    });
+    // The second create gets as far as it can while the only turn is taken.
+    let adopted = || bed.seen.lock().unwrap()[from..].contains(&Point::CreateAdopt);
+    let waited = Instant::now();
+    while !adopted() && waited.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let reached = bed.seen.lock().unwrap()[from..].to_vec();
+    let leases: Vec<String> = bed
+        .domains()
+        .await
+        .into_iter()
+        .filter(|d| d.starts_with("lease."))
+        .collect();
+    bed.relay.release();
+    let (ra, rb) = (a.await.unwrap(), b.await.unwrap());
+    assert!(
+        !reached.contains(&Point::CreateAdopt),
+        "the second create went on past its lock while the only start turn was taken: {reached:?}"
+    );
+    assert_eq!(
+        leases,
+        ["lease.fturn.uid.u1"],
+        "only the create holding the turn holds a lease"
+    );
+    ra.expect("the first create");
+    rb.expect("the second create, after the first one's start");
+    for spec in [&first, &second] {
+        converge("delete", || p.delete(&spec.uid)).await.unwrap();
+    }
     bed.check_gone("after delete", |_| false).await.unwrap();
 }

@@ -30,8 +30,10 @@ use common::*;
 use egress_kvm2::Kvm2Provider;
 use egress_provider::{CreateSpec, Identifier, Instance, InstanceState, Provider};
 use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
+use serde_json::json;
 use testbed::guest::{self, CONTROL_PORT, GuestImage};
 use testbed::http::get_via_proxy;
+use testbed::sshd::{Sshd, SshdOptions};
 
 /// The guests run one after the other.
 static ONE_GUEST: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -52,6 +54,8 @@ struct Bed {
     proxy: SocketAddr,
     logs: tempfile::TempDir,
     started: Instant,
+    /// The sshds the provider's URI goes through (none over the unix socket), last hop first.
+    ssh: Vec<Sshd>,
 }
 
 /// Prints the guest's serial log (and the domain's qemu log) when the test panics.
@@ -79,6 +83,9 @@ impl Drop for DumpOnPanic<'_> {
             self.bed.env.d.domain_log(&name),
             self.bed.env.d.log_tail()
         );
+        for s in &self.bed.ssh {
+            eprintln!("---- sshd on port {} ----\n{}", s.port(), s.log());
+        }
     }
 }
 
@@ -92,7 +99,26 @@ async fn bed(entry_name: &str, format: &str) -> Option<Bed> {
 /// [`bed`]; without `serial_log` the guest's serial port is a pty console (a console stream
 /// can attach to it) instead of a log file.
 async fn bed_with(entry_name: &str, format: &str, serial_log: bool) -> Option<Bed> {
-    let g = guest_bed::guest_entry(entry_name, format, serial_log).await?;
+    bed_through(entry_name, format, serial_log, |_| {
+        Some((json!({}), Vec::new()))
+    })
+    .await
+}
+
+/// [`bed_with`] whose provider reaches the daemon as `hops` says: `(keys, sshds)` sets `keys`
+/// in the host entry (`uri`, `ssh_config`; none: the unix socket) and keeps the sshds for the
+/// test; `None` skips.
+async fn bed_through(
+    entry_name: &str,
+    format: &str,
+    serial_log: bool,
+    hops: impl FnOnce(&Env) -> Option<(serde_json::Value, Vec<Sshd>)>,
+) -> Option<Bed> {
+    let mut g = guest_bed::guest_entry(entry_name, format, serial_log).await?;
+    let (keys, ssh) = hops(&g.env)?;
+    for (k, v) in keys.as_object().expect("entry keys") {
+        g.entry[k] = v.clone();
+    }
     Some(Bed {
         p: Arc::new(build(g.entry)),
         env: g.env,
@@ -100,6 +126,7 @@ async fn bed_with(entry_name: &str, format: &str, serial_log: bool) -> Option<Be
         proxy: g.proxy,
         logs: g.logs,
         started: g.started,
+        ssh,
     })
 }
 
@@ -252,10 +279,25 @@ async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
     let t = Instant::now();
     bed.p.delete(&uid).await.unwrap();
     let delete = t.elapsed();
-    let gone = bed.p.get(&uid).await.unwrap_err();
+    assert_gone(&bed, &uid).await;
+    eprintln!(
+        "guest-timing: lifecycle: setup {setup:.2?} (image {:.2?}), create {create_time:.2?} \
+         (fetch+verify+upload+publish+overlay+seed+define+start+forward), boot-to-Running \
+         {boot:.2?} ({provisioning} Provisioning answers), QMP + agent command \
+         {qemu_calls:.2?}, request via proxy {request:.2?}, delete {delete:.2?}, total {:.2?}",
+        bed.image.build_time,
+        bed.started.elapsed()
+    );
+    let _ = &bed.logs;
+}
+
+/// After a delete of `uid`: `get` answers `NotFound`, no volume of it and no domain is left,
+/// and the forward went with the qemu process.
+async fn assert_gone(bed: &Bed, uid: &Identifier) {
+    let gone = bed.p.get(uid).await.unwrap_err();
     assert!(gone.is_not_found(), "{gone}");
     assert!(
-        instance_volumes(&bed, &uid).is_empty(),
+        instance_volumes(bed, uid).is_empty(),
         "{:?}",
         volumes(&bed.env.d)
     );
@@ -267,20 +309,10 @@ async fn real_guest_boots_and_carries_traffic_through_its_proxy() {
             .trim(),
         ""
     );
-    // The forward went with the qemu process.
     assert!(
         tokio::net::TcpStream::connect(bed.proxy).await.is_err(),
         "the forwarded port still answers after delete"
     );
-    eprintln!(
-        "guest-timing: lifecycle: setup {setup:.2?} (image {:.2?}), create {create_time:.2?} \
-         (fetch+verify+upload+publish+overlay+seed+define+start+forward), boot-to-Running \
-         {boot:.2?} ({provisioning} Provisioning answers), QMP + agent command \
-         {qemu_calls:.2?}, request via proxy {request:.2?}, delete {delete:.2?}, total {:.2?}",
-        bed.image.build_time,
-        bed.started.elapsed()
-    );
-    let _ = &bed.logs;
 }
 
 /// `QemuDomainMonitorCommand` (QMP `query-status`) and `QemuDomainAgentCommand`
@@ -702,4 +734,190 @@ async fn real_guest_channel_echoes_a_line() {
             .is_ok()
     );
     bed.p.delete(&uid).await.unwrap();
+}
+
+/// Issue 16: the real guest's lifecycle with the provider's host entry at `qemu+ssh://` to an
+/// sshd that refuses all forwarding, with no `socket=`: libvirt's default exec channel,
+/// `virt-ssh-helper qemu:///session` on the far side, carries the shared link and the
+/// image upload's dedicated connection. No forwarding was asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_guest_over_qemu_ssh_exec_channel_where_forwarding_is_refused() {
+    let _one = ONE_GUEST.lock().await;
+    let Some(bed) = bed_through("sshx", "raw", true, |env| {
+        let s = locked_down_sshd(&env.d)?;
+        Some((json!({"uri": session_uri(&s)}), vec![s]))
+    })
+    .await
+    else {
+        return;
+    };
+    lifecycle_over_ssh(&bed, &id("x1"), "exec channel (virt-ssh-helper)").await;
+    let s = &bed.ssh[0];
+    let log = s.log();
+    assert!(
+        !log.contains("direct-streamlocal") && !log.contains("refused streamlocal"),
+        "no forwarding was asked for:\n{log}"
+    );
+    let commands = s.command_log();
+    assert!(
+        commands.len() >= 2 && commands.iter().all(|c| c.contains("virt-ssh-helper")),
+        "the link and the upload each ran virt-ssh-helper on the far side: {commands:?}"
+    );
+    assert!(s.nc_calls().is_empty(), "{:?}", s.nc_calls());
+}
+
+/// Issue 16: the same through a bastion, named as an operator would in an ssh config file
+/// (the entry's `ssh_config`: `Host target` with `ProxyJump bastion`, each hop with its own
+/// key and `known_hosts`, strict host keys): the bastion carries a `direct-tcpip` hop to the
+/// target's sshd, which refuses all forwarding and runs `nc -U SOCKET` (the URI's `socket=`,
+/// libvirt's netcat exec channel) for the link and the upload. (`lifecycle.rs` names the
+/// bastion in the URI, `proxy_jump=`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_guest_over_qemu_ssh_through_a_bastion() {
+    let _one = ONE_GUEST.lock().await;
+    let config = tempfile::tempdir().unwrap();
+    let Some(bed) = bed_through("sshj", "raw", true, |env| {
+        let target = locked_down_sshd(&env.d)?;
+        let bastion = Sshd::start_or_skip(&SshdOptions::default())?;
+        let dir = config.path();
+        let file = dir.join("ssh_config");
+        let text = bastion.ssh_config_block("bastion", bastion.port(), dir, &[])
+            + &target.ssh_config_block("target", target.port(), dir, &["ProxyJump bastion"]);
+        std::fs::write(&file, text).unwrap();
+        let uri = format!(
+            "qemu+ssh://target/session?socket={}",
+            env.d.socket_path().display()
+        );
+        let keys = json!({"uri": uri, "ssh_config": file.display().to_string()});
+        Some((keys, vec![target, bastion]))
+    })
+    .await
+    else {
+        return;
+    };
+    lifecycle_over_ssh(&bed, &id("j1"), "bastion, netcat on the target").await;
+    let (target, bastion) = (&bed.ssh[0], &bed.ssh[1]);
+    let log = bastion.log();
+    assert!(
+        log.matches("Accepted publickey").count() >= 2 && log.contains("direct-tcpip"),
+        "the bastion did not carry the link and the upload:\n{log}"
+    );
+    let socket = bed.env.d.socket_path().display().to_string();
+    // (The other nc runs are the `nc -q` probe libvirt's remote command line makes.)
+    let nc = target.nc_calls();
+    let unix: Vec<_> = nc
+        .iter()
+        .filter(|argv| argv.iter().any(|a| a == "-U"))
+        .collect();
+    assert!(
+        unix.len() >= 2 && unix.iter().all(|argv| argv.last() == Some(&socket)),
+        "the target ran nc -U on the daemon's socket for the link and the upload: {nc:?}"
+    );
+    assert!(
+        !target.log().contains("direct-streamlocal"),
+        "{}",
+        target.log()
+    );
+}
+
+/// Image ensure, create, Running with the agent's address, a request through the guest's
+/// proxy, `list_by_tag`, delete, and nothing of the instance left (no domain, no volume but
+/// the image's base and digest), all through the provider of `bed` (whose URI goes `path`);
+/// the last hop's sshd saw at least two sessions (the link and the upload).
+async fn lifecycle_over_ssh(bed: &Bed, uid: &Identifier, path: &str) {
+    let _dump = DumpOnPanic {
+        bed,
+        uid: uid.clone(),
+    };
+    let setup = bed.started.elapsed();
+    let t = Instant::now();
+    let made = bed
+        .p
+        .create(&spec(uid, guest::proxy_user_data()))
+        .await
+        .unwrap_or_else(|e| panic!("create over {path}: {}", e.chain()));
+    let create_time = t.elapsed();
+    assert_eq!(made.state, InstanceState::Provisioning);
+    let entry = bed.p.domain_name(uid);
+    let entry = entry.as_str().strip_suffix(&format!("-{uid}")).unwrap();
+    let base = [
+        format!("base-{entry}-guest.raw"),
+        format!("base-{entry}-guest.raw.sha256"),
+    ];
+    let pool = volumes(&bed.env.d);
+    assert!(
+        base.iter().all(|b| pool.contains(b)),
+        "image ensured: {pool:?}"
+    );
+
+    // The upload's dedicated connection is gone once create returns: one exec channel left
+    // on the far side, the shared link's.
+    assert_eq!(remote_channels(&bed.ssh[0]), 1, "after create over {path}");
+
+    let t = Instant::now();
+    let (running, provisioning) = wait_running(&bed.p, uid).await;
+    let boot = t.elapsed();
+    assert_eq!(
+        running.state,
+        InstanceState::Running {
+            ip: GUEST_IP.into()
+        },
+        "the address comes from the guest agent, read over {path}"
+    );
+    assert_eq!(running.created_at, made.created_at);
+
+    let token = format!("egress-over-{}-{}", entry, std::process::id());
+    bed.env.http.serve("/token", token.clone().into_bytes());
+    let url = format!("http://10.0.2.2:{}/token", bed.env.http.addr().port());
+    let r = via_guest(bed, &url).await;
+    assert_eq!(r.status, 200, "{}", r.head);
+    assert_eq!(r.body, token.as_bytes());
+
+    let listed = bed.p.list_by_tag(&id("egress")).await.unwrap().instances;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!((&listed[0].uid, &listed[0].state), (uid, &running.state));
+
+    let t = Instant::now();
+    bed.p
+        .delete(uid)
+        .await
+        .unwrap_or_else(|e| panic!("delete over {path}: {}", e.chain()));
+    let delete = t.elapsed();
+    assert_gone(bed, uid).await;
+    assert_eq!(volumes(&bed.env.d), base, "only the image is left");
+    // Closing the provider's link ends its exec channel on the far side.
+    bed.p.links().close("test: lifecycle done");
+    let until = Instant::now() + Duration::from_secs(5);
+    while remote_channels(&bed.ssh[0]) > 0 {
+        assert!(
+            Instant::now() < until,
+            "the link's remote command still runs 5 s after close over {path}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let log = bed.ssh[0].log();
+    let sessions = log.matches("Accepted publickey").count();
+    assert!(
+        sessions >= 2,
+        "{sessions} ssh sessions, want the link and the upload:\n{log}"
+    );
+    eprintln!(
+        "guest-timing: over qemu+ssh ({path}): setup {setup:.2?}, create {create_time:.2?} \
+         (fetch+verify+upload+publish+overlay+seed+define+start+forward), boot-to-Running \
+         {boot:.2?} ({provisioning} Provisioning answers), delete {delete:.2?}, total {:.2?}",
+        bed.started.elapsed()
+    );
+}
+
+/// How many exec channels' remote commands (`virt-ssh-helper`, or `nc -U`) run under `s`.
+fn remote_channels(s: &Sshd) -> usize {
+    s.processes()
+        .into_iter()
+        .filter(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            comm.trim() == "virt-ssh-helper"
+                || (comm.trim() == "nc" && cmdline.split(|b| *b == 0).any(|a| a == b"-U"))
+        })
+        .count()
 }

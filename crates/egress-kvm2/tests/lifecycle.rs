@@ -464,26 +464,9 @@ async fn lifecycle_over_qemu_ssh_through_a_bastion() {
     }) else {
         return;
     };
-    let Some(bastion) = Sshd::start_or_skip(&SshdOptions::default()) else {
+    let Some((bastion, uri)) = behind_bastion(&env.d, &target) else {
         return;
     };
-    // One key for both hops (the URI's keyfile): the bastion authorises the target's key too.
-    let key = std::fs::read_to_string(target.client_key().with_extension("pub")).unwrap();
-    let mut auth = std::fs::OpenOptions::new()
-        .append(true)
-        .open(bastion.dir().join("authorized_keys"))
-        .unwrap();
-    std::io::Write::write_all(&mut auth, key.as_bytes()).unwrap();
-    let kh = env.d.dir().join("known_hosts_both");
-    let both = std::fs::read_to_string(bastion.known_hosts()).unwrap()
-        + &std::fs::read_to_string(target.known_hosts()).unwrap();
-    std::fs::write(&kh, both).unwrap();
-    let uri = format!(
-        "{}&proxy_jump={}@127.0.0.1:{}",
-        target.qemu_uri_via(target.port(), &kh, env.d.socket_path()),
-        bastion.user().name,
-        bastion.port()
-    );
     lifecycle_through(&env, "viajump", &uri, &target).await;
     let log = bastion.log();
     assert!(
@@ -536,4 +519,23 @@ async fn lifecycle_through(env: &Env, name: &str, uri: &str, sshd: &Sshd) {
         sessions >= 2,
         "{sessions} ssh sessions, want the link and the upload:\n{log}"
     );
+}
+
+/// An entry whose `ssh_config` names a file that is not there fails its first call
+/// `Permanent`, naming the file, before anything is dialled (a typo in the entry is not a
+/// host that is down).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_ssh_config_file_is_permanent_and_named() {
+    let Some(env) = env().await else { return };
+    let missing = env.d.dir().join("no-such-ssh_config");
+    let p = build(entry(
+        &env,
+        "nocfg",
+        json!({"img": image(&env.http.url("/img.raw"), b"x")}),
+        json!({"uri": "qemu+ssh://target/session", "ssh_config": missing.display().to_string()}),
+    ));
+    let err = p.get(&id("u1")).await.unwrap_err();
+    let msg = err.chain().to_string();
+    assert!(err.is_permanent(), "{msg}");
+    assert!(msg.contains(&missing.display().to_string()), "{msg}");
 }

@@ -23,6 +23,14 @@
 //!     dom.create().await?;
 //! }
 //!
+//! // Upload a raw image into an existing volume, told the bytes done and the total.
+//! let pool = conn.lookup_storage_pool_by_name("default").await?;
+//! let vol = pool.lookup_volume_by_name("disk.raw").await?;
+//! let sent = vol
+//!     .upload_file("disk.raw".as_ref(), |p| eprintln!("{} of {:?}", p.done, p.total))
+//!     .await?;
+//! println!("uploaded {sent} bytes");
+//!
 //! // Watch lifecycle events of every domain (an inherent `next()`: no extra import).
 //! let mut events = conn.client().subscribe_lifecycle(None).await?;
 //! while let Some(ev) = events.next().await {

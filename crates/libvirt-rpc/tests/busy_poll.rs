@@ -98,39 +98,7 @@ async fn busy_poll_stops_after_its_budget() {
     hang_up(client, server).await;
 }
 
-/// Replies that come back within the budget are read without the thread ever sleeping;
-/// with busy-poll off the same calls park the thread once per call. The daemon answers
-/// after 300 µs, so that the thread has surely reached epoll before the reply without
-/// busy-poll (with an instant reply it sometimes had not, and never slept).
-#[tokio::test(flavor = "current_thread")]
-async fn busy_poll_reads_prompt_replies_without_parking() {
-    const CALLS: u64 = 200;
-    let mut sleeps = Vec::new();
-    for budget in [Duration::from_millis(20), Duration::ZERO] {
-        let (client, server) = pair(budget, Duration::from_micros(300));
-        // Warm up (first call allocates, the server thread starts).
-        client.call::<ConnectGetLibVersion>(&()).await.unwrap();
-        let (_, v0) = thread_usage();
-        for _ in 0..CALLS {
-            client.call::<ConnectGetLibVersion>(&()).await.unwrap();
-        }
-        let (_, v1) = thread_usage();
-        sleeps.push(v1 - v0);
-        hang_up(client, server).await;
-    }
-    eprintln!(
-        "thread sleeps over {CALLS} calls: busy-poll 20 ms {}, off {}",
-        sleeps[0], sleeps[1]
-    );
-    assert!(
-        sleeps[0] < CALLS / 4,
-        "with busy-poll the client thread slept {} times over {CALLS} calls (off: {})",
-        sleeps[0],
-        sleeps[1]
-    );
-    assert!(
-        sleeps[1] >= CALLS / 2,
-        "without busy-poll the thread slept only {} times over {CALLS} calls: the test no longer shows anything",
-        sleeps[1]
-    );
-}
+// Whether replies within the budget are read without parking is a figure, not a test: it
+// depends on the box's scheduling (`compare --counts`, context switches per call, in
+// docs/benchmarks.md). The policy that decides when to spin is tested with made-up instants
+// in `client/spin.rs`.

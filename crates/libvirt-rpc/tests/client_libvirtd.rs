@@ -451,8 +451,17 @@ async fn daemon_pings_are_answered() {
         return;
     };
     let c = connect(&d).await; // our own pings off: only the daemon's
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert!(c.stats().pings_answered >= 3, "{:?}", c.stats());
+    // Until three pings were answered: a loaded daemon's 1 s timer fires late, so a fixed
+    // 5 s wait could hold fewer than three.
+    let t = Instant::now();
+    while c.stats().pings_answered < 3 {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "fewer than 3 daemon pings answered in 30 s: {:?}",
+            c.stats()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(
         c.call::<ConnectGetLibVersion>(&()).await.is_ok(),
         "daemon kept us (it drops clients that do not answer after ~3 s)"
@@ -505,15 +514,31 @@ async fn killed_daemon_fails_pending_operations_within_a_second() {
     let c = connect(&d).await;
     let p = pool(&c, &d).await;
     let vol = create_vol(&c, &p, "kill.raw", 1 << 40).await;
+    // The upload is under way (open, its first chunk out) before the daemon freezes: a fixed
+    // sleep was not enough on a loaded box, where the open was still unanswered at the
+    // freeze and the task panicked on its connection error instead.
+    let (flowing, flows) = tokio::sync::oneshot::channel();
     let up = {
         let c = c.clone();
         tokio::spawn(async move {
-            let up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
+            let mut flowing = Some(flowing);
+            let up = c
+                .vol_upload(&vol, UploadOptions::new())
+                .await
+                .unwrap()
+                .with_progress(move |_| {
+                    if let Some(tx) = flowing.take() {
+                        let _ = tx.send(());
+                    }
+                });
             up.send_all_and_finish(FailAfter::new(u64::MAX, "source exploded"))
                 .await
         })
     };
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::timeout(Duration::from_secs(30), flows)
+        .await
+        .expect("the upload got going within 30 s")
+        .expect("the upload task reports progress");
     d.freeze().unwrap();
     let call = {
         let c = c.clone();

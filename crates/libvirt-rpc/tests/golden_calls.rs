@@ -697,7 +697,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p20", TypedParamValue::String("v20".into())),
                 tp("p21", TypedParamValue::Int(-22)),
             ],
-            flags: 4098,
+            flags: DomainMigrateFlags::from_bits_retain(4098),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f00000007000000020000000370323000000000070000000376323000000000037032310000000001ffffffea00001002",
     );
@@ -717,7 +717,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p23", TypedParamValue::LLong(-1099511627799)),
             ],
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4098,
+            flags: DomainMigrateFlags::from_bits_retain(4098),
         },
         "00000002000000037032320000000002ee6b2816000000037032330000000003fffffeffffffffe9000000030102030000001002",
     );
@@ -737,7 +737,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p25", TypedParamValue::Double(2.5)),
             ],
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4098,
+            flags: DomainMigrateFlags::from_bits_retain(4098),
         },
         "0000000200000003703234000000000480000000000000180000000370323500000000054004000000000000000000030102030000001002",
     );
@@ -758,7 +758,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p27", TypedParamValue::String("v27".into())),
             ],
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4100,
+            flags: DomainMigrateFlags::from_bits_retain(4100),
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f000000070000000000000002000000037032360000000006000000010000000370323700000000070000000376323700000000030102030000001004",
     );
@@ -777,7 +777,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p29", TypedParamValue::UInt(4000000029)),
             ],
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4098,
+            flags: DomainMigrateFlags::from_bits_retain(4098),
             cancelled: -4,
         },
         "00000002000000037032380000000001ffffffe3000000037032390000000002ee6b281d000000030102030000001002fffffffc",
@@ -799,7 +799,7 @@ fn declared_calls_match_their_layouts() {
                 tp("p31", TypedParamValue::ULLong(9223372036854775839)),
             ],
             cookie_in: Bytes::from_static(b"\x01\x02\x03"),
-            flags: 4099,
+            flags: DomainMigrateFlags::from_bits_retain(4099),
             cancelled: -5,
         },
         "00000003646f6d00000102030405060708090a0b0c0d0e0f0000000700000002000000037033300000000003fffffeffffffffe2000000037033310000000004800000000000001f000000030102030000001003fffffffb",

@@ -214,6 +214,32 @@ async fn generated_methods_answer_on_the_session_driver() {
     dom.undefine().await.unwrap();
     let gone = dom.xml_desc(Default::default()).await.unwrap_err();
     assert!(gone.is_not_found(), "{gone}");
+
+    // Node memory (KSM) parameters: the getter takes `TypedParameterFlags` and the method
+    // adds STRING_OKAY; the setter's flags are reserved: with 0 the daemon goes on to write
+    // the value (an unprivileged daemon then fails on sysfs, not on the flags), with
+    // STRING_OKAY it refuses the flags.
+    let ksm = conn
+        .node_memory_parameters(Default::default())
+        .await
+        .unwrap();
+    let pages = ksm
+        .iter()
+        .find(|p| p.field == "shm_pages_to_scan")
+        .unwrap_or_else(|| panic!("{ksm:?}"))
+        .clone();
+    let unsupported = |r: &Result<(), Error>| {
+        r.as_ref()
+            .is_err_and(|e| e.to_string().contains("unsupported flags (0x4)"))
+    };
+    let zero = conn
+        .node_set_memory_parameters(vec![pages.clone()], 0)
+        .await;
+    assert!(!unsupported(&zero), "{zero:?}");
+    let refused = conn
+        .node_set_memory_parameters(vec![pages], STRING_OKAY)
+        .await;
+    assert!(unsupported(&refused), "{refused:?}");
 }
 
 /// A handle from one connection used on another: allowed, and documented so (the daemon

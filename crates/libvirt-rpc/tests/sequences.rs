@@ -511,6 +511,11 @@ fn open_refused_ends_the_stream_with_the_daemon_error() {
         panic!()
     };
     assert!(e.is_not_found());
+    // The error REPLY was the open call's REPLY: nothing more is due on that serial.
+    assert!(
+        p.deliver(&peer::reply_to(&call, &())).is_err(),
+        "a second REPLY to a refused open is a violation"
+    );
 }
 
 #[test]
@@ -981,12 +986,10 @@ fn events_interleave_with_a_stream_and_unknown_ones_are_skipped() {
     );
 }
 
-#[test]
-fn download_data_and_eof_before_the_open_reply() {
-    // Found by the `connection` fuzz target: libvirtd registers the stream before replying,
-    // so a short download can be complete before its REPLY arrives (reference §3.1).
-    let mut p = Pair::no_keepalive();
-    let (id, call) = opening::<StorageVolDownload>(&mut p, StorageVolStreamFlags::empty());
+/// A download whose data (`0123456789`) and EOF arrive before its open REPLY; returns once
+/// the client's finish went out (as at every EOF).
+fn download_complete_before_its_reply(p: &mut Pair) -> (u32, Header) {
+    let (id, call) = opening::<StorageVolDownload>(p, StorageVolStreamFlags::empty());
     p.deliver(&peer::stream_data_to(&call, b"0123456789"))
         .unwrap();
     p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
@@ -995,6 +998,15 @@ fn download_data_and_eof_before_the_open_reply() {
         vec![(MessageType::Stream, MessageStatus::Ok, 0)],
         "finish sent at EOF"
     );
+    (id, call)
+}
+
+#[test]
+fn download_data_and_eof_before_the_open_reply() {
+    // Found by the `connection` fuzz target: libvirtd registers the stream before replying,
+    // so a short download can be complete before its REPLY arrives (reference §3.1).
+    let mut p = Pair::no_keepalive();
+    let (id, call) = download_complete_before_its_reply(&mut p);
     p.deliver(&peer::reply_to(&call, &())).unwrap();
     assert!(p.outputs().contains(&Output::StreamOpened(id)));
     assert_eq!(
@@ -1005,6 +1017,38 @@ fn download_data_and_eof_before_the_open_reply() {
     assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
     // A second REPLY for the same stream is still a violation.
     p.roundtrip_works();
+}
+
+#[test]
+fn open_reply_after_a_download_was_finished_and_collected_is_a_late_reply() {
+    // Seen in CI on a fresh machine (the KVM provider reading a 64-byte marker volume):
+    // libvirtd's event loop sent the data, the EOF and the answer to our finish before its
+    // worker thread sent the open call's REPLY. The stream had ended and been collected, so
+    // the REPLY found nobody: "reply for serial 189 (proc 209) that no call is waiting for",
+    // and the connection died.
+    let mut p = Pair::no_keepalive();
+    let (id, call) = download_complete_before_its_reply(&mut p);
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
+    assert_eq!(
+        p.conn.stream(id).recv(),
+        Some(StreamItem::Data(Bytes::from_static(b"0123456789")))
+    );
+    assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
+    p.deliver(&peer::reply_to(&call, &()))
+        .expect("the open REPLY of a collected stream is a late reply, not a violation");
+    assert!(!p.outputs().contains(&Output::StreamOpened(id)));
+    p.roundtrip_works();
+
+    // The same with the handle dropped before the daemon's answers came.
+    let (id, call) = opening::<StorageVolDownload>(&mut p, StorageVolStreamFlags::empty());
+    p.deliver(&peer::stream_data_to(&call, &[])).unwrap();
+    p.flush();
+    p.conn.stream(id).forget();
+    p.deliver(&peer::stream_ok_to(&call)).unwrap();
+    p.deliver(&peer::reply_to(&call, &()))
+        .expect("the open REPLY of a forgotten stream is a late reply");
+    // A second REPLY for that serial is still a violation.
+    assert!(p.deliver(&peer::reply_to(&call, &())).is_err());
 }
 
 // ---- §8 event registrations (the core's subscription table) -------------------------------

@@ -19,7 +19,7 @@ use tracing::Instrument;
 
 use crate::config::{AuthMethod, Credentials, KnownHostsVerify, Prompt, RemoteChannel};
 use crate::known_hosts;
-use crate::stream::{Killer, RemoteExit, Shared, pump};
+use crate::stream::{Killer, RemoteExit, RusshSink, Shared, pump};
 use crate::{CloseHandle, CloseReason, KeyFileError, SshConfig, SshError, SshStream};
 
 /// Dials the first hop (`cfg.proxy_jump[0]`, else `cfg.host:cfg.port`) and returns the
@@ -112,6 +112,8 @@ where
         let mut guard = SetupGuard(None);
         let mut transport: Box<dyn Io> = Box::new(tcp);
         let mut killer = Killer::Tcp(dup);
+        // The packet size of the channel the next session runs over.
+        let mut over = None;
         for (i, hop) in hops.iter().enumerate() {
             let shared = Arc::new(Shared::new(killer));
             // Finishing the innermost session so far ends every one before it.
@@ -120,7 +122,7 @@ where
                 .await
                 .map_err(|e| on(i, e))?;
             if i == last {
-                let (stream, close) = open_channel(cfg, handle, shared, deadline).await?;
+                let (stream, close) = open_channel(cfg, handle, shared, over, deadline).await?;
                 guard.0 = None;
                 return Ok((stream, close));
             }
@@ -128,17 +130,18 @@ where
             let channel = open_direct_tcpip(hop, cfg, &handle, next, deadline)
                 .await
                 .map_err(|e| on(i, e))?;
-            transport = Box::new(
-                start(
-                    channel,
-                    handle,
-                    Arc::clone(&shared),
-                    cfg.read_buffer,
-                    None,
-                    Vec::new(),
-                )
-                .await,
-            );
+            let tunnel = start(
+                channel,
+                handle,
+                Arc::clone(&shared),
+                cfg.read_buffer,
+                over,
+                None,
+                Vec::new(),
+            )
+            .await;
+            over = Some(tunnel.packet_size());
+            transport = Box::new(tunnel);
             killer = Killer::Outer(shared);
         }
         unreachable!("the last hop returns")
@@ -251,6 +254,7 @@ async fn open_channel(
     cfg: &SshConfig,
     handle: Handle<ClientHandler>,
     shared: Arc<Shared>,
+    over: Option<usize>,
     deadline: Instant,
 ) -> Result<(SshStream, CloseHandle), SshError> {
     let proto = |stage, e: russh::Error| SshError::Handshake {
@@ -309,6 +313,7 @@ async fn open_channel(
         handle,
         Arc::clone(&shared),
         cfg.read_buffer,
+        over,
         exec,
         early,
     )
@@ -367,12 +372,23 @@ async fn exec(
 /// `CHAN_TCP_PACKET_DEFAULT`).
 const OPENSSH_PACKET: usize = 32 * 1024;
 
+/// Room for one SSH packet's framing around its data: length, padding length, message type,
+/// channel, data length (14 bytes), padding (≤ 4 + a cipher block) and a MAC (≤ 64 bytes).
+const PACKET_FRAMING: usize = 128;
+
 /// The channel as an [`SshStream`]: starts its reader pump and the session's watcher.
+///
+/// `over`: the packet size of the channel this session runs over (through a jump host). Our
+/// packets are then made small enough that one of them, framed and encrypted, fits in one
+/// packet of that channel: at the peer's full size, every packet of ours became a full
+/// packet and a ~50-byte one on the jump host's channel, each a read, a decryption and a
+/// write to the target's socket on the jump host.
 async fn start(
     channel: russh::Channel<client::Msg>,
     handle: Handle<ClientHandler>,
     shared: Arc<Shared>,
     read_buffer: usize,
+    over: Option<usize>,
     exec: Option<RemoteExit>,
     early: Vec<ChannelMsg>,
 ) -> SshStream {
@@ -380,12 +396,9 @@ async fn start(
     // initial window is smaller: OpenSSH opens session (exec) channels with window 0 and
     // grants it after the command starts. Then take OpenSSH's 32 KiB (a smaller peer limit
     // only costs a packet cut in two).
-    let packet = match channel.writable_packet_size().await {
-        n if n >= OPENSSH_PACKET => n,
-        _ => OPENSSH_PACKET,
-    };
+    let packet = packet_size(channel.writable_packet_size().await, over);
     let (read_half, write_half) = channel.split();
-    let writer = Box::new(write_half.make_writer());
+    let writer = Box::new(RusshSink::new(write_half));
     // Messages are at most `maximum_packet_size` (32 KiB) each.
     let slots = (read_buffer / 32_768).max(1);
     let (tx, rx) = mpsc::channel(slots);
@@ -393,6 +406,20 @@ async fn start(
     tokio::spawn(pump(read_half, tx, Arc::clone(&shared), exec, early).instrument(span.clone()));
     tokio::spawn(watch(handle, Arc::clone(&shared)).instrument(span));
     SshStream::new(shared, rx, writer, packet)
+}
+
+/// The size our packets are made to, from russh's `min(max packet, window)` when the channel
+/// opens and the packet size of the channel the session runs over (see [`start`]).
+fn packet_size(writable: usize, over: Option<usize>) -> usize {
+    let packet = if writable >= OPENSSH_PACKET {
+        writable
+    } else {
+        OPENSSH_PACKET
+    };
+    match over {
+        Some(outer) => packet.min(outer.saturating_sub(PACKET_FRAMING).max(1)),
+        None => packet,
+    }
 }
 
 /// Owns the russh handle (keeping the session up) and records why the session ended.
@@ -596,6 +623,17 @@ impl client::Handler for ClientHandler {
                 Err(HandlerError::HostKey(Box::new(e)))
             }
         }
+    }
+
+    async fn window_adjusted(
+        &mut self,
+        _channel: russh::ChannelId,
+        _new_size: u32,
+        _session: &mut client::Session,
+    ) -> Result<(), Self::Error> {
+        // The session's one channel is ours.
+        self.shared.window_opened();
+        Ok(())
     }
 
     async fn disconnected(
@@ -924,4 +962,39 @@ fn key_is_encrypted(text: &str) -> bool {
         return true;
     }
     PrivateKey::from_openssh(text).is_ok_and(|k| k.is_encrypted())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An SSH packet on the wire around `data` bytes of `CHANNEL_DATA`, at its largest: length
+    /// (4), padding length (1), type + channel + data length (9), padding (4 + up to a 16-byte
+    /// block), MAC (hmac-sha2-512: 64; the AEAD tags are 16).
+    fn wire(data: usize) -> usize {
+        4 + 1 + 9 + data + 4 + 15 + 64
+    }
+
+    #[test]
+    fn through_a_jump_host_one_packet_of_ours_fits_in_one_of_the_tunnel() {
+        for outer in [32_768, 65_536, 1_000] {
+            let inner = packet_size(32_768, Some(outer));
+            assert!(
+                wire(inner) <= outer,
+                "a {inner}-byte packet is {} bytes on the wire, over a {outer}-byte tunnel packet",
+                wire(inner)
+            );
+        }
+        assert_eq!(
+            packet_size(32_768, None),
+            32_768,
+            "no tunnel: the peer's size"
+        );
+        assert_eq!(
+            packet_size(0, None),
+            OPENSSH_PACKET,
+            "window 0 at open: OpenSSH's size"
+        );
+        assert_eq!(packet_size(65_536, Some(32_768)), 32_768 - PACKET_FRAMING);
+    }
 }

@@ -1,5 +1,6 @@
 //! The forwarded socket as a byte stream, and its teardown.
 
+use std::future::Future;
 use std::io;
 use std::net::Shutdown;
 use std::pin::Pin;
@@ -18,6 +19,73 @@ use crate::{CloseReason, STDERR_LIMIT, SshError};
 /// Most bytes put together into one `CHANNEL_DATA` packet, whatever the peer allows
 /// (OpenSSH allows 32 KiB on the channels we open).
 const PACKET_GATHER_MAX: usize = 256 << 10;
+
+/// Longest a full packet's worth of data waits for the peer to open a full packet's worth of
+/// window, once some window is open. Against OpenSSH the wait ends with its next
+/// `CHANNEL_WINDOW_ADJUST` (microseconds to a millisecond); this bound is for a peer that
+/// never re-opens a window that is not yet used up: the open part is sent then.
+const HOLD_MAX: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// Where the stream's bytes go: the channel's writer, and the channel's open window.
+///
+/// `poll_write` behaves as russh's channel writer does (takes at most one packet of
+/// `min(max packet, window, len)` bytes; may copy a packet, report pending, and hand that copy
+/// over on the next call).
+pub(crate) trait Sink: AsyncWrite + Send + Sync + Unpin {
+    /// The most bytes a packet can carry now: `min(peer's max packet, open window)`.
+    /// Pending only while russh's window lock is busy (it wakes `cx` then).
+    fn poll_open(&mut self, cx: &mut Context<'_>) -> Poll<usize>;
+}
+
+type OpenProbe = Pin<Box<dyn Future<Output = usize> + Send + Sync>>;
+
+/// russh's channel writer, with the channel's write half to read the open window from.
+pub(crate) struct RusshSink {
+    writer: Pin<Box<dyn AsyncWrite + Send + Sync>>,
+    half: Arc<russh::ChannelWriteHalf<russh::client::Msg>>,
+    /// The window read in progress (russh keeps the window behind an async lock).
+    probe: Option<OpenProbe>,
+}
+
+impl RusshSink {
+    pub(crate) fn new(half: russh::ChannelWriteHalf<russh::client::Msg>) -> Self {
+        Self {
+            writer: Box::pin(half.make_writer()),
+            half: Arc::new(half),
+            probe: None,
+        }
+    }
+}
+
+impl Sink for RusshSink {
+    fn poll_open(&mut self, cx: &mut Context<'_>) -> Poll<usize> {
+        let probe = self.probe.get_or_insert_with(|| {
+            let half = Arc::clone(&self.half);
+            Box::pin(async move { half.writable_packet_size().await })
+        });
+        let open = std::task::ready!(probe.as_mut().poll(cx));
+        self.probe = None;
+        Poll::Ready(open)
+    }
+}
+
+impl AsyncWrite for RusshSink {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.writer.as_mut().poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.writer.as_mut().poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.writer.as_mut().poll_shutdown(cx)
+    }
+}
 
 /// What ends a session's transport when the session finishes.
 pub(crate) enum Killer {
@@ -62,6 +130,14 @@ impl Shared {
 
     pub(crate) fn reason(&self) -> Option<&CloseReason> {
         self.reason.get()
+    }
+
+    /// The peer re-opened the channel's window (`CHANNEL_WINDOW_ADJUST`): wakes a writer
+    /// waiting for window. Called from russh's session task for every adjust, so none is
+    /// missed (russh's own `ChannelMsg::WindowAdjusted` is dropped when the channel's queue
+    /// is full).
+    pub(crate) fn window_opened(&self) {
+        self.write_waker.wake();
     }
 
     /// Ends the session: the first reason wins, every call shuts the socket down and wakes
@@ -280,17 +356,31 @@ pub(crate) async fn pump(
 ///
 /// A vectored write becomes SSH packets of the peer's maximum size, whatever its slices'
 /// boundaries (the libvirt client hands over each message's 28-byte head and its body as
-/// two slices; written one by one, the head went out as a packet of its own). Nothing is
-/// kept back: what a write took is queued to the session task when it returns.
+/// two slices; written one by one, the head went out as a packet of its own). What a write
+/// took is queued to the session task when it returns.
+///
+/// # Window-driven sends
+///
+/// While the caller has a full packet's worth of bytes, a packet goes only once the peer's
+/// window has a full packet open (or after 2 ms with some window open). Sending
+/// whatever was open made a bulk upload window bound against OpenSSH: sshd re-opens its
+/// window in the steps its consumer drains (16 KiB for `nc`), and each step let one 16 KiB
+/// packet out, so sshd read and decrypted twice the packets per byte. The rest of a write
+/// that is less than a packet (the end of the data) goes as soon as any window is open.
 pub struct SshStream {
     shared: Arc<Shared>,
     rx: mpsc::Receiver<Bytes>,
     chunk: Bytes,
-    writer: Box<dyn AsyncWrite + Send + Sync + Unpin>,
+    writer: Box<dyn Sink>,
     /// Where a packet that spans the caller's slices is put together (one packet long).
     scratch: Vec<u8>,
     /// The size packets are made to: the peer's maximum packet size.
     packet: usize,
+    /// The last `poll_write` of the writer was pending: russh may hold a packet it copied,
+    /// which the next call must hand over before the window is read again.
+    sink_holds: bool,
+    /// Bounds a wait for a full packet's worth of window ([`HOLD_MAX`]).
+    hold: Option<Pin<Box<tokio::time::Sleep>>>,
     write_shut: bool,
 }
 
@@ -307,7 +397,7 @@ impl SshStream {
     pub(crate) fn new(
         shared: Arc<Shared>,
         rx: mpsc::Receiver<Bytes>,
-        writer: Box<dyn AsyncWrite + Send + Sync + Unpin>,
+        writer: Box<dyn Sink>,
         packet: usize,
     ) -> Self {
         let packet = packet.clamp(1, PACKET_GATHER_MAX);
@@ -318,8 +408,15 @@ impl SshStream {
             writer,
             scratch: Vec::with_capacity(packet),
             packet,
+            sink_holds: false,
+            hold: None,
             write_shut: false,
         }
+    }
+
+    /// The size packets are made to.
+    pub(crate) fn packet_size(&self) -> usize {
+        self.packet
     }
 
     /// A handle that can close this stream from anywhere.
@@ -488,7 +585,17 @@ impl SshStream {
                 } else {
                     cur
                 };
-            let mut n = match Pin::new(&mut self.writer).poll_write(cx, packet) {
+            if !self.sink_holds {
+                let full = (packet.len() >= self.packet).then_some(self.packet);
+                match poll_window(&mut *self.writer, &mut self.hold, &self.shared, cx, full) {
+                    Poll::Ready(()) => {}
+                    Poll::Pending if taken > 0 => break,
+                    Poll::Pending => return self.park_writer(cx),
+                }
+            }
+            let written = Pin::new(&mut *self.writer).poll_write(cx, packet);
+            self.sink_holds = written.is_pending();
+            let mut n = match written {
                 Poll::Ready(Ok(n)) => n,
                 // Come back for the rest.
                 Poll::Ready(Err(_)) | Poll::Pending if taken > 0 => break,
@@ -508,6 +615,34 @@ impl SshStream {
         }
         Poll::Ready(Ok(taken))
     }
+}
+
+/// Ready when a packet may go: any window is open and either the packet is not a full one
+/// (`full` is `None`: the end of the data) or `full` bytes of window are open, or some
+/// window has been open for [`HOLD_MAX`]. Pending with `cx` registered for the next window adjust
+/// (through [`Shared::window_opened`]) or the hold's end.
+fn poll_window(
+    sink: &mut dyn Sink,
+    hold: &mut Option<Pin<Box<tokio::time::Sleep>>>,
+    shared: &Shared,
+    cx: &mut Context<'_>,
+    full: Option<usize>,
+) -> Poll<()> {
+    // Registered before the window is read: an adjust after the read wakes us.
+    shared.write_waker.register(cx.waker());
+    let open = std::task::ready!(sink.poll_open(cx));
+    if open == 0 {
+        *hold = None;
+        return Poll::Pending;
+    }
+    if full.is_none_or(|want| open >= want) {
+        *hold = None;
+        return Poll::Ready(());
+    }
+    let h = hold.get_or_insert_with(|| Box::pin(tokio::time::sleep(HOLD_MAX)));
+    std::task::ready!(h.as_mut().poll(cx));
+    *hold = None;
+    Poll::Ready(())
 }
 
 impl Drop for SshStream {
@@ -573,17 +708,60 @@ impl CloseHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
 
-    /// Stands in for russh's channel writer: takes at most `packet` bytes per call (and at
-    /// most `limit`, the window), and like russh it copies a packet, then may report pending
-    /// (`stall`) and hand that copy over on the next call whatever that call passes.
-    struct Channel {
+    /// How the fake peer opens its window.
+    #[derive(Clone, Copy)]
+    struct Peer {
+        /// Its maximum packet size.
         packet: usize,
-        limit: usize,
+        /// Window opened per adjust.
+        step: usize,
+        /// Its whole window: an adjust never opens more than this.
+        cap: usize,
+        /// Adjusts only once the window is used up.
+        lazy: bool,
+    }
+
+    impl Peer {
+        fn steps(packet: usize, step: usize) -> Self {
+            Self {
+                packet,
+                step,
+                cap: usize::MAX,
+                lazy: false,
+            }
+        }
+    }
+
+    /// Stands in for russh's channel writer: takes at most `min(packet, window, len)` bytes
+    /// per call, and like russh it copies a packet, then may report pending (`stall`) and
+    /// hand that copy over on the next call whatever that call passes. The peer opens `step`
+    /// more window whenever the stream looks at a window smaller than a packet (an adjust
+    /// arriving while the stream waits), and wakes the stream.
+    struct Channel {
+        peer: Peer,
+        window: usize,
         stall: bool,
         count: usize,
         held: Option<Vec<u8>>,
-        packets: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+        packets: Arc<Mutex<Vec<Vec<u8>>>>,
+    }
+
+    impl Sink for Channel {
+        fn poll_open(&mut self, cx: &mut Context<'_>) -> Poll<usize> {
+            let p = self.peer;
+            let may = if p.lazy {
+                self.window == 0
+            } else {
+                self.window.saturating_add(p.step) <= p.cap
+            };
+            if may && self.window < p.packet {
+                self.window = self.window.saturating_add(p.step).min(p.cap);
+                cx.waker().wake_by_ref();
+            }
+            Poll::Ready(self.window.min(p.packet))
+        }
     }
 
     impl AsyncWrite for Channel {
@@ -593,9 +771,13 @@ mod tests {
             buf: &[u8],
         ) -> Poll<io::Result<usize>> {
             let this = self.get_mut();
-            let p = match this.held.take() {
-                Some(p) => p,
-                None => buf[..buf.len().min(this.packet).min(this.limit)].to_vec(),
+            let p = if let Some(p) = this.held.take() {
+                p
+            } else {
+                let n = buf.len().min(this.peer.packet).min(this.window);
+                assert!(n > 0, "written with no window open");
+                this.window -= n;
+                buf[..n].to_vec()
             };
             if this.stall {
                 this.stall = false;
@@ -619,52 +801,59 @@ mod tests {
         }
     }
 
-    /// Writes `msgs` as the libvirt client does (each message's 28-byte head and its body
-    /// as two slices of one vectored write, repeated until all is taken); returns the
-    /// packets the channel saw.
-    fn packets_for(msgs: &[Vec<u8>], packet: usize, limit: usize) -> Vec<Vec<u8>> {
-        use std::sync::Mutex;
+    fn stream(peer: Peer, window: usize) -> (SshStream, Arc<Mutex<Vec<Vec<u8>>>>) {
         let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None);
         let shared = Arc::new(Shared::new(Killer::Tcp(socket.unwrap())));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let channel = Channel {
-            packet,
-            limit,
+            peer,
+            window,
             stall: false,
             count: 0,
             held: None,
             packets: Arc::clone(&seen),
         };
         let (_tx, rx) = mpsc::channel(1);
-        let writer = Box::new(channel);
-        let mut s = SshStream::new(shared, rx, writer, packet);
+        (
+            SshStream::new(shared, rx, Box::new(channel), peer.packet),
+            seen,
+        )
+    }
+
+    /// Writes `msgs` as the libvirt client does (each message's 28-byte head and its body
+    /// as two slices of one vectored write, repeated until all is taken); returns the
+    /// packets the channel saw.
+    async fn packets_for(msgs: &[Vec<u8>], peer: Peer) -> Vec<Vec<u8>> {
+        let (mut s, seen) = stream(peer, 0);
         let slices: Vec<&[u8]> = msgs
             .iter()
             .flat_map(|m| [&m[..28.min(m.len())], &m[28.min(m.len())..]])
             .collect();
         let total: usize = msgs.iter().map(Vec::len).sum();
-        let (mut done, mut stuck) = (0, 0);
-        let waker = futures::task::noop_waker();
-        let mut cx = Context::from_waker(&waker);
-        while done < total {
-            // The caller's queue from where it stands: the rest of the slices.
-            let mut skip = done;
-            let mut io = Vec::new();
-            for sl in &slices {
-                if skip >= sl.len() {
-                    skip -= sl.len();
-                    continue;
+        let mut done = 0;
+        let write = async {
+            while done < total {
+                // The caller's queue from where it stands: the rest of the slices.
+                let mut skip = done;
+                let mut io = Vec::new();
+                for sl in &slices {
+                    if skip >= sl.len() {
+                        skip -= sl.len();
+                        continue;
+                    }
+                    io.push(io::IoSlice::new(&sl[skip..]));
+                    skip = 0;
                 }
-                io.push(io::IoSlice::new(&sl[skip..]));
-                skip = 0;
+                let n =
+                    futures::future::poll_fn(|cx| Pin::new(&mut s).poll_write_vectored(cx, &io))
+                        .await
+                        .unwrap();
+                done += n;
             }
-            match Pin::new(&mut s).poll_write_vectored(&mut cx, &io) {
-                Poll::Ready(Ok(n)) => (done, stuck) = (done + n, 0),
-                Poll::Ready(Err(e)) => panic!("{e}"),
-                Poll::Pending => stuck += 1,
-            }
-            assert!(stuck < 3, "pending twice in a row: no progress");
-        }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(20), write)
+            .await
+            .expect("the writes made no progress");
         std::mem::take(&mut *seen.lock().unwrap())
     }
 
@@ -672,10 +861,12 @@ mod tests {
         (0..28 + body).map(|k| (k * 31 + i * 7) as u8).collect()
     }
 
-    #[test]
-    fn vectored_writes_become_full_size_packets() {
+    const ANY_WINDOW: usize = 1 << 40;
+
+    #[tokio::test]
+    async fn vectored_writes_become_full_size_packets() {
         let msgs: Vec<Vec<u8>> = (0..6).map(|i| message(i, 128 << 10)).collect();
-        let packets = packets_for(&msgs, 32_768, usize::MAX);
+        let packets = packets_for(&msgs, Peer::steps(32_768, ANY_WINDOW)).await;
         let sizes: Vec<usize> = packets.iter().map(Vec::len).collect();
         let all: Vec<u8> = packets.concat();
         assert!(all == msgs.concat(), "the bytes arrive in order, each once");
@@ -688,13 +879,61 @@ mod tests {
         assert_eq!(sizes.len(), 25, "{sizes:?}");
     }
 
-    #[test]
-    fn a_small_window_or_packet_limit_keeps_the_bytes_in_order() {
+    /// sshd behind `nc` re-opens its window 16 KiB at a time; sent at once, each step was a
+    /// 16 KiB packet.
+    #[tokio::test]
+    async fn a_window_opened_in_small_steps_still_gets_full_packets() {
+        let msgs: Vec<Vec<u8>> = (0..6).map(|i| message(i, 128 << 10)).collect();
+        let packets = packets_for(&msgs, Peer::steps(32_768, 16_384)).await;
+        let sizes: Vec<usize> = packets.iter().map(Vec::len).collect();
+        assert!(
+            packets.concat() == msgs.concat(),
+            "the bytes arrive in order"
+        );
+        assert_eq!(
+            sizes.iter().filter(|&&n| n != 32_768).count(),
+            1,
+            "every packet but the last is full size: {sizes:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_small_window_or_packet_limit_keeps_the_bytes_in_order() {
         let msgs: Vec<Vec<u8>> = (0..5).map(|i| message(i, 1000 + i * 40_000)).collect();
-        for (packet, limit) in [(32_768, 5_000), (32_768, 32_768), (1_000, 777), (40_000, 1)] {
-            let all: Vec<u8> = packets_for(&msgs, packet, limit).concat();
-            assert!(all == msgs.concat(), "packet {packet}, limit {limit}");
+        for (packet, step) in [(32_768, 5_000), (32_768, 32_768), (1_000, 777), (40_000, 1)] {
+            let all: Vec<u8> = packets_for(&msgs, Peer::steps(packet, step)).await.concat();
+            assert!(all == msgs.concat(), "packet {packet}, step {step}");
         }
+    }
+
+    /// A peer whose whole window is smaller than a packet, or that re-opens only a used-up
+    /// window: the open part goes after the hold, nothing waits for ever.
+    #[tokio::test]
+    async fn a_window_that_never_opens_a_full_packet_still_takes_the_bytes() {
+        let msgs: Vec<Vec<u8>> = (0..3).map(|i| message(i, 50_000)).collect();
+        for (cap, lazy) in [(20_000, false), (ANY_WINDOW, true)] {
+            let peer = Peer {
+                packet: 32_768,
+                step: 20_000,
+                cap,
+                lazy,
+            };
+            let all: Vec<u8> = packets_for(&msgs, peer).await.concat();
+            assert!(all == msgs.concat(), "cap {cap}, lazy {lazy}");
+        }
+    }
+
+    /// The end of the data (less than a packet) goes at once with whatever window is open.
+    #[test]
+    fn the_end_of_the_data_does_not_wait_for_a_full_window() {
+        let (mut s, seen) = stream(Peer::steps(32_768, 0), 16_384);
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let data = vec![7u8; 10_000];
+        let r = Pin::new(&mut s).poll_write(&mut cx, &data);
+        assert!(matches!(r, Poll::Ready(Ok(10_000))), "{r:?}");
+        assert!(s.hold.is_none(), "no hold armed for the end of the data");
+        assert_eq!(seen.lock().unwrap().concat(), data);
     }
 
     #[test]

@@ -402,10 +402,16 @@ async fn authenticates_with_the_ssh_agent() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("ssh-agent");
-    for _ in 0..100 {
-        if agent_sock.exists() {
-            break;
-        }
+    // Until it accepts: the socket file exists from the agent's bind(), before its listen()
+    // (a connect in between is refused, and ssh-add fails), and a loaded box may hold the
+    // agent there for a while.
+    let since = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&agent_sock).is_err() {
+        assert!(
+            since.elapsed() < Duration::from_secs(30),
+            "ssh-agent not accepting on {} after 30 s",
+            agent_sock.display()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let added = std::process::Command::new("ssh-add")

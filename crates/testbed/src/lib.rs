@@ -2,7 +2,8 @@
 //!
 //! Scope: a private session-mode `libvirtd` ([`libvirtd`]; optionally listening for TLS and
 //! TCP on 127.0.0.1, with certificates from [`pki`] and SASL users), an OpenSSH `sshd` on 127.0.0.1
-//! ([`sshd`]), a freezable TCP relay ([`relay`]), the unprivileged user they run as
+//! ([`sshd`]), a freezable TCP relay ([`relay`]), a privileged, root-only libvirtd with only the LXC
+//! driver in a mount namespace of its own ([`lxcd`]), the unprivileged user they run as
 //! ([`user`]), a loopback HTTP server ([`http`]), the egress test guest's image and
 //! user-data ([`guest`]) and deterministic test bytes ([`data`]). Non-scope: anything system-wide. Every daemon lives in its own temp dir, listens
 //! on loopback or a unix socket in that dir, and dies with its guard.
@@ -19,6 +20,7 @@ pub mod data;
 pub mod guest;
 pub mod http;
 pub mod libvirtd;
+pub mod lxcd;
 pub mod pki;
 pub mod relay;
 pub mod sshd;

@@ -526,6 +526,11 @@ impl Libvirtd {
         if let Some(sasl) = &self.sasl_dir {
             env.push(("SASL_CONF_PATH", sasl.to_string_lossy().into_owned()));
         }
+        // For measuring the daemon's allocator (benchmarks.md, "Where the daemon's TLS
+        // download CPU goes"): glibc malloc tunables for libvirtd only.
+        if let Ok(t) = std::env::var("TESTBED_LIBVIRTD_GLIBC_TUNABLES") {
+            env.push(("GLIBC_TUNABLES", t));
+        }
         env
     }
 
@@ -845,23 +850,16 @@ impl Libvirtd {
         timeout: Duration,
         args: &[&str],
     ) -> Result<String, LibvirtdError> {
-        let mut cmd = Command::new(&self.tools.virsh);
-        cmd.arg("-c")
-            .arg(uri)
-            .args(args)
-            .env_remove("LIBVIRT_DEFAULT_URI")
-            .env("LC_ALL", "C");
-        let line = args.join(" ");
-        match run_with_timeout(cmd, timeout).map_err(io_err("running virsh"))? {
-            None => Err(LibvirtdError::Timeout {
+        match run_virsh(&self.tools.virsh, uri, timeout, args).map_err(io_err("running virsh"))? {
+            VirshRun::Done(stdout) => Ok(stdout),
+            VirshRun::TimedOut(line) => Err(LibvirtdError::Timeout {
                 what: format!("virsh {line}"),
                 waited: timeout,
                 log_tail: self.log_tail(),
             }),
-            Some(out) if out.status.success() => Ok(String::from_utf8_lossy(&out.stdout).into()),
-            Some(out) => Err(LibvirtdError::Virsh {
+            VirshRun::Failed { line, stderr } => Err(LibvirtdError::Virsh {
                 args: line,
-                detail: String::from_utf8_lossy(&out.stderr).trim().into(),
+                detail: stderr,
                 log_tail: self.log_tail(),
             }),
         }
@@ -952,7 +950,7 @@ fn all_threads_stopped(pid: u32) -> bool {
 /// Kill (SIGKILL, repeatedly for up to 5 s) processes of `uid` whose command line or
 /// environment mentions `dir`. qemu and virtlogd `setsid` away from libvirtd, so neither the
 /// child nor its process group reaches them. Returns the pids still there at the end.
-fn kill_processes_in(dir: &Path, uid: u32) -> Vec<u32> {
+pub(crate) fn kill_processes_in(dir: &Path, uid: u32) -> Vec<u32> {
     let needle = format!("{}/", dir.display()).into_bytes();
     let me = std::process::id();
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -1008,7 +1006,7 @@ fn processes_mentioning(needle: &[u8], uid: u32) -> Vec<u32> {
 }
 
 /// "pid starttime" of a process: identifies it even after its pid is reused.
-fn owner_stamp(pid: Pid) -> Option<String> {
+pub(crate) fn owner_stamp(pid: Pid) -> Option<String> {
     let stat = fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_pid())).ok()?;
     // Field 22 (starttime); fields are counted from after the parenthesised command name.
     let start = stat.rsplit_once(')')?.1.split_whitespace().nth(19)?;
@@ -1101,8 +1099,49 @@ fn group_exists(name: &str) -> bool {
         .is_ok_and(|g| g.lines().any(|l| l.split(':').next() == Some(name)))
 }
 
+/// How one `virsh` run ended (the daemons' `virsh` methods map it to their own error types).
+pub(crate) enum VirshRun {
+    /// Exit status 0: its stdout.
+    Done(String),
+    /// Killed at the timeout; its arguments joined by spaces.
+    TimedOut(String),
+    /// A non-zero exit.
+    Failed {
+        /// Its arguments joined by spaces.
+        line: String,
+        /// What it printed on stderr, trimmed.
+        stderr: String,
+    },
+}
+
+/// Run `virsh -c URI ARGS…` (C locale, no `LIBVIRT_DEFAULT_URI`) within `timeout`.
+pub(crate) fn run_virsh(
+    virsh: &Path,
+    uri: &str,
+    timeout: Duration,
+    args: &[&str],
+) -> io::Result<VirshRun> {
+    let mut cmd = Command::new(virsh);
+    cmd.arg("-c")
+        .arg(uri)
+        .args(args)
+        .env_remove("LIBVIRT_DEFAULT_URI")
+        .env("LC_ALL", "C");
+    let line = args.join(" ");
+    Ok(match run_with_timeout(cmd, timeout)? {
+        None => VirshRun::TimedOut(line),
+        Some(out) if out.status.success() => {
+            VirshRun::Done(String::from_utf8_lossy(&out.stdout).into())
+        }
+        Some(out) => VirshRun::Failed {
+            line,
+            stderr: String::from_utf8_lossy(&out.stderr).trim().into(),
+        },
+    })
+}
+
 /// Run `cmd` with piped output; `None` if it did not finish within `timeout` (it is killed).
-fn run_with_timeout(mut cmd: Command, timeout: Duration) -> io::Result<Option<Output>> {
+pub(crate) fn run_with_timeout(mut cmd: Command, timeout: Duration) -> io::Result<Option<Output>> {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -1125,7 +1164,7 @@ fn run_with_timeout(mut cmd: Command, timeout: Duration) -> io::Result<Option<Ou
 }
 
 /// `name` in PATH, or in the sbin dirs a non-root PATH often lacks.
-fn find_program(name: &'static str) -> Result<PathBuf, LibvirtdError> {
+pub(crate) fn find_program(name: &'static str) -> Result<PathBuf, LibvirtdError> {
     let path = std::env::var("PATH").unwrap_or_default();
     path.split(':')
         .chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"])

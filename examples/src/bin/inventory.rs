@@ -11,22 +11,14 @@ async fn main() -> Result<(), Error> {
         Some(uri) => Connect::open(&uri).await?,
         None => Connect::open_default().await?,
     };
+    let (host, version) = (conn.hostname().await?, conn.lib_version().await?);
     let node = conn.node_info().await?;
-    println!(
-        "host {} (libvirt {})",
-        conn.hostname().await?,
-        conn.lib_version().await?
-    );
+    println!("host {host} (libvirt {version})");
     println!("cpus {} memory {} KiB", node.cpus, node.memory);
     for dom in conn.list_all_domains(Default::default()).await? {
         let info = dom.info().await?;
         let state = info.state.to_string();
-        println!(
-            "domain {:<20} {:<10} {} KiB",
-            dom.name(),
-            state,
-            info.memory
-        );
+        println!("domain {:<20} {state:<10} {} KiB", dom.name(), info.memory);
     }
     for pool in conn.list_all_storage_pools(Default::default()).await? {
         println!("pool {} {} bytes", pool.name(), pool.info().await?.capacity);

@@ -95,9 +95,14 @@ pub fn lv_times_out_on_time(
 }
 
 /// H1 on a transport through `relay`: with an upload of a new volume `name` stuck behind the
-/// frozen relay, `close()` returns within 100 ms, the upload ends with `LocallyClosed` within
-/// 200 ms, and the client's TCP connection to `first_hop` (the port it dialled) is gone within
-/// 200 ms — every session tunnelled through it ended too.
+/// frozen relay, `close()` returns within 100 ms with the client's TCP connection to
+/// `first_hop` (the port it dialled) already shut down — every session tunnelled through it
+/// ended too — and the upload ends with `LocallyClosed` within 200 ms.
+///
+/// The socket's state is read from `/proc/net/tcp{,6}`, once, after `close()` returned: the
+/// kill is a synchronous `shutdown(2)`, so no wait is allowed. (Timing that read is not a
+/// measure of the kill: each read walks the kernel's whole connection hash, 5–15 ms here on an
+/// idle box, and one read took over 200 ms in CI under load.)
 pub async fn close_is_bounded_with_a_frozen_peer(
     c: &Client,
     d: &Libvirtd,
@@ -112,7 +117,7 @@ pub async fn close_is_bounded_with_a_frozen_peer(
             let mut up = c.vol_upload(&vol, UploadOptions::new()).await.unwrap();
             loop {
                 if let Err(e) = up.send(bytes::Bytes::from(vec![0u8; 4 << 20])).await {
-                    return e;
+                    return (e, Instant::now());
                 }
             }
         })
@@ -124,12 +129,13 @@ pub async fn close_is_bounded_with_a_frozen_peer(
     let t = Instant::now();
     c.close();
     let close_took = t.elapsed();
-    let e = tokio::time::timeout(Duration::from_secs(1), up)
+    let at_close = established_to(first_hop);
+    let (e, ended_at) = tokio::time::timeout(Duration::from_secs(1), up)
         .await
         .expect("upload ended within 1 s")
         .unwrap();
-    let ended = t.elapsed();
-    // The TCP socket under the session must be shut down, not left stuck behind its write.
+    let ended = ended_at.saturating_duration_since(t);
+    // For the log: how long until a read no longer finds it (each read costs 5–15 ms).
     while established_to(first_hop) > 0 && t.elapsed() < Duration::from_secs(2) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -137,15 +143,16 @@ pub async fn close_is_bounded_with_a_frozen_peer(
     let still = established_to(first_hop);
     relay.thaw();
     eprintln!(
-        "{name}: close() {close_took:?}, upload ended {ended:?}, TCP socket gone {socket_gone:?} after it"
+        "{name}: close() {close_took:?}, upload ended {ended:?}, TCP socket not seen \
+         established {socket_gone:?} after it ({at_close} established right after close())"
     );
     assert_eq!(
         still, 0,
         "TCP connection to port {first_hop} still up 2 s after close()"
     );
-    assert!(
-        socket_gone < Duration::from_millis(200),
-        "TCP socket shut down {socket_gone:?} after close()"
+    assert_eq!(
+        at_close, 0,
+        "the TCP connection to port {first_hop} was still established when close() returned"
     );
     assert!(
         close_took < Duration::from_millis(100),

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 pub use testbed::data::pattern;
 use testbed::http::HttpServer;
 use testbed::libvirtd::{Libvirtd, short_socket_dir};
+use testbed::sshd::{Sshd, SshdOptions};
 
 pub struct Env {
     pub d: Libvirtd,
@@ -93,3 +94,55 @@ pub fn volumes(d: &Libvirtd) -> Vec<String> {
 }
 
 pub const SECOND: Duration = Duration::from_secs(1);
+
+/// An sshd on 127.0.0.1 in front of `d` that refuses all forwarding (`AllowTcpForwarding no`,
+/// `AllowStreamLocalForwarding no`: only an exec channel gets through), gives every session
+/// the daemon's runtime dir (so `virt-ssh-helper qemu:///session` finds its socket) and logs
+/// every exec request's command line and every `nc` run ([`Sshd::command_log`],
+/// [`Sshd::nc_calls`]). `None` (skip) as [`Sshd::start_or_skip`].
+pub fn locked_down_sshd(d: &Libvirtd) -> Option<Sshd> {
+    let run = d.socket_path().parent()?.parent()?.display().to_string();
+    Sshd::start_or_skip(&SshdOptions {
+        forwarding: false,
+        set_env: vec![("XDG_RUNTIME_DIR".into(), run)],
+        log_commands: true,
+        ..SshdOptions::default()
+    })
+}
+
+/// `qemu+ssh://USER@127.0.0.1:PORT/session?keyfile=…&known_hosts=…` to `s` with no `socket=`:
+/// libvirt's default exec channel for it, `virt-ssh-helper qemu:///session` on the far side.
+pub fn session_uri(s: &Sshd) -> String {
+    format!(
+        "qemu+ssh://{}@127.0.0.1:{}/session?keyfile={}&known_hosts={}",
+        s.user().name,
+        s.port(),
+        s.client_key().display(),
+        s.known_hosts().display()
+    )
+}
+
+/// A bastion sshd (forwarding allowed) in front of `target`, and the URI reaching `d`'s
+/// socket on `target` through it (`proxy_jump=USER@127.0.0.1:PORT`, netcat on the target
+/// through `socket=`). One key for both hops (the URI's `keyfile`: the bastion authorises the
+/// target's client key too); the host keys of both hops from one `known_hosts` in `d`'s dir.
+pub fn behind_bastion(d: &Libvirtd, target: &Sshd) -> Option<(Sshd, String)> {
+    let bastion = Sshd::start_or_skip(&SshdOptions::default())?;
+    let key = std::fs::read_to_string(target.client_key().with_extension("pub")).unwrap();
+    let mut auth = std::fs::OpenOptions::new()
+        .append(true)
+        .open(bastion.dir().join("authorized_keys"))
+        .unwrap();
+    std::io::Write::write_all(&mut auth, key.as_bytes()).unwrap();
+    let kh = d.dir().join("known_hosts_both");
+    let both = std::fs::read_to_string(bastion.known_hosts()).unwrap()
+        + &std::fs::read_to_string(target.known_hosts()).unwrap();
+    std::fs::write(&kh, both).unwrap();
+    let uri = format!(
+        "{}&proxy_jump={}@127.0.0.1:{}",
+        target.qemu_uri_via(target.port(), &kh, d.socket_path()),
+        bastion.user().name,
+        bastion.port()
+    );
+    Some((bastion, uri))
+}

@@ -11,6 +11,7 @@
 //!                     after_call(n, f): f runs once the n-th CALL reached the daemon
 //!                     hold_next_reply(): the next CALL reaches the daemon; its reply waits
 //!                                       until release() (to drop a future mid-call)
+//!                     by_procedure(): the CALLs seen so far, per (program, procedure)
 //! ```
 //!
 //! **The injected error is scripted, not the daemon's**: libvirtd cannot be made to fail an
@@ -19,6 +20,7 @@
 //! harness"), which the provider classifies like any daemon error. Everything else is the
 //! real daemon's bytes, relayed packet by packet.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,6 +51,8 @@ enum ReplyFate {
 struct State {
     /// Remote-program calls seen (forwarded or answered by the relay).
     calls: AtomicU64,
+    /// Calls of every program (remote, QEMU, …) seen, per (program, procedure).
+    by_procedure: Mutex<BTreeMap<(u32, i32), u64>>,
     /// The call number (counted by `calls`) whose reply is lost, if any.
     lose_at: Mutex<Option<u64>>,
     /// Runs when the call with this number has been forwarded.
@@ -159,6 +163,12 @@ impl LibvirtRelay {
         *self.state.on_call.lock().unwrap() = Some((self.calls() + n, Box::new(f)));
     }
 
+    /// Calls seen so far (forwarded or answered by the relay), per (program, procedure), of
+    /// every program.
+    pub fn by_procedure(&self) -> BTreeMap<(u32, i32), u64> {
+        self.state.by_procedure.lock().unwrap().clone()
+    }
+
     /// Errors injected so far.
     pub fn injected(&self) -> u64 {
         self.state.injected.load(Ordering::SeqCst)
@@ -258,6 +268,13 @@ async fn relay(client: UnixStream, daemon: UnixStream, st: Arc<State>) {
         })
     };
     let up = packets(cr, move |p| {
+        if let Some(h) = header(&p).filter(|h| h.kind == MessageType::Call) {
+            *st.by_procedure
+                .lock()
+                .unwrap()
+                .entry((h.program, h.procedure))
+                .or_default() += 1;
+        }
         if let Some(reply) = injected_reply(&p, &st) {
             return to_client.send(reply).is_ok();
         }

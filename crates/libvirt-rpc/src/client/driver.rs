@@ -34,8 +34,10 @@ use super::spin::{SpinGate, SpinPolicy};
 use super::transport::Io;
 use crate::conn::{Connection, Transmit};
 
-/// Minimum read size.
+/// What the receive buffer grows by.
 const READ_CHUNK: usize = 64 << 10;
+/// Room below which the receive buffer grows before a read (a read may be this short).
+const READ_MIN: usize = 16 << 10;
 /// Buffers per vectored write (Linux `UIO_MAXIOV` is 1024; more buys nothing here).
 const MAX_SLICES: usize = 64;
 /// Queued bytes below which a write waits one scheduler turn for more calls to batch.
@@ -220,7 +222,9 @@ impl<T: Io> Driver<T> {
         }
         progress |= self.timer(cx, deadline);
         if progress {
-            self.last_progress = Instant::now();
+            if self.spins() {
+                self.last_progress = Instant::now();
+            }
             Step::Progress
         } else {
             if spin {
@@ -231,6 +235,12 @@ impl<T: Io> Driver<T> {
         }
     }
 
+    /// The driver can busy-poll (the socket, or TLS's through its gate): only then does
+    /// `last_progress` matter, and is the clock read for it.
+    fn spins(&self) -> bool {
+        self.busy.is_some() || self.gate.is_some()
+    }
+
     /// Register for wake-ups and ask the core what it wants read.
     fn interest(&mut self, cx: &mut Context<'_>) -> Result<Interest, Closed> {
         let mut st = self.inner.lock();
@@ -239,7 +249,7 @@ impl<T: Io> Driver<T> {
         if st.conn.is_closed() {
             return Err(Closed);
         }
-        if std::mem::take(&mut st.sent_direct) {
+        if std::mem::take(&mut st.sent_direct) && self.spins() {
             // A caller's write is progress: the busy-poll budget counts from it.
             self.last_progress = Instant::now();
         }
@@ -255,8 +265,13 @@ impl<T: Io> Driver<T> {
     /// (with `recvmsg`, and without busy-polling, while a reply may bring descriptors).
     /// EOF and read errors go to the core, which is then closed.
     fn read(&mut self, cx: &mut Context<'_>, interest: &Interest) -> Result<Read, Closed> {
-        let need = Connection::bytes_needed(&self.rbuf).max(READ_CHUNK);
-        self.rbuf.reserve(need);
+        // Grown only when little room is left: the reply just split off the buffer still
+        // shares it, so a `reserve` of a whole chunk after every packet allocated (and
+        // touched) a fresh 64 KiB buffer per call.
+        let need = Connection::bytes_needed(&self.rbuf);
+        if self.rbuf.capacity() - self.rbuf.len() < need.max(READ_MIN) {
+            self.rbuf.reserve(need.max(READ_CHUNK));
+        }
         let spin_now = interest.awaiting_reply && interest.spin;
         if let Some((gate, budget)) = &self.gate {
             gate.set(spin_now && self.last_progress.elapsed() < *budget);
@@ -468,12 +483,18 @@ impl<T: Io> Driver<T> {
     }
 
     /// Arm the one timer at `deadline`; true when it has fired.
+    ///
+    /// A deadline later than the armed one leaves the timer alone: the keepalive deadline
+    /// moves with every packet received, and re-arming tokio's timer on every reply cost
+    /// ~400 instructions per call. The armed timer then fires early, the core finds nothing
+    /// due (a spurious `handle_timeout` is harmless), and the round after arms the real
+    /// deadline. An earlier deadline (a call's timeout) re-arms at once.
     fn timer(&mut self, cx: &mut Context<'_>, deadline: Option<Instant>) -> bool {
         let Some(d) = deadline else {
             return false;
         };
         let d = tokio::time::Instant::from_std(d);
-        if self.sleep.deadline() != d {
+        if d < self.sleep.deadline() || self.sleep.is_elapsed() {
             self.sleep.as_mut().reset(d);
         }
         self.sleep.as_mut().poll(cx).is_ready()

@@ -26,11 +26,21 @@
 //!   (ending the source's migration job); a failed perform by a cancelled finish (the source
 //!   itself already resumed the domain: no confirm); a failed finish by a cancelled confirm
 //!   (the source resumes the domain).
+//! - A failed confirm after a successful finish does not fail the migration: the domain runs
+//!   on the destination, as `virDomainMigrateVersion3Full` has it (it only warns that the
+//!   guest is "probably left in 'paused' state on source"). The error is logged as a warning
+//!   and kept in [`Migrated::confirm_error`].
+//! - A destination whose connection dies during perform (its daemon crashed or was killed):
+//!   the source daemon would never hear of it (its data goes to the destination's hypervisor,
+//!   which outlives its daemon), so the client aborts the source's job (`DomainAbortJob`) and
+//!   reports the perform step with the destination's connection error. libvirt's client
+//!   library has no such watch (it waits for the perform to end, then fails at finish).
 
 use crate::conn::CallError;
 use crate::proto::procs::connect::{ConnectSupportsFeature, ConnectSupportsFeatureArgs};
 use crate::proto::procs::domain::{
-    DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainState, DomainXmlFlags,
+    DomainAbortJob, DomainArgs, DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainState,
+    DomainXmlFlags,
 };
 use crate::proto::procs::migration::{
     DomainMigrateBegin3, DomainMigrateBegin3Args, DomainMigrateBegin3Params,
@@ -89,8 +99,9 @@ pub enum MigrateProtocol {
 #[non_exhaustive]
 pub struct MigrateOptions {
     /// `virDomainMigrateFlags` of every step (`LIVE`, `PERSIST_DEST`, `UNDEFINE_SOURCE`,
-    /// `OFFLINE`, `NON_SHARED_DISK`, …; sent as the `u32` the `*_PARAMS` calls carry, bits
-    /// above 31 dropped: libvirt defines none). `PEER2PEER` and `TUNNELLED` are not
+    /// `OFFLINE`, `NON_SHARED_DISK`, …; the `*_PARAMS` calls carry them as a `u32`, so a
+    /// bit above 31 (libvirt defines none) fails the step as an encode error, unsent).
+    /// `PEER2PEER` and `TUNNELLED` are not
     /// client-driven (see [`Client::migrate_to_uri`]). `CHANGE_PROTECTION` and `PAUSED` are
     /// handled as the module documentation says.
     pub flags: DomainMigrateFlags,
@@ -233,7 +244,8 @@ pub enum MigrateStep {
     Perform,
     /// `Finish3Params` / `Finish3` / `Finish2` / `Finish` on the destination.
     Finish,
-    /// `Confirm3Params` / `Confirm3` on the source.
+    /// `Confirm3Params` / `Confirm3` on the source. Never the step of a [`MigrateError`]: a
+    /// confirm that fails after finish succeeded is [`Migrated::confirm_error`].
     Confirm,
 }
 
@@ -334,6 +346,28 @@ impl MigrateError {
     }
 }
 
+/// A [`Client::migrate`] that went through: the domain runs on the destination.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Migrated {
+    /// The domain as the destination knows it.
+    pub dom: Domain,
+    /// The source's confirm step failed after the destination had finished (v3 only). As in
+    /// libvirt, that does not fail the migration (the domain already runs on the destination);
+    /// the domain is probably left paused on the source, its migration job ended or not
+    /// depending on how far the source got. Also logged as a `tracing` warning.
+    pub confirm_error: Option<CallError>,
+}
+
+impl Migrated {
+    fn new(dom: Domain) -> Self {
+        Self {
+            dom,
+            confirm_error: None,
+        }
+    }
+}
+
 /// The flags of one migration, as the client library derives them.
 #[derive(Debug, Clone, Copy)]
 struct Flags {
@@ -383,7 +417,8 @@ impl Client {
     /// Migrate `dom` from this connection's daemon to `dest`'s, the client driving the
     /// steps of libvirt's migration protocol (as `virDomainMigrate3` without `PEER2PEER`;
     /// [`MigrateOptions::protocol`] picks v3 with parameters, v3, v2 or v1). Returns the
-    /// domain as the destination knows it. The domain's disks must be reachable from the
+    /// domain as the destination knows it, with the error of a confirm step that failed after
+    /// the destination finished ([`Migrated`]). The domain's disks must be reachable from the
     /// destination under the same paths, or be copied (`NON_SHARED_DISK`), or the domain
     /// has none.
     ///
@@ -401,14 +436,17 @@ impl Client {
     ///     .uri("tcp://127.0.0.1:49200")
     ///     .listen_address("127.0.0.1");
     /// let moved = src.migrate(&dst, &dom, &opts).await?;
-    /// # let _ = moved; Ok(()) }
+    /// if let Some(e) = &moved.confirm_error {
+    ///     eprintln!("{} runs on the destination; the source did not confirm: {e}", moved.dom.name);
+    /// }
+    /// # Ok(()) }
     /// ```
     pub async fn migrate(
         &self,
         dest: &Client,
         dom: &Domain,
         opts: &MigrateOptions,
-    ) -> Result<Domain, MigrateError> {
+    ) -> Result<Migrated, MigrateError> {
         let span = tracing::debug_span!("libvirt.migrate", dom = %dom.name.to_string_lossy());
         self.migrate_checked(dest, dom, opts).instrument(span).await
     }
@@ -434,7 +472,7 @@ impl Client {
             dconnuri: Some(dconnuri.into()),
             params: opts.params(dom),
             cookie_in: Default::default(),
-            flags: flags.bits() as u32,
+            flags,
         })
         .instrument(span)
         .await
@@ -448,7 +486,7 @@ impl Client {
         dest: &Client,
         dom: &Domain,
         opts: &MigrateOptions,
-    ) -> Result<Domain, MigrateError> {
+    ) -> Result<Migrated, MigrateError> {
         use MigrateStep::{DestinationFeatures as Dst, SourceFeatures as Src};
         let refuse = |r| Err(MigrateError::Refused(r));
         let f = opts.flags;
@@ -560,7 +598,7 @@ impl Client {
         opts: &MigrateOptions,
         mut flags: Flags,
         params: bool,
-    ) -> Result<Domain, MigrateError> {
+    ) -> Result<Migrated, MigrateError> {
         let mut steps = V3 {
             src: self,
             dest,
@@ -601,9 +639,14 @@ impl Client {
             // Offline: only the definition moves, there is nothing to perform.
             (Bytes::new(), None)
         } else {
-            match steps.perform(prepared.cookie_out, flags.source()).await {
-                Ok(cookie) => (cookie, None),
-                Err(e) => (Bytes::new(), Some(e)),
+            match steps.perform_watched(prepared.cookie_out, flags).await {
+                Performed::Done(Ok(cookie)) => (cookie, None),
+                Performed::Done(Err(e)) => (Bytes::new(), Some(e)),
+                Performed::DestinationLost(e) => {
+                    return Err(MigrateError::at(MigrateStep::Perform)(
+                        CallError::Connection(e),
+                    ));
+                }
             }
         };
         let finished = steps
@@ -619,11 +662,19 @@ impl Client {
         }
         match finished {
             Ok(f) => {
-                steps
+                // As virDomainMigrateVersion3Full: the domain runs on the destination now;
+                // a failed confirm is a warning, not a failed migration.
+                let confirm_error = steps
                     .confirm(f.cookie_out, flags.source(), false)
                     .await
-                    .map_err(MigrateError::at(MigrateStep::Confirm))?;
-                Ok(f.dom)
+                    .err();
+                if let Some(e) = &confirm_error {
+                    tracing::warn!(error = %e, "confirm failed: the domain runs on the destination and is probably left paused on the source");
+                }
+                Ok(Migrated {
+                    dom: f.dom,
+                    confirm_error,
+                })
             }
             Err(e) => {
                 // The source resumes its domain.
@@ -642,7 +693,7 @@ impl Client {
         opts: &MigrateOptions,
         mut flags: Flags,
         v1: bool,
-    ) -> Result<Domain, MigrateError> {
+    ) -> Result<Migrated, MigrateError> {
         let dname = opts.dname.as_deref().map(LvString::from);
         let uri_in = opts.uri.as_deref().map(LvString::from);
         let prepared = if v1 {
@@ -718,9 +769,19 @@ impl Client {
             finished
         };
         finished
-            .map(|f| f.ddom)
+            .map(|f| Migrated::new(f.ddom))
             .map_err(MigrateError::at(MigrateStep::Finish))
     }
+}
+
+/// How a watched perform step ended.
+enum Performed {
+    /// The perform call answered (the destination's connection still up, or lost only
+    /// after the answer).
+    Done(Result<Bytes, CallError>),
+    /// The destination's connection died while the source was performing: the source's
+    /// migration job was aborted and the domain runs there again.
+    DestinationLost(crate::conn::ConnectionError),
 }
 
 /// The v3 calls, with or without typed parameters, over one migration's state.
@@ -767,7 +828,7 @@ impl V3<'_> {
                 .call::<DomainMigrateBegin3Params>(&DomainMigrateBegin3ParamsArgs {
                     dom: self.dom.clone(),
                     params: self.params.clone(),
-                    flags: flags.bits() as u32,
+                    flags,
                 })
                 .await
         } else {
@@ -796,7 +857,7 @@ impl V3<'_> {
                 .call::<DomainMigratePrepare3Params>(&DomainMigratePrepare3ParamsArgs {
                     params: self.params.clone(),
                     cookie_in,
-                    flags: flags.bits() as u32,
+                    flags,
                 })
                 .await
         } else {
@@ -825,7 +886,7 @@ impl V3<'_> {
                     dconnuri: None,
                     params: self.params.clone(),
                     cookie_in,
-                    flags: flags.bits() as u32,
+                    flags,
                 })
                 .await
         } else {
@@ -845,6 +906,42 @@ impl V3<'_> {
         .map(|r| r.cookie_out)
     }
 
+    /// Perform, watching the destination's connection. In a client-driven migration the
+    /// source daemon sends the data to the destination's hypervisor directly and never hears
+    /// of the destination daemon: were it to die, the perform would run on (qemu keeps
+    /// receiving, or never converges) and the migration could only fail at finish, if ever.
+    /// So when the destination's connection dies first, the source's job is aborted
+    /// (`DomainAbortJob`), the perform's answer awaited (the source resumes the domain), and a
+    /// perform that completed all the same is confirmed as cancelled, so that the source
+    /// resumes the domain it had paused for the switch-over.
+    async fn perform_watched(&self, cookie_in: Bytes, flags: Flags) -> Performed {
+        let perform = self.perform(cookie_in, flags.source());
+        tokio::pin!(perform);
+        let lost = tokio::select! {
+            biased;
+            r = &mut perform => return Performed::Done(r),
+            e = self.dest.closed() => e,
+        };
+        tracing::warn!(error = %lost, "destination lost during perform: aborting the source's job");
+        let abort = self
+            .src
+            .call::<DomainAbortJob>(&DomainArgs {
+                dom: self.dom.clone(),
+            })
+            .await;
+        match perform.await {
+            Ok(_) => {
+                // The switch-over happened before the abort: the source paused the domain
+                // and waits for confirm.
+                if let Err(e) = self.confirm(Bytes::new(), flags.source(), true).await {
+                    tracing::warn!(error = %e, "cancelled confirm after a lost destination");
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, ?abort, "perform after the abort"),
+        }
+        Performed::DestinationLost(lost)
+    }
+
     async fn finish(
         &self,
         cookie_in: Bytes,
@@ -856,7 +953,7 @@ impl V3<'_> {
                 .call::<DomainMigrateFinish3Params>(&DomainMigrateFinish3ParamsArgs {
                     params: self.params.clone(),
                     cookie_in,
-                    flags: flags.bits() as u32,
+                    flags,
                     cancelled: i32::from(cancelled),
                 })
                 .await
@@ -886,7 +983,7 @@ impl V3<'_> {
                     dom: self.dom.clone(),
                     params: self.params.clone(),
                     cookie_in,
-                    flags: flags.bits() as u32,
+                    flags,
                     cancelled: i32::from(cancelled),
                 })
                 .await

@@ -65,7 +65,9 @@ use tracing::Instrument;
 pub use errors::Error;
 pub use events::{EventStream, Subscription};
 pub use handles::Connect;
-pub use migrate::{MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep};
+pub use migrate::{
+    MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep, Migrated,
+};
 pub use shared::KillFn;
 use shared::{CallSlot, Inner, State};
 use spin::{SpinGate, SpinPolicy};
@@ -437,8 +439,8 @@ impl Client {
         conn.set_fd_passing(io.passes_fds());
         let state = State {
             conn,
-            calls: HashMap::new(),
-            streams: HashMap::new(),
+            calls: crate::conn::serials::SerialMap::default(),
+            streams: crate::conn::serials::SerialMap::default(),
             subscribers: HashMap::new(),
             writable: Vec::new(),
             driver: None,
@@ -670,7 +672,8 @@ impl Client {
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
         let mut st = self.inner.lock();
-        let timer = st.conn.poll_timeout();
+        // Only a call's own deadline can move the core's next timeout.
+        let timer = deadline.map(|_| st.conn.poll_timeout());
         let serial = st.conn.call_raw(program, procedure, args, deadline)?;
         st.calls.insert(serial, CallSlot::default());
         // Alone on the connection, a call goes out from here (`direct`); with others in flight
@@ -687,7 +690,7 @@ impl Client {
         st.sent_direct |= wrote;
         // The driver is needed to write what we could not, to re-arm its timer for a new
         // deadline, or to busy-poll for the reply; otherwise it sleeps until the reply.
-        if !wrote || spin || st.conn.poll_timeout() != timer {
+        if !wrote || spin || timer.is_some_and(|t| st.conn.poll_timeout() != t) {
             st.wake_driver();
         }
         Ok(serial)
@@ -790,7 +793,7 @@ impl CallFuture<'_> {
                 .unwrap_or_default();
             drop(st);
             self.done = true;
-            return Poll::Ready((r, fds));
+            return Poll::Ready((r.map_err(|e| *e), fds));
         }
         slot.waker = Some(cx.waker().clone());
         Poll::Pending

@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use super::events::Subscriber;
 use super::spin::SpinPolicy;
+use crate::conn::serials::SerialMap;
 use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId, Transmit};
 use crate::proto::events::Event;
 
@@ -26,7 +27,9 @@ pub(crate) const TRANSMIT_HIGH: usize = 512 << 10;
 
 #[derive(Default)]
 pub(crate) struct CallSlot {
-    pub(crate) result: Option<Result<Bytes, CallError>>,
+    /// The error boxed: a `CallError` is a few hundred bytes, and the slot is moved into
+    /// the map and the result out of it on every call (copies a success need not pay).
+    pub(crate) result: Option<Result<Bytes, Box<CallError>>>,
     /// The descriptors that came with the reply (closed with the slot if nobody takes them).
     pub(crate) fds: Vec<OwnedFd>,
     pub(crate) waker: Option<Waker>,
@@ -44,8 +47,8 @@ pub(crate) struct StreamSlot {
 
 pub(crate) struct State {
     pub(crate) conn: Connection,
-    pub(crate) calls: HashMap<u32, CallSlot>,
-    pub(crate) streams: HashMap<u32, StreamSlot>,
+    pub(crate) calls: SerialMap<u32, CallSlot>,
+    pub(crate) streams: SerialMap<u32, StreamSlot>,
     /// Event subscribers, by the core's ids.
     pub(crate) subscribers: HashMap<SubscriberId, Subscriber>,
     pub(crate) writable: Vec<Waker>,
@@ -93,7 +96,7 @@ impl State {
                     // Taken even without a waiter: dropping them here closes them.
                     let fds = self.conn.take_reply_fds(serial);
                     if let Some(slot) = self.calls.get_mut(&serial) {
-                        slot.result = Some(result);
+                        slot.result = Some(result.map_err(Box::new));
                         slot.fds = fds;
                         completed += 1;
                         if let Some(w) = slot.waker.take() {

@@ -3,12 +3,21 @@
 //!
 //! Spinning saves the wake-up a parked client pays for each reply, but it takes a CPU. On an
 //! idle machine with the daemon pinned elsewhere that is free, and sequential calls ran 2.5–3×
-//! faster; with the daemon unpinned on a busy 2-core box the spinner competes with the
-//! daemon's own threads and calls ran slower than without it (docs/benchmarks.md). Neither
-//! can be known in advance, so the policy measures: it runs a window of replies spinning and
-//! a window parked, keeps whichever had the lower median wait per reply, and probes again
-//! every [`EXPLOIT`] replies. Spinning also has to catch most replies inside its budget: a
-//! spin that mostly runs out before the reply only burns CPU.
+//! faster; with the daemon unpinned on a 2-core box the spinner competes with the daemon's
+//! own threads, and on the quiet box it doubled the client's CPU per call for no gain
+//! (docs/benchmarks.md). Neither can be known in advance, so the policy measures: it runs a
+//! window of replies spinning and a window parked, and spins on only if spinning was clearly
+//! better — the mean wait per reply (each sample capped at [`CAP`] × the window's median, so
+//! one preemption does not decide, while a tail that many replies share still counts) at
+//! most [`WIN`] of the parked one, **and** most of the spinning window's replies were caught
+//! by a busy-poll read (a spin that runs out before the reply only burns CPU). A tie parks:
+//! spinning burns the whole wait in CPU, so it has to buy something.
+//!
+//! Each parked verdict doubles the replies until the next probe ([`EXPLOIT`] up to
+//! [`EXPLOIT_MAX`]), so on a host where spinning never pays the probes' cost fades to
+//! nothing; a spinning verdict resets it. While spinning, [`MISSES`] replies in a row that no
+//! busy-poll read caught end the spin early (parked, with the back-off) instead of waiting
+//! for the next probe.
 //!
 //! The wait of a reply is measured from the call's write (the caller's, [`sent`](SpinPolicy::sent),
 //! or the driver round that saw the call pending) to the round that completed it; with several
@@ -26,10 +35,19 @@ use std::time::Instant;
 /// Replies in the spinning probe window.
 const SPIN_WINDOW: usize = 32;
 /// Replies in the parked probe window (shorter: parking is the costly side when spinning
-/// helps, and a scripted test asserts that a spinning client rarely sleeps).
+/// helps).
 const PARK_WINDOW: usize = 16;
-/// Replies between probes, in the mode the last probe chose.
+/// Replies between probes after a spinning verdict, and after the first parked one.
 const EXPLOIT: u32 = 1024;
+/// The longest wait between probes (parked verdicts double it up to here).
+const EXPLOIT_MAX: u32 = 64 * 1024;
+/// Spinning wins only if its mean wait is at most this fraction (numerator, denominator) of
+/// the parked one: 90 %.
+const WIN: (u128, u128) = (9, 10);
+/// Samples are capped at this many times their window's median before the mean.
+const CAP: u64 = 4;
+/// Replies in a row not caught by spinning that end a spinning stretch.
+const MISSES: u32 = 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -52,9 +70,13 @@ pub(crate) struct SpinPolicy {
     samples: Vec<u64>,
     /// Replies of the spinning window that a busy-poll read brought in.
     hits: usize,
-    /// Median wait per reply of the last spinning window, and whether its replies were
+    /// Mean wait per reply of the last spinning window, and whether its replies were
     /// mostly caught by spinning.
     spun: Option<(u64, bool)>,
+    /// Replies of the next parked stretch ([`EXPLOIT`] doubled per parked verdict in a row).
+    backoff: u32,
+    /// Replies in a row of the current spinning stretch that spinning did not catch.
+    missed: u32,
 }
 
 impl Default for SpinPolicy {
@@ -65,6 +87,8 @@ impl Default for SpinPolicy {
             samples: Vec::with_capacity(SPIN_WINDOW),
             hits: 0,
             spun: None,
+            backoff: EXPLOIT,
+            missed: 0,
         }
     }
 }
@@ -108,10 +132,22 @@ impl SpinPolicy {
     }
 
     fn record(&mut self, wait_ns: u64, by_spin: bool) {
-        match &mut self.phase {
-            Phase::Exploit { left, .. } => {
-                *left = left.saturating_sub(1);
-                if *left == 0 {
+        match self.phase {
+            Phase::Exploit { spin, left } => {
+                let left = left.saturating_sub(1);
+                self.phase = Phase::Exploit { spin, left };
+                if spin {
+                    self.missed = if by_spin { 0 } else { self.missed + 1 };
+                    if self.missed >= MISSES {
+                        tracing::trace!(
+                            missed = self.missed,
+                            "busy-poll: spinning stopped catching replies"
+                        );
+                        self.park();
+                        return;
+                    }
+                }
+                if left == 0 {
                     self.phase = Phase::ProbeSpin;
                 }
             }
@@ -120,7 +156,7 @@ impl SpinPolicy {
                 self.hits += usize::from(by_spin);
                 if self.samples.len() >= SPIN_WINDOW {
                     let caught = self.hits * 2 >= self.samples.len();
-                    self.spun = Some((median(&mut self.samples), caught));
+                    self.spun = Some((capped_mean(&mut self.samples), caught));
                     self.samples.clear();
                     self.hits = 0;
                     self.phase = Phase::ProbePark;
@@ -129,24 +165,41 @@ impl SpinPolicy {
             Phase::ProbePark => {
                 self.samples.push(wait_ns);
                 if self.samples.len() >= PARK_WINDOW {
-                    let parked = median(&mut self.samples);
+                    let parked = capped_mean(&mut self.samples);
                     self.samples.clear();
-                    let spin = self
-                        .spun
-                        .is_some_and(|(spun, caught)| caught && spun < parked);
+                    let spin = self.spun.is_some_and(|(spun, caught)| {
+                        caught && u128::from(spun) * WIN.1 <= u128::from(parked) * WIN.0
+                    });
                     tracing::trace!(
                         spun_ns = self.spun.map(|s| s.0),
                         parked_ns = parked,
                         spin,
+                        next_park = self.backoff,
                         "busy-poll probe"
                     );
-                    self.phase = Phase::Exploit {
-                        spin,
-                        left: EXPLOIT,
-                    };
+                    if spin {
+                        self.backoff = EXPLOIT;
+                        self.missed = 0;
+                        self.phase = Phase::Exploit {
+                            spin: true,
+                            left: EXPLOIT,
+                        };
+                    } else {
+                        self.park();
+                    }
                 }
             }
         }
+    }
+
+    /// Park until the next probe, and wait twice as long before the one after.
+    fn park(&mut self) {
+        self.missed = 0;
+        self.phase = Phase::Exploit {
+            spin: false,
+            left: self.backoff,
+        };
+        self.backoff = self.backoff.saturating_mul(2).min(EXPLOIT_MAX);
     }
 }
 
@@ -184,6 +237,13 @@ impl SpinGate {
 fn median(v: &mut [u64]) -> u64 {
     v.sort_unstable();
     v[v.len() / 2]
+}
+
+/// The mean of `v` with each sample capped at [`CAP`] × the median.
+fn capped_mean(v: &mut [u64]) -> u64 {
+    let cap = median(v).saturating_mul(CAP);
+    let sum: u128 = v.iter().map(|&x| u128::from(x.min(cap))).sum();
+    u64::try_from(sum / v.len().max(1) as u128).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -330,5 +390,99 @@ mod tests {
         t += us(20);
         p.observe(t, 2, false, false);
         assert_eq!(&p.samples[1..], &[15_000, 15_000]);
+    }
+
+    /// Probe once with replies taking `spin_us` spinning (caught) and `park_us` parked.
+    fn probe(p: &mut SpinPolicy, t: &mut Instant, spin_us: u64, park_us: u64) {
+        feed(
+            p,
+            t,
+            SPIN_WINDOW + PARK_WINDOW,
+            |s| us(if s { spin_us } else { park_us }),
+            true,
+        );
+    }
+
+    #[test]
+    fn a_tie_parks() {
+        // Spinning 6 % faster: not worth a CPU for the whole wait.
+        let mut p = SpinPolicy::default();
+        let mut t = Instant::now();
+        probe(&mut p, &mut t, 30, 32);
+        assert!(!p.spin(), "spinning must win by more than 10 %");
+    }
+
+    #[test]
+    fn a_tail_that_many_spinning_replies_share_counts() {
+        // The spinning median is better (30 vs 50 µs), but a quarter of the spinning replies
+        // wait 150 µs (the spinner took the daemon's CPU): the mean says park.
+        let mut p = SpinPolicy::default();
+        let mut t = Instant::now();
+        let mut i = 0;
+        feed(
+            &mut p,
+            &mut t,
+            SPIN_WINDOW + PARK_WINDOW,
+            |s| {
+                i += 1;
+                us(match (s, i % 4) {
+                    (true, 0) => 150,
+                    (true, _) => 30,
+                    (false, _) => 50,
+                })
+            },
+            true,
+        );
+        assert!(
+            !p.spin(),
+            "a tail in a quarter of the spinning replies must count"
+        );
+    }
+
+    #[test]
+    fn parked_verdicts_back_off_and_a_spinning_one_resets() {
+        let mut p = SpinPolicy::default();
+        let mut t = Instant::now();
+        let mut expect = EXPLOIT;
+        for _ in 0..10 {
+            probe(&mut p, &mut t, 80, 80);
+            assert_eq!(
+                p.phase,
+                Phase::Exploit {
+                    spin: false,
+                    left: expect
+                }
+            );
+            feed(&mut p, &mut t, expect as usize, |_| us(80), false);
+            assert_eq!(p.phase, Phase::ProbeSpin, "probes after {expect} replies");
+            expect = (expect * 2).min(EXPLOIT_MAX);
+        }
+        assert_eq!(expect, EXPLOIT_MAX, "capped");
+        probe(&mut p, &mut t, 30, 80);
+        assert_eq!(
+            p.phase,
+            Phase::Exploit {
+                spin: true,
+                left: EXPLOIT
+            }
+        );
+        assert_eq!(p.backoff, EXPLOIT, "a spinning verdict resets the back-off");
+    }
+
+    #[test]
+    fn replies_that_spinning_misses_end_the_spinning_stretch() {
+        let mut p = SpinPolicy::default();
+        let mut t = Instant::now();
+        probe(&mut p, &mut t, 30, 80);
+        assert!(p.spin());
+        // The daemon slows down: replies come after the budget, read after parking.
+        feed(&mut p, &mut t, MISSES as usize - 1, |_| us(300), false);
+        assert!(p.spin(), "a few misses are not enough");
+        feed(&mut p, &mut t, 1, |_| us(30), true);
+        feed(&mut p, &mut t, MISSES as usize - 1, |_| us(300), false);
+        assert!(p.spin(), "a caught reply restarts the count");
+        feed(&mut p, &mut t, 1, |_| us(300), false);
+        assert!(!p.spin(), "{MISSES} misses in a row park");
+        assert!(matches!(p.phase, Phase::Exploit { spin: false, .. }));
     }
 }

@@ -880,49 +880,127 @@ impl Download {
 
     /// Write everything to a file; holes become holes (the file is extended by seeking).
     /// Returns the logical size written.
+    ///
+    /// The writes happen on one blocking-pool thread for the whole download, fed in order
+    /// through a short queue (four batches of what had already arrived): the
+    /// download task hands each packet over without waiting for its write, and the writer
+    /// sleeps only when it has caught up. Progress counts what was handed over.
     pub async fn write_to_file(mut self, path: &Path) -> Result<u64, TransferError> {
-        use futures::StreamExt;
+        use futures::{FutureExt, StreamExt};
         let opened = std::fs::File::create(path).and_then(|f| {
             let regular = f.metadata()?.is_file();
-            Ok((Arc::new(f), regular))
+            Ok((f, regular))
         });
         let (file, regular) = self.h.local(opened).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel(SINK_QUEUE);
+        let writer = tokio::task::spawn_blocking(move || sink_writer(&file, regular, rx));
         let mut pos = 0u64;
-        while let Some(item) = self.next().await {
-            let r = match item? {
-                // Written on the blocking pool straight from the received packet.
-                StreamItem::Data(d) => {
-                    let n = d.len() as u64;
-                    let r = write_at(file.clone(), regular, pos, d).await;
-                    pos += n;
-                    r
+        let mut batch = Vec::new();
+        let mut ended = false;
+        while !ended {
+            let mut item = self.next().await;
+            loop {
+                match item {
+                    None => {
+                        ended = true;
+                        break;
+                    }
+                    Some(item) => {
+                        let op = match item? {
+                            StreamItem::Data(d) => SinkOp::Data(d),
+                            // A regular file gets a real hole (the offset just moves); a pipe
+                            // or a device cannot seek and gets zeros.
+                            StreamItem::Hole(n) if regular => SinkOp::Skip(n),
+                            StreamItem::Hole(n) => SinkOp::Zeros(n),
+                        };
+                        pos += op.len();
+                        batch.push(op);
+                    }
                 }
-                // A regular file gets a real hole (the offset just moves); a pipe or a device
-                // cannot seek and gets zeros.
-                StreamItem::Hole(n) if regular => {
-                    pos += n;
-                    Ok(())
+                if batch.len() >= SINK_BATCH {
+                    break;
                 }
-                StreamItem::Hole(n) => {
-                    let r = write_zeros(file.clone(), n).await;
-                    pos += n;
-                    r
+                // Take what has already arrived into the same batch: one hand-over for it.
+                match self.next().now_or_never() {
+                    Some(next) => item = next,
+                    None => break,
                 }
-            };
-            if let Err(e) = r {
-                return Err(self.h.fail_local(e).await);
+            }
+            if !batch.is_empty() && tx.send(std::mem::take(&mut batch)).await.is_err() {
+                // The writer stopped on an error: report it.
+                break;
             }
             self.report(pos);
         }
-        if regular {
-            // A trailing hole only moved the offset: give the file its full length. No fsync
-            // (like virsh); callers that need durability sync the file themselves.
-            blocking(move || file.set_len(pos))
-                .await
-                .map_err(TransferError::Local)?;
+        drop(tx);
+        let written = writer
+            .await
+            .map_err(io::Error::other)
+            .and_then(|r| r)
+            .and_then(|()| {
+                if ended {
+                    Ok(())
+                } else {
+                    Err(io::Error::other("the file writer stopped"))
+                }
+            });
+        if let Err(e) = written {
+            return Err(self.h.fail_local(e).await);
         }
         Ok(pos)
     }
+}
+
+/// Batches queued between a download and its file writer ([`Download::write_to_file`]).
+const SINK_QUEUE: usize = 4;
+/// Items per batch at most (16 × 256 KiB packets: the queue holds ≤ 16 MiB).
+const SINK_BATCH: usize = 16;
+
+/// One step of a download's file writer.
+enum SinkOp {
+    Data(Bytes),
+    /// A hole in a regular file: the offset moves.
+    Skip(u64),
+    /// A hole in a sink that cannot seek.
+    Zeros(u64),
+}
+
+impl SinkOp {
+    fn len(&self) -> u64 {
+        match self {
+            Self::Data(d) => d.len() as u64,
+            Self::Skip(n) | Self::Zeros(n) => *n,
+        }
+    }
+}
+
+/// The file writer of [`Download::write_to_file`], on the blocking pool: `pwrite` (regular
+/// files) or `write` (pipes, devices) of each batch in order, and at the end the file's full
+/// length (a trailing hole only moved the offset). No fsync (like virsh); callers that need
+/// durability sync the file themselves. Stops at the first error.
+fn sink_writer(
+    file: &std::fs::File,
+    regular: bool,
+    mut rx: tokio::sync::mpsc::Receiver<Vec<SinkOp>>,
+) -> io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::FileExt;
+    let mut pos = 0u64;
+    while let Some(batch) = rx.blocking_recv() {
+        for op in batch {
+            match &op {
+                SinkOp::Data(d) if regular => file.write_all_at(d, pos)?,
+                SinkOp::Data(d) => (&*file).write_all(d)?,
+                SinkOp::Skip(_) => {}
+                SinkOp::Zeros(n) => zero_fill(*n).try_for_each(|z| (&*file).write_all(z))?,
+            }
+            pos += op.len();
+        }
+    }
+    if regular {
+        file.set_len(pos)?;
+    }
+    Ok(())
 }
 
 /// A [`Download`] as a [`tokio::io::AsyncRead`]; see [`Download::into_reader`].
@@ -975,34 +1053,6 @@ impl AsyncRead for DownloadReader {
             return Poll::Ready(Ok(()));
         }
     }
-}
-
-/// `pwrite` (regular files) or `write` (pipes, devices) of `data`.
-async fn write_at(
-    file: Arc<std::fs::File>,
-    positioned: bool,
-    offset: u64,
-    data: Bytes,
-) -> io::Result<()> {
-    blocking(move || {
-        use std::io::Write;
-        use std::os::unix::fs::FileExt;
-        if positioned {
-            file.write_all_at(&data, offset)
-        } else {
-            (&*file).write_all(&data)
-        }
-    })
-    .await
-}
-
-/// `n` zero bytes written to a sink that cannot seek (a hole in a sparse download).
-async fn write_zeros(file: Arc<std::fs::File>, n: u64) -> io::Result<()> {
-    blocking(move || {
-        use std::io::Write;
-        zero_fill(n).try_for_each(|zeros| (&*file).write_all(zeros))
-    })
-    .await
 }
 
 /// A hole of `n` bytes as slices of zeros, for sinks that cannot seek: the one zero-fill of

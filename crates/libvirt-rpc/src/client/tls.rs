@@ -205,8 +205,30 @@ fn certs(what: &'static str, path: &Path) -> Result<Vec<CertificateDer<'static>>
     Ok(certs)
 }
 
-fn provider() -> Arc<CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
+/// ring's provider, its cipher suites reordered so that those of `order` (names of
+/// [`TLS_CIPHERS`](super::uri::TLS_CIPHERS)) come first, in that order; the rest keep
+/// rustls's order after them. `GnuTLS` (libvirtd) picks the client's first acceptable suite
+/// unless its priority string says `%SERVER_PRECEDENCE`, so this decides the daemon's cipher.
+fn provider(order: &[String]) -> Arc<CryptoProvider> {
+    let mut p = rustls::crypto::ring::default_provider();
+    let rank = |s: &rustls::SupportedCipherSuite| {
+        let name = format!("{:?}", s.suite());
+        order
+            .iter()
+            .position(|c| name.contains(&suite_key(c)))
+            .unwrap_or(order.len())
+    };
+    p.cipher_suites.sort_by_key(rank);
+    Arc::new(p)
+}
+
+/// `aes128-gcm` → `AES_128_GCM`, as in rustls's suite names.
+fn suite_key(c: &str) -> String {
+    match c {
+        "aes128-gcm" => "AES_128_GCM".into(),
+        "aes256-gcm" => "AES_256_GCM".into(),
+        _ => c.to_ascii_uppercase().replace('-', "_"),
+    }
 }
 
 /// Accepts any server certificate (`no_verify=1`) but still checks the handshake signatures.
@@ -259,7 +281,7 @@ impl ServerCertVerifier for NoVerify {
 }
 
 fn client_config(t: &TlsTarget, paths: &PkiPaths) -> Result<ClientConfig, TlsError> {
-    let provider = provider();
+    let provider = provider(&t.ciphers);
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| TlsError::Handshake {
@@ -606,6 +628,30 @@ mod tests {
     }
 
     #[test]
+    fn named_ciphers_are_offered_first() {
+        let names = |order: &[&str]| {
+            let order: Vec<String> = order.iter().map(|s| (*s).to_string()).collect();
+            provider(&order)
+                .cipher_suites
+                .iter()
+                .map(|s| format!("{:?}", s.suite()))
+                .filter(|n| n.starts_with("TLS13_"))
+                .collect::<Vec<_>>()
+        };
+        let default = names(&[]);
+        assert_eq!(
+            default[0], "TLS13_AES_256_GCM_SHA384",
+            "rustls's order: {default:?}"
+        );
+        let v = names(&["aes128-gcm"]);
+        assert_eq!(v[0], "TLS13_AES_128_GCM_SHA256", "{v:?}");
+        assert_eq!(v.len(), default.len());
+        let v = names(&["chacha20-poly1305", "aes128-gcm"]);
+        assert_eq!(v[0], "TLS13_CHACHA20_POLY1305_SHA256", "{v:?}");
+        assert_eq!(v[1], "TLS13_AES_128_GCM_SHA256", "{v:?}");
+    }
+
+    #[test]
     fn unreadable_pki_files_are_named() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("cacert.pem"), "not pem").unwrap();
@@ -614,6 +660,7 @@ mod tests {
             port: 1,
             pkipath: Some(d.path().into()),
             no_verify: false,
+            ciphers: Vec::new(),
         };
         let paths = locate(t.pkipath.as_deref(), None, false).unwrap();
         let e = client_config(&t, &paths).unwrap_err();

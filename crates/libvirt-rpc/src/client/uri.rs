@@ -59,7 +59,14 @@ pub struct TlsTarget {
     pub pkipath: Option<PathBuf>,
     /// `no_verify=1`: do not verify the server certificate (logged as a warning).
     pub no_verify: bool,
+    /// `tls_ciphers=aes128-gcm,chacha20-poly1305,…`: the AEADs offered first, in this order
+    /// (each of [`TLS_CIPHERS`]; the suites not named follow in the default order). Empty:
+    /// the default order (docs/decisions.md, "TLS cipher order").
+    pub ciphers: Vec<String>,
 }
+
+/// The names `tls_ciphers=` accepts.
+pub const TLS_CIPHERS: [&str; 3] = ["aes128-gcm", "aes256-gcm", "chacha20-poly1305"];
 
 /// The SSH part of a `+ssh` URI: where to log in and how to reach the daemon there.
 ///
@@ -229,6 +236,7 @@ impl LibvirtUri {
         let mut socket: Option<PathBuf> = None;
         let mut no_verify = false;
         let mut pkipath = None;
+        let mut ciphers = Vec::new();
         let mut sasl_mechanism = None;
         let mut authfile = None;
         let host = u.host_str().filter(|h| !h.is_empty()).map(str::to_string);
@@ -249,6 +257,21 @@ impl LibvirtUri {
                 "socket" if !is_tls => socket = Some(PathBuf::from(v.as_ref())),
                 "no_verify" if is_tls => no_verify = v != "0",
                 "pkipath" if is_tls => pkipath = Some(PathBuf::from(v.as_ref())),
+                "tls_ciphers" if is_tls => {
+                    for c in v.split(',').filter(|c| !c.is_empty()) {
+                        let c = c.to_ascii_lowercase();
+                        if !TLS_CIPHERS.contains(&c.as_str()) {
+                            return Err(UriError::Invalid {
+                                uri: uri.into(),
+                                reason: format!(
+                                    "tls_ciphers: unknown cipher {c:?} (known: {})",
+                                    TLS_CIPHERS.join(", ")
+                                ),
+                            });
+                        }
+                        ciphers.push(c);
+                    }
+                }
                 "authfile" => authfile = Some(PathBuf::from(v.as_ref())),
                 "auth" => match v.split_once('.') {
                     _ if v.eq_ignore_ascii_case("sasl") => {}
@@ -266,6 +289,7 @@ impl LibvirtUri {
                 port: u.port().unwrap_or(DEFAULT_TLS_PORT),
                 pkipath,
                 no_verify,
+                ciphers,
             }),
             None | Some("unix") => {
                 let path = match socket {
@@ -827,6 +851,7 @@ mod tests {
                 port: DEFAULT_TLS_PORT,
                 pkipath: None,
                 no_verify: false,
+                ciphers: Vec::new(),
             })
         );
         assert_eq!(u.remote_name, "qemu:///system");
@@ -838,6 +863,14 @@ mod tests {
         assert_eq!((t.host.as_str(), t.port), ("10.1.2.3", 16600));
         assert_eq!(t.pkipath, Some("/p".into()));
         assert!(t.no_verify);
+        let u = LibvirtUri::parse("qemu+tls://h/system?tls_ciphers=AES128-GCM,chacha20-poly1305")
+            .unwrap();
+        let Transport::Tls(t) = u.transport else {
+            panic!()
+        };
+        assert_eq!(t.ciphers, ["aes128-gcm", "chacha20-poly1305"]);
+        let e = LibvirtUri::parse("qemu+tls://h/system?tls_ciphers=rc4").unwrap_err();
+        assert!(e.to_string().contains("unknown cipher"), "{e}");
         let u = LibvirtUri::parse(
             "test+tls://127.0.0.1/default?auth=sasl.scram-sha-256&authfile=/a.conf",
         )

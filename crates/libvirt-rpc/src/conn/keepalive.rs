@@ -75,9 +75,12 @@ impl Keepalive {
 
     pub(crate) fn next_timeout(&self) -> Option<Instant> {
         let c = self.config?;
-        let dead = self.last_rx + c.dead_after();
-        let ping = self.last_ping.unwrap_or(self.last_rx) + c.interval;
-        Some(dead.min(ping))
+        // Asked several times per call: without a ping out, the ping is due first
+        // (`dead_after` is at least one interval), so one addition does.
+        Some(match self.last_ping {
+            None => self.last_rx + c.interval,
+            Some(ping) => (ping + c.interval).min(self.last_rx + c.dead_after()),
+        })
     }
 
     pub(crate) fn on_timeout(&mut self, now: Instant) -> KeepaliveAction {

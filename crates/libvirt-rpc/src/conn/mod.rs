@@ -34,10 +34,11 @@ pub mod error;
 pub mod handshake;
 mod keepalive;
 pub mod sasl;
+pub(crate) mod serials;
 mod stream;
 pub mod subscriptions;
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::Instant;
@@ -47,6 +48,7 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 pub use error::{CallError, ConnectionError, ProtocolViolation, StreamError, StreamMisuse};
 pub use keepalive::KeepaliveConfig;
 use keepalive::{Keepalive, KeepaliveAction};
+use serials::{SerialMap, SerialSet};
 use stream::{Phase, Stream};
 pub use stream::{StreamItem, StreamMut};
 pub use subscriptions::SubscriberId;
@@ -257,10 +259,10 @@ pub struct Connection {
     error: Option<ConnectionError>,
     closed_reported: bool,
     next_serial: u32,
-    calls: HashMap<u32, PendingCall>,
-    abandoned: HashSet<u32>,
+    calls: SerialMap<u32, PendingCall>,
+    abandoned: SerialSet<u32>,
     deadlines: BTreeSet<(Instant, u32)>,
-    streams: HashMap<u32, Stream>,
+    streams: SerialMap<u32, Stream>,
     transmit: VecDeque<Queued>,
     transmit_bytes: usize,
     outputs: VecDeque<Output>,
@@ -278,7 +280,10 @@ pub struct Connection {
     /// A `REPLY_WITH_FDS` whose descriptor bytes have not all arrived.
     fd_reply: Option<FdReply>,
     /// Descriptors of completed replies, until [`take_reply_fds`](Self::take_reply_fds).
-    reply_fds: HashMap<u32, Vec<OwnedFd>>,
+    reply_fds: SerialMap<u32, Vec<OwnedFd>>,
+    /// Where packets are encoded, then split off (`encode_packet_fds`). Empty between
+    /// encodes.
+    wbuf: BytesMut,
 }
 
 impl Connection {
@@ -290,10 +295,10 @@ impl Connection {
             error: None,
             closed_reported: false,
             next_serial: 0,
-            calls: HashMap::new(),
-            abandoned: HashSet::new(),
+            calls: SerialMap::default(),
+            abandoned: SerialSet::default(),
             deadlines: BTreeSet::new(),
-            streams: HashMap::new(),
+            streams: SerialMap::default(),
             transmit: VecDeque::new(),
             transmit_bytes: 0,
             outputs: VecDeque::new(),
@@ -305,7 +310,8 @@ impl Connection {
             fd_calls: 0,
             rx_fds: VecDeque::new(),
             fd_reply: None,
-            reply_fds: HashMap::new(),
+            reply_fds: SerialMap::default(),
+            wbuf: BytesMut::new(),
         }
     }
 
@@ -602,7 +608,7 @@ impl Connection {
         };
         let h = header(program, procedure, serial, kind, MessageStatus::Ok);
         let nfds = (!fds.is_empty()).then_some(fds.len() as u32);
-        let head = encode_packet_fds::<CallError>(&h, nfds, args)?;
+        let head = encode_packet_fds::<CallError>(&mut self.wbuf, &h, nfds, args)?;
         self.queue(Queued {
             transmit: Transmit {
                 head,
@@ -910,7 +916,7 @@ impl Connection {
             MessageType::Call,
             MessageStatus::Ok,
         );
-        Ok((serial, encode_packet::<E>(&call, args)?))
+        Ok((serial, encode_packet::<E>(&mut self.wbuf, &call, args)?))
     }
 
     /// Make the calls the subscription table queued.
@@ -1251,29 +1257,112 @@ fn header(
 
 /// One packet with an XDR payload: a call's arguments, a hole record.
 fn encode_packet<E: From<EncodeError> + From<FrameError>>(
+    buf: &mut BytesMut,
     header: &Header,
     payload: &(impl Encode + ?Sized),
 ) -> Result<Bytes, E> {
-    encode_packet_fds(header, None, payload)
+    encode_packet_fds(buf, header, None, payload)
 }
 
 /// [`encode_packet`], with the descriptor count word of a `*_WITH_FDS` packet between the
 /// header and the payload when `nfds` is given.
+///
+/// The packet is encoded at the end of `buf`, the connection's encode buffer, and split off
+/// it: packets share one allocation, which `reserve` reclaims in place once the packets
+/// before have been written and dropped. (A fresh `BytesMut` per packet cost two
+/// allocations per call: the buffer, and the shared header `freeze` gives a buffer with
+/// room to spare.) On error nothing is left in `buf`.
 fn encode_packet_fds<E: From<EncodeError> + From<FrameError>>(
+    buf: &mut BytesMut,
     header: &Header,
     nfds: Option<u32>,
     payload: &(impl Encode + ?Sized),
 ) -> Result<Bytes, E> {
-    let mut buf = BytesMut::with_capacity(64);
+    debug_assert!(
+        buf.is_empty(),
+        "the encode buffer holds no packet between encodes"
+    );
+    buf.reserve(ENCODE_MIN);
     let mut enc_err = Ok(());
-    frame::encode_with(&mut buf, header, |b| {
+    let framed = frame::encode_with(buf, header, |b| {
         if let Some(n) = nfds {
             b.put_u32(n);
         }
         let mut enc = Encoder::new(b);
         payload.encode(&mut enc);
         enc_err = enc.finish();
-    })?;
-    enc_err?;
-    Ok(buf.freeze())
+    });
+    if let Err(e) = framed
+        .map_err(E::from)
+        .and_then(|()| enc_err.map_err(E::from))
+    {
+        buf.clear();
+        return Err(e);
+    }
+    Ok(buf.split().freeze())
+}
+
+/// Room made in the encode buffer before each packet (grown by whole chunks of this, so
+/// most calls' packets fit without a reallocation).
+const ENCODE_MIN: usize = 4 << 10;
+
+#[cfg(test)]
+mod encode_buffer_tests {
+    use super::*;
+    use crate::proto::procs::common::NameArgs;
+    use crate::proto::procs::connect::ConnectGetLibVersion;
+    use crate::proto::procs::domain::DomainLookupByName;
+
+    /// Packets are encoded in one shared buffer: a call whose arguments fail to encode
+    /// must leave nothing there for the next call's packet to carry.
+    #[test]
+    fn a_call_that_fails_to_encode_leaves_nothing_for_the_next_packet() {
+        let mut c = Connection::new(Config::default(), Instant::now());
+        let too_long = NameArgs {
+            name: "x".repeat(xdr::STRING_MAX + 1).into(),
+        };
+        let r = c.call::<DomainLookupByName>(&too_long, None);
+        assert!(matches!(r, Err(CallError::Encode(_))), "{r:?}");
+        assert!(
+            c.poll_transmit().is_none(),
+            "nothing queued for the failed call"
+        );
+        let serial = c.call::<ConnectGetLibVersion>(&(), None).unwrap();
+        let t = c.poll_transmit().expect("the call's packet");
+        assert_eq!(
+            t.head.len(),
+            frame::MIN_FRAME_LEN,
+            "header only, no leftovers"
+        );
+        let mut buf = BytesMut::from(&t.head[..]);
+        let f = frame::decode(&mut buf).unwrap().expect("one whole packet");
+        assert_eq!(f.header.procedure, ConnectGetLibVersion::NUMBER);
+        assert_eq!(f.header.serial, serial);
+        assert!(buf.is_empty());
+    }
+
+    /// Consecutive packets split off the shared buffer each keep their own bytes.
+    #[test]
+    fn packets_split_off_the_encode_buffer_stay_intact() {
+        let mut c = Connection::new(Config::default(), Instant::now());
+        let names: Vec<String> = (0..200).map(|i| format!("domain-{i}")).collect();
+        for n in &names {
+            c.call::<DomainLookupByName>(
+                &NameArgs {
+                    name: n.clone().into(),
+                },
+                None,
+            )
+            .unwrap();
+        }
+        let mut seen = 0;
+        while let Some(t) = c.poll_transmit() {
+            let mut buf = BytesMut::from(&t.head[..]);
+            let f = frame::decode(&mut buf).unwrap().expect("one whole packet");
+            let args: NameArgs = xdr::from_bytes(f.payload).unwrap();
+            assert_eq!(args.name.as_bytes(), names[seen].as_bytes());
+            seen += 1;
+        }
+        assert_eq!(seen, names.len());
+    }
 }

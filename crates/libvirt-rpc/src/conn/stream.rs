@@ -311,6 +311,8 @@ impl Connection {
         }
         match h.status {
             _ if s.is_done() => {
+                // The REPLY of a stream that ended before it (recorded in `end_stream`).
+                self.abandoned.remove(&id);
                 self.stats.stragglers += 1;
                 Ok(())
             }
@@ -363,6 +365,8 @@ impl Connection {
                 // hole with a REPLY error on the stream's serial. Either way, terminal.
                 let e = Self::decode_error(&h, payload)?;
                 self.end_stream_with_server_error(id, e);
+                // This was the REPLY `end_stream` saw due: none is left to accept as late.
+                self.abandoned.remove(&id);
                 Ok(())
             }
             _ => Err(ProtocolViolation::UnexpectedReply {
@@ -465,6 +469,12 @@ impl Connection {
         };
         if result.is_err() {
             s.drop_unread_if_unopened();
+        }
+        // libvirtd's event loop can send a short download's data, EOF and the answer to our
+        // finish before its worker sends the open call's REPLY: once the stream is collected
+        // that REPLY is a late reply, not a violation (the record goes with the REPLY).
+        if s.phase.reply_due() {
+            self.abandoned.insert(id);
         }
         let detached = s.is_detached();
         s.phase = Phase::Done(result);
@@ -594,8 +604,9 @@ impl StreamMut<'_> {
             return Err(StreamMisuse::HoleTooLong { len }.into());
         };
         let h = s.packet_header(id, MessageType::StreamHole, MessageStatus::Continue);
-        let packet: Bytes = encode_packet::<StreamError>(&h, &StreamHole { length, flags: 0 })
-            .expect("tiny packet");
+        let packet: Bytes =
+            encode_packet::<StreamError>(&mut self.conn.wbuf, &h, &StreamHole { length, flags: 0 })
+                .expect("tiny packet");
         self.conn.queue(Queued::data(id, packet, Bytes::new()));
         Ok(())
     }

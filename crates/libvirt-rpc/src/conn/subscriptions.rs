@@ -30,7 +30,7 @@
 //! The table never sends anything itself: it queues calls, and the connection sends them in
 //! the same command or input.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use bytes::Bytes;
 
@@ -95,7 +95,7 @@ impl Call {
 pub(super) struct Subscriptions {
     regs: Vec<Registration>,
     /// Calls in flight: serial → (registration, which call).
-    calls: HashMap<u32, (u64, CallKind)>,
+    calls: super::serials::SerialMap<u32, (u64, CallKind)>,
     /// Calls to make, in order: (registration, call).
     outbox: VecDeque<(u64, Call)>,
     next_sub: u64,

@@ -130,6 +130,37 @@ mod tests {
     }
 
     #[test]
+    fn migration_flags_travel_as_u32_in_the_params_calls() {
+        use crate::proto::procs::migration::DomainMigrateConfirm3ParamsArgs as A;
+        use crate::proto::types::{Domain, Uuid};
+        let dom = Domain {
+            name: "d".into(),
+            uuid: Uuid([0; 16]),
+            id: -1,
+        };
+        let a = |bits| A {
+            dom: dom.clone(),
+            params: vec![],
+            cookie_in: Default::default(),
+            flags: DomainMigrateFlags::from_bits_retain(bits),
+            cancelled: 1,
+        };
+        let b = xdr::to_bytes(&a(0x8000_0021)).unwrap();
+        // ... flags as 4 bytes, then `cancelled`.
+        assert_eq!(&b[b.len() - 8..], &[0x80, 0, 0, 0x21, 0, 0, 0, 1]);
+        assert_eq!(xdr::from_bytes::<A>(b).unwrap(), a(0x8000_0021));
+        let err = xdr::to_bytes(&a(1 << 32)).unwrap_err();
+        assert_eq!(
+            err,
+            xdr::EncodeError::DoesNotFit {
+                value: 1 << 32,
+                wire: "u32"
+            }
+        );
+        assert_eq!(err.to_string(), "0x100000000 does not fit the field's u32");
+    }
+
+    #[test]
     fn unknown_bits_survive_a_round_trip_and_print_as_hex() {
         let raw = 0x8000_0001_u32;
         let f: F = xdr::from_bytes(xdr::to_bytes(&raw).unwrap()).unwrap();

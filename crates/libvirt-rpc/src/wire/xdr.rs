@@ -82,6 +82,15 @@ pub enum EncodeError {
         /// The limit.
         max: usize,
     },
+    /// A value does not fit the narrower integer its field travels as (`name: Type as Wire`
+    /// in [`xdr_struct!`](crate::xdr_struct)).
+    #[error("{value:#x} does not fit the field's {wire}")]
+    DoesNotFit {
+        /// The value.
+        value: u64,
+        /// The field's wire type.
+        wire: &'static str,
+    },
 }
 
 /// Types that have an XDR encoding.
@@ -629,6 +638,36 @@ impl DecodeBounded for LvString {
 
 // ---- helpers ----------------------------------------------------------------------------
 
+/// Encode `v` (a flag family, or any value with a `u64` form) as the narrower integer `W`:
+/// a field declared `name: Type as W` in [`xdr_struct!`](crate::xdr_struct). A value that
+/// does not fit is recorded as [`EncodeError::DoesNotFit`] (the call is not sent).
+pub fn encode_as<T, W>(v: &T, enc: &mut Encoder)
+where
+    T: Copy + Into<u64>,
+    W: TryFrom<u64> + Encode + Default,
+{
+    let value: u64 = (*v).into();
+    if let Ok(w) = W::try_from(value) {
+        w.encode(enc);
+    } else {
+        enc.fail(EncodeError::DoesNotFit {
+            value,
+            wire: std::any::type_name::<W>(),
+        });
+        // Keep the layout (the error already refuses the whole message).
+        W::default().encode(enc);
+    }
+}
+
+/// Decode the integer `W` into `T` (the other direction of [`encode_as`]; every bit kept).
+pub fn decode_as<T, W>(dec: &mut Decoder) -> Result<T, DecodeError>
+where
+    T: From<u64>,
+    W: Decode + Into<u64>,
+{
+    W::decode(dec).map(|w| T::from(w.into()))
+}
+
 /// Encode `v` into a fresh buffer.
 pub fn to_bytes<T: Encode + ?Sized>(v: &T) -> Result<Bytes, EncodeError> {
     let mut buf = BytesMut::new();
@@ -658,7 +697,11 @@ pub trait Field<const N: usize> {
 pub type FieldType<S, const N: usize> = <S as Field<N>>::Ty;
 
 /// Declares an XDR struct: fields are encoded in order. A field written `name: Type [MAX]` is
-/// a variable-length item (string, opaque, array, or an optional one) limited to `MAX`.
+/// a variable-length item (string, opaque, array, or an optional one) limited to `MAX`. A
+/// field written `name: Type as Wire` holds a `Type` (a flag family) that travels as the
+/// narrower integer `Wire` (the migration flags, `u64` in the v1–v3 calls, are a `u32` in the
+/// `*_PARAMS` calls): bits that do not fit are an [`EncodeError::DoesNotFit`], nothing is
+/// dropped silently ([`encode_as`], [`decode_as`]).
 ///
 /// ```
 /// use libvirt_rpc::xdr_struct;
@@ -698,7 +741,7 @@ macro_rules! xdr_struct {
         @struct [$(#[$meta:meta])*] $name:ident [$($G:ident = $D:ty)?] {
             $(
                 $(#[$fmeta:meta])*
-                pub $field:ident : $ty:ty $([$max:expr])?
+                pub $field:ident : $ty:ty $([$max:expr])? $(as $wire:ty)?
             ),* $(,)?
         }
     ) => {
@@ -714,18 +757,18 @@ macro_rules! xdr_struct {
         impl<$($G: $crate::wire::xdr::Encode)?> $crate::wire::xdr::Encode for $name<$($G)?> {
             #[allow(unused_variables)]
             fn encode(&self, enc: &mut $crate::wire::xdr::Encoder) {
-                $( $crate::xdr_struct!(@enc self.$field, enc $(, $max)?); )*
+                $( $crate::xdr_struct!(@enc self.$field, enc $(, $max)? $(; $wire)?); )*
             }
         }
 
         impl<$($G: $crate::wire::xdr::Decode)?> $crate::wire::xdr::Decode for $name<$($G)?> {
-            const MIN_SIZE: usize = 0 $( + $crate::xdr_struct!(@min $ty $(, $max)?) )*;
+            const MIN_SIZE: usize = 0 $( + $crate::xdr_struct!(@min $ty $(, $max)? $(; $wire)?) )*;
             #[allow(unused_variables)]
             fn decode(
                 dec: &mut $crate::wire::xdr::Decoder,
             ) -> ::core::result::Result<Self, $crate::wire::xdr::DecodeError> {
                 Ok(Self {
-                    $( $field: $crate::xdr_struct!(@dec $ty, dec $(, $max)?), )*
+                    $( $field: $crate::xdr_struct!(@dec $ty, dec $(, $max)? $(; $wire)?), )*
                 })
             }
         }
@@ -745,11 +788,14 @@ macro_rules! xdr_struct {
     (@enc $v:expr, $enc:ident, $max:expr) => {
         $crate::wire::xdr::EncodeBounded::encode_bounded(&$v, $enc, $max)
     };
+    (@enc $v:expr, $enc:ident; $wire:ty) => { $crate::wire::xdr::encode_as::<_, $wire>(&$v, $enc) };
     (@dec $ty:ty, $dec:ident) => { <$ty as $crate::wire::xdr::Decode>::decode($dec)? };
+    (@dec $ty:ty, $dec:ident; $wire:ty) => { $crate::wire::xdr::decode_as::<$ty, $wire>($dec)? };
     (@dec $ty:ty, $dec:ident, $max:expr) => {
         <$ty as $crate::wire::xdr::DecodeBounded>::decode_bounded($dec, $max)?
     };
     (@min $ty:ty) => { <$ty as $crate::wire::xdr::Decode>::MIN_SIZE };
+    (@min $ty:ty; $wire:ty) => { <$wire as $crate::wire::xdr::Decode>::MIN_SIZE };
     // Every bounded item starts with a 4-byte length or discriminant.
     (@min $ty:ty, $max:expr) => { 4 };
 }

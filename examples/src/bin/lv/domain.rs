@@ -429,7 +429,13 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
                 .await
                 .map_err(err)?
                 .unwrap_or_default();
-            print_json_reply(&out, pretty);
+            if pretty {
+                // virsh's agent path prints the beautifier's text with its final newline,
+                // then a line end (its monitor path trims that newline).
+                print!("{}\n\n", pretty_json(&out));
+            } else {
+                println!("{out}");
+            }
             Ok(())
         }
     }
@@ -701,8 +707,9 @@ fn utc_time(secs: i64) -> String {
     )
 }
 
-/// JSON re-indented as libvirt pretty-prints it: two spaces per level, `"key": value`, empty
-/// containers as `{}` / `[]`. Works on the text (no reordering of keys).
+/// JSON re-indented as libvirt (9.0, yajl's beautifier) pretty-prints it: two spaces per
+/// level, `"key": value`, an empty container still broken over lines (`{`, an empty line, `}`
+/// at the container's indentation). Works on the text (no reordering of keys).
 fn pretty_json(s: &str) -> String {
     let mut out = String::new();
     let mut depth = 0usize;
@@ -732,8 +739,12 @@ fn pretty_json(s: &str) -> String {
                 }
                 let close = if ch == '{' { '}' } else { ']' };
                 if chars.peek() == Some(&close) {
+                    // Empty: libvirt's beautifier still breaks the line after the opening
+                    // bracket and before the closing one (`{\n\n  }`).
                     chars.next();
                     out.push(ch);
+                    out.push('\n');
+                    newline(&mut out, depth);
                     out.push(close);
                 } else {
                     out.push(ch);
@@ -766,7 +777,12 @@ mod tests {
     fn pretty_json_indents_like_libvirt() {
         assert_eq!(
             pretty_json(r#"{"return":{"status":"running","a":[]},"id":"x, \"y\""}"#),
-            "{\n  \"return\": {\n    \"status\": \"running\",\n    \"a\": []\n  },\n  \"id\": \"x, \\\"y\\\"\"\n}"
+            "{\n  \"return\": {\n    \"status\": \"running\",\n    \"a\": [\n\n    ]\n  },\n  \"id\": \"x, \\\"y\\\"\"\n}"
+        );
+        // virsh's `qemu-agent-command --pretty '{"execute":"guest-ping"}'` on libvirt 9.0.
+        assert_eq!(
+            pretty_json(r#"{"return":{}}"#),
+            "{\n  \"return\": {\n\n  }\n}"
         );
     }
 

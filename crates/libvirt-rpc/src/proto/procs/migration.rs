@@ -419,8 +419,8 @@ xdr_struct! {
         pub dom: Domain,
         /// [`migrate_param`] values.
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
-        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
-        pub flags: u32,
+        /// Migration flags (an `unsigned int` here: a flag above bit 31 is an encode error).
+        pub flags: DomainMigrateFlags as u32,
     }
 }
 
@@ -433,8 +433,8 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the begin step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
-        pub flags: u32,
+        /// Migration flags (an `unsigned int` here: a flag above bit 31 is an encode error).
+        pub flags: DomainMigrateFlags as u32,
     }
 }
 
@@ -449,8 +449,8 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the prepare step (empty for peer-to-peer).
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
-        pub flags: u32,
+        /// Migration flags (an `unsigned int` here: a flag above bit 31 is an encode error).
+        pub flags: DomainMigrateFlags as u32,
     }
 }
 
@@ -461,8 +461,8 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the perform step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
-        pub flags: u32,
+        /// Migration flags (an `unsigned int` here: a flag above bit 31 is an encode error).
+        pub flags: DomainMigrateFlags as u32,
         /// Non-zero when the perform step failed.
         pub cancelled: i32,
     }
@@ -477,8 +477,8 @@ xdr_struct! {
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the finish step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
-        /// [`DomainMigrateFlags`], low 32 bits (`DomainMigrateFlags::bits() as u32`).
-        pub flags: u32,
+        /// Migration flags (an `unsigned int` here: a flag above bit 31 is an encode error).
+        pub flags: DomainMigrateFlags as u32,
         /// Non-zero when the migration failed.
         pub cancelled: i32,
     }

@@ -168,7 +168,11 @@ xdr_struct! {
     pub struct NodeSetMemoryParametersArgs {
         /// KSM parameters to change.
         pub params: Vec<TypedParam> [limits::NODE_MEMORY_PARAMETERS_MAX],
-        /// Must be 0.
+        /// Reserved: must be 0. libvirt defines no flag for this call and the daemon refuses
+        /// any other value ("unsupported flags"), [`STRING_OKAY`](crate::proto::typed_params::STRING_OKAY)
+        /// included: that bit belongs to the getters, and the C library adds it only there.
+        /// A plain `u32` like every reserved flags field of the tables (decisions.md, "Typed
+        /// flags"); a flag libvirt adds later gets a type then.
         pub flags: u32,
     }
 }
