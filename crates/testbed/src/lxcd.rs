@@ -24,7 +24,7 @@
 //!
 //! ```text
 //! /tmp/testbed-lxcd-XXXXXX/             root's, removed on drop
-//!   libvirtd.conf  libvirtd.pid  owner  mntns
+//!   libvirtd.conf  libvirtd.pid  owner
 //!   drivers/libvirt_driver_lxc.so       → the installed module (LIBVIRT_DRIVER_DIR)
 //!   sock/libvirt-sock                   ← socket_path(); uri() points here
 //!   libvirtd.log                        ← the daemon's stderr and log file
@@ -33,7 +33,9 @@
 //! ```
 //!
 //! Drop destroys the running containers through the daemon, kills it, then kills whatever
-//! still belongs to it — in its mount namespace, or with its bind mounts in its own (the
+//! still belongs to it — in its mount namespace (held open from the start, so that its
+//! number, which the kernel hands to the next namespace made once one dies, stays the
+//! daemon's), or with its bind mounts in its own (the
 //! `libvirt_lxc` controllers detach and unshare one) — with their descendants, and removes
 //! their cgroups and the temp dir. The last daemon of the process removes the driver's
 //! `machine` cgroup partitions if they were not there before the first and no other process
@@ -47,6 +49,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
+use std::os::fd::AsRawFd as _;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -172,6 +175,12 @@ pub struct Lxcd {
     child: Option<Child>,
     pid: u32,
     mnt_ns: String,
+    /// `/proc/PID/ns/mnt` of the daemon, held open until the teardown is done: while it is
+    /// open the namespace lives on even when every process in it has died, so its number
+    /// (`mnt_ns`) cannot be handed to a namespace made later (the kernel reuses a dead
+    /// namespace's number at once) and the teardown kills only what is the daemon's.
+    #[allow(dead_code, reason = "held, never read: it keeps the namespace alive")]
+    mnt_ns_pin: Option<fs::File>,
     // Last field: dropped after everything else of the daemon is gone.
     _live: Live,
 }
@@ -338,15 +347,19 @@ impl Lxcd {
             pid: child.id(),
             child: Some(child),
             mnt_ns: String::new(),
+            mnt_ns_pin: None,
             _live: live,
             dir,
         };
         d.wait_for_socket()?;
-        d.mnt_ns = ns_link(d.pid, "mnt").ok_or_else(|| LxcdError::Io {
-            what: "reading the daemon's mount namespace".into(),
-            source: io::Error::from(io::ErrorKind::NotFound),
-        })?;
-        fs::write(d.dir.join("mntns"), &d.mnt_ns).map_err(io_err("writing mntns"))?;
+        // The number is read through the pinning descriptor: it names the namespace held.
+        let pin = fs::File::open(format!("/proc/{}/ns/mnt", d.pid))
+            .map_err(io_err("opening the daemon's mount namespace"))?;
+        d.mnt_ns = fs::read_link(format!("/proc/self/fd/{}", pin.as_raw_fd()))
+            .map_err(io_err("reading the daemon's mount namespace"))?
+            .to_string_lossy()
+            .into_owned();
+        d.mnt_ns_pin = Some(pin);
         Ok(d)
     }
 
@@ -521,7 +534,8 @@ fn tail(path: &Path) -> String {
 }
 
 /// SIGKILL (repeatedly, for up to 5 s) every process of the daemon whose temp dir is `dir`
-/// and whose mount namespace was `ns`: those in that namespace, those whose mounts name the
+/// and whose mount namespace was `ns` (held open by the caller, so that the number is still
+/// the daemon's; empty when it is not held): those in that namespace, those whose mounts name the
 /// dir (the `libvirt_lxc` controllers unshare a mount namespace of their own, which inherits
 /// the daemon's bind mounts of `dir/root/…`), and all their descendants (the containers).
 /// Then remove the controllers' cgroups. Returns the pids still there at the end.
@@ -661,8 +675,8 @@ fn reap_stale_dirs() {
                 .is_some_and(|now| now == stamp.trim());
             if !alive {
                 kill_processes_in(&path, 0);
-                let ns = fs::read_to_string(path.join("mntns")).unwrap_or_default();
-                sweep(&path, ns.trim());
+                // By mounts only: the dead owner's namespace number may be another's now.
+                sweep(&path, "");
                 let _ = fs::remove_dir_all(&path);
             }
         }
