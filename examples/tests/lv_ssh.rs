@@ -337,7 +337,8 @@ mod cpu {
 /// Upload throughput over SSH: ours (exec channel with virt-ssh-helper, exec channel with nc,
 /// direct-streamlocal, and both exec channels through a bastion) against virsh over OpenSSH
 /// (virt-ssh-helper, nc, and both through OpenSSH's `ProxyJump`), every variant once per
-/// round, `BENCH_RUNS` rounds (3) interleaved, with the CPU time of every process involved.
+/// round, `BENCH_RUNS` rounds (3) interleaved after a warm-up round, each upload after a `sync`,
+/// with the CPU time of every process involved.
 /// Not a pass/fail test: `cargo test --release -p examples --test lv_ssh -- --ignored
 /// --nocapture bench_upload_over_ssh` prints the figures for docs/benchmarks.md.
 /// `BENCH_MIB` (512) sizes the upload, `BENCH_ONLY=a,b` picks variants by label prefix,
@@ -523,6 +524,11 @@ async fn bench_upload_over_ssh() {
     // Runs one variant: prints its wall time, client rusage and CPU per process name.
     let time = |label: &str, argv: &[String]| -> f64 {
         let logs = [s.log().len(), bastion.log().len()];
+        // Every upload leaves 512 MiB of dirty pages in the volume; written back while a
+        // later variant runs (the flusher takes pages older than 30 s), they would cost
+        // whichever variant that is. Not timed.
+        let synced = Command::new("sync").status().unwrap();
+        assert!(synced.success(), "sync: {synced}");
         let sampler = cpu::Sampler::start(&far);
         let t = Instant::now();
         let child = Command::new("/usr/bin/time")
