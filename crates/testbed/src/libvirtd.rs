@@ -1013,33 +1013,39 @@ pub(crate) fn owner_stamp(pid: Pid) -> Option<String> {
     Some(format!("{} {start}", pid.as_raw_pid()))
 }
 
-/// Remove temp dirs left by test processes that died without dropping their daemon (SIGKILL,
-/// abort, Ctrl-C), and kill what still runs in them. Once per process.
+/// Temp dirs `/tmp/PREFIX*` whose owner stamp names a process that is gone: left by test
+/// processes that died without dropping their daemon (SIGKILL, abort, Ctrl-C). A dir with no
+/// stamp yet is skipped: a live process may be creating it right now.
+pub(crate) fn stale_dirs(prefix: &str) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir("/tmp") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .map(|e| e.path())
+        .filter(|path| {
+            let Ok(stamp) = fs::read_to_string(path.join("owner")) else {
+                return false;
+            };
+            let Some(pid) = stamp.split_whitespace().next().and_then(|p| p.parse().ok()) else {
+                return false;
+            };
+            Pid::from_raw(pid)
+                .and_then(owner_stamp)
+                .is_none_or(|now| now != stamp.trim())
+        })
+        .collect()
+}
+
+/// Remove the [`stale_dirs`] of this kind of daemon and kill what still runs in them. Once
+/// per process.
 fn reap_stale_dirs(user: &TestUser) {
     static ONCE: OnceLock<()> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let Ok(entries) = fs::read_dir("/tmp") else {
-            return;
-        };
-        for e in entries.flatten() {
-            if !e.file_name().to_string_lossy().starts_with(DIR_PREFIX) {
-                continue;
-            }
-            let path = e.path();
-            // No stamp yet: a live process may be creating the dir right now.
-            let Ok(stamp) = fs::read_to_string(path.join("owner")) else {
-                continue;
-            };
-            let Some(pid) = stamp.split_whitespace().next().and_then(|p| p.parse().ok()) else {
-                continue;
-            };
-            let alive = Pid::from_raw(pid)
-                .and_then(owner_stamp)
-                .is_some_and(|now| now == stamp.trim());
-            if !alive {
-                kill_processes_in(&path, user.uid);
-                let _ = fs::remove_dir_all(&path);
-            }
+        for path in stale_dirs(DIR_PREFIX) {
+            kill_processes_in(&path, user.uid);
+            let _ = fs::remove_dir_all(&path);
         }
     });
 }

@@ -61,7 +61,7 @@ use rustix::process::{Pid, Signal, kill_process};
 use tempfile::TempDir;
 
 use crate::libvirtd::{
-    LibvirtdError, VirshRun, find_program, kill_processes_in, owner_stamp, run_virsh,
+    LibvirtdError, VirshRun, find_program, kill_processes_in, owner_stamp, run_virsh, stale_dirs,
 };
 
 /// How long [`Lxcd::start`] waits for the socket.
@@ -651,34 +651,16 @@ fn machine_partitions() -> Vec<PathBuf> {
         .collect()
 }
 
-/// Remove temp dirs left by test processes that died without dropping their daemon, and
-/// kill what still runs for them. Once per process.
+/// Remove the [`stale_dirs`] of LXC daemons and kill what still runs for them. Once per
+/// process.
 fn reap_stale_dirs() {
     static ONCE: OnceLock<()> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let Ok(entries) = fs::read_dir("/tmp") else {
-            return;
-        };
-        for e in entries.flatten() {
-            if !e.file_name().to_string_lossy().starts_with(DIR_PREFIX) {
-                continue;
-            }
-            let path = e.path();
-            let Ok(stamp) = fs::read_to_string(path.join("owner")) else {
-                continue;
-            };
-            let Some(pid) = stamp.split_whitespace().next().and_then(|p| p.parse().ok()) else {
-                continue;
-            };
-            let alive = Pid::from_raw(pid)
-                .and_then(owner_stamp)
-                .is_some_and(|now| now == stamp.trim());
-            if !alive {
-                kill_processes_in(&path, 0);
-                // By mounts only: the dead owner's namespace number may be another's now.
-                sweep(&path, "");
-                let _ = fs::remove_dir_all(&path);
-            }
+        for path in stale_dirs(DIR_PREFIX) {
+            kill_processes_in(&path, 0);
+            // By mounts only: the dead owner's namespace number may be another's now.
+            sweep(&path, "");
+            let _ = fs::remove_dir_all(&path);
         }
     });
 }
