@@ -41,18 +41,25 @@ pub const EXIT_TIMEOUT: u8 = 124;
 /// Run `work` under an optional deadline and SIGINT/SIGTERM. On expiry or a signal, the
 /// connection in `slot` is closed through [`Client::close`] (which never waits for the peer)
 /// and the process exits at once, whatever the peer or the work is doing.
-pub fn run_bounded<F>(timeout: Option<Duration>, slot: &Slot, work: F) -> ExitCode
+///
+/// `work` runs on the calling thread; spawned tasks (the connection's driver, `lv
+/// bench-calls`' callers) on `workers` runtime threads (`None`: tokio's default, one per CPU
+/// the process may run on). `LV_WORKER_THREADS` in the environment overrides it.
+pub fn run_bounded<F>(
+    timeout: Option<Duration>,
+    slot: &Slot,
+    workers: Option<usize>,
+    work: F,
+) -> ExitCode
 where
     F: Future<Output = Result<(), String>>,
 {
-    // One worker per CPU we may run on (tokio's default follows the affinity mask): under
-    // `taskset -c N` a second worker only adds wake-ups between threads on the same CPU.
-    // `LV_WORKER_THREADS` overrides it for measurements.
     let mut rt = tokio::runtime::Builder::new_multi_thread();
-    if let Some(n) = std::env::var("LV_WORKER_THREADS")
+    let workers = std::env::var("LV_WORKER_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
-    {
+        .or(workers);
+    if let Some(n) = workers {
         rt.worker_threads(n);
     }
     let rt = rt.enable_all().build().expect("tokio runtime");

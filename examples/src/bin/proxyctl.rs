@@ -117,7 +117,12 @@ enum ImagesCmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let timeout = cli.timeout.map(Duration::from_secs_f64);
-    run_bounded(timeout, &Slot::default(), async move { run(cli).await })
+    run_bounded(
+        timeout,
+        &Slot::default(),
+        None,
+        async move { run(cli).await },
+    )
 }
 
 async fn run(cli: Cli) -> Result<(), String> {

@@ -80,8 +80,13 @@ pub(crate) struct Driver<T> {
     gate: Option<(Arc<SpinGate>, Duration)>,
     /// When bytes last moved (or a timer fired): the busy-poll budget counts from here.
     last_progress: Instant,
-    /// This round's bytes came from a busy-poll read.
+    /// This round's bytes came from a busy-poll read, or while the driver was spinning.
     read_by_spin: bool,
+    /// The last round rescheduled the driver to spin (instead of parking): bytes the next
+    /// round reads were caught by spinning, whichever read brings them (when the runtime
+    /// polled its I/O driver between two rounds of the spin, the socket's registered read
+    /// sees them before the busy-poll read does, and the policy counted a miss).
+    spinning: bool,
     /// The transport hands out one record per read (TLS): keep reading while the packet at
     /// the front is incomplete, instead of one pump of the core per 16 KiB record.
     records: bool,
@@ -109,6 +114,7 @@ impl<T> Driver<T> {
             gate,
             last_progress: Instant::now(),
             read_by_spin: false,
+            spinning: false,
             records,
         }
     }
@@ -202,9 +208,13 @@ impl<T: Io> Driver<T> {
         let mut progress = false;
         let mut spin = false;
         self.read_by_spin = false;
+        let spinning = std::mem::take(&mut self.spinning);
         if interest.read {
             match self.read(cx, &interest) {
-                Ok(Read::Bytes) => progress = true,
+                Ok(Read::Bytes) => {
+                    self.read_by_spin |= spinning;
+                    progress = true;
+                }
                 Ok(Read::Spin) => spin = true,
                 Ok(Read::Nothing) => {}
                 Err(Closed) => return Step::Done,
@@ -229,6 +239,7 @@ impl<T: Io> Driver<T> {
         } else {
             if spin {
                 // Stay runnable (behind every other ready task) instead of parking.
+                self.spinning = true;
                 cx.waker().wake_by_ref();
             }
             Step::Idle

@@ -110,10 +110,20 @@ pub struct ConnectOptions {
     ///
     /// A reply that finds the client parked costs a wake-up on both sides. The daemon pays
     /// for it inside its `write()`, and on a VM waking a halted vCPU is an IPI and a VM exit.
-    /// Measured on a 2-vCPU VM against libvirtd 9.0: sequential calls went from 10.4k to 33–41k
-    /// per second, 8 calls in flight from 49k to 61–71k. Client CPU per sequential call stayed
-    /// at 23–28 µs. The cost is at most this much spinning per wait, and nothing while no call
-    /// is pending. See docs/decisions.md.
+    /// Whether spinning pays is measured per connection (an adaptive policy probes spinning
+    /// against parking). Measured on a 2-vCPU VM against libvirtd 9.0 (2026-12-07): sequential
+    /// calls 27–28k per second spinning against 11–12k parked with the daemon pinned to the
+    /// other CPU, 19–20k against 11–13k unpinned, at 34 µs of client CPU per call against
+    /// 21–29 µs. The cost is at most this much spinning per wait, and nothing while no call is
+    /// pending. See docs/decisions.md.
+    ///
+    /// The spin, the caller and the driver task are served by the runtime: on tokio's
+    /// multi-thread runtime with several workers they are handed between worker threads (and
+    /// an idle worker parked in `epoll_wait` is woken by each reply), which cost 15–38 % of
+    /// the sequential rate with the daemon unpinned in the same measurement (two workers
+    /// against one). For the lowest latency of sequential
+    /// calls, run the connection's tasks on a runtime with one worker or a current-thread
+    /// runtime (`lv` runs one worker).
     pub busy_poll: Duration,
     /// On a plain unix or TCP socket, a call made while nothing else is pending or queued is
     /// written by the calling task itself, without a hand-off to the driver task (default
@@ -129,9 +139,11 @@ pub struct ConnectOptions {
 /// Default [`ConnectOptions::event_queue`]: 256 events per subscription.
 pub const DEFAULT_EVENT_QUEUE: NonZeroUsize = NonZeroUsize::new(256).expect("not zero");
 
-/// Default [`ConnectOptions::busy_poll`]: covers a typical call's round trip to a local
-/// daemon (25–40 µs), so short calls never park.
-pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(50);
+/// Default [`ConnectOptions::busy_poll`]: covers a local call's round trip with its tail
+/// (30–70 µs while spinning on a 2-vCPU VM, 45–80 µs over TLS), so short calls never park. 50 µs
+/// ran out before the reply often enough that the spin policy judged spinning a miss with
+/// the daemon unpinned and over TLS (docs/decisions.md, "Issue 17, 2026-12-07").
+pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(100);
 
 impl Default for ConnectOptions {
     fn default() -> Self {

@@ -131,12 +131,16 @@ struct Cli {
     /// Bound the whole command: on expiry, close the connection and exit non-zero.
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
-    /// Busy-poll the socket this long while a reply is due (0 = park at once; default 50).
+    /// Busy-poll the socket this long while a reply is due (0 = park at once; default 100).
     #[arg(long, value_name = "MICROS")]
     busy_poll_us: Option<u64>,
     /// Leave every call to the driver task: no caller-side write (for measurements).
     #[arg(long)]
     no_caller_write: bool,
+    /// Runtime worker threads for lv's tasks (default 1; see docs/decisions.md; for
+    /// measurements).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    worker_threads: Option<u16>,
     /// Upload packet payload in bytes (default 131072; virsh sends 262120).
     #[arg(long, value_name = "BYTES")]
     packet_size: Option<usize>,
@@ -216,7 +220,10 @@ fn main() -> ExitCode {
     let timeout = cli.timeout.map(Duration::from_secs_f64);
     let slot = Slot::default();
     let s2 = slot.clone();
-    run_bounded(timeout, &slot, run(cli, s2))
+    // One runtime worker (lv's commands run on the main thread): a second one only adds
+    // hand-offs between threads (docs/decisions.md, "lv runs one runtime worker").
+    let workers = usize::from(cli.worker_threads.unwrap_or(1));
+    run_bounded(timeout, &slot, Some(workers), run(cli, s2))
 }
 
 #[cfg(test)]
