@@ -23,6 +23,9 @@ pub(super) enum Client {
     /// `lv --no-caller-write`: every call written by the driver task (before issue 17's
     /// caller-side write).
     OursDriverWrite,
+    /// `lv --worker-threads 2`: lv's tasks on two runtime workers (lv's default before issue
+    /// 17's one worker; what an embedding program on a multi-thread runtime has).
+    OursTwoWorkers,
     /// `floor_calls`: a minimal blocking client on our sans-io core (calls only).
     Floor,
     Virsh,
@@ -38,6 +41,7 @@ impl Client {
             Client::Ours => "ours (lv)",
             Client::OursNoSpin => "ours, busy-poll off",
             Client::OursDriverWrite => "ours, caller-side write off",
+            Client::OursTwoWorkers => "ours, 2 runtime workers",
             Client::Floor => "floor (blocking client)",
             Client::Virsh => "virsh",
             Client::C => "C library (python)",
@@ -50,6 +54,7 @@ impl Client {
             Client::Ours => "ours",
             Client::OursNoSpin => "ours_nospin",
             Client::OursDriverWrite => "ours_driver_write",
+            Client::OursTwoWorkers => "ours_two_workers",
             Client::Floor => "floor",
             Client::Virsh => "virsh",
             Client::C => "c",
@@ -210,15 +215,15 @@ impl Bench {
                     &conc.to_string(),
                 ]),
             ),
-            Client::OursNoSpin | Client::OursDriverWrite => (
+            Client::OursNoSpin | Client::OursDriverWrite | Client::OursTwoWorkers => (
                 self.lv.clone(),
                 Self::args([
                     "-c",
                     &self.uri,
-                    if c == Client::OursNoSpin {
-                        "--busy-poll-us=0"
-                    } else {
-                        "--no-caller-write"
+                    match c {
+                        Client::OursNoSpin => "--busy-poll-us=0",
+                        Client::OursDriverWrite => "--no-caller-write",
+                        _ => "--worker-threads=2",
                     },
                     "bench-calls",
                     "--calls",
@@ -246,13 +251,15 @@ impl Bench {
     pub fn transfer_cmd(&self, c: Client, op: &str, file: &Path) -> (PathBuf, Vec<OsString>) {
         let f = file.as_os_str();
         match c {
-            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => {
-                (self.lv.clone(), {
-                    let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
-                    a.push(f.into());
-                    a
-                })
-            }
+            Client::Ours
+            | Client::OursNoSpin
+            | Client::OursDriverWrite
+            | Client::OursTwoWorkers
+            | Client::Floor => (self.lv.clone(), {
+                let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
+                a.push(f.into());
+                a
+            }),
             Client::Virsh => (self.virsh.clone(), {
                 let mut a = Self::args(["-t", "-c", &self.uri, op, "--pool", &self.pool, VOL]);
                 a.push(f.into());
@@ -278,7 +285,11 @@ impl Bench {
     /// Start + connect + lookups, no transfer.
     pub fn fixed_cmd(&self, c: Client) -> (PathBuf, Vec<OsString>) {
         match c {
-            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => (
+            Client::Ours
+            | Client::OursNoSpin
+            | Client::OursDriverWrite
+            | Client::OursTwoWorkers
+            | Client::Floor => (
                 self.lv.clone(),
                 Self::args(["-c", &self.uri, "vol-list", "--pool", &self.pool]),
             ),

@@ -47,7 +47,7 @@ impl Bench {
 
     /// The schedules to measure: `--daemon-cpus` alone, else unpinned (every CPU: what
     /// users have) then pinned to CPU 0 (the testbed's default).
-    fn schedules(&self) -> Vec<(String, String)> {
+    pub(super) fn schedules(&self) -> Vec<(String, String)> {
         if let Some(c) = &self.o.daemon_cpus {
             return vec![(format!("daemon on {c}"), c.clone())];
         }
@@ -68,14 +68,14 @@ impl Bench {
         let seq = [
             Client::Ours,
             Client::OursNoSpin,
-            Client::OursDriverWrite,
+            Client::OursTwoWorkers,
             Client::C,
             Client::Floor,
         ];
         let conc_clients = [
             Client::Ours,
             Client::OursNoSpin,
-            Client::OursDriverWrite,
+            Client::OursTwoWorkers,
             Client::C,
         ];
         eprintln!("== calls: warm-up");
@@ -181,11 +181,11 @@ impl Bench {
                     format!("{ratio:.3}×"),
                     ratio >= goal,
                 );
-                if let Some(b) = idx(Client::OursDriverWrite) {
+                if let Some(b) = idx(Client::OursTwoWorkers) {
                     let med = |i: usize, f: fn(&Series) -> &Vec<f64>| median(f(&series[i]));
                     vs_baseline.push(format!(
-                        "* {sched}, {mode}: calls/s {:.2}× with it off; client CPU per call \
-                         {} vs {} µs; client context switches per call {:.2} vs {:.2}",
+                        "* {sched}, {mode}: calls/s {:.2}× of 2 workers'; client CPU per call {} \
+                         vs {} µs; client context switches per call {:.2} vs {:.2}",
                         med(ours, |s| &s.rate) / med(b, |s| &s.rate),
                         f1(med(ours, |s| &s.ccpu)),
                         f1(med(b, |s| &s.ccpu)),
@@ -245,7 +245,9 @@ impl Bench {
         if !vs_baseline.is_empty() {
             let _ = writeln!(
                 self.report,
-                "\nOurs against ours with the caller-side write off (`--no-caller-write`, every call written by the driver task; medians, same run):\n\n{}",
+                "\nOurs (lv: one runtime worker) against ours with 2 runtime workers \
+                 (`--worker-threads 2`, what a program on a multi-thread runtime has; medians, \
+                 same run):\n\n{}",
                 vs_baseline.join("\n")
             );
         }

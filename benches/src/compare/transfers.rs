@@ -17,9 +17,11 @@ impl Bench {
     /// time minus its fixed cost (start + connect + lookups: a few ms, 20 ms on a busy box).
     fn net_secs(c: Client, s: &Sample, fixed_wall: f64) -> Res<f64> {
         match c {
-            Client::Ours | Client::OursNoSpin | Client::OursDriverWrite | Client::Floor => {
-                Ok(s.wall - fixed_wall)
-            }
+            Client::Ours
+            | Client::OursNoSpin
+            | Client::OursDriverWrite
+            | Client::OursTwoWorkers
+            | Client::Floor => Ok(s.wall - fixed_wall),
             Client::Virsh => s
                 .stdout
                 .lines()
@@ -36,13 +38,56 @@ impl Bench {
         }
     }
 
+    /// Uploads and downloads in each schedule ([`Bench::schedules`]: unpinned then pinned,
+    /// or `--daemon-cpus` alone).
     pub(super) fn transfers(&mut self) -> Res<()> {
+        let _ = writeln!(
+            self.report,
+            "\n### Transfers: {} MiB volume, non-sparse, {} runs per client (rotating order)\n\n\
+             | schedule | op | client | MB/s (transfer) | MB/s (whole process) | client CPU s \
+             (user+sys) | peak RSS MiB | daemon CPU s | box CPU busy % | ours ÷ this |\n\
+             |---|---|---|---|---|---|---|---|---|---|",
+            self.o.mib, self.o.reps
+        );
+        let mut runs = Ordered::default();
+        let mut notes = Vec::new();
+        for (sched, cpus) in self.schedules() {
+            self.pin_daemon(&cpus)?;
+            let key = if cpus == "0" { "pinned" } else { "unpinned" };
+            notes.push(self.transfers_in(&sched, key, &mut runs)?);
+        }
+        self.pin_daemon(self.o.daemon_cpus.as_deref().unwrap_or("0"))?;
+        let _ = writeln!(
+            self.report,
+            "\nMB/s (transfer) excludes process start and connect: virsh's own `--timing`, the \
+             python helper's own timer (vol.upload/download → finish), and for ours the wall \
+             time minus its fixed cost. Fixed cost = median of 3 connect-and-lookup runs of the \
+             same client (ours `lv vol-list`, virsh `vol-info`, python `transfer.py noop`, with \
+             event loop). MB = 10^6 bytes. Client CPU and peak RSS are of the whole client \
+             process (`getrusage` / `wait4`), start-up included.\n\n{}",
+            notes.join("\n")
+        );
+        self.transfers = Some(Transfers {
+            mib: self.o.mib,
+            runs,
+        });
+        Ok(())
+    }
+
+    /// One schedule's transfers: rows of the report, its runs (keys end in `_{key}`) and
+    /// targets; returns its line of notes (fixed costs, load).
+    fn transfers_in(
+        &mut self,
+        sched: &str,
+        key: &str,
+        runs: &mut Ordered<TransferRuns>,
+    ) -> Res<String> {
         let bytes = self.o.mib << 20;
         let clients = [Client::Ours, Client::Virsh, Client::C, Client::CEv];
         let nc = clients.len();
         let vol_file = self.pool_dir.join(super::bench::VOL);
         let dst = self.work.join("download.out");
-        eprintln!("== transfers: warm-up (virsh upload + download, untimed)");
+        eprintln!("== transfers, {sched}: warm-up (virsh upload + download, untimed)");
         let (prog, args) = self.transfer_cmd(Client::Virsh, "vol-upload", &self.src);
         self.run(&prog, &args)?;
         let (prog, args) = self.transfer_cmd(Client::Virsh, "vol-download", &dst);
@@ -86,7 +131,7 @@ impl Bench {
                     let s = self.run(&prog, &args)?;
                     let net = Self::net_secs(c, &s, fixed[i].0)?;
                     eprintln!(
-                        "   rep {rep} {op} {}: {:.0} MB/s net ({:.3} s, whole process {:.3} s), \
+                        "   {sched} rep {rep} {op} {}: {:.0} MB/s net ({:.3} s, whole process {:.3} s), \
                          CPU {:.2} s, RSS {:.1} MiB, daemon CPU {:.2} s, load {}",
                         c.label(),
                         bytes as f64 / net / MB,
@@ -111,15 +156,6 @@ impl Bench {
             load.push(loadavg());
         }
 
-        let _ = writeln!(
-            self.report,
-            "\n### Transfers: {} MiB volume, non-sparse, {} runs per client (rotating order)\n\n\
-             | op | client | MB/s (transfer) | MB/s (whole process) | client CPU s (user+sys) | \
-             peak RSS MiB | daemon CPU s | box CPU busy % | ours ÷ this |\n\
-             |---|---|---|---|---|---|---|---|---|",
-            self.o.mib, self.o.reps
-        );
-        let mut runs = Ordered::default();
         let mut net_med = vec![vec![0.0f64; nc]; 2];
         let mut rss_med = vec![vec![0.0f64; nc]; 2];
         for (oi, op) in ["upload", "download"].iter().enumerate() {
@@ -144,7 +180,7 @@ impl Bench {
                 let ratio = net_med[oi][0] / net_med[oi][i];
                 let _ = writeln!(
                     self.report,
-                    "| {op} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {sched} | {op} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     c.label(),
                     spread(&net, thousands),
                     spread(&gross, thousands),
@@ -159,7 +195,7 @@ impl Bench {
                     }
                 );
                 runs.0.push((
-                    format!("{op}_{}", c.key()),
+                    format!("{op}_{}_{key}", c.key()),
                     TransferRuns {
                         net_mb_s: nums(&net),
                         gross_mb_s: nums(&gross),
@@ -174,30 +210,28 @@ impl Bench {
                 ));
             }
             let r = net_med[oi][0] / net_med[oi][2];
-            self.target(format!("{op} ≥ 1.1× C"), format!("{r:.3}×"), r >= 1.1);
+            self.target(
+                format!("{op}, {sched} ≥ 1.1× C"),
+                format!("{r:.3}×"),
+                r >= 1.1,
+            );
             let r = net_med[oi][0] / net_med[oi][3];
             self.target(
-                format!("(extra) {op} ≥ 1.1× C with its event loop thread"),
+                format!("(extra) {op}, {sched} ≥ 1.1× C with its event loop thread"),
                 format!("{r:.3}×"),
                 r >= 1.1,
             );
         }
         let up_rss = rss_med[0][0] / 1024.0;
         self.target(
-            "upload peak RSS ≤ 8 MiB",
+            format!("upload peak RSS, {sched} ≤ 8 MiB"),
             format!("{up_rss:.1} MiB"),
             up_rss <= 8.0,
         );
-        let _ = writeln!(
-            self.report,
-            "\nMB/s (transfer) excludes process start and connect: virsh's own `--timing`, the \
-             python helper's own timer (vol.upload/download → finish), and for ours the wall \
-             time minus its fixed cost. Fixed cost = median of 3 connect-and-lookup runs of the \
-             same client (ours `lv vol-list`: {:.0} ms, virsh `vol-info`: {:.0} ms, python \
-             `transfer.py noop`: {:.0} ms, with event loop {:.0} ms; their peak RSS {:.1} / \
-             {:.1} / {:.1} / {:.1} MiB). MB = 10^6 bytes. Client CPU and peak RSS are of the \
-             whole client process (`getrusage` / `wait4`), start-up included. Loadavg after \
-             each rep: {}.",
+        Ok(format!(
+            "* {sched}: fixed cost ours {:.0} ms, virsh {:.0} ms, python {:.0} ms, with event \
+             loop {:.0} ms (peak RSS {:.1} / {:.1} / {:.1} / {:.1} MiB); load average after each \
+             rep: {}.",
             fixed[0].0 * 1e3,
             fixed[1].0 * 1e3,
             fixed[2].0 * 1e3,
@@ -207,11 +241,6 @@ impl Bench {
             fixed[2].2 / 1024.0,
             fixed[3].2 / 1024.0,
             load.join(" | ")
-        );
-        self.transfers = Some(Transfers {
-            mib: self.o.mib,
-            runs,
-        });
-        Ok(())
+        ))
     }
 }
