@@ -121,9 +121,8 @@ pub struct ConnectOptions {
     /// multi-thread runtime with several workers they are handed between worker threads (and
     /// an idle worker parked in `epoll_wait` is woken by each reply), which cost 15–38 % of
     /// the sequential rate with the daemon unpinned in the same measurement (two workers
-    /// against one). For the lowest latency of sequential
-    /// calls, run the connection's tasks on a runtime with one worker or a current-thread
-    /// runtime (`lv` runs one worker).
+    /// against one). For the lowest latency of sequential calls, run the connection's tasks
+    /// on a runtime with one worker or a current-thread runtime (`lv` runs one worker).
     pub busy_poll: Duration,
     /// On a plain unix or TCP socket, a call made while nothing else is pending or queued is
     /// written by the calling task itself, without a hand-off to the driver task (default

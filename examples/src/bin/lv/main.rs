@@ -221,7 +221,7 @@ fn main() -> ExitCode {
     let slot = Slot::default();
     let s2 = slot.clone();
     // One runtime worker (lv's commands run on the main thread): a second one only adds
-    // hand-offs between threads (docs/decisions.md, "lv runs one runtime worker").
+    // hand-offs between threads (docs/decisions.md, "Issue 17, 2026-12-07").
     let workers = usize::from(cli.worker_threads.unwrap_or(1));
     run_bounded(timeout, &slot, Some(workers), run(cli, s2))
 }
