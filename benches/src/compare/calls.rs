@@ -45,6 +45,12 @@ impl Bench {
         Ok(())
     }
 
+    /// The key of a schedule's figures in the JSON report: `pinned` for CPU 0 alone, else
+    /// `unpinned`.
+    pub(super) fn schedule_key(cpus: &str) -> &'static str {
+        if cpus == "0" { "pinned" } else { "unpinned" }
+    }
+
     /// The schedules to measure: `--daemon-cpus` alone, else unpinned (every CPU: what
     /// users have) then pinned to CPU 0 (the testbed's default).
     pub(super) fn schedules(&self) -> Vec<(String, String)> {
@@ -225,7 +231,7 @@ impl Bench {
                 }
                 let cidx = idx(Client::C).expect("C always runs");
                 modes.0.push((
-                    format!("{mode}_{}", if cpus == "0" { "pinned" } else { "unpinned" }),
+                    format!("{mode}_{}", Self::schedule_key(&cpus)),
                     CallsMode {
                         concurrency: conc,
                         ours_calls_s: nums(&series[ours].rate),

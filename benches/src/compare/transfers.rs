@@ -53,8 +53,7 @@ impl Bench {
         let mut notes = Vec::new();
         for (sched, cpus) in self.schedules() {
             self.pin_daemon(&cpus)?;
-            let key = if cpus == "0" { "pinned" } else { "unpinned" };
-            notes.push(self.transfers_in(&sched, key, &mut runs)?);
+            notes.push(self.transfers_in(&sched, Self::schedule_key(&cpus), &mut runs)?);
         }
         self.pin_daemon(self.o.daemon_cpus.as_deref().unwrap_or("0"))?;
         let _ = writeln!(
