@@ -116,7 +116,10 @@ fn real_main(o: &Opts) -> Res<()> {
         .map_err(|e| e.to_string())?;
 
     eprintln!("== starting a private libvirtd");
-    let d = Libvirtd::builder()
+    let d = o
+        .daemon_conf
+        .iter()
+        .fold(Libvirtd::builder(), |b, line| b.config_line(line))
         .start()
         .map_err(|e| format!("private libvirtd: {e}"))?;
     if let Some(cpus) = &o.daemon_cpus {

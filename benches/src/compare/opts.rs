@@ -73,6 +73,10 @@ pub(super) struct Opts {
     /// Skip the slow-sink download.
     #[arg(long)]
     pub skip_slow: bool,
+    /// An extra line for the daemon's libvirtd.conf (repeatable), e.g.
+    /// `--daemon-conf 'max_client_requests = 16'`.
+    #[arg(long, value_name = "LINE")]
+    pub daemon_conf: Vec<String>,
     /// Renice the daemon's threads and this process (hence every client) to N.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub nice: Option<i32>,
