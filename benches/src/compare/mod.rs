@@ -57,7 +57,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::thread;
 
-use testbed::libvirtd::Libvirtd;
+use testbed::libvirtd::{Libvirtd, LibvirtdBuilder};
 
 use bench::{Bench, VOL};
 use files::{reap_stale, write_random_file};
@@ -119,7 +119,7 @@ fn real_main(o: &Opts) -> Res<()> {
     let d = o
         .daemon_conf
         .iter()
-        .fold(Libvirtd::builder(), |b, line| b.config_line(line))
+        .fold(Libvirtd::builder(), LibvirtdBuilder::config_line)
         .start()
         .map_err(|e| format!("private libvirtd: {e}"))?;
     if let Some(cpus) = &o.daemon_cpus {

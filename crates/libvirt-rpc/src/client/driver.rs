@@ -553,3 +553,124 @@ impl<T: Io> Future for Driver<T> {
         Poll::Pending
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Who the busy-poll policy credits with a reply. A reply that arrives while the driver
+    //! spins counts as caught by spinning whichever read brings it in: the runtime may poll
+    //! its I/O driver between two rounds of the spin, and then the socket's registered read
+    //! sees the bytes before the busy-poll read does. Counted as misses, those replies made
+    //! the policy stop spinning where spinning was what caught them (decisions.md, "Issue
+    //! 17, 2026-12-07").
+
+    use std::io::{Read as _, Write as _};
+    use std::os::unix::net::UnixStream as StdUnix;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use crate::client::transport::Plain;
+    use crate::client::{Access, Client, ConnectOptions};
+    use crate::proto;
+
+    /// How long the peer waits before each reply: far longer than a driver round, far
+    /// shorter than the busy-poll budget below.
+    const REPLY_AFTER: Duration = Duration::from_micros(300);
+    /// Fewer than the policy's spinning window, so its counts are all still there.
+    const CALLS: usize = 24;
+
+    /// Answers [`CALLS`] calls of the remote program with an empty OK reply each, after
+    /// [`REPLY_AFTER`]; anything else (keepalive) is ignored.
+    fn peer(mut s: StdUnix) {
+        let mut len = [0u8; 4];
+        let mut answered = 0;
+        while answered < CALLS && s.read_exact(&mut len).is_ok() {
+            let mut rest = vec![0u8; u32::from_be_bytes(len) as usize - 4];
+            if s.read_exact(&mut rest).is_err() {
+                return;
+            }
+            if rest[..4] != proto::REMOTE_PROGRAM.to_be_bytes() {
+                continue;
+            }
+            std::thread::sleep(REPLY_AFTER);
+            let mut reply = Vec::with_capacity(28);
+            reply.extend_from_slice(&28u32.to_be_bytes());
+            reply.extend_from_slice(&rest[..12]); // program, version, procedure
+            reply.extend_from_slice(&1u32.to_be_bytes()); // type: reply
+            reply.extend_from_slice(&rest[16..20]); // serial
+            reply.extend_from_slice(&0u32.to_be_bytes()); // status: OK
+            if s.write_all(&reply).is_err() {
+                return;
+            }
+            answered += 1;
+        }
+    }
+
+    /// [`CALLS`] sequential calls with a long busy-poll budget, the busy-poll read pointed at
+    /// a socket nothing is ever written to: every reply comes in through the registered
+    /// read, in a round after the driver spun. Returns (replies the policy counted as caught
+    /// by spinning, replies it counted).
+    async fn spin_credit() -> (usize, usize) {
+        let (ours, theirs) = StdUnix::pair().unwrap();
+        let (idle, _idle_peer) = StdUnix::pair().unwrap();
+        idle.set_nonblocking(true).unwrap();
+        let peer = std::thread::spawn(move || peer(theirs));
+        ours.set_nonblocking(true).unwrap();
+        let io = tokio::net::UnixStream::from_std(ours).unwrap();
+        let opts = ConnectOptions {
+            busy_poll: Duration::from_millis(50),
+            // The driver writes every call: the descriptor below is not the transport's.
+            caller_write: false,
+            ..ConnectOptions::default()
+        };
+        let access = Access {
+            fd: Some(Arc::new(idle.into())),
+            ..Access::default()
+        };
+        let client = Client::start_with(Plain(io), &opts, access);
+        for _ in 0..CALLS {
+            // `ConnectGetLibVersion`'s number; the raw call takes the peer's empty reply.
+            client
+                .call_raw(proto::REMOTE_PROGRAM, 157, &[])
+                .await
+                .unwrap();
+        }
+        let counts = client
+            .inner
+            .lock()
+            .spin
+            .as_ref()
+            .expect("busy-poll is on")
+            .probe_counts();
+        client.close();
+        peer.join().unwrap();
+        counts
+    }
+
+    fn assert_credited((hits, replies): (usize, usize), runtime: &str) {
+        assert!(
+            replies >= CALLS - 2,
+            "{runtime}: the policy saw {replies} replies"
+        );
+        // All of them, but for a reply that a preemption let arrive before the spin began.
+        assert!(
+            hits * 4 >= replies * 3,
+            "{runtime}: only {hits} of {replies} replies that arrived while the driver spun \
+             were counted as caught by spinning"
+        );
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_reply_read_after_a_spin_round_is_the_spins_current_thread() {
+        assert_credited(spin_credit().await, "current-thread runtime");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_reply_read_after_a_spin_round_is_the_spins_one_worker() {
+        assert_credited(spin_credit().await, "one worker");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reply_read_after_a_spin_round_is_the_spins_two_workers() {
+        assert_credited(spin_credit().await, "two workers");
+    }
+}

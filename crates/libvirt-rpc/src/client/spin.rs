@@ -192,6 +192,12 @@ impl SpinPolicy {
         }
     }
 
+    /// The current spinning window's counts: (replies caught by spinning, replies).
+    #[cfg(test)]
+    pub(crate) fn probe_counts(&self) -> (usize, usize) {
+        (self.hits, self.samples.len())
+    }
+
     /// Park until the next probe, and wait twice as long before the one after.
     fn park(&mut self) {
         self.missed = 0;
