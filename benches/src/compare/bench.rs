@@ -35,6 +35,15 @@ pub(super) enum Client {
     CEv,
 }
 
+/// The program behind a [`Client`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Program {
+    Lv,
+    Virsh,
+    /// `/usr/bin/python3` with python3-libvirt (the C library).
+    Python,
+}
+
 impl Client {
     pub fn label(self) -> &'static str {
         match self {
@@ -46,6 +55,20 @@ impl Client {
             Client::Virsh => "virsh",
             Client::C => "C library (python)",
             Client::CEv => "C library (python, event loop thread)",
+        }
+    }
+
+    /// The program that runs this client's transfers and fixed-cost runs (`calls_cmd`
+    /// tells the calls' variants apart).
+    pub fn program(self) -> Program {
+        match self {
+            Client::Ours
+            | Client::OursNoSpin
+            | Client::OursDriverWrite
+            | Client::OursTwoWorkers
+            | Client::Floor => Program::Lv,
+            Client::Virsh => Program::Virsh,
+            Client::C | Client::CEv => Program::Python,
         }
     }
 
@@ -250,22 +273,18 @@ impl Bench {
     /// `op` (`vol-upload`, `vol-download`) of the volume from or to `file`.
     pub fn transfer_cmd(&self, c: Client, op: &str, file: &Path) -> (PathBuf, Vec<OsString>) {
         let f = file.as_os_str();
-        match c {
-            Client::Ours
-            | Client::OursNoSpin
-            | Client::OursDriverWrite
-            | Client::OursTwoWorkers
-            | Client::Floor => (self.lv.clone(), {
+        match c.program() {
+            Program::Lv => (self.lv.clone(), {
                 let mut a = Self::args(["-c", &self.uri, op, "--pool", &self.pool, VOL]);
                 a.push(f.into());
                 a
             }),
-            Client::Virsh => (self.virsh.clone(), {
+            Program::Virsh => (self.virsh.clone(), {
                 let mut a = Self::args(["-t", "-c", &self.uri, op, "--pool", &self.pool, VOL]);
                 a.push(f.into());
                 a
             }),
-            Client::C | Client::CEv => (self.o.python.clone(), {
+            Program::Python => (self.o.python.clone(), {
                 let mut a = vec![self.py("transfer.py")];
                 a.extend(Self::args([
                     op.trim_start_matches("vol-"),
@@ -284,20 +303,16 @@ impl Bench {
 
     /// Start + connect + lookups, no transfer.
     pub fn fixed_cmd(&self, c: Client) -> (PathBuf, Vec<OsString>) {
-        match c {
-            Client::Ours
-            | Client::OursNoSpin
-            | Client::OursDriverWrite
-            | Client::OursTwoWorkers
-            | Client::Floor => (
+        match c.program() {
+            Program::Lv => (
                 self.lv.clone(),
                 Self::args(["-c", &self.uri, "vol-list", "--pool", &self.pool]),
             ),
-            Client::Virsh => (
+            Program::Virsh => (
                 self.virsh.clone(),
                 Self::args(["-c", &self.uri, "vol-info", "--pool", &self.pool, VOL]),
             ),
-            Client::C | Client::CEv => (self.o.python.clone(), {
+            Program::Python => (self.o.python.clone(), {
                 let mut a = vec![self.py("transfer.py")];
                 a.extend(Self::args(["noop", &self.uri, &self.pool, VOL]));
                 if c == Client::CEv {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::fs;
 
 use super::Res;
-use super::bench::{Bench, Client, Sample};
+use super::bench::{Bench, Client, Program, Sample};
 use super::files::same_content;
 use super::json::{Num, Ordered, TransferRuns, Transfers, nums};
 use super::measure::loadavg;
@@ -16,13 +16,9 @@ impl Bench {
     /// `--timing`, the python helper's own timer, and for `lv` (no timer of its own) the wall
     /// time minus its fixed cost (start + connect + lookups: a few ms, 20 ms on a busy box).
     fn net_secs(c: Client, s: &Sample, fixed_wall: f64) -> Res<f64> {
-        match c {
-            Client::Ours
-            | Client::OursNoSpin
-            | Client::OursDriverWrite
-            | Client::OursTwoWorkers
-            | Client::Floor => Ok(s.wall - fixed_wall),
-            Client::Virsh => s
+        match c.program() {
+            Program::Lv => Ok(s.wall - fixed_wall),
+            Program::Virsh => s
                 .stdout
                 .lines()
                 .find_map(|l| {
@@ -34,7 +30,7 @@ impl Bench {
                 })
                 .map(|ms| ms / 1e3)
                 .ok_or_else(|| format!("no `(Time: … ms)` in virsh output: {:?}", s.stdout)),
-            Client::C | Client::CEv => s.field("secs:"),
+            Program::Python => s.field("secs:"),
         }
     }
 

@@ -137,10 +137,9 @@ struct Cli {
     /// Leave every call to the driver task: no caller-side write (for measurements).
     #[arg(long)]
     no_caller_write: bool,
-    /// Runtime worker threads for lv's tasks (default 1; see docs/decisions.md; for
-    /// measurements).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    worker_threads: Option<u16>,
+    /// Runtime worker threads for lv's tasks (see docs/decisions.md; for measurements).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    worker_threads: u16,
     /// Upload packet payload in bytes (default 131072; virsh sends 262120).
     #[arg(long, value_name = "BYTES")]
     packet_size: Option<usize>,
@@ -222,7 +221,7 @@ fn main() -> ExitCode {
     let s2 = slot.clone();
     // One runtime worker (lv's commands run on the main thread): a second one only adds
     // hand-offs between threads (docs/decisions.md, "Issue 17, 2026-12-07").
-    let workers = usize::from(cli.worker_threads.unwrap_or(1));
+    let workers = usize::from(cli.worker_threads);
     run_bounded(timeout, &slot, Some(workers), run(cli, s2))
 }
 
