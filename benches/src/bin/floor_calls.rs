@@ -1,11 +1,13 @@
-//! The floor for sequential calls: a minimal blocking client over a unix socket, on the
-//! sans-io core alone (no tokio, no threads, no busy-poll). Per call: one `write` of the
-//! call, one blocking `read` of the reply (the kernel wakes this thread straight from the
-//! daemon's `write`). `compare` runs it next to `lv bench-calls` and the C library, so that
-//! our client CPU per call has a floor to be a ratio of.
+//! The floor for calls: a minimal blocking client over a unix socket, on the sans-io core
+//! alone (no tokio, no threads, no busy-poll). Sequential: per call one `write` of the call
+//! and one blocking `read` of the reply (the kernel wakes this thread straight from the
+//! daemon's `write`). With CONCURRENCY > 1 the thread keeps that many calls in flight: it
+//! blocks in `read`, and for every reply that read completed sends a new call, all of them
+//! in one `write`. `compare` runs it next to `lv bench-calls` and the C library, so that
+//! our client CPU per call has a floor to be a ratio of, in both modes.
 //!
 //! ```text
-//! floor_calls SOCKET NAME CALLS     # NAME: the URI the daemon opens, e.g. qemu:///session
+//! floor_calls SOCKET NAME CALLS [CONCURRENCY]   # NAME: the URI the daemon opens, e.g. qemu:///session
 //! ```
 //! Prints `calls/s: N` like `lv bench-calls`.
 
@@ -27,23 +29,52 @@ struct Floor {
     sock: UnixStream,
     conn: Connection,
     rbuf: BytesMut,
+    /// Calls gathered for one `write`.
+    wbuf: Vec<u8>,
 }
 
 impl Floor {
+    /// Writes every packet the core has queued, in one `write` (calls carry no stream body).
+    fn flush(&mut self) -> Result<(), String> {
+        self.wbuf.clear();
+        while let Some(t) = self.conn.poll_transmit() {
+            self.wbuf.extend_from_slice(&t.head);
+            self.wbuf.extend_from_slice(&t.body);
+        }
+        self.sock.write_all(&self.wbuf).map_err(|e| e.to_string())
+    }
+
+    /// One blocking `read`, fed to the core.
+    fn read_some(&mut self) -> Result<(), String> {
+        let need = Connection::bytes_needed(&self.rbuf).max(4096);
+        let len = self.rbuf.len();
+        self.rbuf.resize(len + need, 0);
+        let n = self
+            .sock
+            .read(&mut self.rbuf[len..])
+            .map_err(|e| e.to_string())?;
+        self.rbuf.truncate(len + n);
+        if n == 0 {
+            return Err("EOF".into());
+        }
+        let _ = self.conn.handle_input(&mut self.rbuf, Instant::now());
+        self.conn.error().map_or(Ok(()), |e| Err(e.to_string()))
+    }
+
+    /// Queues one call; it goes out with the next [`flush`](Self::flush).
+    #[allow(clippy::result_large_err)] // the core's own error, as `call_raw` returns it
+    fn start(&mut self, procedure: i32, args: &[u8]) -> Result<u32, CallError> {
+        self.conn
+            .call_raw(proto::REMOTE_PROGRAM, procedure, &Preencoded(args), None)
+    }
+
     /// One call, start to reply, blocking: the call's result, or what broke the socket.
     fn call(&mut self, procedure: i32, args: &[u8]) -> Result<Result<Bytes, CallError>, String> {
-        let serial =
-            match self
-                .conn
-                .call_raw(proto::REMOTE_PROGRAM, procedure, &Preencoded(args), None)
-            {
-                Ok(s) => s,
-                Err(e) => return Ok(Err(e)),
-            };
-        while let Some(t) = self.conn.poll_transmit() {
-            self.sock.write_all(&t.head).map_err(|e| e.to_string())?;
-            self.sock.write_all(&t.body).map_err(|e| e.to_string())?;
-        }
+        let serial = match self.start(procedure, args) {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(e)),
+        };
+        self.flush()?;
         loop {
             while let Some(o) = self.conn.poll_output() {
                 if let Output::CallDone { serial: s, result } = o
@@ -52,26 +83,44 @@ impl Floor {
                     return Ok(result);
                 }
             }
-            let need = Connection::bytes_needed(&self.rbuf).max(4096);
-            let len = self.rbuf.len();
-            self.rbuf.resize(len + need, 0);
-            let n = self
-                .sock
-                .read(&mut self.rbuf[len..])
-                .map_err(|e| e.to_string())?;
-            self.rbuf.truncate(len + n);
-            if n == 0 {
-                return Err("EOF".into());
+            self.read_some()?;
+        }
+    }
+
+    /// `calls` calls of `get_lib_version` with `conc` of them in flight.
+    fn run_concurrent(&mut self, calls: u64, conc: u64) -> Result<(), String> {
+        let proc = ConnectGetLibVersion::NUMBER;
+        let mut issued = 0;
+        while issued < calls.min(conc) {
+            self.start(proc, &[]).map_err(|e| e.to_string())?;
+            issued += 1;
+        }
+        self.flush()?;
+        let mut done = 0;
+        while done < calls {
+            self.read_some()?;
+            let mut replies = 0;
+            while let Some(o) = self.conn.poll_output() {
+                if let Output::CallDone { result, .. } = o {
+                    result.map_err(|e| e.to_string())?;
+                    replies += 1;
+                }
             }
-            let _ = self.conn.handle_input(&mut self.rbuf, Instant::now());
-            if let Some(e) = self.conn.error() {
-                return Err(e.to_string());
+            done += replies;
+            let more = replies.min(calls - issued);
+            for _ in 0..more {
+                self.start(proc, &[]).map_err(|e| e.to_string())?;
+            }
+            issued += more;
+            if more > 0 {
+                self.flush()?;
             }
         }
+        Ok(())
     }
 }
 
-fn run(socket: &str, name: &str, calls: u64) -> Result<f64, String> {
+fn run(socket: &str, name: &str, calls: u64, conc: u64) -> Result<f64, String> {
     let sock = UnixStream::connect(socket).map_err(|e| format!("{socket}: {e}"))?;
     let config = Config {
         keepalive: None,
@@ -81,6 +130,7 @@ fn run(socket: &str, name: &str, calls: u64) -> Result<f64, String> {
         sock,
         conn: Connection::new(config, Instant::now()),
         rbuf: BytesMut::with_capacity(64 << 10),
+        wbuf: Vec::with_capacity(4096),
     };
     let mut hs = Handshake::new(HandshakeOptions {
         name: Some(name.into()),
@@ -91,22 +141,27 @@ fn run(socket: &str, name: &str, calls: u64) -> Result<f64, String> {
         hs.handle_reply(r).map_err(|e| e.to_string())?;
     }
     let t = Instant::now();
-    for _ in 0..calls {
-        f.call(ConnectGetLibVersion::NUMBER, &[])?
-            .map_err(|e| e.to_string())?;
+    if conc > 1 {
+        f.run_concurrent(calls, conc)?;
+    } else {
+        for _ in 0..calls {
+            f.call(ConnectGetLibVersion::NUMBER, &[])?
+                .map_err(|e| e.to_string())?;
+        }
     }
     Ok(calls as f64 / t.elapsed().as_secs_f64())
 }
 
 fn main() -> ExitCode {
     let a: Vec<String> = std::env::args().collect();
-    let (Some(socket), Some(name), Some(Ok(calls))) =
-        (a.get(1), a.get(2), a.get(3).map(|n| n.parse::<u64>()))
+    let conc = a.get(4).map_or(Ok(1), |c| c.parse::<u64>());
+    let (Some(socket), Some(name), Some(Ok(calls)), Ok(conc @ 1..)) =
+        (a.get(1), a.get(2), a.get(3).map(|n| n.parse::<u64>()), conc)
     else {
-        eprintln!("usage: floor_calls SOCKET NAME CALLS");
+        eprintln!("usage: floor_calls SOCKET NAME CALLS [CONCURRENCY]   (CONCURRENCY ≥ 1)");
         return ExitCode::from(2);
     };
-    match run(socket, name, calls) {
+    match run(socket, name, calls, conc) {
         Ok(rate) => {
             println!("calls/s: {rate:.0}");
             ExitCode::SUCCESS

@@ -259,7 +259,7 @@ impl Bench {
                 self.lv.with_file_name("floor_calls"),
                 Self::args([self.socket.as_os_str(), OsStr::new("qemu:///session")])
                     .into_iter()
-                    .chain([n.to_string().into()])
+                    .chain([n.to_string().into(), conc.to_string().into()])
                     .collect(),
             ),
             _ => (self.o.python.clone(), {

@@ -1,6 +1,6 @@
 //! Calls/s of `get_lib_version`, sequential and concurrent on one connection: ours (busy-poll
 //! at its default and off) vs the C library, and the floor (a minimal blocking client on our
-//! core) for sequential calls; interleaved, with the daemon unpinned then pinned.
+//! core) in both modes; interleaved, with the daemon unpinned then pinned.
 
 use std::fmt::Write as _;
 use std::process::{Command, Stdio};
@@ -83,6 +83,7 @@ impl Bench {
             Client::OursNoSpin,
             Client::OursTwoWorkers,
             Client::C,
+            Client::Floor,
         ];
         eprintln!("== calls: warm-up");
         for &c in &seq {
@@ -265,7 +266,8 @@ impl Bench {
              with 0 calls: {}). Daemon CPU is libvirtd's utime+stime delta over the run (10 ms \
              ticks); context switches are the client's (rusage of the child, all threads) and \
              the daemon's (its threads' /proc status), per call. The floor is `floor_calls`: \
-             one blocking write and read per call on our sans-io core, no runtime.",
+             one blocking write and read per call on our sans-io core, no runtime (in flight: \
+             one thread blocking in `read`, a new call for each reply, written together).",
             fixed
                 .iter()
                 .map(|(c, v)| format!("{} {:.1} ms", c.label(), v * 1e3))
