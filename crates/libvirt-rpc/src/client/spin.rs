@@ -11,7 +11,11 @@
 //! one preemption does not decide, while a tail that many replies share still counts) at
 //! most [`WIN`] of the parked one, **and** most of the spinning window's replies were caught
 //! by a busy-poll read (a spin that runs out before the reply only burns CPU). A tie parks:
-//! spinning burns the whole wait in CPU, so it has to buy something.
+//! spinning burns the whole wait in CPU, so it has to buy something. A parked connection
+//! (and a new one) starts spinning only after two such verdicts in a row, the second probed
+//! at once: with calls in flight a window is about a millisecond, and one window in four
+//! looked 10 % faster spinning by the daemon's noise alone where spinning cost 20 % (8 in
+//! flight, daemon unpinned; docs/decisions.md). A spinning connection stays spinning on one.
 //!
 //! Each parked verdict doubles the replies until the next probe ([`EXPLOIT`] up to
 //! [`EXPLOIT_MAX`]), so on a host where spinning never pays the probes' cost fades to
@@ -77,6 +81,10 @@ pub(crate) struct SpinPolicy {
     backoff: u32,
     /// Replies in a row of the current spinning stretch that spinning did not catch.
     missed: u32,
+    /// The last verdict was to spin (one more spinning verdict keeps it spinning).
+    spinning: bool,
+    /// A spinning verdict from parked awaits its confirmation by the probe now running.
+    confirming: bool,
 }
 
 impl Default for SpinPolicy {
@@ -89,6 +97,8 @@ impl Default for SpinPolicy {
             spun: None,
             backoff: EXPLOIT,
             missed: 0,
+            spinning: false,
+            confirming: false,
         }
     }
 }
@@ -177,7 +187,13 @@ impl SpinPolicy {
                         next_park = self.backoff,
                         "busy-poll probe"
                     );
-                    if spin {
+                    if spin && !self.spinning && !self.confirming {
+                        // From parked: probe again at once, spin only if it wins again.
+                        self.confirming = true;
+                        self.phase = Phase::ProbeSpin;
+                    } else if spin {
+                        self.confirming = false;
+                        self.spinning = true;
                         self.backoff = EXPLOIT;
                         self.missed = 0;
                         self.phase = Phase::Exploit {
@@ -201,6 +217,8 @@ impl SpinPolicy {
     /// Park until the next probe, and wait twice as long before the one after.
     fn park(&mut self) {
         self.missed = 0;
+        self.spinning = false;
+        self.confirming = false;
         self.phase = Phase::Exploit {
             spin: false,
             left: self.backoff,
@@ -300,7 +318,20 @@ mod tests {
             |s| us(if s { 30 } else { 80 }),
             true,
         );
-        assert!(p.spin(), "spinning won");
+        assert_eq!(
+            p.phase,
+            Phase::ProbeSpin,
+            "one win from parked: probes again"
+        );
+        probe(&mut p, &mut t, 30, 80);
+        assert_eq!(
+            p.phase,
+            Phase::Exploit {
+                spin: true,
+                left: EXPLOIT
+            },
+            "spinning won twice in a row"
+        );
         feed(&mut p, &mut t, EXPLOIT as usize - 1, |_| us(30), true);
         assert!(p.spin());
         feed(&mut p, &mut t, 1, |_| us(30), true);
@@ -309,6 +340,43 @@ mod tests {
             Phase::ProbeSpin,
             "probes again after {EXPLOIT} replies"
         );
+        probe(&mut p, &mut t, 30, 80);
+        assert_eq!(
+            p.phase,
+            Phase::Exploit {
+                spin: true,
+                left: EXPLOIT
+            },
+            "spinning already: one winning probe keeps it"
+        );
+    }
+
+    /// With calls in flight a probe window is about a millisecond of the daemon's noise: a
+    /// parked connection does not start spinning on one window that happened to be faster.
+    #[test]
+    fn from_parked_one_winning_probe_is_not_enough() {
+        let mut p = SpinPolicy::default();
+        let mut t = Instant::now();
+        probe(&mut p, &mut t, 30, 80);
+        assert_eq!(p.phase, Phase::ProbeSpin, "confirming at once");
+        probe(&mut p, &mut t, 80, 80);
+        assert_eq!(
+            p.phase,
+            Phase::Exploit {
+                spin: false,
+                left: EXPLOIT
+            },
+            "the confirming probe lost: parked"
+        );
+        feed(&mut p, &mut t, EXPLOIT as usize, |_| us(80), false);
+        probe(&mut p, &mut t, 30, 80);
+        assert_eq!(
+            p.phase,
+            Phase::ProbeSpin,
+            "after a parked stretch, a win needs confirming again"
+        );
+        probe(&mut p, &mut t, 30, 80);
+        assert!(matches!(p.phase, Phase::Exploit { spin: true, .. }));
     }
 
     #[test]
@@ -359,7 +427,9 @@ mod tests {
             },
             true,
         );
-        assert!(p.spin());
+        assert_eq!(p.phase, Phase::ProbeSpin, "won, confirming");
+        probe(&mut p, &mut t, 30, 80);
+        assert!(matches!(p.phase, Phase::Exploit { spin: true, .. }));
     }
 
     #[test]
@@ -465,6 +535,7 @@ mod tests {
         }
         assert_eq!(expect, EXPLOIT_MAX, "capped");
         probe(&mut p, &mut t, 30, 80);
+        probe(&mut p, &mut t, 30, 80);
         assert_eq!(
             p.phase,
             Phase::Exploit {
@@ -480,7 +551,8 @@ mod tests {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
         probe(&mut p, &mut t, 30, 80);
-        assert!(p.spin());
+        probe(&mut p, &mut t, 30, 80);
+        assert!(matches!(p.phase, Phase::Exploit { spin: true, .. }));
         // The daemon slows down: replies come after the budget, read after parking.
         feed(&mut p, &mut t, MISSES as usize - 1, |_| us(300), false);
         assert!(p.spin(), "a few misses are not enough");
