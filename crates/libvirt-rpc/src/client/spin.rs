@@ -13,8 +13,8 @@
 //! by a busy-poll read (a spin that runs out before the reply only burns CPU). A tie parks:
 //! spinning burns the whole wait in CPU, so it has to buy something. A parked connection
 //! (and a new one) starts spinning only after two such verdicts in a row, the second probed
-//! at once: with calls in flight a window is about a millisecond, and one window in four
-//! looked 10 % faster spinning by the daemon's noise alone where spinning cost 20 % (8 in
+//! at once: with calls in flight a window is about a millisecond, and 11 verdicts in 100 said
+//! spin by the daemon's noise alone where most windows measured spinning slower (8 in
 //! flight, daemon unpinned; docs/decisions.md). A spinning connection stays spinning on one.
 //!
 //! Each parked verdict doubles the replies until the next probe ([`EXPLOIT`] up to
