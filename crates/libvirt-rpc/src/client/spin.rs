@@ -280,6 +280,14 @@ mod tests {
         Duration::from_micros(us)
     }
 
+    /// The phase right after a verdict: a whole stretch of `spin` ahead.
+    fn fresh_stretch(spin: bool) -> Phase {
+        Phase::Exploit {
+            spin,
+            left: EXPLOIT,
+        }
+    }
+
     /// Feed `n` sequential replies, each taking `wait(spinning)` and caught by spinning
     /// when `caught`.
     fn feed(
@@ -324,14 +332,7 @@ mod tests {
             "one win from parked: probes again"
         );
         probe(&mut p, &mut t, 30, 80);
-        assert_eq!(
-            p.phase,
-            Phase::Exploit {
-                spin: true,
-                left: EXPLOIT
-            },
-            "spinning won twice in a row"
-        );
+        assert_eq!(p.phase, fresh_stretch(true), "spinning won twice in a row");
         feed(&mut p, &mut t, EXPLOIT as usize - 1, |_| us(30), true);
         assert!(p.spin());
         feed(&mut p, &mut t, 1, |_| us(30), true);
@@ -343,10 +344,7 @@ mod tests {
         probe(&mut p, &mut t, 30, 80);
         assert_eq!(
             p.phase,
-            Phase::Exploit {
-                spin: true,
-                left: EXPLOIT
-            },
+            fresh_stretch(true),
             "spinning already: one winning probe keeps it"
         );
     }
@@ -362,10 +360,7 @@ mod tests {
         probe(&mut p, &mut t, 80, 80);
         assert_eq!(
             p.phase,
-            Phase::Exploit {
-                spin: false,
-                left: EXPLOIT
-            },
+            fresh_stretch(false),
             "the confirming probe lost: parked"
         );
         feed(&mut p, &mut t, EXPLOIT as usize, |_| us(80), false);
