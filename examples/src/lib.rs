@@ -44,7 +44,9 @@ pub const EXIT_TIMEOUT: u8 = 124;
 ///
 /// `work` runs on the calling thread; spawned tasks (the connection's driver, `lv
 /// bench-calls`' callers) on `workers` runtime threads (`None`: tokio's default, one per CPU
-/// the process may run on). `LV_WORKER_THREADS` in the environment overrides it.
+/// the process may run on). `LV_WORKER_THREADS` in the environment overrides it; `0` there
+/// runs everything on a current-thread runtime (a measurement knob: docs/benchmarks.md, "A
+/// current-thread runtime").
 pub fn run_bounded<F>(
     timeout: Option<Duration>,
     slot: &Slot,
@@ -54,12 +56,16 @@ pub fn run_bounded<F>(
 where
     F: Future<Output = Result<(), String>>,
 {
-    let mut rt = tokio::runtime::Builder::new_multi_thread();
     let workers = std::env::var("LV_WORKER_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
         .or(workers);
-    if let Some(n) = workers {
+    let mut rt = if workers == Some(0) {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    if let Some(n) = workers.filter(|&n| n > 0) {
         rt.worker_threads(n);
     }
     let rt = rt.enable_all().build().expect("tokio runtime");
