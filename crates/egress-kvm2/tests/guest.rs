@@ -724,7 +724,12 @@ async fn real_guest_channel_echoes_a_line() {
             Err(e) => panic!("the finished channel was never released: {e}"),
         }
     };
+    // Written once the guest's loop says it has the port open again, as in the first
+    // exchange. Written before that, a line was once never answered (a clean-clone run:
+    // the reopened channel brought `channel-echo-ready`, then no echo within 120 s). Why it
+    // was lost is not established: a 2 s gap between the guest's opens did not reproduce it.
     let mut seen = String::new();
+    read_until(&mut channel, &mut seen, "channel-echo-ready").await;
     channel.write_all(b"again\n").await.unwrap();
     read_until(&mut channel, &mut seen, "echo: again").await;
     channel.shutdown().await.unwrap();
