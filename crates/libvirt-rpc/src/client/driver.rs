@@ -568,9 +568,13 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
+    use bytes::BytesMut;
+
     use crate::client::transport::Plain;
     use crate::client::{Access, Client, ConnectOptions};
-    use crate::proto;
+    use crate::proto::procs::connect::ConnectGetLibVersion;
+    use crate::proto::{self, Procedure};
+    use crate::wire::frame::{self, Header, MessageStatus, MessageType};
 
     /// How long the peer waits before each reply: far longer than a driver round, far
     /// shorter than the busy-poll budget below.
@@ -581,24 +585,32 @@ mod tests {
     /// Answers [`CALLS`] calls of the remote program with an empty OK reply each, after
     /// [`REPLY_AFTER`]; anything else (keepalive) is ignored.
     fn peer(mut s: StdUnix) {
-        let mut len = [0u8; 4];
+        let mut buf = BytesMut::new();
+        let mut chunk = [0u8; 4096];
         let mut answered = 0;
-        while answered < CALLS && s.read_exact(&mut len).is_ok() {
-            let mut rest = vec![0u8; u32::from_be_bytes(len) as usize - 4];
-            if s.read_exact(&mut rest).is_err() {
-                return;
-            }
-            if rest[..4] != proto::REMOTE_PROGRAM.to_be_bytes() {
+        while answered < CALLS {
+            let f = match frame::decode(&mut buf) {
+                Ok(Some(f)) => f,
+                Ok(None) => match s.read(&mut chunk) {
+                    Ok(n) if n > 0 => {
+                        buf.extend_from_slice(&chunk[..n]);
+                        continue;
+                    }
+                    _ => return,
+                },
+                Err(_) => return,
+            };
+            if f.header.program != proto::REMOTE_PROGRAM {
                 continue;
             }
             std::thread::sleep(REPLY_AFTER);
-            let mut reply = Vec::with_capacity(28);
-            reply.extend_from_slice(&28u32.to_be_bytes());
-            reply.extend_from_slice(&rest[..12]); // program, version, procedure
-            reply.extend_from_slice(&1u32.to_be_bytes()); // type: reply
-            reply.extend_from_slice(&rest[16..20]); // serial
-            reply.extend_from_slice(&0u32.to_be_bytes()); // status: OK
-            if s.write_all(&reply).is_err() {
+            let reply = Header {
+                kind: MessageType::Reply,
+                status: MessageStatus::Ok,
+                ..f.header
+            };
+            let head = frame::encode_head(&reply, 0).expect("an empty reply fits");
+            if s.write_all(&head).is_err() {
                 return;
             }
             answered += 1;
@@ -628,9 +640,9 @@ mod tests {
         };
         let client = Client::start_with(Plain(io), &opts, access);
         for _ in 0..CALLS {
-            // `ConnectGetLibVersion`'s number; the raw call takes the peer's empty reply.
+            // The raw call takes the peer's empty reply.
             client
-                .call_raw(proto::REMOTE_PROGRAM, 157, &[])
+                .call_raw(proto::REMOTE_PROGRAM, ConnectGetLibVersion::NUMBER, &[])
                 .await
                 .unwrap();
         }

@@ -81,10 +81,9 @@ pub(crate) struct SpinPolicy {
     backoff: u32,
     /// Replies in a row of the current spinning stretch that spinning did not catch.
     missed: u32,
-    /// The last verdict was to spin (one more spinning verdict keeps it spinning).
-    spinning: bool,
-    /// A spinning verdict from parked awaits its confirmation by the probe now running.
-    confirming: bool,
+    /// The last verdict was to spin: spinning already, or a first win from parked that the
+    /// probe now running confirms. The next spinning verdict then spins.
+    last_won: bool,
 }
 
 impl Default for SpinPolicy {
@@ -97,8 +96,7 @@ impl Default for SpinPolicy {
             spun: None,
             backoff: EXPLOIT,
             missed: 0,
-            spinning: false,
-            confirming: false,
+            last_won: false,
         }
     }
 }
@@ -187,13 +185,11 @@ impl SpinPolicy {
                         next_park = self.backoff,
                         "busy-poll probe"
                     );
-                    if spin && !self.spinning && !self.confirming {
+                    if spin && !self.last_won {
                         // From parked: probe again at once, spin only if it wins again.
-                        self.confirming = true;
+                        self.last_won = true;
                         self.phase = Phase::ProbeSpin;
                     } else if spin {
-                        self.confirming = false;
-                        self.spinning = true;
                         self.backoff = EXPLOIT;
                         self.missed = 0;
                         self.phase = Phase::Exploit {
@@ -217,8 +213,7 @@ impl SpinPolicy {
     /// Park until the next probe, and wait twice as long before the one after.
     fn park(&mut self) {
         self.missed = 0;
-        self.spinning = false;
-        self.confirming = false;
+        self.last_won = false;
         self.phase = Phase::Exploit {
             spin: false,
             left: self.backoff,

@@ -362,7 +362,7 @@ pub fn default_uri() -> String {
     )
 }
 
-/// The effective user is root (the owner of `/proc/self`: no `unsafe`, no libc).
+/// The effective user is root (the owner of `/proc/self`, read from the filesystem: no libc call).
 fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)

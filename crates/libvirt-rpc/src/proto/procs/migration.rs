@@ -42,9 +42,9 @@ crate::flag_set! {
         const NON_SHARED_DISK = 64;
         /// Copy non-shared storage, incremental (shared backing files).
         const NON_SHARED_INC = 128;
-        /// Refuse configurations that are unsafe to migrate.
+        /// Refuse configurations libvirt judges not safe to migrate.
         const CHANGE_PROTECTION = 256;
-        /// Migrate even if unsafe.
+        /// Migrate even a configuration libvirt judges not safe.
         const UNSAFE = 512;
         /// Offline migration (definition only).
         const OFFLINE = 1024;
