@@ -25,7 +25,7 @@ struct Series {
 
 impl Bench {
     /// One calls run: (calls/s, whole-process sample).
-    fn calls_once(&self, c: Client, n: usize, conc: usize) -> Res<(f64, Sample)> {
+    pub(super) fn calls_once(&self, c: Client, n: usize, conc: usize) -> Res<(f64, Sample)> {
         let (prog, args) = self.calls_cmd(c, n, conc);
         let s = self.run(&prog, &args)?;
         let rate = if n == 0 { 0.0 } else { s.field("calls/s:")? };

@@ -40,6 +40,7 @@
 #![allow(clippy::cast_precision_loss)] // byte counts and call counts far below 2^52.
 
 mod bench;
+mod busy_poll;
 mod calls;
 mod counts;
 mod files;
@@ -251,6 +252,9 @@ fn with_daemon(
         }
         if !b.o.skip_calls {
             b.calls()?;
+        }
+        if b.o.busy_poll_rounds > 0 {
+            b.busy_poll_rounds()?;
         }
         if !b.o.skip_transfers {
             b.transfers()?;

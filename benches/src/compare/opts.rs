@@ -12,6 +12,8 @@ const NOTES: &str = "\
           other work on the box disturbs the figures less; both sides get the same priority.
 --daemon-cpus LIST: re-pin every daemon thread to LIST (taskset syntax, e.g. 0-1) after start;
           the testbed pins it to one CPU (see testbed::libvirtd), a production daemon is not.
+--busy-poll-rounds N: busy-poll on ÷ off per round, beside off ÷ off (the same client twice):
+          a single run slower than off is only a finding if the A/A pair shows fewer such runs.
 --counts: instructions/syscalls/context switches per sequential call instead of timings
           (valgrind --tool=callgrind, strace -c -f, perf stat); repeatable on a loaded box.
 --serve:  start the daemon, create pool, volume and source file, print them, and wait for
@@ -67,6 +69,14 @@ pub(super) struct Opts {
     /// Skip the calls measurement.
     #[arg(long)]
     pub skip_calls: bool,
+    /// Busy-poll on against off in N short interleaved rounds per schedule and mode, with an
+    /// A/A control (off against off) that shows the daemon's own round-to-round noise; 0: not
+    /// run.
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub busy_poll_rounds: usize,
+    /// Calls per run in the busy-poll rounds (sequential; 8 in flight runs twice as many).
+    #[arg(long, value_name = "N", default_value = "10000", value_parser = count::<usize>)]
+    pub busy_poll_calls: usize,
     /// Skip the transfers.
     #[arg(long)]
     pub skip_transfers: bool,
