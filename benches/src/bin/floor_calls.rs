@@ -6,8 +6,14 @@
 //! in one `write`. `compare` runs it next to `lv bench-calls` and the C library, so that
 //! our client CPU per call has a floor to be a ratio of, in both modes.
 //!
+//! With `tokio` as the last argument the same thread waits in tokio's reactor instead of a
+//! blocking `read`: the socket is registered with a current-thread runtime, and each read and
+//! write is one `block_on` (epoll, the I/O driver's readiness, one future polled; no task, no
+//! hand-off). That is the floor of a client on tokio, and the difference to the blocking floor
+//! is what the reactor alone costs per call.
+//!
 //! ```text
-//! floor_calls SOCKET NAME CALLS [CONCURRENCY]   # NAME: the URI the daemon opens, e.g. qemu:///session
+//! floor_calls SOCKET NAME CALLS [CONCURRENCY] [tokio]   # NAME: the URI the daemon opens, e.g. qemu:///session
 //! ```
 //! Prints `calls/s: N` like `lv bench-calls`.
 
@@ -25,8 +31,32 @@ use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::{self, Procedure};
 use libvirt_rpc::wire::xdr::Preencoded;
 
+/// Where the thread waits: in a blocking `read`, or in tokio's reactor.
+enum Sock {
+    Blocking(UnixStream),
+    Tokio(tokio::runtime::Runtime, tokio::net::UnixStream),
+}
+
+impl Sock {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use tokio::io::AsyncReadExt as _;
+        match self {
+            Self::Blocking(s) => s.read(buf),
+            Self::Tokio(rt, s) => rt.block_on(s.read(buf)),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        use tokio::io::AsyncWriteExt as _;
+        match self {
+            Self::Blocking(s) => s.write_all(buf),
+            Self::Tokio(rt, s) => rt.block_on(s.write_all(buf)),
+        }
+    }
+}
+
 struct Floor {
-    sock: UnixStream,
+    sock: Sock,
     conn: Connection,
     rbuf: BytesMut,
     /// Calls gathered for one `write`.
@@ -120,8 +150,22 @@ impl Floor {
     }
 }
 
-fn run(socket: &str, name: &str, calls: u64, conc: u64) -> Result<f64, String> {
-    let sock = UnixStream::connect(socket).map_err(|e| format!("{socket}: {e}"))?;
+fn run(socket: &str, name: &str, calls: u64, conc: u64, on_tokio: bool) -> Result<f64, String> {
+    let std_sock = UnixStream::connect(socket).map_err(|e| format!("{socket}: {e}"))?;
+    let sock = if on_tokio {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .map_err(|e| e.to_string())?;
+        std_sock.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let s = {
+            let _enter = rt.enter();
+            tokio::net::UnixStream::from_std(std_sock).map_err(|e| e.to_string())?
+        };
+        Sock::Tokio(rt, s)
+    } else {
+        Sock::Blocking(std_sock)
+    };
     let config = Config {
         keepalive: None,
         ..Config::default()
@@ -154,14 +198,19 @@ fn run(socket: &str, name: &str, calls: u64, conc: u64) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let a: Vec<String> = std::env::args().collect();
+    let on_tokio = a.len() == 6 && a[5] == "tokio";
     let conc = a.get(4).map_or(Ok(1), |c| c.parse::<u64>());
-    let (Some(socket), Some(name), Some(Ok(calls)), Ok(conc @ 1..)) =
-        (a.get(1), a.get(2), a.get(3).map(|n| n.parse::<u64>()), conc)
-    else {
-        eprintln!("usage: floor_calls SOCKET NAME CALLS [CONCURRENCY]   (CONCURRENCY ≥ 1)");
+    let (Some(socket), Some(name), Some(Ok(calls)), Ok(conc @ 1..), true) = (
+        a.get(1),
+        a.get(2),
+        a.get(3).map(|n| n.parse::<u64>()),
+        conc,
+        a.len() <= 5 || on_tokio,
+    ) else {
+        eprintln!("usage: floor_calls SOCKET NAME CALLS [CONCURRENCY] [tokio]   (CONCURRENCY ≥ 1)");
         return ExitCode::from(2);
     };
-    match run(socket, name, calls, conc) {
+    match run(socket, name, calls, conc, on_tokio) {
         Ok(rate) => {
             println!("calls/s: {rate:.0}");
             ExitCode::SUCCESS

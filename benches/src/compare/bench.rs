@@ -28,6 +28,9 @@ pub(super) enum Client {
     OursTwoWorkers,
     /// `floor_calls`: a minimal blocking client on our sans-io core (calls only).
     Floor,
+    /// `floor_calls … tokio`: the same thread waiting in tokio's reactor instead of a
+    /// blocking `read` (calls only): the floor of a client on tokio.
+    FloorTokio,
     Virsh,
     /// python3-libvirt without an event loop: the library reads the socket only inside calls.
     C,
@@ -52,6 +55,7 @@ impl Client {
             Client::OursDriverWrite => "ours, caller-side write off",
             Client::OursTwoWorkers => "ours, 2 runtime workers",
             Client::Floor => "floor (blocking client)",
+            Client::FloorTokio => "floor on tokio's reactor",
             Client::Virsh => "virsh",
             Client::C => "C library (python)",
             Client::CEv => "C library (python, event loop thread)",
@@ -66,7 +70,8 @@ impl Client {
             | Client::OursNoSpin
             | Client::OursDriverWrite
             | Client::OursTwoWorkers
-            | Client::Floor => Program::Lv,
+            | Client::Floor
+            | Client::FloorTokio => Program::Lv,
             Client::Virsh => Program::Virsh,
             Client::C | Client::CEv => Program::Python,
         }
@@ -79,6 +84,7 @@ impl Client {
             Client::OursDriverWrite => "ours_driver_write",
             Client::OursTwoWorkers => "ours_two_workers",
             Client::Floor => "floor",
+            Client::FloorTokio => "floor_tokio",
             Client::Virsh => "virsh",
             Client::C => "c",
             Client::CEv => "c_ev",
@@ -255,11 +261,12 @@ impl Bench {
                     &conc.to_string(),
                 ]),
             ),
-            Client::Floor => (
+            Client::Floor | Client::FloorTokio => (
                 self.lv.with_file_name("floor_calls"),
                 Self::args([self.socket.as_os_str(), OsStr::new("qemu:///session")])
                     .into_iter()
                     .chain([n.to_string().into(), conc.to_string().into()])
+                    .chain((c == Client::FloorTokio).then(|| "tokio".into()))
                     .collect(),
             ),
             _ => (self.o.python.clone(), {

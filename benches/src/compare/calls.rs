@@ -77,6 +77,7 @@ impl Bench {
             Client::OursTwoWorkers,
             Client::C,
             Client::Floor,
+            Client::FloorTokio,
         ];
         let conc_clients = [
             Client::Ours,
@@ -84,6 +85,7 @@ impl Bench {
             Client::OursTwoWorkers,
             Client::C,
             Client::Floor,
+            Client::FloorTokio,
         ];
         eprintln!("== calls: warm-up");
         for &c in &seq {
@@ -267,7 +269,9 @@ impl Bench {
              ticks); context switches are the client's (rusage of the child, all threads) and \
              the daemon's (its threads' /proc status), per call. The floor is `floor_calls`: \
              one blocking write and read per call on our sans-io core, no runtime (in flight: \
-             one thread blocking in `read`, a new call for each reply, written together).",
+             one thread blocking in `read`, a new call for each reply, written together); the \
+             floor on tokio's reactor is the same thread waiting in a current-thread runtime's \
+             epoll instead (one `block_on` per read or write: no task, no hand-off).",
             fixed
                 .iter()
                 .map(|(c, v)| format!("{} {:.1} ms", c.label(), v * 1e3))
