@@ -30,7 +30,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use tokio::time::Sleep;
 
 use super::shared::{Inner, TRANSMIT_HIGH};
-use super::spin::{SpinGate, SpinPolicy};
+use super::spin::SpinGate;
 use super::transport::Io;
 use crate::conn::{Connection, Transmit};
 
@@ -129,8 +129,9 @@ impl<T> Driver<T> {
 /// here, dropped with the driver); tokio's readiness for the original descriptor may go
 /// stale, which only costs it one `EAGAIN`.
 ///
-/// Whether spinning pays is measured, not assumed ([`SpinPolicy`], in the shared state): with
-/// the daemon competing for the same CPUs it can make calls slower.
+/// Whether spinning pays is measured, not assumed ([`SpinPolicy`](super::spin::SpinPolicy),
+/// in the shared state): with the daemon competing for the same CPUs it can make calls
+/// slower. Only a lone call is spun for.
 pub(crate) struct BusyPoll {
     fd: Arc<OwnedFd>,
     budget: Duration,
@@ -213,9 +214,7 @@ struct Closed;
 struct Interest {
     /// No download window is full.
     read: bool,
-    /// Calls await replies: worth busy-polling for.
-    awaiting_reply: bool,
-    /// The spin policy says spinning pays now.
+    /// A lone call awaits its reply and the spin policy says spinning pays now.
     spin: bool,
     /// A reply may bring descriptors: read with `recvmsg`.
     fds: bool,
@@ -298,8 +297,10 @@ impl<T: Io> Driver<T> {
         }
         Ok(Interest {
             read: st.conn.wants_read(),
-            awaiting_reply: st.conn.pending_calls() > 0,
-            spin: st.spin.as_ref().is_some_and(SpinPolicy::spin),
+            spin: st
+                .spin
+                .as_ref()
+                .is_some_and(|p| p.spin(st.conn.pending_calls())),
             fds: st.conn.wants_fds() && self.io.passes_fds(),
         })
     }
@@ -315,7 +316,7 @@ impl<T: Io> Driver<T> {
         if self.rbuf.capacity() - self.rbuf.len() < need.max(READ_MIN) {
             self.rbuf.reserve(need.max(READ_CHUNK));
         }
-        let spin_now = interest.awaiting_reply && interest.spin;
+        let spin_now = interest.spin;
         if let Some((gate, budget)) = &self.gate {
             gate.set(spin_now && self.last_progress.elapsed() < *budget);
         }
@@ -430,7 +431,7 @@ impl<T: Io> Driver<T> {
         }
         let completed = st.dispatch();
         self.batch.woke(completed);
-        let pending = st.conn.pending_calls() > 0;
+        let pending = st.conn.pending_calls();
         if let Some(policy) = &mut st.spin {
             policy.observe(now, completed, pending, self.read_by_spin);
         }

@@ -17,6 +17,13 @@
 //! spin by the daemon's noise alone where most windows measured spinning slower (8 in
 //! flight, daemon unpinned; docs/decisions.md). A spinning connection stays spinning on one.
 //!
+//! Spinning is for a lone call. With more than one call in flight the policy neither spins
+//! nor measures: forced to spin there, 8 calls in flight ran 0.82× the rate of parking with
+//! the daemon unpinned and 1.14–1.19× only with it pinned, and the adaptive probes could not
+//! tell the two apart through the daemon's noise (a tie unpinned, rounds either side of
+//! busy-poll off as often as two identical clients'; docs/decisions.md, "Busy-poll: a lone
+//! call only"). A trick that wins only pinned is not a win.
+//!
 //! Each parked verdict doubles the replies until the next probe ([`EXPLOIT`] up to
 //! [`EXPLOIT_MAX`]), so on a host where spinning never pays the probes' cost fades to
 //! nothing; a spinning verdict resets it. While spinning, [`MISSES`] replies in a row that no
@@ -24,9 +31,8 @@
 //! for the next probe.
 //!
 //! The wait of a reply is measured from the call's write (the caller's, [`sent`](SpinPolicy::sent),
-//! or the driver round that saw the call pending) to the round that completed it; with several
-//! calls in flight, the time since the last completion, shared by the calls that round
-//! completed.
+//! or the driver round that saw the call pending) to the round that completed it, for lone
+//! calls only.
 //!
 //! One policy per connection, in the shared state: the caller that writes its own call asks
 //! it whether to wake the driver to spin, and the driver reports to it. Over TLS the spin
@@ -102,8 +108,11 @@ impl Default for SpinPolicy {
 }
 
 impl SpinPolicy {
-    /// Whether to busy-poll now.
-    pub(crate) fn spin(&self) -> bool {
+    /// Whether to busy-poll now, with `pending` calls awaiting replies: only for a lone one.
+    pub(crate) fn spin(&self, pending: usize) -> bool {
+        if pending != 1 {
+            return false;
+        }
         match self.phase {
             Phase::ProbeSpin => true,
             Phase::ProbePark => false,
@@ -118,8 +127,20 @@ impl SpinPolicy {
     }
 
     /// One pump at `now`: it completed `completed` calls (`by_spin`: with bytes a busy-poll
-    /// read brought in), and calls are `pending` after it.
-    pub(crate) fn observe(&mut self, now: Instant, completed: usize, pending: bool, by_spin: bool) {
+    /// read brought in), and `pending` calls await replies after it. Calls that were in flight
+    /// together are not measured (nor spun for): the wait starts over with the next lone call.
+    pub(crate) fn observe(
+        &mut self,
+        now: Instant,
+        completed: usize,
+        pending: usize,
+        by_spin: bool,
+    ) {
+        if completed + pending > 1 {
+            self.mark = None;
+            return;
+        }
+        let pending = pending > 0;
         let Some(mark) = self.mark else {
             self.mark = pending.then_some(now);
             return;
@@ -293,10 +314,10 @@ mod tests {
         caught: bool,
     ) {
         for _ in 0..n {
-            p.observe(*t, 0, true, false);
-            let spinning = p.spin();
+            p.observe(*t, 0, 1, false);
+            let spinning = p.spin(1);
             *t += wait(spinning);
-            p.observe(*t, 1, false, spinning && caught);
+            p.observe(*t, 1, 0, spinning && caught);
             *t += us(100);
         }
     }
@@ -305,7 +326,7 @@ mod tests {
     fn keeps_spinning_when_spinning_is_faster() {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
-        assert!(p.spin(), "starts by measuring the spinning side");
+        assert!(p.spin(1), "starts by measuring the spinning side");
         feed(
             &mut p,
             &mut t,
@@ -313,7 +334,7 @@ mod tests {
             |s| us(if s { 30 } else { 80 }),
             true,
         );
-        assert!(!p.spin(), "then the parked side");
+        assert!(!p.spin(1), "then the parked side");
         feed(
             &mut p,
             &mut t,
@@ -329,7 +350,7 @@ mod tests {
         probe(&mut p, &mut t, 30, 80);
         assert_eq!(p.phase, fresh_stretch(true), "spinning won twice in a row");
         feed(&mut p, &mut t, EXPLOIT as usize - 1, |_| us(30), true);
-        assert!(p.spin());
+        assert!(p.spin(1));
         feed(&mut p, &mut t, 1, |_| us(30), true);
         assert_eq!(
             p.phase,
@@ -381,9 +402,9 @@ mod tests {
             |s| us(if s { 95 } else { 75 }),
             true,
         );
-        assert!(!p.spin());
+        assert!(!p.spin(1));
         feed(&mut p, &mut t, EXPLOIT as usize - 1, |_| us(75), true);
-        assert!(!p.spin(), "parks until the next probe");
+        assert!(!p.spin(1), "parks until the next probe");
 
         // As fast, but the replies came after the budget ran out: spinning only burnt CPU.
         let mut p = SpinPolicy::default();
@@ -394,7 +415,7 @@ mod tests {
             |s| us(if s { 290 } else { 300 }),
             false,
         );
-        assert!(!p.spin());
+        assert!(!p.spin(1));
     }
 
     #[test]
@@ -423,21 +444,34 @@ mod tests {
     }
 
     #[test]
-    fn several_in_flight_share_the_wait_and_forgotten_calls_teach_nothing() {
+    fn calls_in_flight_together_are_neither_spun_for_nor_measured() {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
-        p.observe(t, 0, true, false);
+        assert!(p.spin(1), "a lone call: the first probe spins");
+        assert!(
+            !p.spin(2) && !p.spin(8),
+            "with calls in flight together the driver parks, whatever the phase"
+        );
+        p.observe(t, 0, 8, false);
         t += us(80);
-        p.observe(t, 4, true, true);
-        assert_eq!(p.samples, vec![20_000; 4]);
+        p.observe(t, 4, 4, true);
         t += us(40);
-        p.observe(t, 2, true, true);
-        assert_eq!(&p.samples[4..], &[20_000, 20_000]);
-        // A call dropped before its reply: no sample, the mark is cleared.
-        t += us(1000);
-        p.observe(t, 0, false, false);
-        assert_eq!(p.mark, None);
-        assert_eq!(p.samples.len(), 6);
+        p.observe(t, 3, 1, true);
+        t += us(40);
+        // The last one alone: its wait began while others were in flight, so it is not
+        // measured either.
+        p.observe(t, 1, 0, true);
+        assert!(
+            p.samples.is_empty(),
+            "replies of calls in flight together were measured: {:?}",
+            p.samples
+        );
+        assert_eq!(p.phase, Phase::ProbeSpin, "and the probe is where it was");
+        // The next lone call is.
+        p.sent(t);
+        t += us(70);
+        p.observe(t, 1, 0, true);
+        assert_eq!(p.samples, vec![70_000]);
     }
 
     #[test]
@@ -447,15 +481,14 @@ mod tests {
         // The caller wrote it; the driver first runs when the reply is in.
         p.sent(t);
         t += us(70);
-        p.observe(t, 1, false, false);
+        p.observe(t, 1, 0, false);
         assert_eq!(p.samples, vec![70_000]);
-        // A second write while one is pending keeps the first mark.
+        // A call dropped before its reply: no sample, the mark is cleared.
         p.sent(t);
-        t += us(10);
-        p.sent(t);
-        t += us(20);
-        p.observe(t, 2, false, false);
-        assert_eq!(&p.samples[1..], &[15_000, 15_000]);
+        t += us(1000);
+        p.observe(t, 0, 0, false);
+        assert_eq!(p.mark, None);
+        assert_eq!(p.samples.len(), 1);
     }
 
     /// Probe once with replies taking `spin_us` spinning (caught) and `park_us` parked.
@@ -475,7 +508,7 @@ mod tests {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
         probe(&mut p, &mut t, 30, 32);
-        assert!(!p.spin(), "spinning must win by more than 10 %");
+        assert!(!p.spin(1), "spinning must win by more than 10 %");
     }
 
     #[test]
@@ -500,7 +533,7 @@ mod tests {
             true,
         );
         assert!(
-            !p.spin(),
+            !p.spin(1),
             "a tail in a quarter of the spinning replies must count"
         );
     }
@@ -545,12 +578,12 @@ mod tests {
         assert!(matches!(p.phase, Phase::Exploit { spin: true, .. }));
         // The daemon slows down: replies come after the budget, read after parking.
         feed(&mut p, &mut t, MISSES as usize - 1, |_| us(300), false);
-        assert!(p.spin(), "a few misses are not enough");
+        assert!(p.spin(1), "a few misses are not enough");
         feed(&mut p, &mut t, 1, |_| us(30), true);
         feed(&mut p, &mut t, MISSES as usize - 1, |_| us(300), false);
-        assert!(p.spin(), "a caught reply restarts the count");
+        assert!(p.spin(1), "a caught reply restarts the count");
         feed(&mut p, &mut t, 1, |_| us(300), false);
-        assert!(!p.spin(), "{MISSES} misses in a row park");
+        assert!(!p.spin(1), "{MISSES} misses in a row park");
         assert!(matches!(p.phase, Phase::Exploit { spin: false, .. }));
     }
 }
