@@ -6,10 +6,11 @@
 //! waits for a pending write to complete first.
 //!
 //! Each round is four named steps, as in quinn's driver: [`read`](Driver::read) the socket
-//! (busy-polling it while calls await replies, for a short while before parking: `BusyPoll`,
-//! `ConnectOptions::busy_poll`), [`pump`](Driver::pump) the core (bytes and time in, packets
-//! and outputs out, under the lock), [`write`](Driver::write) (unless [`batch`](Driver::batch)
-//! lets just-woken callers add their calls first), and arm the [`timer`](Driver::timer).
+//! (busy-polling it while a lone call awaits its reply, for a short while before parking:
+//! `BusyPoll`, `ConnectOptions::busy_poll`), [`pump`](Driver::pump) the core (bytes and time
+//! in, packets and outputs out, under the lock), [`write`](Driver::write) (unless
+//! [`batch`](Driver::batch) lets just-woken callers add their calls first), and arm the
+//! [`timer`](Driver::timer).
 //!
 //! On a plain unix or TCP socket a caller writes its own call when the driver holds nothing
 //! to write ([`direct`](super::direct)); the driver then writes only what a caller could not
@@ -124,10 +125,10 @@ impl<T> Driver<T> {
 ///
 /// Parking in epoll means the daemon's reply write has to wake us, which on a VM is an IPI
 /// that the daemon pays for. A `read` that returns `EAGAIN` costs well under a microsecond.
-/// So for `budget` after the last progress, with calls pending, the driver re-polls itself
-/// instead of parking. The read goes through a duplicate of the socket's descriptor (owned
-/// here, dropped with the driver); tokio's readiness for the original descriptor may go
-/// stale, which only costs it one `EAGAIN`.
+/// So for `budget` after the last progress, with a lone call pending, the driver re-polls
+/// itself instead of parking. The read goes through a duplicate of the socket's descriptor
+/// (owned here, dropped with the driver); tokio's readiness for the original descriptor may
+/// go stale, which only costs it one `EAGAIN`.
 ///
 /// Whether spinning pays is measured, not assumed ([`SpinPolicy`](super::spin::SpinPolicy),
 /// in the shared state): with the daemon competing for the same CPUs it can make calls
