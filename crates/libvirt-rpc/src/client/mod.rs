@@ -696,6 +696,7 @@ impl Client {
         let spin = match &mut st.spin {
             Some(policy) if wrote => {
                 policy.sent(Instant::now());
+                // A caller writes only a lone call (`pending_calls() == 1` above).
                 policy.spin(1)
             }
             _ => false,
