@@ -13,9 +13,10 @@
 //! by a busy-poll read (a spin that runs out before the reply only burns CPU). A tie parks:
 //! spinning burns the whole wait in CPU, so it has to buy something. A parked connection
 //! (and a new one) starts spinning only after two such verdicts in a row, the second probed
-//! at once: with calls in flight a window is about a millisecond, and 11 verdicts in 100 said
-//! spin by the daemon's noise alone where most windows measured spinning slower (8 in
-//! flight, daemon unpinned; docs/decisions.md). A spinning connection stays spinning on one.
+//! at once: a window is a millisecond or two, and when calls in flight were still measured, 11
+//! verdicts in 100 said spin by the daemon's noise alone where most windows measured spinning
+//! slower (8 in flight, daemon unpinned; docs/decisions.md). A spinning connection stays
+//! spinning on one.
 //!
 //! Spinning is for a lone call. With more than one call in flight the policy neither spins
 //! nor measures: forced to spin there, 8 calls in flight ran 0.82× the rate of parking with
@@ -140,24 +141,22 @@ impl SpinPolicy {
             self.mark = None;
             return;
         }
-        let pending = pending > 0;
-        let Some(mark) = self.mark else {
-            self.mark = pending.then_some(now);
-            return;
-        };
         if completed == 0 {
-            if !pending {
+            if pending == 0 {
                 // Forgotten or timed out: nothing to learn.
                 self.mark = None;
+            } else {
+                // The lone call's wait runs from its write, or from the first round that saw it.
+                self.mark.get_or_insert(now);
             }
             return;
         }
-        self.mark = pending.then_some(now);
-        let per_reply = now.saturating_duration_since(mark).as_nanos() / completed as u128;
-        let per_reply = u64::try_from(per_reply).unwrap_or(u64::MAX);
-        for _ in 0..completed {
-            self.record(per_reply, by_spin);
-        }
+        // The lone call completed (nothing else pending, by the check above).
+        let Some(mark) = self.mark.take() else {
+            return;
+        };
+        let wait = now.saturating_duration_since(mark).as_nanos();
+        self.record(u64::try_from(wait).unwrap_or(u64::MAX), by_spin);
     }
 
     fn record(&mut self, wait_ns: u64, by_spin: bool) {
