@@ -146,7 +146,101 @@ const RENAMES: &[(&str, &str)] = &[
     ("guestcpu", "Cpu"),
     ("hostcpu", "HostCpu"),
     ("virYesNo", "YesNo"),
+    ("offOptions", "LifecycleAction"),
+    ("crashOptions", "CrashAction"),
+    ("lockfailureOptions", "LockFailureAction"),
     ("virOnOff", "OnOff"),
+];
+
+/// Names chosen by hand for what the define/place rule names badly (rule's name → name).
+/// Children named after their place take the new name as their prefix.
+const FINAL_NAMES: &[(&str, &str)] = &[
+    // capabilities
+    ("Hostcaps", "CapsHost"),
+    ("Guestcaps", "CapsGuest"),
+    ("Secmodel", "SecModel"),
+    ("Migration", "MigrationFeatures"),
+    ("Arch", "GuestArch"),
+    ("ArchDomain", "GuestDomain"),
+    // domain
+    ("DomainOs", "Os"),
+    ("DomainOsType", "OsType"),
+    ("DomainOsFirmware", "OsFirmware"),
+    ("DomainOsLoader", "OsLoader"),
+    ("DomainOsNvram", "OsNvram"),
+    ("Osbootdev", "OsBoot"),
+    ("DomainOsBootmenu", "OsBootMenu"),
+    ("DomainOsInitenv", "OsInitEnv"),
+    ("OsNvramSource", "DiskSource"),
+    ("DomainIothreadids", "IothreadIds"),
+    ("DomainDefaultiothread", "DefaultIothread"),
+    ("Respartition", "Resource"),
+    ("Featurestate", "FeatureState"),
+    ("Tcgfeatures", "TcgFeatures"),
+    ("Qemucmdline", "QemuCommandline"),
+    ("Qemucapabilities", "QemuCapabilities"),
+    ("Qemudeprecation", "QemuDeprecation"),
+    ("Qemuoverride", "QemuOverride"),
+    ("Qemuoverrideproperty", "QemuOverrideProperty"),
+    ("Lxcsharens", "LxcNamespace"),
+    ("Bhyvecmdline", "BhyveCommandline"),
+    ("Xencmdline", "XenCommandline"),
+    ("Qemucdev", "CharDevice"),
+    ("QemucdevTgtDef", "CharDeviceTarget"),
+    ("QemucdevSerialTgtModel", "CharDeviceTargetModel"),
+    ("Redirdev", "RedirDev"),
+    ("Redirfilter", "RedirFilter"),
+    ("Memorydev", "MemoryDevice"),
+    ("Memballoon", "MemBalloon"),
+    ("Usbmaster", "UsbMaster"),
+    ("Usbdevfilter", "UsbDevFilter"),
+    ("Initiatorinfo", "Initiator"),
+    ("Schedparam", "SchedParam"),
+    ("Mousemode", "GraphicsMouse"),
+    ("ListenElements", "GraphicsListen"),
+    ("FilterrefNodeAttributes", "FilterRef"),
+    ("DevSeclabel", "DeviceSeclabel"),
+    ("Pciaddress", "PciAddress"),
+    ("Zpciaddress", "ZpciAddress"),
+    ("Keycipher", "KeyCipher"),
+    ("Keyivgen", "KeyIvgen"),
+    ("Audiocommonchild", "AudioSettings"),
+    ("Sourceinfoadapter", "SourceAdapter"),
+    ("DiskBackingStore", "BackingStore"),
+    ("DiskSourceNetworkHost", "SourceHost"),
+    ("DiskSourceNetworkProtocolHttpCookies", "DiskSourceCookies"),
+    ("DiskSourceNetworkProtocolSslVerify", "DiskSourceSsl"),
+    ("DiskSourceNetworkNfs", "DiskSourceIdentity"),
+    // snapshots, checkpoints
+    ("Disksnapshot", "SnapshotDisk"),
+    ("DisksnapshotSource", "SnapshotDiskSource"),
+    ("Disksnapshotdriver", "SnapshotDiskDriver"),
+    ("Diskcheckpoint", "CheckpointDisk"),
+    // node devices
+    ("Capability", "DeviceCapability"),
+    ("CapabilityCapability", "DeviceSubCapability"),
+    ("Capccwaddress", "CcwAddress"),
+    ("Parent", "NodeDeviceParent"),
+    // host interfaces
+    ("Startmode", "HostInterfaceStart"),
+    ("BondElement", "HostInterfaceBond"),
+    ("VlanDevice", "HostInterfaceVlan"),
+    ("DhcpElement", "HostInterfaceDhcp"),
+    // storage
+    ("Sourceinfohost", "PoolSourceHost"),
+    ("Sourceinfoauth", "PoolSourceAuth"),
+    ("Sourceinfoauthsecret", "PoolSourceAuthSecret"),
+    ("Devextents", "FreeExtent"),
+    ("Refresh", "PoolRefresh"),
+    ("Source", "VolumeSource"),
+    ("Target", "VolumeTarget"),
+    ("Format", "VolumeFormat"),
+    ("Sourcedev", "VolumeSourceDevice"),
+    // network ports
+    ("Owner", "NetworkPortOwner"),
+    ("Mac", "NetworkPortMac"),
+    ("Rxfilters", "NetworkPortRxFilters"),
+    ("Plug", "NetworkPortPlug"),
 ];
 
 /// Defines whose values are kept as strings although the schema types them as numbers.
@@ -807,13 +901,17 @@ pub fn build(s: &mut Schema) -> Result<Model, String> {
                 candidates.push(n);
             }
         }
-        for &e in &types[k].instances {
-            if let Some(d) = define_names.get(&e) {
-                let n = renames
-                    .get(d.as_str())
-                    .map_or_else(|| pascal(d), |r| (*r).to_owned());
-                candidates.push(n);
-            }
+        // A define names a merged type only when every element of it is that define's.
+        let defs: BTreeSet<Option<&String>> = types[k]
+            .instances
+            .iter()
+            .map(|e| define_names.get(e))
+            .collect();
+        if let [Some(d)] = defs.into_iter().collect::<Vec<_>>().as_slice() {
+            let n = renames
+                .get(d.as_str())
+                .map_or_else(|| pascal(d), |r| (*r).to_owned());
+            candidates.push(n);
         }
         let ctx = parent_of.get(k).map(|(pk, qn)| {
             let parent = names.get(pk).cloned().unwrap_or_default();
@@ -822,13 +920,16 @@ pub fn build(s: &mut Schema) -> Result<Model, String> {
         if let Some(c) = &ctx {
             candidates.push(c.clone());
         }
-        let mut chosen = None;
-        for c in &candidates {
-            if !taken.contains(c) {
-                chosen = Some(c.clone());
-                break;
-            }
-        }
+        let finally = |n: &str| {
+            FINAL_NAMES
+                .iter()
+                .find(|(from, _)| *from == n)
+                .map_or_else(|| n.to_owned(), |(_, to)| (*to).to_owned())
+        };
+        let chosen = candidates
+            .iter()
+            .map(|c| finally(c))
+            .find(|c| !taken.contains(c));
         let name = chosen.unwrap_or_else(|| {
             let base = ctx
                 .or_else(|| candidates.first().cloned())
@@ -1130,9 +1231,16 @@ impl Enums {
         if let Some(&i) = self.by_shape.get(&key) {
             return Vt::Enum(i);
         }
-        let mut unique = name.clone();
+        let free = |n: &str| !self.taken.contains(n) && !self.list.iter().any(|e| e.name == n);
+        // A struct of the same name is the element of the same name (`<model>` beside
+        // `@model`): the enum is the attribute's kind.
+        let mut unique = if free(&name) {
+            name.clone()
+        } else {
+            format!("{name}Kind")
+        };
         let mut n = 2;
-        while self.taken.contains(&unique) || self.list.iter().any(|e| e.name == unique) {
+        while !free(&unique) {
             unique = format!("{name}{n}");
             n += 1;
         }
@@ -1304,8 +1412,10 @@ pub fn ns_prefix(uri: &str) -> String {
 fn plural(s: &str) -> String {
     if s.ends_with("ss") || s.ends_with('x') || s.ends_with("ch") || s.ends_with("sh") {
         format!("{s}es")
+    } else if s.ends_with("ics") {
+        s.to_owned()
     } else if s.ends_with('s') {
-        format!("{s}_list")
+        format!("{s}es")
     } else if let Some(stem) = s.strip_suffix('y') {
         if stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
             format!("{s}s")

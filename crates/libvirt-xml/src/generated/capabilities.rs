@@ -23,9 +23,9 @@ use crate::Error;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Capabilities {
     /// `<host>` element.
-    pub host: Option<Hostcaps>,
+    pub host: Option<CapsHost>,
     /// `<guest>` elements.
-    pub guests: Vec<Guestcaps>,
+    pub guests: Vec<CapsGuest>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -73,7 +73,7 @@ impl Node for Capabilities {
 ///
 /// Schema: capability.rng:23.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Hostcaps {
+pub struct CapsHost {
     /// `<uuid>` element, by its text.
     pub uuid: Option<String>,
     /// `<cpu>` element.
@@ -83,7 +83,7 @@ pub struct Hostcaps {
     /// `<iommu>` element.
     pub iommu: Option<IommuSupport>,
     /// `<migration_features>` element.
-    pub migration_features: Option<Migration>,
+    pub migration_features: Option<MigrationFeatures>,
     /// `<topology>` element.
     pub topology: Option<Topology>,
     /// `<cache>` element.
@@ -91,12 +91,12 @@ pub struct Hostcaps {
     /// `<memory_bandwidth>` element.
     pub memory_bandwidth: Option<MemoryBandwidth>,
     /// `<secmodel>` elements.
-    pub secmodels: Vec<Secmodel>,
+    pub secmodels: Vec<SecModel>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Hostcaps {
+impl Node for CapsHost {
     const TEXT: bool = false;
     const SLOTS: u16 = 9;
     fn extra(&self) -> &Extra {
@@ -160,18 +160,18 @@ impl Node for Hostcaps {
 ///
 /// Schema: capability.rng:334.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Guestcaps {
+pub struct CapsGuest {
     /// `<os_type>` element, by its text.
-    pub os_type: Option<GuestcapsOsType>,
+    pub os_type: Option<CapsGuestOsType>,
     /// `<arch>` element.
-    pub arch: Option<Arch>,
+    pub arch: Option<GuestArch>,
     /// `<features>` element.
-    pub features: Option<GuestcapsFeatures>,
+    pub features: Option<CapsGuestFeatures>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Guestcaps {
+impl Node for CapsGuest {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -239,7 +239,7 @@ pub struct HostCpu {
     /// `<feature>` elements.
     pub feature_list: Vec<HostCpuFeature>,
     /// `<pages>` elements.
-    pub pages_list: Vec<HostCpuPages>,
+    pub pageses: Vec<HostCpuPages>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -269,7 +269,7 @@ impl Node for HostCpu {
             (0, b"topology") => cx.child(el, &mut self.topology, 7),
             (0, b"maxphysaddr") => cx.child(el, &mut self.maxphysaddr, 8),
             (0, b"feature") => cx.children(el, &mut self.feature_list, 9),
-            (0, b"pages") => cx.children(el, &mut self.pages_list, 10),
+            (0, b"pages") => cx.children(el, &mut self.pageses, 10),
             _ => Ok(Took::No),
         }
     }
@@ -288,7 +288,7 @@ impl Node for HostCpu {
             7 => usize::from(self.topology.is_some()),
             8 => usize::from(self.maxphysaddr.is_some()),
             9 => self.feature_list.len(),
-            10 => self.pages_list.len(),
+            10 => self.pageses.len(),
             _ => 0,
         }
     }
@@ -304,7 +304,7 @@ impl Node for HostCpu {
             7 => if let Some(v) = &self.topology { w.node(Ns(0), "topology", v) },
             8 => if let Some(v) = &self.maxphysaddr { w.node(Ns(0), "maxphysaddr", v) },
             9 => w.node(Ns(0), "feature", &self.feature_list[i]),
-            10 => w.node(Ns(0), "pages", &self.pages_list[i]),
+            10 => w.node(Ns(0), "pages", &self.pageses[i]),
             _ => {}
         }
     }
@@ -414,16 +414,16 @@ impl Node for IommuSupport {
 ///
 /// Schema: capability.rng:108.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Migration {
+pub struct MigrationFeatures {
     /// `<live/>`: present or not.
     pub live: bool,
     /// `<uri_transports>` element.
-    pub uri_transports: Option<MigrationUriTransports>,
+    pub uri_transports: Option<MigrationFeaturesUriTransports>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Migration {
+impl Node for MigrationFeatures {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -624,18 +624,18 @@ impl Node for MemoryBandwidth {
 ///
 /// Schema: capability.rng:55.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Secmodel {
+pub struct SecModel {
     /// `<model>` element, by its text.
     pub model: Option<String>,
     /// `<doi>` element, by its text.
     pub doi: Option<String>,
     /// `<baselabel>` elements.
-    pub baselabels: Vec<SecmodelBaselabel>,
+    pub baselabels: Vec<SecModelBaselabel>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Secmodel {
+impl Node for SecModel {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -681,11 +681,11 @@ impl Node for Secmodel {
 ///
 /// Schema: capability.rng:356.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Arch {
+pub struct GuestArch {
     /// Attribute `name`.
     pub name: Option<Archnames>,
     /// `<wordsize>` element, by its text.
-    pub wordsize: Option<ArchWordsize>,
+    pub wordsize: Option<GuestArchWordsize>,
     /// `<emulator>` element, by its text.
     pub emulator: Option<String>,
     /// `<loader>` element, by its text.
@@ -693,12 +693,12 @@ pub struct Arch {
     /// `<machine>` elements.
     pub machines: Vec<Machine>,
     /// `<domain>` elements.
-    pub domains: Vec<ArchDomain>,
+    pub domains: Vec<GuestArchDomain>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Arch {
+impl Node for GuestArch {
     const TEXT: bool = false;
     const SLOTS: u16 = 5;
     fn extra(&self) -> &Extra {
@@ -752,7 +752,7 @@ impl Node for Arch {
 ///
 /// Schema: capability.rng:444.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GuestcapsFeatures {
+pub struct CapsGuestFeatures {
     /// `<pae/>`: present or not.
     pub pae: bool,
     /// `<nonpae/>`: present or not.
@@ -760,22 +760,22 @@ pub struct GuestcapsFeatures {
     /// `<ia64_be/>`: present or not.
     pub ia64_be: bool,
     /// `<acpi>` element.
-    pub acpi: Option<GuestcapsFeaturesAcpi>,
+    pub acpi: Option<CapsGuestFeaturesAcpi>,
     /// `<apic>` element.
-    pub apic: Option<GuestcapsFeaturesApic>,
+    pub apic: Option<CapsGuestFeaturesApic>,
     /// `<cpuselection/>`: present or not.
     pub cpuselection: bool,
     /// `<deviceboot/>`: present or not.
     pub deviceboot: bool,
     /// `<disksnapshot>` element.
-    pub disksnapshot: Option<GuestcapsFeaturesDisksnapshot>,
+    pub disksnapshot: Option<CapsGuestFeaturesDisksnapshot>,
     /// `<hap>` element.
-    pub hap: Option<GuestcapsFeaturesHap>,
+    pub hap: Option<CapsGuestFeaturesHap>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for GuestcapsFeatures {
+impl Node for CapsGuestFeatures {
     const TEXT: bool = false;
     const SLOTS: u16 = 9;
     fn extra(&self) -> &Extra {
@@ -1133,14 +1133,14 @@ impl Node for HostCpuPages {
 ///
 /// Schema: capability.rng:115.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MigrationUriTransports {
+pub struct MigrationFeaturesUriTransports {
     /// `<uri_transport>` elements, by their text.
-    pub uri_transports: Vec<MigrationUriTransportsUriTransport>,
+    pub uri_transports: Vec<MigrationFeaturesUriTransportsUriTransport>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for MigrationUriTransports {
+impl Node for MigrationFeaturesUriTransports {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -1416,7 +1416,7 @@ impl Node for MemoryBandwidthNode {
 ///
 /// Schema: capability.rng:64.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SecmodelBaselabel {
+pub struct SecModelBaselabel {
     /// Attribute `type`.
     pub r#type: Option<String>,
     /// The element's text.
@@ -1425,7 +1425,7 @@ pub struct SecmodelBaselabel {
     pub extra: Extra,
 }
 
-impl Node for SecmodelBaselabel {
+impl Node for SecModelBaselabel {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1534,9 +1534,9 @@ impl Node for Machine {
 ///
 /// Schema: capability.rng:420.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ArchDomain {
+pub struct GuestArchDomain {
     /// Attribute `type`.
-    pub r#type: Option<ArchDomainType>,
+    pub r#type: Option<GuestArchDomainType>,
     /// `<emulator>` element, by its text.
     pub emulator: Option<String>,
     /// `<machine>` elements.
@@ -1545,7 +1545,7 @@ pub struct ArchDomain {
     pub extra: Extra,
 }
 
-impl Node for ArchDomain {
+impl Node for GuestArchDomain {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -1590,7 +1590,7 @@ impl Node for ArchDomain {
 ///
 /// Schema: capability.rng:462.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GuestcapsFeaturesAcpi {
+pub struct CapsGuestFeaturesAcpi {
     /// Attribute `toggle`.
     pub toggle: Option<YesNo>,
     /// Attribute `default`.
@@ -1599,7 +1599,7 @@ pub struct GuestcapsFeaturesAcpi {
     pub extra: Extra,
 }
 
-impl Node for GuestcapsFeaturesAcpi {
+impl Node for CapsGuestFeaturesAcpi {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1636,7 +1636,7 @@ impl Node for GuestcapsFeaturesAcpi {
 ///
 /// Schema: capability.rng:468.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GuestcapsFeaturesApic {
+pub struct CapsGuestFeaturesApic {
     /// Attribute `toggle`.
     pub toggle: Option<YesNo>,
     /// Attribute `default`.
@@ -1645,7 +1645,7 @@ pub struct GuestcapsFeaturesApic {
     pub extra: Extra,
 }
 
-impl Node for GuestcapsFeaturesApic {
+impl Node for CapsGuestFeaturesApic {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1682,7 +1682,7 @@ impl Node for GuestcapsFeaturesApic {
 ///
 /// Schema: capability.rng:484.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GuestcapsFeaturesDisksnapshot {
+pub struct CapsGuestFeaturesDisksnapshot {
     /// Attribute `toggle`.
     pub toggle: Option<YesNo>,
     /// Attribute `default`.
@@ -1691,7 +1691,7 @@ pub struct GuestcapsFeaturesDisksnapshot {
     pub extra: Extra,
 }
 
-impl Node for GuestcapsFeaturesDisksnapshot {
+impl Node for CapsGuestFeaturesDisksnapshot {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1728,7 +1728,7 @@ impl Node for GuestcapsFeaturesDisksnapshot {
 ///
 /// Schema: capability.rng:490.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GuestcapsFeaturesHap {
+pub struct CapsGuestFeaturesHap {
     /// Attribute `toggle`.
     pub toggle: Option<YesNo>,
     /// Attribute `default`.
@@ -1737,7 +1737,7 @@ pub struct GuestcapsFeaturesHap {
     pub extra: Extra,
 }
 
-impl Node for GuestcapsFeaturesHap {
+impl Node for CapsGuestFeaturesHap {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1780,7 +1780,7 @@ pub struct Cell {
     /// `<memory>` element.
     pub memory: Option<ScaledInteger>,
     /// `<pages>` elements.
-    pub pages_list: Vec<PagesNuma>,
+    pub pageses: Vec<PagesNuma>,
     /// `<distances>` element.
     pub distances: Option<CellDistances>,
     /// `<cache>` elements.
@@ -1809,7 +1809,7 @@ impl Node for Cell {
     fn parse_child<'a>(&mut self, cx: &mut Cx<'a>, el: &El<'a>, ns: Ns, local: &[u8]) -> Result<Took, Error> {
         match (ns.0, local) {
             (0, b"memory") => cx.child(el, &mut self.memory, 0),
-            (0, b"pages") => cx.children(el, &mut self.pages_list, 1),
+            (0, b"pages") => cx.children(el, &mut self.pageses, 1),
             (0, b"distances") => cx.child(el, &mut self.distances, 2),
             (0, b"cache") => cx.children(el, &mut self.caches, 3),
             (0, b"cpus") => cx.child(el, &mut self.cpus, 4),
@@ -1822,7 +1822,7 @@ impl Node for Cell {
     fn slot_len(&self, slot: u16) -> usize {
         match slot {
             0 => usize::from(self.memory.is_some()),
-            1 => self.pages_list.len(),
+            1 => self.pageses.len(),
             2 => usize::from(self.distances.is_some()),
             3 => self.caches.len(),
             4 => usize::from(self.cpus.is_some()),
@@ -1832,7 +1832,7 @@ impl Node for Cell {
     fn write_slot(&self, w: &mut Writer, slot: u16, i: usize) {
         match slot {
             0 => if let Some(v) = &self.memory { w.node(Ns(0), "memory", v) },
-            1 => w.node(Ns(0), "pages", &self.pages_list[i]),
+            1 => w.node(Ns(0), "pages", &self.pageses[i]),
             2 => if let Some(v) = &self.distances { w.node(Ns(0), "distances", v) },
             3 => w.node(Ns(0), "cache", &self.caches[i]),
             4 => if let Some(v) = &self.cpus { w.node(Ns(0), "cpus", v) },
@@ -2207,8 +2207,8 @@ impl Node for CellCpusCpu {
 }
 
 xml_enum! {
-    /// Values of `<os_type>` of Guestcaps.
-    pub enum GuestcapsOsType {
+    /// Values of `<os_type>` of CapsGuest.
+    pub enum CapsGuestOsType {
         /// `xen`
         Xen = "xen",
         /// `linux`
@@ -2297,8 +2297,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `<wordsize>` of Arch.
-    pub enum ArchWordsize {
+    /// Values of `<wordsize>` of GuestArch.
+    pub enum GuestArchWordsize {
         /// `31`
         V31 = "31",
         /// `32`
@@ -2309,8 +2309,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `<uri_transport>` of MigrationUriTransports.
-    pub enum MigrationUriTransportsUriTransport {
+    /// Values of `<uri_transport>` of MigrationFeaturesUriTransports.
+    pub enum MigrationFeaturesUriTransportsUriTransport {
         /// `vpxmigr`
         Vpxmigr = "vpxmigr",
         /// `tcp`
@@ -2335,8 +2335,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of ArchDomain.
-    pub enum ArchDomainType {
+    /// Values of `type` of GuestArchDomain.
+    pub enum GuestArchDomainType {
         /// `qemu`
         Qemu = "qemu",
         /// `kqemu`

@@ -55,7 +55,7 @@ pub struct CpuDefinition {
     /// `<counter>` element.
     pub counter: Option<HostCpuCounter>,
     /// `<pages>` elements.
-    pub pages_list: Vec<HostCpuPages>,
+    pub pageses: Vec<HostCpuPages>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -92,7 +92,7 @@ impl Node for CpuDefinition {
             (0, b"microcode") => cx.child(el, &mut self.microcode, 9),
             (0, b"signature") => cx.child(el, &mut self.signature, 10),
             (0, b"counter") => cx.child(el, &mut self.counter, 11),
-            (0, b"pages") => cx.children(el, &mut self.pages_list, 12),
+            (0, b"pages") => cx.children(el, &mut self.pageses, 12),
             _ => Ok(Took::No),
         }
     }
@@ -116,7 +116,7 @@ impl Node for CpuDefinition {
             9 => usize::from(self.microcode.is_some()),
             10 => usize::from(self.signature.is_some()),
             11 => usize::from(self.counter.is_some()),
-            12 => self.pages_list.len(),
+            12 => self.pageses.len(),
             _ => 0,
         }
     }
@@ -134,7 +134,7 @@ impl Node for CpuDefinition {
             9 => if let Some(v) = &self.microcode { w.node(Ns(0), "microcode", v) },
             10 => if let Some(v) = &self.signature { w.node(Ns(0), "signature", v) },
             11 => if let Some(v) = &self.counter { w.node(Ns(0), "counter", v) },
-            12 => w.node(Ns(0), "pages", &self.pages_list[i]),
+            12 => w.node(Ns(0), "pages", &self.pageses[i]),
             _ => {}
         }
     }

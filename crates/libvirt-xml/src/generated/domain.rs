@@ -47,7 +47,7 @@ pub struct Domain {
     /// `<bootloader_args>` element, by its text.
     pub bootloader_args: Option<String>,
     /// `<os>` element.
-    pub os: Option<Osexe>,
+    pub os: Option<Os>,
     /// `<clock>` element.
     pub clock: Option<Clock>,
     /// `<memory>` element.
@@ -65,9 +65,9 @@ pub struct Domain {
     /// `<iothreads>` element, by its text.
     pub iothreads: Option<u32>,
     /// `<iothreadids>` element.
-    pub iothreadids: Option<DomainIothreadids>,
+    pub iothreadids: Option<IothreadIds>,
     /// `<defaultiothread>` element.
-    pub defaultiothread: Option<DomainDefaultiothread>,
+    pub defaultiothread: Option<DefaultIothread>,
     /// `<blkiotune>` element.
     pub blkiotune: Option<Blkiotune>,
     /// `<memtune>` element.
@@ -77,17 +77,17 @@ pub struct Domain {
     /// `<numatune>` element.
     pub numatune: Option<Numatune>,
     /// `<resource>` element.
-    pub resource: Option<Respartition>,
+    pub resource: Option<Resource>,
     /// `<features>` element.
     pub features: Option<Features>,
     /// `<on_reboot>` element, by its text.
-    pub on_reboot: Option<OffOptions>,
+    pub on_reboot: Option<LifecycleAction>,
     /// `<on_poweroff>` element, by its text.
-    pub on_poweroff: Option<OffOptions>,
+    pub on_poweroff: Option<LifecycleAction>,
     /// `<on_crash>` element, by its text.
-    pub on_crash: Option<CrashOptions>,
+    pub on_crash: Option<CrashAction>,
     /// `<on_lockfailure>` element, by its text.
-    pub on_lockfailure: Option<LockfailureOptions>,
+    pub on_lockfailure: Option<LockFailureAction>,
     /// `<pm>` element.
     pub pm: Option<Pm>,
     /// `<perf>` element.
@@ -99,23 +99,23 @@ pub struct Domain {
     /// `<seclabel>` elements.
     pub seclabels: Vec<Seclabel>,
     /// `<qemu:commandline>` element.
-    pub qemu_commandline: Option<Qemucmdline>,
+    pub qemu_commandline: Option<QemuCommandline>,
     /// `<qemu:capabilities>` element.
-    pub qemu_capabilities: Option<Qemucapabilities>,
+    pub qemu_capabilities: Option<QemuCapabilities>,
     /// `<qemu:deprecation>` element.
-    pub qemu_deprecation: Option<Qemudeprecation>,
+    pub qemu_deprecation: Option<QemuDeprecation>,
     /// `<qemu:override>` element.
-    pub qemu_override: Option<Qemuoverride>,
+    pub qemu_override: Option<QemuOverride>,
     /// `<lxc:namespace>` element.
-    pub lxc_namespace: Option<Lxcsharens>,
+    pub lxc_namespace: Option<LxcNamespace>,
     /// `<keywrap>` element.
     pub keywrap: Option<Keywrap>,
     /// `<launchSecurity>` element.
     pub launch_security: Option<LaunchSecurity>,
     /// `<bhyve:commandline>` element.
-    pub bhyve_commandline: Option<Bhyvecmdline>,
+    pub bhyve_commandline: Option<BhyveCommandline>,
     /// `<xen:commandline>` element.
-    pub xen_commandline: Option<Xencmdline>,
+    pub xen_commandline: Option<XenCommandline>,
     /// `<vmware:datacenterpath>` element, by its text.
     pub vmware_datacenterpath: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -516,11 +516,11 @@ impl Node for Sysinfo {
 ///
 /// Schema: domaincommon.rng:266, domaincommon.rng:274, domaincommon.rng:289, domaincommon.rng:444.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Osexe {
+pub struct Os {
     /// Attribute `firmware`.
-    pub firmware_attr: Option<OsexeFirmware2>,
+    pub firmware_attr: Option<OsFirmwareKind>,
     /// `<type>` element.
-    pub r#type: Option<Ostypexen>,
+    pub r#type: Option<OsType>,
     /// `<kernel>` element, by its text.
     pub kernel: Option<String>,
     /// `<initrd>` element, by its text.
@@ -532,15 +532,15 @@ pub struct Osexe {
     /// `<dtb>` element, by its text.
     pub dtb: Option<String>,
     /// `<firmware>` element.
-    pub firmware: Option<OsexeFirmware>,
+    pub firmware: Option<OsFirmware>,
     /// `<loader>` element.
-    pub loader: Option<OsexeLoader>,
+    pub loader: Option<OsLoader>,
     /// `<nvram>` element.
-    pub nvram: Option<OsexeNvram>,
+    pub nvram: Option<OsNvram>,
     /// `<boot>` elements.
-    pub boots: Vec<Osbootdev>,
+    pub boots: Vec<OsBoot>,
     /// `<bootmenu>` element.
-    pub bootmenu: Option<OsexeBootmenu>,
+    pub bootmenu: Option<OsBootmenu>,
     /// `<smbios>` element.
     pub smbios: Option<Smbios>,
     /// `<bios>` element.
@@ -552,7 +552,7 @@ pub struct Osexe {
     /// `<initarg>` elements, by their text.
     pub initargs: Vec<String>,
     /// `<initenv>` elements.
-    pub initenvs: Vec<OsexeInitenv>,
+    pub initenvs: Vec<OsInitenv>,
     /// `<initdir>` element, by its text.
     pub initdir: Option<String>,
     /// `<inituser>` element, by its text.
@@ -563,7 +563,7 @@ pub struct Osexe {
     pub extra: Extra,
 }
 
-impl Node for Osexe {
+impl Node for Os {
     const TEXT: bool = false;
     const SLOTS: u16 = 20;
     fn extra(&self) -> &Extra {
@@ -1090,14 +1090,14 @@ impl Node for DomainVcpus {
 ///
 /// Schema: domaincommon.rng:854.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DomainIothreadids {
+pub struct IothreadIds {
     /// `<iothread>` elements.
-    pub iothreads: Vec<DomainIothreadidsIothread>,
+    pub iothreads: Vec<IothreadIdsIothread>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DomainIothreadids {
+impl Node for IothreadIds {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -1137,7 +1137,7 @@ impl Node for DomainIothreadids {
 ///
 /// Schema: domaincommon.rng:876.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DomainDefaultiothread {
+pub struct DefaultIothread {
     /// Attribute `thread_pool_min`.
     pub thread_pool_min: Option<u32>,
     /// Attribute `thread_pool_max`.
@@ -1146,7 +1146,7 @@ pub struct DomainDefaultiothread {
     pub extra: Extra,
 }
 
-impl Node for DomainDefaultiothread {
+impl Node for DefaultIothread {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1328,7 +1328,7 @@ pub struct Cputune {
     /// `<iothreadsched>` elements.
     pub iothreadscheds: Vec<CputuneIothreadsched>,
     /// `<emulatorsched>` element.
-    pub emulatorsched: Option<Schedparam>,
+    pub emulatorsched: Option<SchedParam>,
     /// `<cachetune>` elements.
     pub cachetunes: Vec<CputuneCachetune>,
     /// `<memorytune>` elements.
@@ -1477,7 +1477,7 @@ impl Node for Numatune {
 ///
 /// Schema: domaincommon.rng:1250.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Respartition {
+pub struct Resource {
     /// `<partition>` element, by its text.
     pub partition: Option<String>,
     /// `<fibrechannel>` element.
@@ -1486,7 +1486,7 @@ pub struct Respartition {
     pub extra: Extra,
 }
 
-impl Node for Respartition {
+impl Node for Resource {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -1567,13 +1567,13 @@ pub struct Features {
     /// `<vmcoreinfo>` element.
     pub vmcoreinfo: Option<Vmcoreinfo>,
     /// `<htm>` element.
-    pub htm: Option<Featurestate>,
+    pub htm: Option<FeatureState>,
     /// `<nested-hv>` element.
-    pub nested_hv: Option<Featurestate>,
+    pub nested_hv: Option<FeatureState>,
     /// `<msrs>` element.
     pub msrs: Option<Msrs>,
     /// `<ccf-assist>` element.
-    pub ccf_assist: Option<Featurestate>,
+    pub ccf_assist: Option<FeatureState>,
     /// `<cfpc>` element.
     pub cfpc: Option<Cfpc>,
     /// `<sbbc>` element.
@@ -1581,7 +1581,7 @@ pub struct Features {
     /// `<ibs>` element.
     pub ibs: Option<Ibs>,
     /// `<tcg>` element.
-    pub tcg: Option<Tcgfeatures>,
+    pub tcg: Option<TcgFeatures>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -1876,15 +1876,15 @@ pub struct Devices {
     /// `<hostdev>` elements.
     pub hostdevs: Vec<Hostdev>,
     /// `<graphics>` elements.
-    pub graphics_list: Vec<Graphics>,
+    pub graphics: Vec<Graphics>,
     /// `<video>` elements.
     pub videos: Vec<Video>,
     /// `<console>` elements.
     pub consoles: Vec<Console>,
     /// `<parallel>` elements.
-    pub parallels: Vec<Qemucdev>,
+    pub parallels: Vec<CharDevice>,
     /// `<serial>` elements.
-    pub serials: Vec<Qemucdev>,
+    pub serials: Vec<CharDevice>,
     /// `<channel>` elements.
     pub channels: Vec<Channel>,
     /// `<smartcard>` elements.
@@ -1892,9 +1892,9 @@ pub struct Devices {
     /// `<hub>` elements.
     pub hubs: Vec<Hub>,
     /// `<redirdev>` elements.
-    pub redirdevs: Vec<Redirdev>,
+    pub redirdevs: Vec<RedirDev>,
     /// `<redirfilter>` elements.
-    pub redirfilters: Vec<Redirfilter>,
+    pub redirfilters: Vec<RedirFilter>,
     /// `<rng>` elements.
     pub rngs: Vec<Rng>,
     /// `<tpm>` elements.
@@ -1902,11 +1902,11 @@ pub struct Devices {
     /// `<shmem>` elements.
     pub shmems: Vec<Shmem>,
     /// `<memory>` elements.
-    pub memories: Vec<Memorydev>,
+    pub memories: Vec<MemoryDevice>,
     /// `<watchdog>` element.
     pub watchdog: Option<Watchdog>,
     /// `<memballoon>` element.
-    pub memballoon: Option<Memballoon>,
+    pub memballoon: Option<MemBalloon>,
     /// `<nvram>` element.
     pub nvram: Option<Nvram>,
     /// `<panic>` elements.
@@ -1944,7 +1944,7 @@ impl Node for Devices {
             (0, b"sound") => cx.children(el, &mut self.sounds, 7),
             (0, b"audio") => cx.children(el, &mut self.audios, 8),
             (0, b"hostdev") => cx.children(el, &mut self.hostdevs, 9),
-            (0, b"graphics") => cx.children(el, &mut self.graphics_list, 10),
+            (0, b"graphics") => cx.children(el, &mut self.graphics, 10),
             (0, b"video") => cx.children(el, &mut self.videos, 11),
             (0, b"console") => cx.children(el, &mut self.consoles, 12),
             (0, b"parallel") => cx.children(el, &mut self.parallels, 13),
@@ -1982,7 +1982,7 @@ impl Node for Devices {
             7 => self.sounds.len(),
             8 => self.audios.len(),
             9 => self.hostdevs.len(),
-            10 => self.graphics_list.len(),
+            10 => self.graphics.len(),
             11 => self.videos.len(),
             12 => self.consoles.len(),
             13 => self.parallels.len(),
@@ -2017,7 +2017,7 @@ impl Node for Devices {
             7 => w.node(Ns(0), "sound", &self.sounds[i]),
             8 => w.node(Ns(0), "audio", &self.audios[i]),
             9 => w.node(Ns(0), "hostdev", &self.hostdevs[i]),
-            10 => w.node(Ns(0), "graphics", &self.graphics_list[i]),
+            10 => w.node(Ns(0), "graphics", &self.graphics[i]),
             11 => w.node(Ns(0), "video", &self.videos[i]),
             12 => w.node(Ns(0), "console", &self.consoles[i]),
             13 => w.node(Ns(0), "parallel", &self.parallels[i]),
@@ -2115,16 +2115,16 @@ impl Node for Seclabel {
 ///
 /// Schema: domaincommon.rng:7869.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Qemucmdline {
+pub struct QemuCommandline {
     /// `<qemu:arg>` elements.
-    pub qemu_args: Vec<QemucmdlineArg>,
+    pub qemu_args: Vec<QemuCommandlineArg>,
     /// `<qemu:env>` elements.
-    pub qemu_envs: Vec<QemucmdlineEnv>,
+    pub qemu_envs: Vec<QemuCommandlineEnv>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Qemucmdline {
+impl Node for QemuCommandline {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -2167,16 +2167,16 @@ impl Node for Qemucmdline {
 ///
 /// Schema: domaincommon.rng:7892.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Qemucapabilities {
+pub struct QemuCapabilities {
     /// `<qemu:add>` elements.
-    pub qemu_adds: Vec<QemucapabilitiesAdd>,
+    pub qemu_adds: Vec<QemuCapabilitiesAdd>,
     /// `<qemu:del>` elements.
-    pub qemu_dels: Vec<QemucapabilitiesDel>,
+    pub qemu_dels: Vec<QemuCapabilitiesDel>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Qemucapabilities {
+impl Node for QemuCapabilities {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -2219,14 +2219,14 @@ impl Node for Qemucapabilities {
 ///
 /// Schema: domaincommon.rng:7909.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Qemudeprecation {
+pub struct QemuDeprecation {
     /// Attribute `behavior`.
-    pub behavior: Option<QemudeprecationBehavior>,
+    pub behavior: Option<QemuDeprecationBehavior>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Qemudeprecation {
+impl Node for QemuDeprecation {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -2261,14 +2261,14 @@ impl Node for Qemudeprecation {
 ///
 /// Schema: domaincommon.rng:7940.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Qemuoverride {
+pub struct QemuOverride {
     /// `<qemu:device>` elements.
-    pub qemu_devices: Vec<QemuoverrideDevice>,
+    pub qemu_devices: Vec<QemuOverrideDevice>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Qemuoverride {
+impl Node for QemuOverride {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -2308,18 +2308,18 @@ impl Node for Qemuoverride {
 ///
 /// Schema: domaincommon.rng:7966.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Lxcsharens {
+pub struct LxcNamespace {
     /// `<lxc:sharenet>` element.
-    pub lxc_sharenet: Option<LxcsharensSharenet>,
+    pub lxc_sharenet: Option<LxcNamespaceSharenet>,
     /// `<lxc:shareipc>` element.
-    pub lxc_shareipc: Option<LxcsharensShareipc>,
+    pub lxc_shareipc: Option<LxcNamespaceShareipc>,
     /// `<lxc:shareuts>` element.
-    pub lxc_shareuts: Option<LxcsharensShareuts>,
+    pub lxc_shareuts: Option<LxcNamespaceShareuts>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Lxcsharens {
+impl Node for LxcNamespace {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -2493,14 +2493,14 @@ impl Node for LaunchSecurity {
 ///
 /// Schema: domaincommon.rng:8011.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Bhyvecmdline {
+pub struct BhyveCommandline {
     /// `<bhyve:arg>` elements.
-    pub bhyve_args: Vec<BhyvecmdlineArg>,
+    pub bhyve_args: Vec<BhyveCommandlineArg>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Bhyvecmdline {
+impl Node for BhyveCommandline {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -2540,14 +2540,14 @@ impl Node for Bhyvecmdline {
 ///
 /// Schema: domaincommon.rng:8025.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Xencmdline {
+pub struct XenCommandline {
     /// `<xen:arg>` elements.
-    pub xen_args: Vec<XencmdlineArg>,
+    pub xen_args: Vec<XenCommandlineArg>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Xencmdline {
+impl Node for XenCommandline {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -3184,18 +3184,18 @@ impl Node for SysinfoEntry {
 ///
 /// Schema: domaincommon.rng:399, domaincommon.rng:426, domaincommon.rng:446.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ostypexen {
+pub struct OsType {
     /// Attribute `arch`.
-    pub arch: Option<OstypexenArch>,
+    pub arch: Option<OsTypeArch>,
     /// Attribute `machine`.
-    pub machine: Option<OstypexenMachine>,
+    pub machine: Option<OsTypeMachine>,
     /// The element's text.
-    pub value: Option<OstypexenValue>,
+    pub value: Option<OsTypeValue>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Ostypexen {
+impl Node for OsType {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -3243,14 +3243,14 @@ impl Node for Ostypexen {
 ///
 /// Schema: domaincommon.rng:301.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OsexeFirmware {
+pub struct OsFirmware {
     /// `<feature>` elements.
-    pub features: Vec<OsexeFirmwareFeature>,
+    pub features: Vec<OsFirmwareFeature>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for OsexeFirmware {
+impl Node for OsFirmware {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -3290,13 +3290,13 @@ impl Node for OsexeFirmware {
 ///
 /// Schema: domaincommon.rng:318.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OsexeLoader {
+pub struct OsLoader {
     /// Attribute `readonly`.
     pub readonly: Option<YesNo>,
     /// Attribute `secure`.
     pub secure: Option<YesNo>,
     /// Attribute `type`.
-    pub r#type: Option<OsexeLoaderType>,
+    pub r#type: Option<OsLoaderType>,
     /// Attribute `stateless`.
     pub stateless: Option<YesNo>,
     /// The element's text.
@@ -3305,7 +3305,7 @@ pub struct OsexeLoader {
     pub extra: Extra,
 }
 
-impl Node for OsexeLoader {
+impl Node for OsLoader {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -3357,20 +3357,20 @@ impl Node for OsexeLoader {
 ///
 /// Schema: domaincommon.rng:348.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OsexeNvram {
+pub struct OsNvram {
     /// Attribute `template`.
     pub template: Option<String>,
     /// Attribute `type`.
-    pub r#type: Option<OsexeNvramType>,
+    pub r#type: Option<OsNvramType>,
     /// The element's text.
     pub value: Option<String>,
     /// `<source>` element.
-    pub source: Option<DiskSourceNetworkProtocolNbd>,
+    pub source: Option<DiskSource>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for OsexeNvram {
+impl Node for OsNvram {
     const TEXT: bool = true;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -3426,14 +3426,14 @@ impl Node for OsexeNvram {
 ///
 /// Schema: domaincommon.rng:1492.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Osbootdev {
+pub struct OsBoot {
     /// Attribute `dev`.
-    pub dev: Option<OsbootdevDev>,
+    pub dev: Option<OsBootDev>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Osbootdev {
+impl Node for OsBoot {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -3468,7 +3468,7 @@ impl Node for Osbootdev {
 ///
 /// Schema: domaincommon.rng:373.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OsexeBootmenu {
+pub struct OsBootmenu {
     /// Attribute `enable`.
     pub enable: Option<YesNo>,
     /// Attribute `timeout`.
@@ -3477,7 +3477,7 @@ pub struct OsexeBootmenu {
     pub extra: Extra,
 }
 
-impl Node for OsexeBootmenu {
+impl Node for OsBootmenu {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -3649,7 +3649,7 @@ impl Node for AcpiTable {
 ///
 /// Schema: domaincommon.rng:465.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OsexeInitenv {
+pub struct OsInitenv {
     /// Attribute `name`.
     pub name: Option<String>,
     /// The element's text.
@@ -3658,7 +3658,7 @@ pub struct OsexeInitenv {
     pub extra: Extra,
 }
 
-impl Node for OsexeInitenv {
+impl Node for OsInitenv {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -4007,7 +4007,7 @@ impl Node for DomainVcpusVcpu {
 ///
 /// Schema: domaincommon.rng:856.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DomainIothreadidsIothread {
+pub struct IothreadIdsIothread {
     /// Attribute `id`.
     pub id: Option<u32>,
     /// Attribute `thread_pool_min`.
@@ -4018,7 +4018,7 @@ pub struct DomainIothreadidsIothread {
     pub extra: Extra,
 }
 
-impl Node for DomainIothreadidsIothread {
+impl Node for IothreadIdsIothread {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -4363,16 +4363,16 @@ impl Node for CputuneIothreadsched {
 ///
 /// Schema: domaincommon.rng:1089.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Schedparam {
+pub struct SchedParam {
     /// Attribute `scheduler`.
-    pub scheduler: Option<SchedparamScheduler>,
+    pub scheduler: Option<SchedParamScheduler>,
     /// Attribute `priority`.
     pub priority: Option<u16>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Schedparam {
+impl Node for SchedParam {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -4755,35 +4755,35 @@ pub struct Hyperv {
     /// Attribute `mode`.
     pub mode: Option<HypervMode>,
     /// `<relaxed>` element.
-    pub relaxed: Option<Featurestate>,
+    pub relaxed: Option<FeatureState>,
     /// `<vapic>` element.
-    pub vapic: Option<Featurestate>,
+    pub vapic: Option<FeatureState>,
     /// `<spinlocks>` element.
     pub spinlocks: Option<HypervSpinlocks>,
     /// `<vpindex>` element.
-    pub vpindex: Option<Featurestate>,
+    pub vpindex: Option<FeatureState>,
     /// `<runtime>` element.
-    pub runtime: Option<Featurestate>,
+    pub runtime: Option<FeatureState>,
     /// `<synic>` element.
-    pub synic: Option<Featurestate>,
+    pub synic: Option<FeatureState>,
     /// `<stimer>` element.
     pub stimer: Option<Stimer>,
     /// `<reset>` element.
-    pub reset: Option<Featurestate>,
+    pub reset: Option<FeatureState>,
     /// `<vendor_id>` element.
     pub vendor_id: Option<HypervVendorId>,
     /// `<frequencies>` element.
-    pub frequencies: Option<Featurestate>,
+    pub frequencies: Option<FeatureState>,
     /// `<reenlightenment>` element.
-    pub reenlightenment: Option<Featurestate>,
+    pub reenlightenment: Option<FeatureState>,
     /// `<tlbflush>` element.
-    pub tlbflush: Option<Featurestate>,
+    pub tlbflush: Option<FeatureState>,
     /// `<ipi>` element.
-    pub ipi: Option<Featurestate>,
+    pub ipi: Option<FeatureState>,
     /// `<evmcs>` element.
-    pub evmcs: Option<Featurestate>,
+    pub evmcs: Option<FeatureState>,
     /// `<avic>` element.
-    pub avic: Option<Featurestate>,
+    pub avic: Option<FeatureState>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -4875,13 +4875,13 @@ impl Node for Hyperv {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Kvm {
     /// `<hidden>` element.
-    pub hidden: Option<Featurestate>,
+    pub hidden: Option<FeatureState>,
     /// `<hint-dedicated>` element.
-    pub hint_dedicated: Option<Featurestate>,
+    pub hint_dedicated: Option<FeatureState>,
     /// `<poll-control>` element.
-    pub poll_control: Option<Featurestate>,
+    pub poll_control: Option<FeatureState>,
     /// `<pv-ipi>` element.
-    pub pv_ipi: Option<Featurestate>,
+    pub pv_ipi: Option<FeatureState>,
     /// `<dirty-ring>` element.
     pub dirty_ring: Option<KvmDirtyRing>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -4943,7 +4943,7 @@ impl Node for Kvm {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Xen {
     /// `<e820_host>` element.
-    pub e820_host: Option<Featurestate>,
+    pub e820_host: Option<FeatureState>,
     /// `<passthrough>` element.
     pub passthrough: Option<XenPassthrough>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -5040,79 +5040,79 @@ pub struct FeaturesCapabilities {
     /// Attribute `policy`.
     pub policy: Option<FeaturesCapabilitiesPolicy>,
     /// `<audit_control>` element.
-    pub audit_control: Option<Featurestate>,
+    pub audit_control: Option<FeatureState>,
     /// `<audit_write>` element.
-    pub audit_write: Option<Featurestate>,
+    pub audit_write: Option<FeatureState>,
     /// `<block_suspend>` element.
-    pub block_suspend: Option<Featurestate>,
+    pub block_suspend: Option<FeatureState>,
     /// `<chown>` element.
-    pub chown: Option<Featurestate>,
+    pub chown: Option<FeatureState>,
     /// `<dac_override>` element.
-    pub dac_override: Option<Featurestate>,
+    pub dac_override: Option<FeatureState>,
     /// `<dac_read_search>` element.
-    pub dac_read_search: Option<Featurestate>,
+    pub dac_read_search: Option<FeatureState>,
     /// `<fowner>` element.
-    pub fowner: Option<Featurestate>,
+    pub fowner: Option<FeatureState>,
     /// `<fsetid>` element.
-    pub fsetid: Option<Featurestate>,
+    pub fsetid: Option<FeatureState>,
     /// `<ipc_lock>` element.
-    pub ipc_lock: Option<Featurestate>,
+    pub ipc_lock: Option<FeatureState>,
     /// `<ipc_owner>` element.
-    pub ipc_owner: Option<Featurestate>,
+    pub ipc_owner: Option<FeatureState>,
     /// `<kill>` element.
-    pub kill: Option<Featurestate>,
+    pub kill: Option<FeatureState>,
     /// `<lease>` element.
-    pub lease: Option<Featurestate>,
+    pub lease: Option<FeatureState>,
     /// `<linux_immutable>` element.
-    pub linux_immutable: Option<Featurestate>,
+    pub linux_immutable: Option<FeatureState>,
     /// `<mac_admin>` element.
-    pub mac_admin: Option<Featurestate>,
+    pub mac_admin: Option<FeatureState>,
     /// `<mac_override>` element.
-    pub mac_override: Option<Featurestate>,
+    pub mac_override: Option<FeatureState>,
     /// `<mknod>` element.
-    pub mknod: Option<Featurestate>,
+    pub mknod: Option<FeatureState>,
     /// `<net_admin>` element.
-    pub net_admin: Option<Featurestate>,
+    pub net_admin: Option<FeatureState>,
     /// `<net_bind_service>` element.
-    pub net_bind_service: Option<Featurestate>,
+    pub net_bind_service: Option<FeatureState>,
     /// `<net_broadcast>` element.
-    pub net_broadcast: Option<Featurestate>,
+    pub net_broadcast: Option<FeatureState>,
     /// `<net_raw>` element.
-    pub net_raw: Option<Featurestate>,
+    pub net_raw: Option<FeatureState>,
     /// `<setgid>` element.
-    pub setgid: Option<Featurestate>,
+    pub setgid: Option<FeatureState>,
     /// `<setfcap>` element.
-    pub setfcap: Option<Featurestate>,
+    pub setfcap: Option<FeatureState>,
     /// `<setpcap>` element.
-    pub setpcap: Option<Featurestate>,
+    pub setpcap: Option<FeatureState>,
     /// `<setuid>` element.
-    pub setuid: Option<Featurestate>,
+    pub setuid: Option<FeatureState>,
     /// `<sys_admin>` element.
-    pub sys_admin: Option<Featurestate>,
+    pub sys_admin: Option<FeatureState>,
     /// `<sys_boot>` element.
-    pub sys_boot: Option<Featurestate>,
+    pub sys_boot: Option<FeatureState>,
     /// `<sys_chroot>` element.
-    pub sys_chroot: Option<Featurestate>,
+    pub sys_chroot: Option<FeatureState>,
     /// `<sys_module>` element.
-    pub sys_module: Option<Featurestate>,
+    pub sys_module: Option<FeatureState>,
     /// `<sys_nice>` element.
-    pub sys_nice: Option<Featurestate>,
+    pub sys_nice: Option<FeatureState>,
     /// `<sys_pacct>` element.
-    pub sys_pacct: Option<Featurestate>,
+    pub sys_pacct: Option<FeatureState>,
     /// `<sys_ptrace>` element.
-    pub sys_ptrace: Option<Featurestate>,
+    pub sys_ptrace: Option<FeatureState>,
     /// `<sys_rawio>` element.
-    pub sys_rawio: Option<Featurestate>,
+    pub sys_rawio: Option<FeatureState>,
     /// `<sys_resource>` element.
-    pub sys_resource: Option<Featurestate>,
+    pub sys_resource: Option<FeatureState>,
     /// `<sys_time>` element.
-    pub sys_time: Option<Featurestate>,
+    pub sys_time: Option<FeatureState>,
     /// `<sys_tty_config>` element.
-    pub sys_tty_config: Option<Featurestate>,
+    pub sys_tty_config: Option<FeatureState>,
     /// `<syslog>` element.
-    pub syslog: Option<Featurestate>,
+    pub syslog: Option<FeatureState>,
     /// `<wake_alarm>` element.
-    pub wake_alarm: Option<Featurestate>,
+    pub wake_alarm: Option<FeatureState>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -5582,14 +5582,14 @@ impl Node for Vmcoreinfo {
 ///
 /// Schema: domaincommon.rng:6567, domaincommon.rng:6572, domaincommon.rng:6580, domaincommon.rng:7477, domaincommon.rng:7482, domaincommon.rng:7497, domaincommon.rng:7502, domaincommon.rng:7507, domaincommon.rng:7517, domaincommon.rng:7534, domaincommon.rng:7539, domaincommon.rng:7544, domaincommon.rng:7549, domaincommon.rng:7554, domaincommon.rng:7559, domaincommon.rng:7588, domaincommon.rng:7593, domaincommon.rng:7598, domaincommon.rng:7603, domaincommon.rng:7626, domaincommon.rng:7652, domaincommon.rng:7657, domaincommon.rng:7662, domaincommon.rng:7667, domaincommon.rng:7672, domaincommon.rng:7677, domaincommon.rng:7682, domaincommon.rng:7687, domaincommon.rng:7692, domaincommon.rng:7697, domaincommon.rng:7702, domaincommon.rng:7707, domaincommon.rng:7712, domaincommon.rng:7717, domaincommon.rng:7722, domaincommon.rng:7727, domaincommon.rng:7732, domaincommon.rng:7737, domaincommon.rng:7742, domaincommon.rng:7747, domaincommon.rng:7752, domaincommon.rng:7757, domaincommon.rng:7762, domaincommon.rng:7767, domaincommon.rng:7772, domaincommon.rng:7777, domaincommon.rng:7782, domaincommon.rng:7787, domaincommon.rng:7792, domaincommon.rng:7797, domaincommon.rng:7802, domaincommon.rng:7807, domaincommon.rng:7812, domaincommon.rng:7817, domaincommon.rng:7822, domaincommon.rng:7827, domaincommon.rng:7832, domaincommon.rng:7576.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Featurestate {
+pub struct FeatureState {
     /// Attribute `state`.
     pub state: Option<OnOff>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Featurestate {
+impl Node for FeatureState {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -5792,14 +5792,14 @@ impl Node for Ibs {
 ///
 /// Schema: domaincommon.rng:6885.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tcgfeatures {
+pub struct TcgFeatures {
     /// `<tb-cache>` element.
     pub tb_cache: Option<ScaledInteger>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Tcgfeatures {
+impl Node for TcgFeatures {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -6042,7 +6042,7 @@ pub struct Disk {
     /// Attribute `snapshot`.
     pub snapshot: Option<DiskSnapshot>,
     /// `<source>` element.
-    pub source: Option<DiskSourceNetworkProtocolNbd>,
+    pub source: Option<DiskSource>,
     /// `<driver>` element.
     pub driver: Option<DiskDriver>,
     /// `<mirror>` element.
@@ -6084,7 +6084,7 @@ pub struct Disk {
     /// `<product>` element, by its text.
     pub product: Option<String>,
     /// `<backingStore>` element.
-    pub backing_store: Option<DiskBackingStore>,
+    pub backing_store: Option<BackingStore>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -6210,7 +6210,7 @@ pub struct Controller {
     /// Attribute `type`.
     pub r#type: Option<ControllerType>,
     /// Attribute `model`.
-    pub model_attr: Option<ControllerModel2>,
+    pub model_attr: Option<ControllerModelKind>,
     /// Attribute `ports`.
     pub ports: Option<u32>,
     /// Attribute `vectors`.
@@ -6226,7 +6226,7 @@ pub struct Controller {
     /// `<address>` element.
     pub address: Option<Address>,
     /// `<master>` element.
-    pub master: Option<Usbmaster>,
+    pub master: Option<UsbMaster>,
     /// `<model>` element.
     pub model: Option<ControllerModel>,
     /// `<target>` element.
@@ -6502,7 +6502,7 @@ pub struct Interface {
     /// Attribute `trustGuestRxFilters`.
     pub trust_guest_rx_filters: Option<YesNo>,
     /// `<source>` element.
-    pub source: Option<UnixSocketSource>,
+    pub source: Option<InterfaceSource>,
     /// `<virtualport>` element.
     pub virtualport: Option<InterfaceVirtualport>,
     /// `<link>` element.
@@ -6542,7 +6542,7 @@ pub struct Interface {
     /// `<address>` element.
     pub address: Option<Address>,
     /// `<filterref>` element.
-    pub filterref: Option<FilterrefNodeAttributes>,
+    pub filterref: Option<FilterRef>,
     /// `<tune>` element.
     pub tune: Option<InterfaceTune>,
     /// `<boot>` element.
@@ -7110,7 +7110,7 @@ pub struct Graphics {
     /// `<audio>` element.
     pub audio: Option<GraphicsAudio>,
     /// `<listen>` elements.
-    pub listens: Vec<ListenElements>,
+    pub listens: Vec<GraphicsListen>,
     /// `<channel>` elements.
     pub channels: Vec<GraphicsChannel>,
     /// `<image>` element.
@@ -7126,7 +7126,7 @@ pub struct Graphics {
     /// `<clipboard>` element.
     pub clipboard: Option<Clipboard>,
     /// `<mouse>` element.
-    pub mouse: Option<Mousemode>,
+    pub mouse: Option<GraphicsMouse>,
     /// `<filetransfer>` element.
     pub filetransfer: Option<GraphicsFiletransfer>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -7328,7 +7328,7 @@ pub struct Console {
     /// `<log>` element.
     pub log: Option<ConsoleLog>,
     /// `<target>` element.
-    pub target: Option<QemucdevTgtDef>,
+    pub target: Option<CharDeviceTarget>,
     /// `<alias>` element.
     pub alias: Option<DiskAlias>,
     /// `<acpi>` element.
@@ -7401,7 +7401,7 @@ impl Node for Console {
 ///
 /// Schema: domaincommon.rng:5496, domaincommon.rng:5501.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Qemucdev {
+pub struct CharDevice {
     /// Attribute `type`.
     pub r#type: Option<QemucdevSrcTypeChoice>,
     /// Attribute `tty`.
@@ -7413,7 +7413,7 @@ pub struct Qemucdev {
     /// `<log>` element.
     pub log: Option<ConsoleLog>,
     /// `<target>` element.
-    pub target: Option<QemucdevTgtDef>,
+    pub target: Option<CharDeviceTarget>,
     /// `<alias>` element.
     pub alias: Option<DiskAlias>,
     /// `<acpi>` element.
@@ -7424,7 +7424,7 @@ pub struct Qemucdev {
     pub extra: Extra,
 }
 
-impl Node for Qemucdev {
+impl Node for CharDevice {
     const TEXT: bool = false;
     const SLOTS: u16 = 7;
     fn extra(&self) -> &Extra {
@@ -7496,7 +7496,7 @@ pub struct Channel {
     /// `<log>` element.
     pub log: Option<ConsoleLog>,
     /// `<target>` element.
-    pub target: Option<GuestfwdTarget>,
+    pub target: Option<ChannelTarget>,
     /// `<alias>` element.
     pub alias: Option<DiskAlias>,
     /// `<address>` element.
@@ -7578,7 +7578,7 @@ pub struct Smartcard {
     /// `<log>` element.
     pub log: Option<ConsoleLog>,
     /// `<target>` element.
-    pub target: Option<QemucdevTgtDef>,
+    pub target: Option<CharDeviceTarget>,
     /// `<acpi>` element.
     pub acpi: Option<Acpi>,
     /// `<address>` element.
@@ -7709,9 +7709,9 @@ impl Node for Hub {
 ///
 /// Schema: domaincommon.rng:5948.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Redirdev {
+pub struct RedirDev {
     /// Attribute `bus`.
-    pub bus: Option<RedirdevBus>,
+    pub bus: Option<RedirDevBus>,
     /// Attribute `type`.
     pub r#type: Option<QemucdevSrcTypeChoice>,
     /// `<source>` elements.
@@ -7730,7 +7730,7 @@ pub struct Redirdev {
     pub extra: Extra,
 }
 
-impl Node for Redirdev {
+impl Node for RedirDev {
     const TEXT: bool = false;
     const SLOTS: u16 = 6;
     fn extra(&self) -> &Extra {
@@ -7789,14 +7789,14 @@ impl Node for Redirdev {
 ///
 /// Schema: domaincommon.rng:5970.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Redirfilter {
+pub struct RedirFilter {
     /// `<usbdev>` elements.
-    pub usbdevs: Vec<Usbdevfilter>,
+    pub usbdevs: Vec<UsbDevFilter>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Redirfilter {
+impl Node for RedirFilter {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -8061,11 +8061,11 @@ impl Node for Shmem {
 ///
 /// Schema: domaincommon.rng:6998.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Memorydev {
+pub struct MemoryDevice {
     /// Attribute `model`.
-    pub model: Option<MemorydevModel>,
+    pub model: Option<MemoryDeviceModel>,
     /// Attribute `access`.
-    pub access: Option<MemorydevAccess>,
+    pub access: Option<MemoryDeviceAccess>,
     /// Attribute `discard`.
     pub discard: Option<YesNo>,
     /// `<uuid>` element, by its text.
@@ -8084,7 +8084,7 @@ pub struct Memorydev {
     pub extra: Extra,
 }
 
-impl Node for Memorydev {
+impl Node for MemoryDevice {
     const TEXT: bool = false;
     const SLOTS: u16 = 6;
     fn extra(&self) -> &Extra {
@@ -8211,9 +8211,9 @@ impl Node for Watchdog {
 ///
 /// Schema: domaincommon.rng:5450.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Memballoon {
+pub struct MemBalloon {
     /// Attribute `model`.
-    pub model: Option<MemballoonModel>,
+    pub model: Option<MemBalloonModel>,
     /// Attribute `autodeflate`.
     pub autodeflate: Option<OnOff>,
     /// Attribute `freePageReporting`.
@@ -8225,14 +8225,14 @@ pub struct Memballoon {
     /// `<address>` element.
     pub address: Option<Address>,
     /// `<stats>` element.
-    pub stats: Option<MemballoonStats>,
+    pub stats: Option<MemBalloonStats>,
     /// `<driver>` element.
     pub driver: Option<VirtioOptions>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Memballoon {
+impl Node for MemBalloon {
     const TEXT: bool = false;
     const SLOTS: u16 = 5;
     fn extra(&self) -> &Extra {
@@ -8535,14 +8535,14 @@ impl Node for Vsock {
 ///
 /// Schema: domaincommon.rng:7872.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemucmdlineArg {
+pub struct QemuCommandlineArg {
     /// Attribute `value`.
     pub value: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for QemucmdlineArg {
+impl Node for QemuCommandlineArg {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8577,7 +8577,7 @@ impl Node for QemucmdlineArg {
 ///
 /// Schema: domaincommon.rng:7877.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemucmdlineEnv {
+pub struct QemuCommandlineEnv {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `value`.
@@ -8586,7 +8586,7 @@ pub struct QemucmdlineEnv {
     pub extra: Extra,
 }
 
-impl Node for QemucmdlineEnv {
+impl Node for QemuCommandlineEnv {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8623,14 +8623,14 @@ impl Node for QemucmdlineEnv {
 ///
 /// Schema: domaincommon.rng:7895.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemucapabilitiesAdd {
+pub struct QemuCapabilitiesAdd {
     /// Attribute `capability`.
     pub capability: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for QemucapabilitiesAdd {
+impl Node for QemuCapabilitiesAdd {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8665,14 +8665,14 @@ impl Node for QemucapabilitiesAdd {
 ///
 /// Schema: domaincommon.rng:7900.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemucapabilitiesDel {
+pub struct QemuCapabilitiesDel {
     /// Attribute `capability`.
     pub capability: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for QemucapabilitiesDel {
+impl Node for QemuCapabilitiesDel {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8707,16 +8707,16 @@ impl Node for QemucapabilitiesDel {
 ///
 /// Schema: domaincommon.rng:7943.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemuoverrideDevice {
+pub struct QemuOverrideDevice {
     /// Attribute `alias`.
     pub alias: Option<String>,
     /// `<qemu:frontend>` element.
-    pub qemu_frontend: Option<QemuoverrideDeviceFrontend>,
+    pub qemu_frontend: Option<QemuOverrideDeviceFrontend>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for QemuoverrideDevice {
+impl Node for QemuOverrideDevice {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -8759,16 +8759,16 @@ impl Node for QemuoverrideDevice {
 ///
 /// Schema: domaincommon.rng:7969.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LxcsharensSharenet {
+pub struct LxcNamespaceSharenet {
     /// Attribute `type`.
-    pub r#type: Option<LxcsharensSharenetType>,
+    pub r#type: Option<LxcNamespaceSharenetType>,
     /// Attribute `value`.
     pub value: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for LxcsharensSharenet {
+impl Node for LxcNamespaceSharenet {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8805,16 +8805,16 @@ impl Node for LxcsharensSharenet {
 ///
 /// Schema: domaincommon.rng:7981.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LxcsharensShareipc {
+pub struct LxcNamespaceShareipc {
     /// Attribute `type`.
-    pub r#type: Option<LxcsharensShareipcType>,
+    pub r#type: Option<LxcNamespaceShareipcType>,
     /// Attribute `value`.
     pub value: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for LxcsharensShareipc {
+impl Node for LxcNamespaceShareipc {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8851,16 +8851,16 @@ impl Node for LxcsharensShareipc {
 ///
 /// Schema: domaincommon.rng:7992.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LxcsharensShareuts {
+pub struct LxcNamespaceShareuts {
     /// Attribute `type`.
-    pub r#type: Option<LxcsharensShareutsType>,
+    pub r#type: Option<LxcNamespaceShareutsType>,
     /// Attribute `value`.
     pub value: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for LxcsharensShareuts {
+impl Node for LxcNamespaceShareuts {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8943,14 +8943,14 @@ impl Node for KeywrapCipher {
 ///
 /// Schema: domaincommon.rng:8013.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BhyvecmdlineArg {
+pub struct BhyveCommandlineArg {
     /// Attribute `value`.
     pub value: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BhyvecmdlineArg {
+impl Node for BhyveCommandlineArg {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -8985,14 +8985,14 @@ impl Node for BhyvecmdlineArg {
 ///
 /// Schema: domaincommon.rng:8027.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct XencmdlineArg {
+pub struct XenCommandlineArg {
     /// Attribute `value`.
     pub value: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for XencmdlineArg {
+impl Node for XenCommandlineArg {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -9375,16 +9375,16 @@ impl Node for SysinfoChassisEntry {
 ///
 /// Schema: domaincommon.rng:303.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OsexeFirmwareFeature {
+pub struct OsFirmwareFeature {
     /// Attribute `enabled`.
     pub enabled: Option<YesNo>,
     /// Attribute `name`.
-    pub name: Option<OsexeFirmwareFeatureName>,
+    pub name: Option<OsFirmwareFeatureName>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for OsexeFirmwareFeature {
+impl Node for OsFirmwareFeature {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -9421,7 +9421,7 @@ impl Node for OsexeFirmwareFeature {
 ///
 /// Schema: domaincommon.rng:1800, domaincommon.rng:1833, domaincommon.rng:1866, domaincommon.rng:2172, domaincommon.rng:2198, domaincommon.rng:1936, domaincommon.rng:1976, domaincommon.rng:2077, domaincommon.rng:2046, domaincommon.rng:2105, domaincommon.rng:2130, domaincommon.rng:2152, domaincommon.rng:2216, domaincommon.rng:2236, domaincommon.rng:2275, domaincommon.rng:2311, domaincommon.rng:2343.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolNbd {
+pub struct DiskSource {
     /// Attribute `file`.
     pub file: Option<String>,
     /// Attribute `fdgroup`.
@@ -9429,13 +9429,13 @@ pub struct DiskSourceNetworkProtocolNbd {
     /// Attribute `index`.
     pub index: Option<u64>,
     /// Attribute `startupPolicy`.
-    pub startup_policy: Option<DiskSourceNetworkProtocolNbdStartupPolicy>,
+    pub startup_policy: Option<DiskSourceStartupPolicy>,
     /// Attribute `dev`.
     pub dev: Option<String>,
     /// Attribute `dir`.
     pub dir: Option<String>,
     /// Attribute `protocol`.
-    pub protocol: Option<DiskSourceNetworkProtocolNbdProtocol>,
+    pub protocol: Option<DiskSourceProtocol>,
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `tls`.
@@ -9449,9 +9449,9 @@ pub struct DiskSourceNetworkProtocolNbd {
     /// Attribute `volume`.
     pub volume: Option<String>,
     /// Attribute `mode`.
-    pub mode: Option<DiskSourceNetworkProtocolNbdMode>,
+    pub mode: Option<DiskSourceMode>,
     /// Attribute `type`.
-    pub r#type: Option<DiskSourceNetworkProtocolNbdType>,
+    pub r#type: Option<DiskSourceType>,
     /// Attribute `namespace`.
     pub namespace: Option<u32>,
     /// Attribute `managed`.
@@ -9459,42 +9459,42 @@ pub struct DiskSourceNetworkProtocolNbd {
     /// Attribute `path`.
     pub path: Option<String>,
     /// `<slices>` element.
-    pub slices: Option<DiskSourceNetworkProtocolNbdSlices>,
+    pub slices: Option<DiskSourceSlices>,
     /// `<encryption>` element.
     pub encryption: Option<Encryption>,
     /// `<seclabel>` elements.
-    pub seclabels: Vec<DevSeclabel>,
+    pub seclabels: Vec<DeviceSeclabel>,
     /// `<reservations>` element.
     pub reservations: Option<Reservations>,
     /// `<host>` elements.
-    pub hosts: Vec<DiskSourceNetworkHost>,
+    pub hosts: Vec<SourceHost>,
     /// `<snapshot>` element.
-    pub snapshot: Option<DiskSourceNetworkProtocolNbdSnapshot>,
+    pub snapshot: Option<DiskSourceSnapshot>,
     /// `<config>` element.
-    pub config: Option<DiskSourceNetworkProtocolNbdConfig>,
+    pub config: Option<DiskSourceConfig>,
     /// `<auth>` element.
     pub auth: Option<DiskAuth>,
     /// `<initiator>` element.
-    pub initiator: Option<Initiatorinfo>,
+    pub initiator: Option<Initiator>,
     /// `<cookies>` element.
-    pub cookies: Option<DiskSourceNetworkProtocolHttpCookies>,
+    pub cookies: Option<DiskSourceCookies>,
     /// `<readahead>` element.
-    pub readahead: Option<DiskSourceNetworkProtocolNbdReadahead>,
+    pub readahead: Option<DiskSourceReadahead>,
     /// `<timeout>` element.
-    pub timeout: Option<DiskSourceNetworkProtocolNbdTimeout>,
+    pub timeout: Option<DiskSourceTimeout>,
     /// `<ssl>` element.
-    pub ssl: Option<DiskSourceNetworkProtocolSslVerify>,
+    pub ssl: Option<DiskSourceSsl>,
     /// `<identity>` element.
-    pub identity: Option<DiskSourceNetworkNfs>,
+    pub identity: Option<DiskSourceIdentity>,
     /// `<address>` element.
-    pub address: Option<Pciaddress>,
+    pub address: Option<PciAddress>,
     /// `<reconnect>` element.
     pub reconnect: Option<Reconnect>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolNbd {
+impl Node for DiskSource {
     const TEXT: bool = false;
     const SLOTS: u16 = 16;
     fn extra(&self) -> &Extra {
@@ -10012,7 +10012,7 @@ pub struct Stimer {
     /// Attribute `state`.
     pub state: Option<OnOff>,
     /// `<direct>` element.
-    pub direct: Option<Featurestate>,
+    pub direct: Option<FeatureState>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -10330,11 +10330,11 @@ pub struct DiskMirror {
     /// Attribute `ready`.
     pub ready: Option<DiskMirrorReady>,
     /// `<source>` element.
-    pub source: Option<DiskSourceNetworkProtocolNbd>,
+    pub source: Option<DiskSource>,
     /// `<format>` element.
     pub format: Option<DiskFormat>,
     /// `<backingStore>` element.
-    pub backing_store: Option<DiskBackingStore>,
+    pub backing_store: Option<BackingStore>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -10644,9 +10644,9 @@ pub struct Encryption {
     /// `<secret>` element.
     pub secret: Option<EncryptionSecret>,
     /// `<cipher>` element.
-    pub cipher: Option<Keycipher>,
+    pub cipher: Option<KeyCipher>,
     /// `<ivgen>` element.
-    pub ivgen: Option<Keyivgen>,
+    pub ivgen: Option<KeyIvgen>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -10964,7 +10964,7 @@ pub struct Address {
     /// Attribute `base`.
     pub base: Option<String>,
     /// `<zpci>` element.
-    pub zpci: Option<Zpciaddress>,
+    pub zpci: Option<ZpciAddress>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -11144,22 +11144,22 @@ impl Node for DiskBlockIo {
 ///
 /// Schema: domaincommon.rng:1714, domaincommon.rng:1747.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskBackingStore {
+pub struct BackingStore {
     /// Attribute `index`.
     pub index: Option<u64>,
     /// Attribute `type`.
-    pub r#type: Option<DiskBackingStoreType>,
+    pub r#type: Option<BackingStoreType>,
     /// `<source>` element.
-    pub source: Option<DiskSourceNetworkProtocolNbd>,
+    pub source: Option<DiskSource>,
     /// `<backingStore>` element.
-    pub backing_store: Option<Box<DiskBackingStore>>,
+    pub backing_store: Option<Box<BackingStore>>,
     /// `<format>` element.
     pub format: Option<DiskFormat>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskBackingStore {
+impl Node for BackingStore {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -11210,14 +11210,14 @@ impl Node for DiskBackingStore {
 ///
 /// Schema: domaincommon.rng:7223.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Usbmaster {
+pub struct UsbMaster {
     /// Attribute `startport`.
     pub startport: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Usbmaster {
+impl Node for UsbMaster {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -11734,7 +11734,7 @@ impl Node for FsBinary {
 ///
 /// Schema: domaincommon.rng:3237, domaincommon.rng:3257, storagecommon.rng:68, domaincommon.rng:3278, domaincommon.rng:3296, domaincommon.rng:3322, domaincommon.rng:3337, domaincommon.rng:3354, domaincommon.rng:3371, domaincommon.rng:3396, domaincommon.rng:3420, domaincommon.rng:3468, domaincommon.rng:3489.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UnixSocketSource {
+pub struct InterfaceSource {
     /// Attribute `bridge`.
     pub bridge: Option<String>,
     /// Attribute `macTableManager`.
@@ -11746,11 +11746,11 @@ pub struct UnixSocketSource {
     /// Attribute `portid`.
     pub portid: Option<String>,
     /// Attribute `type`.
-    pub r#type: Option<UnixSocketSourceType>,
+    pub r#type: Option<InterfaceSourceType>,
     /// Attribute `path`.
     pub path: Option<String>,
     /// Attribute `mode`.
-    pub mode: Option<UnixSocketSourceMode>,
+    pub mode: Option<InterfaceSourceMode>,
     /// Attribute `dev`.
     pub dev: Option<String>,
     /// Attribute `name`.
@@ -11774,18 +11774,18 @@ pub struct UnixSocketSource {
     /// `<reconnect>` element.
     pub reconnect: Option<Reconnect>,
     /// `<local>` element.
-    pub local: Option<UnixSocketSourceLocal>,
+    pub local: Option<InterfaceSourceLocal>,
     /// `<vendor>` element.
-    pub vendor: Option<UnixSocketSourceVendor>,
+    pub vendor: Option<InterfaceSourceVendor>,
     /// `<product>` element.
-    pub product: Option<UnixSocketSourceProduct>,
+    pub product: Option<InterfaceSourceProduct>,
     /// `<address>` element.
-    pub address: Option<Usbaddress>,
+    pub address: Option<InterfaceSourceAddress>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for UnixSocketSource {
+impl Node for InterfaceSource {
     const TEXT: bool = false;
     const SLOTS: u16 = 7;
     fn extra(&self) -> &Extra {
@@ -12703,16 +12703,16 @@ impl Node for InterfaceDriver {
 ///
 /// Schema: nwfilter.rng:19, nwfilterbinding.rng:44, domaincommon.rng:3801.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct FilterrefNodeAttributes {
+pub struct FilterRef {
     /// Attribute `filter`.
     pub filter: Option<String>,
     /// `<parameter>` elements.
-    pub parameters: Vec<FilterrefNodeAttributesParameter>,
+    pub parameters: Vec<FilterRefParameter>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for FilterrefNodeAttributes {
+impl Node for FilterRef {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -13273,7 +13273,7 @@ pub struct AudioInput {
     /// Attribute `latency`.
     pub latency: Option<u32>,
     /// `<settings>` element.
-    pub settings: Option<Audiocommonchild>,
+    pub settings: Option<AudioSettings>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -13403,19 +13403,19 @@ pub struct HostdevSource {
     /// Attribute `wwpn`.
     pub wwpn: Option<String>,
     /// `<address>` element.
-    pub address: Option<Mdevaddress>,
+    pub address: Option<HostdevSourceAddress>,
     /// `<vendor>` element.
-    pub vendor: Option<UnixSocketSourceVendor>,
+    pub vendor: Option<InterfaceSourceVendor>,
     /// `<product>` element.
-    pub product: Option<UnixSocketSourceProduct>,
+    pub product: Option<InterfaceSourceProduct>,
     /// `<adapter>` element.
-    pub adapter: Option<Sourceinfoadapter>,
+    pub adapter: Option<SourceAdapter>,
     /// `<host>` elements.
     pub hosts: Vec<HostdevSourceHost>,
     /// `<auth>` element.
     pub auth: Option<DiskAuth>,
     /// `<initiator>` element.
-    pub initiator: Option<Initiatorinfo>,
+    pub initiator: Option<Initiator>,
     /// `<block>` element, by its text.
     pub block: Option<String>,
     /// `<char>` element, by its text.
@@ -13593,9 +13593,9 @@ impl Node for GraphicsAudio {
 ///
 /// Schema: domaincommon.rng:4355.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ListenElements {
+pub struct GraphicsListen {
     /// Attribute `type`.
-    pub r#type: Option<ListenElementsType>,
+    pub r#type: Option<GraphicsListenType>,
     /// Attribute `address`.
     pub address: Option<String>,
     /// Attribute `network`.
@@ -13606,7 +13606,7 @@ pub struct ListenElements {
     pub extra: Extra,
 }
 
-impl Node for ListenElements {
+impl Node for GraphicsListen {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -13945,14 +13945,14 @@ impl Node for Clipboard {
 ///
 /// Schema: domaincommon.rng:4343.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Mousemode {
+pub struct GraphicsMouse {
     /// Attribute `mode`.
-    pub mode: Option<MousemodeMode>,
+    pub mode: Option<GraphicsMouseMode>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Mousemode {
+impl Node for GraphicsMouse {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -14194,11 +14194,11 @@ pub struct ConsoleSource {
     /// `<reconnect>` element.
     pub reconnect: Option<Reconnect>,
     /// `<seclabel>` elements.
-    pub seclabels: Vec<DevSeclabel>,
+    pub seclabels: Vec<DeviceSeclabel>,
     /// `<clipboard>` element.
     pub clipboard: Option<Clipboard>,
     /// `<mouse>` element.
-    pub mouse: Option<Mousemode>,
+    pub mouse: Option<GraphicsMouse>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -14358,18 +14358,18 @@ impl Node for ConsoleLog {
 ///
 /// Schema: domaincommon.rng:4718.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemucdevTgtDef {
+pub struct CharDeviceTarget {
     /// Attribute `type`.
-    pub r#type: Option<QemucdevTgtDefType>,
+    pub r#type: Option<CharDeviceTargetType>,
     /// Attribute `port`.
     pub port: Option<String>,
     /// `<model>` element.
-    pub model: Option<QemucdevSerialTgtModel>,
+    pub model: Option<CharDeviceTargetModel>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for QemucdevTgtDef {
+impl Node for CharDeviceTarget {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -14414,9 +14414,9 @@ impl Node for QemucdevTgtDef {
 ///
 /// Schema: domaincommon.rng:5506, domaincommon.rng:5515, domaincommon.rng:5533.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GuestfwdTarget {
+pub struct ChannelTarget {
     /// Attribute `type`.
-    pub r#type: Option<GuestfwdTargetType>,
+    pub r#type: Option<ChannelTargetType>,
     /// Attribute `address`.
     pub address: Option<String>,
     /// Attribute `port`.
@@ -14424,12 +14424,12 @@ pub struct GuestfwdTarget {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `state`.
-    pub state: Option<GuestfwdTargetState>,
+    pub state: Option<ChannelTargetState>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for GuestfwdTarget {
+impl Node for ChannelTarget {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -14472,7 +14472,7 @@ impl Node for GuestfwdTarget {
 ///
 /// Schema: domaincommon.rng:4759.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Usbdevfilter {
+pub struct UsbDevFilter {
     /// Attribute `allow`.
     pub allow: Option<YesNo>,
     /// Attribute `class`.
@@ -14487,7 +14487,7 @@ pub struct Usbdevfilter {
     pub extra: Extra,
 }
 
-impl Node for Usbdevfilter {
+impl Node for UsbDevFilter {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15003,14 +15003,14 @@ impl Node for MemorydevTarget {
 ///
 /// Schema: domaincommon.rng:5481.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MemballoonStats {
+pub struct MemBalloonStats {
     /// Attribute `period`.
     pub period: Option<u64>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for MemballoonStats {
+impl Node for MemBalloonStats {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15149,14 +15149,14 @@ impl Node for VsockCid {
 ///
 /// Schema: domaincommon.rng:7947.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemuoverrideDeviceFrontend {
+pub struct QemuOverrideDeviceFrontend {
     /// `<qemu:property>` elements.
-    pub qemu_properties: Vec<Qemuoverrideproperty>,
+    pub qemu_properties: Vec<QemuOverrideProperty>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for QemuoverrideDeviceFrontend {
+impl Node for QemuOverrideDeviceFrontend {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -15428,14 +15428,14 @@ impl Node for NumaInterconnectsBandwidth {
 ///
 /// Schema: domaincommon.rng:1769.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolNbdSlices {
+pub struct DiskSourceSlices {
     /// `<slice>` element.
-    pub slice: Option<DiskSourceNetworkProtocolNbdSlicesSlice>,
+    pub slice: Option<DiskSourceSlicesSlice>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolNbdSlices {
+impl Node for DiskSourceSlices {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -15476,20 +15476,20 @@ impl Node for DiskSourceNetworkProtocolNbdSlices {
 ///
 /// Schema: domaincommon.rng:197.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DevSeclabel {
+pub struct DeviceSeclabel {
     /// Attribute `model`.
     pub model: Option<String>,
     /// Attribute `relabel`.
-    pub relabel: Option<DevSeclabelRelabel>,
+    pub relabel: Option<DeviceSeclabelRelabel>,
     /// Attribute `labelskip`.
-    pub labelskip: Option<DevSeclabelLabelskip>,
+    pub labelskip: Option<DeviceSeclabelLabelskip>,
     /// `<label>` elements, by their text.
     pub labels: Vec<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DevSeclabel {
+impl Node for DeviceSeclabel {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -15539,7 +15539,7 @@ pub struct Reservations {
     /// Attribute `managed`.
     pub managed: Option<YesNo>,
     /// `<source>` element.
-    pub source: Option<ReservationsSource>,
+    pub source: Option<UnixSocketSource>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -15587,9 +15587,9 @@ impl Node for Reservations {
 ///
 /// Schema: domaincommon.rng:1885.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkHost {
+pub struct SourceHost {
     /// Attribute `transport`.
-    pub transport: Option<DiskSourceNetworkHostTransport>,
+    pub transport: Option<SourceHostTransport>,
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `port`.
@@ -15600,7 +15600,7 @@ pub struct DiskSourceNetworkHost {
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkHost {
+impl Node for SourceHost {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15641,14 +15641,14 @@ impl Node for DiskSourceNetworkHost {
 ///
 /// Schema: domaincommon.rng:1949.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolNbdSnapshot {
+pub struct DiskSourceSnapshot {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolNbdSnapshot {
+impl Node for DiskSourceSnapshot {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15683,14 +15683,14 @@ impl Node for DiskSourceNetworkProtocolNbdSnapshot {
 ///
 /// Schema: domaincommon.rng:1957.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolNbdConfig {
+pub struct DiskSourceConfig {
     /// Attribute `file`.
     pub file: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolNbdConfig {
+impl Node for DiskSourceConfig {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15725,14 +15725,14 @@ impl Node for DiskSourceNetworkProtocolNbdConfig {
 ///
 /// Schema: storagecommon.rng:44.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Initiatorinfo {
+pub struct Initiator {
     /// `<iqn>` element.
-    pub iqn: Option<InitiatorinfoIqn>,
+    pub iqn: Option<InitiatorIqn>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Initiatorinfo {
+impl Node for Initiator {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -15773,14 +15773,14 @@ impl Node for Initiatorinfo {
 ///
 /// Schema: domaincommon.rng:2028.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolHttpCookies {
+pub struct DiskSourceCookies {
     /// `<cookie>` elements.
-    pub cookies: Vec<DiskSourceNetworkProtocolHttpCookiesCookie>,
+    pub cookies: Vec<DiskSourceCookiesCookie>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolHttpCookies {
+impl Node for DiskSourceCookies {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -15820,14 +15820,14 @@ impl Node for DiskSourceNetworkProtocolHttpCookies {
 ///
 /// Schema: domaincommon.rng:2000.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolNbdReadahead {
+pub struct DiskSourceReadahead {
     /// Attribute `size`.
     pub size: Option<u64>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolNbdReadahead {
+impl Node for DiskSourceReadahead {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15862,14 +15862,14 @@ impl Node for DiskSourceNetworkProtocolNbdReadahead {
 ///
 /// Schema: domaincommon.rng:2008.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolNbdTimeout {
+pub struct DiskSourceTimeout {
     /// Attribute `seconds`.
     pub seconds: Option<u64>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolNbdTimeout {
+impl Node for DiskSourceTimeout {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15904,14 +15904,14 @@ impl Node for DiskSourceNetworkProtocolNbdTimeout {
 ///
 /// Schema: domaincommon.rng:2019.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolSslVerify {
+pub struct DiskSourceSsl {
     /// Attribute `verify`.
     pub verify: Option<YesNo>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolSslVerify {
+impl Node for DiskSourceSsl {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15946,7 +15946,7 @@ impl Node for DiskSourceNetworkProtocolSslVerify {
 ///
 /// Schema: domaincommon.rng:1921.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkNfs {
+pub struct DiskSourceIdentity {
     /// Attribute `user`.
     pub user: Option<String>,
     /// Attribute `group`.
@@ -15955,7 +15955,7 @@ pub struct DiskSourceNetworkNfs {
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkNfs {
+impl Node for DiskSourceIdentity {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -15992,7 +15992,7 @@ impl Node for DiskSourceNetworkNfs {
 ///
 /// Schema: networkport.rng:158, domaincommon.rng:2324, basictypes.rng:508.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Pciaddress {
+pub struct PciAddress {
     /// Attribute `domain`.
     pub domain: Option<u32>,
     /// Attribute `bus`.
@@ -16007,7 +16007,7 @@ pub struct Pciaddress {
     pub extra: Extra,
 }
 
-impl Node for Pciaddress {
+impl Node for PciAddress {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -16296,7 +16296,7 @@ impl Node for EncryptionSecret {
 ///
 /// Schema: storagecommon.rng:31, domainbackup.rng:27.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Keycipher {
+pub struct KeyCipher {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `size`.
@@ -16309,7 +16309,7 @@ pub struct Keycipher {
     pub extra: Extra,
 }
 
-impl Node for Keycipher {
+impl Node for KeyCipher {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -16350,7 +16350,7 @@ impl Node for Keycipher {
 ///
 /// Schema: storagecommon.rng:34, domainbackup.rng:30.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Keyivgen {
+pub struct KeyIvgen {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `hash`.
@@ -16359,7 +16359,7 @@ pub struct Keyivgen {
     pub extra: Extra,
 }
 
-impl Node for Keyivgen {
+impl Node for KeyIvgen {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -16396,7 +16396,7 @@ impl Node for Keyivgen {
 ///
 /// Schema: basictypes.rng:127.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Zpciaddress {
+pub struct ZpciAddress {
     /// Attribute `uid`.
     pub uid: Option<u16>,
     /// Attribute `fid`.
@@ -16405,7 +16405,7 @@ pub struct Zpciaddress {
     pub extra: Extra,
 }
 
-impl Node for Zpciaddress {
+impl Node for ZpciAddress {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -16614,7 +16614,7 @@ impl Node for FsBinaryThreadPool {
 ///
 /// Schema: domaincommon.rng:3378.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UnixSocketSourceLocal {
+pub struct InterfaceSourceLocal {
     /// Attribute `address`.
     pub address: Option<String>,
     /// Attribute `port`.
@@ -16623,7 +16623,7 @@ pub struct UnixSocketSourceLocal {
     pub extra: Extra,
 }
 
-impl Node for UnixSocketSourceLocal {
+impl Node for InterfaceSourceLocal {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -16660,14 +16660,14 @@ impl Node for UnixSocketSourceLocal {
 ///
 /// Schema: domaincommon.rng:6270.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UnixSocketSourceVendor {
+pub struct InterfaceSourceVendor {
     /// Attribute `id`.
     pub id: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for UnixSocketSourceVendor {
+impl Node for InterfaceSourceVendor {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -16702,14 +16702,14 @@ impl Node for UnixSocketSourceVendor {
 ///
 /// Schema: domaincommon.rng:6275.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UnixSocketSourceProduct {
+pub struct InterfaceSourceProduct {
     /// Attribute `id`.
     pub id: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for UnixSocketSourceProduct {
+impl Node for InterfaceSourceProduct {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -16744,13 +16744,13 @@ impl Node for UnixSocketSourceProduct {
 ///
 /// Schema: domaincommon.rng:6282, domaincommon.rng:3433.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Usbaddress {
+pub struct InterfaceSourceAddress {
     /// Attribute `bus`.
     pub bus: Option<u8>,
     /// Attribute `device`.
     pub device: Option<String>,
     /// Attribute `type`.
-    pub r#type: Option<UsbaddressType>,
+    pub r#type: Option<InterfaceSourceAddressType>,
     /// Attribute `domain`.
     pub domain: Option<u32>,
     /// Attribute `slot`.
@@ -16763,7 +16763,7 @@ pub struct Usbaddress {
     pub extra: Extra,
 }
 
-impl Node for Usbaddress {
+impl Node for InterfaceSourceAddress {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -17098,7 +17098,7 @@ impl Node for InterfaceDriverGuest {
 ///
 /// Schema: nwfilter_params.rng:10.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct FilterrefNodeAttributesParameter {
+pub struct FilterRefParameter {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `value`.
@@ -17107,7 +17107,7 @@ pub struct FilterrefNodeAttributesParameter {
     pub extra: Extra,
 }
 
-impl Node for FilterrefNodeAttributesParameter {
+impl Node for FilterRefParameter {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -17298,18 +17298,18 @@ impl Node for VlanTag {
 ///
 /// Schema: domaincommon.rng:4976.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Audiocommonchild {
+pub struct AudioSettings {
     /// Attribute `frequency`.
     pub frequency: Option<u32>,
     /// Attribute `channels`.
     pub channels: Option<u32>,
     /// Attribute `format`.
-    pub format: Option<AudiocommonchildFormat>,
+    pub format: Option<AudioSettingsFormat>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Audiocommonchild {
+impl Node for AudioSettings {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -17348,7 +17348,7 @@ impl Node for Audiocommonchild {
 ///
 /// Schema: domaincommon.rng:6084, domaincommon.rng:6282, domaincommon.rng:6140, domaincommon.rng:6392.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Mdevaddress {
+pub struct HostdevSourceAddress {
     /// Attribute `domain`.
     pub domain: Option<u32>,
     /// Attribute `bus`.
@@ -17371,7 +17371,7 @@ pub struct Mdevaddress {
     pub extra: Extra,
 }
 
-impl Node for Mdevaddress {
+impl Node for HostdevSourceAddress {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -17422,9 +17422,9 @@ impl Node for Mdevaddress {
 ///
 /// Schema: basictypes.rng:484.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourceinfoadapter {
+pub struct SourceAdapter {
     /// Attribute `type`.
-    pub r#type: Option<SourceinfoadapterType>,
+    pub r#type: Option<SourceAdapterType>,
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `parent`.
@@ -17442,12 +17442,12 @@ pub struct Sourceinfoadapter {
     /// Attribute `wwpn`.
     pub wwpn: Option<String>,
     /// `<parentaddr>` element.
-    pub parentaddr: Option<SourceinfoadapterParentaddr>,
+    pub parentaddr: Option<SourceAdapterParentaddr>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Sourceinfoadapter {
+impl Node for SourceAdapter {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -17648,14 +17648,14 @@ impl Node for VideoModelResolution {
 ///
 /// Schema: domaincommon.rng:4700.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct QemucdevSerialTgtModel {
+pub struct CharDeviceTargetModel {
     /// Attribute `name`.
-    pub name: Option<QemucdevSerialTgtModelName>,
+    pub name: Option<CharDeviceTargetModelName>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for QemucdevSerialTgtModel {
+impl Node for CharDeviceTargetModel {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -17935,18 +17935,18 @@ impl Node for MemorydevTargetLabel {
 ///
 /// Schema: domaincommon.rng:7922.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Qemuoverrideproperty {
+pub struct QemuOverrideProperty {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `type`.
-    pub r#type: Option<QemuoverridepropertyType>,
+    pub r#type: Option<QemuOverridePropertyType>,
     /// Attribute `value`.
     pub value: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Qemuoverrideproperty {
+impl Node for QemuOverrideProperty {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -18123,9 +18123,9 @@ impl Node for NumaCacheLine {
 ///
 /// Schema: domaincommon.rng:1770.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolNbdSlicesSlice {
+pub struct DiskSourceSlicesSlice {
     /// Attribute `type`.
-    pub r#type: Option<DiskSourceNetworkProtocolNbdSlicesSliceType>,
+    pub r#type: Option<DiskSourceSlicesSliceType>,
     /// Attribute `offset`.
     pub offset: Option<u32>,
     /// Attribute `size`.
@@ -18134,7 +18134,7 @@ pub struct DiskSourceNetworkProtocolNbdSlicesSlice {
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolNbdSlicesSlice {
+impl Node for DiskSourceSlicesSlice {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -18173,20 +18173,20 @@ impl Node for DiskSourceNetworkProtocolNbdSlicesSlice {
 ///
 /// Schema: storagecommon.rng:68.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ReservationsSource {
+pub struct UnixSocketSource {
     /// Attribute `type`.
-    pub r#type: Option<ReservationsSourceType>,
+    pub r#type: Option<UnixSocketSourceType>,
     /// Attribute `path`.
     pub path: Option<String>,
     /// Attribute `mode`.
-    pub mode: Option<ReservationsSourceMode>,
+    pub mode: Option<UnixSocketSourceMode>,
     /// `<reconnect>` element.
     pub reconnect: Option<Reconnect>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for ReservationsSource {
+impl Node for UnixSocketSource {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -18233,14 +18233,14 @@ impl Node for ReservationsSource {
 ///
 /// Schema: storagecommon.rng:45.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct InitiatorinfoIqn {
+pub struct InitiatorIqn {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for InitiatorinfoIqn {
+impl Node for InitiatorIqn {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -18275,7 +18275,7 @@ impl Node for InitiatorinfoIqn {
 ///
 /// Schema: domaincommon.rng:2030.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolHttpCookiesCookie {
+pub struct DiskSourceCookiesCookie {
     /// Attribute `name`.
     pub name: Option<String>,
     /// The element's text.
@@ -18284,7 +18284,7 @@ pub struct DiskSourceNetworkProtocolHttpCookiesCookie {
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolHttpCookiesCookie {
+impl Node for DiskSourceCookiesCookie {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -18420,16 +18420,16 @@ impl Node for CoalesceRxFrames {
 ///
 /// Schema: basictypes.rng:502.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SourceinfoadapterParentaddr {
+pub struct SourceAdapterParentaddr {
     /// Attribute `unique_id`.
     pub unique_id: Option<u64>,
     /// `<address>` element.
-    pub address: Option<Pciaddress>,
+    pub address: Option<PciAddress>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for SourceinfoadapterParentaddr {
+impl Node for SourceAdapterParentaddr {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -18506,7 +18506,7 @@ xml_enum! {
 
 xml_enum! {
     /// Values of `<on_reboot>` of Domain.
-    pub enum OffOptions {
+    pub enum LifecycleAction {
         /// `destroy`
         Destroy = "destroy",
         /// `restart`
@@ -18520,7 +18520,7 @@ xml_enum! {
 
 xml_enum! {
     /// Values of `<on_crash>` of Domain.
-    pub enum CrashOptions {
+    pub enum CrashAction {
         /// `destroy`
         Destroy = "destroy",
         /// `restart`
@@ -18538,7 +18538,7 @@ xml_enum! {
 
 xml_enum! {
     /// Values of `<on_lockfailure>` of Domain.
-    pub enum LockfailureOptions {
+    pub enum LockFailureAction {
         /// `poweroff`
         Poweroff = "poweroff",
         /// `restart`
@@ -18609,8 +18609,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `firmware` of Osexe.
-    pub enum OsexeFirmware2 {
+    /// Values of `firmware` of Os.
+    pub enum OsFirmwareKind {
         /// `bios`
         Bios = "bios",
         /// `efi`
@@ -18685,8 +18685,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `behavior` of Qemudeprecation.
-    pub enum QemudeprecationBehavior {
+    /// Values of `behavior` of QemuDeprecation.
+    pub enum QemuDeprecationBehavior {
         /// `none`
         None = "none",
         /// `omit`
@@ -18779,8 +18779,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `arch` of Ostypexen.
-    pub enum OstypexenArch {
+    /// Values of `arch` of OsType.
+    pub enum OsTypeArch {
         /// `i686`
         I686 = "i686",
         /// `x86_64`
@@ -18853,8 +18853,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `machine` of Ostypexen.
-    pub enum OstypexenMachine: other String {
+    /// Values of `machine` of OsType.
+    pub enum OsTypeMachine: other String {
         /// `xenpv`
         Xenpv = "xenpv",
         /// `xenfv`
@@ -18865,8 +18865,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of the text of Ostypexen.
-    pub enum OstypexenValue {
+    /// Values of the text of OsType.
+    pub enum OsTypeValue {
         /// `xen`
         Xen = "xen",
         /// `linux`
@@ -18881,8 +18881,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of OsexeLoader.
-    pub enum OsexeLoaderType {
+    /// Values of `type` of OsLoader.
+    pub enum OsLoaderType {
         /// `rom`
         Rom = "rom",
         /// `pflash`
@@ -18891,8 +18891,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of OsexeNvram.
-    pub enum OsexeNvramType {
+    /// Values of `type` of OsNvram.
+    pub enum OsNvramType {
         /// `file`
         File = "file",
         /// `block`
@@ -18911,8 +18911,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `dev` of Osbootdev.
-    pub enum OsbootdevDev {
+    /// Values of `dev` of OsBoot.
+    pub enum OsBootDev {
         /// `hd`
         Hd = "hd",
         /// `fd`
@@ -19063,8 +19063,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `scheduler` of Schedparam.
-    pub enum SchedparamScheduler {
+    /// Values of `scheduler` of SchedParam.
+    pub enum SchedParamScheduler {
         /// `batch`
         Batch = "batch",
         /// `idle`
@@ -19368,7 +19368,7 @@ xml_enum! {
 
 xml_enum! {
     /// Values of `model` of Controller.
-    pub enum ControllerModel2 {
+    pub enum ControllerModelKind {
         /// `auto`
         Auto = "auto",
         /// `buslogic`
@@ -19823,8 +19823,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `bus` of Redirdev.
-    pub enum RedirdevBus {
+    /// Values of `bus` of RedirDev.
+    pub enum RedirDevBus {
         /// `usb`
         Usb = "usb",
     }
@@ -19867,8 +19867,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `model` of Memorydev.
-    pub enum MemorydevModel {
+    /// Values of `model` of MemoryDevice.
+    pub enum MemoryDeviceModel {
         /// `dimm`
         Dimm = "dimm",
         /// `nvdimm`
@@ -19883,8 +19883,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `access` of Memorydev.
-    pub enum MemorydevAccess {
+    /// Values of `access` of MemoryDevice.
+    pub enum MemoryDeviceAccess {
         /// `shared`
         Shared = "shared",
         /// `private`
@@ -19925,8 +19925,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `model` of Memballoon.
-    pub enum MemballoonModel {
+    /// Values of `model` of MemBalloon.
+    pub enum MemBalloonModel {
         /// `virtio`
         Virtio = "virtio",
         /// `virtio-transitional`
@@ -19979,8 +19979,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of LxcsharensSharenet.
-    pub enum LxcsharensSharenetType {
+    /// Values of `type` of LxcNamespaceSharenet.
+    pub enum LxcNamespaceSharenetType {
         /// `netns`
         Netns = "netns",
         /// `name`
@@ -19991,8 +19991,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of LxcsharensShareipc.
-    pub enum LxcsharensShareipcType {
+    /// Values of `type` of LxcNamespaceShareipc.
+    pub enum LxcNamespaceShareipcType {
         /// `name`
         Name = "name",
         /// `pid`
@@ -20001,8 +20001,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of LxcsharensShareuts.
-    pub enum LxcsharensShareutsType {
+    /// Values of `type` of LxcNamespaceShareuts.
+    pub enum LxcNamespaceShareutsType {
         /// `name`
         Name = "name",
         /// `pid`
@@ -20099,8 +20099,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `name` of OsexeFirmwareFeature.
-    pub enum OsexeFirmwareFeatureName {
+    /// Values of `name` of OsFirmwareFeature.
+    pub enum OsFirmwareFeatureName {
         /// `enrolled-keys`
         EnrolledKeys = "enrolled-keys",
         /// `secure-boot`
@@ -20109,8 +20109,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `startupPolicy` of DiskSourceNetworkProtocolNbd.
-    pub enum DiskSourceNetworkProtocolNbdStartupPolicy {
+    /// Values of `startupPolicy` of DiskSource.
+    pub enum DiskSourceStartupPolicy {
         /// `mandatory`
         Mandatory = "mandatory",
         /// `requisite`
@@ -20121,8 +20121,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `protocol` of DiskSourceNetworkProtocolNbd.
-    pub enum DiskSourceNetworkProtocolNbdProtocol {
+    /// Values of `protocol` of DiskSource.
+    pub enum DiskSourceProtocol {
         /// `nbd`
         Nbd = "nbd",
         /// `gluster`
@@ -20151,8 +20151,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `mode` of DiskSourceNetworkProtocolNbd.
-    pub enum DiskSourceNetworkProtocolNbdMode {
+    /// Values of `mode` of DiskSource.
+    pub enum DiskSourceMode {
         /// `host`
         Host = "host",
         /// `direct`
@@ -20161,8 +20161,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of DiskSourceNetworkProtocolNbd.
-    pub enum DiskSourceNetworkProtocolNbdType {
+    /// Values of `type` of DiskSource.
+    pub enum DiskSourceType {
         /// `pci`
         Pci = "pci",
         /// `unix`
@@ -20491,8 +20491,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of DiskBackingStore.
-    pub enum DiskBackingStoreType {
+    /// Values of `type` of BackingStore.
+    pub enum BackingStoreType {
         /// `file`
         File = "file",
         /// `block`
@@ -20563,7 +20563,7 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `macTableManager` of UnixSocketSource.
+    /// Values of `macTableManager` of InterfaceSource.
     pub enum MacTableManager {
         /// `kernel`
         Kernel = "kernel",
@@ -20573,16 +20573,16 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of UnixSocketSource.
-    pub enum UnixSocketSourceType {
+    /// Values of `type` of InterfaceSource.
+    pub enum InterfaceSourceType {
         /// `unix`
         Unix = "unix",
     }
 }
 
 xml_enum! {
-    /// Values of `mode` of UnixSocketSource.
-    pub enum UnixSocketSourceMode: other String {
+    /// Values of `mode` of InterfaceSource.
+    pub enum InterfaceSourceMode: other String {
         /// `server`
         Server = "server",
         /// `client`
@@ -20773,8 +20773,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of ListenElements.
-    pub enum ListenElementsType {
+    /// Values of `type` of GraphicsListen.
+    pub enum GraphicsListenType {
         /// `address`
         Address = "address",
         /// `network`
@@ -20875,8 +20875,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `mode` of Mousemode.
-    pub enum MousemodeMode {
+    /// Values of `mode` of GraphicsMouse.
+    pub enum GraphicsMouseMode {
         /// `server`
         Server = "server",
         /// `client`
@@ -20949,8 +20949,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of QemucdevTgtDef.
-    pub enum QemucdevTgtDefType {
+    /// Values of `type` of CharDeviceTarget.
+    pub enum CharDeviceTargetType {
         /// `xen`
         Xen = "xen",
         /// `serial`
@@ -20985,8 +20985,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of GuestfwdTarget.
-    pub enum GuestfwdTargetType {
+    /// Values of `type` of ChannelTarget.
+    pub enum ChannelTargetType {
         /// `guestfwd`
         Guestfwd = "guestfwd",
         /// `virtio`
@@ -20997,8 +20997,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `state` of GuestfwdTarget.
-    pub enum GuestfwdTargetState {
+    /// Values of `state` of ChannelTarget.
+    pub enum ChannelTargetState {
         /// `connected`
         Connected = "connected",
         /// `disconnected`
@@ -21101,8 +21101,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `relabel` of DevSeclabel.
-    pub enum DevSeclabelRelabel {
+    /// Values of `relabel` of DeviceSeclabel.
+    pub enum DeviceSeclabelRelabel {
         /// `no`
         No = "no",
         /// `yes`
@@ -21111,16 +21111,16 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `labelskip` of DevSeclabel.
-    pub enum DevSeclabelLabelskip {
+    /// Values of `labelskip` of DeviceSeclabel.
+    pub enum DeviceSeclabelLabelskip {
         /// `yes`
         Yes = "yes",
     }
 }
 
 xml_enum! {
-    /// Values of `transport` of DiskSourceNetworkHost.
-    pub enum DiskSourceNetworkHostTransport {
+    /// Values of `transport` of SourceHost.
+    pub enum SourceHostTransport {
         /// `tcp`
         Tcp = "tcp",
         /// `rdma`
@@ -21169,8 +21169,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Usbaddress.
-    pub enum UsbaddressType {
+    /// Values of `type` of InterfaceSourceAddress.
+    pub enum InterfaceSourceAddressType {
         /// `pci`
         Pci = "pci",
         /// `usb`
@@ -21189,8 +21189,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `format` of Audiocommonchild.
-    pub enum AudiocommonchildFormat {
+    /// Values of `format` of AudioSettings.
+    pub enum AudioSettingsFormat {
         /// `s8`
         S8 = "s8",
         /// `u8`
@@ -21209,8 +21209,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Sourceinfoadapter.
-    pub enum SourceinfoadapterType {
+    /// Values of `type` of SourceAdapter.
+    pub enum SourceAdapterType {
         /// `scsi_host`
         ScsiHost = "scsi_host",
         /// `fc_host`
@@ -21219,8 +21219,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `name` of QemucdevSerialTgtModel.
-    pub enum QemucdevSerialTgtModelName {
+    /// Values of `name` of CharDeviceTargetModel.
+    pub enum CharDeviceTargetModelName {
         /// `isa-serial`
         IsaSerial = "isa-serial",
         /// `usb-serial`
@@ -21259,8 +21259,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Qemuoverrideproperty.
-    pub enum QemuoverridepropertyType {
+    /// Values of `type` of QemuOverrideProperty.
+    pub enum QemuOverridePropertyType {
         /// `string`
         String = "string",
         /// `signed`
@@ -21275,24 +21275,24 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of DiskSourceNetworkProtocolNbdSlicesSlice.
-    pub enum DiskSourceNetworkProtocolNbdSlicesSliceType {
+    /// Values of `type` of DiskSourceSlicesSlice.
+    pub enum DiskSourceSlicesSliceType {
         /// `storage`
         Storage = "storage",
     }
 }
 
 xml_enum! {
-    /// Values of `type` of ReservationsSource.
-    pub enum ReservationsSourceType {
+    /// Values of `type` of UnixSocketSource.
+    pub enum UnixSocketSourceType {
         /// `unix`
         Unix = "unix",
     }
 }
 
 xml_enum! {
-    /// Values of `mode` of ReservationsSource.
-    pub enum ReservationsSourceMode {
+    /// Values of `mode` of UnixSocketSource.
+    pub enum UnixSocketSourceMode {
         /// `server`
         Server = "server",
         /// `client`

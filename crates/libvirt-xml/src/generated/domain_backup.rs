@@ -27,7 +27,7 @@ pub struct DomainBackup {
     /// `<incremental>` element, by its text.
     pub incremental: Option<String>,
     /// `<disks>` element.
-    pub disks: Option<BackupDisksPush>,
+    pub disks: Option<DomainBackupDisks>,
     /// `<server>` element.
     pub server: Option<DomainBackupServer>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -82,14 +82,14 @@ impl Node for DomainBackup {
 ///
 /// Schema: domainbackup.rng:156, domainbackup.rng:226.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BackupDisksPush {
+pub struct DomainBackupDisks {
     /// `<disk>` elements.
-    pub disks: Vec<BackupDisksPushDisk>,
+    pub disks: Vec<DomainBackupDisksDisk>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BackupDisksPush {
+impl Node for DomainBackupDisks {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -187,32 +187,32 @@ impl Node for DomainBackupServer {
 ///
 /// Schema: domainbackup.rng:158, domainbackup.rng:228.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BackupDisksPushDisk {
+pub struct DomainBackupDisksDisk {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `backupmode`.
-    pub backupmode: Option<BackupDisksPushDiskBackupmode>,
+    pub backupmode: Option<DomainBackupDisksDiskBackupmode>,
     /// Attribute `incremental`.
     pub incremental: Option<String>,
     /// Attribute `backup`.
-    pub backup: Option<BackupDisksPushDiskBackup>,
+    pub backup: Option<DomainBackupDisksDiskBackup>,
     /// Attribute `type`.
-    pub r#type: Option<BackupDisksPushDiskType>,
+    pub r#type: Option<DomainBackupDisksDiskType>,
     /// Attribute `exportname`.
     pub exportname: Option<String>,
     /// Attribute `exportbitmap`.
     pub exportbitmap: Option<String>,
     /// `<target>` element.
-    pub target: Option<BackupDisksPushDiskTarget>,
+    pub target: Option<DomainBackupDisksDiskTarget>,
     /// `<driver>` element.
-    pub driver: Option<BackupPushDriver>,
+    pub driver: Option<DomainBackupDisksDiskDriver>,
     /// `<scratch>` element.
-    pub scratch: Option<BackupDisksPushDiskScratch>,
+    pub scratch: Option<DomainBackupDisksDiskScratch>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BackupDisksPushDisk {
+impl Node for DomainBackupDisksDisk {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -273,20 +273,20 @@ impl Node for BackupDisksPushDisk {
 ///
 /// Schema: domainbackup.rng:176, domainbackup.rng:200.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BackupDisksPushDiskTarget {
+pub struct DomainBackupDisksDiskTarget {
     /// Attribute `file`.
     pub file: Option<String>,
     /// Attribute `dev`.
     pub dev: Option<String>,
     /// `<seclabel>` elements.
-    pub seclabels: Vec<DevSeclabel>,
+    pub seclabels: Vec<DeviceSeclabel>,
     /// `<encryption>` element.
     pub encryption: Option<BackupEncryption>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BackupDisksPushDiskTarget {
+impl Node for DomainBackupDisksDiskTarget {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -333,14 +333,14 @@ impl Node for BackupDisksPushDiskTarget {
 ///
 /// Schema: domainbackup.rng:126, domainbackup.rng:136.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BackupPushDriver {
+pub struct DomainBackupDisksDiskDriver {
     /// Attribute `type`.
-    pub r#type: Option<BackupPushDriverType>,
+    pub r#type: Option<DomainBackupDisksDiskDriverType>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BackupPushDriver {
+impl Node for DomainBackupDisksDiskDriver {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -375,20 +375,20 @@ impl Node for BackupPushDriver {
 ///
 /// Schema: domainbackup.rng:258, domainbackup.rng:281.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BackupDisksPushDiskScratch {
+pub struct DomainBackupDisksDiskScratch {
     /// Attribute `file`.
     pub file: Option<String>,
     /// Attribute `dev`.
     pub dev: Option<String>,
     /// `<seclabel>` elements.
-    pub seclabels: Vec<DevSeclabel>,
+    pub seclabels: Vec<DeviceSeclabel>,
     /// `<encryption>` element.
     pub encryption: Option<BackupEncryption>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BackupDisksPushDiskScratch {
+impl Node for DomainBackupDisksDiskScratch {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -443,9 +443,9 @@ pub struct BackupEncryption {
     /// `<secret>` element.
     pub secret: Option<EncryptionSecret>,
     /// `<cipher>` element.
-    pub cipher: Option<Keycipher>,
+    pub cipher: Option<KeyCipher>,
     /// `<ivgen>` element.
-    pub ivgen: Option<Keyivgen>,
+    pub ivgen: Option<KeyIvgen>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -518,8 +518,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `backupmode` of BackupDisksPushDisk.
-    pub enum BackupDisksPushDiskBackupmode {
+    /// Values of `backupmode` of DomainBackupDisksDisk.
+    pub enum DomainBackupDisksDiskBackupmode {
         /// `full`
         Full = "full",
         /// `incremental`
@@ -528,8 +528,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `backup` of BackupDisksPushDisk.
-    pub enum BackupDisksPushDiskBackup {
+    /// Values of `backup` of DomainBackupDisksDisk.
+    pub enum DomainBackupDisksDiskBackup {
         /// `no`
         No = "no",
         /// `yes`
@@ -538,8 +538,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of BackupDisksPushDisk.
-    pub enum BackupDisksPushDiskType {
+    /// Values of `type` of DomainBackupDisksDisk.
+    pub enum DomainBackupDisksDiskType {
         /// `file`
         File = "file",
         /// `block`
@@ -548,8 +548,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of BackupPushDriver.
-    pub enum BackupPushDriverType {
+    /// Values of `type` of DomainBackupDisksDiskDriver.
+    pub enum DomainBackupDisksDiskDriverType {
         /// `raw`
         Raw = "raw",
         /// `dir`

@@ -35,7 +35,7 @@ pub struct DomainCapabilities {
     /// `<iothreads>` element.
     pub iothreads: Option<Iothreads>,
     /// `<os>` element.
-    pub os: Option<Os>,
+    pub os: Option<DomainCapabilitiesOs>,
     /// `<cpu>` element.
     pub cpu: Option<DomainCapabilitiesCpu>,
     /// `<memoryBacking>` element.
@@ -202,7 +202,7 @@ impl Node for Iothreads {
 ///
 /// Schema: domaincaps.rng:80.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Os {
+pub struct DomainCapabilitiesOs {
     /// Attribute `supported`.
     pub supported: Option<YesNo>,
     /// `<enum>` elements.
@@ -213,7 +213,7 @@ pub struct Os {
     pub extra: Extra,
 }
 
-impl Node for Os {
+impl Node for DomainCapabilitiesOs {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -260,7 +260,7 @@ impl Node for Os {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DomainCapabilitiesCpu {
     /// `<mode>` elements.
-    pub modes: Vec<CpuHost>,
+    pub modes: Vec<DomainCapabilitiesCpuMode>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -639,15 +639,15 @@ impl Node for Loader {
 ///
 /// Schema: domaincaps.rng:101, domaincaps.rng:113, domaincaps.rng:125, domaincaps.rng:143.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CpuHost {
+pub struct DomainCapabilitiesCpuMode {
     /// Attribute `name`.
-    pub name: Option<CpuHostName>,
+    pub name: Option<DomainCapabilitiesCpuModeName>,
     /// Attribute `supported`.
     pub supported: Option<YesNo>,
     /// `<enum>` elements.
     pub enums: Vec<Enum>,
     /// `<model>` elements.
-    pub models: Vec<CpuHostModel>,
+    pub models: Vec<DomainCapabilitiesCpuModeModel>,
     /// `<vendor>` element, by its text.
     pub vendor: Option<String>,
     /// `<feature>` elements.
@@ -656,7 +656,7 @@ pub struct CpuHost {
     pub extra: Extra,
 }
 
-impl Node for CpuHost {
+impl Node for DomainCapabilitiesCpuMode {
     const TEXT: bool = false;
     const SLOTS: u16 = 4;
     fn extra(&self) -> &Extra {
@@ -1449,13 +1449,13 @@ impl Node for DomainCapabilitiesFeaturesHyperv {
 ///
 /// Schema: cputypes.rng:38, domaincaps.rng:149.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CpuHostModel {
+pub struct DomainCapabilitiesCpuModeModel {
     /// Attribute `fallback`.
-    pub fallback: Option<CpuHostModelFallback>,
+    pub fallback: Option<DomainCapabilitiesCpuModeModelFallback>,
     /// Attribute `vendor_id`.
     pub vendor_id: Option<String>,
     /// Attribute `usable`.
-    pub usable: Option<CpuHostModelUsable>,
+    pub usable: Option<DomainCapabilitiesCpuModeModelUsable>,
     /// Attribute `deprecated`.
     pub deprecated: Option<YesNo>,
     /// Attribute `vendor`.
@@ -1466,7 +1466,7 @@ pub struct CpuHostModel {
     pub extra: Extra,
 }
 
-impl Node for CpuHostModel {
+impl Node for DomainCapabilitiesCpuModeModel {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1669,8 +1669,8 @@ impl Node for SgxSectionsSection {
 }
 
 xml_enum! {
-    /// Values of `name` of CpuHost.
-    pub enum CpuHostName {
+    /// Values of `name` of DomainCapabilitiesCpuMode.
+    pub enum DomainCapabilitiesCpuModeName {
         /// `host-passthrough`
         HostPassthrough = "host-passthrough",
         /// `maximum`
@@ -1683,8 +1683,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `fallback` of CpuHostModel.
-    pub enum CpuHostModelFallback {
+    /// Values of `fallback` of DomainCapabilitiesCpuModeModel.
+    pub enum DomainCapabilitiesCpuModeModelFallback {
         /// `allow`
         Allow = "allow",
         /// `forbid`
@@ -1693,8 +1693,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `usable` of CpuHostModel.
-    pub enum CpuHostModelUsable {
+    /// Values of `usable` of DomainCapabilitiesCpuModeModel.
+    pub enum DomainCapabilitiesCpuModeModelUsable {
         /// `yes`
         Yes = "yes",
         /// `no`

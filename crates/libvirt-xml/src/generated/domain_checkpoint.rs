@@ -95,7 +95,7 @@ impl Node for DomainCheckpoint {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DomainCheckpointDisks {
     /// `<disk>` elements.
-    pub disks: Vec<Diskcheckpoint>,
+    pub disks: Vec<CheckpointDisk>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -187,11 +187,11 @@ impl Node for DomainCheckpointParent {
 ///
 /// Schema: domaincheckpoint.rng:55.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Diskcheckpoint {
+pub struct CheckpointDisk {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `checkpoint`.
-    pub checkpoint: Option<DiskcheckpointCheckpoint>,
+    pub checkpoint: Option<CheckpointDiskCheckpoint>,
     /// Attribute `bitmap`.
     pub bitmap: Option<String>,
     /// Attribute `size`.
@@ -200,7 +200,7 @@ pub struct Diskcheckpoint {
     pub extra: Extra,
 }
 
-impl Node for Diskcheckpoint {
+impl Node for CheckpointDisk {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -238,8 +238,8 @@ impl Node for Diskcheckpoint {
 }
 
 xml_enum! {
-    /// Values of `checkpoint` of Diskcheckpoint.
-    pub enum DiskcheckpointCheckpoint {
+    /// Values of `checkpoint` of CheckpointDisk.
+    pub enum CheckpointDiskCheckpoint {
         /// `no`
         No = "no",
         /// `bitmap`

@@ -166,7 +166,7 @@ impl Node for DomainSnapshotMemory {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DomainSnapshotDisks {
     /// `<disk>` elements.
-    pub disks: Vec<Disksnapshot>,
+    pub disks: Vec<SnapshotDisk>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -304,22 +304,22 @@ impl Node for DomainSnapshotCookie {
 ///
 /// Schema: domainsnapshot.rng:127.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Disksnapshot {
+pub struct SnapshotDisk {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `snapshot`.
-    pub snapshot: Option<DisksnapshotSnapshot>,
+    pub snapshot: Option<SnapshotDiskSnapshot>,
     /// Attribute `type`.
-    pub r#type: Option<DisksnapshotType>,
+    pub r#type: Option<SnapshotDiskType>,
     /// `<source>` element.
-    pub source: Option<DiskSourceNetworkProtocolGluster>,
+    pub source: Option<SnapshotDiskSource>,
     /// `<driver>` element.
-    pub driver: Option<Disksnapshotdriver>,
+    pub driver: Option<SnapshotDiskDriver>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Disksnapshot {
+impl Node for SnapshotDisk {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -369,7 +369,7 @@ impl Node for Disksnapshot {
 ///
 /// Schema: domainsnapshot.rng:156, domainsnapshot.rng:186, domaincommon.rng:2172, domaincommon.rng:2198, domaincommon.rng:1936, domaincommon.rng:1976, domaincommon.rng:2077, domaincommon.rng:2046, domaincommon.rng:2105, domaincommon.rng:2130, domaincommon.rng:2152, domaincommon.rng:2216, domaincommon.rng:2236.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiskSourceNetworkProtocolGluster {
+pub struct SnapshotDiskSource {
     /// Attribute `file`.
     pub file: Option<String>,
     /// Attribute `index`.
@@ -377,7 +377,7 @@ pub struct DiskSourceNetworkProtocolGluster {
     /// Attribute `dev`.
     pub dev: Option<String>,
     /// Attribute `protocol`.
-    pub protocol: Option<DiskSourceNetworkProtocolGlusterProtocol>,
+    pub protocol: Option<SnapshotDiskSourceProtocol>,
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `tls`.
@@ -387,36 +387,36 @@ pub struct DiskSourceNetworkProtocolGluster {
     /// Attribute `query`.
     pub query: Option<String>,
     /// `<seclabel>` elements.
-    pub seclabels: Vec<DevSeclabel>,
+    pub seclabels: Vec<DeviceSeclabel>,
     /// `<slices>` element.
-    pub slices: Option<DiskSourceNetworkProtocolNbdSlices>,
+    pub slices: Option<DiskSourceSlices>,
     /// `<encryption>` element.
     pub encryption: Option<Encryption>,
     /// `<host>` elements.
-    pub hosts: Vec<DiskSourceNetworkHost>,
+    pub hosts: Vec<SourceHost>,
     /// `<snapshot>` element.
-    pub snapshot: Option<DiskSourceNetworkProtocolNbdSnapshot>,
+    pub snapshot: Option<DiskSourceSnapshot>,
     /// `<config>` element.
-    pub config: Option<DiskSourceNetworkProtocolNbdConfig>,
+    pub config: Option<DiskSourceConfig>,
     /// `<auth>` element.
     pub auth: Option<DiskAuth>,
     /// `<initiator>` element.
-    pub initiator: Option<Initiatorinfo>,
+    pub initiator: Option<Initiator>,
     /// `<cookies>` element.
-    pub cookies: Option<DiskSourceNetworkProtocolHttpCookies>,
+    pub cookies: Option<DiskSourceCookies>,
     /// `<readahead>` element.
-    pub readahead: Option<DiskSourceNetworkProtocolNbdReadahead>,
+    pub readahead: Option<DiskSourceReadahead>,
     /// `<timeout>` element.
-    pub timeout: Option<DiskSourceNetworkProtocolNbdTimeout>,
+    pub timeout: Option<DiskSourceTimeout>,
     /// `<ssl>` element.
-    pub ssl: Option<DiskSourceNetworkProtocolSslVerify>,
+    pub ssl: Option<DiskSourceSsl>,
     /// `<identity>` element.
-    pub identity: Option<DiskSourceNetworkNfs>,
+    pub identity: Option<DiskSourceIdentity>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DiskSourceNetworkProtocolGluster {
+impl Node for SnapshotDiskSource {
     const TEXT: bool = false;
     const SLOTS: u16 = 13;
     fn extra(&self) -> &Extra {
@@ -508,16 +508,16 @@ impl Node for DiskSourceNetworkProtocolGluster {
 ///
 /// Schema: domainsnapshot.rng:217.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Disksnapshotdriver {
+pub struct SnapshotDiskDriver {
     /// Attribute `type`.
     pub r#type: Option<StorageFormatBacking>,
     /// `<metadata_cache>` element.
-    pub metadata_cache: Option<DisksnapshotdriverMetadataCache>,
+    pub metadata_cache: Option<SnapshotDiskDriverMetadataCache>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Disksnapshotdriver {
+impl Node for SnapshotDiskDriver {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -560,14 +560,14 @@ impl Node for Disksnapshotdriver {
 ///
 /// Schema: domainsnapshot.rng:224.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DisksnapshotdriverMetadataCache {
+pub struct SnapshotDiskDriverMetadataCache {
     /// `<max_size>` element.
     pub max_size: Option<ScaledInteger>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DisksnapshotdriverMetadataCache {
+impl Node for SnapshotDiskDriverMetadataCache {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -647,8 +647,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `snapshot` of Disksnapshot.
-    pub enum DisksnapshotSnapshot {
+    /// Values of `snapshot` of SnapshotDisk.
+    pub enum SnapshotDiskSnapshot {
         /// `no`
         No = "no",
         /// `internal`
@@ -661,8 +661,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Disksnapshot.
-    pub enum DisksnapshotType {
+    /// Values of `type` of SnapshotDisk.
+    pub enum SnapshotDiskType {
         /// `file`
         File = "file",
         /// `block`
@@ -673,8 +673,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `protocol` of DiskSourceNetworkProtocolGluster.
-    pub enum DiskSourceNetworkProtocolGlusterProtocol {
+    /// Values of `protocol` of SnapshotDiskSource.
+    pub enum SnapshotDiskSourceProtocol {
         /// `nbd`
         Nbd = "nbd",
         /// `gluster`
@@ -703,7 +703,7 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Disksnapshotdriver.
+    /// Values of `type` of SnapshotDiskDriver.
     pub enum StorageFormatBacking {
         /// `cow`
         Cow = "cow",

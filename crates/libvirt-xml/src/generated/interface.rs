@@ -27,7 +27,7 @@ pub struct HostInterface {
     /// Attribute `name`.
     pub name: Option<String>,
     /// `<start>` element.
-    pub start: Option<Startmode>,
+    pub start: Option<HostInterfaceStart>,
     /// `<mac>` element.
     pub mac: Option<HostInterfaceMac>,
     /// `<link>` element.
@@ -35,13 +35,13 @@ pub struct HostInterface {
     /// `<mtu>` element.
     pub mtu: Option<HostInterfaceMtu>,
     /// `<protocol>` elements.
-    pub protocols: Vec<ProtocolIpv4>,
+    pub protocols: Vec<HostInterfaceProtocol>,
     /// `<bridge>` element.
     pub bridge: Option<HostInterfaceBridge>,
     /// `<bond>` element.
-    pub bond: Option<BondElement>,
+    pub bond: Option<HostInterfaceBond>,
     /// `<vlan>` element.
-    pub vlan: Option<VlanDevice>,
+    pub vlan: Option<HostInterfaceVlan>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -111,14 +111,14 @@ impl Node for HostInterface {
 ///
 /// Schema: interface.rng:284.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Startmode {
+pub struct HostInterfaceStart {
     /// Attribute `mode`.
-    pub mode: Option<StartmodeMode>,
+    pub mode: Option<HostInterfaceStartMode>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Startmode {
+impl Node for HostInterfaceStart {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -237,22 +237,22 @@ impl Node for HostInterfaceMtu {
 ///
 /// Schema: interface.rng:324, interface.rng:350.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProtocolIpv4 {
+pub struct HostInterfaceProtocol {
     /// Attribute `family`.
-    pub family: Option<ProtocolIpv4Family>,
+    pub family: Option<HostInterfaceProtocolFamily>,
     /// `<dhcp>` element.
-    pub dhcp: Option<DhcpElement>,
+    pub dhcp: Option<HostInterfaceDhcp>,
     /// `<ip>` elements.
-    pub ips: Vec<ProtocolIpv4Ip>,
+    pub ips: Vec<HostInterfaceProtocolIp>,
     /// `<route>` element.
-    pub route: Option<ProtocolIpv4Route>,
+    pub route: Option<HostInterfaceProtocolRoute>,
     /// `<autoconf/>`: present or not.
     pub autoconf: bool,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for ProtocolIpv4 {
+impl Node for HostInterfaceProtocol {
     const TEXT: bool = false;
     const SLOTS: u16 = 4;
     fn extra(&self) -> &Extra {
@@ -309,7 +309,7 @@ pub struct HostInterfaceBridge {
     /// Attribute `delay`.
     pub delay: Option<f64>,
     /// `<interface>` elements.
-    pub interfaces: Vec<BareEthernetInterface>,
+    pub interfaces: Vec<HostInterfaceBridgeInterface>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -358,20 +358,20 @@ impl Node for HostInterfaceBridge {
 ///
 /// Schema: interface.rng:165.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BondElement {
+pub struct HostInterfaceBond {
     /// Attribute `mode`.
-    pub mode: Option<BondElementMode>,
+    pub mode: Option<HostInterfaceBondMode>,
     /// `<miimon>` element.
-    pub miimon: Option<BondElementMiimon>,
+    pub miimon: Option<HostInterfaceBondMiimon>,
     /// `<arpmon>` element.
-    pub arpmon: Option<BondElementArpmon>,
+    pub arpmon: Option<HostInterfaceBondArpmon>,
     /// `<interface>` elements.
-    pub interfaces: Vec<BondElementInterface>,
+    pub interfaces: Vec<BareEthernetInterface>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BondElement {
+impl Node for HostInterfaceBond {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -419,16 +419,16 @@ impl Node for BondElement {
 ///
 /// Schema: interface.rng:85.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct VlanDevice {
+pub struct HostInterfaceVlan {
     /// Attribute `tag`.
     pub tag: Option<u16>,
     /// `<interface>` element.
-    pub interface: Option<VlanDeviceInterface>,
+    pub interface: Option<HostInterfaceVlanInterface>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for VlanDevice {
+impl Node for HostInterfaceVlan {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -471,14 +471,14 @@ impl Node for VlanDevice {
 ///
 /// Schema: interface.rng:379.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DhcpElement {
+pub struct HostInterfaceDhcp {
     /// Attribute `peerdns`.
     pub peerdns: Option<YesNo>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for DhcpElement {
+impl Node for HostInterfaceDhcp {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -513,7 +513,7 @@ impl Node for DhcpElement {
 ///
 /// Schema: interface.rng:333, interface.rng:362.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProtocolIpv4Ip {
+pub struct HostInterfaceProtocolIp {
     /// Attribute `address`.
     pub address: Option<String>,
     /// Attribute `prefix`.
@@ -522,7 +522,7 @@ pub struct ProtocolIpv4Ip {
     pub extra: Extra,
 }
 
-impl Node for ProtocolIpv4Ip {
+impl Node for HostInterfaceProtocolIp {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -559,14 +559,14 @@ impl Node for ProtocolIpv4Ip {
 ///
 /// Schema: interface.rng:341, interface.rng:370.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProtocolIpv4Route {
+pub struct HostInterfaceProtocolRoute {
     /// Attribute `gateway`.
     pub gateway: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for ProtocolIpv4Route {
+impl Node for HostInterfaceProtocolRoute {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -601,9 +601,9 @@ impl Node for ProtocolIpv4Route {
 ///
 /// Schema: interface.rng:52, interface.rng:94, interface.rng:248.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BareEthernetInterface {
+pub struct HostInterfaceBridgeInterface {
     /// Attribute `type`.
-    pub r#type: Option<BareEthernetInterfaceType>,
+    pub r#type: Option<HostInterfaceBridgeInterfaceType>,
     /// Attribute `name`.
     pub name: Option<String>,
     /// `<mac>` element.
@@ -611,14 +611,14 @@ pub struct BareEthernetInterface {
     /// `<link>` element.
     pub link: Option<LinkSpeedState>,
     /// `<vlan>` element.
-    pub vlan: Option<VlanDevice>,
+    pub vlan: Option<HostInterfaceVlan>,
     /// `<bond>` element.
-    pub bond: Option<BondElement>,
+    pub bond: Option<HostInterfaceBond>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BareEthernetInterface {
+impl Node for HostInterfaceBridgeInterface {
     const TEXT: bool = false;
     const SLOTS: u16 = 4;
     fn extra(&self) -> &Extra {
@@ -672,7 +672,7 @@ impl Node for BareEthernetInterface {
 ///
 /// Schema: interface.rng:201.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BondElementMiimon {
+pub struct HostInterfaceBondMiimon {
     /// Attribute `freq`.
     pub freq: Option<u32>,
     /// Attribute `downdelay`.
@@ -680,12 +680,12 @@ pub struct BondElementMiimon {
     /// Attribute `updelay`.
     pub updelay: Option<u32>,
     /// Attribute `carrier`.
-    pub carrier: Option<BondElementMiimonCarrier>,
+    pub carrier: Option<HostInterfaceBondMiimonCarrier>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BondElementMiimon {
+impl Node for HostInterfaceBondMiimon {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -726,18 +726,18 @@ impl Node for BondElementMiimon {
 ///
 /// Schema: interface.rng:222.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BondElementArpmon {
+pub struct HostInterfaceBondArpmon {
     /// Attribute `interval`.
     pub interval: Option<u32>,
     /// Attribute `target`.
     pub target: Option<String>,
     /// Attribute `validate`.
-    pub validate: Option<BondElementArpmonValidate>,
+    pub validate: Option<HostInterfaceBondArpmonValidate>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for BondElementArpmon {
+impl Node for HostInterfaceBondArpmon {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -776,9 +776,9 @@ impl Node for BondElementArpmon {
 ///
 /// Schema: interface.rng:52.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BondElementInterface {
+pub struct BareEthernetInterface {
     /// Attribute `type`.
-    pub r#type: Option<BondElementInterfaceType>,
+    pub r#type: Option<BareEthernetInterfaceType>,
     /// Attribute `name`.
     pub name: Option<String>,
     /// `<mac>` element.
@@ -789,7 +789,7 @@ pub struct BondElementInterface {
     pub extra: Extra,
 }
 
-impl Node for BondElementInterface {
+impl Node for BareEthernetInterface {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -837,14 +837,14 @@ impl Node for BondElementInterface {
 ///
 /// Schema: interface.rng:87.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct VlanDeviceInterface {
+pub struct HostInterfaceVlanInterface {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for VlanDeviceInterface {
+impl Node for HostInterfaceVlanInterface {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -890,8 +890,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `mode` of Startmode.
-    pub enum StartmodeMode {
+    /// Values of `mode` of HostInterfaceStart.
+    pub enum HostInterfaceStartMode {
         /// `onboot`
         Onboot = "onboot",
         /// `none`
@@ -902,8 +902,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `family` of ProtocolIpv4.
-    pub enum ProtocolIpv4Family {
+    /// Values of `family` of HostInterfaceProtocol.
+    pub enum HostInterfaceProtocolFamily {
         /// `ipv4`
         Ipv4 = "ipv4",
         /// `ipv6`
@@ -912,8 +912,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `mode` of BondElement.
-    pub enum BondElementMode {
+    /// Values of `mode` of HostInterfaceBond.
+    pub enum HostInterfaceBondMode {
         /// `balance-rr`
         BalanceRr = "balance-rr",
         /// `active-backup`
@@ -932,8 +932,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of BareEthernetInterface.
-    pub enum BareEthernetInterfaceType {
+    /// Values of `type` of HostInterfaceBridgeInterface.
+    pub enum HostInterfaceBridgeInterfaceType {
         /// `ethernet`
         Ethernet = "ethernet",
         /// `vlan`
@@ -944,8 +944,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `carrier` of BondElementMiimon.
-    pub enum BondElementMiimonCarrier {
+    /// Values of `carrier` of HostInterfaceBondMiimon.
+    pub enum HostInterfaceBondMiimonCarrier {
         /// `ioctl`
         Ioctl = "ioctl",
         /// `netif`
@@ -954,8 +954,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `validate` of BondElementArpmon.
-    pub enum BondElementArpmonValidate {
+    /// Values of `validate` of HostInterfaceBondArpmon.
+    pub enum HostInterfaceBondArpmonValidate {
         /// `none`
         None = "none",
         /// `active`
@@ -968,8 +968,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of BondElementInterface.
-    pub enum BondElementInterfaceType {
+    /// Values of `type` of BareEthernetInterface.
+    pub enum BareEthernetInterfaceType {
         /// `ethernet`
         Ethernet = "ethernet",
     }

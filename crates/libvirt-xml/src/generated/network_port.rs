@@ -25,13 +25,13 @@ pub struct NetworkPort {
     /// `<uuid>` element, by its text.
     pub uuid: Option<String>,
     /// `<owner>` element.
-    pub owner: Option<Owner>,
+    pub owner: Option<NetworkPortOwner>,
     /// `<mac>` element.
-    pub mac: Option<Mac>,
+    pub mac: Option<NetworkPortMac>,
     /// `<group>` element, by its text.
     pub group: Option<String>,
     /// `<rxfilters>` element.
-    pub rxfilters: Option<Rxfilters>,
+    pub rxfilters: Option<NetworkPortRxFilters>,
     /// `<virtualport>` element.
     pub virtualport: Option<InterfaceVirtualport>,
     /// `<bandwidth>` element.
@@ -41,7 +41,7 @@ pub struct NetworkPort {
     /// `<port>` element.
     pub port: Option<PortOptions>,
     /// `<plug>` element.
-    pub plug: Option<Plug>,
+    pub plug: Option<NetworkPortPlug>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -113,7 +113,7 @@ impl Node for NetworkPort {
 ///
 /// Schema: networkport.rng:46.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Owner {
+pub struct NetworkPortOwner {
     /// `<name>` element, by its text.
     pub name: Option<String>,
     /// `<uuid>` element, by its text.
@@ -122,7 +122,7 @@ pub struct Owner {
     pub extra: Extra,
 }
 
-impl Node for Owner {
+impl Node for NetworkPortOwner {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -165,14 +165,14 @@ impl Node for Owner {
 ///
 /// Schema: networkport.rng:59.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Mac {
+pub struct NetworkPortMac {
     /// Attribute `address`.
     pub address: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Mac {
+impl Node for NetworkPortMac {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -207,14 +207,14 @@ impl Node for Mac {
 ///
 /// Schema: networkport.rng:74.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Rxfilters {
+pub struct NetworkPortRxFilters {
     /// Attribute `trustGuest`.
     pub trust_guest: Option<YesNo>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Rxfilters {
+impl Node for NetworkPortRxFilters {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -249,9 +249,9 @@ impl Node for Rxfilters {
 ///
 /// Schema: networkport.rng:82.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Plug {
+pub struct NetworkPortPlug {
     /// Attribute `type`.
-    pub r#type: Option<PlugType>,
+    pub r#type: Option<NetworkPortPlugType>,
     /// Attribute `bridge`.
     pub bridge: Option<String>,
     /// Attribute `macTableManager`.
@@ -259,18 +259,18 @@ pub struct Plug {
     /// Attribute `dev`.
     pub dev: Option<String>,
     /// Attribute `mode`.
-    pub mode: Option<PlugMode>,
+    pub mode: Option<NetworkPortPlugMode>,
     /// Attribute `managed`.
     pub managed: Option<YesNo>,
     /// `<driver>` element.
-    pub driver: Option<PlugDriver>,
+    pub driver: Option<NetworkPortPlugDriver>,
     /// `<address>` element.
-    pub address: Option<Pciaddress>,
+    pub address: Option<PciAddress>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Plug {
+impl Node for NetworkPortPlug {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -326,14 +326,14 @@ impl Node for Plug {
 ///
 /// Schema: networkport.rng:148.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PlugDriver {
+pub struct NetworkPortPlugDriver {
     /// Attribute `name`.
-    pub name: Option<PlugDriverName>,
+    pub name: Option<NetworkPortPlugDriverName>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for PlugDriver {
+impl Node for NetworkPortPlugDriver {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -365,8 +365,8 @@ impl Node for PlugDriver {
 }
 
 xml_enum! {
-    /// Values of `type` of Plug.
-    pub enum PlugType {
+    /// Values of `type` of NetworkPortPlug.
+    pub enum NetworkPortPlugType {
         /// `network`
         Network = "network",
         /// `bridge`
@@ -379,8 +379,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `mode` of Plug.
-    pub enum PlugMode {
+    /// Values of `mode` of NetworkPortPlug.
+    pub enum NetworkPortPlugMode {
         /// `bridge`
         Bridge = "bridge",
         /// `passthrough`
@@ -393,8 +393,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `name` of PlugDriver.
-    pub enum PlugDriverName {
+    /// Values of `name` of NetworkPortPlugDriver.
+    pub enum NetworkPortPlugDriverName {
         /// `kvm`
         Kvm = "kvm",
         /// `vfio`

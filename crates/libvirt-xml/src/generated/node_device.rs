@@ -29,11 +29,11 @@ pub struct NodeDevice {
     /// `<devnode>` elements.
     pub devnodes: Vec<NodeDeviceDevnode>,
     /// `<parent>` element.
-    pub parent: Option<Parent>,
+    pub parent: Option<NodeDeviceParent>,
     /// `<driver>` element.
     pub driver: Option<NodeDeviceDriver>,
     /// `<capability>` elements.
-    pub capabilities: Vec<Capability>,
+    pub capabilities: Vec<DeviceCapability>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -148,7 +148,7 @@ impl Node for NodeDeviceDevnode {
 ///
 /// Schema: nodedev.rng:51.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Parent {
+pub struct NodeDeviceParent {
     /// Attribute `wwnn`.
     pub wwnn: Option<String>,
     /// Attribute `wwpn`.
@@ -161,7 +161,7 @@ pub struct Parent {
     pub extra: Extra,
 }
 
-impl Node for Parent {
+impl Node for NodeDeviceParent {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -258,15 +258,15 @@ impl Node for NodeDeviceDriver {
 ///
 /// Schema: nodedev.rng:74.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Capability {
+pub struct DeviceCapability {
     /// Attribute `type`.
-    pub type_attr: Option<CapabilityType2>,
+    pub type_attr: Option<DeviceCapabilityTypeKind>,
     /// `<product>` element.
-    pub product: Option<CapabilityProduct>,
+    pub product: Option<DeviceCapabilityProduct>,
     /// `<hardware>` element.
-    pub hardware: Option<CapabilityHardware>,
+    pub hardware: Option<DeviceCapabilityHardware>,
     /// `<firmware>` element.
-    pub firmware: Option<CapabilityFirmware>,
+    pub firmware: Option<DeviceCapabilityFirmware>,
     /// `<class>` element, by its text.
     pub class: Option<u64>,
     /// `<domain>` element, by its text.
@@ -278,15 +278,15 @@ pub struct Capability {
     /// `<function>` element, by its text.
     pub function: Option<u64>,
     /// `<vendor>` element.
-    pub vendor: Option<CapabilityVendor>,
+    pub vendor: Option<DeviceCapabilityVendor>,
     /// `<capability>` elements.
-    pub capabilities: Vec<MdevTypes>,
+    pub capabilities: Vec<DeviceCapabilityCapability>,
     /// `<iommuGroup>` element.
-    pub iommu_group: Option<CapabilityIommuGroup>,
+    pub iommu_group: Option<DeviceCapabilityIommuGroup>,
     /// `<numa>` element.
-    pub numa: Option<CapabilityNuma>,
+    pub numa: Option<DeviceCapabilityNuma>,
     /// `<pci-express>` element.
-    pub pci_express: Option<CapabilityPciExpress>,
+    pub pci_express: Option<DeviceCapabilityPciExpress>,
     /// `<device>` element, by its text.
     pub device: Option<u64>,
     /// `<number>` element, by its text.
@@ -304,7 +304,7 @@ pub struct Capability {
     /// `<link>` element.
     pub link: Option<LinkSpeedState>,
     /// `<feature>` elements.
-    pub features: Vec<CapabilityFeature>,
+    pub features: Vec<DeviceCapabilityFeature>,
     /// `<char>` element, by its text.
     pub char: Option<String>,
     /// `<host>` element, by its text.
@@ -316,7 +316,7 @@ pub struct Capability {
     /// `<lun>` element, by its text.
     pub lun: Option<u64>,
     /// `<type>` element.
-    pub r#type: Option<CapabilityType>,
+    pub r#type: Option<DeviceCapabilityType>,
     /// `<block>` element, by its text.
     pub block: Option<String>,
     /// `<drive_type>` element, by its text.
@@ -336,7 +336,7 @@ pub struct Capability {
     /// `<parent_addr>` element, by its text.
     pub parent_addr: Option<String>,
     /// `<attr>` elements.
-    pub attrs: Vec<CapabilityAttr>,
+    pub attrs: Vec<DeviceCapabilityAttr>,
     /// `<cssid>` element, by its text.
     pub cssid: Option<String>,
     /// `<ssid>` element, by its text.
@@ -344,7 +344,7 @@ pub struct Capability {
     /// `<devno>` element, by its text.
     pub devno: Option<u16>,
     /// `<channel_dev_addr>` element.
-    pub channel_dev_addr: Option<Capccwaddress>,
+    pub channel_dev_addr: Option<CcwAddress>,
     /// `<chardev>` element, by its text.
     pub chardev: Option<String>,
     /// `<ap-adapter>` element, by its text.
@@ -355,7 +355,7 @@ pub struct Capability {
     pub extra: Extra,
 }
 
-impl Node for Capability {
+impl Node for DeviceCapability {
     const TEXT: bool = false;
     const SLOTS: u16 = 45;
     fn extra(&self) -> &Extra {
@@ -529,7 +529,7 @@ impl Node for Capability {
 ///
 /// Schema: nodedev.rng:104, nodedev.rng:162, nodedev.rng:294.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityProduct {
+pub struct DeviceCapabilityProduct {
     /// Attribute `id`.
     pub id: Option<String>,
     /// The element's text.
@@ -538,7 +538,7 @@ pub struct CapabilityProduct {
     pub extra: Extra,
 }
 
-impl Node for CapabilityProduct {
+impl Node for DeviceCapabilityProduct {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -584,7 +584,7 @@ impl Node for CapabilityProduct {
 ///
 /// Schema: nodedev.rng:107.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityHardware {
+pub struct DeviceCapabilityHardware {
     /// `<vendor>` element, by its text.
     pub vendor: Option<String>,
     /// `<version>` element, by its text.
@@ -597,7 +597,7 @@ pub struct CapabilityHardware {
     pub extra: Extra,
 }
 
-impl Node for CapabilityHardware {
+impl Node for DeviceCapabilityHardware {
     const TEXT: bool = false;
     const SLOTS: u16 = 4;
     fn extra(&self) -> &Extra {
@@ -646,7 +646,7 @@ impl Node for CapabilityHardware {
 ///
 /// Schema: nodedev.rng:124.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityFirmware {
+pub struct DeviceCapabilityFirmware {
     /// `<vendor>` element, by its text.
     pub vendor: Option<String>,
     /// `<version>` element, by its text.
@@ -657,7 +657,7 @@ pub struct CapabilityFirmware {
     pub extra: Extra,
 }
 
-impl Node for CapabilityFirmware {
+impl Node for DeviceCapabilityFirmware {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -703,7 +703,7 @@ impl Node for CapabilityFirmware {
 ///
 /// Schema: nodedev.rng:173, nodedev.rng:305, nodedev.rng:546.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityVendor {
+pub struct DeviceCapabilityVendor {
     /// Attribute `id`.
     pub id: Option<String>,
     /// The element's text.
@@ -712,7 +712,7 @@ pub struct CapabilityVendor {
     pub extra: Extra,
 }
 
-impl Node for CapabilityVendor {
+impl Node for DeviceCapabilityVendor {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -758,19 +758,19 @@ impl Node for CapabilityVendor {
 ///
 /// Schema: nodedev.rng:185, nodedev.rng:196, nodedev.rng:212, nodedev.rng:756, nodedev.rng:784, nodedev.rng:377, nodedev.rng:456, nodedev.rng:490, nodedev.rng:571, nodedev.rng:562.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MdevTypes {
+pub struct DeviceCapabilityCapability {
     /// Attribute `type`.
-    pub r#type: Option<MdevTypesType2>,
+    pub r#type: Option<DeviceCapabilityCapabilityTypeKind>,
     /// Attribute `maxCount`.
     pub max_count: Option<u32>,
     /// `<address>` elements.
-    pub addresses: Vec<MdevTypesAddress>,
+    pub addresses: Vec<DeviceCapabilityCapabilityAddress>,
     /// `<type>` elements.
-    pub types: Vec<MdevTypesType>,
+    pub types: Vec<DeviceCapabilityCapabilityType>,
     /// `<name>` element, by its text.
     pub name: Option<String>,
     /// `<fields>` elements.
-    pub fields_list: Vec<MdevTypesFields>,
+    pub fieldses: Vec<DeviceCapabilityCapabilityFields>,
     /// `<wwnn>` element, by its text.
     pub wwnn: Option<String>,
     /// `<wwpn>` element, by its text.
@@ -784,7 +784,7 @@ pub struct MdevTypes {
     /// `<rport>` element, by its text.
     pub rport: Option<String>,
     /// `<media_available>` element, by its text.
-    pub media_available: Option<MdevTypesMediaAvailable>,
+    pub media_available: Option<DeviceCapabilityCapabilityMediaAvailable>,
     /// `<media_size>` element, by its text.
     pub media_size: Option<u64>,
     /// `<media_label>` element, by its text.
@@ -797,7 +797,7 @@ pub struct MdevTypes {
     pub extra: Extra,
 }
 
-impl Node for MdevTypes {
+impl Node for DeviceCapabilityCapability {
     const TEXT: bool = false;
     const SLOTS: u16 = 15;
     fn extra(&self) -> &Extra {
@@ -818,7 +818,7 @@ impl Node for MdevTypes {
             (0, b"address") => cx.children(el, &mut self.addresses, 0),
             (0, b"type") => cx.children(el, &mut self.types, 1),
             (0, b"name") => cx.leaf(el, &mut self.name, &mut self.extra, 2, dec),
-            (0, b"fields") => cx.children(el, &mut self.fields_list, 3),
+            (0, b"fields") => cx.children(el, &mut self.fieldses, 3),
             (0, b"wwnn") => cx.leaf(el, &mut self.wwnn, &mut self.extra, 4, dec),
             (0, b"wwpn") => cx.leaf(el, &mut self.wwpn, &mut self.extra, 5, dec),
             (0, b"fabric_wwn") => cx.leaf(el, &mut self.fabric_wwn, &mut self.extra, 6, dec),
@@ -842,7 +842,7 @@ impl Node for MdevTypes {
             0 => self.addresses.len(),
             1 => self.types.len(),
             2 => usize::from(self.name.is_some()),
-            3 => self.fields_list.len(),
+            3 => self.fieldses.len(),
             4 => usize::from(self.wwnn.is_some()),
             5 => usize::from(self.wwpn.is_some()),
             6 => usize::from(self.fabric_wwn.is_some()),
@@ -862,7 +862,7 @@ impl Node for MdevTypes {
             0 => w.node(Ns(0), "address", &self.addresses[i]),
             1 => w.node(Ns(0), "type", &self.types[i]),
             2 => if let Some(v) = &self.name { w.leaf(Ns(0), "name", v, &self.extra, 2, i) },
-            3 => w.node(Ns(0), "fields", &self.fields_list[i]),
+            3 => w.node(Ns(0), "fields", &self.fieldses[i]),
             4 => if let Some(v) = &self.wwnn { w.leaf(Ns(0), "wwnn", v, &self.extra, 4, i) },
             5 => if let Some(v) = &self.wwpn { w.leaf(Ns(0), "wwpn", v, &self.extra, 5, i) },
             6 => if let Some(v) = &self.fabric_wwn { w.leaf(Ns(0), "fabric_wwn", v, &self.extra, 6, i) },
@@ -883,16 +883,16 @@ impl Node for MdevTypes {
 ///
 /// Schema: nodedev.rng:231, nodedev.rng:636.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityIommuGroup {
+pub struct DeviceCapabilityIommuGroup {
     /// Attribute `number`.
     pub number: Option<u32>,
     /// `<address>` elements.
-    pub addresses: Vec<MdevTypesAddress>,
+    pub addresses: Vec<DeviceCapabilityCapabilityAddress>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for CapabilityIommuGroup {
+impl Node for DeviceCapabilityIommuGroup {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -934,14 +934,14 @@ impl Node for CapabilityIommuGroup {
 ///
 /// Schema: nodedev.rng:242.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityNuma {
+pub struct DeviceCapabilityNuma {
     /// Attribute `node`.
     pub node: Option<i32>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for CapabilityNuma {
+impl Node for DeviceCapabilityNuma {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -976,14 +976,14 @@ impl Node for CapabilityNuma {
 ///
 /// Schema: nodedev.rng:252.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityPciExpress {
+pub struct DeviceCapabilityPciExpress {
     /// `<link>` elements.
-    pub links: Vec<CapabilityPciExpressLink>,
+    pub links: Vec<DeviceCapabilityPciExpressLink>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for CapabilityPciExpress {
+impl Node for DeviceCapabilityPciExpress {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -1069,14 +1069,14 @@ impl Node for LinkSpeedState {
 ///
 /// Schema: nodedev.rng:358.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityFeature {
+pub struct DeviceCapabilityFeature {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for CapabilityFeature {
+impl Node for DeviceCapabilityFeature {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1111,16 +1111,16 @@ impl Node for CapabilityFeature {
 ///
 /// Schema: nodedev.rng:515, nodedev.rng:616, nodedev.rng:630.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityType {
+pub struct DeviceCapabilityType {
     /// Attribute `id`.
     pub id: Option<String>,
     /// The element's text.
-    pub value: Option<CapabilityTypeValue>,
+    pub value: Option<DeviceCapabilityTypeValue>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for CapabilityType {
+impl Node for DeviceCapabilityType {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1166,7 +1166,7 @@ impl Node for CapabilityType {
 ///
 /// Schema: nodedev.rng:653.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityAttr {
+pub struct DeviceCapabilityAttr {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `value`.
@@ -1175,7 +1175,7 @@ pub struct CapabilityAttr {
     pub extra: Extra,
 }
 
-impl Node for CapabilityAttr {
+impl Node for DeviceCapabilityAttr {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1212,7 +1212,7 @@ impl Node for CapabilityAttr {
 ///
 /// Schema: nodedev.rng:686.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Capccwaddress {
+pub struct CcwAddress {
     /// `<cssid>` element, by its text.
     pub cssid: Option<String>,
     /// `<ssid>` element, by its text.
@@ -1223,7 +1223,7 @@ pub struct Capccwaddress {
     pub extra: Extra,
 }
 
-impl Node for Capccwaddress {
+impl Node for CcwAddress {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -1269,7 +1269,7 @@ impl Node for Capccwaddress {
 ///
 /// Schema: nodedev.rng:735.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MdevTypesAddress {
+pub struct DeviceCapabilityCapabilityAddress {
     /// Attribute `domain`.
     pub domain: Option<String>,
     /// Attribute `bus`.
@@ -1282,7 +1282,7 @@ pub struct MdevTypesAddress {
     pub extra: Extra,
 }
 
-impl Node for MdevTypesAddress {
+impl Node for DeviceCapabilityCapabilityAddress {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1323,20 +1323,20 @@ impl Node for MdevTypesAddress {
 ///
 /// Schema: nodedev.rng:761.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MdevTypesType {
+pub struct DeviceCapabilityCapabilityType {
     /// Attribute `id`.
     pub id: Option<String>,
     /// `<name>` element, by its text.
     pub name: Option<String>,
     /// `<deviceAPI>` element, by its text.
-    pub device_api: Option<MdevTypesTypeDeviceApi>,
+    pub device_api: Option<DeviceCapabilityCapabilityTypeDeviceApi>,
     /// `<availableInstances>` element, by its text.
     pub available_instances: Option<u32>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for MdevTypesType {
+impl Node for DeviceCapabilityCapabilityType {
     const TEXT: bool = false;
     const SLOTS: u16 = 3;
     fn extra(&self) -> &Extra {
@@ -1384,9 +1384,9 @@ impl Node for MdevTypesType {
 ///
 /// Schema: nodedev.rng:792, nodedev.rng:827.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MdevTypesFields {
+pub struct DeviceCapabilityCapabilityFields {
     /// Attribute `access`.
-    pub access: Option<MdevTypesFieldsAccess>,
+    pub access: Option<DeviceCapabilityCapabilityFieldsAccess>,
     /// `<change_level>` element, by its text.
     pub change_level: Option<String>,
     /// `<manufacture_id>` element, by its text.
@@ -1396,16 +1396,16 @@ pub struct MdevTypesFields {
     /// `<serial_number>` element, by its text.
     pub serial_number: Option<String>,
     /// `<vendor_field>` elements.
-    pub vendor_fields: Vec<MdevTypesFieldsVendorField>,
+    pub vendor_fields: Vec<DeviceCapabilityCapabilityFieldsVendorField>,
     /// `<asset_tag>` element, by its text.
     pub asset_tag: Option<String>,
     /// `<system_field>` elements.
-    pub system_fields: Vec<MdevTypesFieldsSystemField>,
+    pub system_fields: Vec<DeviceCapabilityCapabilityFieldsSystemField>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for MdevTypesFields {
+impl Node for DeviceCapabilityCapabilityFields {
     const TEXT: bool = false;
     const SLOTS: u16 = 7;
     fn extra(&self) -> &Extra {
@@ -1465,9 +1465,9 @@ impl Node for MdevTypesFields {
 ///
 /// Schema: nodedev.rng:254.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CapabilityPciExpressLink {
+pub struct DeviceCapabilityPciExpressLink {
     /// Attribute `validity`.
-    pub validity: Option<CapabilityPciExpressLinkValidity>,
+    pub validity: Option<DeviceCapabilityPciExpressLinkValidity>,
     /// Attribute `port`.
     pub port: Option<u32>,
     /// Attribute `speed`.
@@ -1478,7 +1478,7 @@ pub struct CapabilityPciExpressLink {
     pub extra: Extra,
 }
 
-impl Node for CapabilityPciExpressLink {
+impl Node for DeviceCapabilityPciExpressLink {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1519,7 +1519,7 @@ impl Node for CapabilityPciExpressLink {
 ///
 /// Schema: nodedev.rng:817, nodedev.rng:837.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MdevTypesFieldsVendorField {
+pub struct DeviceCapabilityCapabilityFieldsVendorField {
     /// Attribute `index`.
     pub index: Option<String>,
     /// The element's text.
@@ -1528,7 +1528,7 @@ pub struct MdevTypesFieldsVendorField {
     pub extra: Extra,
 }
 
-impl Node for MdevTypesFieldsVendorField {
+impl Node for DeviceCapabilityCapabilityFieldsVendorField {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1574,7 +1574,7 @@ impl Node for MdevTypesFieldsVendorField {
 ///
 /// Schema: nodedev.rng:845.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MdevTypesFieldsSystemField {
+pub struct DeviceCapabilityCapabilityFieldsSystemField {
     /// Attribute `index`.
     pub index: Option<String>,
     /// The element's text.
@@ -1583,7 +1583,7 @@ pub struct MdevTypesFieldsSystemField {
     pub extra: Extra,
 }
 
-impl Node for MdevTypesFieldsSystemField {
+impl Node for DeviceCapabilityCapabilityFieldsSystemField {
     const TEXT: bool = true;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1636,8 +1636,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Capability.
-    pub enum CapabilityType2 {
+    /// Values of `type` of DeviceCapability.
+    pub enum DeviceCapabilityTypeKind {
         /// `system`
         System = "system",
         /// `pci`
@@ -1678,8 +1678,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of MdevTypes.
-    pub enum MdevTypesType2 {
+    /// Values of `type` of DeviceCapabilityCapability.
+    pub enum DeviceCapabilityCapabilityTypeKind {
         /// `phys_function`
         PhysFunction = "phys_function",
         /// `virt_functions`
@@ -1710,8 +1710,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `<media_available>` of MdevTypes.
-    pub enum MdevTypesMediaAvailable {
+    /// Values of `<media_available>` of DeviceCapabilityCapability.
+    pub enum DeviceCapabilityCapabilityMediaAvailable {
         /// `1`
         V1 = "1",
         /// `0`
@@ -1740,8 +1740,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of the text of CapabilityType.
-    pub enum CapabilityTypeValue: other String {
+    /// Values of the text of DeviceCapabilityType.
+    pub enum DeviceCapabilityTypeValue: other String {
         /// `primary`
         Primary = "primary",
         /// `control`
@@ -1752,8 +1752,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `<deviceAPI>` of MdevTypesType.
-    pub enum MdevTypesTypeDeviceApi {
+    /// Values of `<deviceAPI>` of DeviceCapabilityCapabilityType.
+    pub enum DeviceCapabilityCapabilityTypeDeviceApi {
         /// `vfio-pci`
         VfioPci = "vfio-pci",
         /// `vfio-ccw`
@@ -1764,8 +1764,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `access` of MdevTypesFields.
-    pub enum MdevTypesFieldsAccess {
+    /// Values of `access` of DeviceCapabilityCapabilityFields.
+    pub enum DeviceCapabilityCapabilityFieldsAccess {
         /// `readonly`
         Readonly = "readonly",
         /// `readwrite`
@@ -1774,8 +1774,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `validity` of CapabilityPciExpressLink.
-    pub enum CapabilityPciExpressLinkValidity {
+    /// Values of `validity` of DeviceCapabilityPciExpressLink.
+    pub enum DeviceCapabilityPciExpressLinkValidity {
         /// `cap`
         Cap = "cap",
         /// `sta`

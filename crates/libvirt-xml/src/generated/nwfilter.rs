@@ -31,7 +31,7 @@ pub struct NwFilter {
     /// `<uuid>` element, by its text.
     pub uuid: Option<String>,
     /// `<filterref>` elements.
-    pub filterrefs: Vec<FilterrefNodeAttributes>,
+    pub filterrefs: Vec<FilterRef>,
     /// `<rule>` elements.
     pub rules: Vec<NwFilterRule>,
     /// Document order, untyped content and spellings ([`Extra`]).

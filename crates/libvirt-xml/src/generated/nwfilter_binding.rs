@@ -31,7 +31,7 @@ pub struct NwFilterBinding {
     /// `<mac>` element.
     pub mac: Option<NwFilterBindingMac>,
     /// `<filterref>` element.
-    pub filterref: Option<FilterrefNodeAttributes>,
+    pub filterref: Option<FilterRef>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }

@@ -37,13 +37,13 @@ pub struct StoragePool {
     /// `<features>` element.
     pub features: Option<StoragePoolFeatures>,
     /// `<source>` element.
-    pub source: Option<Sourcedir>,
+    pub source: Option<StoragePoolSource>,
     /// `<target>` element.
-    pub target: Option<Target>,
+    pub target: Option<StoragePoolTarget>,
     /// `<fs:mount_opts>` element.
     pub fs_mount_opts: Option<FsMountOpts>,
     /// `<refresh>` element.
-    pub refresh: Option<Refresh>,
+    pub refresh: Option<PoolRefresh>,
     /// `<rbd:config_opts>` element.
     pub rbd_config_opts: Option<RbdConfigOpts>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -170,34 +170,34 @@ impl Node for StoragePoolFeatures {
 ///
 /// Schema: storagepool.rng:549, storagepool.rng:559, storagepool.rng:571, storagepool.rng:610, storagepool.rng:629, storagepool.rng:641, storagepool.rng:659, storagepool.rng:672, storagepool.rng:683, storagepool.rng:689, storagepool.rng:701, storagepool.rng:710, storagepool.rng:448, storagepool.rng:459.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourcedir {
+pub struct StoragePoolSource {
     /// `<vendor>` element.
-    pub vendor: Option<SourcedirVendor>,
+    pub vendor: Option<StoragePoolSourceVendor>,
     /// `<product>` element.
-    pub product: Option<SourcedirProduct>,
+    pub product: Option<StoragePoolSourceProduct>,
     /// `<device>` elements.
-    pub devices: Vec<Sourceinfodev>,
+    pub devices: Vec<StoragePoolSourceDevice>,
     /// `<format>` element.
-    pub format: Option<Sourcefmtfs>,
+    pub format: Option<StoragePoolSourceFormat>,
     /// `<host>` elements.
-    pub hosts: Vec<Sourceinfohost>,
+    pub hosts: Vec<PoolSourceHost>,
     /// `<dir>` element.
-    pub dir: Option<Sourceinfodir>,
+    pub dir: Option<StoragePoolSourceDir>,
     /// `<protocol>` element.
-    pub protocol: Option<SourcedirProtocol>,
+    pub protocol: Option<StoragePoolSourceProtocol>,
     /// `<name>` elements, by their text.
     pub names: Vec<String>,
     /// `<initiator>` element.
-    pub initiator: Option<Initiatorinfo>,
+    pub initiator: Option<Initiator>,
     /// `<auth>` element.
-    pub auth: Option<Sourceinfoauth>,
+    pub auth: Option<PoolSourceAuth>,
     /// `<adapter>` element.
-    pub adapter: Option<Sourceinfoadapter>,
+    pub adapter: Option<SourceAdapter>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Sourcedir {
+impl Node for StoragePoolSource {
     const TEXT: bool = false;
     const SLOTS: u16 = 11;
     fn extra(&self) -> &Extra {
@@ -267,7 +267,7 @@ impl Node for Sourcedir {
 ///
 /// Schema: storagepool.rng:311, storagepool.rng:322.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Target {
+pub struct StoragePoolTarget {
     /// `<path>` element, by its text.
     pub path: Option<String>,
     /// `<permissions>` element.
@@ -276,7 +276,7 @@ pub struct Target {
     pub extra: Extra,
 }
 
-impl Node for Target {
+impl Node for StoragePoolTarget {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -366,14 +366,14 @@ impl Node for FsMountOpts {
 ///
 /// Schema: storagepool.rng:729.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Refresh {
+pub struct PoolRefresh {
     /// `<volume>` element.
     pub volume: Option<RefreshVolume>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Refresh {
+impl Node for PoolRefresh {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -503,14 +503,14 @@ impl Node for StoragePoolFeaturesCow {
 ///
 /// Schema: storagepool.rng:230.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SourcedirVendor {
+pub struct StoragePoolSourceVendor {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for SourcedirVendor {
+impl Node for StoragePoolSourceVendor {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -545,14 +545,14 @@ impl Node for SourcedirVendor {
 ///
 /// Schema: storagepool.rng:237.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SourcedirProduct {
+pub struct StoragePoolSourceProduct {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for SourcedirProduct {
+impl Node for StoragePoolSourceProduct {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -587,18 +587,18 @@ impl Node for SourcedirProduct {
 ///
 /// Schema: storagepool.rng:354, storagepool.rng:375.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourceinfodev {
+pub struct StoragePoolSourceDevice {
     /// Attribute `path`.
     pub path: Option<String>,
     /// Attribute `part_separator`.
     pub part_separator: Option<YesNo>,
     /// `<freeExtent>` elements.
-    pub free_extents: Vec<Devextents>,
+    pub free_extents: Vec<FreeExtent>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Sourceinfodev {
+impl Node for StoragePoolSourceDevice {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -642,18 +642,18 @@ impl Node for Sourceinfodev {
 ///
 /// Schema: storagepool.rng:468, storagepool.rng:494, storagepool.rng:592, storagepool.rng:532, storagepool.rng:508.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourcefmtfs {
+pub struct StoragePoolSourceFormat {
     /// Attribute `type`.
-    pub r#type: Option<SourcefmtfsType>,
+    pub r#type: Option<StoragePoolSourceFormatType>,
     /// `<vendor>` element.
-    pub vendor: Option<SourcedirVendor>,
+    pub vendor: Option<StoragePoolSourceVendor>,
     /// `<product>` element.
-    pub product: Option<SourcedirProduct>,
+    pub product: Option<StoragePoolSourceProduct>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Sourcefmtfs {
+impl Node for StoragePoolSourceFormat {
     const TEXT: bool = false;
     const SLOTS: u16 = 2;
     fn extra(&self) -> &Extra {
@@ -699,7 +699,7 @@ impl Node for Sourcefmtfs {
 ///
 /// Schema: storagepool.rng:336.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourceinfohost {
+pub struct PoolSourceHost {
     /// Attribute `name`.
     pub name: Option<String>,
     /// Attribute `port`.
@@ -708,7 +708,7 @@ pub struct Sourceinfohost {
     pub extra: Extra,
 }
 
-impl Node for Sourceinfohost {
+impl Node for PoolSourceHost {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -745,14 +745,14 @@ impl Node for Sourceinfohost {
 ///
 /// Schema: storagepool.rng:396, storagepool.rng:405.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourceinfodir {
+pub struct StoragePoolSourceDir {
     /// Attribute `path`.
     pub path: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Sourceinfodir {
+impl Node for StoragePoolSourceDir {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -787,14 +787,14 @@ impl Node for Sourceinfodir {
 ///
 /// Schema: storagepool.rng:579.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SourcedirProtocol {
+pub struct StoragePoolSourceProtocol {
     /// Attribute `ver`.
     pub ver: Option<String>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for SourcedirProtocol {
+impl Node for StoragePoolSourceProtocol {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -829,18 +829,18 @@ impl Node for SourcedirProtocol {
 ///
 /// Schema: storagepool.rng:420.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourceinfoauth {
+pub struct PoolSourceAuth {
     /// Attribute `type`.
-    pub r#type: Option<SourceinfoauthType>,
+    pub r#type: Option<PoolSourceAuthType>,
     /// Attribute `username`.
     pub username: Option<String>,
     /// `<secret>` element.
-    pub secret: Option<Sourceinfoauthsecret>,
+    pub secret: Option<PoolSourceAuthSecret>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Sourceinfoauth {
+impl Node for PoolSourceAuth {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -1077,7 +1077,7 @@ impl Node for RbdConfigOptsOption {
 ///
 /// Schema: storagepool.rng:384.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Devextents {
+pub struct FreeExtent {
     /// Attribute `start`.
     pub start: Option<u64>,
     /// Attribute `end`.
@@ -1086,7 +1086,7 @@ pub struct Devextents {
     pub extra: Extra,
 }
 
-impl Node for Devextents {
+impl Node for FreeExtent {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1123,7 +1123,7 @@ impl Node for Devextents {
 ///
 /// Schema: storagepool.rng:435.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourceinfoauthsecret {
+pub struct PoolSourceAuthSecret {
     /// Attribute `uuid`.
     pub uuid: Option<String>,
     /// Attribute `usage`.
@@ -1132,7 +1132,7 @@ pub struct Sourceinfoauthsecret {
     pub extra: Extra,
 }
 
-impl Node for Sourceinfoauthsecret {
+impl Node for PoolSourceAuthSecret {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -1200,8 +1200,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Sourcefmtfs.
-    pub enum SourcefmtfsType {
+    /// Values of `type` of StoragePoolSourceFormat.
+    pub enum StoragePoolSourceFormatType {
         /// `auto`
         Auto = "auto",
         /// `ext2`
@@ -1258,8 +1258,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Sourceinfoauth.
-    pub enum SourceinfoauthType {
+    /// Values of `type` of PoolSourceAuth.
+    pub enum PoolSourceAuthType {
         /// `chap`
         Chap = "chap",
         /// `ceph`

@@ -29,7 +29,7 @@ pub struct StorageVolume {
     /// `<key>` element, by its text.
     pub key: Option<String>,
     /// `<source>` element.
-    pub source: Option<Source>,
+    pub source: Option<VolumeSource>,
     /// `<capacity>` element.
     pub capacity: Option<ScaledInteger>,
     /// `<allocation>` element.
@@ -37,9 +37,9 @@ pub struct StorageVolume {
     /// `<physical>` element.
     pub physical: Option<ScaledInteger>,
     /// `<target>` element.
-    pub target: Option<StorageVolumeTarget>,
+    pub target: Option<VolumeTarget>,
     /// `<backingStore>` element.
-    pub backing_store: Option<BackingStore>,
+    pub backing_store: Option<StorageVolumeBackingStore>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
@@ -107,14 +107,14 @@ impl Node for StorageVolume {
 ///
 /// Schema: storagevol.rng:152.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Source {
+pub struct VolumeSource {
     /// `<device>` elements.
-    pub devices: Vec<Sourcedev>,
+    pub devices: Vec<VolumeSourceDevice>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Source {
+impl Node for VolumeSource {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -154,11 +154,11 @@ impl Node for Source {
 ///
 /// Schema: storagevol.rng:103.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct StorageVolumeTarget {
+pub struct VolumeTarget {
     /// `<path>` element, by its text.
     pub path: Option<String>,
     /// `<format>` element.
-    pub format: Option<Format>,
+    pub format: Option<VolumeFormat>,
     /// `<permissions>` element.
     pub permissions: Option<Permissions>,
     /// `<timestamps>` element.
@@ -177,7 +177,7 @@ pub struct StorageVolumeTarget {
     pub extra: Extra,
 }
 
-impl Node for StorageVolumeTarget {
+impl Node for VolumeTarget {
     const TEXT: bool = false;
     const SLOTS: u16 = 9;
     fn extra(&self) -> &Extra {
@@ -241,11 +241,11 @@ impl Node for StorageVolumeTarget {
 ///
 /// Schema: storagevol.rng:138.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BackingStore {
+pub struct StorageVolumeBackingStore {
     /// `<path>` element, by its text.
     pub path: Option<String>,
     /// `<format>` element.
-    pub format: Option<Format>,
+    pub format: Option<VolumeFormat>,
     /// `<permissions>` element.
     pub permissions: Option<Permissions>,
     /// `<timestamps>` element.
@@ -254,7 +254,7 @@ pub struct BackingStore {
     pub extra: Extra,
 }
 
-impl Node for BackingStore {
+impl Node for StorageVolumeBackingStore {
     const TEXT: bool = false;
     const SLOTS: u16 = 4;
     fn extra(&self) -> &Extra {
@@ -303,16 +303,16 @@ impl Node for BackingStore {
 ///
 /// Schema: storagevol.rng:160.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sourcedev {
+pub struct VolumeSourceDevice {
     /// Attribute `path`.
     pub path: Option<String>,
     /// `<extent>` elements.
-    pub extents: Vec<SourcedevExtent>,
+    pub extents: Vec<VolumeSourceDeviceExtent>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Sourcedev {
+impl Node for VolumeSourceDevice {
     const TEXT: bool = false;
     const SLOTS: u16 = 1;
     fn extra(&self) -> &Extra {
@@ -354,14 +354,14 @@ impl Node for Sourcedev {
 ///
 /// Schema: storagevol.rng:226.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Format {
+pub struct VolumeFormat {
     /// Attribute `type`.
-    pub r#type: Option<FormatType>,
+    pub r#type: Option<VolumeFormatType>,
     /// Document order, untyped content and spellings ([`Extra`]).
     pub extra: Extra,
 }
 
-impl Node for Format {
+impl Node for VolumeFormat {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -511,7 +511,7 @@ impl Node for FileFormatFeatures {
 ///
 /// Schema: storagevol.rng:173.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SourcedevExtent {
+pub struct VolumeSourceDeviceExtent {
     /// Attribute `start`.
     pub start: Option<u64>,
     /// Attribute `end`.
@@ -520,7 +520,7 @@ pub struct SourcedevExtent {
     pub extra: Extra,
 }
 
-impl Node for SourcedevExtent {
+impl Node for VolumeSourceDeviceExtent {
     const TEXT: bool = false;
     const SLOTS: u16 = 0;
     fn extra(&self) -> &Extra {
@@ -570,8 +570,8 @@ xml_enum! {
 }
 
 xml_enum! {
-    /// Values of `type` of Format.
-    pub enum FormatType {
+    /// Values of `type` of VolumeFormat.
+    pub enum VolumeFormatType {
         /// `unknown`
         Unknown = "unknown",
         /// `raw`
