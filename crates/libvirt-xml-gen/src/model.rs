@@ -581,13 +581,11 @@ fn data_atom(ty: &str, params: &[(String, String)]) -> Atom {
         "nonNegativeInteger" => (0, u64::MAX.into()),
         "double" | "float" | "decimal" => return Atom::Float,
         "string" => {
-            let hexy = params.iter().any(|(n, v)| {
-                n == "pattern"
-                    && v.contains("0-9a-f")
-                    && v.chars()
-                        .all(|c| "0x()?[]{},-0123456789abcdefABCDEF|".contains(c))
-            });
-            return if hexy { Atom::HexStr } else { Atom::Str };
+            let pattern = params
+                .iter()
+                .find(|(n, _)| n == "pattern")
+                .map_or("", |(_, v)| v.as_str());
+            return pattern_atom(pattern);
         }
         _ => return Atom::Str,
     };
@@ -601,6 +599,66 @@ fn data_atom(ty: &str, params: &[(String, String)]) -> Atom {
         }
     }
     Atom::Int(lo, hi)
+}
+
+/// A string pattern that spells a number: decimal digits (`[0-9]{1,2}`) are a number; hex
+/// digits, with or without `0x` (`(0x)?[0-7]`, `0x[0-9a-fA-F]{1,4}`), are a number only beside
+/// a numeric alternative (see [`shape`]): alone they are identifiers written in hex, which a
+/// decimal rewrite would break.
+fn pattern_atom(pattern: &str) -> Atom {
+    let (hex_prefix, mut rest) = if let Some(r) = pattern.strip_prefix("(0x)?") {
+        (true, r)
+    } else if let Some(r) = pattern.strip_prefix("0x") {
+        (true, r)
+    } else {
+        (false, pattern)
+    };
+    let mut digits: u32 = 0;
+    let mut letters = false;
+    while !rest.is_empty() {
+        let Some(body) = rest.strip_prefix('[') else {
+            return Atom::Str;
+        };
+        let Some(close) = body.find(']') else {
+            return Atom::Str;
+        };
+        let class = &body[..close];
+        if class.is_empty() || !class.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            return Atom::Str;
+        }
+        letters |= class.chars().any(|c| c.is_ascii_alphabetic());
+        rest = &body[close + 1..];
+        let (n, after) = if let Some(r) = rest.strip_prefix('+').or_else(|| rest.strip_prefix('*'))
+        {
+            (19, r)
+        } else if let Some(r) = rest.strip_prefix('?') {
+            (1, r)
+        } else if let Some(q) = rest.strip_prefix('{') {
+            let Some(end) = q.find('}') else {
+                return Atom::Str;
+            };
+            let Some(n) = q[..end]
+                .rsplit(',')
+                .next()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                return Atom::Str;
+            };
+            (n, &q[end + 1..])
+        } else {
+            (1, rest)
+        };
+        digits += n;
+        rest = after;
+    }
+    if digits == 0 || digits > 19 {
+        return Atom::Str;
+    }
+    if hex_prefix || letters {
+        Atom::HexStr
+    } else {
+        Atom::Int(0, 10i128.pow(digits) - 1)
+    }
 }
 
 fn int_type(lo: i128, hi: i128) -> &'static str {

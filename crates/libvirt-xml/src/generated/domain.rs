@@ -10934,25 +10934,25 @@ pub struct Address {
     /// Attribute `domain`.
     pub domain: Option<u32>,
     /// Attribute `bus`.
-    pub bus: Option<String>,
+    pub bus: Option<u8>,
     /// Attribute `slot`.
-    pub slot: Option<String>,
+    pub slot: Option<u32>,
     /// Attribute `function`.
-    pub function: Option<String>,
+    pub function: Option<u8>,
     /// Attribute `multifunction`.
     pub multifunction: Option<OnOff>,
     /// Attribute `controller`.
-    pub controller: Option<String>,
+    pub controller: Option<u8>,
     /// Attribute `target`.
-    pub target: Option<String>,
+    pub target: Option<u8>,
     /// Attribute `unit`.
-    pub unit: Option<String>,
+    pub unit: Option<u32>,
     /// Attribute `port`.
     pub port: Option<String>,
     /// Attribute `reg`.
     pub reg: Option<String>,
     /// Attribute `cssid`.
-    pub cssid: Option<String>,
+    pub cssid: Option<u8>,
     /// Attribute `ssid`.
     pub ssid: Option<String>,
     /// Attribute `devno`.
@@ -10982,16 +10982,16 @@ impl Node for Address {
         match name {
             b"type" => cx.attr(&mut self.r#type, &mut self.extra, ATTR | 0, v, dec),
             b"domain" => cx.attr(&mut self.domain, &mut self.extra, ATTR | 1, v, cint),
-            b"bus" => cx.attr(&mut self.bus, &mut self.extra, ATTR | 2, v, dec),
-            b"slot" => cx.attr(&mut self.slot, &mut self.extra, ATTR | 3, v, dec),
-            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 4, v, dec),
+            b"bus" => cx.attr(&mut self.bus, &mut self.extra, ATTR | 2, v, cint),
+            b"slot" => cx.attr(&mut self.slot, &mut self.extra, ATTR | 3, v, cint),
+            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 4, v, cint),
             b"multifunction" => cx.attr(&mut self.multifunction, &mut self.extra, ATTR | 5, v, dec),
             b"controller" => cx.attr(&mut self.controller, &mut self.extra, ATTR | 6, v, dec),
             b"target" => cx.attr(&mut self.target, &mut self.extra, ATTR | 7, v, dec),
             b"unit" => cx.attr(&mut self.unit, &mut self.extra, ATTR | 8, v, dec),
             b"port" => cx.attr(&mut self.port, &mut self.extra, ATTR | 9, v, dec),
             b"reg" => cx.attr(&mut self.reg, &mut self.extra, ATTR | 10, v, dec),
-            b"cssid" => cx.attr(&mut self.cssid, &mut self.extra, ATTR | 11, v, dec),
+            b"cssid" => cx.attr(&mut self.cssid, &mut self.extra, ATTR | 11, v, cint),
             b"ssid" => cx.attr(&mut self.ssid, &mut self.extra, ATTR | 12, v, dec),
             b"devno" => cx.attr(&mut self.devno, &mut self.extra, ATTR | 13, v, cint),
             b"iobase" => cx.attr(&mut self.iobase, &mut self.extra, ATTR | 14, v, dec),
@@ -16000,7 +16000,7 @@ pub struct PciAddress {
     /// Attribute `slot`.
     pub slot: Option<u8>,
     /// Attribute `function`.
-    pub function: Option<String>,
+    pub function: Option<u8>,
     /// Attribute `multifunction`.
     pub multifunction: Option<OnOff>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -16021,7 +16021,7 @@ impl Node for PciAddress {
             b"domain" => cx.attr(&mut self.domain, &mut self.extra, ATTR | 0, v, cint),
             b"bus" => cx.attr(&mut self.bus, &mut self.extra, ATTR | 1, v, cint),
             b"slot" => cx.attr(&mut self.slot, &mut self.extra, ATTR | 2, v, cint),
-            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 3, v, dec),
+            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 3, v, cint),
             b"multifunction" => cx.attr(&mut self.multifunction, &mut self.extra, ATTR | 4, v, dec),
             _ => Ok(false),
         }
@@ -16756,7 +16756,7 @@ pub struct InterfaceSourceAddress {
     /// Attribute `slot`.
     pub slot: Option<u8>,
     /// Attribute `function`.
-    pub function: Option<String>,
+    pub function: Option<u8>,
     /// Attribute `multifunction`.
     pub multifunction: Option<OnOff>,
     /// Document order, untyped content and spellings ([`Extra`]).
@@ -16779,7 +16779,7 @@ impl Node for InterfaceSourceAddress {
             b"type" => cx.attr(&mut self.r#type, &mut self.extra, ATTR | 2, v, dec),
             b"domain" => cx.attr(&mut self.domain, &mut self.extra, ATTR | 3, v, cint),
             b"slot" => cx.attr(&mut self.slot, &mut self.extra, ATTR | 4, v, cint),
-            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 5, v, dec),
+            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 5, v, cint),
             b"multifunction" => cx.attr(&mut self.multifunction, &mut self.extra, ATTR | 6, v, dec),
             _ => Ok(false),
         }
@@ -17352,17 +17352,17 @@ pub struct HostdevSourceAddress {
     /// Attribute `domain`.
     pub domain: Option<u32>,
     /// Attribute `bus`.
-    pub bus: Option<String>,
+    pub bus: Option<u8>,
     /// Attribute `slot`.
     pub slot: Option<u8>,
     /// Attribute `function`.
-    pub function: Option<String>,
+    pub function: Option<u8>,
     /// Attribute `multifunction`.
     pub multifunction: Option<OnOff>,
     /// Attribute `device`.
     pub device: Option<String>,
     /// Attribute `target`.
-    pub target: Option<String>,
+    pub target: Option<u64>,
     /// Attribute `unit`.
     pub unit: Option<String>,
     /// Attribute `uuid`.
@@ -17383,9 +17383,9 @@ impl Node for HostdevSourceAddress {
     fn parse_attr(&mut self, cx: &mut Cx<'_>, name: &[u8], v: &str) -> Result<bool, Error> {
         match name {
             b"domain" => cx.attr(&mut self.domain, &mut self.extra, ATTR | 0, v, cint),
-            b"bus" => cx.attr(&mut self.bus, &mut self.extra, ATTR | 1, v, dec),
+            b"bus" => cx.attr(&mut self.bus, &mut self.extra, ATTR | 1, v, cint),
             b"slot" => cx.attr(&mut self.slot, &mut self.extra, ATTR | 2, v, cint),
-            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 3, v, dec),
+            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 3, v, cint),
             b"multifunction" => cx.attr(&mut self.multifunction, &mut self.extra, ATTR | 4, v, dec),
             b"device" => cx.attr(&mut self.device, &mut self.extra, ATTR | 5, v, dec),
             b"target" => cx.attr(&mut self.target, &mut self.extra, ATTR | 6, v, dec),

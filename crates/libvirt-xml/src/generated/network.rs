@@ -701,7 +701,7 @@ pub struct NetworkForwardAddress {
     /// Attribute `slot`.
     pub slot: Option<u8>,
     /// Attribute `function`.
-    pub function: Option<String>,
+    pub function: Option<u8>,
     /// Attribute `multifunction`.
     pub multifunction: Option<OnOff>,
     /// Attribute `connections`.
@@ -725,7 +725,7 @@ impl Node for NetworkForwardAddress {
             b"domain" => cx.attr(&mut self.domain, &mut self.extra, ATTR | 1, v, cint),
             b"bus" => cx.attr(&mut self.bus, &mut self.extra, ATTR | 2, v, cint),
             b"slot" => cx.attr(&mut self.slot, &mut self.extra, ATTR | 3, v, cint),
-            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 4, v, dec),
+            b"function" => cx.attr(&mut self.function, &mut self.extra, ATTR | 4, v, cint),
             b"multifunction" => cx.attr(&mut self.multifunction, &mut self.extra, ATTR | 5, v, dec),
             b"connections" => cx.attr(&mut self.connections, &mut self.extra, ATTR | 6, v, dec),
             _ => Ok(false),

@@ -338,7 +338,7 @@ pub struct DeviceCapability {
     /// `<attr>` elements.
     pub attrs: Vec<DeviceCapabilityAttr>,
     /// `<cssid>` element, by its text.
-    pub cssid: Option<String>,
+    pub cssid: Option<u8>,
     /// `<ssid>` element, by its text.
     pub ssid: Option<String>,
     /// `<devno>` element, by its text.
@@ -410,7 +410,7 @@ impl Node for DeviceCapability {
             (0, b"uuid") => cx.leaf(el, &mut self.uuid, &mut self.extra, 35, dec),
             (0, b"parent_addr") => cx.leaf(el, &mut self.parent_addr, &mut self.extra, 36, dec),
             (0, b"attr") => cx.children(el, &mut self.attrs, 37),
-            (0, b"cssid") => cx.leaf(el, &mut self.cssid, &mut self.extra, 38, dec),
+            (0, b"cssid") => cx.leaf(el, &mut self.cssid, &mut self.extra, 38, cint),
             (0, b"ssid") => cx.leaf(el, &mut self.ssid, &mut self.extra, 39, dec),
             (0, b"devno") => cx.leaf(el, &mut self.devno, &mut self.extra, 40, cint),
             (0, b"channel_dev_addr") => cx.child(el, &mut self.channel_dev_addr, 41),
@@ -1214,7 +1214,7 @@ impl Node for DeviceCapabilityAttr {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CcwAddress {
     /// `<cssid>` element, by its text.
-    pub cssid: Option<String>,
+    pub cssid: Option<u8>,
     /// `<ssid>` element, by its text.
     pub ssid: Option<String>,
     /// `<devno>` element, by its text.
@@ -1238,7 +1238,7 @@ impl Node for CcwAddress {
     }
     fn parse_child<'a>(&mut self, cx: &mut Cx<'a>, el: &El<'a>, ns: Ns, local: &[u8]) -> Result<Took, Error> {
         match (ns.0, local) {
-            (0, b"cssid") => cx.leaf(el, &mut self.cssid, &mut self.extra, 0, dec),
+            (0, b"cssid") => cx.leaf(el, &mut self.cssid, &mut self.extra, 0, cint),
             (0, b"ssid") => cx.leaf(el, &mut self.ssid, &mut self.extra, 1, dec),
             (0, b"devno") => cx.leaf(el, &mut self.devno, &mut self.extra, 2, cint),
             _ => Ok(Took::No),
