@@ -192,8 +192,15 @@ fn emit_struct(m: &Model, s: &StructDef, out: &mut String) {
     // impl Node
     let slots = s.children.len() + usize::from(s.any);
     let _ = writeln!(out, "\nimpl Node for {} {{", s.name);
-    let _ = writeln!(out, "    const TEXT: bool = {};", s.text.is_some());
-    let _ = writeln!(out, "    const SLOTS: u16 = {slots};");
+    let _ = writeln!(
+        out,
+        "    fn text_slot(&self) -> bool {{\n        {}\n    }}",
+        s.text.is_some()
+    );
+    let _ = writeln!(
+        out,
+        "    fn slots(&self) -> u16 {{\n        {slots}\n    }}"
+    );
     out.push_str("    fn extra(&self) -> &Extra {\n        &self.extra\n    }\n");
     out.push_str("    fn extra_mut(&mut self) -> &mut Extra {\n        &mut self.extra\n    }\n");
 

@@ -1,6 +1,6 @@
 //! The reader: quick-xml's events into the generated types, once for all of them.
 //!
-//! Every typed element goes through [`parse_node`]: its attributes are offered to the type
+//! Every typed element goes through [`parse_into`]: its attributes are offered to the type
 //! (unknown ones kept in its [`Extra`]), then each child element is offered (unknown ones
 //! parsed as [`XmlElement`]s and kept in order), text and comments likewise. Limits are checked
 //! before work: the input size up front, the depth at every element. Line ends and attribute
@@ -286,7 +286,7 @@ impl<'a> Cx<'a> {
     }
 
     /// A single struct child.
-    pub(crate) fn child<T: Node>(
+    pub(crate) fn child<T: Node + Default>(
         &mut self,
         el: &El<'a>,
         field: &mut Option<T>,
@@ -295,12 +295,16 @@ impl<'a> Cx<'a> {
         if field.is_some() {
             return Ok(Took::No);
         }
-        *field = Some(parse_node(self, el)?);
+        let node = field.insert(T::default());
+        if let Err(e) = parse_into(self, el, node) {
+            *field = None;
+            return Err(e);
+        }
         Ok(Took::Slot(slot))
     }
 
     /// A single struct child on a type cycle.
-    pub(crate) fn child_box<T: Node>(
+    pub(crate) fn child_box<T: Node + Default>(
         &mut self,
         el: &El<'a>,
         field: &mut Option<Box<T>>,
@@ -309,19 +313,28 @@ impl<'a> Cx<'a> {
         if field.is_some() {
             return Ok(Took::No);
         }
-        *field = Some(Box::new(parse_node(self, el)?));
+        let node = field.insert(Box::default());
+        if let Err(e) = parse_into(self, el, &mut **node) {
+            *field = None;
+            return Err(e);
+        }
         Ok(Took::Slot(slot))
     }
 
     /// A repeated struct child.
-    pub(crate) fn children<T: Node>(
+    pub(crate) fn children<T: Node + Default>(
         &mut self,
         el: &El<'a>,
         field: &mut Vec<T>,
         slot: u16,
     ) -> Result<Took, Error> {
-        let v = parse_node(self, el).map_err(|e| e.indexed(field.len() + 1))?;
-        field.push(v);
+        // Parsed in place: a recursive type's frames hold references, not values.
+        field.push(T::default());
+        let n = field.len();
+        if let Err(e) = parse_into(self, el, &mut field[n - 1]) {
+            field.pop();
+            return Err(e.indexed(n));
+        }
         Ok(Took::Slot(slot))
     }
 
@@ -578,10 +591,50 @@ pub(crate) fn parse_generic<'a>(cx: &mut Cx<'a>, el: &El<'a>) -> Result<XmlEleme
     Ok(g)
 }
 
-/// Parses a typed element whose start tag is `el`.
-pub(crate) fn parse_node<'a, T: Node>(cx: &mut Cx<'a>, el: &El<'a>) -> Result<T, Error> {
+/// Parses a typed element whose start tag is `el` into `node` (a default value). In place, so
+/// the frames of a recursion (a backing chain) hold no values; the work around the event loop
+/// is in functions of its own, so the frame that recurs stays small.
+pub(crate) fn parse_into<'a>(
+    cx: &mut Cx<'a>,
+    el: &El<'a>,
+    node: &mut dyn Node,
+) -> Result<(), Error> {
     cx.enter()?;
-    let mut node = T::default();
+    attributes(cx, el, node)?;
+    if !el.empty {
+        let mut text = TextAcc::default();
+        loop {
+            match cx.next()? {
+                Event::Start(s) => {
+                    text.elements = true;
+                    child(cx, node, s, false)?;
+                }
+                Event::Empty(s) => {
+                    text.elements = true;
+                    child(cx, node, s, true)?;
+                }
+                Event::End(_) => break,
+                other => content(cx, node, other, &mut text)?,
+            }
+        }
+        if text.text.is_some() {
+            finish_text(cx, node, text)?;
+        }
+    }
+    cx.depth -= 1;
+    Ok(())
+}
+
+/// A typed element's text, as it accumulates.
+#[derive(Default)]
+struct TextAcc<'a> {
+    text: Option<Cow<'a, str>>,
+    marked: bool,
+    elements: bool,
+}
+
+#[inline(never)]
+fn attributes<'a>(cx: &mut Cx<'a>, el: &El<'a>, node: &mut dyn Node) -> Result<(), Error> {
     if el.odd_prefix {
         let prefix = el
             .start
@@ -615,105 +668,105 @@ pub(crate) fn parse_node<'a, T: Node>(cx: &mut Cx<'a>, el: &El<'a>) -> Result<T,
             Err(e) => return Err(e.attribute(utf8(key)?).at(cx.pos())),
         }
     }
-    if !el.empty {
-        let mut text: Option<Cow<'a, str>> = None;
-        let mut text_marked = false;
-        let mut elements = false;
-        loop {
-            match cx.next()? {
-                Event::Start(s) => {
-                    elements = true;
-                    child(cx, &mut node, s, false)?;
-                }
-                Event::Empty(s) => {
-                    elements = true;
-                    child(cx, &mut node, s, true)?;
-                }
-                Event::End(_) => break,
-                Event::Text(t) => {
-                    let ws = is_ws(&t);
-                    if T::TEXT {
-                        let s = cx.text(&t)?;
-                        text = Some(match text {
-                            None => s,
-                            Some(a) => Cow::Owned(a.into_owned() + &s),
-                        });
-                        if !ws && !text_marked {
-                            text_marked = true;
-                            node.extra_mut().order.push(TEXT);
-                        }
-                    } else if !ws {
-                        let s = cx.text(&t)?.into_owned();
-                        push_misc(&mut node, XmlNode::Text(s));
-                    }
-                }
-                Event::CData(c) => {
-                    let s = Cx::cdata(&c)?;
-                    if T::TEXT {
-                        text = Some(Cow::Owned(
-                            text.map(Cow::into_owned).unwrap_or_default() + &s,
-                        ));
-                        if !text_marked {
-                            text_marked = true;
-                            node.extra_mut().order.push(TEXT);
-                        }
-                    } else {
-                        push_misc(&mut node, XmlNode::CData(s));
-                    }
-                }
-                Event::Comment(c) => push_misc(&mut node, XmlNode::Comment(utf8(&c)?.to_owned())),
-                Event::PI(p) => push_misc(
-                    &mut node,
-                    XmlNode::ProcessingInstruction(utf8(&p)?.to_owned()),
-                ),
-                Event::Decl(_) | Event::DocType(_) => {
-                    return Err(cx.syntax("declaration inside an element"));
-                }
-                Event::Eof => return Err(cx.syntax("unexpected end of input")),
-            }
-        }
-        if let Some(t) = text {
-            // Whitespace between child elements is layout, not a value.
-            if !(elements && is_ws(t.as_bytes())) {
-                let at = cx.pos();
-                if !node.parse_text(cx, &t).map_err(|e| e.text().at(at))? {
-                    // Lenient: a value the type rejects stays as text, in place.
-                    let misc_before = {
-                        let order = &node.extra().order;
-                        let pos = order.iter().position(|&o| o == TEXT);
-                        pos.map_or(order.len(), |p| {
-                            order[..p].iter().filter(|&&o| o == MISC).count()
-                        })
-                    };
-                    let e = node.extra_mut();
-                    if let Some(p) = e.order.iter().position(|&o| o == TEXT) {
-                        e.order[p] = MISC;
-                    } else {
-                        e.order.push(MISC);
-                    }
-                    let nodes = &mut e.rare().nodes;
-                    let at = misc_before.min(nodes.len());
-                    nodes.insert(at, XmlNode::Text(t.into_owned()));
-                }
-            } else if let Some(p) = node.extra().order.iter().position(|&o| o == TEXT) {
-                node.extra_mut().order.remove(p);
-            }
-        }
-    }
-    cx.depth -= 1;
-    Ok(node)
+    Ok(())
 }
 
-fn push_misc<T: Node>(node: &mut T, n: XmlNode) {
+/// Everything inside a typed element but child elements and its end.
+#[inline(never)]
+fn content<'a>(
+    cx: &mut Cx<'a>,
+    node: &mut dyn Node,
+    ev: Event<'a>,
+    acc: &mut TextAcc<'a>,
+) -> Result<(), Error> {
+    match ev {
+        Event::Text(t) => {
+            let ws = is_ws(&t);
+            if node.text_slot() {
+                let s = cx.text(&t)?;
+                acc.text = Some(match acc.text.take() {
+                    None => s,
+                    Some(a) => Cow::Owned(a.into_owned() + &s),
+                });
+                if !ws && !acc.marked {
+                    acc.marked = true;
+                    node.extra_mut().order.push(TEXT);
+                }
+            } else if !ws {
+                let s = cx.text(&t)?.into_owned();
+                push_misc(node, XmlNode::Text(s));
+            }
+        }
+        Event::CData(c) => {
+            let s = Cx::cdata(&c)?;
+            if node.text_slot() {
+                acc.text = Some(Cow::Owned(
+                    acc.text.take().map(Cow::into_owned).unwrap_or_default() + &s,
+                ));
+                if !acc.marked {
+                    acc.marked = true;
+                    node.extra_mut().order.push(TEXT);
+                }
+            } else {
+                push_misc(node, XmlNode::CData(s));
+            }
+        }
+        Event::Comment(c) => push_misc(node, XmlNode::Comment(utf8(&c)?.to_owned())),
+        Event::PI(p) => push_misc(node, XmlNode::ProcessingInstruction(utf8(&p)?.to_owned())),
+        Event::Decl(_) | Event::DocType(_) => {
+            return Err(cx.syntax("declaration inside an element"));
+        }
+        Event::Eof => return Err(cx.syntax("unexpected end of input")),
+        Event::Start(_) | Event::Empty(_) | Event::End(_) => unreachable!("handled by parse_into"),
+    }
+    Ok(())
+}
+
+/// Parses a typed element's accumulated text into its field.
+#[inline(never)]
+fn finish_text(cx: &mut Cx<'_>, node: &mut dyn Node, acc: TextAcc<'_>) -> Result<(), Error> {
+    let Some(t) = acc.text else { return Ok(()) };
+    // Whitespace between child elements is layout, not a value.
+    if acc.elements && is_ws(t.as_bytes()) {
+        if let Some(p) = node.extra().order.iter().position(|&o| o == TEXT) {
+            node.extra_mut().order.remove(p);
+        }
+        return Ok(());
+    }
+    let at = cx.pos();
+    if !node.parse_text(cx, &t).map_err(|e| e.text().at(at))? {
+        // Lenient: a value the type rejects stays as text, in place (counted as untyped).
+        cx.untyped += 1;
+        let misc_before = {
+            let order = &node.extra().order;
+            let pos = order.iter().position(|&o| o == TEXT);
+            pos.map_or(order.len(), |p| {
+                order[..p].iter().filter(|&&o| o == MISC).count()
+            })
+        };
+        let e = node.extra_mut();
+        if let Some(p) = e.order.iter().position(|&o| o == TEXT) {
+            e.order[p] = MISC;
+        } else {
+            e.order.push(MISC);
+        }
+        let nodes = &mut e.rare().nodes;
+        let at = misc_before.min(nodes.len());
+        nodes.insert(at, XmlNode::Text(t.into_owned()));
+    }
+    Ok(())
+}
+
+fn push_misc(node: &mut dyn Node, n: XmlNode) {
     let e = node.extra_mut();
     e.rare().nodes.push(n);
     e.order.push(MISC);
 }
 
 /// Offers one child element to a typed parent.
-fn child<'a, T: Node>(
+fn child<'a>(
     cx: &mut Cx<'a>,
-    node: &mut T,
+    node: &mut dyn Node,
     start: BytesStart<'a>,
     empty: bool,
 ) -> Result<(), Error> {
@@ -805,11 +858,12 @@ fn prolog_root<'a>(
 }
 
 /// Parses the root as `T`, then what follows it.
-pub(crate) fn finish_document<'a, T: Node>(
+pub(crate) fn finish_document<'a, T: Node + Default>(
     cx: &mut Cx<'a>,
     prolog: Prolog<'a>,
 ) -> Result<T, Error> {
-    let mut node: T = parse_node(cx, &prolog.root).map_err(|e| match utf8(prolog.root_name()) {
+    let mut node = T::default();
+    parse_into(cx, &prolog.root, &mut node).map_err(|e| match utf8(prolog.root_name()) {
         Ok(n) => e.within(n),
         Err(u) => u,
     })?;

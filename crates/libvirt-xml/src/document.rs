@@ -39,6 +39,20 @@ impl ParseOptions {
             ..Self::default()
         }
     }
+
+    /// With another size limit (bytes).
+    #[must_use]
+    pub fn with_max_size(mut self, bytes: usize) -> Self {
+        self.max_size = bytes;
+        self
+    }
+
+    /// With another depth limit.
+    #[must_use]
+    pub fn with_max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
 }
 
 /// A parsed document and what the parse left untyped.
@@ -47,8 +61,8 @@ impl ParseOptions {
 pub struct Parsed<T> {
     /// The document.
     pub document: T,
-    /// How many elements and attributes landed in an untyped store ([`crate::Extra`]) rather
-    /// than a typed field. The contents of places the schema leaves free-form (`<metadata>`'s
+    /// How many elements and attributes (and, when lenient, rejected text values) landed in
+    /// an untyped store ([`crate::Extra`]) rather than a typed field. The contents of places the schema leaves free-form (`<metadata>`'s
     /// children) are typed as XML and not counted.
     pub untyped: usize,
 }
@@ -71,7 +85,7 @@ pub trait Document: Sized {
     fn to_xml(&self) -> String;
 }
 
-pub(crate) fn parse<T: Node>(
+pub(crate) fn parse<T: Node + Default>(
     xml: &str,
     options: &ParseOptions,
     ns: Ns,

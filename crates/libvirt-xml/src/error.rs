@@ -9,7 +9,11 @@ use std::fmt;
 /// where an element may repeat (`disk[2]`), and the attribute last (`@type`), or `text()` for
 /// an element's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+pub struct Error(Box<Inner>);
+
+/// Boxed so a `Result` stays one word on the reader's recursion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inner {
     kind: ErrorKind,
     /// Path segments, innermost first (they are added while the error unwinds).
     segments: Vec<String>,
@@ -84,24 +88,24 @@ pub enum ErrorKind {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Self {
-        Self {
+        Self(Box::new(Inner {
             kind,
             segments: Vec::new(),
             offset: None,
             pending_index: None,
-        }
+        }))
     }
 
     /// Why.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// Where: `domain/devices/disk[2]/@type` (empty when the error is about the whole input,
     /// such as its size or a syntax error before the root).
     pub fn path(&self) -> String {
         let mut s = String::new();
-        for (i, seg) in self.segments.iter().rev().enumerate() {
+        for (i, seg) in self.0.segments.iter().rev().enumerate() {
             if i > 0 {
                 s.push('/');
             }
@@ -112,13 +116,13 @@ impl Error {
 
     /// The byte offset in the input where the reader stood when it failed.
     pub fn offset(&self) -> Option<u64> {
-        self.offset
+        self.0.offset
     }
 
     /// Whether the input is not well-formed XML (or not UTF-8, or has no single root).
     pub fn is_syntax(&self) -> bool {
         matches!(
-            self.kind,
+            self.0.kind,
             ErrorKind::Syntax(_)
                 | ErrorKind::NotUtf8
                 | ErrorKind::NoRoot
@@ -130,7 +134,7 @@ impl Error {
     /// of range or not a number).
     pub fn is_invalid_value(&self) -> bool {
         matches!(
-            self.kind,
+            self.0.kind,
             ErrorKind::UnknownValue { .. }
                 | ErrorKind::OutOfRange { .. }
                 | ErrorKind::InvalidValue { .. }
@@ -140,39 +144,39 @@ impl Error {
     /// Whether a size or depth limit was hit.
     pub fn is_limit(&self) -> bool {
         matches!(
-            self.kind,
+            self.0.kind,
             ErrorKind::TooLarge { .. } | ErrorKind::TooDeep { .. }
         )
     }
 
     pub(crate) fn at(mut self, offset: u64) -> Self {
-        if self.offset.is_none() {
-            self.offset = Some(offset);
+        if self.0.offset.is_none() {
+            self.0.offset = Some(offset);
         }
         self
     }
 
     /// Adds the enclosing element's segment, with the index a repeated field recorded.
     pub(crate) fn within(mut self, name: &str) -> Self {
-        match self.pending_index.take() {
-            Some(i) => self.segments.push(format!("{name}[{i}]")),
-            None => self.segments.push(name.to_owned()),
+        match self.0.pending_index.take() {
+            Some(i) => self.0.segments.push(format!("{name}[{i}]")),
+            None => self.0.segments.push(name.to_owned()),
         }
         self
     }
 
     pub(crate) fn attribute(mut self, name: &str) -> Self {
-        self.segments.push(format!("@{name}"));
+        self.0.segments.push(format!("@{name}"));
         self
     }
 
     pub(crate) fn text(mut self) -> Self {
-        self.segments.push("text()".to_owned());
+        self.0.segments.push("text()".to_owned());
         self
     }
 
     pub(crate) fn indexed(mut self, index: usize) -> Self {
-        self.pending_index = Some(index);
+        self.0.pending_index = Some(index);
         self
     }
 }
@@ -183,8 +187,8 @@ impl fmt::Display for Error {
         if !path.is_empty() {
             write!(f, "{path}: ")?;
         }
-        write!(f, "{}", self.kind)?;
-        if let Some(o) = self.offset {
+        write!(f, "{}", self.0.kind)?;
+        if let Some(o) = self.0.offset {
             write!(f, " (at byte {o})")?;
         }
         Ok(())

@@ -30,12 +30,14 @@ pub(crate) enum Took {
     Kept,
 }
 
-/// Implemented by every generated struct.
-pub(crate) trait Node: Default {
-    /// The element's text, if its schema has any, is a field.
-    const TEXT: bool;
+/// Implemented by every generated struct. Object safe: the reader and writer drive every
+/// type through one `&mut dyn Node` / `&dyn Node` (one copy of their code, small frames on a
+/// recursion such as a backing chain).
+pub(crate) trait Node {
+    /// Whether the element's text (if its schema has any) is a field.
+    fn text_slot(&self) -> bool;
     /// Number of child slots (child fields).
-    const SLOTS: u16;
+    fn slots(&self) -> u16;
 
     fn extra(&self) -> &Extra;
     fn extra_mut(&mut self) -> &mut Extra;

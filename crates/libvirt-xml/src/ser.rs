@@ -168,7 +168,7 @@ impl Writer {
     }
 
     /// Writes a typed element.
-    pub(crate) fn node<T: Node>(&mut self, ns: Ns, local: &str, n: &T) {
+    pub(crate) fn node(&mut self, ns: Ns, local: &str, n: &dyn Node) {
         let extra = n.extra();
         let rare = extra.rare.as_deref();
         let (name, decl) = self.typed_name(ns, local, extra);
@@ -199,13 +199,14 @@ impl Writer {
         let outer_nested = std::mem::replace(&mut self.nested, false);
         self.depth += 1;
         let nodes: &[XmlNode] = rare.map_or(&[], |r| &r.nodes);
-        let slots = usize::from(T::SLOTS);
+        let slot_count = n.slots();
+        let slots = usize::from(slot_count);
         if extra.order.is_empty() {
             if n.has_text() {
                 self.content();
                 n.write_text(self);
             }
-            for slot in 0..T::SLOTS {
+            for slot in 0..slot_count {
                 for i in 0..n.slot_len(slot) {
                     n.write_slot(self, slot, i);
                 }
@@ -262,7 +263,7 @@ impl Writer {
                 self.content();
                 n.write_text(self);
             }
-            for slot in 0..T::SLOTS {
+            for slot in 0..slot_count {
                 let from = self.cursors[base + usize::from(slot)] as usize;
                 for i in from..n.slot_len(slot) {
                     n.write_slot(self, slot, i);
@@ -467,7 +468,7 @@ impl Writer {
     }
 
     /// Writes a whole document: prolog, root, epilog, and a final newline.
-    pub(crate) fn document<T: Node>(&mut self, ns: Ns, root: &str, n: &T) {
+    pub(crate) fn document(&mut self, ns: Ns, root: &str, n: &dyn Node) {
         let rare = n.extra().rare.as_deref();
         for p in rare.map_or(&[][..], |r| &r.prolog) {
             self.verbatim_node(p);

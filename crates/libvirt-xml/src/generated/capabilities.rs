@@ -31,8 +31,12 @@ pub struct Capabilities {
 }
 
 impl Node for Capabilities {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -97,8 +101,12 @@ pub struct CapsHost {
 }
 
 impl Node for CapsHost {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 9;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        9
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -172,8 +180,12 @@ pub struct CapsGuest {
 }
 
 impl Node for CapsGuest {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -245,8 +257,12 @@ pub struct HostCpu {
 }
 
 impl Node for HostCpu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 11;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        11
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -326,8 +342,12 @@ pub struct PowerManagement {
 }
 
 impl Node for PowerManagement {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -380,8 +400,12 @@ pub struct IommuSupport {
 }
 
 impl Node for IommuSupport {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -424,8 +448,12 @@ pub struct MigrationFeatures {
 }
 
 impl Node for MigrationFeatures {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -477,8 +505,12 @@ pub struct Topology {
 }
 
 impl Node for Topology {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -530,8 +562,12 @@ pub struct Cache {
 }
 
 impl Node for Cache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -582,8 +618,12 @@ pub struct MemoryBandwidth {
 }
 
 impl Node for MemoryBandwidth {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -636,8 +676,12 @@ pub struct SecModel {
 }
 
 impl Node for SecModel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -699,8 +743,12 @@ pub struct GuestArch {
 }
 
 impl Node for GuestArch {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -776,8 +824,12 @@ pub struct CapsGuestFeatures {
 }
 
 impl Node for CapsGuestFeatures {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 9;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        9
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -854,8 +906,12 @@ pub struct HostCpuFeatures {
 }
 
 impl Node for HostCpuFeatures {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -911,8 +967,12 @@ pub struct HostCpuMicrocode {
 }
 
 impl Node for HostCpuMicrocode {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -957,8 +1017,12 @@ pub struct HostCpuSignature {
 }
 
 impl Node for HostCpuSignature {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1007,8 +1071,12 @@ pub struct HostCpuCounter {
 }
 
 impl Node for HostCpuCounter {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1053,8 +1121,12 @@ pub struct HostCpuFeature {
 }
 
 impl Node for HostCpuFeature {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1097,8 +1169,12 @@ pub struct HostCpuPages {
 }
 
 impl Node for HostCpuPages {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1141,8 +1217,12 @@ pub struct MigrationFeaturesUriTransports {
 }
 
 impl Node for MigrationFeaturesUriTransports {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1190,8 +1270,12 @@ pub struct TopologyCells {
 }
 
 impl Node for TopologyCells {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1251,8 +1335,12 @@ pub struct CacheBank {
 }
 
 impl Node for CacheBank {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1316,8 +1404,12 @@ pub struct CpuMonitor {
 }
 
 impl Node for CpuMonitor {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1373,8 +1465,12 @@ pub struct MemoryBandwidthNode {
 }
 
 impl Node for MemoryBandwidthNode {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1426,8 +1522,12 @@ pub struct SecModelBaselabel {
 }
 
 impl Node for SecModelBaselabel {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1485,8 +1585,12 @@ pub struct Machine {
 }
 
 impl Node for Machine {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1546,8 +1650,12 @@ pub struct GuestArchDomain {
 }
 
 impl Node for GuestArchDomain {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1600,8 +1708,12 @@ pub struct CapsGuestFeaturesAcpi {
 }
 
 impl Node for CapsGuestFeaturesAcpi {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1646,8 +1758,12 @@ pub struct CapsGuestFeaturesApic {
 }
 
 impl Node for CapsGuestFeaturesApic {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1692,8 +1808,12 @@ pub struct CapsGuestFeaturesDisksnapshot {
 }
 
 impl Node for CapsGuestFeaturesDisksnapshot {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1738,8 +1858,12 @@ pub struct CapsGuestFeaturesHap {
 }
 
 impl Node for CapsGuestFeaturesHap {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1792,8 +1916,12 @@ pub struct Cell {
 }
 
 impl Node for Cell {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1861,8 +1989,12 @@ pub struct CacheBankControl {
 }
 
 impl Node for CacheBankControl {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1911,8 +2043,12 @@ pub struct CpuMonitorFeature {
 }
 
 impl Node for CpuMonitorFeature {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1957,8 +2093,12 @@ pub struct MemoryBandwidthNodeControl {
 }
 
 impl Node for MemoryBandwidthNodeControl {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2007,8 +2147,12 @@ pub struct PagesNuma {
 }
 
 impl Node for PagesNuma {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2062,8 +2206,12 @@ pub struct CellDistances {
 }
 
 impl Node for CellDistances {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2111,8 +2259,12 @@ pub struct CellCpus {
 }
 
 impl Node for CellCpus {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2168,8 +2320,12 @@ pub struct CellCpusCpu {
 }
 
 impl Node for CellCpusCpu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

@@ -61,8 +61,12 @@ pub struct CpuDefinition {
 }
 
 impl Node for CpuDefinition {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 13;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        13
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

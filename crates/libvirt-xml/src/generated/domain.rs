@@ -123,8 +123,12 @@ pub struct Domain {
 }
 
 impl Node for Domain {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 46;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        46
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -309,8 +313,12 @@ pub struct Metadata {
 }
 
 impl Node for Metadata {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -375,8 +383,12 @@ pub struct Cpu {
 }
 
 impl Node for Cpu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -460,8 +472,12 @@ pub struct Sysinfo {
 }
 
 impl Node for Sysinfo {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -564,8 +580,12 @@ pub struct Os {
 }
 
 impl Node for Os {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 20;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        20
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -680,8 +700,12 @@ pub struct Clock {
 }
 
 impl Node for Clock {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -741,8 +765,12 @@ pub struct DomainMemory {
 }
 
 impl Node for DomainMemory {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -800,8 +828,12 @@ pub struct DomainMaxMemory {
 }
 
 impl Node for DomainMaxMemory {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -857,8 +889,12 @@ pub struct ScaledInteger {
 }
 
 impl Node for ScaledInteger {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -922,8 +958,12 @@ pub struct DomainMemoryBacking {
 }
 
 impl Node for DomainMemoryBacking {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -994,8 +1034,12 @@ pub struct DomainVcpu {
 }
 
 impl Node for DomainVcpu {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1051,8 +1095,12 @@ pub struct DomainVcpus {
 }
 
 impl Node for DomainVcpus {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1098,8 +1146,12 @@ pub struct IothreadIds {
 }
 
 impl Node for IothreadIds {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1147,8 +1199,12 @@ pub struct DefaultIothread {
 }
 
 impl Node for DefaultIothread {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1193,8 +1249,12 @@ pub struct Blkiotune {
 }
 
 impl Node for Blkiotune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1249,8 +1309,12 @@ pub struct Memtune {
 }
 
 impl Node for Memtune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1338,8 +1402,12 @@ pub struct Cputune {
 }
 
 impl Node for Cputune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 17;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        17
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1435,8 +1503,12 @@ pub struct Numatune {
 }
 
 impl Node for Numatune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1487,8 +1559,12 @@ pub struct Resource {
 }
 
 impl Node for Resource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1587,8 +1663,12 @@ pub struct Features {
 }
 
 impl Node for Features {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 26;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        26
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1712,8 +1792,12 @@ pub struct Pm {
 }
 
 impl Node for Pm {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1763,8 +1847,12 @@ pub struct Perf {
 }
 
 impl Node for Perf {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1812,8 +1900,12 @@ pub struct Idmap {
 }
 
 impl Node for Idmap {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1920,8 +2012,12 @@ pub struct Devices {
 }
 
 impl Node for Devices {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 30;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        30
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2064,8 +2160,12 @@ pub struct Seclabel {
 }
 
 impl Node for Seclabel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2125,8 +2225,12 @@ pub struct QemuCommandline {
 }
 
 impl Node for QemuCommandline {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2177,8 +2281,12 @@ pub struct QemuCapabilities {
 }
 
 impl Node for QemuCapabilities {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2227,8 +2335,12 @@ pub struct QemuDeprecation {
 }
 
 impl Node for QemuDeprecation {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2269,8 +2381,12 @@ pub struct QemuOverride {
 }
 
 impl Node for QemuOverride {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2320,8 +2436,12 @@ pub struct LxcNamespace {
 }
 
 impl Node for LxcNamespace {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2374,8 +2494,12 @@ pub struct Keywrap {
 }
 
 impl Node for Keywrap {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2435,8 +2559,12 @@ pub struct LaunchSecurity {
 }
 
 impl Node for LaunchSecurity {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2501,8 +2629,12 @@ pub struct BhyveCommandline {
 }
 
 impl Node for BhyveCommandline {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2548,8 +2680,12 @@ pub struct XenCommandline {
 }
 
 impl Node for XenCommandline {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2599,8 +2735,12 @@ pub struct CpuModel {
 }
 
 impl Node for CpuModel {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2660,8 +2800,12 @@ pub struct CpuTopology {
 }
 
 impl Node for CpuTopology {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2710,8 +2854,12 @@ pub struct CpuFeature {
 }
 
 impl Node for CpuFeature {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2756,8 +2904,12 @@ pub struct CpuNuma {
 }
 
 impl Node for CpuNuma {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2808,8 +2960,12 @@ pub struct CpuCache {
 }
 
 impl Node for CpuCache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2854,8 +3010,12 @@ pub struct CpuMaxPhysAddr {
 }
 
 impl Node for CpuMaxPhysAddr {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2898,8 +3058,12 @@ pub struct SysinfoBios {
 }
 
 impl Node for SysinfoBios {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2945,8 +3109,12 @@ pub struct SysinfoSystem {
 }
 
 impl Node for SysinfoSystem {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2992,8 +3160,12 @@ pub struct SysinfoBaseBoard {
 }
 
 impl Node for SysinfoBaseBoard {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3039,8 +3211,12 @@ pub struct SysinfoChassis {
 }
 
 impl Node for SysinfoChassis {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3086,8 +3262,12 @@ pub struct SysinfoOemStrings {
 }
 
 impl Node for SysinfoOemStrings {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3137,8 +3317,12 @@ pub struct SysinfoEntry {
 }
 
 impl Node for SysinfoEntry {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3196,8 +3380,12 @@ pub struct OsType {
 }
 
 impl Node for OsType {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3251,8 +3439,12 @@ pub struct OsFirmware {
 }
 
 impl Node for OsFirmware {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3306,8 +3498,12 @@ pub struct OsLoader {
 }
 
 impl Node for OsLoader {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3371,8 +3567,12 @@ pub struct OsNvram {
 }
 
 impl Node for OsNvram {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3434,8 +3634,12 @@ pub struct OsBoot {
 }
 
 impl Node for OsBoot {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3478,8 +3682,12 @@ pub struct OsBootmenu {
 }
 
 impl Node for OsBootmenu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3522,8 +3730,12 @@ pub struct Smbios {
 }
 
 impl Node for Smbios {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3566,8 +3778,12 @@ pub struct Bios {
 }
 
 impl Node for Bios {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3610,8 +3826,12 @@ pub struct AcpiTable {
 }
 
 impl Node for AcpiTable {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3659,8 +3879,12 @@ pub struct OsInitenv {
 }
 
 impl Node for OsInitenv {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3724,8 +3948,12 @@ pub struct Timer {
 }
 
 impl Node for Timer {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3784,8 +4012,12 @@ pub struct DomainMemoryBackingHugepages {
 }
 
 impl Node for DomainMemoryBackingHugepages {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3831,8 +4063,12 @@ pub struct DomainMemoryBackingSource {
 }
 
 impl Node for DomainMemoryBackingSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3873,8 +4109,12 @@ pub struct DomainMemoryBackingAccess {
 }
 
 impl Node for DomainMemoryBackingAccess {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3917,8 +4157,12 @@ pub struct DomainMemoryBackingAllocation {
 }
 
 impl Node for DomainMemoryBackingAllocation {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -3967,8 +4211,12 @@ pub struct DomainVcpusVcpu {
 }
 
 impl Node for DomainVcpusVcpu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4019,8 +4267,12 @@ pub struct IothreadIdsIothread {
 }
 
 impl Node for IothreadIdsIothread {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4075,8 +4327,12 @@ pub struct BlkiotuneDevice {
 }
 
 impl Node for BlkiotuneDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4139,8 +4395,12 @@ pub struct CputuneVcpupin {
 }
 
 impl Node for CputuneVcpupin {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4183,8 +4443,12 @@ pub struct CputuneEmulatorpin {
 }
 
 impl Node for CputuneEmulatorpin {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4227,8 +4491,12 @@ pub struct CputuneIothreadpin {
 }
 
 impl Node for CputuneIothreadpin {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4275,8 +4543,12 @@ pub struct CputuneVcpusched {
 }
 
 impl Node for CputuneVcpusched {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4325,8 +4597,12 @@ pub struct CputuneIothreadsched {
 }
 
 impl Node for CputuneIothreadsched {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4373,8 +4649,12 @@ pub struct SchedParam {
 }
 
 impl Node for SchedParam {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4423,8 +4703,12 @@ pub struct CputuneCachetune {
 }
 
 impl Node for CputuneCachetune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4481,8 +4765,12 @@ pub struct CputuneMemorytune {
 }
 
 impl Node for CputuneMemorytune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4537,8 +4825,12 @@ pub struct NumatuneMemory {
 }
 
 impl Node for NumatuneMemory {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4587,8 +4879,12 @@ pub struct NumatuneMemnode {
 }
 
 impl Node for NumatuneMemnode {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4633,8 +4929,12 @@ pub struct Fibrechannel {
 }
 
 impl Node for Fibrechannel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4675,8 +4975,12 @@ pub struct FeaturesApic {
 }
 
 impl Node for FeaturesApic {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4717,8 +5021,12 @@ pub struct FeaturesHap {
 }
 
 impl Node for FeaturesHap {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4789,8 +5097,12 @@ pub struct Hyperv {
 }
 
 impl Node for Hyperv {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 15;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        15
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4889,8 +5201,12 @@ pub struct Kvm {
 }
 
 impl Node for Kvm {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -4951,8 +5267,12 @@ pub struct Xen {
 }
 
 impl Node for Xen {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5002,8 +5322,12 @@ pub struct FeaturesPvspinlock {
 }
 
 impl Node for FeaturesPvspinlock {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5118,8 +5442,12 @@ pub struct FeaturesCapabilities {
 }
 
 impl Node for FeaturesCapabilities {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 37;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        37
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5276,8 +5604,12 @@ pub struct Pmu {
 }
 
 impl Node for Pmu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5318,8 +5650,12 @@ pub struct FeaturesVmport {
 }
 
 impl Node for FeaturesVmport {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5360,8 +5696,12 @@ pub struct FeaturesGic {
 }
 
 impl Node for FeaturesGic {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5404,8 +5744,12 @@ pub struct FeaturesSmm {
 }
 
 impl Node for FeaturesSmm {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5454,8 +5798,12 @@ pub struct Ioapic {
 }
 
 impl Node for Ioapic {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5498,8 +5846,12 @@ pub struct Hpt {
 }
 
 impl Node for Hpt {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5548,8 +5900,12 @@ pub struct Vmcoreinfo {
 }
 
 impl Node for Vmcoreinfo {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5590,8 +5946,12 @@ pub struct FeatureState {
 }
 
 impl Node for FeatureState {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5632,8 +5992,12 @@ pub struct Msrs {
 }
 
 impl Node for Msrs {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5674,8 +6038,12 @@ pub struct Cfpc {
 }
 
 impl Node for Cfpc {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5716,8 +6084,12 @@ pub struct Sbbc {
 }
 
 impl Node for Sbbc {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5758,8 +6130,12 @@ pub struct Ibs {
 }
 
 impl Node for Ibs {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5800,8 +6176,12 @@ pub struct TcgFeatures {
 }
 
 impl Node for TcgFeatures {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5848,8 +6228,12 @@ pub struct SuspendChoices {
 }
 
 impl Node for SuspendChoices {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5892,8 +6276,12 @@ pub struct PerfEvent {
 }
 
 impl Node for PerfEvent {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5940,8 +6328,12 @@ pub struct IdmapUid {
 }
 
 impl Node for IdmapUid {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -5990,8 +6382,12 @@ pub struct IdmapGid {
 }
 
 impl Node for IdmapGid {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6090,8 +6486,12 @@ pub struct Disk {
 }
 
 impl Node for Disk {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 22;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        22
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6240,8 +6640,12 @@ pub struct Controller {
 }
 
 impl Node for Controller {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 8;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        8
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6327,8 +6731,12 @@ pub struct Lease {
 }
 
 impl Node for Lease {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6412,8 +6820,12 @@ pub struct Filesystem {
 }
 
 impl Node for Filesystem {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 11;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        11
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6562,8 +6974,12 @@ pub struct Interface {
 }
 
 impl Node for Interface {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 28;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        28
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6710,8 +7126,12 @@ pub struct Input {
 }
 
 impl Node for Input {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6786,8 +7206,12 @@ pub struct Sound {
 }
 
 impl Node for Sound {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6867,8 +7291,12 @@ pub struct Audio {
 }
 
 impl Node for Audio {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -6974,8 +7402,12 @@ pub struct Hostdev {
 }
 
 impl Node for Hostdev {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 12;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        12
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7134,8 +7566,12 @@ pub struct Graphics {
 }
 
 impl Node for Graphics {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 12;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        12
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7264,8 +7700,12 @@ pub struct Video {
 }
 
 impl Node for Video {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7340,8 +7780,12 @@ pub struct Console {
 }
 
 impl Node for Console {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7425,8 +7869,12 @@ pub struct CharDevice {
 }
 
 impl Node for CharDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7506,8 +7954,12 @@ pub struct Channel {
 }
 
 impl Node for Channel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7588,8 +8040,12 @@ pub struct Smartcard {
 }
 
 impl Node for Smartcard {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 8;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        8
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7664,8 +8120,12 @@ pub struct Hub {
 }
 
 impl Node for Hub {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7731,8 +8191,12 @@ pub struct RedirDev {
 }
 
 impl Node for RedirDev {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7797,8 +8261,12 @@ pub struct RedirFilter {
 }
 
 impl Node for RedirFilter {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7856,8 +8324,12 @@ pub struct Rng {
 }
 
 impl Node for Rng {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7927,8 +8399,12 @@ pub struct Tpm {
 }
 
 impl Node for Tpm {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -7999,8 +8475,12 @@ pub struct Shmem {
 }
 
 impl Node for Shmem {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8085,8 +8565,12 @@ pub struct MemoryDevice {
 }
 
 impl Node for MemoryDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8161,8 +8645,12 @@ pub struct Watchdog {
 }
 
 impl Node for Watchdog {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8233,8 +8721,12 @@ pub struct MemBalloon {
 }
 
 impl Node for MemBalloon {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8299,8 +8791,12 @@ pub struct Nvram {
 }
 
 impl Node for Nvram {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8351,8 +8847,12 @@ pub struct Panic {
 }
 
 impl Node for Panic {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8412,8 +8912,12 @@ pub struct Iommu {
 }
 
 impl Node for Iommu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8481,8 +8985,12 @@ pub struct Vsock {
 }
 
 impl Node for Vsock {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8543,8 +9051,12 @@ pub struct QemuCommandlineArg {
 }
 
 impl Node for QemuCommandlineArg {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8587,8 +9099,12 @@ pub struct QemuCommandlineEnv {
 }
 
 impl Node for QemuCommandlineEnv {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8631,8 +9147,12 @@ pub struct QemuCapabilitiesAdd {
 }
 
 impl Node for QemuCapabilitiesAdd {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8673,8 +9193,12 @@ pub struct QemuCapabilitiesDel {
 }
 
 impl Node for QemuCapabilitiesDel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8717,8 +9241,12 @@ pub struct QemuOverrideDevice {
 }
 
 impl Node for QemuOverrideDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8769,8 +9297,12 @@ pub struct LxcNamespaceSharenet {
 }
 
 impl Node for LxcNamespaceSharenet {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8815,8 +9347,12 @@ pub struct LxcNamespaceShareipc {
 }
 
 impl Node for LxcNamespaceShareipc {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8861,8 +9397,12 @@ pub struct LxcNamespaceShareuts {
 }
 
 impl Node for LxcNamespaceShareuts {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8907,8 +9447,12 @@ pub struct KeywrapCipher {
 }
 
 impl Node for KeywrapCipher {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8951,8 +9495,12 @@ pub struct BhyveCommandlineArg {
 }
 
 impl Node for BhyveCommandlineArg {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -8993,8 +9541,12 @@ pub struct XenCommandlineArg {
 }
 
 impl Node for XenCommandlineArg {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9049,8 +9601,12 @@ pub struct NumaCell {
 }
 
 impl Node for NumaCell {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9113,8 +9669,12 @@ pub struct NumaInterconnects {
 }
 
 impl Node for NumaInterconnects {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9165,8 +9725,12 @@ pub struct SysinfoBiosEntry {
 }
 
 impl Node for SysinfoBiosEntry {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9220,8 +9784,12 @@ pub struct SysinfoSystemEntry {
 }
 
 impl Node for SysinfoSystemEntry {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9275,8 +9843,12 @@ pub struct SysinfoBaseBoardEntry {
 }
 
 impl Node for SysinfoBaseBoardEntry {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9330,8 +9902,12 @@ pub struct SysinfoChassisEntry {
 }
 
 impl Node for SysinfoChassisEntry {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9385,8 +9961,12 @@ pub struct OsFirmwareFeature {
 }
 
 impl Node for OsFirmwareFeature {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9495,8 +10075,12 @@ pub struct DiskSource {
 }
 
 impl Node for DiskSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 16;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        16
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9625,8 +10209,12 @@ pub struct AcpiTableTable {
 }
 
 impl Node for AcpiTableTable {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9682,8 +10270,12 @@ pub struct TimerCatchup {
 }
 
 impl Node for TimerCatchup {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9732,8 +10324,12 @@ pub struct DomainMemoryBackingHugepagesPage {
 }
 
 impl Node for DomainMemoryBackingHugepagesPage {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9786,8 +10382,12 @@ pub struct CputuneCachetuneCache {
 }
 
 impl Node for CputuneCachetuneCache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9838,8 +10438,12 @@ pub struct CputuneCachetuneMonitor {
 }
 
 impl Node for CputuneCachetuneMonitor {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9884,8 +10488,12 @@ pub struct CputuneMemorytuneNode {
 }
 
 impl Node for CputuneMemorytuneNode {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9928,8 +10536,12 @@ pub struct CputuneMemorytuneMonitor {
 }
 
 impl Node for CputuneMemorytuneMonitor {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -9972,8 +10584,12 @@ pub struct HypervSpinlocks {
 }
 
 impl Node for HypervSpinlocks {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10018,8 +10634,12 @@ pub struct Stimer {
 }
 
 impl Node for Stimer {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10070,8 +10690,12 @@ pub struct HypervVendorId {
 }
 
 impl Node for HypervVendorId {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10116,8 +10740,12 @@ pub struct KvmDirtyRing {
 }
 
 impl Node for KvmDirtyRing {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10162,8 +10790,12 @@ pub struct XenPassthrough {
 }
 
 impl Node for XenPassthrough {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10242,8 +10874,12 @@ pub struct DiskDriver {
 }
 
 impl Node for DiskDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10340,8 +10976,12 @@ pub struct DiskMirror {
 }
 
 impl Node for DiskMirror {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10406,8 +11046,12 @@ pub struct DiskAuth {
 }
 
 impl Node for DiskAuth {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10464,8 +11108,12 @@ pub struct DiskTarget {
 }
 
 impl Node for DiskTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10516,8 +11164,12 @@ pub struct DeviceBoot {
 }
 
 impl Node for DeviceBoot {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10560,8 +11212,12 @@ pub struct DiskBackenddomain {
 }
 
 impl Node for DiskBackenddomain {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10602,8 +11258,12 @@ pub struct DiskTransient {
 }
 
 impl Node for DiskTransient {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10652,8 +11312,12 @@ pub struct Encryption {
 }
 
 impl Node for Encryption {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10748,8 +11412,12 @@ pub struct DiskIoTune {
 }
 
 impl Node for DiskIoTune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 20;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        20
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10852,8 +11520,12 @@ pub struct DiskAlias {
 }
 
 impl Node for DiskAlias {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10894,8 +11566,12 @@ pub struct Acpi {
 }
 
 impl Node for Acpi {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -10970,8 +11646,12 @@ pub struct Address {
 }
 
 impl Node for Address {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11058,8 +11738,12 @@ pub struct Geometry {
 }
 
 impl Node for Geometry {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11108,8 +11792,12 @@ pub struct DiskBlockIo {
 }
 
 impl Node for DiskBlockIo {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11160,8 +11848,12 @@ pub struct BackingStore {
 }
 
 impl Node for BackingStore {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11218,8 +11910,12 @@ pub struct UsbMaster {
 }
 
 impl Node for UsbMaster {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11260,8 +11956,12 @@ pub struct ControllerModel {
 }
 
 impl Node for ControllerModel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11314,8 +12014,12 @@ pub struct ControllerTarget {
 }
 
 impl Node for ControllerTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11389,8 +12093,12 @@ pub struct ControllerDriver {
 }
 
 impl Node for ControllerDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11449,8 +12157,12 @@ pub struct LeaseTarget {
 }
 
 impl Node for LeaseTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11507,8 +12219,12 @@ pub struct FsDriver {
 }
 
 impl Node for FsDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11575,8 +12291,12 @@ pub struct FilesystemSource {
 }
 
 impl Node for FilesystemSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11629,8 +12349,12 @@ pub struct FilesystemTarget {
 }
 
 impl Node for FilesystemTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11681,8 +12405,12 @@ pub struct FsBinary {
 }
 
 impl Node for FsBinary {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11786,8 +12514,12 @@ pub struct InterfaceSource {
 }
 
 impl Node for InterfaceSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11885,8 +12617,12 @@ pub struct InterfaceVirtualport {
 }
 
 impl Node for InterfaceVirtualport {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11935,8 +12671,12 @@ pub struct InterfaceLink {
 }
 
 impl Node for InterfaceLink {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -11977,8 +12717,12 @@ pub struct Mtu {
 }
 
 impl Node for Mtu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12019,8 +12763,12 @@ pub struct Coalesce {
 }
 
 impl Node for Coalesce {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12069,8 +12817,12 @@ pub struct InterfaceTarget {
 }
 
 impl Node for InterfaceTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12115,8 +12867,12 @@ pub struct InterfaceGuest {
 }
 
 impl Node for InterfaceGuest {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12163,8 +12919,12 @@ pub struct InterfaceMac {
 }
 
 impl Node for InterfaceMac {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12215,8 +12975,12 @@ pub struct InterfaceIp {
 }
 
 impl Node for InterfaceIp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12273,8 +13037,12 @@ pub struct Route {
 }
 
 impl Node for Route {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12331,8 +13099,12 @@ pub struct InterfacePortForwards {
 }
 
 impl Node for InterfacePortForwards {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12384,8 +13156,12 @@ pub struct InterfaceScript {
 }
 
 impl Node for InterfaceScript {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12426,8 +13202,12 @@ pub struct InterfaceDownscript {
 }
 
 impl Node for InterfaceDownscript {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12468,8 +13248,12 @@ pub struct InterfaceBackenddomain {
 }
 
 impl Node for InterfaceBackenddomain {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12510,8 +13294,12 @@ pub struct InterfaceModel {
 }
 
 impl Node for InterfaceModel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12558,8 +13346,12 @@ pub struct InterfaceBackend {
 }
 
 impl Node for InterfaceBackend {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12634,8 +13426,12 @@ pub struct InterfaceDriver {
 }
 
 impl Node for InterfaceDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12713,8 +13509,12 @@ pub struct FilterRef {
 }
 
 impl Node for FilterRef {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12762,8 +13562,12 @@ pub struct InterfaceTune {
 }
 
 impl Node for InterfaceTune {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12813,8 +13617,12 @@ pub struct Rom {
 }
 
 impl Node for Rom {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12863,8 +13671,12 @@ pub struct Bandwidth {
 }
 
 impl Node for Bandwidth {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12918,8 +13730,12 @@ pub struct Vlan {
 }
 
 impl Node for Vlan {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -12967,8 +13783,12 @@ pub struct PortOptions {
 }
 
 impl Node for PortOptions {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13011,8 +13831,12 @@ pub struct Teaming {
 }
 
 impl Node for Teaming {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13061,8 +13885,12 @@ pub struct VirtioOptions {
 }
 
 impl Node for VirtioOptions {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13117,8 +13945,12 @@ pub struct InputSource {
 }
 
 impl Node for InputSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13167,8 +13999,12 @@ pub struct SoundAudio {
 }
 
 impl Node for SoundAudio {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13209,8 +14045,12 @@ pub struct Codec {
 }
 
 impl Node for Codec {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13279,8 +14119,12 @@ pub struct AudioInput {
 }
 
 impl Node for AudioInput {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13355,8 +14199,12 @@ pub struct HostdevDriver {
 }
 
 impl Node for HostdevDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13427,8 +14275,12 @@ pub struct HostdevSource {
 }
 
 impl Node for HostdevSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 10;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        10
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13515,8 +14367,12 @@ pub struct GraphicsGl {
 }
 
 impl Node for GraphicsGl {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13559,8 +14415,12 @@ pub struct GraphicsAudio {
 }
 
 impl Node for GraphicsAudio {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13607,8 +14467,12 @@ pub struct GraphicsListen {
 }
 
 impl Node for GraphicsListen {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13657,8 +14521,12 @@ pub struct GraphicsChannel {
 }
 
 impl Node for GraphicsChannel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13701,8 +14569,12 @@ pub struct GraphicsImage {
 }
 
 impl Node for GraphicsImage {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13743,8 +14615,12 @@ pub struct GraphicsJpeg {
 }
 
 impl Node for GraphicsJpeg {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13785,8 +14661,12 @@ pub struct GraphicsZlib {
 }
 
 impl Node for GraphicsZlib {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13827,8 +14707,12 @@ pub struct GraphicsPlayback {
 }
 
 impl Node for GraphicsPlayback {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13869,8 +14753,12 @@ pub struct GraphicsStreaming {
 }
 
 impl Node for GraphicsStreaming {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13911,8 +14799,12 @@ pub struct Clipboard {
 }
 
 impl Node for Clipboard {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13953,8 +14845,12 @@ pub struct GraphicsMouse {
 }
 
 impl Node for GraphicsMouse {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -13995,8 +14891,12 @@ pub struct GraphicsFiletransfer {
 }
 
 impl Node for GraphicsFiletransfer {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14047,8 +14947,12 @@ pub struct VideoDriver {
 }
 
 impl Node for VideoDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14115,8 +15019,12 @@ pub struct VideoModel {
 }
 
 impl Node for VideoModel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14204,8 +15112,12 @@ pub struct ConsoleSource {
 }
 
 impl Node for ConsoleSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14278,8 +15190,12 @@ pub struct ConsoleProtocol {
 }
 
 impl Node for ConsoleProtocol {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14322,8 +15238,12 @@ pub struct ConsoleLog {
 }
 
 impl Node for ConsoleLog {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14370,8 +15290,12 @@ pub struct CharDeviceTarget {
 }
 
 impl Node for CharDeviceTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14430,8 +15354,12 @@ pub struct ChannelTarget {
 }
 
 impl Node for ChannelTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14488,8 +15416,12 @@ pub struct UsbDevFilter {
 }
 
 impl Node for UsbDevFilter {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14548,8 +15480,12 @@ pub struct RngBackend {
 }
 
 impl Node for RngBackend {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14618,8 +15554,12 @@ pub struct RngRate {
 }
 
 impl Node for RngRate {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14674,8 +15614,12 @@ pub struct TpmBackend {
 }
 
 impl Node for TpmBackend {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14737,8 +15681,12 @@ pub struct ShmemModel {
 }
 
 impl Node for ShmemModel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14779,8 +15727,12 @@ pub struct ShmemServer {
 }
 
 impl Node for ShmemServer {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14823,8 +15775,12 @@ pub struct ShmemMsi {
 }
 
 impl Node for ShmemMsi {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14875,8 +15831,12 @@ pub struct MemorydevSource {
 }
 
 impl Node for MemorydevSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -14946,8 +15906,12 @@ pub struct MemorydevTarget {
 }
 
 impl Node for MemorydevTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15011,8 +15975,12 @@ pub struct MemBalloonStats {
 }
 
 impl Node for MemBalloonStats {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15061,8 +16029,12 @@ pub struct IommuDriver {
 }
 
 impl Node for IommuDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15113,8 +16085,12 @@ pub struct VsockCid {
 }
 
 impl Node for VsockCid {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15157,8 +16133,12 @@ pub struct QemuOverrideDeviceFrontend {
 }
 
 impl Node for QemuOverrideDeviceFrontend {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15204,8 +16184,12 @@ pub struct NumaCellDistances {
 }
 
 impl Node for NumaCellDistances {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15259,8 +16243,12 @@ pub struct NumaCache {
 }
 
 impl Node for NumaCache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15324,8 +16312,12 @@ pub struct NumaInterconnectsLatency {
 }
 
 impl Node for NumaInterconnectsLatency {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15384,8 +16376,12 @@ pub struct NumaInterconnectsBandwidth {
 }
 
 impl Node for NumaInterconnectsBandwidth {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15436,8 +16432,12 @@ pub struct DiskSourceSlices {
 }
 
 impl Node for DiskSourceSlices {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15490,8 +16490,12 @@ pub struct DeviceSeclabel {
 }
 
 impl Node for DeviceSeclabel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15545,8 +16549,12 @@ pub struct Reservations {
 }
 
 impl Node for Reservations {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15601,8 +16609,12 @@ pub struct SourceHost {
 }
 
 impl Node for SourceHost {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15649,8 +16661,12 @@ pub struct DiskSourceSnapshot {
 }
 
 impl Node for DiskSourceSnapshot {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15691,8 +16707,12 @@ pub struct DiskSourceConfig {
 }
 
 impl Node for DiskSourceConfig {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15733,8 +16753,12 @@ pub struct Initiator {
 }
 
 impl Node for Initiator {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15781,8 +16805,12 @@ pub struct DiskSourceCookies {
 }
 
 impl Node for DiskSourceCookies {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15828,8 +16856,12 @@ pub struct DiskSourceReadahead {
 }
 
 impl Node for DiskSourceReadahead {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15870,8 +16902,12 @@ pub struct DiskSourceTimeout {
 }
 
 impl Node for DiskSourceTimeout {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15912,8 +16948,12 @@ pub struct DiskSourceSsl {
 }
 
 impl Node for DiskSourceSsl {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -15956,8 +16996,12 @@ pub struct DiskSourceIdentity {
 }
 
 impl Node for DiskSourceIdentity {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16008,8 +17052,12 @@ pub struct PciAddress {
 }
 
 impl Node for PciAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16060,8 +17108,12 @@ pub struct Reconnect {
 }
 
 impl Node for Reconnect {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16104,8 +17156,12 @@ pub struct DiskDriverMetadataCache {
 }
 
 impl Node for DiskDriverMetadataCache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16154,8 +17210,12 @@ pub struct DiskFormat {
 }
 
 impl Node for DiskFormat {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16208,8 +17268,12 @@ pub struct DiskAuthSecret {
 }
 
 impl Node for DiskAuthSecret {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16258,8 +17322,12 @@ pub struct EncryptionSecret {
 }
 
 impl Node for EncryptionSecret {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16310,8 +17378,12 @@ pub struct KeyCipher {
 }
 
 impl Node for KeyCipher {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16360,8 +17432,12 @@ pub struct KeyIvgen {
 }
 
 impl Node for KeyIvgen {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16406,8 +17482,12 @@ pub struct ZpciAddress {
 }
 
 impl Node for ZpciAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16450,8 +17530,12 @@ pub struct FsBinaryCache {
 }
 
 impl Node for FsBinaryCache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16492,8 +17576,12 @@ pub struct FsBinarySandbox {
 }
 
 impl Node for FsBinarySandbox {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16536,8 +17624,12 @@ pub struct FsBinaryLock {
 }
 
 impl Node for FsBinaryLock {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16580,8 +17672,12 @@ pub struct FsBinaryThreadPool {
 }
 
 impl Node for FsBinaryThreadPool {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16624,8 +17720,12 @@ pub struct InterfaceSourceLocal {
 }
 
 impl Node for InterfaceSourceLocal {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16668,8 +17768,12 @@ pub struct InterfaceSourceVendor {
 }
 
 impl Node for InterfaceSourceVendor {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16710,8 +17814,12 @@ pub struct InterfaceSourceProduct {
 }
 
 impl Node for InterfaceSourceProduct {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16764,8 +17872,12 @@ pub struct InterfaceSourceAddress {
 }
 
 impl Node for InterfaceSourceAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16828,8 +17940,12 @@ pub struct InterfaceVirtualportParameters {
 }
 
 impl Node for InterfaceVirtualportParameters {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16880,8 +17996,12 @@ pub struct CoalesceRx {
 }
 
 impl Node for CoalesceRx {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16934,8 +18054,12 @@ pub struct InterfacePortForwardsRange {
 }
 
 impl Node for InterfacePortForwardsRange {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -16994,8 +18118,12 @@ pub struct InterfaceDriverHost {
 }
 
 impl Node for InterfaceDriverHost {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17056,8 +18184,12 @@ pub struct InterfaceDriverGuest {
 }
 
 impl Node for InterfaceDriverGuest {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17108,8 +18240,12 @@ pub struct FilterRefParameter {
 }
 
 impl Node for FilterRefParameter {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17158,8 +18294,12 @@ pub struct BandwidthInbound {
 }
 
 impl Node for BandwidthInbound {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17212,8 +18352,12 @@ pub struct BandwidthOutbound {
 }
 
 impl Node for BandwidthOutbound {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17262,8 +18406,12 @@ pub struct VlanTag {
 }
 
 impl Node for VlanTag {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17310,8 +18458,12 @@ pub struct AudioSettings {
 }
 
 impl Node for AudioSettings {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17372,8 +18524,12 @@ pub struct HostdevSourceAddress {
 }
 
 impl Node for HostdevSourceAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17448,8 +18604,12 @@ pub struct SourceAdapter {
 }
 
 impl Node for SourceAdapter {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17516,8 +18676,12 @@ pub struct HostdevSourceHost {
 }
 
 impl Node for HostdevSourceHost {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17564,8 +18728,12 @@ pub struct VideoModelAcceleration {
 }
 
 impl Node for VideoModelAcceleration {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17612,8 +18780,12 @@ pub struct VideoModelResolution {
 }
 
 impl Node for VideoModelResolution {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17656,8 +18828,12 @@ pub struct CharDeviceTargetModel {
 }
 
 impl Node for CharDeviceTargetModel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17698,8 +18874,12 @@ pub struct TpmPassthroughDevice {
 }
 
 impl Node for TpmPassthroughDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17740,8 +18920,12 @@ pub struct TpmBackendEmulatorEncryption {
 }
 
 impl Node for TpmBackendEmulatorEncryption {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17788,8 +18972,12 @@ pub struct TpmBackendEmulatorActivePcrBanks {
 }
 
 impl Node for TpmBackendEmulatorActivePcrBanks {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17849,8 +19037,12 @@ pub struct TpmExternalSource {
 }
 
 impl Node for TpmExternalSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17895,8 +19087,12 @@ pub struct MemorydevTargetLabel {
 }
 
 impl Node for MemorydevTargetLabel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17947,8 +19143,12 @@ pub struct QemuOverrideProperty {
 }
 
 impl Node for QemuOverrideProperty {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -17995,8 +19195,12 @@ pub struct NumaDistance {
 }
 
 impl Node for NumaDistance {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18041,8 +19245,12 @@ pub struct NumaCacheSize {
 }
 
 impl Node for NumaCacheSize {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18087,8 +19295,12 @@ pub struct NumaCacheLine {
 }
 
 impl Node for NumaCacheLine {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18135,8 +19347,12 @@ pub struct DiskSourceSlicesSlice {
 }
 
 impl Node for DiskSourceSlicesSlice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18187,8 +19403,12 @@ pub struct UnixSocketSource {
 }
 
 impl Node for UnixSocketSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18241,8 +19461,12 @@ pub struct InitiatorIqn {
 }
 
 impl Node for InitiatorIqn {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18285,8 +19509,12 @@ pub struct DiskSourceCookiesCookie {
 }
 
 impl Node for DiskSourceCookiesCookie {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18338,8 +19566,12 @@ pub struct DiskFormatMetadataCache {
 }
 
 impl Node for DiskFormatMetadataCache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18386,8 +19618,12 @@ pub struct CoalesceRxFrames {
 }
 
 impl Node for CoalesceRxFrames {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -18430,8 +19666,12 @@ pub struct SourceAdapterParentaddr {
 }
 
 impl Node for SourceAdapterParentaddr {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

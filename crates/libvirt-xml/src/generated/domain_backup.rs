@@ -35,8 +35,12 @@ pub struct DomainBackup {
 }
 
 impl Node for DomainBackup {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -90,8 +94,12 @@ pub struct DomainBackupDisks {
 }
 
 impl Node for DomainBackupDisks {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -145,8 +153,12 @@ pub struct DomainBackupServer {
 }
 
 impl Node for DomainBackupServer {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -213,8 +225,12 @@ pub struct DomainBackupDisksDisk {
 }
 
 impl Node for DomainBackupDisksDisk {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -287,8 +303,12 @@ pub struct DomainBackupDisksDiskTarget {
 }
 
 impl Node for DomainBackupDisksDiskTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -341,8 +361,12 @@ pub struct DomainBackupDisksDiskDriver {
 }
 
 impl Node for DomainBackupDisksDiskDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -389,8 +413,12 @@ pub struct DomainBackupDisksDiskScratch {
 }
 
 impl Node for DomainBackupDisksDiskScratch {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -451,8 +479,12 @@ pub struct BackupEncryption {
 }
 
 impl Node for BackupEncryption {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

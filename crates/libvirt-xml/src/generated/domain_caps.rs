@@ -49,8 +49,12 @@ pub struct DomainCapabilities {
 }
 
 impl Node for DomainCapabilities {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 11;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        11
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -126,8 +130,12 @@ pub struct Vcpu {
 }
 
 impl Node for Vcpu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -168,8 +176,12 @@ pub struct Iothreads {
 }
 
 impl Node for Iothreads {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -214,8 +226,12 @@ pub struct DomainCapabilitiesOs {
 }
 
 impl Node for DomainCapabilitiesOs {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -266,8 +282,12 @@ pub struct DomainCapabilitiesCpu {
 }
 
 impl Node for DomainCapabilitiesCpu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -315,8 +335,12 @@ pub struct MemoryBacking {
 }
 
 impl Node for MemoryBacking {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -380,8 +404,12 @@ pub struct DomainCapabilitiesDevices {
 }
 
 impl Node for DomainCapabilitiesDevices {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 9;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        9
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -468,8 +496,12 @@ pub struct DomainCapabilitiesFeatures {
 }
 
 impl Node for DomainCapabilitiesFeatures {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 9;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        9
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -542,8 +574,12 @@ pub struct Enum {
 }
 
 impl Node for Enum {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -595,8 +631,12 @@ pub struct Loader {
 }
 
 impl Node for Loader {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -657,8 +697,12 @@ pub struct DomainCapabilitiesCpuMode {
 }
 
 impl Node for DomainCapabilitiesCpuMode {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -719,8 +763,12 @@ pub struct DomainCapabilitiesDevicesDisk {
 }
 
 impl Node for DomainCapabilitiesDevicesDisk {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -770,8 +818,12 @@ pub struct DomainCapabilitiesDevicesGraphics {
 }
 
 impl Node for DomainCapabilitiesDevicesGraphics {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -821,8 +873,12 @@ pub struct DomainCapabilitiesDevicesVideo {
 }
 
 impl Node for DomainCapabilitiesDevicesVideo {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -872,8 +928,12 @@ pub struct DomainCapabilitiesDevicesHostdev {
 }
 
 impl Node for DomainCapabilitiesDevicesHostdev {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -923,8 +983,12 @@ pub struct DomainCapabilitiesDevicesRng {
 }
 
 impl Node for DomainCapabilitiesDevicesRng {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -974,8 +1038,12 @@ pub struct DomainCapabilitiesDevicesFilesystem {
 }
 
 impl Node for DomainCapabilitiesDevicesFilesystem {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1025,8 +1093,12 @@ pub struct DomainCapabilitiesDevicesTpm {
 }
 
 impl Node for DomainCapabilitiesDevicesTpm {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1076,8 +1148,12 @@ pub struct DomainCapabilitiesDevicesRedirdev {
 }
 
 impl Node for DomainCapabilitiesDevicesRedirdev {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1127,8 +1203,12 @@ pub struct DomainCapabilitiesDevicesChannel {
 }
 
 impl Node for DomainCapabilitiesDevicesChannel {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1178,8 +1258,12 @@ pub struct Gic {
 }
 
 impl Node for Gic {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1227,8 +1311,12 @@ pub struct Supported {
 }
 
 impl Node for Supported {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1277,8 +1365,12 @@ pub struct Sev {
 }
 
 impl Node for Sev {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1345,8 +1437,12 @@ pub struct Sgx {
 }
 
 impl Node for Sgx {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1408,8 +1504,12 @@ pub struct DomainCapabilitiesFeaturesHyperv {
 }
 
 impl Node for DomainCapabilitiesFeaturesHyperv {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1467,8 +1567,12 @@ pub struct DomainCapabilitiesCpuModeModel {
 }
 
 impl Node for DomainCapabilitiesCpuModeModel {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1530,8 +1634,12 @@ pub struct SgxSectionSize {
 }
 
 impl Node for SgxSectionSize {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1583,8 +1691,12 @@ pub struct SgxSections {
 }
 
 impl Node for SgxSections {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1634,8 +1746,12 @@ pub struct SgxSectionsSection {
 }
 
 impl Node for SgxSectionsSection {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

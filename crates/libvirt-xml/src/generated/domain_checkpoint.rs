@@ -39,8 +39,12 @@ pub struct DomainCheckpoint {
 }
 
 impl Node for DomainCheckpoint {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -101,8 +105,12 @@ pub struct DomainCheckpointDisks {
 }
 
 impl Node for DomainCheckpointDisks {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -148,8 +156,12 @@ pub struct DomainCheckpointParent {
 }
 
 impl Node for DomainCheckpointParent {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -201,8 +213,12 @@ pub struct CheckpointDisk {
 }
 
 impl Node for CheckpointDisk {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

@@ -49,8 +49,12 @@ pub struct DomainSnapshot {
 }
 
 impl Node for DomainSnapshot {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 11;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        11
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -128,8 +132,12 @@ pub struct DomainSnapshotMemory {
 }
 
 impl Node for DomainSnapshotMemory {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -172,8 +180,12 @@ pub struct DomainSnapshotDisks {
 }
 
 impl Node for DomainSnapshotDisks {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -219,8 +231,12 @@ pub struct DomainSnapshotParent {
 }
 
 impl Node for DomainSnapshotParent {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -266,8 +282,12 @@ pub struct DomainSnapshotCookie {
 }
 
 impl Node for DomainSnapshotCookie {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -320,8 +340,12 @@ pub struct SnapshotDisk {
 }
 
 impl Node for SnapshotDisk {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -417,8 +441,12 @@ pub struct SnapshotDiskSource {
 }
 
 impl Node for SnapshotDiskSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 13;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        13
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -518,8 +546,12 @@ pub struct SnapshotDiskDriver {
 }
 
 impl Node for SnapshotDiskDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -568,8 +600,12 @@ pub struct SnapshotDiskDriverMetadataCache {
 }
 
 impl Node for SnapshotDiskDriverMetadataCache {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

@@ -47,8 +47,12 @@ pub struct HostInterface {
 }
 
 impl Node for HostInterface {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 8;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        8
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -119,8 +123,12 @@ pub struct HostInterfaceStart {
 }
 
 impl Node for HostInterfaceStart {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -161,8 +169,12 @@ pub struct HostInterfaceMac {
 }
 
 impl Node for HostInterfaceMac {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -203,8 +215,12 @@ pub struct HostInterfaceMtu {
 }
 
 impl Node for HostInterfaceMtu {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -253,8 +269,12 @@ pub struct HostInterfaceProtocol {
 }
 
 impl Node for HostInterfaceProtocol {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -315,8 +335,12 @@ pub struct HostInterfaceBridge {
 }
 
 impl Node for HostInterfaceBridge {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -372,8 +396,12 @@ pub struct HostInterfaceBond {
 }
 
 impl Node for HostInterfaceBond {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -429,8 +457,12 @@ pub struct HostInterfaceVlan {
 }
 
 impl Node for HostInterfaceVlan {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -479,8 +511,12 @@ pub struct HostInterfaceDhcp {
 }
 
 impl Node for HostInterfaceDhcp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -523,8 +559,12 @@ pub struct HostInterfaceProtocolIp {
 }
 
 impl Node for HostInterfaceProtocolIp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -567,8 +607,12 @@ pub struct HostInterfaceProtocolRoute {
 }
 
 impl Node for HostInterfaceProtocolRoute {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -619,8 +663,12 @@ pub struct HostInterfaceBridgeInterface {
 }
 
 impl Node for HostInterfaceBridgeInterface {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -686,8 +734,12 @@ pub struct HostInterfaceBondMiimon {
 }
 
 impl Node for HostInterfaceBondMiimon {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -738,8 +790,12 @@ pub struct HostInterfaceBondArpmon {
 }
 
 impl Node for HostInterfaceBondArpmon {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -790,8 +846,12 @@ pub struct BareEthernetInterface {
 }
 
 impl Node for BareEthernetInterface {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -845,8 +905,12 @@ pub struct HostInterfaceVlanInterface {
 }
 
 impl Node for HostInterfaceVlanInterface {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

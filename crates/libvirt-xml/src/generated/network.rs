@@ -67,8 +67,12 @@ pub struct Network {
 }
 
 impl Node for Network {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 17;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        17
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -176,8 +180,12 @@ pub struct NetworkBridge {
 }
 
 impl Node for NetworkBridge {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -226,8 +234,12 @@ pub struct NetworkMac {
 }
 
 impl Node for NetworkMac {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -282,8 +294,12 @@ pub struct NetworkForward {
 }
 
 impl Node for NetworkForward {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -357,8 +373,12 @@ pub struct NetworkPortgroup {
 }
 
 impl Node for NetworkPortgroup {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -419,8 +439,12 @@ pub struct NetworkDomain {
 }
 
 impl Node for NetworkDomain {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -473,8 +497,12 @@ pub struct NetworkDns {
 }
 
 impl Node for NetworkDns {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -545,8 +573,12 @@ pub struct NetworkIp {
 }
 
 impl Node for NetworkIp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -606,8 +638,12 @@ pub struct NetworkOptions {
 }
 
 impl Node for NetworkOptions {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -655,8 +691,12 @@ pub struct NetworkForwardInterface {
 }
 
 impl Node for NetworkForwardInterface {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -711,8 +751,12 @@ pub struct NetworkForwardAddress {
 }
 
 impl Node for NetworkForwardAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -765,8 +809,12 @@ pub struct NetworkForwardPf {
 }
 
 impl Node for NetworkForwardPf {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -807,8 +855,12 @@ pub struct NetworkForwardDriver {
 }
 
 impl Node for NetworkForwardDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -853,8 +905,12 @@ pub struct NetworkForwardNat {
 }
 
 impl Node for NetworkForwardNat {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -908,8 +964,12 @@ pub struct NetworkDnsForwarder {
 }
 
 impl Node for NetworkDnsForwarder {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -954,8 +1014,12 @@ pub struct NetworkDnsTxt {
 }
 
 impl Node for NetworkDnsTxt {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1010,8 +1074,12 @@ pub struct NetworkDnsSrv {
 }
 
 impl Node for NetworkDnsSrv {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1066,8 +1134,12 @@ pub struct NetworkDnsHost {
 }
 
 impl Node for NetworkDnsHost {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1115,8 +1187,12 @@ pub struct NetworkIpTftp {
 }
 
 impl Node for NetworkIpTftp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1161,8 +1237,12 @@ pub struct NetworkIpDhcp {
 }
 
 impl Node for NetworkIpDhcp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1214,8 +1294,12 @@ pub struct NetworkOptionsOption {
 }
 
 impl Node for NetworkOptionsOption {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1258,8 +1342,12 @@ pub struct NetworkForwardNatAddress {
 }
 
 impl Node for NetworkForwardNatAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1304,8 +1392,12 @@ pub struct NetworkForwardNatPort {
 }
 
 impl Node for NetworkForwardNatPort {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1352,8 +1444,12 @@ pub struct NetworkIpDhcpRange {
 }
 
 impl Node for NetworkIpDhcpRange {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1412,8 +1508,12 @@ pub struct NetworkIpDhcpHost {
 }
 
 impl Node for NetworkIpDhcpHost {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1470,8 +1570,12 @@ pub struct NetworkIpDhcpBootp {
 }
 
 impl Node for NetworkIpDhcpBootp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1516,8 +1620,12 @@ pub struct NetworkIpDhcpRangeLease {
 }
 
 impl Node for NetworkIpDhcpRangeLease {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1562,8 +1670,12 @@ pub struct NetworkIpDhcpHostLease {
 }
 
 impl Node for NetworkIpDhcpHostLease {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

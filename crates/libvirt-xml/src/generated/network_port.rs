@@ -47,8 +47,12 @@ pub struct NetworkPort {
 }
 
 impl Node for NetworkPort {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 10;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        10
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -123,8 +127,12 @@ pub struct NetworkPortOwner {
 }
 
 impl Node for NetworkPortOwner {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -173,8 +181,12 @@ pub struct NetworkPortMac {
 }
 
 impl Node for NetworkPortMac {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -215,8 +227,12 @@ pub struct NetworkPortRxFilters {
 }
 
 impl Node for NetworkPortRxFilters {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -271,8 +287,12 @@ pub struct NetworkPortPlug {
 }
 
 impl Node for NetworkPortPlug {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -334,8 +354,12 @@ pub struct NetworkPortPlugDriver {
 }
 
 impl Node for NetworkPortPlugDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

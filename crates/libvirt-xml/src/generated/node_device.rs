@@ -39,8 +39,12 @@ pub struct NodeDevice {
 }
 
 impl Node for NodeDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 6;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        6
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -103,8 +107,12 @@ pub struct NodeDeviceDevnode {
 }
 
 impl Node for NodeDeviceDevnode {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -162,8 +170,12 @@ pub struct NodeDeviceParent {
 }
 
 impl Node for NodeDeviceParent {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -219,8 +231,12 @@ pub struct NodeDeviceDriver {
 }
 
 impl Node for NodeDeviceDriver {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -356,8 +372,12 @@ pub struct DeviceCapability {
 }
 
 impl Node for DeviceCapability {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 45;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        45
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -539,8 +559,12 @@ pub struct DeviceCapabilityProduct {
 }
 
 impl Node for DeviceCapabilityProduct {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -598,8 +622,12 @@ pub struct DeviceCapabilityHardware {
 }
 
 impl Node for DeviceCapabilityHardware {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -658,8 +686,12 @@ pub struct DeviceCapabilityFirmware {
 }
 
 impl Node for DeviceCapabilityFirmware {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -713,8 +745,12 @@ pub struct DeviceCapabilityVendor {
 }
 
 impl Node for DeviceCapabilityVendor {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -798,8 +834,12 @@ pub struct DeviceCapabilityCapability {
 }
 
 impl Node for DeviceCapabilityCapability {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 15;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        15
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -893,8 +933,12 @@ pub struct DeviceCapabilityIommuGroup {
 }
 
 impl Node for DeviceCapabilityIommuGroup {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -942,8 +986,12 @@ pub struct DeviceCapabilityNuma {
 }
 
 impl Node for DeviceCapabilityNuma {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -984,8 +1032,12 @@ pub struct DeviceCapabilityPciExpress {
 }
 
 impl Node for DeviceCapabilityPciExpress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1033,8 +1085,12 @@ pub struct LinkSpeedState {
 }
 
 impl Node for LinkSpeedState {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1077,8 +1133,12 @@ pub struct DeviceCapabilityFeature {
 }
 
 impl Node for DeviceCapabilityFeature {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1121,8 +1181,12 @@ pub struct DeviceCapabilityType {
 }
 
 impl Node for DeviceCapabilityType {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1176,8 +1240,12 @@ pub struct DeviceCapabilityAttr {
 }
 
 impl Node for DeviceCapabilityAttr {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1224,8 +1292,12 @@ pub struct CcwAddress {
 }
 
 impl Node for CcwAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1283,8 +1355,12 @@ pub struct DeviceCapabilityCapabilityAddress {
 }
 
 impl Node for DeviceCapabilityCapabilityAddress {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1337,8 +1413,12 @@ pub struct DeviceCapabilityCapabilityType {
 }
 
 impl Node for DeviceCapabilityCapabilityType {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1406,8 +1486,12 @@ pub struct DeviceCapabilityCapabilityFields {
 }
 
 impl Node for DeviceCapabilityCapabilityFields {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 7;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        7
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1479,8 +1563,12 @@ pub struct DeviceCapabilityPciExpressLink {
 }
 
 impl Node for DeviceCapabilityPciExpressLink {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1529,8 +1617,12 @@ pub struct DeviceCapabilityCapabilityFieldsVendorField {
 }
 
 impl Node for DeviceCapabilityCapabilityFieldsVendorField {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1584,8 +1676,12 @@ pub struct DeviceCapabilityCapabilityFieldsSystemField {
 }
 
 impl Node for DeviceCapabilityCapabilityFieldsSystemField {
-    const TEXT: bool = true;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        true
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

@@ -39,8 +39,12 @@ pub struct NwFilter {
 }
 
 impl Node for NwFilter {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -152,8 +156,12 @@ pub struct NwFilterRule {
 }
 
 impl Node for NwFilterRule {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 24;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        24
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -289,8 +297,12 @@ pub struct NwFilterRuleMac {
 }
 
 impl Node for NwFilterRuleMac {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -357,8 +369,12 @@ pub struct NwFilterRuleVlan {
 }
 
 impl Node for NwFilterRuleVlan {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -463,8 +479,12 @@ pub struct NwFilterRuleStp {
 }
 
 impl Node for NwFilterRuleStp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -581,8 +601,12 @@ pub struct NwFilterRuleArp {
 }
 
 impl Node for NwFilterRuleArp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -675,8 +699,12 @@ pub struct NwFilterRuleRarp {
 }
 
 impl Node for NwFilterRuleRarp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -773,8 +801,12 @@ pub struct NwFilterRuleIp {
 }
 
 impl Node for NwFilterRuleIp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -881,8 +913,12 @@ pub struct NwFilterRuleIpv6 {
 }
 
 impl Node for NwFilterRuleIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -999,8 +1035,12 @@ pub struct NwFilterRuleTcp {
 }
 
 impl Node for NwFilterRuleTcp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1119,8 +1159,12 @@ pub struct NwFilterRuleUdp {
 }
 
 impl Node for NwFilterRuleUdp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1237,8 +1281,12 @@ pub struct NwFilterRuleSctp {
 }
 
 impl Node for NwFilterRuleSctp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1351,8 +1399,12 @@ pub struct NwFilterRuleIcmp {
 }
 
 impl Node for NwFilterRuleIcmp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1457,8 +1509,12 @@ pub struct NwFilterRuleIgmp {
 }
 
 impl Node for NwFilterRuleIgmp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1559,8 +1615,12 @@ pub struct NwFilterRuleAll {
 }
 
 impl Node for NwFilterRuleAll {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1661,8 +1721,12 @@ pub struct NwFilterRuleEsp {
 }
 
 impl Node for NwFilterRuleEsp {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1763,8 +1827,12 @@ pub struct NwFilterRuleAh {
 }
 
 impl Node for NwFilterRuleAh {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1865,8 +1933,12 @@ pub struct NwFilterRuleUdplite {
 }
 
 impl Node for NwFilterRuleUdplite {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1969,8 +2041,12 @@ pub struct NwFilterRuleTcpIpv6 {
 }
 
 impl Node for NwFilterRuleTcpIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2073,8 +2149,12 @@ pub struct NwFilterRuleUdpIpv6 {
 }
 
 impl Node for NwFilterRuleUdpIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2175,8 +2255,12 @@ pub struct NwFilterRuleSctpIpv6 {
 }
 
 impl Node for NwFilterRuleSctpIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2273,8 +2357,12 @@ pub struct NwFilterRuleIcmpv6 {
 }
 
 impl Node for NwFilterRuleIcmpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2363,8 +2451,12 @@ pub struct NwFilterRuleAllIpv6 {
 }
 
 impl Node for NwFilterRuleAllIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2449,8 +2541,12 @@ pub struct NwFilterRuleEspIpv6 {
 }
 
 impl Node for NwFilterRuleEspIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2535,8 +2631,12 @@ pub struct NwFilterRuleAhIpv6 {
 }
 
 impl Node for NwFilterRuleAhIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -2621,8 +2721,12 @@ pub struct NwFilterRuleUdpliteIpv6 {
 }
 
 impl Node for NwFilterRuleUdpliteIpv6 {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

@@ -37,8 +37,12 @@ pub struct NwFilterBinding {
 }
 
 impl Node for NwFilterBinding {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 5;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        5
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -99,8 +103,12 @@ pub struct NwFilterBindingOwner {
 }
 
 impl Node for NwFilterBindingOwner {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -149,8 +157,12 @@ pub struct NwFilterBindingPortdev {
 }
 
 impl Node for NwFilterBindingPortdev {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -191,8 +203,12 @@ pub struct NwFilterBindingLinkdev {
 }
 
 impl Node for NwFilterBindingLinkdev {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -233,8 +249,12 @@ pub struct NwFilterBindingMac {
 }
 
 impl Node for NwFilterBindingMac {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

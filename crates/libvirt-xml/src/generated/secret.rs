@@ -37,8 +37,12 @@ pub struct Secret {
 }
 
 impl Node for Secret {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -100,8 +104,12 @@ pub struct SecretUsage {
 }
 
 impl Node for SecretUsage {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 3;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        3
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

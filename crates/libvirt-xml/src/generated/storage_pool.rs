@@ -51,8 +51,12 @@ pub struct StoragePool {
 }
 
 impl Node for StoragePool {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 11;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        11
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -130,8 +134,12 @@ pub struct StoragePoolFeatures {
 }
 
 impl Node for StoragePoolFeatures {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -198,8 +206,12 @@ pub struct StoragePoolSource {
 }
 
 impl Node for StoragePoolSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 11;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        11
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -277,8 +289,12 @@ pub struct StoragePoolTarget {
 }
 
 impl Node for StoragePoolTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -327,8 +343,12 @@ pub struct FsMountOpts {
 }
 
 impl Node for FsMountOpts {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -374,8 +394,12 @@ pub struct PoolRefresh {
 }
 
 impl Node for PoolRefresh {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -422,8 +446,12 @@ pub struct RbdConfigOpts {
 }
 
 impl Node for RbdConfigOpts {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -469,8 +497,12 @@ pub struct StoragePoolFeaturesCow {
 }
 
 impl Node for StoragePoolFeaturesCow {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -511,8 +543,12 @@ pub struct StoragePoolSourceVendor {
 }
 
 impl Node for StoragePoolSourceVendor {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -553,8 +589,12 @@ pub struct StoragePoolSourceProduct {
 }
 
 impl Node for StoragePoolSourceProduct {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -599,8 +639,12 @@ pub struct StoragePoolSourceDevice {
 }
 
 impl Node for StoragePoolSourceDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -654,8 +698,12 @@ pub struct StoragePoolSourceFormat {
 }
 
 impl Node for StoragePoolSourceFormat {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -709,8 +757,12 @@ pub struct PoolSourceHost {
 }
 
 impl Node for PoolSourceHost {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -753,8 +805,12 @@ pub struct StoragePoolSourceDir {
 }
 
 impl Node for StoragePoolSourceDir {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -795,8 +851,12 @@ pub struct StoragePoolSourceProtocol {
 }
 
 impl Node for StoragePoolSourceProtocol {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -841,8 +901,12 @@ pub struct PoolSourceAuth {
 }
 
 impl Node for PoolSourceAuth {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -899,8 +963,12 @@ pub struct Permissions {
 }
 
 impl Node for Permissions {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -955,8 +1023,12 @@ pub struct FsMountOptsOption {
 }
 
 impl Node for FsMountOptsOption {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -997,8 +1069,12 @@ pub struct RefreshVolume {
 }
 
 impl Node for RefreshVolume {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1041,8 +1117,12 @@ pub struct RbdConfigOptsOption {
 }
 
 impl Node for RbdConfigOptsOption {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1087,8 +1167,12 @@ pub struct FreeExtent {
 }
 
 impl Node for FreeExtent {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -1133,8 +1217,12 @@ pub struct PoolSourceAuthSecret {
 }
 
 impl Node for PoolSourceAuthSecret {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

@@ -29,8 +29,12 @@ pub struct StoragePoolCapabilities {
 }
 
 impl Node for StoragePoolCapabilities {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -82,8 +86,12 @@ pub struct PoolCapsType {
 }
 
 impl Node for PoolCapsType {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -139,8 +147,12 @@ pub struct PoolCapsPoolOptions {
 }
 
 impl Node for PoolCapsPoolOptions {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -191,8 +203,12 @@ pub struct PoolCapsVolOptions {
 }
 
 impl Node for PoolCapsVolOptions {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -241,8 +257,12 @@ pub struct PoolDefaultFormat {
 }
 
 impl Node for PoolDefaultFormat {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -285,8 +305,12 @@ pub struct PoolCapsEnum {
 }
 
 impl Node for PoolCapsEnum {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }

@@ -45,8 +45,12 @@ pub struct StorageVolume {
 }
 
 impl Node for StorageVolume {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 8;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        8
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -115,8 +119,12 @@ pub struct VolumeSource {
 }
 
 impl Node for VolumeSource {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -178,8 +186,12 @@ pub struct VolumeTarget {
 }
 
 impl Node for VolumeTarget {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 9;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        9
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -255,8 +267,12 @@ pub struct StorageVolumeBackingStore {
 }
 
 impl Node for StorageVolumeBackingStore {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -313,8 +329,12 @@ pub struct VolumeSourceDevice {
 }
 
 impl Node for VolumeSourceDevice {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 1;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        1
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -362,8 +382,12 @@ pub struct VolumeFormat {
 }
 
 impl Node for VolumeFormat {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -410,8 +434,12 @@ pub struct Timestamps {
 }
 
 impl Node for Timestamps {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 4;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        4
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -468,8 +496,12 @@ pub struct FileFormatFeatures {
 }
 
 impl Node for FileFormatFeatures {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 2;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        2
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
@@ -521,8 +553,12 @@ pub struct VolumeSourceDeviceExtent {
 }
 
 impl Node for VolumeSourceDeviceExtent {
-    const TEXT: bool = false;
-    const SLOTS: u16 = 0;
+    fn text_slot(&self) -> bool {
+        false
+    }
+    fn slots(&self) -> u16 {
+        0
+    }
     fn extra(&self) -> &Extra {
         &self.extra
     }
