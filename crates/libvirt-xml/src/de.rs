@@ -141,7 +141,7 @@ impl<'a> Cx<'a> {
     /// The namespace of an element name, and whether its prefix is unusual for it.
     fn resolve(&self, start: &BytesStart<'_>) -> (Ns, bool) {
         let name = start.name();
-        let prefix = name.prefix().map(|p| p.into_inner());
+        let prefix = name.prefix().map(quick_xml::name::Prefix::into_inner);
         if self.scope.is_empty() {
             return (
                 if prefix.is_none() {
@@ -267,22 +267,6 @@ impl<'a> Cx<'a> {
             Err(_) if self.lenient => Ok(false),
             Err(e) => Err(e.into_error(text)),
         }
-    }
-
-    /// A repeated empty child, counted.
-    pub(crate) fn flags(
-        &mut self,
-        el: &El<'a>,
-        field: &mut usize,
-        extra: &mut Extra,
-        slot: u16,
-    ) -> Result<Took, Error> {
-        let mut set = false;
-        let took = self.flag(el, &mut set, extra, slot)?;
-        if set {
-            *field += 1;
-        }
-        Ok(took)
     }
 
     /// A single struct child.
@@ -693,8 +677,11 @@ fn content<'a>(
                     node.extra_mut().order.push(TEXT);
                 }
             } else if !ws {
-                let s = cx.text(&t)?.into_owned();
-                push_misc(node, XmlNode::Text(s));
+                // Stray text where the schema has none: kept, without the layout around it
+                // (the writer lays out this element's children anew).
+                let s = cx.text(&t)?;
+                let s = s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+                push_misc(node, XmlNode::Text(s.to_owned()));
             }
         }
         Event::CData(c) => {

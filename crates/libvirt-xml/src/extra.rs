@@ -15,7 +15,11 @@ pub(crate) const ATTR: u16 = 0x8000;
 /// and processing instructions, namespace declarations, and the spelling of values written in
 /// a non-canonical form (`0x00`). Parsing fills it; serializing writes it back, so a document
 /// round-trips. A document built in code leaves it empty and is written in schema order.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// Equality compares what it holds of the document's content — unknown attributes and
+/// children — not its layout (order, namespace declarations, prefixes, spellings): a parsed
+/// document equals the same document built in code.
+#[derive(Debug, Clone, Default)]
 pub struct Extra {
     /// Child slots in document order (typed field slots, [`TEXT`], [`MISC`]).
     pub(crate) order: Vec<u16>,
@@ -45,6 +49,12 @@ pub(crate) struct Lexical {
     pub(crate) index: u32,
     pub(crate) text: Box<str>,
     pub(crate) canonical: Box<str>,
+}
+
+impl PartialEq for Extra {
+    fn eq(&self, other: &Self) -> bool {
+        self.unknown_attributes() == other.unknown_attributes() && self.nodes() == other.nodes()
+    }
 }
 
 impl Extra {

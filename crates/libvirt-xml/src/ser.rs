@@ -18,6 +18,9 @@ pub(crate) struct Writer {
     nested: bool,
     /// Namespace bindings in scope from typed elements: (prefix, URI).
     scope: Vec<(String, String)>,
+    /// Inside an element whose text is a value beside child elements: no layout is added
+    /// (it would become part of the value).
+    compact: usize,
     /// Per-element write cursors of the order-driven writer (a stack, reused).
     cursors: Vec<u32>,
     scratch: String,
@@ -52,6 +55,7 @@ impl Writer {
             depth: 0,
             open: false,
             nested: false,
+            compact: 0,
             scope: Vec::new(),
             cursors: Vec::new(),
             scratch: String::new(),
@@ -69,6 +73,9 @@ impl Writer {
     }
 
     fn newline(&mut self) {
+        if self.compact > 0 {
+            return;
+        }
         if !self.out.is_empty() {
             self.out.push('\n');
         }
@@ -198,6 +205,8 @@ impl Writer {
         }
         let outer_nested = std::mem::replace(&mut self.nested, false);
         self.depth += 1;
+        let compact = n.has_text();
+        self.compact += usize::from(compact);
         let nodes: &[XmlNode] = rare.map_or(&[], |r| &r.nodes);
         let slot_count = n.slots();
         let slots = usize::from(slot_count);
@@ -275,8 +284,9 @@ impl Writer {
             self.cursors.truncate(base);
         }
         self.depth -= 1;
+        self.compact -= usize::from(compact);
         let nested = std::mem::replace(&mut self.nested, outer_nested);
-        self.end(&name, nested);
+        self.end(&name, nested && !compact);
         self.scope.truncate(scope_len);
     }
 
