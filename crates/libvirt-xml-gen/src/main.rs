@@ -1,10 +1,14 @@
-//! `libvirt-xml-gen`: reads libvirt's RelaxNG schemas and writes libvirt-xml's generated model.
+//! `libvirt-xml-gen`: reads libvirt's RELAX NG schemas and writes libvirt-xml's generated model.
 //!
 //! ```text
 //! libvirt-xml-gen SCHEMA_DIR OUT_DIR          # (re)write OUT_DIR/*.rs
 //! libvirt-xml-gen --check SCHEMA_DIR OUT_DIR  # compare, byte for byte; exit 1 on a difference
 //! libvirt-xml-gen --stats SCHEMA_DIR          # print what the model holds
 //! ```
+
+// A code generator over a schema's patterns: short names for patterns (p, q), grammars (g),
+// schemas (s) and model (m) read better than long ones here.
+#![allow(clippy::many_single_char_names)]
 
 mod emit;
 mod model;
@@ -72,7 +76,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         if let Ok(rd) = std::fs::read_dir(&out) {
             for e in rd.flatten() {
                 let n = e.file_name().to_string_lossy().into_owned();
-                if n.ends_with(".rs") && !files.contains_key(&n) {
+                if std::path::Path::new(&n)
+                    .extension()
+                    .is_some_and(|e| e == "rs")
+                    && !files.contains_key(&n)
+                {
                     differ.push(e.path().display().to_string());
                 }
             }
@@ -90,7 +98,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     if let Ok(rd) = std::fs::read_dir(&out) {
         for e in rd.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n.ends_with(".rs") && !files.contains_key(&n) {
+            if std::path::Path::new(&n)
+                .extension()
+                .is_some_and(|e| e == "rs")
+                && !files.contains_key(&n)
+            {
                 std::fs::remove_file(e.path()).map_err(|e| e.to_string())?;
             }
         }

@@ -147,6 +147,8 @@ const RENAMES: &[(&str, &str)] = &[
     ("hostcpu", "HostCpu"),
     ("virYesNo", "YesNo"),
     ("offOptions", "LifecycleAction"),
+    ("qemucdevSrcTypeChoice", "CharDeviceType"),
+    ("state", "SnapshotState"),
     ("crashOptions", "CrashAction"),
     ("lockfailureOptions", "LockFailureAction"),
     ("virOnOff", "OnOff"),
@@ -206,6 +208,7 @@ const FINAL_NAMES: &[(&str, &str)] = &[
     ("Keyivgen", "KeyIvgen"),
     ("Audiocommonchild", "AudioSettings"),
     ("Sourceinfoadapter", "SourceAdapter"),
+    ("DiskAlias", "Alias"),
     ("DiskBackingStore", "BackingStore"),
     ("DiskSourceNetworkHost", "SourceHost"),
     ("DiskSourceNetworkProtocolHttpCookies", "DiskSourceCookies"),
@@ -487,6 +490,13 @@ impl Walker<'_> {
                     }
                 }
             }
+            // A define kept as a string (octal modes) is text here, not its datatype.
+            Pat::Ref { ref name, .. } if STRING_DEFINES.contains(&name.as_str()) => {
+                if !self.c.texts.contains(&p) {
+                    self.c.texts.push(p);
+                }
+                occ.text_required = true;
+            }
             Pat::Ref { grammar, name } => {
                 let key = (grammar, name.clone());
                 if !self.active.contains(&key) {
@@ -550,18 +560,18 @@ fn atoms(s: &Schema, p: P, out: &mut Vec<Atom>, depth: usize) -> Result<(), Stri
     match &s.pats[p] {
         Pat::Value { text } => out.push(Atom::Lit(text.clone())),
         Pat::Empty => out.push(Atom::Lit(String::new())),
-        Pat::Text => out.push(Atom::Str),
         Pat::Data { ty, params } => out.push(data_atom(ty, params)),
         Pat::Choice(ps) => {
             for &q in ps {
                 atoms(s, q, out, depth + 1)?;
             }
         }
-        // File modes are octal digits: a decimal number would misread them.
-        Pat::Ref { name, .. } if STRING_DEFINES.contains(&name.as_str()) => out.push(Atom::Str),
-        Pat::Ref { grammar, name } => atoms(s, s.resolve(*grammar, name)?, out, depth + 1)?,
+        Pat::Ref { grammar, name } if !STRING_DEFINES.contains(&name.as_str()) => {
+            atoms(s, s.resolve(*grammar, name)?, out, depth + 1)?;
+        }
         Pat::NotAllowed => {}
-        // Groups and the like in a value position: free text.
+        // Text, a define kept as a string (octal file modes, which a decimal number would
+        // misread), groups and the like in a value position: free text.
         _ => out.push(Atom::Str),
     }
     Ok(())
@@ -570,15 +580,15 @@ fn atoms(s: &Schema, p: P, out: &mut Vec<Atom>, depth: usize) -> Result<(), Stri
 fn data_atom(ty: &str, params: &[(String, String)]) -> Atom {
     let (mut lo, mut hi): (i128, i128) = match ty {
         "unsignedInt" => (0, u32::MAX.into()),
-        "unsignedLong" => (0, u64::MAX.into()),
+        "unsignedLong" | "nonNegativeInteger" => (0, u64::MAX.into()),
         "unsignedShort" => (0, u16::MAX.into()),
         "unsignedByte" => (0, u8::MAX.into()),
         "int" => (i32::MIN.into(), i32::MAX.into()),
         "short" => (i16::MIN.into(), i16::MAX.into()),
         "byte" => (i8::MIN.into(), i8::MAX.into()),
+        // xsd:integer is unbounded; libvirt reads it into a long long.
         "long" | "integer" => (i64::MIN.into(), i64::MAX.into()),
         "positiveInteger" => (1, u64::MAX.into()),
-        "nonNegativeInteger" => (0, u64::MAX.into()),
         "double" | "float" | "decimal" => return Atom::Float,
         "string" => {
             let pattern = params
@@ -992,10 +1002,10 @@ pub fn build(s: &mut Schema) -> Result<Model, String> {
             let base = ctx
                 .or_else(|| candidates.first().cloned())
                 .unwrap_or_else(|| "Element".into());
-            (2..)
+            (2..=u32::MAX)
                 .map(|i| format!("{base}{i}"))
                 .find(|n| !taken.contains(n))
-                .expect("unbounded")
+                .expect("fewer types than u32::MAX")
         });
         taken.insert(name.clone());
         names.insert(k.clone(), name);
@@ -1030,7 +1040,18 @@ pub fn build(s: &mut Schema) -> Result<Model, String> {
         // Children first claim their names; attributes that clash take `_attr`.
         let mut child_names = Vec::new();
         for (qn, _, multi) in &t.content.children {
-            let base = field_base(qn);
+            let parent_ns = t
+                .instances
+                .first()
+                .and_then(|&e| match &s.pats[e] {
+                    Pat::Element {
+                        name: NameClass::Name { ns, .. },
+                        ..
+                    } => Some(ns.as_str()),
+                    _ => None,
+                })
+                .unwrap_or("");
+            let base = field_base(qn, parent_ns);
             let mut n = if *multi { plural(&base) } else { base.clone() };
             if used.contains(&n) {
                 n = format!("{base}_list");
@@ -1091,6 +1112,12 @@ pub fn build(s: &mut Schema) -> Result<Model, String> {
             }
             let kind = match &kinds[&ck] {
                 TypeKindTmp::Struct => ChildKind::Struct(index[&ck]),
+                TypeKindTmp::Flag if *multi => {
+                    return Err(format!(
+                        "{name}: repeated empty element <{}> (no flag type for it)",
+                        qn.1
+                    ));
+                }
                 TypeKindTmp::Flag => ChildKind::Flag,
                 TypeKindTmp::Leaf(sh) => {
                     let ctx = names
@@ -1354,11 +1381,8 @@ fn define_names_of_elements(s: &Schema) -> HashMap<P, String> {
         }
         let mut q = p;
         // Look through optional/zeroOrMore wrappers.
-        loop {
-            match &s.pats[q] {
-                Pat::Optional(x) | Pat::ZeroOrMore(x) | Pat::OneOrMore(x) => q = *x,
-                _ => break,
-            }
+        while let Pat::Optional(x) | Pat::ZeroOrMore(x) | Pat::OneOrMore(x) = &s.pats[q] {
+            q = *x;
         }
         if matches!(s.pats[q], Pat::Element { .. }) {
             out.entry(q).or_insert(name);
@@ -1450,8 +1474,10 @@ fn words(s: &str) -> Vec<String> {
     out
 }
 
-fn field_base(qn: &Qn) -> String {
-    if qn.0.is_empty() {
+/// A child's field name: prefixed by its namespace when that is not its parent's
+/// (`domain.qemu_commandline`, but `commandline.args`).
+fn field_base(qn: &Qn, parent_ns: &str) -> String {
+    if qn.0.is_empty() || qn.0 == parent_ns {
         snake(&qn.1)
     } else {
         format!("{}_{}", ns_prefix(&qn.0), snake(&qn.1))

@@ -1,4 +1,4 @@
-//! Reading RelaxNG (XML syntax) into a pattern arena: grammars with their includes, `combine`,
+//! Reading RELAX NG (XML syntax) into a pattern arena: grammars with their includes, `combine`,
 //! nested grammars, inherited `ns`, and the notAllowed simplification the walkers need.
 //!
 //! Each schema file is parsed once; each grammar that includes it instantiates its patterns
@@ -36,7 +36,7 @@ pub enum NameClass {
     Any,
 }
 
-/// One RelaxNG pattern.
+/// One RELAX NG pattern.
 #[derive(Debug, Clone)]
 pub enum Pat {
     /// `<empty/>`.
@@ -410,7 +410,7 @@ impl Schema {
         self.grammars[grammar].define_src.get(name).copied()
     }
 
-    /// Whether a pattern can match anything (RelaxNG's notAllowed simplification).
+    /// Whether a pattern can match anything (RELAX NG's notAllowed simplification).
     pub fn allowed(&mut self, p: P) -> bool {
         if let Some(&a) = self.allowed.get(&p) {
             return a;

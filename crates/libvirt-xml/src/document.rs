@@ -67,7 +67,7 @@ pub struct Parsed<T> {
     pub untyped: usize,
 }
 
-/// A document type libvirt defines (one per RelaxNG schema): [`crate::Domain`],
+/// A document type libvirt defines (one per RELAX NG schema): [`crate::Domain`],
 /// [`crate::Network`], [`crate::StoragePool`], …
 pub trait Document: Sized {
     /// The root element's name.

@@ -1,4 +1,4 @@
-//! Replays the `xml_parse` fuzz corpus (fuzz/corpus/xml_parse) through the fuzz target's check.
+//! Replays the `xml_parse` fuzz corpus (`fuzz/corpus/xml_parse`) through the fuzz target's check.
 
 #[test]
 fn xml_parse_corpus_replays() {
