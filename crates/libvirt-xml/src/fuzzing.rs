@@ -1,5 +1,6 @@
-//! The round-trip check shared by the `xml_parse` fuzz target and the corpus tests (feature
-//! `fuzzing`; not for applications).
+//! Test support (feature `fuzzing`; not for applications): the round-trip check shared by
+//! the `xml_parse` fuzz target and the corpus tests, and the schema check shared by the tests
+//! of what this crate and its users build.
 
 use std::fmt::Write;
 
@@ -160,5 +161,61 @@ pub fn check(data: &[u8]) {
                 panic!("round trip changed the tree: {e}\ninput: {text:?}\noutput: {out:?}");
             }
         }
+    }
+}
+
+/// Validates `xml` with `xmllint --relaxng` against libvirt's schema `schema` (`domain.rng`,
+/// `storagevol.rng`, …), from the source package (`$LIBVIRT_SOURCE_DIR/src/conf/schemas`,
+/// as `scripts/test` sets it) or else the installed one (`/usr/share/libvirt/schemas`).
+/// `None` when neither xmllint nor the schemas are there, unless
+/// `LIBVIRT_XML_CORPUS_REQUIRED` is set (CI), where that panics.
+pub fn schema_check(xml: &str, schema: &str) -> Option<Result<(), String>> {
+    use std::path::PathBuf;
+    use std::process::Command;
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let from_source = std::env::var_os("LIBVIRT_SOURCE_DIR")
+        .map(|d| PathBuf::from(d).join("src/conf/schemas"))
+        .filter(|d| d.is_dir());
+    let installed = PathBuf::from("/usr/share/libvirt/schemas");
+    let dir = from_source.or_else(|| installed.is_dir().then_some(installed));
+    let xmllint = Command::new("xmllint").arg("--version").output().is_ok();
+    let Some(dir) = dir.filter(|_| xmllint) else {
+        assert!(
+            std::env::var_os("LIBVIRT_XML_CORPUS_REQUIRED").is_none(),
+            "xmllint or libvirt's schemas missing"
+        );
+        return None;
+    };
+    let tmp = std::env::temp_dir().join(format!(
+        "libvirt-xml-schema-{}-{}.xml",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    if let Err(e) = std::fs::write(&tmp, xml) {
+        return Some(Err(format!("{}: {e}", tmp.display())));
+    }
+    let out = Command::new("xmllint")
+        .arg("--noout")
+        .arg("--relaxng")
+        .arg(dir.join(schema))
+        .arg(&tmp)
+        .output();
+    let _ = std::fs::remove_file(&tmp);
+    Some(match out {
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(format!(
+            "{schema} rejects:\n{xml}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        Err(e) => Err(format!("xmllint: {e}")),
+    })
+}
+
+/// [`schema_check`], panicking on a rejection (a skipped check prints why).
+pub fn assert_schema_valid(xml: &str, schema: &str) {
+    match schema_check(xml, schema) {
+        Some(Ok(())) => {}
+        Some(Err(e)) => panic!("{e}"),
+        None => eprintln!("schema check skipped: no xmllint or libvirt schemas"),
     }
 }

@@ -2,56 +2,11 @@
 //! start, and the other constructors, validated with `xmllint --relaxng` against libvirt 9.0's
 //! schemas (the source package's, else the installed ones).
 
-use std::path::PathBuf;
-use std::process::Command;
-
+use libvirt_xml::fuzzing::assert_schema_valid as assert_valid;
 use libvirt_xml::{
     Disk, DiskDriverType, Domain, Interface, StoragePool, StorageVolume, VolumeFormatType,
     XmlElement,
 };
-
-fn schemas() -> Option<PathBuf> {
-    let from_source =
-        std::env::var_os("LIBVIRT_SOURCE_DIR").map(|d| PathBuf::from(d).join("src/conf/schemas"));
-    let installed = PathBuf::from("/usr/share/libvirt/schemas");
-    let dir = from_source
-        .filter(|d| d.is_dir())
-        .or_else(|| installed.is_dir().then_some(installed))?;
-    Command::new("xmllint").arg("--version").output().ok()?;
-    Some(dir)
-}
-
-/// Validates `xml` against `schema` (`domain.rng`, …); skips without xmllint or schemas unless
-/// the corpus is required (CI).
-pub fn assert_valid(xml: &str, schema: &str) {
-    let Some(dir) = schemas() else {
-        assert!(
-            std::env::var_os("LIBVIRT_XML_CORPUS_REQUIRED").is_none(),
-            "xmllint or libvirt's schemas missing"
-        );
-        eprintln!("skipped: no xmllint or libvirt schemas");
-        return;
-    };
-    let tmp = std::env::temp_dir().join(format!(
-        "libvirt-xml-valid-{}-{schema}-{}.xml",
-        std::process::id(),
-        xml.len()
-    ));
-    std::fs::write(&tmp, xml).expect("write");
-    let out = Command::new("xmllint")
-        .arg("--noout")
-        .arg("--relaxng")
-        .arg(dir.join(schema))
-        .arg(&tmp)
-        .output()
-        .expect("xmllint");
-    let _ = std::fs::remove_file(&tmp);
-    assert!(
-        out.status.success(),
-        "{schema} rejects:\n{xml}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 #[test]
 fn the_quick_start_domain_is_valid() {
