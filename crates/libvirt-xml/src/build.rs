@@ -313,17 +313,14 @@ impl Disk {
         self.target.as_ref()?.dev.as_deref()
     }
 
-    /// Where the data comes from, as `virsh domblklist` shows it: the file, block device,
-    /// directory, `pool/volume`, or the network source's name.
-    pub fn source_description(&self) -> Option<String> {
+    /// Where the data comes from, as `virsh domblklist` names it: the source's file, block
+    /// device, directory, network name, volume or path (the first present; a disk of one
+    /// type has one of them).
+    pub fn source_name(&self) -> Option<String> {
         let s = self.source.as_ref()?;
-        if let Some(p) = s.file.as_ref().or(s.dev.as_ref()).or(s.dir.as_ref()) {
-            return Some(p.clone());
-        }
-        if let (Some(pool), Some(vol)) = (&s.pool, &s.volume) {
-            return Some(format!("{pool}/{vol}"));
-        }
-        s.name.clone()
+        [&s.file, &s.dev, &s.dir, &s.name, &s.volume, &s.path]
+            .into_iter()
+            .find_map(Clone::clone)
     }
 }
 
@@ -399,13 +396,13 @@ impl Interface {
         self
     }
 
-    /// The source as `virsh domiflist` shows it: network, bridge, device, or `-`.
+    /// The source as `virsh domiflist` names it: the source's network, bridge, device,
+    /// name or path (the first present, in the order libvirt writes them).
     pub fn source_name(&self) -> Option<&str> {
         let s = self.source.as_ref()?;
-        s.network
-            .as_deref()
-            .or(s.bridge.as_deref())
-            .or(s.dev.as_deref())
+        [&s.network, &s.bridge, &s.dev, &s.name, &s.path]
+            .into_iter()
+            .find_map(Option::as_deref)
     }
 }
 

@@ -1,7 +1,6 @@
 //! Storage commands: pool-list, pool-info, vol-list, vol-info, vol-create-as, vol-delete,
 //! vol-upload, vol-download.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use examples::progress_bar;
@@ -10,7 +9,7 @@ use libvirt_rpc::proto::procs::storage::ConnectListAllStoragePoolsFlags;
 use libvirt_rpc::proto::{StoragePoolState, StorageVolType};
 
 use crate::table::{Table, field, pretty_size, yes_no};
-use crate::{R, err, lookup, text, xml_escape};
+use crate::{R, err, lookup, text};
 
 /// A pool given positionally (virsh's way) or as `--pool`.
 #[derive(clap::Args)]
@@ -24,7 +23,8 @@ pub struct PoolArg {
 }
 
 impl PoolArg {
-    fn name(&self) -> &str {
+    /// The pool, however it was given.
+    pub fn name(&self) -> &str {
         self.pool
             .as_deref()
             .or(self.pool_opt.as_deref())
@@ -143,21 +143,29 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
         } => {
             let p = lookup::pool(c, &pool).await?;
             let capacity = parse_size(&capacity)?;
-            let mut xml = format!(
-                "<volume>\n  <name>{}</name>\n  <capacity>{capacity}</capacity>\n",
-                xml_escape(&name)
-            );
+            // virsh's document: name, capacity, and allocation and format when given
+            // (libvirt allocates the whole capacity when no allocation is given).
+            let mut vol = libvirt_xml::StorageVolume {
+                name: Some(name.clone()),
+                capacity: Some(libvirt_xml::ScaledInteger {
+                    value: Some(capacity),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
             if let Some(a) = allocation {
-                let _ = writeln!(xml, "  <allocation>{}</allocation>", parse_size(&a)?);
+                vol.allocation = Some(libvirt_xml::ScaledInteger {
+                    value: Some(parse_size(&a)?),
+                    ..Default::default()
+                });
             }
             if let Some(f) = format {
-                let _ = writeln!(
-                    xml,
-                    "  <target>\n    <format type='{}'/>\n  </target>",
-                    xml_escape(&f)
-                );
+                let f = f.parse().map_err(|_| {
+                    format!("Failed to create vol {name}\nerror: unknown volume format type {f}")
+                })?;
+                vol = vol.with_format(f);
             }
-            xml += "</volume>\n";
+            let xml = vol.to_xml();
             p.create_volume_xml(&xml, Default::default())
                 .await
                 .map_err(|e| format!("Failed to create vol {name}\nerror: {}", crate::msg(&e)))?;
