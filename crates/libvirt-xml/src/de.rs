@@ -591,17 +591,19 @@ pub(crate) fn parse_into<'a>(
             match cx.next()? {
                 Event::Start(s) => {
                     text.elements = true;
+                    text.open = false;
                     child(cx, node, s, false)?;
                 }
                 Event::Empty(s) => {
                     text.elements = true;
+                    text.open = false;
                     child(cx, node, s, true)?;
                 }
                 Event::End(_) => break,
                 other => content(cx, node, other, &mut text)?,
             }
         }
-        if text.text.is_some() {
+        if !text.runs.is_empty() {
             finish_text(cx, node, text)?;
         }
     }
@@ -609,12 +611,27 @@ pub(crate) fn parse_into<'a>(
     Ok(())
 }
 
-/// A typed element's text, as it accumulates.
+/// A typed element's text, as it accumulates: runs of character data (text and CDATA with no
+/// node between them), each with the place in the element's order where it stood.
 #[derive(Default)]
 struct TextAcc<'a> {
-    text: Option<Cow<'a, str>>,
-    marked: bool,
+    runs: Vec<(usize, Cow<'a, str>)>,
+    /// The last node read was character data: more extends the last run.
+    open: bool,
     elements: bool,
+}
+
+impl<'a> TextAcc<'a> {
+    fn push(&mut self, at: usize, s: Cow<'a, str>) {
+        if self.open {
+            if let Some((_, run)) = self.runs.last_mut() {
+                run.to_mut().push_str(&s);
+                return;
+            }
+        }
+        self.runs.push((at, s));
+        self.open = true;
+    }
 }
 
 #[inline(never)]
@@ -665,81 +682,78 @@ fn content<'a>(
 ) -> Result<(), Error> {
     match ev {
         Event::Text(t) => {
-            let ws = is_ws(&t);
             if node.text_slot() {
-                let s = cx.text(&t)?;
-                acc.text = Some(match acc.text.take() {
-                    None => s,
-                    Some(a) => Cow::Owned(a.into_owned() + &s),
-                });
-                if !ws && !acc.marked {
-                    acc.marked = true;
-                    node.extra_mut().order.push(TEXT);
-                }
-            } else if !ws {
+                let at = node.extra().order.len();
+                acc.push(at, cx.text(&t)?);
+            } else if !is_ws(&t) {
                 // Stray text where the schema has none: kept, without the layout around it
                 // (the writer lays out this element's children anew).
                 let s = cx.text(&t)?;
                 let s = s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
                 push_misc(node, XmlNode::Text(s.to_owned()));
             }
+            return Ok(());
         }
         Event::CData(c) => {
             let s = Cx::cdata(&c)?;
             if node.text_slot() {
-                acc.text = Some(Cow::Owned(
-                    acc.text.take().map(Cow::into_owned).unwrap_or_default() + &s,
-                ));
-                if !acc.marked {
-                    acc.marked = true;
-                    node.extra_mut().order.push(TEXT);
-                }
+                let at = node.extra().order.len();
+                acc.push(at, Cow::Owned(s));
             } else {
                 push_misc(node, XmlNode::CData(s));
             }
+            return Ok(());
         }
+        _ => acc.open = false,
+    }
+    match ev {
         Event::Comment(c) => push_misc(node, XmlNode::Comment(utf8(&c)?.to_owned())),
         Event::PI(p) => push_misc(node, XmlNode::ProcessingInstruction(utf8(&p)?.to_owned())),
         Event::Decl(_) | Event::DocType(_) => {
             return Err(cx.syntax("declaration inside an element"));
         }
         Event::Eof => return Err(cx.syntax("unexpected end of input")),
-        Event::Start(_) | Event::Empty(_) | Event::End(_) => unreachable!("handled by parse_into"),
+        Event::Text(_) | Event::CData(_) | Event::Start(_) | Event::Empty(_) | Event::End(_) => {
+            unreachable!("handled above and by parse_into")
+        }
     }
     Ok(())
 }
 
-/// Parses a typed element's accumulated text into its field.
+/// Parses a typed element's text into its field. One run of text (whitespace runs around
+/// child elements are layout) is the value, typed; text in several runs between children (or
+/// a value the type rejects, when lenient) stays where it was, as untyped text.
 #[inline(never)]
 fn finish_text(cx: &mut Cx<'_>, node: &mut dyn Node, acc: TextAcc<'_>) -> Result<(), Error> {
-    let Some(t) = acc.text else { return Ok(()) };
-    // Whitespace between child elements is layout, not a value.
-    if acc.elements && is_ws(t.as_bytes()) {
-        if let Some(p) = node.extra().order.iter().position(|&o| o == TEXT) {
-            node.extra_mut().order.remove(p);
-        }
-        return Ok(());
+    let mut runs = acc.runs;
+    if acc.elements || !node.extra().order.is_empty() {
+        runs.retain(|(_, t)| !is_ws(t.as_bytes()));
     }
-    let at = cx.pos();
-    if !node.parse_text(cx, &t).map_err(|e| e.text().at(at))? {
-        // Lenient: a value the type rejects stays as text, in place (counted as untyped).
-        cx.untyped += 1;
-        let misc_before = {
-            let order = &node.extra().order;
-            let pos = order.iter().position(|&o| o == TEXT);
-            pos.map_or(order.len(), |p| {
-                order[..p].iter().filter(|&&o| o == MISC).count()
-            })
-        };
-        let e = node.extra_mut();
-        if let Some(p) = e.order.iter().position(|&o| o == TEXT) {
-            e.order[p] = MISC;
-        } else {
-            e.order.push(MISC);
+    match runs.len() {
+        0 => return Ok(()),
+        1 => {
+            let (at, t) = runs.pop().expect("one run");
+            let pos = cx.pos();
+            if node.parse_text(cx, &t).map_err(|e| e.text().at(pos))? {
+                if !node.extra().order.is_empty() {
+                    node.extra_mut().order.insert(at, TEXT);
+                }
+                return Ok(());
+            }
+            // Lenient: a value the type rejects.
+            runs.push((at, t));
         }
+        _ => {}
+    }
+    cx.untyped += 1;
+    // Later runs first, so earlier places stay valid.
+    for (at, t) in runs.into_iter().rev() {
+        let e = node.extra_mut();
+        let misc_before = e.order[..at].iter().filter(|&&o| o == MISC).count();
+        e.order.insert(at, MISC);
         let nodes = &mut e.rare().nodes;
-        let at = misc_before.min(nodes.len());
-        nodes.insert(at, XmlNode::Text(t.into_owned()));
+        let i = misc_before.min(nodes.len());
+        nodes.insert(i, XmlNode::Text(t.into_owned()));
     }
     Ok(())
 }

@@ -205,9 +205,15 @@ impl Writer {
         }
         let outer_nested = std::mem::replace(&mut self.nested, false);
         self.depth += 1;
-        let compact = n.has_text();
-        self.compact += usize::from(compact);
         let nodes: &[XmlNode] = rare.map_or(&[], |r| &r.nodes);
+        // Text that is a value (or untyped text where a value goes) beside child elements:
+        // layout would become part of it.
+        let compact = n.text_slot()
+            && (n.has_text()
+                || nodes
+                    .iter()
+                    .any(|c| matches!(c, XmlNode::Text(_) | XmlNode::CData(_))));
+        self.compact += usize::from(compact);
         let slot_count = n.slots();
         let slots = usize::from(slot_count);
         if extra.order.is_empty() {

@@ -109,3 +109,24 @@ fn a_namespace_element_built_in_code_declares_its_namespace() {
         d.qemu_commandline
     );
 }
+
+#[test]
+fn text_in_several_runs_between_children_stays_in_place() {
+    // Found by the fuzzer: a value's text split by child elements was joined into one value
+    // (or, rejected when lenient, one text node) written before the children, and the layout
+    // the writer added then became part of it.
+    let xml = "<domain><devices><rng model='virtio'><backend model='random'>/dev/a<source mode='bind'/>/dev/b</backend></rng></devices></domain>";
+    let p = Domain::from_xml_with(xml, &libvirt_xml::ParseOptions::default()).expect("parses");
+    assert_eq!(p.untyped, 1, "the split text is untyped");
+    stable(xml);
+    fuzzing::check(
+        b"<domain><currentMemory unit='KiB'>21913s>\n  <emulator>/e</emulator>\n  @x/>\n  <hub type='usb'/>\n  6</currentMemory></domain>",
+    );
+    // One run beside children is still the typed value, whatever the layout around it.
+    let d = Domain::from_xml("<domain><os><nvram template='/t'>\n  /var/n\n  <source file='/x'/>\n</nvram></os></domain>")
+        .expect("parses");
+    assert_eq!(
+        d.os.and_then(|o| o.nvram).and_then(|n| n.value).as_deref(),
+        Some("\n  /var/n\n  ")
+    );
+}
