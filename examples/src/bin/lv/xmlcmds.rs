@@ -9,6 +9,7 @@ use libvirt_rpc::prelude::*;
 use libvirt_rpc::proto::procs::domain::DomainXmlFlags;
 use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
 use libvirt_rpc::proto::procs::storage::StorageXmlFlags;
+use libvirt_rpc::xml::XmlError;
 use libvirt_xml::{Document, ParseOptions};
 
 use crate::domain::DomArg;
@@ -171,11 +172,19 @@ fn parse<T: Document>(xml: &str) -> R<T> {
         .map_err(text)
 }
 
+/// A typed call's failure as virsh prints it.
+fn xml_err(e: XmlError) -> String {
+    match e {
+        XmlError::Call(e) => err(e),
+        other => other.to_string(),
+    }
+}
+
 async fn domain_doc(c: &Connect, name: &str, inactive: bool) -> R<libvirt_xml::Domain> {
     let dom = lookup::domain(c, name).await?;
     let mut flags = DomainXmlFlags::empty();
     flags.set(DomainXmlFlags::INACTIVE, inactive);
-    parse(&dom.xml_desc(flags).await.map_err(err)?)
+    dom.xml_desc_typed(flags).await.map_err(xml_err)
 }
 
 /// `domiflist`: virsh's columns; the source is the first of the source's `bridge`, `dev`,
