@@ -1,7 +1,7 @@
-//! Side by side: libvirt-xml vs Python's C-accelerated ElementTree on libvirt's own test
+//! Side by side: libvirt-xml vs Python's C-accelerated `ElementTree` on libvirt's own test
 //! corpus (the 3,148 documents its schemas accept; `scripts/libvirt-source --accepted`).
 //! Both parse + serialize every file single-threaded with the files preloaded in memory;
-//! rounds alternate (ours, then ElementTree's, in a fresh `python3`), and each round's
+//! rounds alternate (ours, then `ElementTree`'s, in a fresh `python3`), and each round's
 //! throughput ratio is printed, then the min–max.
 //!
 //! ```text
@@ -96,6 +96,7 @@ fn main() {
             .lines()
             .filter_map(|l| l.split_whitespace().nth(2)?.parse::<f64>().ok())
             .sum();
+        #[allow(clippy::cast_precision_loss, reason = "a few MB")]
         let mb = (bytes * args.passes) as f64 / 1e6;
         let ratio = theirs / ours;
         ratios.push(ratio);
