@@ -73,18 +73,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             }
         }
         // Files that the generator no longer writes.
-        if let Ok(rd) = std::fs::read_dir(&out) {
-            for e in rd.flatten() {
-                let n = e.file_name().to_string_lossy().into_owned();
-                if std::path::Path::new(&n)
-                    .extension()
-                    .is_some_and(|e| e == "rs")
-                    && !files.contains_key(&n)
-                {
-                    differ.push(e.path().display().to_string());
-                }
-            }
-        }
+        differ.extend(stale(&out, &files).iter().map(|p| p.display().to_string()));
         if differ.is_empty() {
             println!("libvirt-xml-gen: {} files up to date", files.len());
             return Ok(ExitCode::SUCCESS);
@@ -95,17 +84,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         return Ok(ExitCode::FAILURE);
     }
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    if let Ok(rd) = std::fs::read_dir(&out) {
-        for e in rd.flatten() {
-            let n = e.file_name().to_string_lossy().into_owned();
-            if std::path::Path::new(&n)
-                .extension()
-                .is_some_and(|e| e == "rs")
-                && !files.contains_key(&n)
-            {
-                std::fs::remove_file(e.path()).map_err(|e| e.to_string())?;
-            }
-        }
+    for path in stale(&out, &files) {
+        std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     for (name, text) in &files {
         std::fs::write(out.join(name), text).map_err(|e| format!("{name}: {e}"))?;
@@ -117,4 +97,22 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         files.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `.rs` files in `out` the generator no longer writes.
+fn stale(
+    out: &std::path::Path,
+    files: &std::collections::BTreeMap<String, String>,
+) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(out) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "rs")
+                && p.file_name()
+                    .is_some_and(|n| !files.contains_key(n.to_string_lossy().as_ref()))
+        })
+        .collect()
 }

@@ -3,7 +3,7 @@
 //! here (text: `&`, `<`, `>`; attributes also `'` and the whitespace characters a parser would
 //! otherwise normalize away).
 
-use crate::extra::{Extra, MISC, TEXT};
+use crate::extra::{Extra, Lexical, MISC, TEXT};
 use crate::node::{Node, Ns};
 use crate::value::XmlValue;
 use crate::xml::{XmlElement, XmlNode};
@@ -189,12 +189,7 @@ impl Writer {
             }
         }
         if let Some((p, u)) = decl {
-            let attr = if p.is_empty() {
-                "xmlns".to_owned()
-            } else {
-                format!("xmlns:{p}")
-            };
-            self.raw_attr(&attr, &u);
+            self.declare(&p, &u);
             self.scope.push((p, u));
         }
         n.write_attrs(self);
@@ -310,19 +305,44 @@ impl Writer {
         }
     }
 
+    /// `xmlns[:p]='uri'` on the open start tag.
+    fn declare(&mut self, prefix: &str, uri: &str) {
+        if prefix.is_empty() {
+            self.raw_attr("xmlns", uri);
+        } else {
+            self.raw_attr(&format!("xmlns:{prefix}"), uri);
+        }
+    }
+
+    /// Starts a typed element without fields of its own (a value, a flag), declaring its
+    /// namespace where needed; returns the name to end it with.
+    fn open_typed(&mut self, ns: Ns, local: &str) -> String {
+        let (name, decl) = self.typed_name(ns, local, &Extra::default());
+        self.start(&name);
+        if let Some((p, u)) = decl {
+            self.declare(&p, &u);
+        }
+        name
+    }
+
+    /// A value's text into `scratch`: its kept spelling while it still spells this value,
+    /// else the canonical text. Returns whether the spelling was used (then in `spelling`).
+    fn spell<'e, T: XmlValue>(&mut self, v: &T, kept: Option<&'e Lexical>) -> Option<&'e str> {
+        self.scratch.clear();
+        v.write_xml(&mut self.scratch);
+        kept.filter(|l| *l.canonical == *self.scratch)
+            .map(|l| &*l.text)
+    }
+
     /// Writes a typed attribute.
     pub(crate) fn attr<T: XmlValue>(&mut self, name: &str, v: Option<&T>, extra: &Extra, key: u16) {
         if let Some(v) = v {
-            self.scratch.clear();
-            v.write_xml(&mut self.scratch);
-            let value = match extra.lexical(key, 0) {
-                Some(l) if *l.canonical == *self.scratch => l.text.to_string(),
-                _ => std::mem::take(&mut self.scratch),
-            };
-            self.raw_attr(name, &value);
-            if self.scratch.capacity() == 0 {
-                self.scratch = value;
-            }
+            let kept = self.spell(v, extra.lexical(key, 0));
+            self.out.push(' ');
+            self.out.push_str(name);
+            self.out.push_str("='");
+            escape_into(&mut self.out, kept.unwrap_or(&self.scratch), true);
+            self.out.push('\'');
         }
     }
 
@@ -336,58 +356,30 @@ impl Writer {
         slot: u16,
         i: usize,
     ) {
-        let (name, decl) = self.typed_name(ns, local, &Extra::default());
-        self.start(&name);
-        if let Some((p, u)) = decl {
-            let attr = if p.is_empty() {
-                "xmlns".to_owned()
-            } else {
-                format!("xmlns:{p}")
-            };
-            self.raw_attr(&attr, &u);
-        }
-        self.scratch.clear();
-        v.write_xml(&mut self.scratch);
-        let text = match extra.lexical(slot, i as u32) {
-            Some(l) if *l.canonical == *self.scratch => l.text.to_string(),
-            _ => std::mem::take(&mut self.scratch),
-        };
+        let name = self.open_typed(ns, local);
+        let kept = self.spell(v, extra.lexical(slot, i as u32));
+        let text = kept.unwrap_or(&self.scratch);
         if !text.is_empty() {
-            self.text(&text);
-        }
-        if self.scratch.capacity() == 0 {
-            self.scratch = text;
+            if self.open {
+                self.out.push('>');
+                self.open = false;
+            }
+            escape_into(&mut self.out, text, false);
         }
         self.end(&name, false);
     }
 
     /// Writes an empty element (a flag that is set).
     pub(crate) fn flag(&mut self, ns: Ns, local: &str) {
-        let (name, decl) = self.typed_name(ns, local, &Extra::default());
-        self.start(&name);
-        if let Some((p, u)) = decl {
-            let attr = if p.is_empty() {
-                "xmlns".to_owned()
-            } else {
-                format!("xmlns:{p}")
-            };
-            self.raw_attr(&attr, &u);
-        }
+        let name = self.open_typed(ns, local);
         self.end(&name, false);
     }
 
     /// Writes a typed element's own text.
     pub(crate) fn own_text<T: XmlValue>(&mut self, v: &T, extra: &Extra) {
-        self.scratch.clear();
-        v.write_xml(&mut self.scratch);
-        let text = match extra.lexical(TEXT, 0) {
-            Some(l) if *l.canonical == *self.scratch => l.text.to_string(),
-            _ => std::mem::take(&mut self.scratch),
-        };
-        self.text(&text);
-        if self.scratch.capacity() == 0 {
-            self.scratch = text;
-        }
+        self.content();
+        let kept = self.spell(v, extra.lexical(TEXT, 0));
+        escape_into(&mut self.out, kept.unwrap_or(&self.scratch), false);
     }
 
     /// Writes an untyped element: indented when it holds only elements (and layout

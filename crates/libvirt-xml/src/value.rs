@@ -123,6 +123,14 @@ impl XmlValue for f64 {
 /// Declares a generated enumeration: its variants and their XML spellings, with the parsing
 /// and printing every enum shares. `: other T`: the schema also allows free values of type `T`.
 macro_rules! xml_enum {
+    (@from_str $name:ident) => {
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::Error;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                <Self as $crate::value::XmlValue>::parse_xml(s).map_err(|e| e.into_error(s))
+            }
+        }
+    };
     (
         $(#[$m:meta])*
         pub enum $name:ident {
@@ -154,12 +162,7 @@ macro_rules! xml_enum {
             }
         }
 
-        impl ::std::str::FromStr for $name {
-            type Err = $crate::Error;
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                <Self as $crate::value::XmlValue>::parse_xml(s).map_err(|e| e.into_error(s))
-            }
-        }
+        $crate::value::xml_enum!(@from_str $name);
 
         impl $crate::value::XmlValue for $name {
             fn parse_xml(s: &str) -> Result<Self, $crate::error::ValueError> {
@@ -204,12 +207,7 @@ macro_rules! xml_enum {
             }
         }
 
-        impl ::std::str::FromStr for $name {
-            type Err = $crate::Error;
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                <Self as $crate::value::XmlValue>::parse_xml(s).map_err(|e| e.into_error(s))
-            }
-        }
+        $crate::value::xml_enum!(@from_str $name);
 
         impl $crate::value::XmlValue for $name {
             fn parse_xml(s: &str) -> Result<Self, $crate::error::ValueError> {

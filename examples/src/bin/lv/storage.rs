@@ -270,25 +270,14 @@ fn parse_size(s: &str) -> R<u64> {
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let n: u64 = num.parse().map_err(|_| format!("Malformed size {s}"))?;
-    let unit = unit.to_ascii_lowercase();
-    let (base, letter) = match unit.as_str() {
-        "" | "b" | "byte" | "bytes" => (1024u64, ""),
-        u if u.len() == 1 => (1024, u),
-        u if u.len() == 3 && u.ends_with("ib") => (1024, &u[..1]),
-        u if u.len() == 2 && u.ends_with('b') => (1000, &u[..1]),
-        _ => return Err(format!("Malformed size {s}")),
-    };
-    let power = match letter {
-        "" => 0,
-        "k" => 1,
-        "m" => 2,
-        "g" => 3,
-        "t" => 4,
-        "p" => 5,
-        "e" => 6,
-        _ => return Err(format!("Malformed size {s}")),
-    };
-    n.checked_mul(base.pow(power))
+    // virsh's scale table is libvirt's (`virScaleInteger`): no unit is bytes.
+    let scale = if unit.is_empty() {
+        Some(1)
+    } else {
+        libvirt_xml::unit_bytes(unit)
+    }
+    .ok_or_else(|| format!("Malformed size {s}"))?;
+    n.checked_mul(scale)
         .ok_or_else(|| format!("Size {s} is out of range"))
 }
 
