@@ -51,8 +51,10 @@ pub(crate) fn cint<T: CInt>(s: &str) -> Result<T, ValueError> {
     T::parse_c(s)
 }
 
+/// A part of the input (a name, a value) as text: the input is a `&str` and quick-xml splits it
+/// at ASCII delimiters, so this does not fail in practice.
 fn utf8(b: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(b).map_err(|_| Error::new(ErrorKind::NotUtf8))
+    std::str::from_utf8(b).map_err(|e| Error::new(ErrorKind::Syntax(e.to_string())))
 }
 
 fn is_ws(b: &[u8]) -> bool {

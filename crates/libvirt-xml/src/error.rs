@@ -29,9 +29,6 @@ pub enum ErrorKind {
     /// Not well-formed XML.
     #[error("malformed XML: {0}")]
     Syntax(String),
-    /// The input is not UTF-8.
-    #[error("the document is not UTF-8")]
-    NotUtf8,
     /// No root element.
     #[error("no root element")]
     NoRoot,
@@ -119,14 +116,11 @@ impl Error {
         self.0.offset
     }
 
-    /// Whether the input is not well-formed XML (or not UTF-8, or has no single root).
+    /// Whether the input is not well-formed XML (or has no single root).
     pub fn is_syntax(&self) -> bool {
         matches!(
             self.0.kind,
-            ErrorKind::Syntax(_)
-                | ErrorKind::NotUtf8
-                | ErrorKind::NoRoot
-                | ErrorKind::TrailingContent
+            ErrorKind::Syntax(_) | ErrorKind::NoRoot | ErrorKind::TrailingContent
         )
     }
 
