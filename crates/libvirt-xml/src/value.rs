@@ -123,6 +123,21 @@ impl XmlValue for f64 {
 /// Declares a generated enumeration: its variants and their XML spellings, with the parsing
 /// and printing every enum shares. `: other T`: the schema also allows free values of type `T`.
 macro_rules! xml_enum {
+    (@literal $name:ident { $($v:ident = $s:literal,)* }) => {
+        impl $name {
+            /// The variant spelled `s` (an XSD token: surrounding whitespace allowed).
+            fn literal(s: &str) -> Option<Self> {
+                match s {
+                    $($s => return Some(Self::$v),)*
+                    _ => {}
+                }
+                match s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) {
+                    $($s => Some(Self::$v),)*
+                    _ => None,
+                }
+            }
+        }
+    };
     (@from_str $name:ident) => {
         impl ::std::str::FromStr for $name {
             type Err = $crate::Error;
@@ -164,17 +179,11 @@ macro_rules! xml_enum {
 
         $crate::value::xml_enum!(@from_str $name);
 
+        $crate::value::xml_enum!(@literal $name { $($v = $s,)* });
+
         impl $crate::value::XmlValue for $name {
             fn parse_xml(s: &str) -> Result<Self, $crate::error::ValueError> {
-                match s {
-                    $($s => return Ok(Self::$v),)*
-                    _ => {}
-                }
-                // Enumeration values are XSD tokens: surrounding whitespace is allowed.
-                match s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) {
-                    $($s => Ok(Self::$v),)*
-                    _ => Err($crate::error::ValueError::Unknown(stringify!($name))),
-                }
+                Self::literal(s).ok_or($crate::error::ValueError::Unknown(stringify!($name)))
             }
             fn write_xml(&self, out: &mut String) {
                 out.push_str(self.as_str());
@@ -209,15 +218,12 @@ macro_rules! xml_enum {
 
         $crate::value::xml_enum!(@from_str $name);
 
+        $crate::value::xml_enum!(@literal $name { $($v = $s,)* });
+
         impl $crate::value::XmlValue for $name {
             fn parse_xml(s: &str) -> Result<Self, $crate::error::ValueError> {
-                match s {
-                    $($s => return Ok(Self::$v),)*
-                    _ => {}
-                }
-                match s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) {
-                    $($s => return Ok(Self::$v),)*
-                    _ => {}
+                if let Some(v) = Self::literal(s) {
+                    return Ok(v);
                 }
                 <$t as $crate::value::XmlValue>::parse_xml(s)
                     .map(Self::Other)
