@@ -45,10 +45,10 @@ mod calls;
 mod counts;
 mod files;
 mod json;
-mod measure;
+pub(crate) mod measure;
 mod opts;
 mod slow;
-mod stats;
+pub(crate) mod stats;
 mod transfers;
 
 use std::fmt::Write as _;
