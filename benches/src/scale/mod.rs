@@ -92,9 +92,16 @@ pub(crate) struct Opts {
     /// Calls per `bulk` run.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub bulk_calls: usize,
-    /// The groups of `bulk` (`virDomainStatsTypes` bits; 0: all).
-    #[arg(long, value_name = "BITS", default_value_t = 0)]
-    pub bulk_stats: u32,
+    /// The groups of each `bulk` measurement (`virDomainStatsTypes` bits; 0: all, what an
+    /// exporter reads; 1: the state alone, what `list` needs). The first is judged against
+    /// the target.
+    #[arg(
+        long,
+        value_name = "BITS,…",
+        default_value = "0,1",
+        value_delimiter = ','
+    )]
+    pub bulk_stats: Vec<u32>,
     /// Alternating rounds per transport of `connect`.
     #[arg(long, value_name = "N", default_value_t = 15)]
     pub connect_rounds: usize,
