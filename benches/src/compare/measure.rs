@@ -114,6 +114,20 @@ pub(crate) fn cmd_line(prog: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// `git describe --always --dirty` of the tree this binary was built from.
+pub(crate) fn tree() -> String {
+    cmd_line(
+        "git",
+        &[
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "describe",
+            "--always",
+            "--dirty",
+        ],
+    )
+}
+
 /// The CPU's model name from /proc/cpuinfo.
 pub(crate) fn cpu_model() -> String {
     fs::read_to_string("/proc/cpuinfo")

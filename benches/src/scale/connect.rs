@@ -8,9 +8,8 @@ use std::fmt::Write as _;
 use testbed::libvirtd::Libvirtd;
 use testbed::sshd::{Sshd, SshdOptions};
 
-use super::run::{Cmd, ms, ratio, rounds, row, spread, walls};
+use super::run::{Cmd, ms, ratio, rounds, row, spread, vs_ms, walls};
 use super::{Res, Scale};
-use crate::compare::stats::median;
 
 /// The three ways to reach the daemon, for `lv` and for virsh.
 pub(crate) struct Endpoints {
@@ -123,11 +122,7 @@ pub(crate) fn latency(s: &mut Scale, d: &Libvirtd) -> Res<()> {
         );
         s.target(
             &format!("connect latency over {name} ≤ {limit}× virsh"),
-            format!(
-                "{rs}: {} vs {} ms",
-                ms(median(&walls(&a))),
-                ms(median(&walls(&b)))
-            ),
+            vs_ms(&rs, &a, &b),
             Some(r <= limit),
         );
         json.insert(

@@ -2,6 +2,8 @@
 //! several calls in flight on each (the daemon serves `max_client_requests`, 5 by default, per
 //! connection at once).
 
+use std::future::Future;
+
 use futures::StreamExt as _;
 use libvirt_rpc::prelude::*;
 
@@ -33,20 +35,16 @@ async fn conns(uri: &str) -> Res<Vec<Connect>> {
     Ok(v)
 }
 
-/// Define `scale-{from}` … `scale-{to - 1}` on `uri`, domain type `kind`.
-pub(crate) async fn define_range(uri: &str, kind: &str, from: usize, to: usize) -> Res<()> {
+/// `op(connection, item)` for every item, spread over [`CONNS`] connections to `uri`,
+/// [`IN_FLIGHT`] calls in flight on each; the first error, if any, once all are done.
+async fn on_all<I, F, Fut>(uri: &str, items: Vec<I>, op: F) -> Res<()>
+where
+    F: Fn(&Connect, I) -> Fut,
+    Fut: Future<Output = Res<()>>,
+{
     let cs = conns(uri).await?;
-    let results: Vec<Res<()>> = futures::stream::iter(from..to)
-        .map(|i| {
-            let c = cs[i % CONNS].clone();
-            let x = xml(kind, &name(i));
-            async move {
-                c.define_domain_xml(&x)
-                    .await
-                    .map(drop)
-                    .map_err(|e| format!("defining {}: {e}", name(i)))
-            }
-        })
+    let results: Vec<Res<()>> = futures::stream::iter(items.into_iter().enumerate())
+        .map(|(i, item)| op(&cs[i % CONNS], item))
         .buffer_unordered(CONNS * IN_FLIGHT)
         .collect()
         .await;
@@ -56,27 +54,35 @@ pub(crate) async fn define_range(uri: &str, kind: &str, from: usize, to: usize) 
     results.into_iter().collect()
 }
 
+/// Define `scale-{from}` … `scale-{to - 1}` on `uri`, domain type `kind`.
+pub(crate) async fn define_range(uri: &str, kind: &str, from: usize, to: usize) -> Res<()> {
+    on_all(uri, (from..to).collect(), |c, i| {
+        let (c, x) = (c.clone(), xml(kind, &name(i)));
+        async move {
+            c.define_domain_xml(&x)
+                .await
+                .map(drop)
+                .map_err(|e| format!("defining {}: {e}", name(i)))
+        }
+    })
+    .await
+}
+
 /// Undefine every domain of `uri`.
 pub(crate) async fn undefine_all(uri: &str) -> Res<()> {
-    let cs = conns(uri).await?;
-    let doms = cs[0]
-        .list_all_domains(Default::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let results: Vec<Res<()>> = futures::stream::iter(doms.into_iter().enumerate())
-        .map(|(i, d)| {
-            let d = cs[i % CONNS].bind(d.wire().clone());
-            async move {
-                d.undefine()
-                    .await
-                    .map_err(|e| format!("undefining {}: {e}", d.name()))
-            }
-        })
-        .buffer_unordered(CONNS * IN_FLIGHT)
-        .collect()
-        .await;
-    for c in &cs {
+    let doms = {
+        let c = Connect::open(uri).await.map_err(|e| e.to_string())?;
+        let d = c.list_all_domains(Default::default()).await;
         c.close();
-    }
-    results.into_iter().collect()
+        d.map_err(|e| e.to_string())?
+    };
+    on_all(uri, doms, |c, d| {
+        let d = c.bind(d.wire().clone());
+        async move {
+            d.undefine()
+                .await
+                .map_err(|e| format!("undefining {}: {e}", d.name()))
+        }
+    })
+    .await
 }

@@ -52,7 +52,7 @@ use clap::Parser;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::ServerCert;
 
-use crate::compare::measure::{cmd_line, cpu_model, loadavg, utc_now};
+use crate::compare::measure::{cmd_line, cpu_model, loadavg, tree, utc_now};
 
 type Res<T> = Result<T, String>;
 
@@ -322,16 +322,7 @@ fn real_main(o: Opts) -> Res<()> {
         let _ = writeln!(s.report, "\nPlot: `{}`.", s.o.plot.display());
     }
     let load_end = loadavg();
-    let tree = cmd_line(
-        "git",
-        &[
-            "-C",
-            env!("CARGO_MANIFEST_DIR"),
-            "describe",
-            "--always",
-            "--dirty",
-        ],
-    );
+    let tree = tree();
     print!(
         "## scale — {date}\n\n* host: {} × {}; load average at start {load_start}, at end \
          {load_end}\n* tree {tree}; lv `{}`; virsh {}; the C library through python3-libvirt\n\

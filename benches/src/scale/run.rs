@@ -153,6 +153,15 @@ pub(crate) fn ratio(a: &[f64], b: &[f64]) -> (f64, String) {
     (m, format!("{m:.2}× ({lo:.2}–{hi:.2})"))
 }
 
+/// `RATIO: A vs B ms`, the medians of two clients' wall times, for a target's line.
+pub(crate) fn vs_ms(ratio: &str, a: &[Run], b: &[Run]) -> String {
+    format!(
+        "{ratio}: {} vs {} ms",
+        ms(median(&walls(a))),
+        ms(median(&walls(b)))
+    )
+}
+
 /// Milliseconds with one decimal.
 pub(crate) fn ms(x: f64) -> String {
     format!("{:.1}", x * 1e3)

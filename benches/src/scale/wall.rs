@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use testbed::libvirtd::Libvirtd;
 
 use super::growth::{pair, same_output};
-use super::run::{Cmd, Run, ms, ratio, rounds, row, spread, walls};
+use super::run::{Cmd, Run, ms, ratio, rounds, row, spread, vs_ms, walls};
 use super::{Res, Scale};
 use crate::compare::measure::cmd_line;
 use crate::compare::stats::median;
@@ -73,15 +73,7 @@ pub(crate) fn headline(s: &mut Scale, d: &Libvirtd) -> Res<()> {
             "\nlv ÷ virsh wall time: **{rs}**; the outputs ({bytes} bytes) were identical in \
              every round{masked}.\n"
         );
-        s.target(
-            target,
-            format!(
-                "{rs}: {} vs {} ms",
-                ms(median(&walls(&a))),
-                ms(median(&walls(&b)))
-            ),
-            Some(r <= limit),
-        );
+        s.target(target, vs_ms(&rs, &a, &b), Some(r <= limit));
         json.insert(
             section.into(),
             serde_json::json!({
