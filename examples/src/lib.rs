@@ -44,9 +44,9 @@ pub const EXIT_TIMEOUT: u8 = 124;
 ///
 /// `work` runs on the calling thread; spawned tasks (the connection's driver, `lv
 /// bench-calls`' callers) on `workers` runtime threads (`None`: tokio's default, one per CPU
-/// the process may run on). `LV_WORKER_THREADS` in the environment overrides it; `0` there
-/// runs everything on a current-thread runtime (a measurement knob: docs/benchmarks.md, "A
-/// current-thread runtime").
+/// the process may run on; `Some(0)`: none, everything on a current-thread runtime, what a
+/// command of a few calls starts fastest on). `LV_WORKER_THREADS` in the environment
+/// overrides it (a measurement knob: docs/benchmarks.md, "A current-thread runtime").
 pub fn run_bounded<F>(
     timeout: Option<Duration>,
     slot: &Slot,

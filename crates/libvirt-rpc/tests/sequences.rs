@@ -170,6 +170,61 @@ fn handshake_sends_virsh_bytes() {
     assert_eq!(o.auth_types, vec![0]);
 }
 
+/// `next_calls`: the keepalive probe and `CONNECT_OPEN` go out together, before either
+/// reply (the bytes of virsh's capture, one round trip fewer); the replies, fed in order,
+/// finish the handshake as one at a time would.
+#[test]
+fn handshake_sends_the_keepalive_probe_and_open_together() {
+    let mut p = Pair::no_keepalive();
+    let mut hs = Handshake::new(HandshakeOptions {
+        name: Some("qemu:///system".into()),
+        keepalive: true,
+        ..HandshakeOptions::default()
+    });
+    let server = [
+        "000000242000808600000001000000420000000100000000000000000000000100000000",
+        "0000002020008086000000010000003c00000001000000010000000000000001",
+        "0000001c200080860000000100000001000000010000000200000000",
+    ];
+    let mut batches = Vec::new();
+    let mut i = 0;
+    loop {
+        let calls = hs.next_calls();
+        if calls.is_empty() {
+            break;
+        }
+        batches.push(calls.iter().map(|c| c.procedure).collect::<Vec<_>>());
+        let serials: Vec<u32> = calls
+            .iter()
+            .map(|c| {
+                p.conn
+                    .call_raw(
+                        libvirt_rpc::proto::REMOTE_PROGRAM,
+                        c.procedure,
+                        &Raw(c.args.clone()),
+                        None,
+                    )
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(p.flush().len(), calls.len(), "all written before any reply");
+        for serial in serials {
+            p.deliver(&hex(server[i])).unwrap();
+            i += 1;
+            let Some(Output::CallDone { serial: s, result }) = p.outputs().pop() else {
+                panic!()
+            };
+            assert_eq!(s, serial);
+            hs.handle_reply(result).unwrap();
+        }
+    }
+    assert_eq!(batches, vec![vec![66], vec![60, 1]]);
+    assert!(hs.outcome().keepalive);
+    // Without keepalive there is nothing to pair: one call at a time.
+    let hs = Handshake::new(HandshakeOptions::default());
+    assert_eq!(hs.next_calls().len(), 1);
+}
+
 // ---- §3.2 upload ----------------------------------------------------------------------
 
 #[test]

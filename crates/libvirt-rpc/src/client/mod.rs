@@ -409,13 +409,23 @@ impl Client {
     ) -> Result<Self, ConnectError> {
         let client = Self::start_with(io, &opts, access);
         let mut hs = Handshake::new(opts.handshake.clone());
-        while let Some(call) = hs.next_call() {
-            let r = client
-                .call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args)
-                .await;
-            if let Err(e) = hs.handle_reply(r) {
-                client.close();
-                return Err(e.into());
+        loop {
+            // Calls the step machine allows together go out together (written in order).
+            let calls = hs.next_calls();
+            if calls.is_empty() {
+                break;
+            }
+            let replies = futures::future::join_all(
+                calls
+                    .iter()
+                    .map(|c| client.call_raw(proto::REMOTE_PROGRAM, c.procedure, &c.args)),
+            )
+            .await;
+            for r in replies {
+                if let Err(e) = hs.handle_reply(r) {
+                    client.close();
+                    return Err(e.into());
+                }
             }
         }
         Ok(Self {
