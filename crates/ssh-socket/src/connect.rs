@@ -894,9 +894,9 @@ async fn kbd_auth(
                     let prompt = Prompt::KeyboardInteractive {
                         user: cfg.user.clone(),
                         host: cfg.addr(),
-                        name: name.clone(),
-                        instruction: instructions.clone(),
-                        prompt: p.prompt,
+                        name: printable(&name, false),
+                        instruction: printable(&instructions, true),
+                        prompt: printable(&p.prompt, false),
                         echo: p.echo,
                     };
                     let Some(answer) = ask(credentials, prompt).await else {
@@ -918,6 +918,23 @@ async fn kbd_auth(
         "keyboard-interactive (gave up after {KBD_ROUNDS} rounds)"
     ));
     Ok(false)
+}
+
+/// A server's text for a keyboard-interactive question without control characters: no
+/// terminal escape sequence, carriage return or bidirectional override reaches a callback that
+/// prints it (OpenSSH sanitises these strings too). Newlines are kept in instructions only.
+fn printable(text: &str, keep_newlines: bool) -> String {
+    text.chars()
+        .filter(|&c| (keep_newlines && c == '\n') || !(c.is_control() || is_bidi_control(c)))
+        .collect()
+}
+
+/// The Unicode formatting characters that reorder text (Trojan Source).
+fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
 }
 
 async fn rsa_hash(
