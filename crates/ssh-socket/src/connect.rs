@@ -194,7 +194,7 @@ async fn login(
 ) -> Result<Handle<ClientHandler>, SshError> {
     let known_hosts = match hop.known_hosts_verify {
         KnownHostsVerify::Ignore => None,
-        _ => Some(known_hosts_path(hop)?),
+        _ => Some(hop.known_hosts_files()?),
     };
     let config = russh_config(hop, session, known_hosts.as_deref())?;
     let handler = ClientHandler {
@@ -451,24 +451,11 @@ fn describe_open_failure(f: &ChannelOpenFailure, setting: &str) -> String {
     }
 }
 
-fn known_hosts_path(cfg: &SshConfig) -> Result<PathBuf, SshError> {
-    if let Some(p) = &cfg.known_hosts {
-        return Ok(p.clone());
-    }
-    match std::env::var_os("HOME") {
-        Some(home) => Ok(PathBuf::from(home).join(".ssh").join("known_hosts")),
-        None => Err(SshError::KnownHosts {
-            path: PathBuf::from("~/.ssh/known_hosts"),
-            reason: "HOME is not set; give known_hosts explicitly".into(),
-        }),
-    }
-}
-
 /// russh's settings for one hop: the hop's host key order, the session's timeouts.
 fn russh_config(
     hop: &SshConfig,
     session: &SshConfig,
-    known_hosts: Option<&Path>,
+    known_hosts: Option<&[PathBuf]>,
 ) -> Result<Arc<client::Config>, SshError> {
     let mut ciphers = Vec::with_capacity(session.ciphers.len());
     for name in &session.ciphers {
@@ -481,8 +468,8 @@ fn russh_config(
         cipher: Cow::Owned(ciphers),
         ..Preferred::default()
     };
-    if let Some(path) = known_hosts {
-        preferred.key = Cow::Owned(host_key_order(path, hop)?);
+    if let Some(files) = known_hosts {
+        preferred.key = Cow::Owned(host_key_order(files, hop)?);
     }
     Ok(Arc::new(client::Config {
         keepalive_interval: session.keepalive_interval,
@@ -496,10 +483,10 @@ fn russh_config(
 
 /// Host key algorithms with those `known_hosts` records for this host first, as OpenSSH does,
 /// so a host known by its RSA key is not reported unknown because it also has an ed25519 key.
-fn host_key_order(path: &Path, cfg: &SshConfig) -> Result<Vec<Algorithm>, SshError> {
-    let known: Vec<Algorithm> = known_hosts::entries_for(path, &cfg.host, cfg.port)?
+fn host_key_order(files: &[PathBuf], cfg: &SshConfig) -> Result<Vec<Algorithm>, SshError> {
+    let known: Vec<Algorithm> = known_hosts::entries_for(files, &cfg.host, cfg.port)?
         .into_iter()
-        .filter(|e| !e.revoked)
+        .filter(|e| e.marker == known_hosts::Marker::Key)
         .map(|e| e.key.algorithm())
         .collect();
     let mut order: Vec<Algorithm> = Preferred::default().key.into_owned();
@@ -527,8 +514,9 @@ impl From<russh::Error> for HandlerError {
 struct ClientHandler {
     host: String,
     port: u16,
-    /// `None` when verification is off.
-    known_hosts: Option<PathBuf>,
+    /// The files to read, the user's first (new keys go to the first); `None` when
+    /// verification is off.
+    known_hosts: Option<Vec<PathBuf>>,
     verify: KnownHostsVerify,
     credentials: Option<Arc<dyn Credentials>>,
     shared: Arc<Shared>,
@@ -544,24 +532,36 @@ async fn ask(credentials: &Arc<dyn Credentials>, prompt: Prompt) -> Option<Strin
 }
 
 impl ClientHandler {
-    /// An unknown host under `Normal` or `Auto`: learn it (asking first under `Normal`).
+    /// A host whose key is not recorded (`HostKeyUnknown`, or known only by other key types:
+    /// `HostKeyOtherType`), under `Normal` or `Auto`: learn it into `path` when `Auto` allows
+    /// it (an unknown host only) or a person answers yes under `Normal` (the question names
+    /// the types already known).
     async fn unknown_host(&self, path: &Path, key: &PublicKey, err: &SshError) -> bool {
+        let (host, key_type, fingerprint, known_types) = match err {
+            SshError::HostKeyUnknown {
+                host,
+                key_type,
+                fingerprint,
+                ..
+            } => (host, key_type, fingerprint, Vec::new()),
+            SshError::HostKeyOtherType {
+                host,
+                key_type,
+                fingerprint,
+                known_types,
+                ..
+            } => (host, key_type, fingerprint, known_types.to_vec()),
+            _ => return false,
+        };
         let accept = match (self.verify, &self.credentials) {
-            (KnownHostsVerify::Auto, _) => true,
+            // `accept-new` adds hosts it has never seen, never a second key for a known one.
+            (KnownHostsVerify::Auto, _) => known_types.is_empty(),
             (KnownHostsVerify::Normal, Some(c)) => {
-                let SshError::HostKeyUnknown {
-                    host,
-                    key_type,
-                    fingerprint,
-                    ..
-                } = err
-                else {
-                    return false;
-                };
                 let prompt = Prompt::AcceptHostKey {
                     host: host.clone(),
                     key_type: key_type.clone(),
                     fingerprint: fingerprint.clone(),
+                    known_types,
                 };
                 ask(c, prompt)
                     .await
@@ -574,7 +574,7 @@ impl ClientHandler {
         }
         match known_hosts::learn(path, &self.host, self.port, key) {
             Ok(()) => {
-                tracing::info!(
+                tracing::warn!(
                     host = %self.host,
                     port = self.port,
                     key_type = key.algorithm().as_str(),
@@ -600,7 +600,7 @@ impl client::Handler for ClientHandler {
         server_public_key: &russh::keys::PublicKeyOrCertificate,
     ) -> Result<bool, Self::Error> {
         let key = server_public_key.public_key();
-        let Some(path) = &self.known_hosts else {
+        let Some(files) = &self.known_hosts else {
             tracing::warn!(
                 host = %self.host,
                 key_type = key.algorithm().as_str(),
@@ -609,10 +609,10 @@ impl client::Handler for ClientHandler {
             );
             return Ok(true);
         };
-        match known_hosts::verify(path, &self.host, self.port, &key) {
+        match known_hosts::verify(files, &self.host, self.port, &key) {
             Ok(()) => Ok(true),
-            Err(e @ SshError::HostKeyUnknown { .. }) => {
-                if self.unknown_host(path, &key, &e).await {
+            Err(e @ (SshError::HostKeyUnknown { .. } | SshError::HostKeyOtherType { .. })) => {
+                if self.unknown_host(&files[0], &key, &e).await {
                     return Ok(true);
                 }
                 tracing::warn!(error = %e, "host key rejected");
@@ -776,8 +776,16 @@ async fn key_file_auth(
         let key = match load_key(path, cfg.passphrase.as_deref()) {
             Ok(k) => k,
             Err(e) if configured => return Err(e),
-            // A default key we cannot use (encrypted, odd format) is skipped, as ssh does.
+            // A default key we cannot use (encrypted, odd format, too open) is skipped, as
+            // ssh does.
             Err(e) => {
+                if let SshError::KeyFile {
+                    reason: reason @ KeyFileError::TooOpen { .. },
+                    ..
+                } = &e
+                {
+                    tracing::warn!(key = %path.display(), "{reason}");
+                }
                 a.tried.push(format!("{} (skipped: {e})", path.display()));
                 continue;
             }
@@ -961,8 +969,7 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
         path: path.to_owned(),
         reason,
     };
-    let text =
-        std::fs::read_to_string(path).map_err(|e| err(KeyFileError::Unreadable(e.to_string())))?;
+    let text = read_private_key(path).map_err(err)?;
     match russh::keys::decode_secret_key(&text, passphrase) {
         Ok(k) => Ok(k),
         Err(russh::keys::Error::KeyIsEncrypted) => Err(err(KeyFileError::EncryptedKeyNoPassphrase)),
@@ -971,6 +978,25 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
         }
         Err(e) => Err(err(KeyFileError::Invalid(e.to_string()))),
     }
+}
+
+/// The text of a private key file, refused as OpenSSH refuses it ("UNPROTECTED PRIVATE KEY
+/// FILE", `sshkey_perm_ok`) when it is ours and group or others may access it. A key owned by
+/// another user is not judged by its mode, as in OpenSSH.
+fn read_private_key(path: &Path) -> Result<String, KeyFileError> {
+    use std::io::Read as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let unreadable = |e: std::io::Error| KeyFileError::Unreadable(e.to_string());
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if meta.uid() == nix::unistd::getuid().as_raw() && meta.mode() & 0o077 != 0 {
+        return Err(KeyFileError::TooOpen {
+            mode: meta.mode() & 0o777,
+        });
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).map_err(unreadable)?;
+    Ok(text)
 }
 
 /// Whether an OpenSSH or PEM private key file is encrypted, without decrypting it.

@@ -65,8 +65,9 @@ mod ssh_config;
 mod stream;
 
 pub use config::{
-    AuthMethod, Credentials, DEFAULT_AUTH_METHODS, DEFAULT_KEY_FILES, KnownHostsVerify, Prompt,
-    RemoteChannel, STDERR_LIMIT, SYSTEM_SOCKET, SshConfig, local_user,
+    AuthMethod, Credentials, DEFAULT_AUTH_METHODS, DEFAULT_KEY_FILES, DEFAULT_KNOWN_HOSTS,
+    GLOBAL_KNOWN_HOSTS, KnownHostsVerify, Prompt, RemoteChannel, STDERR_LIMIT, SYSTEM_SOCKET,
+    SshConfig, local_user,
 };
 pub use connect::{connect, connect_socket};
 pub use error::{CloseReason, KeyFileError, SshError};

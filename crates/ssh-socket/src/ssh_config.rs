@@ -247,12 +247,24 @@ fn resolve(
     if let Some(v) = unsupported("IdentitiesOnly") {
         cfg.use_agent = !yes_no(&v).ok_or_else(|| bad("IdentitiesOnly", &v))?;
     }
-    if let Some(v) = unsupported("UserKnownHostsFile") {
-        cfg.known_hosts = Some(if v.eq_ignore_ascii_case("none") {
-            PathBuf::from("/dev/null")
-        } else {
-            PathBuf::from(expand(&tilde(&v), &tokens))
-        });
+    // Every file listed is read, as ssh does; `none` reads and writes nothing.
+    let files = |values: &Vec<String>| -> Vec<PathBuf> {
+        values
+            .iter()
+            .map(|v| {
+                if v.eq_ignore_ascii_case("none") {
+                    PathBuf::from("/dev/null")
+                } else {
+                    PathBuf::from(expand(&tilde(v), &tokens))
+                }
+            })
+            .collect()
+    };
+    if let Some(v) = all_values("UserKnownHostsFile") {
+        cfg.known_hosts = files(v);
+    }
+    if let Some(v) = all_values("GlobalKnownHostsFile") {
+        cfg.global_known_hosts = files(v);
     }
     if let Some(v) = unsupported("StrictHostKeyChecking") {
         cfg.known_hosts_verify = match v.to_ascii_lowercase().as_str() {
@@ -449,7 +461,7 @@ mod tests {
             (j.user.as_str(), j.host.as_str(), j.port),
             ("jump", "127.0.0.1", 2200)
         );
-        assert_eq!(j.known_hosts, Some(PathBuf::from("/kh/bastion")));
+        assert_eq!(j.known_hosts, vec![PathBuf::from("/kh/bastion")]);
         assert_eq!(j.key_files, vec![PathBuf::from("/k/bastion")]);
         assert_eq!(
             (c.proxy_jump[1].host.as_str(), c.proxy_jump[1].port),

@@ -6,7 +6,8 @@ mod common;
 use std::time::Duration;
 
 use common::{
-    config, fill, listen, spawn_checking_sink, spawn_echo, spawn_source, ssh_error, sshd,
+    config, fill, listen, spawn_checking_sink, spawn_echo, spawn_source, ssh_config_file,
+    ssh_error, sshd, stranger_public_key,
 };
 use ssh_socket::{CloseReason, KeyFileError, SshError};
 use testbed::sshd::{KeyType, SshdOptions};
@@ -103,7 +104,7 @@ async fn changed_host_key_is_refused_before_authentication() {
     )
     .unwrap();
     let mut cfg = config(&sshd, &path);
-    cfg.known_hosts = Some(other.clone());
+    cfg.known_hosts = vec![other.clone()];
     let err = ssh_socket::connect(&cfg)
         .await
         .expect_err("must refuse a changed key");
@@ -141,7 +142,7 @@ async fn unknown_host_is_refused_and_named() {
         let Some(sshd) = sshd(&opts) else { return };
         let (_l, path) = listen(&sshd, "x.sock");
         let mut cfg = config(&sshd, &path);
-        cfg.known_hosts = Some(sshd.dir().join("missing_known_hosts"));
+        cfg.known_hosts = vec![sshd.dir().join("missing_known_hosts")];
         let err = ssh_socket::connect(&cfg)
             .await
             .expect_err("must refuse an unknown host");
@@ -181,7 +182,7 @@ async fn no_verify_accepts_an_unknown_host() {
     let (l, path) = listen(&sshd, "echo.sock");
     spawn_echo(l);
     let mut cfg = config(&sshd, &path);
-    cfg.known_hosts = Some(sshd.dir().join("missing_known_hosts"));
+    cfg.known_hosts = vec![sshd.dir().join("missing_known_hosts")];
     cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Ignore;
     let (mut s, _c) = ssh_socket::connect(&cfg).await.expect("no_verify connects");
     s.write_all(b"hi").await.unwrap();
@@ -441,4 +442,207 @@ async fn authenticates_with_the_ssh_agent() {
         }
         e => panic!("expected Agent, got {e:?}"),
     }
+}
+
+/// A host `known_hosts` records by an RSA key presents its ed25519 key: under
+/// `known_hosts_verify=auto` (OpenSSH's `accept-new`) that is refused like a changed key, as
+/// libvirt's libssh transport does (`SSH_SERVER_FOUND_OTHER`), and the file is left as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_pinned_by_another_key_type_is_refused_under_auto_and_not_appended() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (_l, path) = listen(&sshd, "x.sock");
+    let kh = sshd.dir().join("rsa_known_hosts");
+    let rsa = stranger_public_key(sshd.dir(), KeyType::Rsa);
+    let text = format!("[127.0.0.1]:{} {rsa}\n", sshd.port());
+    std::fs::write(&kh, &text).unwrap();
+    let mut cfg = config(&sshd, &path);
+    cfg.known_hosts = vec![kh.clone()];
+    cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Auto;
+    let Err(err) = ssh_socket::connect(&cfg).await else {
+        panic!(
+            "a host pinned by its ssh-rsa key was accepted with an ssh-ed25519 key; \
+             known_hosts now:\n{}",
+            std::fs::read_to_string(&kh).unwrap()
+        )
+    };
+    assert!(err.is_host_key(), "{err}");
+    assert!(err.to_string().contains("ssh-rsa"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&kh).unwrap(),
+        text,
+        "known_hosts changed"
+    );
+    assert!(!sshd.log().contains("userauth-request"));
+}
+
+/// Under `normal` the question says which key types are already known for the host; a
+/// declined answer refuses the host and leaves the file alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_key_question_names_the_types_already_known() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (_l, path) = listen(&sshd, "x.sock");
+    let kh = sshd.dir().join("rsa_known_hosts");
+    let rsa = stranger_public_key(sshd.dir(), KeyType::Rsa);
+    let text = format!("[127.0.0.1]:{} {rsa}\n", sshd.port());
+    std::fs::write(&kh, &text).unwrap();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&asked);
+    let mut cfg = config(&sshd, &path);
+    cfg.known_hosts = vec![kh.clone()];
+    cfg.credentials = Some(std::sync::Arc::new(move |p: &ssh_socket::Prompt| {
+        log.lock().unwrap().push(format!("{p:?}"));
+        Some("no".to_owned())
+    }));
+    let err = ssh_socket::connect(&cfg).await.expect_err("declined");
+    assert!(err.is_host_key(), "{err}");
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].contains("AcceptHostKey") && asked[0].contains("ssh-rsa"),
+        "the question does not say an ssh-rsa key is known: {asked:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&kh).unwrap(), text);
+}
+
+/// OpenSSH reads every `UserKnownHostsFile` listed: a host recorded in the second is known.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_user_known_hosts_file_is_read() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (l, path) = listen(&sshd, "echo.sock");
+    spawn_echo(l);
+    let empty = sshd.dir().join("first_known_hosts");
+    std::fs::write(&empty, "# nothing here\n").unwrap();
+    let file = ssh_config_file(
+        &sshd,
+        "kvm",
+        &[
+            format!(
+                "UserKnownHostsFile {} {}",
+                empty.display(),
+                sshd.known_hosts().display()
+            ),
+            "StrictHostKeyChecking yes".into(),
+        ],
+    );
+    let mut cfg = ssh_socket::SshConfig::from_ssh_config("kvm", None, &file).unwrap();
+    cfg.channel = ssh_socket::RemoteChannel::forward(path.to_string_lossy());
+    let (mut s, _c) = ssh_socket::connect(&cfg)
+        .await
+        .expect("the host is in the second UserKnownHostsFile");
+    s.write_all(b"ok").await.unwrap();
+    let mut b = [0u8; 2];
+    s.read_exact(&mut b).await.unwrap();
+}
+
+/// The system-wide file (`GlobalKnownHostsFile`, default `/etc/ssh/ssh_known_hosts`): a host
+/// recorded only there is known; another key there is a changed key, refused under
+/// `accept-new` without touching the user's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_global_known_hosts_file_is_read() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (l, path) = listen(&sshd, "echo.sock");
+    spawn_echo(l);
+    let user_file = sshd.dir().join("user_known_hosts");
+    let file = ssh_config_file(
+        &sshd,
+        "kvm",
+        &[
+            format!("UserKnownHostsFile {}", user_file.display()),
+            format!("GlobalKnownHostsFile {}", sshd.known_hosts().display()),
+            "StrictHostKeyChecking yes".into(),
+        ],
+    );
+    let mut cfg = ssh_socket::SshConfig::from_ssh_config("kvm", None, &file).unwrap();
+    cfg.channel = ssh_socket::RemoteChannel::forward(path.to_string_lossy());
+    let (mut s, _c) = ssh_socket::connect(&cfg)
+        .await
+        .expect("the host is in the global known_hosts");
+    s.write_all(b"ok").await.unwrap();
+    let mut b = [0u8; 2];
+    s.read_exact(&mut b).await.unwrap();
+
+    let global = sshd.dir().join("global_known_hosts");
+    let other = stranger_public_key(sshd.dir(), KeyType::Ed25519);
+    std::fs::write(&global, format!("[127.0.0.1]:{} {other}\n", sshd.port())).unwrap();
+    let file = ssh_config_file(
+        &sshd,
+        "kvm2",
+        &[
+            format!("UserKnownHostsFile {}", user_file.display()),
+            format!("GlobalKnownHostsFile {}", global.display()),
+            "StrictHostKeyChecking accept-new".into(),
+        ],
+    );
+    let mut cfg = ssh_socket::SshConfig::from_ssh_config("kvm2", None, &file).unwrap();
+    cfg.channel = ssh_socket::RemoteChannel::forward(path.to_string_lossy());
+    match ssh_socket::connect(&cfg).await {
+        Ok(_) => panic!(
+            "a key other than the global file's was accepted; user known_hosts: {:?}",
+            std::fs::read_to_string(&user_file)
+        ),
+        Err(SshError::HostKeyChanged { known_hosts, .. }) => assert_eq!(known_hosts, global),
+        Err(e) => panic!("expected HostKeyChanged, got {e}"),
+    }
+    assert!(!user_file.exists(), "the user's known_hosts was written");
+}
+
+/// A host vouched for by a `@cert-authority` line is known: a plain key it presents is
+/// refused (host certificates are not accepted), never learned as a new host's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_under_a_cert_authority_is_not_unknown() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (_l, path) = listen(&sshd, "x.sock");
+    let kh = sshd.dir().join("ca_known_hosts");
+    let ca = stranger_public_key(sshd.dir(), KeyType::Ed25519);
+    let text = format!("@cert-authority [127.0.0.1]:* {ca}\n");
+    std::fs::write(&kh, &text).unwrap();
+    let mut cfg = config(&sshd, &path);
+    cfg.known_hosts = vec![kh.clone()];
+    cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Auto;
+    let Err(err) = ssh_socket::connect(&cfg).await else {
+        panic!(
+            "a host under a @cert-authority line was learned as unknown; known_hosts now:\n{}",
+            std::fs::read_to_string(&kh).unwrap()
+        )
+    };
+    assert!(err.is_host_key(), "{err}");
+    assert!(err.to_string().contains("cert-authority"), "{err}");
+    assert_eq!(std::fs::read_to_string(&kh).unwrap(), text);
+}
+
+/// OpenSSH ignores a private key file of ours that group or others may read ("UNPROTECTED
+/// PRIVATE KEY FILE"); a configured one is an error naming the mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_key_others_can_read_is_refused() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (l, path) = listen(&sshd, "echo.sock");
+    spawn_echo(l);
+    let loose = sshd.dir().join("loose_key");
+    std::fs::copy(sshd.client_key(), &loose).unwrap();
+    std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let mut cfg = config(&sshd, &path);
+    cfg.key_files = vec![loose.clone()];
+    match ssh_socket::connect(&cfg).await {
+        Ok(_) => panic!("a 0640 private key was used"),
+        Err(SshError::KeyFile { path, reason }) => {
+            assert_eq!(path, loose);
+            assert!(reason.to_string().contains("0640"), "{reason}");
+        }
+        Err(e) => panic!("expected KeyFile, got {e}"),
+    }
+    std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o600)).unwrap();
+    ssh_socket::connect(&cfg).await.expect("0600 is fine");
 }
