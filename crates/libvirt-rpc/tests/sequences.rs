@@ -894,6 +894,30 @@ fn daemon_ping_is_answered_even_with_keepalive_off() {
     assert_eq!(f[0].header.kind, MessageType::Message);
 }
 
+/// A daemon that pings faster than we write (a stalled socket, a flood) queues one PONG, not
+/// one per PING: an unsent PONG already answers every PING since it was queued. Once it has
+/// gone out, the next PING gets its own.
+#[test]
+fn at_most_one_pong_waits_to_be_sent() {
+    let mut p = Pair::no_keepalive();
+    let mut flood = Vec::new();
+    for _ in 0..10_000 {
+        flood.extend_from_slice(&peer::ping());
+    }
+    p.deliver(&flood).unwrap();
+    let queued = p.conn.transmit_queued();
+    let f = p.flush();
+    let pongs = f.iter().filter(|f| f.header.procedure == 2).count();
+    assert_eq!(
+        pongs, 1,
+        "10,000 PINGs queued {pongs} PONGs ({queued} bytes) before one was written"
+    );
+    assert_eq!(p.conn.stats().pings_answered, 10_000);
+    p.deliver(&peer::ping()).unwrap();
+    p.deliver(&peer::ping()).unwrap();
+    assert_eq!(p.flush().len(), 1);
+}
+
 #[test]
 fn keepalive_pings_then_declares_dead() {
     let mut p = Pair::new(Config {
