@@ -165,6 +165,59 @@ async fn refused(uri: &str, opts: ConnectOptions) -> ConnectError {
     e
 }
 
+/// libvirt's client reads `cacrl.pem` beside the CA (`virNetTLSContextLocateCredentials`):
+/// a daemon whose certificate the CA revoked is refused, with its own typed error, quickly;
+/// a revocation list that does not name it changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_server_certificate_is_refused() {
+    let Some(d) = tls_daemon() else { return };
+    let pki = d.pki().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = pki
+        .client_dir(&tmp.path().join("revoked"), ClientPki::Good)
+        .unwrap();
+    pki.write_crl(&dir, true).unwrap();
+    let uri = d.tls_uri_with("qemu", "session", &dir);
+    let Ok(r) = tokio::time::timeout(
+        ERROR_BOUND * 5,
+        Client::connect(&uri, ConnectOptions::default()),
+    )
+    .await
+    else {
+        panic!("no answer within {:?}", ERROR_BOUND * 5)
+    };
+    let e = match r {
+        Ok(c) => {
+            c.close();
+            panic!("connected to a daemon whose certificate is on the CA's revocation list")
+        }
+        Err(e) => e,
+    };
+    assert!(
+        matches!(&e, ConnectError::Tls(TlsError::Revoked { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("revoked"), "{e}");
+
+    let clean = pki
+        .client_dir(&tmp.path().join("clean"), ClientPki::Good)
+        .unwrap();
+    pki.write_crl(&clean, false).unwrap();
+    let c = Client::connect(
+        &d.tls_uri_with("qemu", "session", &clean),
+        ConnectOptions::default(),
+    )
+    .await
+    .expect("a revocation list without the server's certificate");
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+    c.close();
+
+    // A revocation list that does not parse is an error naming it, not ignored.
+    std::fs::write(dir.join("cacrl.pem"), "not a CRL").unwrap();
+    let e = refused(&uri, ConnectOptions::default()).await;
+    assert!(e.to_string().contains("cacrl.pem"), "{e}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tls_refusal_is_typed_and_quick() {
     let Some(d) = tls_daemon() else { return };

@@ -6,11 +6,15 @@
 //!   ─▶ read 1 byte (0x01 = accepted; see conn::handshake::tls_accept_status) ─▶ RPC
 //! ```
 //!
-//! PKI files, as libvirt's client looks for them: with `?pkipath=DIR`, `DIR/cacert.pem`
-//! (required), `DIR/clientcert.pem` and `DIR/clientkey.pem` (both or neither). Without it, a
+//! PKI files, as libvirt's client looks for them (`virNetTLSContextLocateCredentials`): with
+//! `?pkipath=DIR`, `DIR/cacert.pem` (required), `DIR/cacrl.pem` (the CA's revocation list,
+//! if there), `DIR/clientcert.pem` and `DIR/clientkey.pem` (both or neither). Without it, a
 //! non-root user takes each file from `$HOME/.pki/libvirt/` if it is there, else from the
-//! system locations root uses: `/etc/pki/CA/cacert.pem`, `/etc/pki/libvirt/clientcert.pem`,
-//! `/etc/pki/libvirt/private/clientkey.pem`.
+//! system locations root uses: `/etc/pki/CA/cacert.pem`, `/etc/pki/CA/cacrl.pem`,
+//! `/etc/pki/libvirt/clientcert.pem`, `/etc/pki/libvirt/private/clientkey.pem`. A server
+//! certificate on the revocation list is refused ([`TlsError::Revoked`]); a list that names
+//! another CA's certificates only is no reason to refuse (`GnuTLS`, under libvirt, reads it the
+//! same way).
 //!
 //! Teardown (H1): the [`KillFn`] shuts down a duplicate of the TCP socket's
 //! descriptor, so a write stalled under the TLS session fails at once.
@@ -34,9 +38,13 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::{
     self, ClientConfig, RootCertStore,
+    client::WebPkiServerVerifier,
     client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier},
     crypto::CryptoProvider,
-    pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime, pem::PemObject},
+    pki_types::{
+        CertificateDer, CertificateRevocationListDer, PrivateKeyDer, ServerName, UnixTime,
+        pem::PemObject,
+    },
 };
 
 use super::spin::SpinGate;
@@ -74,6 +82,14 @@ pub enum TlsError {
         /// rustls's words.
         reason: String,
     },
+    /// The server certificate is on the CA's revocation list (`cacrl.pem`).
+    #[error("the server certificate of {host} is revoked by its CA ({reason})")]
+    Revoked {
+        /// The host dialled.
+        host: String,
+        /// rustls's words.
+        reason: String,
+    },
     /// The server certificate does not name the host in the URI.
     #[error("the server certificate is not valid for {host} ({reason})")]
     NameMismatch {
@@ -105,20 +121,26 @@ impl TlsError {
     pub fn is_server_untrusted(&self) -> bool {
         matches!(
             self,
-            Self::UnknownCa { .. } | Self::NameMismatch { .. } | Self::Expired { .. }
+            Self::UnknownCa { .. }
+                | Self::Revoked { .. }
+                | Self::NameMismatch { .. }
+                | Self::Expired { .. }
         )
     }
 }
 
-/// Where the three PKI files are.
+/// Where the PKI files are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PkiPaths {
     ca: PathBuf,
+    /// The CA's revocation list, read if the file exists.
+    crl: PathBuf,
     /// Certificate and key, if we have an identity.
     identity: Option<(PathBuf, PathBuf)>,
 }
 
 const CA: &str = "CA certificate";
+const CRL: &str = "CA revocation list";
 const CERT: &str = "client certificate";
 const KEY: &str = "client key";
 
@@ -147,10 +169,12 @@ fn locate(pkipath: Option<&Path>, home: Option<&Path>, root: bool) -> Result<Pki
         }
         return Ok(PkiPaths {
             ca,
+            crl: dir.join("cacrl.pem"),
             identity: identity(dir.join("clientcert.pem"), dir.join("clientkey.pem"))?,
         });
     }
     let sys_ca = PathBuf::from("/etc/pki/CA/cacert.pem");
+    let sys_crl = PathBuf::from("/etc/pki/CA/cacrl.pem");
     let sys_cert = PathBuf::from("/etc/pki/libvirt/clientcert.pem");
     let sys_key = PathBuf::from("/etc/pki/libvirt/private/clientkey.pem");
     let user = home.filter(|_| !root).map(|h| h.join(".pki/libvirt"));
@@ -161,6 +185,11 @@ fn locate(pkipath: Option<&Path>, home: Option<&Path>, root: bool) -> Result<Pki
     if !ca.exists() {
         return Err(missing(CA, &ca));
     }
+    // Each file falls back on its own, as in libvirt.
+    let crl = match &user {
+        Some(u) if u.join("cacrl.pem").exists() => u.join("cacrl.pem"),
+        _ => sys_crl,
+    };
     let user_identity = match &user {
         Some(u) => identity(u.join("clientcert.pem"), u.join("clientkey.pem"))?,
         None => None,
@@ -169,7 +198,23 @@ fn locate(pkipath: Option<&Path>, home: Option<&Path>, root: bool) -> Result<Pki
         Some(i) => Some(i),
         None => identity(sys_cert, sys_key)?,
     };
-    Ok(PkiPaths { ca, identity })
+    Ok(PkiPaths { ca, crl, identity })
+}
+
+/// The revocation list at `path`, if the file exists (libvirt skips a missing one); one that
+/// exists but does not read or parse is an error.
+fn crls(path: &Path) -> Result<Vec<CertificateRevocationListDer<'static>>, TlsError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let pem = read_pem(CRL, path)?;
+    let crls = CertificateRevocationListDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(CRL, path, e))?;
+    if crls.is_empty() {
+        return Err(bad(CRL, path, "no PEM revocation list in it"));
+    }
+    Ok(crls)
 }
 
 fn read_pem(what: &'static str, path: &Path) -> Result<Vec<u8>, TlsError> {
@@ -301,7 +346,12 @@ fn client_config(t: &TlsTarget, paths: &PkiPaths) -> Result<ClientConfig, TlsErr
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(NoVerify(provider)))
     } else {
-        builder.with_root_certificates(roots)
+        let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .with_crls(crls(&paths.crl)?)
+            .allow_unknown_revocation_status()
+            .build()
+            .map_err(|e| bad(CRL, &paths.crl, e))?;
+        builder.with_webpki_verifier(verifier)
     };
     match &paths.identity {
         None => Ok(builder.with_no_client_auth()),
@@ -324,9 +374,10 @@ fn classify(host: &str, e: &io::Error) -> Option<ConnectError> {
     let host = host.to_string();
     Some(match inner {
         R::InvalidCertificate(c) => ConnectError::Tls(match c {
-            C::UnknownIssuer | C::BadSignature | C::InvalidPurpose | C::Revoked => {
+            C::UnknownIssuer | C::BadSignature | C::InvalidPurpose => {
                 TlsError::UnknownCa { host, reason }
             }
+            C::Revoked => TlsError::Revoked { host, reason },
             C::NotValidForName | C::NotValidForNameContext { .. } => {
                 TlsError::NameMismatch { host, reason }
             }
@@ -609,6 +660,11 @@ mod tests {
         assert!(e.to_string().contains("clientcert.pem"), "{e}");
         std::fs::write(p.join("clientcert.pem"), "x").unwrap();
         assert!(locate(Some(p), None, false).unwrap().identity.is_some());
+        // The revocation list beside the CA, whether it exists or not (read if it does).
+        assert_eq!(
+            locate(Some(p), None, false).unwrap().crl,
+            p.join("cacrl.pem")
+        );
 
         // The user dir, file by file.
         let home = tempfile::tempdir().unwrap();
@@ -620,6 +676,15 @@ mod tests {
             let got = got.unwrap();
             assert_eq!(got.ca, u.join("cacert.pem"));
             assert_eq!(got.identity, None);
+            assert_eq!(got.crl, Path::new("/etc/pki/CA/cacrl.pem"));
+            std::fs::write(u.join("cacrl.pem"), "x").unwrap();
+            let got = locate(None, Some(home.path()), false).unwrap();
+            assert_eq!(got.crl, u.join("cacrl.pem"));
+            // root never reads the user dir.
+            if Path::new("/etc/pki/CA/cacert.pem").exists() {
+                let got = locate(None, Some(home.path()), true).unwrap();
+                assert_eq!(got.crl, Path::new("/etc/pki/CA/cacrl.pem"));
+            }
         }
         if !Path::new("/etc/pki/CA/cacert.pem").exists() {
             let e = locate(None, Some(home.path()), true).unwrap_err();
