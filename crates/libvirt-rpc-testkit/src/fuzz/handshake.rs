@@ -92,7 +92,7 @@ pub enum Reply {
         extend_nonce: bool,
         /// The salt.
         salt: Vec<u8>,
-        /// Iteration count: 1 + this % 64.
+        /// Iteration count: 1 + this % 64, or 4,000,000,000 for 255.
         iterations: u16,
         /// The server says the exchange is complete.
         complete: bool,
@@ -209,11 +209,14 @@ fn payload(r: &Reply, last_start: Option<&Bytes>) -> Result<Bytes, CallError> {
             } else {
                 "someone-else".into()
             };
-            let msg = format!(
-                "r={nonce},s={},i={}",
-                b64(salt),
+            // 255: a count no client should compute (past `MAX_SCRAM_ITERATIONS`, refused
+            // before any hashing; without the cap this input would run for hours).
+            let i = if *iterations == 255 {
+                4_000_000_000
+            } else {
                 1 + u32::from(*iterations % 64)
-            );
+            };
+            let msg = format!("r={nonce},s={},i={i}", b64(salt));
             step_ret(*complete, Some(msg.into_bytes()))
         }
         Reply::ScramFinal {

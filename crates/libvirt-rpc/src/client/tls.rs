@@ -49,7 +49,7 @@ use tokio_rustls::rustls::{
 
 use super::spin::SpinGate;
 use super::uri::TlsTarget;
-use super::{ConnectError, KillFn};
+use super::{ConnectError, KillFn, Stage};
 use crate::conn::handshake::{HandshakeError, tls_accept_status};
 
 /// Why a TLS connection could not be set up (before any RPC).
@@ -569,6 +569,7 @@ impl AsyncWrite for RecordPerWrite {
 /// driver opens it).
 pub(crate) async fn dial(
     t: &TlsTarget,
+    stage: &Stage,
 ) -> Result<(RecordPerWrite, KillFn, Arc<SpinGate>), ConnectError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = rustix::process::geteuid().is_root();
@@ -590,6 +591,7 @@ pub(crate) async fn dial(
             error,
         })?;
     let _ = tcp.set_nodelay(true);
+    stage.set(Stage::TLS);
     let dup = socket2::SockRef::from(&tcp)
         .try_clone()
         .map_err(|error| ConnectError::Dial {

@@ -24,6 +24,10 @@ use crate::wire::xdr::LvString;
 /// Most START/STEP round trips before the exchange is abandoned (SCRAM needs two).
 pub const MAX_STEPS: usize = 16;
 
+/// The most PBKDF2 iterations a daemon may ask of SCRAM (`i=` in its first message): more
+/// is refused before any hashing.
+pub const MAX_SCRAM_ITERATIONS: u32 = 1_000_000;
+
 /// Mechanisms this client can run, most preferred first.
 pub const SUPPORTED_MECHANISMS: &[&str] = &["SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"];
 
@@ -293,6 +297,28 @@ mod rsasl_mech {
         }
     }
 
+    /// The server's `i=` (PBKDF2 iterations), if the message has one, within
+    /// [`MAX_SCRAM_ITERATIONS`](super::MAX_SCRAM_ITERATIONS): the daemon chooses it and
+    /// the client pays for it.
+    fn scram_iterations(msg: &[u8]) -> Result<(), String> {
+        let max = super::MAX_SCRAM_ITERATIONS;
+        for a in msg.split(|b| *b == b',') {
+            if let Some(v) = a.strip_prefix(b"i=") {
+                let n = std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .ok_or("the server's iteration count is not a number")?;
+                if n > u64::from(max) {
+                    return Err(format!(
+                        "the server asks for {n} PBKDF2 iterations, more than the {max} this \
+                         client computes"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     impl SaslMechanism for Rsasl {
         fn name(&self) -> &str {
             self.name
@@ -302,6 +328,7 @@ mod rsasl_mech {
             if self.name.starts_with("SCRAM") {
                 if let Some(msg) = input {
                     scram_shape(msg)?;
+                    scram_iterations(msg)?;
                 }
             }
             let mut out = Vec::new();
@@ -590,6 +617,34 @@ mod tests {
             Some(b"r=someone-else,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"),
         );
         assert!(matches!(x.handle(&bad), Err(SaslError::Mechanism { .. })));
+    }
+
+    /// The daemon picks SCRAM's PBKDF2 iteration count (`i=`, any u32): a hostile one would
+    /// have the client hash for hours. Past 1,000,000 the exchange fails at once, as other
+    /// SCRAM clients cap it.
+    #[cfg(feature = "sasl")]
+    #[test]
+    fn a_huge_scram_iteration_count_is_refused_at_once() {
+        let c = Credentials::new("user", "pencil");
+        let mut x = SaslExchange::start(new_mechanism("SCRAM-SHA-256", &c).unwrap()).unwrap();
+        let first = String::from_utf8(x.start_args().data.0).unwrap();
+        let nonce = first.rsplit_once("r=").unwrap().1.to_owned();
+        let server_first = format!("r={nonce}srv,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4000000000");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(x.handle(&ret(false, Some(server_first.as_bytes()))));
+        });
+        let r = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("still deriving the key 10 s after i=4000000000: the count is not capped");
+        match r {
+            Err(SaslError::Mechanism { reason, .. }) => {
+                assert!(reason.contains("1000000"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // The cap itself is still accepted (and the exchange goes on).
+        assert_eq!(MAX_SCRAM_ITERATIONS, 1_000_000);
     }
 
     #[cfg(feature = "sasl")]
