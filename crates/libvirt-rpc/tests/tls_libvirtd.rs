@@ -127,19 +127,60 @@ async fn scram_sha_256_over_tls_calls_events_and_256_mib_both_ways() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scram_sha_1_and_plain_when_that_is_all_the_daemon_offers() {
-    for (mechs, want) in [("scram-sha-1", "SCRAM-SHA-1"), ("plain", "PLAIN")] {
-        let Some(d) = sasl_daemon(mechs) else { return };
-        let tmp = tempfile::tempdir().unwrap();
-        let conf = auth_conf(tmp.path(), "alice", PASSWORD);
-        let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
-        let c = Client::connect(&uri, ConnectOptions::default())
-            .await
-            .unwrap_or_else(|e| panic!("{mechs}: {e}\n{}", d.log_tail()));
-        assert_eq!(c.handshake_outcome().sasl_mechanism.as_deref(), Some(want));
-        assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
-        c.close();
-    }
+async fn scram_sha_1_when_that_is_all_the_daemon_offers_and_plain_only_when_asked() {
+    let Some(d) = sasl_daemon("scram-sha-1") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let conf = auth_conf(tmp.path(), "alice", PASSWORD);
+    let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
+    let c = Client::connect(&uri, ConnectOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("scram-sha-1: {e}\n{}", d.log_tail()));
+    assert_eq!(
+        c.handshake_outcome().sasl_mechanism.as_deref(),
+        Some("SCRAM-SHA-1")
+    );
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+    c.close();
+
+    // PLAIN hands the daemon the password itself: only when asked for, and never to a
+    // daemon whose certificate was not verified.
+    let Some(d) = sasl_daemon("plain") else {
+        return;
+    };
+    let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
+    let e = match Client::connect(&uri, ConnectOptions::default()).await {
+        Ok(c) => {
+            let m = c.handshake_outcome().sasl_mechanism.clone();
+            c.close();
+            panic!("authenticated with {m:?} although nobody asked for PLAIN")
+        }
+        Err(e) => e,
+    };
+    assert!(
+        matches!(sasl(&e), Some(SaslError::PlainNotRequested { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("auth=sasl.plain"), "{e}");
+    let c = Client::connect(&format!("{uri}&auth=sasl.plain"), ConnectOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("plain: {e}\n{}", d.log_tail()));
+    assert_eq!(
+        c.handshake_outcome().sasl_mechanism.as_deref(),
+        Some("PLAIN")
+    );
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+    c.close();
+    let e = refused(
+        &format!("{uri}&auth=sasl.plain&no_verify=1"),
+        ConnectOptions::default(),
+    )
+    .await;
+    assert!(
+        matches!(sasl(&e), Some(SaslError::PlainUnverified)),
+        "{e:?}"
+    );
 }
 
 /// Connect, expecting failure within [`ERROR_BOUND`].

@@ -387,6 +387,11 @@ impl Client {
             sasl.credentials.take(),
         ));
         sasl.insecure_transport = matches!(parsed.transport, Transport::Tcp { .. });
+        sasl.unverified_peer = match &parsed.transport {
+            Transport::Tls(t) => t.no_verify,
+            Transport::Ssh(t) => t.no_verify || t.known_hosts_verify.as_deref() == Some("ignore"),
+            _ => false,
+        };
         match &parsed.transport {
             Transport::Unix { path } => {
                 let s = tokio::net::UnixStream::connect(path)

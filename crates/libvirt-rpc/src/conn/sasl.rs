@@ -29,7 +29,7 @@ pub const MAX_STEPS: usize = 16;
 pub const MAX_SCRAM_ITERATIONS: u32 = 1_000_000;
 
 /// Mechanisms this client can run, most preferred first.
-pub const SUPPORTED_MECHANISMS: &[&str] = &["SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"];
+pub const SUPPORTED_MECHANISMS: &[&str] = &["SCRAM-SHA-256", "SCRAM-SHA-1", PLAIN];
 
 /// A user name and password for SASL. `Debug` never shows the password.
 #[derive(Clone, PartialEq, Eq)]
@@ -108,6 +108,10 @@ pub struct SaslOptions {
     /// The byte stream is neither encrypted nor local (plain TCP): libvirtd then demands a
     /// SASL security layer, which no mechanism here provides, so SASL is refused up front.
     pub insecure_transport: bool,
+    /// The daemon's identity was not verified (TLS `no_verify=1`, SSH `no_verify=1` or
+    /// `known_hosts_verify=ignore`): PLAIN, which hands it the password, is refused
+    /// ([`SaslError::PlainUnverified`]).
+    pub unverified_peer: bool,
 }
 
 /// Why SASL authentication failed.
@@ -130,6 +134,24 @@ pub enum SaslError {
         /// What the daemon offered.
         offered: Vec<String>,
     },
+    /// Of the mechanisms implemented here the daemon offers only PLAIN, which hands it the
+    /// password itself: it is used only when asked for (`?auth=sasl.plain`).
+    #[error(
+        "the daemon offers SASL mechanisms {offered:?}: of those this client implements only \
+         PLAIN, which hands the daemon the password itself; it is used only when asked for: \
+         add ?auth=sasl.plain to the URI"
+    )]
+    PlainNotRequested {
+        /// What the daemon offered.
+        offered: Vec<String>,
+    },
+    /// PLAIN was asked for, but the daemon's identity was not verified (`no_verify`): the
+    /// password would go to whoever answers. Nothing was sent.
+    #[error(
+        "refusing SASL PLAIN: the daemon's identity is not verified (no_verify), and PLAIN \
+         would hand the password to whoever answers"
+    )]
+    PlainUnverified,
     /// The mechanism asked for (`?auth=sasl.MECH`) is not offered or not implemented.
     #[error("SASL mechanism {wanted} is not available (the daemon offers {offered:?})")]
     MechanismUnavailable {
@@ -205,7 +227,7 @@ pub fn parse_mechlist(list: &str) -> Vec<String> {
 }
 
 /// The mechanism to use: `wanted` if offered and implemented, else the most preferred one
-/// both sides have.
+/// both sides have, PLAIN excepted (it hands the daemon the password: only when `wanted`).
 pub fn choose_mechanism(
     offered: &[String],
     wanted: Option<&str>,
@@ -221,14 +243,19 @@ pub fn choose_mechanism(
                 offered: offered.to_vec(),
             });
     }
-    SUPPORTED_MECHANISMS
-        .iter()
-        .copied()
-        .find(|m| offers(m))
-        .ok_or_else(|| SaslError::NoCommonMechanism {
+    match SUPPORTED_MECHANISMS.iter().copied().find(|m| offers(m)) {
+        Some(PLAIN) => Err(SaslError::PlainNotRequested {
             offered: offered.to_vec(),
-        })
+        }),
+        Some(m) => Ok(m),
+        None => Err(SaslError::NoCommonMechanism {
+            offered: offered.to_vec(),
+        }),
+    }
 }
+
+/// The mechanism that sends the password itself.
+pub(crate) const PLAIN: &str = "PLAIN";
 
 /// A client session of `mechanism` with `credentials`.
 #[cfg(feature = "sasl")]
@@ -507,6 +534,25 @@ mod tests {
         ));
         let e = choose_mechanism(&parse_mechlist("GSSAPI"), None).unwrap_err();
         assert!(e.to_string().contains("GSSAPI is not supported"), "{e}");
+    }
+
+    /// PLAIN hands the daemon the password itself: it is never picked by itself, only when
+    /// asked for (`?auth=sasl.plain`).
+    #[test]
+    fn plain_is_used_only_when_asked_for() {
+        let plain_only = parse_mechlist("PLAIN GSSAPI");
+        assert!(
+            choose_mechanism(&plain_only, None).is_err(),
+            "PLAIN chosen although nobody asked for it"
+        );
+        assert_eq!(
+            choose_mechanism(&parse_mechlist("PLAIN SCRAM-SHA-1"), None).unwrap(),
+            "SCRAM-SHA-1"
+        );
+        assert_eq!(
+            choose_mechanism(&plain_only, Some("plain")).unwrap(),
+            "PLAIN"
+        );
     }
 
     #[test]
