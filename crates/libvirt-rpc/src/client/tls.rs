@@ -47,6 +47,8 @@ use tokio_rustls::rustls::{
     },
 };
 
+use zeroize::Zeroizing;
+
 use super::spin::SpinGate;
 use super::uri::TlsTarget;
 use super::{ConnectError, KillFn, Stage};
@@ -217,8 +219,9 @@ fn crls(path: &Path) -> Result<Vec<CertificateRevocationListDer<'static>>, TlsEr
     Ok(crls)
 }
 
-fn read_pem(what: &'static str, path: &Path) -> Result<Vec<u8>, TlsError> {
-    std::fs::read(path).map_err(|e| {
+/// A PEM file's bytes, wiped when dropped (the client key's among them).
+fn read_pem(what: &'static str, path: &Path) -> Result<Zeroizing<Vec<u8>>, TlsError> {
+    std::fs::read(path).map(Zeroizing::new).map_err(|e| {
         if e.kind() == io::ErrorKind::NotFound {
             missing(what, path)
         } else {
@@ -692,6 +695,53 @@ mod tests {
             let e = locate(None, Some(home.path()), true).unwrap_err();
             assert!(e.to_string().contains("/etc/pki/CA/cacert.pem"), "{e}");
         }
+    }
+
+    /// The client key's PEM is wiped once the TLS configuration is built and dropped: no copy
+    /// of its text is left in the process's memory.
+    #[test]
+    fn the_client_key_pem_leaves_no_copy_in_memory() {
+        // Made by openssl in a child process: no copy of the key's text in this one.
+        let dir = tempfile::tempdir().unwrap();
+        let pkipath = dir.path().to_path_buf();
+        let made = std::process::Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:P-256",
+            ])
+            .args(["-nodes", "-days", "2", "-subj", "/CN=test", "-keyout"])
+            .arg(pkipath.join("clientkey.pem"))
+            .arg("-out")
+            .arg(pkipath.join("clientcert.pem"))
+            .output()
+            .expect("openssl");
+        assert!(made.status.success(), "{made:?}");
+        std::fs::copy(pkipath.join("clientcert.pem"), pkipath.join("cacert.pem")).unwrap();
+        let needle = {
+            let pem = Zeroizing::new(std::fs::read(pkipath.join("clientkey.pem")).unwrap());
+            // A base64 line of the key: only a copy of the file's text holds it.
+            let line = pem.split(|b| *b == b'\n').nth(1).unwrap();
+            testbed::memory::Needle::new(line)
+        };
+        assert!(!needle.is_in_memory(), "the test's own copy is wiped");
+        let t = TlsTarget {
+            host: "127.0.0.1".into(),
+            port: 1,
+            pkipath: Some(pkipath.clone()),
+            no_verify: false,
+            ciphers: Vec::new(),
+        };
+        let paths = locate(Some(&pkipath), None, false).unwrap();
+        let config = client_config(&t, &paths).unwrap();
+        drop(config);
+        assert!(
+            !needle.is_in_memory(),
+            "the client key's PEM is still in memory after the TLS configuration was dropped"
+        );
     }
 
     #[test]

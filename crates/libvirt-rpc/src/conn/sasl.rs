@@ -17,6 +17,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use zeroize::Zeroizing;
+
 use crate::proto::procs::connect::{AuthSaslStartArgs, AuthSaslStepArgs, AuthSaslStepRet};
 use crate::proto::types::SaslData;
 use crate::wire::xdr::LvString;
@@ -31,19 +33,22 @@ pub const MAX_SCRAM_ITERATIONS: u32 = 1_000_000;
 /// Mechanisms this client can run, most preferred first.
 pub const SUPPORTED_MECHANISMS: &[&str] = &["SCRAM-SHA-256", "SCRAM-SHA-1", PLAIN];
 
-/// A user name and password for SASL. `Debug` never shows the password.
+/// A user name and password for SASL. `Debug` never shows the password, and it is wiped
+/// from memory when the credentials are dropped (`zeroize`; the copy the SASL mechanism
+/// library keeps for the exchange is that library's).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Credentials {
     authname: String,
-    password: String,
+    password: Zeroizing<String>,
 }
 
 impl Credentials {
-    /// `authname` (libvirt's auth.conf `authname=`) and its password.
+    /// `authname` (libvirt's auth.conf `authname=`) and its password (wiped when dropped:
+    /// pass a `String` to move it in without a copy).
     pub fn new(authname: impl Into<String>, password: impl Into<String>) -> Self {
         Self {
             authname: authname.into(),
-            password: password.into(),
+            password: Zeroizing::new(password.into()),
         }
     }
 
@@ -300,8 +305,9 @@ mod rsasl_mech {
                 mechanism: name.into(),
                 reason: e.to_string(),
             };
-            let config = SASLConfig::with_credentials(None, c.authname.clone(), c.password.clone())
-                .map_err(|e| fail(&e))?;
+            let config =
+                SASLConfig::with_credentials(None, c.authname.clone(), String::clone(&c.password))
+                    .map_err(|e| fail(&e))?;
             let mech = rsasl::prelude::Mechname::parse(name.as_bytes()).map_err(|e| fail(&e))?;
             let session = SASLClient::new(config)
                 .start_suggested(&[mech])
