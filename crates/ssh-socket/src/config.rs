@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use zeroize::Zeroizing;
+
 use crate::SshError;
 use crate::remote::RemoteCommand;
 
@@ -239,8 +241,8 @@ pub struct SshConfig {
     pub port: u16,
     /// Private key files to offer, in order. Empty: the [`DEFAULT_KEY_FILES`] that exist.
     pub key_files: Vec<PathBuf>,
-    /// Passphrase for encrypted key files. Never logged.
-    pub passphrase: Option<String>,
+    /// Passphrase for encrypted key files. Never logged; wiped from memory when dropped.
+    pub passphrase: Option<Zeroizing<String>>,
     /// Offer the keys of the ssh-agent (true). Off with `IdentitiesOnly yes`.
     pub use_agent: bool,
     /// The ssh-agent socket; `None` means `$SSH_AUTH_SOCK` (no agent when that is unset).
@@ -459,7 +461,7 @@ mod tests {
     #[test]
     fn debug_redacts_passphrase_and_callback() {
         let mut c = SshConfig::new("u", "h");
-        c.passphrase = Some("hunter2".into());
+        c.passphrase = Some(Zeroizing::new("hunter2".into()));
         c.credentials = Some(Arc::new(|_: &Prompt| Some("sekrit".to_owned())));
         let s = format!("{c:?}");
         assert!(!s.contains("hunter2"), "{s}");

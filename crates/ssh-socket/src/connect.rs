@@ -16,6 +16,7 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout_at};
 use tracing::Instrument;
+use zeroize::Zeroizing;
 
 use crate::config::{AuthMethod, Credentials, KnownHostsVerify, Prompt, RemoteChannel};
 use crate::known_hosts;
@@ -522,10 +523,11 @@ struct ClientHandler {
     shared: Arc<Shared>,
 }
 
-/// Asks the embedding program, on a blocking thread.
-async fn ask(credentials: &Arc<dyn Credentials>, prompt: Prompt) -> Option<String> {
+/// Asks the embedding program, on a blocking thread. The answer (a password, a one-time
+/// code) is wiped when dropped; what is handed to russh is moved, not copied.
+async fn ask(credentials: &Arc<dyn Credentials>, prompt: Prompt) -> Option<Zeroizing<String>> {
     let c = Arc::clone(credentials);
-    tokio::task::spawn_blocking(move || c.answer(&prompt))
+    tokio::task::spawn_blocking(move || c.answer(&prompt).map(Zeroizing::new))
         .await
         .ok()
         .flatten()
@@ -773,7 +775,7 @@ async fn key_file_auth(
     };
     let (files, configured) = cfg.key_file_list();
     for path in &files {
-        let key = match load_key(path, cfg.passphrase.as_deref()) {
+        let key = match load_key(path, cfg.passphrase.as_deref().map(String::as_str)) {
             Ok(k) => k,
             Err(e) if configured => return Err(e),
             // A default key we cannot use (encrypted, odd format, too open) is skipped, as
@@ -851,13 +853,13 @@ async fn password_auth(
         user: cfg.user.clone(),
         host: cfg.addr(),
     };
-    let Some(password) = ask(credentials, prompt).await else {
+    let Some(mut password) = ask(credentials, prompt).await else {
         a.tried
             .push("password (declined by the credential callback)".into());
         return Ok(false);
     };
     let r = handle
-        .authenticate_password(&cfg.user, password)
+        .authenticate_password(&cfg.user, std::mem::take(&mut *password))
         .await
         .map_err(|e| SshError::Handshake {
             stage: "authentication",
@@ -907,13 +909,13 @@ async fn kbd_auth(
                         prompt: printable(&p.prompt, false),
                         echo: p.echo,
                     };
-                    let Some(answer) = ask(credentials, prompt).await else {
+                    let Some(mut answer) = ask(credentials, prompt).await else {
                         a.tried.push(
                             "keyboard-interactive (declined by the credential callback)".into(),
                         );
                         return Ok(false);
                     };
-                    answers.push(answer);
+                    answers.push(std::mem::take(&mut *answer));
                 }
                 r = handle
                     .authenticate_keyboard_interactive_respond(answers)
@@ -970,6 +972,23 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
         reason,
     };
     let text = read_private_key(path).map_err(err)?;
+    // OpenSSH's own format through ssh-key, which decodes the base64 as it reads it: russh's
+    // `decode_secret_key` first gathers it into a String of its own that nothing wipes. Other
+    // formats (PEM RSA/PKCS#8) go through russh.
+    if text
+        .trim_start()
+        .starts_with("-----BEGIN OPENSSH PRIVATE KEY-----")
+    {
+        let key = PrivateKey::from_openssh(text.as_bytes())
+            .map_err(|e| err(KeyFileError::Invalid(e.to_string())))?;
+        return match (key.is_encrypted(), passphrase) {
+            (false, _) => Ok(key),
+            (true, None) => Err(err(KeyFileError::EncryptedKeyNoPassphrase)),
+            (true, Some(p)) => key
+                .decrypt(p)
+                .map_err(|e| err(KeyFileError::BadPassphrase(e.to_string()))),
+        };
+    }
     match russh::keys::decode_secret_key(&text, passphrase) {
         Ok(k) => Ok(k),
         Err(russh::keys::Error::KeyIsEncrypted) => Err(err(KeyFileError::EncryptedKeyNoPassphrase)),
@@ -983,7 +1002,7 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
 /// The text of a private key file, refused as OpenSSH refuses it ("UNPROTECTED PRIVATE KEY
 /// FILE", `sshkey_perm_ok`) when it is ours and group or others may access it. A key owned by
 /// another user is not judged by its mode, as in OpenSSH.
-fn read_private_key(path: &Path) -> Result<String, KeyFileError> {
+fn read_private_key(path: &Path) -> Result<Zeroizing<String>, KeyFileError> {
     use std::io::Read as _;
     use std::os::unix::fs::MetadataExt as _;
     let unreadable = |e: std::io::Error| KeyFileError::Unreadable(e.to_string());
@@ -994,7 +1013,7 @@ fn read_private_key(path: &Path) -> Result<String, KeyFileError> {
             mode: meta.mode() & 0o777,
         });
     }
-    let mut text = String::new();
+    let mut text = Zeroizing::new(String::new());
     file.read_to_string(&mut text).map_err(unreadable)?;
     Ok(text)
 }
@@ -1010,6 +1029,55 @@ fn key_is_encrypted(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key made by ssh-keygen (a child process: no copy of it in this one), encrypted with
+    /// `passphrase` if given; and a needle for one base64 line of its file.
+    fn keygen(
+        dir: &Path,
+        name: &str,
+        passphrase: Option<&str>,
+    ) -> (PathBuf, testbed::memory::Needle) {
+        let path = dir.join(name);
+        let st = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", passphrase.unwrap_or(""), "-f"])
+            .arg(&path)
+            .status()
+            .expect("ssh-keygen");
+        assert!(st.success());
+        let text = Zeroizing::new(std::fs::read(&path).unwrap());
+        let line = text.split(|b| *b == b'\n').nth(2).unwrap();
+        (path.clone(), testbed::memory::Needle::new(line))
+    }
+
+    /// The key file's text and its passphrase are wiped once the key is loaded and dropped.
+    #[test]
+    fn key_files_and_passphrases_leave_no_copy_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, plain_text) = keygen(dir.path(), "plain", None);
+        assert!(!plain_text.is_in_memory(), "the test's own copy is wiped");
+        drop(load_key(&plain, None).unwrap());
+        assert!(
+            !plain_text.is_in_memory(),
+            "the private key file's text is still in memory after the key was dropped"
+        );
+
+        let passphrase = Zeroizing::new(format!(
+            "pass-{:x}-{:?}",
+            std::process::id(),
+            std::time::Instant::now()
+        ));
+        let secret = testbed::memory::Needle::new(passphrase.as_bytes());
+        let (locked, locked_text) = keygen(dir.path(), "locked", Some(passphrase.as_str()));
+        let mut cfg = SshConfig::new("u", "h");
+        cfg.passphrase = Some(passphrase);
+        drop(load_key(&locked, cfg.passphrase.as_deref().map(String::as_str)).unwrap());
+        drop(cfg);
+        assert!(!locked_text.is_in_memory(), "the encrypted key file's text");
+        assert!(
+            !secret.is_in_memory(),
+            "the passphrase is still in memory after the configuration was dropped"
+        );
+    }
 
     /// An SSH packet on the wire around `data` bytes of `CHANNEL_DATA`, at its largest: length
     /// (4), padding length (1), type + channel + data length (9), padding (4 + up to a 16-byte

@@ -74,6 +74,8 @@ pub use error::{CloseReason, KeyFileError, SshError};
 pub use remote::{DEFAULT_NETCAT, RemoteCommand, VIRT_SSH_HELPER};
 pub use ssh_config::SshConfigFile;
 pub use stream::{CloseHandle, SshStream};
+/// The wiping string type of [`SshConfig::passphrase`] (from the `zeroize` crate).
+pub use zeroize::Zeroizing;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -243,7 +243,7 @@ async fn encrypted_key_needs_its_passphrase() {
         }
         e => panic!("expected EncryptedKeyNoPassphrase, got {e:?}"),
     }
-    cfg.passphrase = Some("wrong".into());
+    cfg.passphrase = Some(ssh_socket::Zeroizing::new("wrong".into()));
     match ssh_socket::connect(&cfg)
         .await
         .expect_err("wrong passphrase")
@@ -254,7 +254,7 @@ async fn encrypted_key_needs_its_passphrase() {
         } => {}
         e => panic!("expected BadPassphrase, got {e:?}"),
     }
-    cfg.passphrase = Some("correct horse".into());
+    cfg.passphrase = Some(ssh_socket::Zeroizing::new("correct horse".into()));
     let (mut s, _c) = ssh_socket::connect(&cfg).await.expect("right passphrase");
     s.write_all(b"ok").await.unwrap();
     let mut b = [0u8; 2];
