@@ -4,7 +4,7 @@
 //! fails on a closed port).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// An `ssh_config` whose host `kvm` sets `ProxyCommand` and points at a closed port.
 fn ssh_config(dir: &Path) -> std::path::PathBuf {
@@ -26,41 +26,43 @@ fn ssh_config(dir: &Path) -> std::path::PathBuf {
     path
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// Runs `bin` with `args`, then with `-q` first: the first run must fail with the warning
+/// about the ignored `ProxyCommand` on stderr, the quiet one fail without it but with its error.
+fn warns_unless_quiet(bin: &str, args: &[&std::ffi::OsStr]) {
+    let run = |quiet: bool| {
+        let mut c = Command::new(bin);
+        if quiet {
+            c.arg("-q");
+        }
+        let out = c.args(args).env_remove("LIBVIRT_DEBUG").output().unwrap();
+        assert!(!out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run(false);
+    assert!(
+        err.contains("ProxyCommand") && err.contains("WARN"),
+        "no warning about the ignored ProxyCommand on stderr: {err:?}"
+    );
+    let err = run(true);
+    assert!(!err.contains("ProxyCommand"), "-q still warns: {err:?}");
+    assert!(
+        err.contains("error"),
+        "the error itself still shows: {err:?}"
+    );
 }
 
 #[test]
 fn lv_prints_library_warnings_on_stderr_and_q_quiets_them() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = ssh_config(tmp.path());
-    let lv = |quiet: bool| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_lv"));
-        if quiet {
-            c.arg("-q");
-        }
-        c.arg("-F")
-            .arg(&cfg)
-            .args(["-c", "qemu+ssh://kvm/system", "version"])
-            .env_remove("LIBVIRT_DEBUG")
-            .output()
-            .unwrap()
-    };
-    let out = lv(false);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains("ProxyCommand") && err.contains("WARN"),
-        "no warning about the ignored ProxyCommand on stderr: {err:?}"
-    );
-    let out = lv(true);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(!err.contains("ProxyCommand"), "-q still warns: {err:?}");
-    assert!(
-        err.contains("error"),
-        "the error itself still shows: {err:?}"
-    );
+    let args = [
+        "-F".as_ref(),
+        cfg.as_os_str(),
+        "-c".as_ref(),
+        "qemu+ssh://kvm/system".as_ref(),
+        "version".as_ref(),
+    ];
+    warns_unless_quiet(env!("CARGO_BIN_EXE_lv"), &args);
 }
 
 #[test]
@@ -79,25 +81,12 @@ fn proxyctl_prints_library_warnings_on_stderr_and_q_quiets_them() {
         ),
     )
     .unwrap();
-    let proxyctl = |quiet: bool| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_proxyctl"));
-        if quiet {
-            c.arg("-q");
-        }
-        c.arg("--config")
-            .arg(&config)
-            .args(["images", "ensure", "k"])
-            .env_remove("LIBVIRT_DEBUG")
-            .output()
-            .unwrap()
-    };
-    let out = proxyctl(false);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains("ProxyCommand") && err.contains("WARN"),
-        "no warning about the ignored ProxyCommand on stderr: {err:?}"
-    );
-    let err = stderr(&proxyctl(true));
-    assert!(!err.contains("ProxyCommand"), "-q still warns: {err:?}");
+    let args = [
+        "--config".as_ref(),
+        config.as_os_str(),
+        "images".as_ref(),
+        "ensure".as_ref(),
+        "k".as_ref(),
+    ];
+    warns_unless_quiet(env!("CARGO_BIN_EXE_proxyctl"), &args);
 }

@@ -99,13 +99,7 @@ async fn scram_sha_256_over_tls_calls_events_and_256_mib_both_ways() {
     let tmp = tempfile::tempdir().unwrap();
     let conf = auth_conf(tmp.path(), "alice", PASSWORD);
     let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
-    let c = Client::connect(&uri, ConnectOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(
-        c.handshake_outcome().sasl_mechanism.as_deref(),
-        Some("SCRAM-SHA-256")
-    );
+    let c = authenticated(&d, &uri, "SCRAM-SHA-256").await;
     exercise(&c, &d, "scram.raw", 256).await;
     c.disconnect(Duration::from_secs(5)).await;
 
@@ -134,15 +128,7 @@ async fn scram_sha_1_when_that_is_all_the_daemon_offers_and_plain_only_when_aske
     let tmp = tempfile::tempdir().unwrap();
     let conf = auth_conf(tmp.path(), "alice", PASSWORD);
     let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
-    let c = Client::connect(&uri, ConnectOptions::default())
-        .await
-        .unwrap_or_else(|e| panic!("scram-sha-1: {e}\n{}", d.log_tail()));
-    assert_eq!(
-        c.handshake_outcome().sasl_mechanism.as_deref(),
-        Some("SCRAM-SHA-1")
-    );
-    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
-    c.close();
+    authenticated(&d, &uri, "SCRAM-SHA-1").await.close();
 
     // PLAIN hands the daemon the password itself: only when asked for, and never to a
     // daemon whose certificate was not verified.
@@ -163,15 +149,9 @@ async fn scram_sha_1_when_that_is_all_the_daemon_offers_and_plain_only_when_aske
         "{e:?}"
     );
     assert!(e.to_string().contains("auth=sasl.plain"), "{e}");
-    let c = Client::connect(&format!("{uri}&auth=sasl.plain"), ConnectOptions::default())
+    authenticated(&d, &format!("{uri}&auth=sasl.plain"), "PLAIN")
         .await
-        .unwrap_or_else(|e| panic!("plain: {e}\n{}", d.log_tail()));
-    assert_eq!(
-        c.handshake_outcome().sasl_mechanism.as_deref(),
-        Some("PLAIN")
-    );
-    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
-    c.close();
+        .close();
     let e = refused(
         &format!("{uri}&auth=sasl.plain&no_verify=1"),
         ConnectOptions::default(),
@@ -183,7 +163,19 @@ async fn scram_sha_1_when_that_is_all_the_daemon_offers_and_plain_only_when_aske
     );
 }
 
-/// Connect, expecting failure within [`ERROR_BOUND`].
+/// Connected to `uri` with the default options, authenticated with `mechanism`, a call made.
+async fn authenticated(d: &Libvirtd, uri: &str, mechanism: &str) -> Client {
+    let c = Client::connect(uri, ConnectOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{mechanism}: {e}\n{}", d.log_tail()));
+    assert_eq!(
+        c.handshake_outcome().sasl_mechanism.as_deref(),
+        Some(mechanism)
+    );
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+    c
+}
+
 /// The SASL error inside a handshake failure, if that is what `e` is.
 fn sasl(e: &ConnectError) -> Option<&SaslError> {
     match e {

@@ -3,13 +3,14 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{
-    config, fill, listen, spawn_checking_sink, spawn_echo, spawn_source, ssh_config_file,
-    ssh_error, sshd, stranger_public_key,
+    config, echoes, fill, from_ssh_config, known_hosts_file, listen, refused_leaving,
+    spawn_checking_sink, spawn_echo, spawn_source, ssh_error, sshd, stranger_public_key,
 };
-use ssh_socket::{CloseReason, KeyFileError, SshError};
+use ssh_socket::{CloseReason, KeyFileError, KnownHostsVerify, SshError};
 use testbed::sshd::{KeyType, SshdOptions};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -183,7 +184,7 @@ async fn no_verify_accepts_an_unknown_host() {
     spawn_echo(l);
     let mut cfg = config(&sshd, &path);
     cfg.known_hosts = vec![sshd.dir().join("missing_known_hosts")];
-    cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Ignore;
+    cfg.known_hosts_verify = KnownHostsVerify::Ignore;
     let (mut s, _c) = ssh_socket::connect(&cfg).await.expect("no_verify connects");
     s.write_all(b"hi").await.unwrap();
     let mut b = [0u8; 2];
@@ -453,51 +454,28 @@ async fn a_host_pinned_by_another_key_type_is_refused_under_auto_and_not_appende
         return;
     };
     let (_l, path) = listen(&sshd, "x.sock");
-    let kh = sshd.dir().join("rsa_known_hosts");
     let rsa = stranger_public_key(sshd.dir(), KeyType::Rsa);
     let text = format!("[127.0.0.1]:{} {rsa}\n", sshd.port());
-    std::fs::write(&kh, &text).unwrap();
+    let kh = known_hosts_file(&sshd, "rsa_known_hosts", &text);
     let mut cfg = config(&sshd, &path);
     cfg.known_hosts = vec![kh.clone()];
-    cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Auto;
-    let Err(err) = ssh_socket::connect(&cfg).await else {
-        panic!(
-            "a host pinned by its ssh-rsa key was accepted with an ssh-ed25519 key; \
-             known_hosts now:\n{}",
-            std::fs::read_to_string(&kh).unwrap()
-        )
-    };
+    cfg.known_hosts_verify = KnownHostsVerify::Auto;
+    let what = "a host pinned by its ssh-rsa key was accepted with an ssh-ed25519 key";
+    let err = refused_leaving(&cfg, &kh, &text, what).await;
     assert!(err.is_host_key(), "{err}");
     assert!(err.to_string().contains("ssh-rsa"), "{err}");
-    assert_eq!(
-        std::fs::read_to_string(&kh).unwrap(),
-        text,
-        "known_hosts changed"
-    );
     assert!(!sshd.log().contains("userauth-request"));
-}
 
-/// Under `normal` the question says which key types are already known for the host; a
-/// declined answer refuses the host and leaves the file alone.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_host_key_question_names_the_types_already_known() {
-    let Some(sshd) = sshd(&SshdOptions::default()) else {
-        return;
-    };
-    let (_l, path) = listen(&sshd, "x.sock");
-    let kh = sshd.dir().join("rsa_known_hosts");
-    let rsa = stranger_public_key(sshd.dir(), KeyType::Rsa);
-    let text = format!("[127.0.0.1]:{} {rsa}\n", sshd.port());
-    std::fs::write(&kh, &text).unwrap();
-    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = std::sync::Arc::clone(&asked);
-    let mut cfg = config(&sshd, &path);
-    cfg.known_hosts = vec![kh.clone()];
-    cfg.credentials = Some(std::sync::Arc::new(move |p: &ssh_socket::Prompt| {
+    // Under `normal` the question says which key types are already known for the host; a
+    // declined answer refuses the host and leaves the file alone.
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    cfg.known_hosts_verify = KnownHostsVerify::Normal;
+    cfg.credentials = Some(Arc::new(move |p: &ssh_socket::Prompt| {
         log.lock().unwrap().push(format!("{p:?}"));
         Some("no".to_owned())
     }));
-    let err = ssh_socket::connect(&cfg).await.expect_err("declined");
+    let err = refused_leaving(&cfg, &kh, &text, "declined, yet connected").await;
     assert!(err.is_host_key(), "{err}");
     let asked = asked.lock().unwrap();
     assert_eq!(asked.len(), 1, "{asked:?}");
@@ -505,91 +483,45 @@ async fn the_host_key_question_names_the_types_already_known() {
         asked[0].contains("AcceptHostKey") && asked[0].contains("ssh-rsa"),
         "the question does not say an ssh-rsa key is known: {asked:?}"
     );
-    assert_eq!(std::fs::read_to_string(&kh).unwrap(), text);
 }
 
-/// OpenSSH reads every `UserKnownHostsFile` listed: a host recorded in the second is known.
+/// OpenSSH reads every `UserKnownHostsFile` listed and the system-wide file
+/// (`GlobalKnownHostsFile`, default `/etc/ssh/ssh_known_hosts`): a host recorded in the
+/// second user file, or only in the system's, is known; another key in the system's file is a
+/// changed key, refused under `accept-new` without touching the user's file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_user_known_hosts_file_is_read() {
+async fn every_known_hosts_file_ssh_reads_is_read() {
     let Some(sshd) = sshd(&SshdOptions::default()) else {
         return;
     };
     let (l, path) = listen(&sshd, "echo.sock");
     spawn_echo(l);
-    let empty = sshd.dir().join("first_known_hosts");
-    std::fs::write(&empty, "# nothing here\n").unwrap();
-    let file = ssh_config_file(
-        &sshd,
-        "kvm",
-        &[
-            format!(
-                "UserKnownHostsFile {} {}",
-                empty.display(),
-                sshd.known_hosts().display()
-            ),
-            "StrictHostKeyChecking yes".into(),
-        ],
+    let empty = known_hosts_file(&sshd, "first_known_hosts", "# nothing here\n");
+    let user_files = format!(
+        "UserKnownHostsFile {} {}",
+        empty.display(),
+        sshd.known_hosts().display()
     );
-    let mut cfg = ssh_socket::SshConfig::from_ssh_config("kvm", None, &file).unwrap();
-    cfg.channel = ssh_socket::RemoteChannel::forward(path.to_string_lossy());
-    let (mut s, _c) = ssh_socket::connect(&cfg)
-        .await
-        .expect("the host is in the second UserKnownHostsFile");
-    s.write_all(b"ok").await.unwrap();
-    let mut b = [0u8; 2];
-    s.read_exact(&mut b).await.unwrap();
-}
+    let strict = "StrictHostKeyChecking yes".to_owned();
+    let cfg = from_ssh_config(&sshd, "kvm", &[user_files, strict.clone()], &path);
+    echoes(&cfg, "the host is in the second UserKnownHostsFile").await;
 
-/// The system-wide file (`GlobalKnownHostsFile`, default `/etc/ssh/ssh_known_hosts`): a host
-/// recorded only there is known; another key there is a changed key, refused under
-/// `accept-new` without touching the user's file.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_global_known_hosts_file_is_read() {
-    let Some(sshd) = sshd(&SshdOptions::default()) else {
-        return;
-    };
-    let (l, path) = listen(&sshd, "echo.sock");
-    spawn_echo(l);
     let user_file = sshd.dir().join("user_known_hosts");
-    let file = ssh_config_file(
-        &sshd,
-        "kvm",
-        &[
-            format!("UserKnownHostsFile {}", user_file.display()),
-            format!("GlobalKnownHostsFile {}", sshd.known_hosts().display()),
-            "StrictHostKeyChecking yes".into(),
-        ],
-    );
-    let mut cfg = ssh_socket::SshConfig::from_ssh_config("kvm", None, &file).unwrap();
-    cfg.channel = ssh_socket::RemoteChannel::forward(path.to_string_lossy());
-    let (mut s, _c) = ssh_socket::connect(&cfg)
-        .await
-        .expect("the host is in the global known_hosts");
-    s.write_all(b"ok").await.unwrap();
-    let mut b = [0u8; 2];
-    s.read_exact(&mut b).await.unwrap();
+    let user = format!("UserKnownHostsFile {}", user_file.display());
+    let global = format!("GlobalKnownHostsFile {}", sshd.known_hosts().display());
+    let cfg = from_ssh_config(&sshd, "kvm2", &[user.clone(), global, strict], &path);
+    echoes(&cfg, "the host is in the global known_hosts").await;
 
-    let global = sshd.dir().join("global_known_hosts");
     let other = stranger_public_key(sshd.dir(), KeyType::Ed25519);
-    std::fs::write(&global, format!("[127.0.0.1]:{} {other}\n", sshd.port())).unwrap();
-    let file = ssh_config_file(
-        &sshd,
-        "kvm2",
-        &[
-            format!("UserKnownHostsFile {}", user_file.display()),
-            format!("GlobalKnownHostsFile {}", global.display()),
-            "StrictHostKeyChecking accept-new".into(),
-        ],
-    );
-    let mut cfg = ssh_socket::SshConfig::from_ssh_config("kvm2", None, &file).unwrap();
-    cfg.channel = ssh_socket::RemoteChannel::forward(path.to_string_lossy());
-    match ssh_socket::connect(&cfg).await {
-        Ok(_) => panic!(
-            "a key other than the global file's was accepted; user known_hosts: {:?}",
-            std::fs::read_to_string(&user_file)
-        ),
-        Err(SshError::HostKeyChanged { known_hosts, .. }) => assert_eq!(known_hosts, global),
-        Err(e) => panic!("expected HostKeyChanged, got {e}"),
+    let text = format!("[127.0.0.1]:{} {other}\n", sshd.port());
+    let global_file = known_hosts_file(&sshd, "global_known_hosts", &text);
+    let global = format!("GlobalKnownHostsFile {}", global_file.display());
+    let accept_new = "StrictHostKeyChecking accept-new".to_owned();
+    let cfg = from_ssh_config(&sshd, "kvm3", &[user, global, accept_new], &path);
+    let what = "a key other than the global file's was accepted";
+    match refused_leaving(&cfg, &global_file, &text, what).await {
+        SshError::HostKeyChanged { known_hosts, .. } => assert_eq!(known_hosts, global_file),
+        e => panic!("expected HostKeyChanged, got {e}"),
     }
     assert!(!user_file.exists(), "the user's known_hosts was written");
 }
@@ -602,22 +534,16 @@ async fn a_host_under_a_cert_authority_is_not_unknown() {
         return;
     };
     let (_l, path) = listen(&sshd, "x.sock");
-    let kh = sshd.dir().join("ca_known_hosts");
     let ca = stranger_public_key(sshd.dir(), KeyType::Ed25519);
     let text = format!("@cert-authority [127.0.0.1]:* {ca}\n");
-    std::fs::write(&kh, &text).unwrap();
+    let kh = known_hosts_file(&sshd, "ca_known_hosts", &text);
     let mut cfg = config(&sshd, &path);
     cfg.known_hosts = vec![kh.clone()];
-    cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Auto;
-    let Err(err) = ssh_socket::connect(&cfg).await else {
-        panic!(
-            "a host under a @cert-authority line was learned as unknown; known_hosts now:\n{}",
-            std::fs::read_to_string(&kh).unwrap()
-        )
-    };
+    cfg.known_hosts_verify = KnownHostsVerify::Auto;
+    let what = "a host under a @cert-authority line was learned as unknown";
+    let err = refused_leaving(&cfg, &kh, &text, what).await;
     assert!(err.is_host_key(), "{err}");
     assert!(err.to_string().contains("cert-authority"), "{err}");
-    assert_eq!(std::fs::read_to_string(&kh).unwrap(), text);
 }
 
 /// OpenSSH ignores a private key file of ours that group or others may read ("UNPROTECTED

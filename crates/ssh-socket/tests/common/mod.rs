@@ -163,3 +163,52 @@ pub fn ssh_config_file(sshd: &Sshd, alias: &str, extra: &[String]) -> ssh_socket
     std::fs::write(&path, text).unwrap();
     ssh_socket::SshConfigFile::Path(path)
 }
+
+/// The config `ssh_config_file` gives alias `alias` (with `extra` lines), forwarding to
+/// `socket`.
+pub fn from_ssh_config(sshd: &Sshd, alias: &str, extra: &[String], socket: &Path) -> SshConfig {
+    let file = ssh_config_file(sshd, alias, extra);
+    let mut cfg = SshConfig::from_ssh_config(alias, None, &file).unwrap();
+    cfg.channel = ssh_socket::RemoteChannel::forward(socket.to_string_lossy());
+    cfg
+}
+
+/// Connects with `cfg` (the far end an echo server) and checks a round trip.
+pub async fn echoes(cfg: &SshConfig, what: &str) {
+    let (mut s, _c) = ssh_socket::connect(cfg)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    s.write_all(b"ok").await.unwrap();
+    let mut b = [0u8; 2];
+    s.read_exact(&mut b).await.unwrap();
+    assert_eq!(&b, b"ok");
+}
+
+/// Writes `sshd.dir()/name` holding `text` (a `known_hosts`); returns its path.
+pub fn known_hosts_file(sshd: &Sshd, name: &str, text: &str) -> PathBuf {
+    let path = sshd.dir().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Connecting with `cfg` must fail, and `known_hosts` still hold exactly `text`; `what` says
+/// what was wrongly accepted otherwise. Returns the error.
+pub async fn refused_leaving(
+    cfg: &SshConfig,
+    known_hosts: &Path,
+    text: &str,
+    what: &str,
+) -> SshError {
+    let Err(err) = ssh_socket::connect(cfg).await else {
+        panic!(
+            "{what}; known_hosts now:\n{}",
+            std::fs::read_to_string(known_hosts).unwrap()
+        )
+    };
+    assert_eq!(
+        std::fs::read_to_string(known_hosts).unwrap(),
+        text,
+        "known_hosts changed"
+    );
+    err
+}
