@@ -301,6 +301,9 @@ impl Handshake {
     fn sasl_begin(&mut self, mechlist: &str) -> Result<Step, HandshakeError> {
         let offered = sasl::parse_mechlist(mechlist);
         let mechanism = sasl::choose_mechanism(&offered, self.opts.sasl.mechanism.as_deref())?;
+        if mechanism == sasl::PLAIN && self.opts.sasl.unverified_peer {
+            return Err(SaslError::PlainUnverified.into());
+        }
         let creds = self
             .opts
             .sasl

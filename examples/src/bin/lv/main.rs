@@ -126,7 +126,8 @@ struct Cli {
     /// Read-only connection, as virsh -r.
     #[arg(short = 'r', long)]
     readonly: bool,
-    /// Quiet mode, as virsh -q: no table headers, confirmations or trailing empty line.
+    /// Quiet mode, as virsh -q: no table headers, confirmations or trailing empty line, and
+    /// no warnings on stderr (LIBVIRT_DEBUG=1..4 sets the log level as with virsh).
     #[arg(short = 'q', long)]
     quiet: bool,
     /// Bound the whole command: on expiry, close the connection and exit non-zero.
@@ -238,6 +239,7 @@ async fn run(cli: Cli, slot: Slot) -> R {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    examples::init_logging(cli.quiet);
     let timeout = cli.timeout.map(Duration::from_secs_f64);
     let slot = Slot::default();
     let s2 = slot.clone();
