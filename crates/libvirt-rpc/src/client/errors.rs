@@ -174,6 +174,20 @@ impl ConnectError {
         }
     }
 
+    /// Setting the connection up outlived [`ConnectOptions::connect_timeout`]
+    /// (`ConnectError::Timeout`), or the SSH transport's own bound.
+    ///
+    /// [`ConnectOptions::connect_timeout`]: super::ConnectOptions::connect_timeout
+    pub fn is_timeout(&self) -> bool {
+        #[cfg(feature = "ssh")]
+        if let Some(crate::SshError::ConnectTimeout { .. }) =
+            self.ssh().map(crate::SshError::innermost)
+        {
+            return true;
+        }
+        matches!(self, Self::Timeout { .. })
+    }
+
     /// The link died during the handshake (the daemon closed it, or the transport failed).
     pub fn is_connection_dead(&self) -> bool {
         matches!(self, Self::Handshake(h) if h.is_connection_dead())

@@ -135,6 +135,8 @@ struct Queued {
     transmit: Transmit,
     /// A data or hole packet of this stream (not a call, nor a stream's finish or abort).
     stream_data: Option<StreamId>,
+    /// Our PONG to the daemon's PING.
+    pong: bool,
 }
 
 impl Queued {
@@ -146,6 +148,7 @@ impl Queued {
                 ..Transmit::default()
             },
             stream_data: None,
+            pong: false,
         }
     }
 
@@ -158,6 +161,7 @@ impl Queued {
                 fds: Vec::new(),
             },
             stream_data: Some(id),
+            pong: false,
         }
     }
 }
@@ -265,6 +269,9 @@ pub struct Connection {
     streams: SerialMap<u32, Stream>,
     transmit: VecDeque<Queued>,
     transmit_bytes: usize,
+    /// A PONG is queued and not yet taken by `poll_transmit`: it answers every PING since, so
+    /// a flood of PINGs (or a stalled socket) queues one, not one each.
+    pong_unsent: bool,
     outputs: VecDeque<Output>,
     keepalive: Keepalive,
     stats: Stats,
@@ -301,6 +308,7 @@ impl Connection {
             streams: SerialMap::default(),
             transmit: VecDeque::new(),
             transmit_bytes: 0,
+            pong_unsent: false,
             outputs: VecDeque::new(),
             keepalive,
             stats: Stats::default(),
@@ -389,9 +397,10 @@ impl Connection {
     /// The next packet to write, in order.
     #[must_use]
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        let t = self.transmit.pop_front()?.transmit;
-        self.transmit_bytes -= t.len();
-        Some(t)
+        let q = self.transmit.pop_front()?;
+        self.pong_unsent &= !q.pong;
+        self.transmit_bytes -= q.transmit.len();
+        Some(q.transmit)
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) should next be called.
@@ -616,6 +625,7 @@ impl Connection {
                 fds,
             },
             stream_data: None,
+            pong: false,
         });
         self.insert_call(serial, program, procedure, deadline, true);
         Ok(serial)
@@ -979,6 +989,10 @@ impl Connection {
     }
 
     fn queue_keepalive(&mut self, procedure: i32) {
+        let pong = procedure == KEEPALIVE_PONG;
+        if pong && self.pong_unsent {
+            return;
+        }
         let h = header(
             KEEPALIVE_PROGRAM,
             procedure,
@@ -990,7 +1004,11 @@ impl Connection {
         // Keepalive jumps the queue (between whole packets) so a long upload cannot delay it.
         self.stats.packets_out += 1;
         self.transmit_bytes += head.len();
-        self.transmit.push_front(Queued::packet(head));
+        self.transmit.push_front(Queued {
+            pong,
+            ..Queued::packet(head)
+        });
+        self.pong_unsent |= pong;
     }
 
     /// Mark dead, complete everything pending with the error, and say so once.
@@ -1001,6 +1019,7 @@ impl Connection {
         self.error = Some(e.clone());
         self.transmit.clear();
         self.transmit_bytes = 0;
+        self.pong_unsent = false;
         self.deadlines.clear();
         // Every descriptor of an unfinished reply is closed with the connection. Those of
         // replies already completed (`CallDone` emitted) stay for `take_reply_fds`: the call
