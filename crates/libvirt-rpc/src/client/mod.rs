@@ -30,22 +30,20 @@
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
-pub mod auth;
-mod direct;
+mod api;
+mod dial;
 mod driver;
-mod errors;
-mod events;
-pub mod handles;
-mod migrate;
-mod shared;
-mod spin;
-#[cfg(feature = "ssh")]
-mod ssh;
-mod stream;
+
+pub use api::handles;
 #[cfg(feature = "tls")]
-pub mod tls;
-mod transport;
-pub mod uri;
+pub use dial::tls;
+pub use dial::{auth, uri};
+
+use api::{errors, events, migrate, stream};
+#[cfg(feature = "ssh")]
+use dial::ssh;
+use dial::transport;
+use driver::{direct, shared, spin};
 
 use std::any::Any;
 use std::collections::HashMap;

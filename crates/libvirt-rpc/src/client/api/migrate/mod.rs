@@ -60,7 +60,7 @@ use crate::wire::xdr::LvString;
 use bytes::Bytes;
 use tracing::Instrument;
 
-use super::Client;
+use crate::client::Client;
 
 /// `VIR_DRV_FEATURE_*` numbers the migration logic asks the daemons about
 /// (`ConnectSupportsFeature`).

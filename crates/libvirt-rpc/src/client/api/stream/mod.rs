@@ -19,8 +19,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tracing::{Instrument, Span};
 
-use super::Client;
-use super::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
+use crate::client::Client;
+use crate::client::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
 use crate::conn::{StreamError, StreamId, StreamItem, StreamMisuse, StreamMut};
 use crate::proto::procs::domain::{
     DomainOpenChannel, DomainOpenChannelArgs, DomainOpenConsole, DomainOpenConsoleArgs,

@@ -32,7 +32,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::{
+use crate::client::{
     Client, ConnectError, ConnectOptions, Download, DownloadOptions, Duplex, Error, Progress,
     Upload, UploadOptions,
 };

@@ -17,6 +17,10 @@
 //! (first, [`State::unsent`](super::shared::State::unsent)), the descriptors, and everything
 //! while it is busy writing.
 
+pub(crate) mod direct;
+pub(crate) mod shared;
+pub(crate) mod spin;
+
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io::IoSlice;

@@ -7,8 +7,8 @@
 //! `{:#}`, `ProviderError::chain`) therefore shows each message once.
 
 #[cfg(feature = "tls")]
-use super::TlsError;
-use super::{ConnectError, TransferError};
+use crate::client::TlsError;
+use crate::client::{ConnectError, TransferError};
 use crate::conn::handshake::HandshakeError;
 use crate::conn::{CallError, ConnectionError, StreamError};
 use crate::proto::{ErrorCode, RemoteError};

@@ -12,8 +12,8 @@ use std::task::Waker;
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use super::events::Subscriber;
 use super::spin::SpinPolicy;
+use crate::client::events::Subscriber;
 use crate::conn::serials::SerialMap;
 use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId, Transmit};
 use crate::proto::events::Event;

@@ -39,9 +39,9 @@ use tokio_rustls::rustls::{
     pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime, pem::PemObject},
 };
 
-use super::spin::SpinGate;
-use super::uri::TlsTarget;
-use super::{ConnectError, KillFn};
+use crate::client::spin::SpinGate;
+use crate::client::uri::TlsTarget;
+use crate::client::{ConnectError, KillFn};
 use crate::conn::handshake::{HandshakeError, tls_accept_status};
 
 /// Why a TLS connection could not be set up (before any RPC).
