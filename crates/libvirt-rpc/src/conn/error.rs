@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::proto::RemoteError;
-use crate::proto::procedure::FdPassing;
+use crate::proto::procedure::{FdPassing, NeedsFds};
 use crate::wire::frame::{FrameError, MessageStatus, MessageType};
 use crate::wire::xdr::{DecodeError, EncodeError};
 
@@ -254,6 +254,15 @@ impl From<EncodeError> for CallError {
 impl From<FrameError> for CallError {
     fn from(e: FrameError) -> Self {
         Self::Frame(e)
+    }
+}
+
+impl From<NeedsFds> for CallError {
+    fn from(e: NeedsFds) -> Self {
+        Self::NeedsFdPassing {
+            procedure: e.procedure,
+            fds: e.fds,
+        }
     }
 }
 

@@ -27,7 +27,10 @@ pub use names::{
     ShutdownDetail, ShutdownReason, ShutoffReason, StartedDetail, StateReason, StoppedDetail,
     SuspendedDetail, UndefinedDetail,
 };
-pub use procedure::{FdPassing, LibvirtVersion, ProcInfo, Procedure, StreamArgs, StreamDirection};
+pub use procedure::{
+    FdPassing, LibvirtVersion, NeedsFds, ProcInfo, Procedure, StreamArgs, StreamDirection,
+};
+pub use types::TypedInt;
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.
 pub const REMOTE_PROGRAM: u32 = 0x2000_8086;

@@ -2,11 +2,12 @@
 //! one async method per procedure.
 //!
 //! The methods are not written here: each row of the procedure tables
-//! ([`proto::procs`](crate::proto::procs)) that names an object and a method emits it
-//! (see [`procedures!`](crate::procedures)). A method takes the row's argument struct's
+//! ([`proto::procs`](crate::proto::procs)) that names an object and a method is expanded into
+//! one by the client (`client::api::methods`, from the rows the table hands over; the row
+//! grammar is [`procedures!`](crate::procedures)'s). A method takes the row's argument struct's
 //! fields except the handle itself, each of one concrete type ([`Param`]): strings as
 //! `&str` (`Option<&str>` when optional), another object as its handle (`&StorageVol`),
-//! everything else as the field's own type ([`FieldType`]: `flags` of its flags type), so
+//! everything else as the field's own type ([`FieldType`](crate::wire::xdr::FieldType): `flags` of its flags type), so
 //! `Default::default()`, `None` and integer literals infer. A string that is not UTF-8
 //! (libvirt allows any bytes) goes through the raw table ([`Client::call`]). It
 //! returns what a caller wants of the reply: the one interesting field, strings as
@@ -39,7 +40,10 @@ use crate::client::{
 use crate::conn::StreamError;
 use crate::proto::procs::domain::{DomainScreenshot, DomainScreenshotArgs};
 use crate::proto::types;
-use crate::wire::xdr::{FieldType, LvString};
+use crate::wire::xdr::LvString;
+
+pub use super::methods::{Lift, Lifted, Param, ParamOf};
+use super::methods::{OnConnect, SelfArg};
 
 /// A libvirt connection with the object API (libvirt's `virConnectPtr`, `virt`'s
 /// `Connect`): lookups, defines, lists and host facts as methods, and object handles that
@@ -111,216 +115,6 @@ impl Connect {
     pub fn bind<W: Lift>(&self, wire: W) -> W::Out {
         wire.lift(self)
     }
-}
-
-/// A wire value as a caller wants it, given the connection it came from: strings as
-/// [`String`] (lossily, as `virt` does; the raw bytes stay in the wire struct), object
-/// identities as handles, lists and options element by element, everything else as is.
-pub trait Lift {
-    /// What the caller gets.
-    type Out;
-    /// Convert, binding object identities to `conn`.
-    fn lift(self, conn: &Connect) -> Self::Out;
-}
-
-/// What a generated method returns for field `N` of reply struct `R`.
-pub type Lifted<R, const N: usize> = <FieldType<R, N> as Lift>::Out;
-
-macro_rules! lift_as_is {
-    ($($t:ty),* $(,)?) => {
-        $(
-            impl Lift for $t {
-                type Out = $t;
-                fn lift(self, _: &Connect) -> $t {
-                    self
-                }
-            }
-        )*
-    };
-}
-
-lift_as_is!(
-    (),
-    bool,
-    i32,
-    u32,
-    i64,
-    u64,
-    f64,
-    u8,
-    types::Uuid,
-    types::TypedParam,
-    types::CharVec,
-    bytes::Bytes,
-    crate::proto::procs::connect::DomainStatsRecord,
-    crate::proto::procs::domain::DomainFsInfo,
-    crate::proto::procs::domain::DomainGetSecurityLabelRet,
-    crate::proto::procs::domain::DomainInterface,
-    crate::proto::procs::domain::DomainMemoryStat,
-    crate::proto::procs::domain_tune::DomainIoThreadInfo,
-    crate::proto::procs::network::NetworkDhcpLease,
-    crate::proto::procs::node::NodeStat,
-    crate::proto::names::AgentLifecycleReason,
-    crate::proto::names::AgentLifecycleState,
-    crate::proto::names::BlockJobStatus,
-    crate::proto::names::BlockJobType,
-    crate::proto::names::ConnectCloseReason,
-    crate::proto::names::CpuCompareResult,
-    crate::proto::names::DiskChangeReason,
-    crate::proto::names::DomainEventType,
-    crate::proto::names::DomainJobType,
-    crate::proto::names::DomainLifecycle,
-    crate::proto::names::DomainState,
-    crate::proto::names::DomainStateReason,
-    crate::proto::names::StateReason,
-    crate::proto::names::LifecycleDetail,
-    crate::proto::names::GraphicsAddressType,
-    crate::proto::names::GraphicsPhase,
-    crate::proto::names::IoErrorAction,
-    crate::proto::names::IpAddrType,
-    crate::proto::names::MemoryFailureAction,
-    crate::proto::names::MemoryFailureRecipient,
-    crate::proto::names::MetadataType,
-    crate::proto::names::NetworkEventType,
-    crate::proto::names::NodeDeviceEventType,
-    crate::proto::names::SecretEventType,
-    crate::proto::names::SecretUsageType,
-    crate::proto::names::StoragePoolEventType,
-    crate::proto::names::StoragePoolState,
-    crate::proto::names::StorageVolType,
-    crate::proto::names::TrayChangeReason,
-    crate::proto::names::WatchdogAction,
-);
-
-impl<const N: usize> Lift for types::CharArray<N> {
-    type Out = Self;
-    fn lift(self, _: &Connect) -> Self {
-        self
-    }
-}
-
-impl Lift for LvString {
-    type Out = String;
-    fn lift(self, _: &Connect) -> String {
-        self.to_string_lossy().into_owned()
-    }
-}
-
-impl<T: Lift> Lift for Option<T> {
-    type Out = Option<T::Out>;
-    fn lift(self, conn: &Connect) -> Self::Out {
-        self.map(|v| v.lift(conn))
-    }
-}
-
-impl<T: Lift> Lift for Vec<T> {
-    type Out = Vec<T::Out>;
-    fn lift(self, conn: &Connect) -> Self::Out {
-        self.into_iter().map(|v| v.lift(conn)).collect()
-    }
-}
-
-/// How a generated method takes an argument field of type `Self`: strings as `&str`
-/// ([`Option<&str>`] when optional), another object as its handle (`&StorageVol`), every
-/// other type as itself (so `Default::default()`, `None` and integer literals infer).
-pub trait Param: Sized {
-    /// The parameter's type.
-    type In<'a>;
-    /// The field's value.
-    fn from_param(p: Self::In<'_>) -> Self;
-}
-
-/// What a generated method takes for field `N` of argument struct `A` ([`Param`]).
-pub type ParamOf<'a, A, const N: usize> = <FieldType<A, N> as Param>::In<'a>;
-
-/// Types a method takes as they are.
-macro_rules! param_as_is {
-    ($($t:ty),* $(,)?) => {
-        $(
-            impl Param for $t {
-                type In<'a> = $t;
-                fn from_param(p: $t) -> $t {
-                    p
-                }
-            }
-        )*
-    };
-}
-
-param_as_is!(bool, u8, i32, u32, i64, u64, f64);
-param_as_is!(types::Uuid, types::CharVec, bytes::Bytes);
-
-// Lists of objects are taken as slices of handles (in `handles!`); other lists as they are.
-param_as_is!(
-    Vec<types::TypedParam>,
-    Vec<LvString>,
-    Vec<i32>,
-    Vec<u32>,
-    Vec<u64>
-);
-
-impl<const N: usize> Param for types::CharArray<N> {
-    type In<'a> = Self;
-    fn from_param(p: Self) -> Self {
-        p
-    }
-}
-
-impl Param for LvString {
-    type In<'a> = &'a str;
-    fn from_param(p: &str) -> Self {
-        p.into()
-    }
-}
-
-impl Param for Option<LvString> {
-    type In<'a> = Option<&'a str>;
-    fn from_param(p: Option<&str>) -> Self {
-        p.map(Into::into)
-    }
-}
-
-/// The connection a generated method calls on (for [`Connect`] itself and every handle).
-#[doc(hidden)]
-pub trait OnConnect {
-    /// The connection.
-    fn on_connect(&self) -> &Connect;
-}
-
-impl OnConnect for Connect {
-    fn on_connect(&self) -> &Connect {
-        self
-    }
-}
-
-/// The argument field a handle fills in for itself (its wire identity, or a node device's
-/// name).
-#[doc(hidden)]
-pub trait SelfArg<T> {
-    /// The field's value.
-    fn self_arg(&self) -> T;
-}
-
-/// A generated method's call: typed, through the connection's client.
-#[doc(hidden)]
-pub async fn call<P: crate::proto::Procedure>(
-    on: &impl OnConnect,
-    args: &P::Args,
-) -> Result<P::Ret, Error> {
-    Ok(on.on_connect().client.call::<P>(args).await?)
-}
-
-/// A generated typed-parameter getter's call: with `VIR_TYPED_PARAM_STRING_OKAY`
-/// ([`Client::call_typed_params`]).
-#[doc(hidden)]
-pub async fn call_typed<P: crate::proto::typed_params::TypedParamsGetter>(
-    on: &impl OnConnect,
-    args: &P::Args,
-) -> Result<P::Ret, Error>
-where
-    P::Args: Clone,
-{
-    Ok(on.on_connect().client.call_typed_params::<P>(args).await?)
 }
 
 macro_rules! handles {

@@ -4,5 +4,6 @@
 pub(crate) mod errors;
 pub(crate) mod events;
 pub mod handles;
+pub(crate) mod methods;
 pub(crate) mod migrate;
 pub(crate) mod stream;

@@ -15,7 +15,7 @@
 //! Teardown (H1): the [`KillFn`] shuts down a duplicate of the TCP socket's
 //! descriptor, so a write stalled under the TLS session fails at once.
 //!
-//! Busy-polling ([`ConnectOptions::busy_poll`](super::ConnectOptions::busy_poll)) happens
+//! Busy-polling ([`ConnectOptions::busy_poll`](crate::client::ConnectOptions::busy_poll)) happens
 //! below rustls, on the ciphertext: `SpinTcp` reads the socket directly while the driver
 //! holds its `SpinGate` open — a reply is due, the connection's adaptive `SpinPolicy`
 //! (`client/spin.rs`) says spinning pays, and the budget since the last
