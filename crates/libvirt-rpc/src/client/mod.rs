@@ -82,7 +82,7 @@ pub use uri::{
 };
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
-use crate::conn::{CallError, Config, Connection, ConnectionError};
+use crate::conn::{CallError, Config, Connection, ConnectionError, WriteTurn};
 use crate::proto::{self, Procedure};
 use crate::wire::xdr::{Encode, Preencoded};
 use transport::{Io, Plain, UnixFds};
@@ -448,6 +448,7 @@ impl Client {
         let (closed_tx, closed_rx) = watch::channel(None);
         let mut conn = Connection::new(opts.config.clone(), Instant::now());
         conn.set_fd_passing(io.passes_fds());
+        conn.set_caller_writes(access.fd.is_some() && opts.caller_write);
         let state = State {
             conn,
             calls: crate::conn::serials::SerialMap::default(),
@@ -459,8 +460,6 @@ impl Client {
             close_notice: None,
             closed_tx,
             direct: access.fd.clone().filter(|_| opts.caller_write),
-            unsent: std::collections::VecDeque::new(),
-            sent_direct: false,
             spin: (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
                 .then(SpinPolicy::default),
         };
@@ -469,7 +468,6 @@ impl Client {
             kill: opts.kill.clone(),
             killed: std::sync::atomic::AtomicBool::new(false),
             closed_rx,
-            driver_writing: std::sync::atomic::AtomicBool::new(false),
         });
         let gate = access
             .gate
@@ -688,9 +686,9 @@ impl Client {
         let serial = st.conn.call_raw(program, procedure, args, deadline)?;
         st.calls.insert(serial, CallSlot::default());
         // Alone on the connection, a call goes out from here (`direct`); with others in flight
-        // the driver batches the calls their just-completed callers send.
-        let wrote =
-            st.conn.pending_calls() == 1 && direct::write(&mut st, &self.inner.driver_writing);
+        // the driver batches the calls their just-completed callers send (the core's write
+        // rule: `conn::Writer`).
+        let wrote = st.conn.write_turn() == WriteTurn::Caller && direct::write(&mut st);
         let spin = match &mut st.spin {
             Some(policy) if wrote => {
                 policy.sent(Instant::now());
@@ -699,7 +697,6 @@ impl Client {
             }
             _ => false,
         };
-        st.sent_direct |= wrote;
         // The driver is needed to write what we could not, to re-arm its timer for a new
         // deadline, or to busy-poll for the reply; otherwise it sleeps until the reply.
         if !wrote || spin || timer.is_some_and(|t| st.conn.poll_timeout() != t) {

@@ -65,6 +65,25 @@ pub const fn program_version(program: u32) -> Option<u32> {
     }
 }
 
+/// The header of a packet a client sends. Every program we know is at version 1; a raw call to
+/// one we do not know goes out at the remote program's (its reply is refused anyway).
+pub fn header(
+    program: u32,
+    procedure: i32,
+    serial: u32,
+    kind: crate::wire::frame::MessageType,
+    status: crate::wire::frame::MessageStatus,
+) -> crate::wire::frame::Header {
+    crate::wire::frame::Header {
+        program,
+        version: program_version(program).unwrap_or(REMOTE_VERSION),
+        procedure,
+        kind,
+        serial,
+        status,
+    }
+}
+
 /// `VIR_DRV_FEATURE_PROGRAM_KEEPALIVE`: asking for it starts the daemon's pings.
 pub const FEATURE_PROGRAM_KEEPALIVE: i32 = 10;
 /// `VIR_DRV_FEATURE_REMOTE_EVENT_CALLBACK`: needed before `*_CALLBACK_REGISTER_ANY`.
