@@ -46,7 +46,10 @@ use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
 
-pub use error::{CallError, ConnectionError, ProtocolViolation, StreamError, StreamMisuse};
+pub(crate) use error::error_predicates;
+pub use error::{
+    CallError, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError, StreamMisuse,
+};
 pub use keepalive::KeepaliveConfig;
 use keepalive::{Keepalive, KeepaliveAction};
 use serials::{SerialMap, SerialSet};

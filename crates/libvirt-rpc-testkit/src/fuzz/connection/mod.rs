@@ -1845,7 +1845,11 @@ impl Harness {
             // The queue was cleared with whatever was begun.
             self.writer = Writer::Idle;
         }
-        assert_eq!(self.pair.conn.writer(), self.writer, "the write rule's state");
+        assert_eq!(
+            self.pair.conn.writer(),
+            self.writer,
+            "the write rule's state"
+        );
         if self.pair.conn.is_closed() {
             self.pongs_owed = 0;
             assert!(!self.pair.conn.wants_read(), "wants_read while closed");

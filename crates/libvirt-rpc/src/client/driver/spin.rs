@@ -258,11 +258,13 @@ impl SpinGate {
     }
 
     /// Whether the reader should spin on an empty socket now.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     pub(crate) fn is_open(&self) -> bool {
         self.open.load(Ordering::Relaxed)
     }
 
     /// The reader's spinning caught bytes.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     pub(crate) fn hit(&self) {
         self.hit.store(true, Ordering::Relaxed);
     }
