@@ -37,7 +37,7 @@ pub mod sasl;
 pub(crate) mod serials;
 mod stream;
 pub mod subscriptions;
-mod transmit;
+pub mod transmit;
 
 use std::collections::{BTreeSet, VecDeque};
 use std::os::fd::OwnedFd;

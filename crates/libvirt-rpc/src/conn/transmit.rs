@@ -39,7 +39,7 @@
 //!
 //! # What a woken caller does, and the batch
 //!
-//! A reply completes its caller ([`Output::CallDone`]), which usually makes its next call at
+//! A reply completes its caller ([`Output::CallDone`](super::Output::CallDone)), which usually makes its next call at
 //! once. The driver that routed N replies lets those callers run before it writes, so that
 //! their N calls leave in one write — unless all N are queued already
 //! ([`batch_wait`](Connection::batch_wait); the count runs from the `CallDone`s
