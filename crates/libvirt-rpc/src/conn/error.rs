@@ -336,6 +336,7 @@ macro_rules! error_predicates {
         }
     )*};
 }
+#[allow(unused_imports)] // the client's errors use it too, when it is built
 pub(crate) use error_predicates;
 
 error_predicates!(CallError, StreamError, super::handshake::HandshakeError);

@@ -46,7 +46,6 @@ use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
 
-pub(crate) use error::error_predicates;
 pub use error::{
     CallError, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError, StreamMisuse,
 };

@@ -9,8 +9,9 @@
 #[cfg(feature = "tls")]
 use crate::client::TlsError;
 use crate::client::{ConnectError, TransferError};
+use crate::conn::error::error_predicates;
 use crate::conn::handshake::HandshakeError;
-use crate::conn::{CallError, ErrorPredicates, StreamError, error_predicates};
+use crate::conn::{CallError, ErrorPredicates, StreamError};
 use crate::proto::RemoteError;
 
 // By hand, not `#[from]`: these variants format their cause, so it is not also the source.
