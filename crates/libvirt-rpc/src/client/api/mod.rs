@@ -1,6 +1,7 @@
 //! What a program calls: the object handles, event subscriptions, stream handles, migration
 //! and the errors they return.
 
+pub(crate) mod calls;
 pub(crate) mod errors;
 pub(crate) mod events;
 pub mod handles;

@@ -24,22 +24,27 @@ pub(crate) mod direct;
 pub(crate) mod shared;
 pub(crate) mod spin;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io::IoSlice;
 use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
+use tokio::sync::watch;
 use tokio::time::Sleep;
+use tracing::Instrument;
 
-use super::shared::{Inner, TRANSMIT_HIGH};
-use super::spin::SpinGate;
+use super::dial::Access;
 use super::transport::Io;
+use super::{Client, CloseOnDrop, ConnectOptions};
+use crate::conn::handshake::HandshakeOutcome;
 use crate::conn::{Connection, Transmit};
+use shared::{Inner, State, TRANSMIT_HIGH};
+use spin::{SpinGate, SpinPolicy};
 
 /// What the receive buffer grows by.
 const READ_CHUNK: usize = 64 << 10;
@@ -560,6 +565,57 @@ impl<T: Io> Future for Driver<T> {
     }
 }
 
+impl Client {
+    /// Start the connection's core and its driver task on `io` (spawned on the current
+    /// runtime), with what `access` reaches under the transport.
+    pub(crate) fn start_with(io: impl Io, opts: &ConnectOptions, access: Access) -> Self {
+        let (closed_tx, closed_rx) = watch::channel(None);
+        let mut conn = Connection::new(opts.config.clone(), Instant::now());
+        conn.set_fd_passing(io.passes_fds());
+        conn.set_caller_writes(access.fd.is_some() && opts.caller_write);
+        let state = State {
+            conn,
+            calls: crate::conn::serials::SerialMap::default(),
+            streams: crate::conn::serials::SerialMap::default(),
+            subscribers: HashMap::new(),
+            writable: Vec::new(),
+            driver: None,
+            read_blocked: false,
+            close_notice: None,
+            closed_tx,
+            direct: access.fd.clone().filter(|_| opts.caller_write),
+            spin: (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
+                .then(SpinPolicy::default),
+        };
+        let inner = Arc::new(Inner {
+            state: Mutex::new(state),
+            kill: opts.kill.clone(),
+            killed: std::sync::atomic::AtomicBool::new(false),
+            closed_rx,
+        });
+        let gate = access
+            .gate
+            .filter(|_| !opts.busy_poll.is_zero())
+            .map(|g| (g, opts.busy_poll));
+        tokio::spawn(
+            Driver::new(
+                io,
+                inner.clone(),
+                BusyPoll::new(access.fd, opts.busy_poll),
+                gate,
+                access.records,
+            )
+            .instrument(tracing::debug_span!("libvirt.driver")),
+        );
+        Self {
+            _guard: Arc::new(CloseOnDrop(inner.clone())),
+            inner,
+            outcome: Arc::new(HandshakeOutcome::default()),
+            event_queue: opts.event_queue.get(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Who the busy-poll policy credits with a reply. A reply that arrives while the driver
@@ -576,8 +632,9 @@ mod tests {
 
     use bytes::BytesMut;
 
+    use crate::client::dial::Access;
     use crate::client::transport::Plain;
-    use crate::client::{Access, Client, ConnectOptions};
+    use crate::client::{Client, ConnectOptions};
     use crate::proto::procs::connect::ConnectGetLibVersion;
     use crate::proto::{self, Procedure};
     use crate::wire::frame::{self, Header, MessageStatus, MessageType};
