@@ -2,6 +2,7 @@
 //! credentials for SASL.
 
 pub mod auth;
+mod default_uri;
 #[cfg(feature = "ssh")]
 pub(crate) mod ssh;
 #[cfg(feature = "tls")]
