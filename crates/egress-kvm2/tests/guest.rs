@@ -20,7 +20,7 @@
 //! machine only make both slow. On failure they print the guest's serial console log.
 //! Timings go to stderr as `guest-timing:` lines (`--nocapture` to see them on success).
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
