@@ -213,14 +213,16 @@ impl<T: TypedInt> Param for T {
 }
 
 /// The callback that turns one `procs` module's rows into methods (see the
-/// [module docs](self)). Rows without a method line expand to nothing.
+/// [module docs](self)). Of a row it reads the docs, the name and the method line; the other
+/// columns (the table's own, and `stream`/`fds`) are the protocol layer's. Rows without a
+/// method line expand to nothing.
 macro_rules! object_methods {
     (
-        [$module:ident] table $table:ident $(, program $program:ident)?;
+        [$module:ident] table $table:ident $(, $_program:ident $_program_name:ident)?;
         $(
             $(#[$m:meta])*
-            $name:ident = $num:literal : $args:ty => $ret:ty, since $since:literal
-                $(, stream $dir:ident)? $(, fds $fds:ident)? ;
+            $name:ident = $_num:literal : $_args:ty => $_ret:ty, since $_since:literal
+                $(, $_column:ident $_value:ident)* ;
             $( => $obj:ident :: $meth:ident ( $($a:tt)* )
                 $(-> $rf:ident [$ri:literal] $(as $conv:ident)?)? ; )?
         )*

@@ -6,11 +6,11 @@ use std::path::Path;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 
 use super::handle::{Handle, handle_methods};
-use super::{TransferError, io_error};
+use super::{TransferError, copy_into, io_error};
 use crate::conn::{StreamError, StreamItem};
 
 /// A daemon → client stream (e.g. `virStorageVolDownload`): a `futures::Stream` of
@@ -22,9 +22,7 @@ pub struct Download {
 
 impl std::fmt::Debug for Download {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Download")
-            .field("id", &self.h.id)
-            .finish_non_exhaustive()
+        self.h.debug(f, "Download").finish_non_exhaustive()
     }
 }
 
@@ -244,10 +242,7 @@ impl AsyncRead for DownloadReader {
                 return Poll::Ready(Ok(()));
             }
             let n = if !this.data.is_empty() {
-                let n = this.data.len().min(buf.remaining());
-                buf.put_slice(&this.data[..n]);
-                this.data.advance(n);
-                n
+                copy_into(&mut this.data, buf)
             } else if this.zeros > 0 {
                 let n = usize::try_from(this.zeros)
                     .unwrap_or(usize::MAX)

@@ -5,11 +5,11 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::handle::{Handle, handle_methods};
-use super::io_error;
+use super::{copy_into, io_error};
 use crate::conn::{StreamError, StreamItem, StreamMisuse};
 
 /// A stream both sides send on: a domain's console or channel
@@ -35,9 +35,7 @@ pub struct Duplex {
 
 impl std::fmt::Debug for Duplex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Duplex")
-            .field("id", &self.h.id)
-            .finish_non_exhaustive()
+        self.h.debug(f, "Duplex").finish_non_exhaustive()
     }
 }
 
@@ -45,23 +43,21 @@ handle_methods!(Duplex { finish, abort });
 
 impl AsyncRead for Duplex {
     fn poll_read(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        while this.data.is_empty() {
-            match ready!(this.h.poll_item(cx)) {
-                Some(Ok(StreamItem::Data(d))) => this.data = d,
+        let Self { h, data, .. } = self.get_mut();
+        while data.is_empty() {
+            match ready!(h.poll_item(cx)) {
+                Some(Ok(StreamItem::Data(d))) => *data = d,
                 // Never sent on a console (not sparse: the core refuses it).
                 Some(Ok(StreamItem::Hole(_))) => {}
                 Some(Err(e)) => return Poll::Ready(Err(io_error(e))),
                 None => return Poll::Ready(Ok(())),
             }
         }
-        let n = this.data.len().min(buf.remaining());
-        buf.put_slice(&this.data[..n]);
-        this.data.advance(n);
+        copy_into(data, buf);
         Poll::Ready(Ok(()))
     }
 }

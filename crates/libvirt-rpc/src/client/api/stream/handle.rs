@@ -175,6 +175,17 @@ impl Handle {
         Ok(h)
     }
 
+    /// `Name { id, .. }`, the start of a handle's `Debug` (which never shows data).
+    pub(super) fn debug<'a, 'b>(
+        &self,
+        f: &'a mut std::fmt::Formatter<'b>,
+        name: &str,
+    ) -> std::fmt::DebugStruct<'a, 'b> {
+        let mut d = f.debug_struct(name);
+        d.field("id", &self.id);
+        d
+    }
+
     /// The opening REPLY decoded as `P`'s return (the core checked it decodes).
     pub(super) fn open_reply<P: Procedure>(&self) -> Result<P::Ret, DecodeError> {
         xdr::from_bytes(self.reply.clone())

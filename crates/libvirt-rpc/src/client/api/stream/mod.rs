@@ -42,6 +42,14 @@ pub fn stream_error(e: &io::Error) -> Option<&StreamError> {
     e.get_ref()?.downcast_ref::<StreamError>()
 }
 
+/// Copy what fits of `data` into `buf` and drop it from `data`; how many bytes.
+fn copy_into(data: &mut Bytes, buf: &mut tokio::io::ReadBuf<'_>) -> usize {
+    let n = data.len().min(buf.remaining());
+    buf.put_slice(&data[..n]);
+    bytes::Buf::advance(data, n);
+    n
+}
+
 fn io_error(e: StreamError) -> io::Error {
     let kind = match &e {
         StreamError::Connection(_) => io::ErrorKind::ConnectionAborted,

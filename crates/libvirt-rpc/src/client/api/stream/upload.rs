@@ -28,8 +28,8 @@ pub struct Upload {
 
 impl std::fmt::Debug for Upload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Upload")
-            .field("id", &self.h.id)
+        self.h
+            .debug(f, "Upload")
             .field("sent", &self.sent)
             .finish_non_exhaustive()
     }
