@@ -18,7 +18,7 @@
 //! Busy-polling ([`ConnectOptions::busy_poll`](crate::client::ConnectOptions::busy_poll)) happens
 //! below rustls, on the ciphertext: `SpinTcp` reads the socket directly while the driver
 //! holds its `SpinGate` open — a reply is due, the connection's adaptive `SpinPolicy`
-//! (`client/spin.rs`) says spinning pays, and the budget since the last
+//! (`client/driver/spin.rs`) says spinning pays, and the budget since the last
 //! progress lasts — before it lets the reactor park the task.
 
 use std::io;
