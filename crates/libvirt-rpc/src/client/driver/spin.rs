@@ -423,22 +423,14 @@ mod tests {
     fn one_outlier_does_not_decide() {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
-        let mut i = 0;
-        feed(
-            &mut p,
-            &mut t,
-            SPIN_WINDOW + PARK_WINDOW,
-            |s| {
-                i += 1;
-                // A 5 ms preemption in the spinning window.
-                if i == 3 {
-                    us(5000)
-                } else {
-                    us(if s { 30 } else { 80 })
-                }
-            },
-            true,
-        );
+        probe_by(&mut p, &mut t, |s, i| {
+            // A 5 ms preemption in the spinning window.
+            if i == 3 {
+                us(5000)
+            } else {
+                us(if s { 30 } else { 80 })
+            }
+        });
         assert_eq!(p.phase, Phase::ProbeSpin, "won, confirming");
         probe(&mut p, &mut t, 30, 80);
         assert!(matches!(p.phase, Phase::Exploit { spin: true, .. }));
@@ -494,11 +486,25 @@ mod tests {
 
     /// Probe once with replies taking `spin_us` spinning (caught) and `park_us` parked.
     fn probe(p: &mut SpinPolicy, t: &mut Instant, spin_us: u64, park_us: u64) {
+        probe_by(p, t, |s, _| us(if s { spin_us } else { park_us }));
+    }
+
+    /// Probe once (both windows, every reply caught by spinning), the `i`-th reply (from 1)
+    /// taking `wait(spinning, i)`.
+    fn probe_by(
+        p: &mut SpinPolicy,
+        t: &mut Instant,
+        mut wait: impl FnMut(bool, usize) -> Duration,
+    ) {
+        let mut i = 0;
         feed(
             p,
             t,
             SPIN_WINDOW + PARK_WINDOW,
-            |s| us(if s { spin_us } else { park_us }),
+            |s| {
+                i += 1;
+                wait(s, i)
+            },
             true,
         );
     }
@@ -518,21 +524,13 @@ mod tests {
         // wait 150 µs (the spinner took the daemon's CPU): the mean says park.
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
-        let mut i = 0;
-        feed(
-            &mut p,
-            &mut t,
-            SPIN_WINDOW + PARK_WINDOW,
-            |s| {
-                i += 1;
-                us(match (s, i % 4) {
-                    (true, 0) => 150,
-                    (true, _) => 30,
-                    (false, _) => 50,
-                })
-            },
-            true,
-        );
+        probe_by(&mut p, &mut t, |s, i| {
+            us(match (s, i % 4) {
+                (true, 0) => 150,
+                (true, _) => 30,
+                (false, _) => 50,
+            })
+        });
         assert!(
             !p.spin(1),
             "a tail in a quarter of the spinning replies must count"
