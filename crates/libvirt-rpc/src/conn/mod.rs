@@ -249,12 +249,6 @@ impl Connection {
 
     // ---- getters ------------------------------------------------------------------------
 
-    /// Payload bytes per upload packet: `Config::stream_chunk`, kept within the protocol's
-    /// limits.
-    pub fn upload_chunk(&self) -> usize {
-        self.config.stream_chunk.clamp(1, frame::PAYLOAD_MAX)
-    }
-
     /// True once the connection is dead.
     pub fn is_closed(&self) -> bool {
         self.error.is_some()

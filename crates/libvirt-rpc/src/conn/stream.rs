@@ -254,6 +254,12 @@ impl Stream {
 }
 
 impl Connection {
+    /// Payload bytes per upload packet: `Config::stream_chunk`, kept within the protocol's
+    /// limits.
+    pub fn upload_chunk(&self) -> usize {
+        self.config.stream_chunk.clamp(1, frame::PAYLOAD_MAX)
+    }
+
     /// Open a stream with a raw call. The core cannot read raw arguments: `sparse` says
     /// whether `args` ask for a sparse stream (typed procedures derive it from their
     /// arguments, see [`open_stream`](Self::open_stream)).
