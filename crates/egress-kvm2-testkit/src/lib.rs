@@ -1,6 +1,6 @@
 //! Test support for egress-kvm2, shared by its integration tests and the controller
 //! example's real-guest test: a private libvirtd, a loopback mirror, and providers built
-//! through the real configuration path ([`env`], [`entry`], [`build`]); sshds in front of the
+//! through the real configuration path ([`env()`], [`entry`], [`build`]); sshds in front of the
 //! daemon; the real guest's set-up ([`guest_bed`]); a relay that cuts or fails calls
 //! ([`relay`]). Not published.
 #![allow(clippy::needless_pass_by_value)]
