@@ -1,5 +1,6 @@
 //! Shared plumbing of the command-line tools: default URI, a global deadline and signal
-//! handling that close the connection through the library's own close path, progress bars.
+//! handling that close the connection through the library's own close path, progress bars,
+//! the libraries' warnings on stderr.
 
 pub mod console;
 
@@ -10,6 +11,29 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use libvirt_rpc::Client;
+
+/// Prints the libraries' log events on stderr, as virsh prints libvirt's: warnings (a TLS
+/// certificate or host key not verified, a host key added to `known_hosts`, `ssh_config`
+/// options not applied, …) by default, only errors with `quiet` (`-q`).
+/// `LIBVIRT_DEBUG` (virsh's variable: `1`/`debug`, `2`/`info`, `3`/`warning`, `4`/`error`)
+/// sets the level instead.
+pub fn init_logging(quiet: bool) {
+    use tracing::Level;
+    let level = match std::env::var("LIBVIRT_DEBUG").ok().as_deref() {
+        Some("1" | "debug") => Level::DEBUG,
+        Some("2" | "info") => Level::INFO,
+        Some("3" | "warning") => Level::WARN,
+        Some("4" | "error") => Level::ERROR,
+        _ if quiet => Level::ERROR,
+        _ => Level::WARN,
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .with_target(false)
+        .try_init();
+}
 
 /// The URI libvirt picks when none is given: `$LIBVIRT_DEFAULT_URI`, then libvirt.conf's
 /// `uri_default`, then `qemu:///system` for root and `qemu:///session` otherwise (the
@@ -44,9 +68,9 @@ pub const EXIT_TIMEOUT: u8 = 124;
 ///
 /// `work` runs on the calling thread; spawned tasks (the connection's driver, `lv
 /// bench-calls`' callers) on `workers` runtime threads (`None`: tokio's default, one per CPU
-/// the process may run on). `LV_WORKER_THREADS` in the environment overrides it; `0` there
-/// runs everything on a current-thread runtime (a measurement knob: docs/benchmarks.md, "A
-/// current-thread runtime").
+/// the process may run on; `Some(0)`: none, everything on a current-thread runtime, what a
+/// command of a few calls starts fastest on). `LV_WORKER_THREADS` in the environment
+/// overrides it (a measurement knob: docs/benchmarks.md, "A current-thread runtime").
 pub fn run_bounded<F>(
     timeout: Option<Duration>,
     slot: &Slot,

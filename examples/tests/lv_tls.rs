@@ -148,3 +148,39 @@ async fn client_close_is_bounded_with_a_frozen_tls_peer() {
     common::close_is_bounded_with_a_frozen_peer(&c, &d, &relay, relay.addr().port(), "close.raw")
         .await;
 }
+
+/// `no_verify` is an integer as in libvirt: `no_verify=false` (or `no`, `off`, empty) is an
+/// invalid URI, never a switch that turns certificate checking off; so is `no_verify=0` a
+/// checked connection. The server's certificate here is not signed by the CA the client
+/// trusts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lv_no_verify_false_refuses_an_unknown_ca() {
+    let Some(d) = tls_daemon() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let foreign = d
+        .pki()
+        .unwrap()
+        .client_dir(
+            &tmp.path().join("foreign"),
+            testbed::pki::ClientPki::ForeignCa,
+        )
+        .unwrap();
+    let uri = d.tls_uri_with("qemu", "session", &foreign);
+    for v in ["false", "no", "off", "", "0"] {
+        let out = lv()
+            .args(["-c", &format!("{uri}&no_verify={v}"), "version"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "no_verify={v} connected to a server whose CA the client does not trust: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            err.contains("no_verify") || err.contains("not signed by a trusted CA"),
+            "no_verify={v}: {err}"
+        );
+        assert!(!err.contains("NOT verified"), "no_verify={v}: {err}");
+    }
+}

@@ -163,7 +163,7 @@ async fn auto_falls_back_to_netcat_and_failures_show_the_remote_stderr() {
     assert!(
         calls
             .iter()
-            .any(|a| a.ends_with(&["-U".to_owned(), sock.clone()])),
+            .any(|a| a.ends_with(&["-U".to_owned(), "--".to_owned(), sock.clone()])),
         "nc was not run on the socket: {calls:?}"
     );
     // The helper only: the shell's "not found" reaches the error.
@@ -218,7 +218,7 @@ async fn hostile_socket_value_reaches_nc_as_one_literal_argument() {
     assert!(
         calls
             .iter()
-            .any(|a| a.len() >= 2 && a[a.len() - 2] == "-U" && a[a.len() - 1] == want),
+            .any(|a| a.len() >= 3 && a[a.len() - 3..] == ["-U", "--", want.as_str()]),
         "nc did not get the path as one argument: {calls:?}"
     );
     let injected: Vec<_> = canaries.iter().filter(|c| c.exists()).collect();

@@ -8,20 +8,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use nix::sys::resource::{UsageWho, getrusage};
 
 /// user+sys seconds of all waited-for descendants of this process.
-pub(super) fn children_cpu() -> f64 {
+pub(crate) fn children_cpu() -> f64 {
     let u = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage(RUSAGE_CHILDREN)");
     let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
     s(u.user_time()) + s(u.system_time())
 }
 
 /// Context switches (voluntary + involuntary) of all waited-for descendants of this process.
-pub(super) fn children_csw() -> f64 {
+pub(crate) fn children_csw() -> f64 {
     let u = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage(RUSAGE_CHILDREN)");
     (u.voluntary_context_switches() + u.involuntary_context_switches()) as f64
 }
 
 /// Context switches (voluntary + involuntary) of a live process's live threads.
-pub(super) fn proc_csw(pid: u32) -> f64 {
+pub(crate) fn proc_csw(pid: u32) -> f64 {
     let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
         return f64::NAN;
     };
@@ -41,7 +41,7 @@ pub(super) fn proc_csw(pid: u32) -> f64 {
 }
 
 /// user+sys seconds of a live process (all its threads, dead ones included).
-pub(super) fn proc_cpu(pid: u32, tick: f64) -> f64 {
+pub(crate) fn proc_cpu(pid: u32, tick: f64) -> f64 {
     let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return f64::NAN;
     };
@@ -59,7 +59,7 @@ pub(super) fn proc_cpu(pid: u32, tick: f64) -> f64 {
 }
 
 /// (busy, total) jiffies of the whole box, from the first line of /proc/stat.
-pub(super) fn box_jiffies() -> (u64, u64) {
+pub(crate) fn box_jiffies() -> (u64, u64) {
     let s = fs::read_to_string("/proc/stat").unwrap_or_default();
     let v: Vec<u64> = s
         .lines()
@@ -75,7 +75,7 @@ pub(super) fn box_jiffies() -> (u64, u64) {
 }
 
 /// Percent of the box busy between two [`box_jiffies`] readings.
-pub(super) fn busy_pct(a: (u64, u64), b: (u64, u64)) -> f64 {
+pub(crate) fn busy_pct(a: (u64, u64), b: (u64, u64)) -> f64 {
     let total = b.1.saturating_sub(a.1);
     if total == 0 {
         return f64::NAN;
@@ -84,10 +84,10 @@ pub(super) fn busy_pct(a: (u64, u64), b: (u64, u64)) -> f64 {
 }
 
 /// The 1, 5 and 15 minute load averages (the one reading, shared with the tests).
-pub(super) use testbed::loadavg;
+pub(crate) use testbed::loadavg;
 
 /// `VmRSS` and `VmHWM` of a live process, KiB.
-pub(super) fn rss_kib(pid: u32) -> Option<(u64, u64)> {
+pub(crate) fn rss_kib(pid: u32) -> Option<(u64, u64)> {
     let s = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let field = |name: &str| {
         s.lines()
@@ -98,7 +98,7 @@ pub(super) fn rss_kib(pid: u32) -> Option<(u64, u64)> {
 }
 
 /// A command's trimmed stdout, empty if it cannot run.
-pub(super) fn cmd_line(prog: &str, args: &[&str]) -> String {
+pub(crate) fn cmd_line(prog: &str, args: &[&str]) -> String {
     Command::new(prog)
         .args(args)
         .output()
@@ -107,8 +107,22 @@ pub(super) fn cmd_line(prog: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// `git describe --always --dirty` of the tree this binary was built from.
+pub(crate) fn tree() -> String {
+    cmd_line(
+        "git",
+        &[
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "describe",
+            "--always",
+            "--dirty",
+        ],
+    )
+}
+
 /// The CPU's model name from /proc/cpuinfo.
-pub(super) fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     fs::read_to_string("/proc/cpuinfo")
         .unwrap_or_default()
         .lines()
@@ -118,12 +132,12 @@ pub(super) fn cpu_model() -> String {
 }
 
 /// Now, as [`fmt_utc`] writes it.
-pub(super) fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     fmt_utc(SystemTime::now())
 }
 
 /// `2026-09-17 15:15:00 UTC` (humantime's RFC 3339, written for people).
-pub(super) fn fmt_utc(t: SystemTime) -> String {
+pub(crate) fn fmt_utc(t: SystemTime) -> String {
     humantime::format_rfc3339_seconds(t.max(UNIX_EPOCH))
         .to_string()
         .replacen('T', " ", 1)

@@ -45,10 +45,10 @@ mod calls;
 mod counts;
 mod files;
 mod json;
-mod measure;
+pub(crate) mod measure;
 mod opts;
 mod slow;
-mod stats;
+pub(crate) mod stats;
 mod transfers;
 
 use std::fmt::Write as _;
@@ -62,7 +62,7 @@ use testbed::libvirtd::{Libvirtd, LibvirtdBuilder};
 
 use bench::{Bench, VOL};
 use files::{reap_stale, write_random_file};
-use measure::{cmd_line, cpu_model, fmt_utc, loadavg, utc_now};
+use measure::{cmd_line, cpu_model, fmt_utc, loadavg, tree, utc_now};
 use opts::{Opts, find_lv};
 
 type Res<T> = Result<T, String>;
@@ -273,16 +273,7 @@ fn with_daemon(
     result?;
 
     let load_end = loadavg();
-    let git = cmd_line(
-        "git",
-        &[
-            "-C",
-            env!("CARGO_MANIFEST_DIR"),
-            "describe",
-            "--always",
-            "--dirty",
-        ],
-    );
+    let git = tree();
     let mut out = header(o, lv, date, load_start, &load_end, &git);
     out.push_str(&b.report);
     let _ = writeln!(

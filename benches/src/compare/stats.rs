@@ -1,9 +1,9 @@
 //! Medians, spreads and the number formats of the report.
 
 /// One MB (10^6 bytes), the report's unit.
-pub(super) const MB: f64 = 1e6;
+pub(crate) const MB: f64 = 1e6;
 
-pub(super) fn median(v: &[f64]) -> f64 {
+pub(crate) fn median(v: &[f64]) -> f64 {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
     if s.is_empty() {
         return f64::NAN;
@@ -17,7 +17,7 @@ pub(super) fn median(v: &[f64]) -> f64 {
     }
 }
 
-fn min_max(v: &[f64]) -> (f64, f64) {
+pub(crate) fn min_max(v: &[f64]) -> (f64, f64) {
     v.iter()
         .filter(|x| !x.is_nan())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
@@ -26,7 +26,7 @@ fn min_max(v: &[f64]) -> (f64, f64) {
 }
 
 /// `1,234` style.
-pub(super) fn thousands(x: f64) -> String {
+pub(crate) fn thousands(x: f64) -> String {
     if !x.is_finite() {
         return "n/a".into();
     }
@@ -42,7 +42,7 @@ pub(super) fn thousands(x: f64) -> String {
 }
 
 /// "median (min–max)" with `fmt` for each number.
-pub(super) fn spread(v: &[f64], fmt: impl Fn(f64) -> String) -> String {
+pub(crate) fn spread(v: &[f64], fmt: impl Fn(f64) -> String) -> String {
     let (lo, hi) = min_max(v);
     if v.len() < 2 {
         return fmt(median(v));
@@ -51,12 +51,12 @@ pub(super) fn spread(v: &[f64], fmt: impl Fn(f64) -> String) -> String {
 }
 
 /// One decimal, `n/a` when not a number.
-pub(super) fn f1(x: f64) -> String {
+pub(crate) fn f1(x: f64) -> String {
     decimals(x, 1)
 }
 
 /// Two decimals, `n/a` when not a number.
-pub(super) fn f2(x: f64) -> String {
+pub(crate) fn f2(x: f64) -> String {
     decimals(x, 2)
 }
 

@@ -221,14 +221,14 @@ fn ssh_kind(e: &ssh_socket::SshError) -> ErrorKind {
     use ssh_socket::SshError as S;
     // A jump host's error classifies as the hop's own: a wrong bastion key is as permanent
     // as a wrong target key.
-    match e.innermost() {
-        S::Config { .. }
-        | S::KeyFile { .. }
-        | S::KnownHosts { .. }
-        | S::Auth { .. }
-        | S::HostKeyUnknown { .. }
-        | S::HostKeyChanged { .. }
-        | S::HostKeyRevoked { .. } => ErrorKind::Permanent,
+    let e = e.innermost();
+    if e.is_host_key() {
+        return ErrorKind::Permanent;
+    }
+    match e {
+        S::Config { .. } | S::KeyFile { .. } | S::KnownHosts { .. } | S::Auth { .. } => {
+            ErrorKind::Permanent
+        }
         _ => ErrorKind::Transient,
     }
 }

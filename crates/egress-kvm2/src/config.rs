@@ -26,6 +26,7 @@
 //!     serial_log_dir: /var/log/egress  # optional: log each guest's serial console to a file
 //!     max_parallel_starts: 4           # domain starts in flight per host (≤ max_client_requests - 1)
 //!     ssh_config: /etc/egress/ssh_config  # optional: `ssh -F` for qemu+ssh:// (none | path)
+//!     max_image_bytes: 17179869184     # largest image fetched (default 16 GiB)
 //! ```
 //!
 //! Every key is optional except `uri` and `pool`; unknown keys are errors (the registry is
@@ -95,10 +96,24 @@ pub struct Kvm2Settings {
     /// parameters win over the file's settings, as ssh's command line does.
     #[serde(default)]
     pub ssh_config: Option<String>,
+    /// The largest image this entry fetches, in bytes. A mirror announcing more is refused
+    /// before anything is created on the host; one sending more (without a length, or past
+    /// the length it announced) is stopped as soon as the body passes it. Default
+    /// [`DEFAULT_MAX_IMAGE_BYTES`] (16 GiB).
+    #[serde(default = "default_max_image_bytes")]
+    pub max_image_bytes: u64,
 }
+
+/// [`Kvm2Settings::max_image_bytes`]'s default: 16 GiB, well above a proxy guest's image
+/// (hundreds of MiB), far below what a runaway mirror could put into a host's pool.
+pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 16 << 30;
 
 fn default_parallel_starts() -> usize {
     4
+}
+
+fn default_max_image_bytes() -> u64 {
+    DEFAULT_MAX_IMAGE_BYTES
 }
 
 impl Kvm2Settings {
@@ -115,6 +130,7 @@ impl Kvm2Settings {
             serial_log_dir: None,
             max_parallel_starts: default_parallel_starts(),
             ssh_config: None,
+            max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
         }
     }
 
@@ -232,6 +248,12 @@ impl Kvm2Settings {
                     format!("{} is listed twice", s.as_str()),
                 ));
             }
+        }
+        if self.max_image_bytes == 0 {
+            errors.push(FieldError::invalid(
+                at("max_image_bytes"),
+                "must be at least 1",
+            ));
         }
         if self.max_parallel_starts == 0 {
             errors.push(FieldError::invalid(
@@ -522,6 +544,7 @@ mod tests {
         );
         assert_eq!(s.budgets, Budgets::default());
         assert_eq!(s.budgets.fetch_deadline(), Duration::from_secs(1140));
+        assert_eq!(s.max_image_bytes, 16 << 30);
         assert!(s.validate("providers[0]").is_ok());
     }
 

@@ -35,6 +35,10 @@
 //!    The volume is declared `raw` (a plain file of the announced length, whatever the
 //!    image's format: no pre-made qcow2 with bytes of its own), and the upload is sparse:
 //!    runs of zeros go as holes ([`crate::sparse`]). The whole image is never buffered.
+//!    Bounded while it streams: a `Content-Length` over the entry's `max_image_bytes` is
+//!    refused before the volume is created, and the fetch stops as soon as the body passes
+//!    the announced length or `max_image_bytes`. Redirects are followed, never from `https`
+//!    to plain `http`. Errors show the URL without its userinfo and query.
 //! 5. Verify length (against `Content-Length`) and digest (against the configuration).
 //! 6. Publish: renew the lease once more, then write the marker, last. No copy: libvirt
 //!    has no rename, and its server-side copy of a qcow2 file is a `qemu-img convert`, not
@@ -49,7 +53,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use bytes::Bytes;
 use egress_provider::{
-    ErrorKind, Identifier, ImageFormat, ImageSource, ProviderError, Sha256Digest,
+    ErrorKind, Identifier, ImageFormat, ImageSource, ProviderError, Sha256Digest, redact_url,
 };
 use futures::StreamExt;
 use libvirt_rpc::Client;
@@ -204,6 +208,8 @@ pub struct ImageCache {
     images: BTreeMap<Identifier, ImageSource>,
     allow_unverified: bool,
     budgets: Budgets,
+    /// The largest image fetched ([`Kvm2Settings::max_image_bytes`](crate::Kvm2Settings)).
+    max_image_bytes: u64,
     http: reqwest::Client,
     progress: Option<ProgressFn>,
     journal: Option<Journal>,
@@ -247,8 +253,7 @@ impl ImageCache {
         allow_unverified: bool,
         budgets: Budgets,
     ) -> Self {
-        let http = reqwest::Client::builder()
-            .connect_timeout(budgets.call)
+        let http = http_client(&budgets)
             .build()
             .expect("a TLS backend is compiled in");
         Self {
@@ -257,12 +262,21 @@ impl ImageCache {
             images,
             allow_unverified,
             budgets,
+            max_image_bytes: crate::config::DEFAULT_MAX_IMAGE_BYTES,
             http,
             progress: None,
             journal: None,
             verified: Mutex::default(),
             faults: FaultPoints::default(),
         }
+    }
+
+    /// Fetches no image larger than `max` bytes (see
+    /// [`Kvm2Settings::max_image_bytes`](crate::Kvm2Settings::max_image_bytes)).
+    #[must_use]
+    pub fn with_max_image_bytes(mut self, max: u64) -> Self {
+        self.max_image_bytes = max;
+        self
     }
 
     /// Reports progress to `f`.
@@ -628,7 +642,15 @@ impl ImageCache {
             key,
             src,
         } = at;
-        let what = format!("image {key:?} from {}", src.url);
+        // Shown in errors: the URL without its userinfo and query (credentials, tokens).
+        let what = format!("image {key:?} from {}", redact_url(src.url.as_str()));
+        let max = self.max_image_bytes;
+        let too_big = |size: String| {
+            ProviderError::permanent(format!(
+                "fetch {what}: {size}, over this entry's max_image_bytes ({max}); raise it or \
+                 fix the url (nothing was published)"
+            ))
+        };
         let fetch_deadline = Instant::now() + self.budgets.fetch_deadline();
         let resp = self
             .http
@@ -636,7 +658,7 @@ impl ImageCache {
             .timeout(self.budgets.fetch_deadline())
             .send()
             .await
-            .map_err(|e| fetch_error(&what, &e))?;
+            .map_err(|e| fetch_error(&what, e))?;
         let status = resp.status();
         if !status.is_success() {
             let kind = if status.is_client_error()
@@ -653,6 +675,10 @@ impl ImageCache {
             ));
         }
         let total = resp.content_length();
+        // The announced length becomes the volume's capacity: check it before creating it.
+        if let Some(t) = total.filter(|&t| t > max) {
+            return Err(too_big(format!("the mirror announces {t} bytes")));
+        }
         self.report(ImageProgress::Fetching { total });
 
         // The base is written in place, under the key's lease: nobody else writes it, and
@@ -706,11 +732,22 @@ impl ImageCache {
                     )));
                 }
                 Ok(None) => break,
-                Ok(Some(Err(e))) => return Err(fetch_error(&what, &e)),
+                Ok(Some(Err(e))) => return Err(fetch_error(&what, e)),
                 Ok(Some(Ok(c))) => c,
             };
-            // The digest and the length cover every byte as fetched.
+            // The digest and the length cover every byte as fetched; a body past the
+            // announced length or the maximum stops here, not after the whole upload.
             len += chunk.len() as u64;
+            if len > max {
+                return Err(too_big(format!("the body passed {max} bytes")));
+            }
+            if let Some(t) = total
+                && len > t
+            {
+                return Err(ProviderError::transient(format!(
+                    "fetch {what}: the mirror sent more than the {t} bytes it announced"
+                )));
+            }
             hasher.update(&chunk);
             self.report(ImageProgress::Fetched(len));
             zeros.push(&chunk, &mut segments);
@@ -777,15 +814,45 @@ impl ImageCache {
     }
 }
 
-fn fetch_error(what: &str, e: &reqwest::Error) -> ProviderError {
+/// Redirects followed at most, as reqwest's default policy.
+const MAX_REDIRECTS: usize = 10;
+
+/// The HTTP client images are fetched with. It follows redirects but never from `https` to
+/// anything else: a downgrade would hand the image (and what the redirect carries) to
+/// whoever sits on the path, and the configured sha256 is all that would be left to catch it
+/// (an entry may opt out of it).
+pub(crate) fn http_client(budgets: &Budgets) -> reqwest::ClientBuilder {
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let from_https = attempt
+            .previous()
+            .last()
+            .is_some_and(|u| u.scheme() == "https");
+        if from_https && attempt.url().scheme() != "https" {
+            let to = redact_url(attempt.url().as_str());
+            attempt.error(format!("refusing a redirect from https to {to}"))
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .connect_timeout(budgets.call)
+        .redirect(policy)
+}
+
+/// `what` names the image by its redacted URL; reqwest's own text would repeat the whole
+/// URL (credentials, tokens), so it is left out.
+fn fetch_error(what: &str, e: reqwest::Error) -> ProviderError {
     use std::fmt::Write as _;
     let kind = if e.is_builder() {
         ErrorKind::Permanent
     } else {
         ErrorKind::Transient
     };
+    let e = e.without_url();
     let mut msg = format!("fetch {what}: {e}");
-    let mut src = std::error::Error::source(e);
+    let mut src = std::error::Error::source(&e);
     while let Some(s) = src {
         let _ = write!(msg, ": {s}");
         src = s.source();

@@ -182,9 +182,11 @@ pub async fn metadata_in(
 pub async fn small_download(link: &Link, vol: &StorageVol, max: usize) -> Result<Vec<u8>, LvError> {
     let budget = link.call_budget();
     let work = async {
+        // Asked for no more than is kept: the daemon sends at most that, and the stream
+        // fails on anything past it.
         let mut dl = link
             .client()
-            .vol_download(vol, DownloadOptions::new())
+            .vol_download(vol, DownloadOptions::new().length(max as u64))
             .await?;
         let mut out = Vec::new();
         while let Some(item) = dl.next().await {

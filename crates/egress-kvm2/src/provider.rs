@@ -147,7 +147,8 @@ impl Kvm2Provider {
             images,
             allow_unverified_images,
             b,
-        );
+        )
+        .with_max_image_bytes(settings.max_image_bytes);
         let leases = Leases::new(settings.domain_type, b.lease, b.lease_wait);
         let starts = tokio::sync::Semaphore::new(settings.max_parallel_starts);
         Ok(Self {

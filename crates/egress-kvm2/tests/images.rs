@@ -196,6 +196,131 @@ async fn dying_mirror_is_transient_and_cleans_up() {
     failing_mirror(Route::new(pattern(4 << 20, 7)).die_after(1 << 20), "die").await;
 }
 
+/// A mirror serves a complete body (the announced length) whose sha256 is not the configured
+/// one: Permanent, naming both digests, and nothing is published or left behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_complete_body_whose_sha256_does_not_match_is_never_published() {
+    let Some(env) = env().await else { return };
+    let served = pattern(2 << 20, 21);
+    let configured = pattern(2 << 20, 22);
+    env.http.serve("/img.raw", served.clone());
+    let p = build(entry(
+        &env,
+        "lab",
+        json!({"k": image(&env.http.url("/img.raw"), &configured)}),
+        json!({}),
+    ));
+    let err = match p.ensure_image(&id("k")).await {
+        Ok(b) => panic!(
+            "published {} although the mirror served sha256 {} and the entry says {}",
+            b.volume.name,
+            sha256_hex(&served),
+            sha256_hex(&configured)
+        ),
+        Err(e) => e,
+    };
+    assert_eq!(err.kind(), ErrorKind::Permanent, "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&sha256_hex(&served)) && msg.contains(&sha256_hex(&configured)),
+        "{msg}"
+    );
+    assert_eq!(env.http.hits("/img.raw"), 1);
+    assert_eq!(
+        volumes(&env.d),
+        Vec::<String>::new(),
+        "a base or marker was left for a body that failed its digest"
+    );
+}
+
+/// A mirror that sends no length streams into the host's pool: the fetch stops as soon as
+/// the body passes the entry's `max_image_bytes`, long before the transfer budget, with a
+/// Permanent error naming the limit, and leaves nothing behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_over_the_maximum_is_stopped_while_it_streams() {
+    let Some(env) = env().await else { return };
+    let body = pattern(4 << 20, 23);
+    // Three MiB without a length, then silence: only the limit can end it early.
+    env.http.route(
+        "/big.raw",
+        Route::new(body.clone())
+            .content_length(false)
+            .stall_after(3 << 20),
+    );
+    let p = build(entry(
+        &env,
+        "lab",
+        json!({"k": image(&env.http.url("/big.raw"), &body)}),
+        json!({"max_image_bytes": 1 << 20, "budgets": {"transfer_secs": 40, "shutdown_secs": 0.5}}),
+    ));
+    let started = Instant::now();
+    let err = p.ensure_image(&id("k")).await.unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(10),
+        "the fetch went on for {took:?} past the 1 MiB maximum: {err}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Permanent, "{err}");
+    assert!(err.to_string().contains("max_image_bytes"), "{err}");
+    assert_eq!(volumes(&env.d), Vec::<String>::new());
+}
+
+/// A mirror announcing more than `max_image_bytes` is refused before anything is created
+/// on the host (the announced length would be the volume's capacity).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_announced_length_over_the_maximum_creates_nothing() {
+    let Some(env) = env().await else { return };
+    let body = pattern(64 << 10, 24);
+    env.http
+        .route("/liar.raw", Route::new(body.clone()).announce(1 << 40));
+    let p = build(entry(
+        &env,
+        "lab",
+        json!({"k": image(&env.http.url("/liar.raw"), &body)}),
+        json!({"max_image_bytes": 1 << 20}),
+    ));
+    let err = p.ensure_image(&id("k")).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Permanent, "{err}");
+    assert!(err.to_string().contains("1099511627776"), "{err}");
+    assert_eq!(volumes(&env.d), Vec::<String>::new());
+}
+
+/// An image URL's user, password and query (a signed mirror's token) never reach an error:
+/// neither the mirror's refusal nor a connection failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn image_url_credentials_never_reach_errors() {
+    let Some(env) = env().await else { return };
+    let body = pattern(1024, 25);
+    let with_secrets =
+        |base: &str| base.replacen("http://", "http://ops:hunter2@", 1) + "?X-Token=s3cr3t-t0ken";
+    let refused = with_secrets(&env.http.url("/gone.raw"));
+    // A port nothing listens on.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        drop(l);
+        with_secrets(&format!("http://127.0.0.1:{port}/img.raw"))
+    };
+    let p = build(entry(
+        &env,
+        "lab",
+        json!({"gone": image(&refused, &body), "down": image(&closed, &body)}),
+        json!({}),
+    ));
+    for key in ["gone", "down"] {
+        let err = p.ensure_image(&id(key)).await.unwrap_err();
+        let text = format!("{err} {err:?}");
+        for secret in ["hunter2", "s3cr3t-t0ken", "ops:"] {
+            assert!(
+                !text.contains(secret),
+                "{key}: the image URL's {secret:?} is in the error: {text}"
+            );
+        }
+        assert!(text.contains("127.0.0.1"), "{key}: {text}");
+    }
+    assert_eq!(env.http.hits("/gone.raw?X-Token=s3cr3t-t0ken"), 1);
+}
+
 /// H4: the entry name reaches file names, so a bad one fails at construction.
 #[test]
 fn invalid_entry_name_rejected_at_construction() {

@@ -71,8 +71,9 @@ pub struct ProviderEntry {
     index: usize,
 }
 
-/// Where an image comes from and how to check it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where an image comes from and how to check it. `Debug` shows the URL without its
+/// userinfo and query ([`redact_url`](crate::redact_url)).
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ImageSource {
     /// An `http` or `https` URL.
@@ -81,6 +82,16 @@ pub struct ImageSource {
     pub sha256: Option<Sha256Digest>,
     /// The disk format of the downloaded file.
     pub format: ImageFormat,
+}
+
+impl fmt::Debug for ImageSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ImageSource")
+            .field("url", &crate::redact_url(self.url.as_str()))
+            .field("sha256", &self.sha256)
+            .field("format", &self.format)
+            .finish()
+    }
 }
 
 impl ImageSource {
@@ -585,7 +596,7 @@ fn validate_image(
                 errors.push(FieldError::new(
                     url_path,
                     Problem::BadUrl {
-                        value: text,
+                        value: crate::redact_url(&text),
                         source,
                     },
                 ));

@@ -100,7 +100,8 @@ pub enum Problem {
     /// A URL does not parse.
     #[error("{value:?} is not a valid URL")]
     BadUrl {
-        /// The rejected value.
+        /// The rejected value, without what may be credentials (its userinfo and query:
+        /// [`redact_url`](crate::redact_url)).
         value: String,
         /// The parser's complaint.
         #[source]

@@ -115,6 +115,7 @@ mod identifier;
 mod instance;
 mod listing;
 mod provider;
+mod redact;
 pub mod reference;
 pub mod registry;
 mod spec;
@@ -131,6 +132,7 @@ pub use identifier::{
 pub use instance::{Instance, InstanceState};
 pub use listing::{Listing, Unreadable};
 pub use provider::Provider;
+pub use redact::{redact_url, redact_urls_in};
 pub use registry::{NoSettings, ProviderFactory, ProviderRegistry, ProviderSet, RegistryError};
 pub use spec::{CreateSpec, NAME_MAX_LEN};
 

@@ -127,8 +127,7 @@ fn ssh_errors() -> Vec<libvirt_rpc::SshError> {
             host: "h".into(),
             key_type: "ssh-ed25519".into(),
             fingerprint: "SHA256:x".into(),
-            known_hosts: "/k".into(),
-            known_types: vec![],
+            known_hosts: vec!["/k".into()],
         },
         SshError::KeyFile {
             path: "/id".into(),

@@ -170,6 +170,61 @@ fn handshake_sends_virsh_bytes() {
     assert_eq!(o.auth_types, vec![0]);
 }
 
+/// `next_calls`: the keepalive probe and `CONNECT_OPEN` go out together, before either
+/// reply (the bytes of virsh's capture, one round trip fewer); the replies, fed in order,
+/// finish the handshake as one at a time would.
+#[test]
+fn handshake_sends_the_keepalive_probe_and_open_together() {
+    let mut p = Pair::no_keepalive();
+    let mut hs = Handshake::new(HandshakeOptions {
+        name: Some("qemu:///system".into()),
+        keepalive: true,
+        ..HandshakeOptions::default()
+    });
+    let server = [
+        "000000242000808600000001000000420000000100000000000000000000000100000000",
+        "0000002020008086000000010000003c00000001000000010000000000000001",
+        "0000001c200080860000000100000001000000010000000200000000",
+    ];
+    let mut batches = Vec::new();
+    let mut i = 0;
+    loop {
+        let calls = hs.next_calls();
+        if calls.is_empty() {
+            break;
+        }
+        batches.push(calls.iter().map(|c| c.procedure).collect::<Vec<_>>());
+        let serials: Vec<u32> = calls
+            .iter()
+            .map(|c| {
+                p.conn
+                    .call_raw(
+                        libvirt_rpc::proto::REMOTE_PROGRAM,
+                        c.procedure,
+                        &Raw(c.args.clone()),
+                        None,
+                    )
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(p.flush().len(), calls.len(), "all written before any reply");
+        for serial in serials {
+            p.deliver(&hex(server[i])).unwrap();
+            i += 1;
+            let Some(Output::CallDone { serial: s, result }) = p.outputs().pop() else {
+                panic!()
+            };
+            assert_eq!(s, serial);
+            hs.handle_reply(result).unwrap();
+        }
+    }
+    assert_eq!(batches, vec![vec![66], vec![60, 1]]);
+    assert!(hs.outcome().keepalive);
+    // Without keepalive there is nothing to pair: one call at a time.
+    let hs = Handshake::new(HandshakeOptions::default());
+    assert_eq!(hs.next_calls().len(), 1);
+}
+
 // ---- §3.2 upload ----------------------------------------------------------------------
 
 #[test]
@@ -290,6 +345,101 @@ fn sparse_download_delivers_holes_in_order() {
     );
     p.deliver(&peer::stream_ok_to(&h)).unwrap();
     assert_eq!(p.conn.stream(id).take_end(), Some(Ok(())));
+}
+
+/// A hole costs memory to queue like data does: a daemon sending holes faster than the
+/// consumer takes them fills the receive window and reading stops, as with data.
+#[test]
+fn holes_are_charged_against_the_receive_window() {
+    let mut p = Pair::new(Config {
+        keepalive: None,
+        stream_window: 64 << 10,
+        ..Config::default()
+    });
+    let (id, h) = open_download(&mut p, true);
+    let mut holes = Vec::new();
+    for _ in 0..100_000 {
+        holes.extend_from_slice(&peer::stream_hole_to(&h, 4096));
+    }
+    p.deliver(&holes).unwrap();
+    let queued = std::iter::from_fn(|| p.conn.stream(id).recv()).count();
+    assert!(
+        queued < 10_000,
+        "{queued} holes queued behind a 64 KiB window ({} bytes left unread)",
+        p.rx.len()
+    );
+    assert!(!p.rx.is_empty(), "the rest waits in the caller's buffer");
+    // Consumed: reading goes on, and every hole arrives.
+    let mut total = queued;
+    while !p.rx.is_empty() {
+        p.deliver(&[]).unwrap();
+        total += std::iter::from_fn(|| p.conn.stream(id).recv()).count();
+    }
+    assert_eq!(total, 100_000);
+}
+
+/// Hole lengths are summed with checked arithmetic: three of `i64::MAX` bytes pass 2^64 - 1,
+/// which ends that stream with a typed error and an abort; the connection goes on.
+#[test]
+fn hole_lengths_past_u64_end_the_stream_with_a_typed_error() {
+    let mut p = Pair::no_keepalive();
+    let (id, h) = open_download(&mut p, true);
+    for _ in 0..3 {
+        p.deliver(&peer::stream_hole_to(&h, i64::MAX)).unwrap();
+    }
+    let items: Vec<StreamItem> = std::iter::from_fn(|| p.conn.stream(id).recv()).collect();
+    assert_eq!(items.len(), 2, "{items:?}");
+    let end = p.conn.stream(id).take_end();
+    assert!(
+        matches!(end, Some(Err(StreamError::Overrun { limit: u64::MAX }))),
+        "three holes of i64::MAX bytes: {end:?}"
+    );
+    let sent = p.flush();
+    assert_eq!(
+        kinds(&sent),
+        vec![(MessageType::Stream, MessageStatus::Error, 0)],
+        "the daemon is told to stop"
+    );
+    p.roundtrip_works();
+}
+
+/// A volume download asked for `length` bytes ends with a typed error when the daemon sends
+/// more, holes included; `limit_receive` (the volume's capacity, when known) bounds one
+/// asked "to the end".
+#[test]
+fn a_download_never_carries_more_than_its_length_or_limit() {
+    let mut p = Pair::no_keepalive();
+    let (id, call) = opening::<StorageVolDownload>(&mut p, StorageVolStreamFlags::SPARSE_STREAM);
+    assert_eq!(p.conn.stream(id).take_end(), None);
+    p.deliver(&peer::reply_to(&call, &())).unwrap();
+    p.outputs();
+    p.conn.stream(id).limit_receive(1000);
+    p.deliver(&peer::stream_data_to(&call, &[1u8; 600]))
+        .unwrap();
+    p.deliver(&peer::stream_hole_to(&call, 400)).unwrap();
+    p.deliver(&peer::stream_hole_to(&call, 1)).unwrap();
+    let items: Vec<StreamItem> = std::iter::from_fn(|| p.conn.stream(id).recv()).collect();
+    assert_eq!(items.len(), 2, "{items:?}");
+    let end = p.conn.stream(id).take_end();
+    assert!(
+        matches!(end, Some(Err(StreamError::Overrun { limit: 1000 }))),
+        "1,001 bytes on a download limited to 1,000: {end:?}"
+    );
+    p.outputs();
+
+    let id = p
+        .conn
+        .open_stream::<StorageVolDownload>(&transfer(10, StorageVolStreamFlags::default()))
+        .unwrap();
+    let h = p.accept_open(id);
+    p.deliver(&peer::stream_data_to(&h, &[2u8; 11])).unwrap();
+    let end = p.conn.stream(id).take_end();
+    assert!(
+        matches!(end, Some(Err(StreamError::Overrun { limit: 10 }))),
+        "11 bytes on a download of length 10: {end:?}"
+    );
+    p.flush();
+    p.roundtrip_works();
 }
 
 #[test]
@@ -892,6 +1042,30 @@ fn daemon_ping_is_answered_even_with_keepalive_off() {
     assert_eq!(f[0].header.program, 0x6b65_6570);
     assert_eq!(f[0].header.procedure, 2, "PONG");
     assert_eq!(f[0].header.kind, MessageType::Message);
+}
+
+/// A daemon that pings faster than we write (a stalled socket, a flood) queues one PONG, not
+/// one per PING: an unsent PONG already answers every PING since it was queued. Once it has
+/// gone out, the next PING gets its own.
+#[test]
+fn at_most_one_pong_waits_to_be_sent() {
+    let mut p = Pair::no_keepalive();
+    let mut flood = Vec::new();
+    for _ in 0..10_000 {
+        flood.extend_from_slice(&peer::ping());
+    }
+    p.deliver(&flood).unwrap();
+    let queued = p.conn.transmit_queued();
+    let f = p.flush();
+    let pongs = f.iter().filter(|f| f.header.procedure == 2).count();
+    assert_eq!(
+        pongs, 1,
+        "10,000 PINGs queued {pongs} PONGs ({queued} bytes) before one was written"
+    );
+    assert_eq!(p.conn.stats().pings_answered, 10_000);
+    p.deliver(&peer::ping()).unwrap();
+    p.deliver(&peer::ping()).unwrap();
+    assert_eq!(p.flush().len(), 1);
 }
 
 #[test]

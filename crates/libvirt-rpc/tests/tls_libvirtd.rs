@@ -99,13 +99,7 @@ async fn scram_sha_256_over_tls_calls_events_and_256_mib_both_ways() {
     let tmp = tempfile::tempdir().unwrap();
     let conf = auth_conf(tmp.path(), "alice", PASSWORD);
     let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
-    let c = Client::connect(&uri, ConnectOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(
-        c.handshake_outcome().sasl_mechanism.as_deref(),
-        Some("SCRAM-SHA-256")
-    );
+    let c = authenticated(&d, &uri, "SCRAM-SHA-256").await;
     exercise(&c, &d, "scram.raw", 256).await;
     c.disconnect(Duration::from_secs(5)).await;
 
@@ -127,22 +121,61 @@ async fn scram_sha_256_over_tls_calls_events_and_256_mib_both_ways() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scram_sha_1_and_plain_when_that_is_all_the_daemon_offers() {
-    for (mechs, want) in [("scram-sha-1", "SCRAM-SHA-1"), ("plain", "PLAIN")] {
-        let Some(d) = sasl_daemon(mechs) else { return };
-        let tmp = tempfile::tempdir().unwrap();
-        let conf = auth_conf(tmp.path(), "alice", PASSWORD);
-        let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
-        let c = Client::connect(&uri, ConnectOptions::default())
-            .await
-            .unwrap_or_else(|e| panic!("{mechs}: {e}\n{}", d.log_tail()));
-        assert_eq!(c.handshake_outcome().sasl_mechanism.as_deref(), Some(want));
-        assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
-        c.close();
-    }
+async fn scram_sha_1_when_that_is_all_the_daemon_offers_and_plain_only_when_asked() {
+    let Some(d) = sasl_daemon("scram-sha-1") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let conf = auth_conf(tmp.path(), "alice", PASSWORD);
+    let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
+    authenticated(&d, &uri, "SCRAM-SHA-1").await.close();
+
+    // PLAIN hands the daemon the password itself: only when asked for, and never to a
+    // daemon whose certificate was not verified.
+    let Some(d) = sasl_daemon("plain") else {
+        return;
+    };
+    let uri = format!("{}&authfile={}", d.tls_uri(), conf.display());
+    let e = match Client::connect(&uri, ConnectOptions::default()).await {
+        Ok(c) => {
+            let m = c.handshake_outcome().sasl_mechanism.clone();
+            c.close();
+            panic!("authenticated with {m:?} although nobody asked for PLAIN")
+        }
+        Err(e) => e,
+    };
+    assert!(
+        matches!(sasl(&e), Some(SaslError::PlainNotRequested { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("auth=sasl.plain"), "{e}");
+    authenticated(&d, &format!("{uri}&auth=sasl.plain"), "PLAIN")
+        .await
+        .close();
+    let e = refused(
+        &format!("{uri}&auth=sasl.plain&no_verify=1"),
+        ConnectOptions::default(),
+    )
+    .await;
+    assert!(
+        matches!(sasl(&e), Some(SaslError::PlainUnverified)),
+        "{e:?}"
+    );
 }
 
-/// Connect, expecting failure within [`ERROR_BOUND`].
+/// Connected to `uri` with the default options, authenticated with `mechanism`, a call made.
+async fn authenticated(d: &Libvirtd, uri: &str, mechanism: &str) -> Client {
+    let c = Client::connect(uri, ConnectOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{mechanism}: {e}\n{}", d.log_tail()));
+    assert_eq!(
+        c.handshake_outcome().sasl_mechanism.as_deref(),
+        Some(mechanism)
+    );
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+    c
+}
+
 /// The SASL error inside a handshake failure, if that is what `e` is.
 fn sasl(e: &ConnectError) -> Option<&SaslError> {
     match e {
@@ -163,6 +196,59 @@ async fn refused(uri: &str, opts: ConnectOptions) -> ConnectError {
     eprintln!("{took:>10.1?}  {e}");
     assert!(took < ERROR_BOUND, "{uri}: {e} took {took:?}");
     e
+}
+
+/// libvirt's client reads `cacrl.pem` beside the CA (`virNetTLSContextLocateCredentials`):
+/// a daemon whose certificate the CA revoked is refused, with its own typed error, quickly;
+/// a revocation list that does not name it changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_server_certificate_is_refused() {
+    let Some(d) = tls_daemon() else { return };
+    let pki = d.pki().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = pki
+        .client_dir(&tmp.path().join("revoked"), ClientPki::Good)
+        .unwrap();
+    pki.write_crl(&dir, true).unwrap();
+    let uri = d.tls_uri_with("qemu", "session", &dir);
+    let Ok(r) = tokio::time::timeout(
+        ERROR_BOUND * 5,
+        Client::connect(&uri, ConnectOptions::default()),
+    )
+    .await
+    else {
+        panic!("no answer within {:?}", ERROR_BOUND * 5)
+    };
+    let e = match r {
+        Ok(c) => {
+            c.close();
+            panic!("connected to a daemon whose certificate is on the CA's revocation list")
+        }
+        Err(e) => e,
+    };
+    assert!(
+        matches!(&e, ConnectError::Tls(TlsError::Revoked { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("revoked"), "{e}");
+
+    let clean = pki
+        .client_dir(&tmp.path().join("clean"), ClientPki::Good)
+        .unwrap();
+    pki.write_crl(&clean, false).unwrap();
+    let c = Client::connect(
+        &d.tls_uri_with("qemu", "session", &clean),
+        ConnectOptions::default(),
+    )
+    .await
+    .expect("a revocation list without the server's certificate");
+    assert!(c.call::<ConnectGetLibVersion>(&()).await.is_ok());
+    c.close();
+
+    // A revocation list that does not parse is an error naming it, not ignored.
+    std::fs::write(dir.join("cacrl.pem"), "not a CRL").unwrap();
+    let e = refused(&uri, ConnectOptions::default()).await;
+    assert!(e.to_string().contains("cacrl.pem"), "{e}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

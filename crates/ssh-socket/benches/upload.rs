@@ -139,7 +139,7 @@ async fn ours_with(sshd: &Sshd, sock: &Path, total: u64, cipher: Option<&str>) -
     cfg.port = sshd.port();
     cfg.key_files = vec![sshd.client_key().to_owned()];
     cfg.use_agent = false;
-    cfg.known_hosts = Some(sshd.known_hosts().to_owned());
+    cfg.known_hosts = vec![sshd.known_hosts().to_owned()];
     cfg.channel = ssh_socket::RemoteChannel::forward(sock.to_string_lossy());
     if let Some(c) = cipher {
         cfg.ciphers = vec![c.to_owned()];

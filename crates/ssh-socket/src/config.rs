@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use zeroize::Zeroizing;
+
 use crate::SshError;
 use crate::remote::RemoteCommand;
 
@@ -14,6 +16,14 @@ pub const SYSTEM_SOCKET: &str = "/var/run/libvirt/libvirt-sock";
 /// Key files tried, in this order, when no key file is configured (as OpenSSH does with
 /// no `IdentityFile`); those that do not exist are skipped. Relative to `$HOME`.
 pub const DEFAULT_KEY_FILES: &[&str] = &[".ssh/id_ed25519", ".ssh/id_ecdsa", ".ssh/id_rsa"];
+
+/// The user's `known_hosts` files when none is configured, relative to `$HOME`: OpenSSH's
+/// default `UserKnownHostsFile`. New hosts' keys are added to the first.
+pub const DEFAULT_KNOWN_HOSTS: &[&str] = &[".ssh/known_hosts", ".ssh/known_hosts2"];
+
+/// The system-wide `known_hosts` files, read after the user's and never written: OpenSSH's
+/// default `GlobalKnownHostsFile` (libssh, under libvirt's libssh transport, reads the first).
+pub const GLOBAL_KNOWN_HOSTS: &[&str] = &["/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"];
 
 /// What the SSH session carries to the remote libvirt daemon.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,8 +184,12 @@ pub enum Prompt {
         /// Whether the answer may be shown as typed.
         echo: bool,
     },
-    /// The host is not in `known_hosts` ([`KnownHostsVerify::Normal`]): answer `yes` to
-    /// accept the key and add it to the file.
+    /// The host's key is not in `known_hosts` ([`KnownHostsVerify::Normal`]): answer `yes`
+    /// to accept the key and add it to the (first user) file. When `known_types` is not
+    /// empty the host *is* known, by keys of other types (or a certificate authority): say so
+    /// to the person answering, as OpenSSH does ("but keys of different type are already
+    /// known for this host"); a presented key of another type is how a man-in-the-middle
+    /// without the host's key looks.
     AcceptHostKey {
         /// The host as `known_hosts` names it (`host` or `[host]:port`).
         host: String,
@@ -183,6 +197,9 @@ pub enum Prompt {
         key_type: String,
         /// SHA256 fingerprint, as `ssh-keygen -l` prints it.
         fingerprint: String,
+        /// What `known_hosts` already knows the host by: key types (`ssh-rsa`) and
+        /// `@cert-authority TYPE`; empty for a host never seen.
+        known_types: Vec<String>,
     },
 }
 
@@ -224,8 +241,8 @@ pub struct SshConfig {
     pub port: u16,
     /// Private key files to offer, in order. Empty: the [`DEFAULT_KEY_FILES`] that exist.
     pub key_files: Vec<PathBuf>,
-    /// Passphrase for encrypted key files. Never logged.
-    pub passphrase: Option<String>,
+    /// Passphrase for encrypted key files. Never logged; wiped from memory when dropped.
+    pub passphrase: Option<Zeroizing<String>>,
     /// Offer the keys of the ssh-agent (true). Off with `IdentitiesOnly yes`.
     pub use_agent: bool,
     /// The ssh-agent socket; `None` means `$SSH_AUTH_SOCK` (no agent when that is unset).
@@ -235,8 +252,13 @@ pub struct SshConfig {
     /// Answers password and keyboard-interactive prompts and the unknown-host question.
     /// `None`: those methods are skipped and unknown hosts refused (libvirt's `no_tty=1`).
     pub credentials: Option<Arc<dyn Credentials>>,
-    /// `known_hosts` file; `None` means `~/.ssh/known_hosts`.
-    pub known_hosts: Option<PathBuf>,
+    /// The user's `known_hosts` files (`UserKnownHostsFile`, libvirt's `known_hosts=`), read
+    /// in order; a new host's key is added to the first. Empty: [`DEFAULT_KNOWN_HOSTS`].
+    pub known_hosts: Vec<PathBuf>,
+    /// System-wide `known_hosts` files (`GlobalKnownHostsFile`), read after
+    /// [`known_hosts`](Self::known_hosts), never written ([`GLOBAL_KNOWN_HOSTS`]). A host
+    /// known only here is known: another key it presents is refused, never learned.
+    pub global_known_hosts: Vec<PathBuf>,
     /// What to do with unknown and changed host keys ([`KnownHostsVerify::Normal`]).
     pub known_hosts_verify: KnownHostsVerify,
     /// What the session carries: a forwarded socket or an exec channel (forwarding
@@ -279,7 +301,8 @@ impl SshConfig {
             agent_socket: None,
             auth_methods: DEFAULT_AUTH_METHODS.to_vec(),
             credentials: None,
-            known_hosts: None,
+            known_hosts: Vec::new(),
+            global_known_hosts: GLOBAL_KNOWN_HOSTS.iter().map(PathBuf::from).collect(),
             known_hosts_verify: KnownHostsVerify::Normal,
             channel: RemoteChannel::forward(SYSTEM_SOCKET),
             proxy_jump: Vec::new(),
@@ -320,6 +343,23 @@ impl SshConfig {
             .filter(|p| p.is_file())
             .collect();
         (found, false)
+    }
+
+    /// The `known_hosts` files to read, user files first; the first is where new keys go.
+    pub(crate) fn known_hosts_files(&self) -> Result<Vec<PathBuf>, SshError> {
+        let mut files = if self.known_hosts.is_empty() {
+            let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+                return Err(SshError::KnownHosts {
+                    path: PathBuf::from("~/.ssh/known_hosts"),
+                    reason: "HOME is not set; give known_hosts explicitly".into(),
+                });
+            };
+            DEFAULT_KNOWN_HOSTS.iter().map(|f| home.join(f)).collect()
+        } else {
+            self.known_hosts.clone()
+        };
+        files.extend(self.global_known_hosts.iter().cloned());
+        Ok(files)
     }
 
     /// Whether a method that asks [`credentials`](Self::credentials) may run.
@@ -391,6 +431,7 @@ impl fmt::Debug for SshConfig {
                 &self.credentials.as_ref().map(|_| "<callback>"),
             )
             .field("known_hosts", &self.known_hosts)
+            .field("global_known_hosts", &self.global_known_hosts)
             .field("known_hosts_verify", &self.known_hosts_verify)
             .field("channel", &self.channel)
             .field("proxy_jump", &self.proxy_jump)
@@ -420,7 +461,7 @@ mod tests {
     #[test]
     fn debug_redacts_passphrase_and_callback() {
         let mut c = SshConfig::new("u", "h");
-        c.passphrase = Some("hunter2".into());
+        c.passphrase = Some(Zeroizing::new("hunter2".into()));
         c.credentials = Some(Arc::new(|_: &Prompt| Some("sekrit".to_owned())));
         let s = format!("{c:?}");
         assert!(!s.contains("hunter2"), "{s}");

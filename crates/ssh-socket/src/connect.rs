@@ -16,6 +16,7 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout_at};
 use tracing::Instrument;
+use zeroize::Zeroizing;
 
 use crate::config::{AuthMethod, Credentials, KnownHostsVerify, Prompt, RemoteChannel};
 use crate::known_hosts;
@@ -194,7 +195,7 @@ async fn login(
 ) -> Result<Handle<ClientHandler>, SshError> {
     let known_hosts = match hop.known_hosts_verify {
         KnownHostsVerify::Ignore => None,
-        _ => Some(known_hosts_path(hop)?),
+        _ => Some(hop.known_hosts_files()?),
     };
     let config = russh_config(hop, session, known_hosts.as_deref())?;
     let handler = ClientHandler {
@@ -451,24 +452,11 @@ fn describe_open_failure(f: &ChannelOpenFailure, setting: &str) -> String {
     }
 }
 
-fn known_hosts_path(cfg: &SshConfig) -> Result<PathBuf, SshError> {
-    if let Some(p) = &cfg.known_hosts {
-        return Ok(p.clone());
-    }
-    match std::env::var_os("HOME") {
-        Some(home) => Ok(PathBuf::from(home).join(".ssh").join("known_hosts")),
-        None => Err(SshError::KnownHosts {
-            path: PathBuf::from("~/.ssh/known_hosts"),
-            reason: "HOME is not set; give known_hosts explicitly".into(),
-        }),
-    }
-}
-
 /// russh's settings for one hop: the hop's host key order, the session's timeouts.
 fn russh_config(
     hop: &SshConfig,
     session: &SshConfig,
-    known_hosts: Option<&Path>,
+    known_hosts: Option<&[PathBuf]>,
 ) -> Result<Arc<client::Config>, SshError> {
     let mut ciphers = Vec::with_capacity(session.ciphers.len());
     for name in &session.ciphers {
@@ -481,8 +469,8 @@ fn russh_config(
         cipher: Cow::Owned(ciphers),
         ..Preferred::default()
     };
-    if let Some(path) = known_hosts {
-        preferred.key = Cow::Owned(host_key_order(path, hop)?);
+    if let Some(files) = known_hosts {
+        preferred.key = Cow::Owned(host_key_order(files, hop)?);
     }
     Ok(Arc::new(client::Config {
         keepalive_interval: session.keepalive_interval,
@@ -496,10 +484,10 @@ fn russh_config(
 
 /// Host key algorithms with those `known_hosts` records for this host first, as OpenSSH does,
 /// so a host known by its RSA key is not reported unknown because it also has an ed25519 key.
-fn host_key_order(path: &Path, cfg: &SshConfig) -> Result<Vec<Algorithm>, SshError> {
-    let known: Vec<Algorithm> = known_hosts::entries_for(path, &cfg.host, cfg.port)?
+fn host_key_order(files: &[PathBuf], cfg: &SshConfig) -> Result<Vec<Algorithm>, SshError> {
+    let known: Vec<Algorithm> = known_hosts::entries_for(files, &cfg.host, cfg.port)?
         .into_iter()
-        .filter(|e| !e.revoked)
+        .filter(|e| e.marker == known_hosts::Marker::Key)
         .map(|e| e.key.algorithm())
         .collect();
     let mut order: Vec<Algorithm> = Preferred::default().key.into_owned();
@@ -527,41 +515,55 @@ impl From<russh::Error> for HandlerError {
 struct ClientHandler {
     host: String,
     port: u16,
-    /// `None` when verification is off.
-    known_hosts: Option<PathBuf>,
+    /// The files to read, the user's first (new keys go to the first); `None` when
+    /// verification is off.
+    known_hosts: Option<Vec<PathBuf>>,
     verify: KnownHostsVerify,
     credentials: Option<Arc<dyn Credentials>>,
     shared: Arc<Shared>,
 }
 
-/// Asks the embedding program, on a blocking thread.
-async fn ask(credentials: &Arc<dyn Credentials>, prompt: Prompt) -> Option<String> {
+/// Asks the embedding program, on a blocking thread. The answer (a password, a one-time
+/// code) is wiped when dropped; what is handed to russh is moved, not copied.
+async fn ask(credentials: &Arc<dyn Credentials>, prompt: Prompt) -> Option<Zeroizing<String>> {
     let c = Arc::clone(credentials);
-    tokio::task::spawn_blocking(move || c.answer(&prompt))
+    tokio::task::spawn_blocking(move || c.answer(&prompt).map(Zeroizing::new))
         .await
         .ok()
         .flatten()
 }
 
 impl ClientHandler {
-    /// An unknown host under `Normal` or `Auto`: learn it (asking first under `Normal`).
+    /// A host whose key is not recorded (`HostKeyUnknown`, or known only by other key types:
+    /// `HostKeyOtherType`), under `Normal` or `Auto`: learn it into `path` when `Auto` allows
+    /// it (an unknown host only) or a person answers yes under `Normal` (the question names
+    /// the types already known).
     async fn unknown_host(&self, path: &Path, key: &PublicKey, err: &SshError) -> bool {
+        let (host, key_type, fingerprint, known_types) = match err {
+            SshError::HostKeyUnknown {
+                host,
+                key_type,
+                fingerprint,
+                ..
+            } => (host, key_type, fingerprint, Vec::new()),
+            SshError::HostKeyOtherType {
+                host,
+                key_type,
+                fingerprint,
+                known_types,
+                ..
+            } => (host, key_type, fingerprint, known_types.to_vec()),
+            _ => return false,
+        };
         let accept = match (self.verify, &self.credentials) {
-            (KnownHostsVerify::Auto, _) => true,
+            // `accept-new` adds hosts it has never seen, never a second key for a known one.
+            (KnownHostsVerify::Auto, _) => known_types.is_empty(),
             (KnownHostsVerify::Normal, Some(c)) => {
-                let SshError::HostKeyUnknown {
-                    host,
-                    key_type,
-                    fingerprint,
-                    ..
-                } = err
-                else {
-                    return false;
-                };
                 let prompt = Prompt::AcceptHostKey {
                     host: host.clone(),
                     key_type: key_type.clone(),
                     fingerprint: fingerprint.clone(),
+                    known_types,
                 };
                 ask(c, prompt)
                     .await
@@ -574,7 +576,7 @@ impl ClientHandler {
         }
         match known_hosts::learn(path, &self.host, self.port, key) {
             Ok(()) => {
-                tracing::info!(
+                tracing::warn!(
                     host = %self.host,
                     port = self.port,
                     key_type = key.algorithm().as_str(),
@@ -600,7 +602,7 @@ impl client::Handler for ClientHandler {
         server_public_key: &russh::keys::PublicKeyOrCertificate,
     ) -> Result<bool, Self::Error> {
         let key = server_public_key.public_key();
-        let Some(path) = &self.known_hosts else {
+        let Some(files) = &self.known_hosts else {
             tracing::warn!(
                 host = %self.host,
                 key_type = key.algorithm().as_str(),
@@ -609,10 +611,10 @@ impl client::Handler for ClientHandler {
             );
             return Ok(true);
         };
-        match known_hosts::verify(path, &self.host, self.port, &key) {
+        match known_hosts::verify(files, &self.host, self.port, &key) {
             Ok(()) => Ok(true),
-            Err(e @ SshError::HostKeyUnknown { .. }) => {
-                if self.unknown_host(path, &key, &e).await {
+            Err(e @ (SshError::HostKeyUnknown { .. } | SshError::HostKeyOtherType { .. })) => {
+                if self.unknown_host(&files[0], &key, &e).await {
                     return Ok(true);
                 }
                 tracing::warn!(error = %e, "host key rejected");
@@ -773,11 +775,19 @@ async fn key_file_auth(
     };
     let (files, configured) = cfg.key_file_list();
     for path in &files {
-        let key = match load_key(path, cfg.passphrase.as_deref()) {
+        let key = match load_key(path, cfg.passphrase.as_deref().map(String::as_str)) {
             Ok(k) => k,
             Err(e) if configured => return Err(e),
-            // A default key we cannot use (encrypted, odd format) is skipped, as ssh does.
+            // A default key we cannot use (encrypted, odd format, too open) is skipped, as
+            // ssh does.
             Err(e) => {
+                if let SshError::KeyFile {
+                    reason: reason @ KeyFileError::TooOpen { .. },
+                    ..
+                } = &e
+                {
+                    tracing::warn!(key = %path.display(), "{reason}");
+                }
                 a.tried.push(format!("{} (skipped: {e})", path.display()));
                 continue;
             }
@@ -843,13 +853,13 @@ async fn password_auth(
         user: cfg.user.clone(),
         host: cfg.addr(),
     };
-    let Some(password) = ask(credentials, prompt).await else {
+    let Some(mut password) = ask(credentials, prompt).await else {
         a.tried
             .push("password (declined by the credential callback)".into());
         return Ok(false);
     };
     let r = handle
-        .authenticate_password(&cfg.user, password)
+        .authenticate_password(&cfg.user, std::mem::take(&mut *password))
         .await
         .map_err(|e| SshError::Handshake {
             stage: "authentication",
@@ -894,18 +904,18 @@ async fn kbd_auth(
                     let prompt = Prompt::KeyboardInteractive {
                         user: cfg.user.clone(),
                         host: cfg.addr(),
-                        name: name.clone(),
-                        instruction: instructions.clone(),
-                        prompt: p.prompt,
+                        name: printable(&name, false),
+                        instruction: printable(&instructions, true),
+                        prompt: printable(&p.prompt, false),
                         echo: p.echo,
                     };
-                    let Some(answer) = ask(credentials, prompt).await else {
+                    let Some(mut answer) = ask(credentials, prompt).await else {
                         a.tried.push(
                             "keyboard-interactive (declined by the credential callback)".into(),
                         );
                         return Ok(false);
                     };
-                    answers.push(answer);
+                    answers.push(std::mem::take(&mut *answer));
                 }
                 r = handle
                     .authenticate_keyboard_interactive_respond(answers)
@@ -918,6 +928,23 @@ async fn kbd_auth(
         "keyboard-interactive (gave up after {KBD_ROUNDS} rounds)"
     ));
     Ok(false)
+}
+
+/// A server's text for a keyboard-interactive question without control characters: no
+/// terminal escape sequence, carriage return or bidirectional override reaches a callback that
+/// prints it (OpenSSH sanitises these strings too). Newlines are kept in instructions only.
+fn printable(text: &str, keep_newlines: bool) -> String {
+    text.chars()
+        .filter(|&c| (keep_newlines && c == '\n') || !(c.is_control() || is_bidi_control(c)))
+        .collect()
+}
+
+/// The Unicode formatting characters that reorder text (Trojan Source).
+fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
 }
 
 async fn rsa_hash(
@@ -944,8 +971,24 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
         path: path.to_owned(),
         reason,
     };
-    let text =
-        std::fs::read_to_string(path).map_err(|e| err(KeyFileError::Unreadable(e.to_string())))?;
+    let text = read_private_key(path).map_err(err)?;
+    // OpenSSH's own format through ssh-key, which decodes the base64 as it reads it: russh's
+    // `decode_secret_key` first gathers it into a String of its own that nothing wipes. Other
+    // formats (PEM RSA/PKCS#8) go through russh.
+    if text
+        .trim_start()
+        .starts_with("-----BEGIN OPENSSH PRIVATE KEY-----")
+    {
+        let key = PrivateKey::from_openssh(text.as_bytes())
+            .map_err(|e| err(KeyFileError::Invalid(e.to_string())))?;
+        return match (key.is_encrypted(), passphrase) {
+            (false, _) => Ok(key),
+            (true, None) => Err(err(KeyFileError::EncryptedKeyNoPassphrase)),
+            (true, Some(p)) => key
+                .decrypt(p)
+                .map_err(|e| err(KeyFileError::BadPassphrase(e.to_string()))),
+        };
+    }
     match russh::keys::decode_secret_key(&text, passphrase) {
         Ok(k) => Ok(k),
         Err(russh::keys::Error::KeyIsEncrypted) => Err(err(KeyFileError::EncryptedKeyNoPassphrase)),
@@ -954,6 +997,25 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
         }
         Err(e) => Err(err(KeyFileError::Invalid(e.to_string()))),
     }
+}
+
+/// The text of a private key file, refused as OpenSSH refuses it ("UNPROTECTED PRIVATE KEY
+/// FILE", `sshkey_perm_ok`) when it is ours and group or others may access it. A key owned by
+/// another user is not judged by its mode, as in OpenSSH.
+fn read_private_key(path: &Path) -> Result<Zeroizing<String>, KeyFileError> {
+    use std::io::Read as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let unreadable = |e: std::io::Error| KeyFileError::Unreadable(e.to_string());
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if meta.uid() == nix::unistd::getuid().as_raw() && meta.mode() & 0o077 != 0 {
+        return Err(KeyFileError::TooOpen {
+            mode: meta.mode() & 0o777,
+        });
+    }
+    let mut text = Zeroizing::new(String::new());
+    file.read_to_string(&mut text).map_err(unreadable)?;
+    Ok(text)
 }
 
 /// Whether an OpenSSH or PEM private key file is encrypted, without decrypting it.
@@ -967,6 +1029,55 @@ fn key_is_encrypted(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key made by ssh-keygen (a child process: no copy of it in this one), encrypted with
+    /// `passphrase` if given; and a needle for one base64 line of its file.
+    fn keygen(
+        dir: &Path,
+        name: &str,
+        passphrase: Option<&str>,
+    ) -> (PathBuf, testbed::memory::Needle) {
+        let path = dir.join(name);
+        let st = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", passphrase.unwrap_or(""), "-f"])
+            .arg(&path)
+            .status()
+            .expect("ssh-keygen");
+        assert!(st.success());
+        let text = Zeroizing::new(std::fs::read(&path).unwrap());
+        let line = text.split(|b| *b == b'\n').nth(2).unwrap();
+        (path.clone(), testbed::memory::Needle::new(line))
+    }
+
+    /// The key file's text and its passphrase are wiped once the key is loaded and dropped.
+    #[test]
+    fn key_files_and_passphrases_leave_no_copy_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, plain_text) = keygen(dir.path(), "plain", None);
+        assert!(!plain_text.is_in_memory(), "the test's own copy is wiped");
+        drop(load_key(&plain, None).unwrap());
+        assert!(
+            !plain_text.is_in_memory(),
+            "the private key file's text is still in memory after the key was dropped"
+        );
+
+        let passphrase = Zeroizing::new(format!(
+            "pass-{:x}-{:?}",
+            std::process::id(),
+            std::time::Instant::now()
+        ));
+        let secret = testbed::memory::Needle::new(passphrase.as_bytes());
+        let (locked, locked_text) = keygen(dir.path(), "locked", Some(passphrase.as_str()));
+        let mut cfg = SshConfig::new("u", "h");
+        cfg.passphrase = Some(passphrase);
+        drop(load_key(&locked, cfg.passphrase.as_deref().map(String::as_str)).unwrap());
+        drop(cfg);
+        assert!(!locked_text.is_in_memory(), "the encrypted key file's text");
+        assert!(
+            !secret.is_in_memory(),
+            "the passphrase is still in memory after the configuration was dropped"
+        );
+    }
 
     /// An SSH packet on the wire around `data` bytes of `CHANNEL_DATA`, at its largest: length
     /// (4), padding length (1), type + channel + data length (9), padding (4 + up to a 16-byte

@@ -36,13 +36,10 @@ pub enum SshError {
         /// What was in progress: "tcp connect", "handshake", "authentication", "channel open".
         stage: &'static str,
     },
-    /// The server's host key is not in `known_hosts` (strict checking refuses unknown hosts).
+    /// The host is in none of the `known_hosts` files (strict checking refuses unknown hosts).
     #[error(
-        "host key verification failed: no {key_type} key for {host} in {known_hosts} \
-         (server key {fingerprint}{})",
-        if known_types.is_empty() { String::new() } else {
-            format!("; keys of other types are known: {}", known_types.join(", "))
-        }
+        "host key verification failed: {host} is not in {} (server {key_type} key {fingerprint})",
+        display_paths(known_hosts)
     )]
     HostKeyUnknown {
         /// The host as looked up (`host` or `[host]:port`).
@@ -51,10 +48,34 @@ pub enum SshError {
         key_type: String,
         /// SHA256 fingerprint of the server key, as `ssh-keygen -l` prints it.
         fingerprint: String,
-        /// The `known_hosts` file consulted.
+        /// The `known_hosts` files consulted: the user's (a new key would be added to the
+        /// first), then the system's.
+        known_hosts: Vec<PathBuf>,
+    },
+    /// The host is known, but only by keys of other types than the one it presented (or by a
+    /// `@cert-authority` line: host certificates are not accepted). Refused like a changed key
+    /// (libvirt's `SSH_SERVER_FOUND_OTHER`) unless a person accepts it when asked
+    /// ([`Prompt::AcceptHostKey`](crate::Prompt::AcceptHostKey) names the known types).
+    #[error(
+        "HOST KEY NOT RECOGNISED for {host}: the server presented a {key_type} key \
+         {fingerprint}, but the host is known by {} ({known_hosts}:{line}); possibly a \
+         man-in-the-middle. Add the new key to known_hosts yourself if the host changed its keys",
+        known_types.join(", ")
+    )]
+    HostKeyOtherType {
+        /// The host as looked up.
+        host: String,
+        /// The server key's type.
+        key_type: String,
+        /// SHA256 fingerprint of the key the server presented.
+        fingerprint: String,
+        /// The file of the first line that knows the host.
         known_hosts: PathBuf,
-        /// Types of other keys recorded for this host, if any.
-        known_types: Vec<String>,
+        /// 1-based line in that file.
+        line: usize,
+        /// What the host is known by: key types (`ssh-rsa`), and `@cert-authority TYPE` for a
+        /// certificate authority line.
+        known_types: Box<[String]>,
     },
     /// The server presented a different key of a type that `known_hosts` records for this host:
     /// possibly a man-in-the-middle, or the host was reinstalled.
@@ -170,6 +191,16 @@ pub enum KeyFileError {
     /// The file cannot be read.
     #[error("cannot read: {0}")]
     Unreadable(String),
+    /// The file is ours and group or others may access it: OpenSSH ignores such a key
+    /// ("UNPROTECTED PRIVATE KEY FILE"), and so do we.
+    #[error(
+        "permissions {mode:04o} are too open: a private key must not be accessible by group or \
+         others (chmod 600); it is ignored, as ssh ignores it"
+    )]
+    TooOpen {
+        /// The file's permission bits.
+        mode: u32,
+    },
     /// The file is not a private key we understand.
     #[error("not a usable private key: {0}")]
     Invalid(String),
@@ -287,6 +318,7 @@ impl SshError {
             _ => matches!(
                 self,
                 Self::HostKeyUnknown { .. }
+                    | Self::HostKeyOtherType { .. }
                     | Self::HostKeyChanged { .. }
                     | Self::HostKeyRevoked { .. }
             ),
@@ -308,6 +340,7 @@ impl SshError {
             Self::Connect { error, .. } => error.kind(),
             Self::ConnectTimeout { .. } => io::ErrorKind::TimedOut,
             Self::HostKeyUnknown { .. }
+            | Self::HostKeyOtherType { .. }
             | Self::HostKeyChanged { .. }
             | Self::HostKeyRevoked { .. }
             | Self::Auth { .. }
@@ -318,6 +351,16 @@ impl SshError {
             Self::Closed { reason } => reason.io_kind(),
             Self::Jump { error, .. } => error.io_kind(),
         }
+    }
+}
+
+/// `a, b and c` for a message.
+fn display_paths(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match names.split_last() {
+        None => "any known_hosts file".into(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }
 

@@ -1,10 +1,14 @@
-//! Strict OpenSSH `known_hosts` checking.
+//! Strict OpenSSH `known_hosts` checking, over every file ssh reads.
 //!
 //! Our own reader rather than `russh::keys::check_known_hosts_path`, which splits on single
-//! spaces, miscounts line numbers after comments, fails the whole check on one unparsable key
-//! and ignores `@revoked`. Supported: comma-separated patterns with `*`/`?` wildcards and `!`
-//! negation, `[host]:port` for non-22 ports, hashed `|1|salt|hash` entries, `@revoked`.
-//! `@cert-authority` lines are skipped (we do not accept host certificates).
+//! spaces, miscounts line numbers after comments, fails the whole check on one unparsable key,
+//! reads one file and ignores `@revoked`. Supported: comma-separated patterns with `*`/`?`
+//! wildcards and `!` negation, `[host]:port` for non-22 ports, hashed `|1|salt|hash` entries,
+//! `@revoked`, and `@cert-authority` lines, which make a host *known* (we do not accept host
+//! certificates, so a plain key such a host presents is refused, never learned).
+//!
+//! The files are the user's (`UserKnownHostsFile`, new keys are added to the first) and the
+//! system's (`GlobalKnownHostsFile`, never written), read in that order, as OpenSSH does.
 
 use std::path::{Path, PathBuf};
 
@@ -14,12 +18,35 @@ use russh::keys::{HashAlg, PublicKey};
 
 use crate::SshError;
 
+/// What a `known_hosts` line says about its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// A host key.
+    Key,
+    /// `@revoked`: this key is never accepted.
+    Revoked,
+    /// `@cert-authority`: a CA that signs the host's certificates.
+    CertAuthority,
+}
+
 /// One parsed, host-matching line.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
+    pub file: PathBuf,
     pub line: usize,
-    pub revoked: bool,
+    pub marker: Marker,
     pub key: PublicKey,
+}
+
+impl Entry {
+    /// `ssh-rsa`, or `@cert-authority ssh-ed25519`, for messages.
+    fn describe(&self) -> String {
+        let key_type = self.key.algorithm();
+        match self.marker {
+            Marker::CertAuthority => format!("@cert-authority {}", key_type.as_str()),
+            _ => key_type.as_str().to_owned(),
+        }
+    }
 }
 
 /// The name `known_hosts` records a host under: `host`, or `[host]:port` when the port is not 22.
@@ -32,23 +59,41 @@ pub(crate) fn host_key_name(host: &str, port: u16) -> String {
     }
 }
 
-/// The key lines for `host:port` in `path`. A missing file knows no host.
-pub(crate) fn entries_for(path: &Path, host: &str, port: u16) -> Result<Vec<Entry>, SshError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(SshError::KnownHosts {
-                path: path.to_owned(),
-                reason: e.to_string(),
-            });
-        }
-    };
+/// The lines for `host:port` in `files`, in file order. A missing file knows no host; one
+/// that exists but cannot be read is an error (unreadable is not "unknown").
+pub(crate) fn entries_for(
+    files: &[PathBuf],
+    host: &str,
+    port: u16,
+) -> Result<Vec<Entry>, SshError> {
     let name = host_key_name(host, port);
-    Ok(parse(&text, &name))
+    let mut out = Vec::new();
+    for path in files {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                return Err(SshError::KnownHosts {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                });
+            }
+        };
+        out.extend(
+            parse(&text, &name)
+                .into_iter()
+                .map(|(line, marker, key)| Entry {
+                    file: path.clone(),
+                    line,
+                    marker,
+                    key,
+                }),
+        );
+    }
+    Ok(out)
 }
 
-fn parse(text: &str, name: &str) -> Vec<Entry> {
+fn parse(text: &str, name: &str) -> Vec<(usize, Marker, PublicKey)> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -57,13 +102,14 @@ fn parse(text: &str, name: &str) -> Vec<Entry> {
         }
         let mut fields = line.split_ascii_whitespace();
         let mut first = fields.next().unwrap_or_default();
-        let mut revoked = false;
-        if let Some(marker) = first.strip_prefix('@') {
-            match marker {
-                "revoked" => revoked = true,
-                // Host certificates are not accepted, so CA lines never vouch for a host.
+        let mut marker = Marker::Key;
+        if let Some(m) = first.strip_prefix('@') {
+            marker = match m {
+                "revoked" => Marker::Revoked,
+                "cert-authority" => Marker::CertAuthority,
+                // An unknown marker: OpenSSH skips the line.
                 _ => continue,
-            }
+            };
             first = fields.next().unwrap_or_default();
         }
         let (Some(key_type), Some(blob)) = (fields.next(), fields.next()) else {
@@ -73,13 +119,7 @@ fn parse(text: &str, name: &str) -> Vec<Entry> {
             continue;
         }
         match russh::keys::parse_public_key_base64(blob) {
-            Ok(key) if key.algorithm().as_str() == key_type => {
-                out.push(Entry {
-                    line: i + 1,
-                    revoked,
-                    key,
-                });
-            }
+            Ok(key) if key.algorithm().as_str() == key_type => out.push((i + 1, marker, key)),
             // A malformed or unsupported line is skipped, as OpenSSH does.
             Ok(_) | Err(_) => {
                 tracing::debug!(line = i + 1, key_type, "skipping unusable known_hosts line");
@@ -189,51 +229,73 @@ pub(crate) fn learn(path: &Path, host: &str, port: u16, key: &PublicKey) -> Resu
     f.write_all(line.as_bytes()).map_err(err)
 }
 
-/// The verdict on a server key.
-pub(crate) fn verify(path: &Path, host: &str, port: u16, key: &PublicKey) -> Result<(), SshError> {
-    let entries = entries_for(path, host, port)?;
+/// The verdict on a server key, from every file in `files` (user files first).
+///
+/// Revoked anywhere: refused. Recorded: accepted. Another key of its type recorded: changed.
+/// Keys of other types only, or a `@cert-authority` line for the host: the host is known by
+/// other keys ([`SshError::HostKeyOtherType`], as libvirt's libssh transport reads
+/// `SSH_SERVER_FOUND_OTHER`). Nothing at all: unknown.
+pub(crate) fn verify(
+    files: &[PathBuf],
+    host: &str,
+    port: u16,
+    key: &PublicKey,
+) -> Result<(), SshError> {
+    let entries = entries_for(files, host, port)?;
     let name = host_key_name(host, port);
     let key_type = key.algorithm().as_str().to_owned();
     let fingerprint = key.fingerprint(HashAlg::Sha256).to_string();
-    let known_hosts = PathBuf::from(path);
     if let Some(e) = entries
         .iter()
-        .find(|e| e.revoked && e.key.key_data() == key.key_data())
+        .find(|e| e.marker == Marker::Revoked && e.key.key_data() == key.key_data())
     {
         return Err(SshError::HostKeyRevoked {
             host: name,
             key_type,
             fingerprint,
-            known_hosts,
+            known_hosts: e.file.clone(),
             line: e.line,
         });
     }
-    let usable = entries.iter().filter(|e| !e.revoked);
-    if usable.clone().any(|e| e.key.key_data() == key.key_data()) {
+    let keys = || entries.iter().filter(|e| e.marker == Marker::Key);
+    if keys().any(|e| e.key.key_data() == key.key_data()) {
         return Ok(());
     }
-    if let Some(e) = usable
-        .clone()
-        .find(|e| e.key.algorithm() == key.algorithm())
-    {
+    if let Some(e) = keys().find(|e| e.key.algorithm() == key.algorithm()) {
         return Err(SshError::HostKeyChanged {
             host: name,
             key_type,
             fingerprint,
-            known_hosts,
+            known_hosts: e.file.clone(),
             line: e.line,
         });
     }
-    let mut known_types: Vec<String> = usable
-        .map(|e| e.key.algorithm().as_str().to_owned())
+    let others: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.marker != Marker::Revoked)
         .collect();
-    known_types.dedup();
+    if let Some(first) = others.first() {
+        let mut known_types: Vec<String> = Vec::new();
+        for e in &others {
+            let d = e.describe();
+            if !known_types.contains(&d) {
+                known_types.push(d);
+            }
+        }
+        return Err(SshError::HostKeyOtherType {
+            host: name,
+            key_type,
+            fingerprint,
+            known_hosts: first.file.clone(),
+            line: first.line,
+            known_types: known_types.into(),
+        });
+    }
     Err(SshError::HostKeyUnknown {
         host: name,
         key_type,
         fingerprint,
-        known_hosts,
-        known_types,
+        known_hosts: files.to_vec(),
     })
 }
 
@@ -242,6 +304,7 @@ mod tests {
     use super::*;
 
     const ED: &str = "AAAAC3NzaC1lZDI1NTE5AAAAIALUx09tPCqiWz4PtTL1zJuf9XW3HD6IeWUJo9+5AkTB";
+    const EC: &str = "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBIUnytqU+Ho0HYxh71rZ9zzuJ4WGYoYQfDr8T5dRKdHzPYVQ65NvM/v1/2TEPz6FsoulbUP8StHSzEI2zsNNnUo=";
 
     #[test]
     fn wildcards_and_negation() {
@@ -266,8 +329,8 @@ mod tests {
         let text = format!("# comment\n\nfoo\tssh-ed25519\t{ED}\n[h]:2200  ssh-ed25519 {ED} c\n");
         let got = parse(&text, "[h]:2200");
         assert_eq!(got.len(), 1);
-        assert_eq!(got[0].line, 4);
-        assert_eq!(parse(&text, "foo")[0].line, 3);
+        assert_eq!(got[0].0, 4);
+        assert_eq!(parse(&text, "foo")[0].0, 3);
     }
 
     #[test]
@@ -284,22 +347,70 @@ mod tests {
     fn markers() {
         let text = format!("@cert-authority * ssh-ed25519 {ED}\n@revoked * ssh-ed25519 {ED}\n");
         let got = parse(&text, "x");
-        assert_eq!(got.len(), 1);
-        assert!(got[0].revoked);
-        assert_eq!(got[0].line, 2);
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[0].0, got[0].1), (1, Marker::CertAuthority));
+        assert_eq!((got[1].0, got[1].1), (2, Marker::Revoked));
+        assert!(parse(&format!("@unknown * ssh-ed25519 {ED}\n"), "x").is_empty());
+    }
+
+    /// Another type recorded (in any file), or a CA vouching for the host: "known by other
+    /// keys", not unknown; revoked in the system file: revoked.
+    #[test]
+    fn other_types_and_authorities_make_a_host_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("known_hosts");
+        let global = dir.path().join("ssh_known_hosts");
+        let files = [user.clone(), global.clone()];
+        let key = russh::keys::parse_public_key_base64(ED).unwrap();
+        std::fs::write(&global, format!("h ecdsa-sha2-nistp256 {EC}\n")).unwrap();
+        match verify(&files, "h", 22, &key) {
+            Err(SshError::HostKeyOtherType {
+                known_types,
+                known_hosts,
+                line,
+                ..
+            }) => {
+                assert_eq!(*known_types, ["ecdsa-sha2-nistp256".to_owned()]);
+                assert_eq!((known_hosts, line), (global.clone(), 1));
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::write(&user, format!("@cert-authority *.lab ssh-ed25519 {ED}\n")).unwrap();
+        match verify(&files, "h.lab", 22, &key) {
+            Err(SshError::HostKeyOtherType { known_types, .. }) => {
+                assert_eq!(*known_types, ["@cert-authority ssh-ed25519".to_owned()]);
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::write(
+            &global,
+            format!("@revoked * ssh-ed25519 {ED}\nh ssh-ed25519 {ED}\n"),
+        )
+        .unwrap();
+        assert!(matches!(
+            verify(&files, "h", 22, &key),
+            Err(SshError::HostKeyRevoked { line: 1, .. })
+        ));
+        std::fs::write(&global, format!("h ssh-ed25519 {ED}\n")).unwrap();
+        verify(&files, "h", 22, &key).unwrap();
+        match verify(&files, "other", 22, &key) {
+            Err(SshError::HostKeyUnknown { known_hosts, .. }) => assert_eq!(known_hosts, files),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn learn_appends_and_verify_accepts_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/known_hosts");
+        let files = [path.clone()];
         let key = russh::keys::parse_public_key_base64(ED).unwrap();
         assert!(matches!(
-            verify(&path, "h", 2222, &key),
+            verify(&files, "h", 2222, &key),
             Err(SshError::HostKeyUnknown { .. })
         ));
         learn(&path, "h", 2222, &key).unwrap();
-        verify(&path, "h", 2222, &key).unwrap();
+        verify(&files, "h", 2222, &key).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, format!("[h]:2222 ssh-ed25519 {ED}\n"));
         std::fs::write(&path, format!("other ssh-ed25519 {ED}")).unwrap();

@@ -65,14 +65,17 @@ mod ssh_config;
 mod stream;
 
 pub use config::{
-    AuthMethod, Credentials, DEFAULT_AUTH_METHODS, DEFAULT_KEY_FILES, KnownHostsVerify, Prompt,
-    RemoteChannel, STDERR_LIMIT, SYSTEM_SOCKET, SshConfig, local_user,
+    AuthMethod, Credentials, DEFAULT_AUTH_METHODS, DEFAULT_KEY_FILES, DEFAULT_KNOWN_HOSTS,
+    GLOBAL_KNOWN_HOSTS, KnownHostsVerify, Prompt, RemoteChannel, STDERR_LIMIT, SYSTEM_SOCKET,
+    SshConfig, local_user,
 };
 pub use connect::{connect, connect_socket};
 pub use error::{CloseReason, KeyFileError, SshError};
 pub use remote::{DEFAULT_NETCAT, RemoteCommand, VIRT_SSH_HELPER};
 pub use ssh_config::SshConfigFile;
 pub use stream::{CloseHandle, SshStream};
+/// The wiping string type of [`SshConfig::passphrase`] (from the `zeroize` crate).
+pub use zeroize::Zeroizing;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -8,13 +8,19 @@
 //! single-quoted word for the login shell:
 //!
 //! ```text
-//! sh -c 'if "$1" -q 2>&1 | grep … ; then ARG=-q0; else ARG=; fi; exec "$1" $ARG -U "$2"' sh 'nc' '/var/run/libvirt/libvirt-sock'
+//! sh -c 'if "$1" -q 2>&1 | grep … ; then ARG=-q0; else ARG=; fi; exec "$1" $ARG -U -- "$2"' sh 'nc' '/var/run/libvirt/libvirt-sock'
 //! ```
 //!
 //! Inside the script a value only ever appears as `"$N"`, which the shell never splits,
-//! globs or evaluates. The one rule left is the outer quoting (`'` becomes `'\''`), which
-//! every POSIX login shell (sh, bash, dash, zsh, ksh) reads the same way. A NUL byte cannot
-//! cross `exec` and is refused.
+//! globs or evaluates, and the socket path comes after `--`, so a path that starts with `-`
+//! is never read as an option by nc.
+//!
+//! The one rule left is the outer quoting, for the remote user's **login shell, which must
+//! be a POSIX shell** (sh, bash, dash, zsh, ksh), as libvirt's own client assumes. A `'`
+//! becomes `'"'"'` (close, a double-quoted quote, reopen), so the line holds no backslash:
+//! fish, which reads backslash-quote and backslash-backslash inside single quotes as escapes,
+//! then reads the line as a POSIX shell does. A value holding a backslash is refused for the
+//! same reason, and a NUL byte, which cannot cross `exec`.
 
 use std::fmt;
 
@@ -26,10 +32,10 @@ pub const DEFAULT_NETCAT: &str = "nc";
 /// libvirt's helper, installed with the daemon (Debian: package `libvirt-daemon`).
 pub const VIRT_SSH_HELPER: &str = "virt-ssh-helper";
 
-/// `nc -U SOCKET`, with libvirt's probe: an `nc` that knows `-q` (netcat-openbsd) gets `-q0`,
+/// `nc -U -- SOCKET`, with libvirt's probe: an `nc` that knows `-q` (netcat-openbsd) gets `-q0`,
 /// so it exits when its stdin ends instead of lingering. `$1` = netcat, `$2` = socket.
 const NETCAT_SCRIPT: &str = "if \"$1\" -q 2>&1 | grep \"requires an argument\" >/dev/null 2>&1; \
-     then ARG=-q0; else ARG=; fi; exec \"$1\" $ARG -U \"$2\"";
+     then ARG=-q0; else ARG=; fi; exec \"$1\" $ARG -U -- \"$2\"";
 
 /// `virt-ssh-helper [-r] URI`. `$@` = its arguments.
 const HELPER_SCRIPT: &str = "exec virt-ssh-helper \"$@\"";
@@ -39,7 +45,7 @@ const HELPER_SCRIPT: &str = "exec virt-ssh-helper \"$@\"";
 const AUTO_SCRIPT: &str = "if command -v virt-ssh-helper >/dev/null 2>&1; \
      then exec virt-ssh-helper ${4:+\"$4\"} \"$3\"; fi; \
      if \"$1\" -q 2>&1 | grep \"requires an argument\" >/dev/null 2>&1; \
-     then ARG=-q0; else ARG=; fi; exec \"$1\" $ARG -U \"$2\"";
+     then ARG=-q0; else ARG=; fi; exec \"$1\" $ARG -U -- \"$2\"";
 
 /// A command line for an exec channel, quoted for the remote login shell.
 #[derive(Clone, PartialEq, Eq)]
@@ -125,18 +131,24 @@ impl RemoteCommand {
     }
 }
 
-/// One word for a POSIX shell: `'…'`, with each `'` as `'\''`.
+/// One word for a POSIX login shell: `'…'`, with each `'` as `'"'"'`; never a backslash.
 fn quote(s: &str) -> Result<String, SshError> {
+    let refuse = |what: &str| {
+        Err(SshError::Config {
+            reason: format!("a remote command argument cannot contain {what}: {s:?}"),
+        })
+    };
     if s.contains('\0') {
-        return Err(SshError::Config {
-            reason: format!("a remote command argument cannot contain a NUL byte: {s:?}"),
-        });
+        return refuse("a NUL byte");
+    }
+    if s.contains('\\') {
+        return refuse("a backslash (login shells do not all read it alike)");
     }
     let mut out = String::with_capacity(s.len() + 2);
     out.push('\'');
     for c in s.chars() {
         if c == '\'' {
-            out.push_str("'\\''");
+            out.push_str("'\"'\"'");
         } else {
             out.push(c);
         }
@@ -169,15 +181,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let canary = dir.path().join("pwned");
         let evil = format!(
-            "/tmp/a b; touch {c} #$(touch {c})`touch {c}`'\"\\ $HOME *",
+            "/tmp/a b; touch {c} #$(touch {c})`touch {c}`'\" $HOME *",
             c = canary.display()
         );
         let cmd = RemoteCommand::netcat(None, &evil).unwrap();
-        // `exec "$1" $ARG -U "$2"`: show what nc would receive.
+        // `exec "$1" $ARG -U -- "$2"`: show what nc would receive.
         let seen = argv_seen(cmd.line(), "exec \"$1\"");
         assert!(!canary.exists(), "the value was evaluated");
         assert_eq!(seen.last().map(String::as_str), Some(evil.as_str()));
-        assert_eq!(seen[seen.len() - 2], "-U");
+        assert_eq!(seen[seen.len() - 3..seen.len() - 1], ["-U", "--"]);
     }
 
     #[test]
@@ -207,6 +219,42 @@ mod tests {
             .replace("command -v virt-ssh-helper >/dev/null 2>&1", "false");
         let seen = argv_seen(&netcat, "exec \"$1\"");
         assert_eq!(seen.last().map(String::as_str), Some("/s"));
+    }
+
+    /// A socket path that starts with `-` reaches nc after `--`, never as an option.
+    #[test]
+    fn a_socket_named_like_an_option_comes_after_double_dash() {
+        for cmd in [
+            RemoteCommand::netcat(None, "-oProxyCommand=x").unwrap(),
+            RemoteCommand::helper_or_netcat("qemu:///system", false, None, "-oProxyCommand=x")
+                .unwrap(),
+        ] {
+            let line = cmd
+                .line()
+                .replace("command -v virt-ssh-helper >/dev/null 2>&1", "false");
+            let seen = argv_seen(&line, "exec \"$1\"");
+            assert_eq!(
+                seen[seen.len() - 3..],
+                ["-U", "--", "-oProxyCommand=x"],
+                "nc's arguments: {seen:?}"
+            );
+        }
+    }
+
+    /// fish (and other login shells that are not POSIX) read a backslash inside single
+    /// quotes as an escape: no line we send carries one, and a value with one is refused.
+    #[test]
+    fn lines_carry_no_backslash_and_a_value_with_one_is_refused() {
+        let cmd = RemoteCommand::netcat(None, "/run/it's here").unwrap();
+        assert!(
+            !cmd.line().contains('\\'),
+            "a login shell that is not POSIX would read this differently: {}",
+            cmd.line()
+        );
+        let seen = argv_seen(cmd.line(), "exec \"$1\"");
+        assert_eq!(seen.last().map(String::as_str), Some("/run/it's here"));
+        assert!(RemoteCommand::netcat(None, "/run/a\\b").is_err());
+        assert!(RemoteCommand::virt_ssh_helper("qemu:///system?x=\\", false).is_err());
     }
 
     #[test]

@@ -230,12 +230,14 @@ fn resolve(
             .map(|f| PathBuf::from(expand(&f.to_string_lossy(), &tokens)))
             .collect();
     }
-    let unsupported = |name: &str| -> Option<String> {
+    let all_values = |name: &str| -> Option<&Vec<String>> {
         p.unsupported_fields
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .and_then(|(_, v)| v.first().cloned())
+            .map(|(_, v)| v)
     };
+    let unsupported = |name: &str| -> Option<String> { all_values(name)?.first().cloned() };
+    warn_not_applied(&p, alias, &loaded.path);
     let bad = |what: &str, value: &str| SshError::Config {
         reason: format!(
             "ssh config {}: {what} {value:?} is not understood",
@@ -245,12 +247,24 @@ fn resolve(
     if let Some(v) = unsupported("IdentitiesOnly") {
         cfg.use_agent = !yes_no(&v).ok_or_else(|| bad("IdentitiesOnly", &v))?;
     }
-    if let Some(v) = unsupported("UserKnownHostsFile") {
-        cfg.known_hosts = Some(if v.eq_ignore_ascii_case("none") {
-            PathBuf::from("/dev/null")
-        } else {
-            PathBuf::from(expand(&tilde(&v), &tokens))
-        });
+    // Every file listed is read, as ssh does; `none` reads and writes nothing.
+    let files = |values: &Vec<String>| -> Vec<PathBuf> {
+        values
+            .iter()
+            .map(|v| {
+                if v.eq_ignore_ascii_case("none") {
+                    PathBuf::from("/dev/null")
+                } else {
+                    PathBuf::from(expand(&tilde(v), &tokens))
+                }
+            })
+            .collect()
+    };
+    if let Some(v) = all_values("UserKnownHostsFile") {
+        cfg.known_hosts = files(v);
+    }
+    if let Some(v) = all_values("GlobalKnownHostsFile") {
+        cfg.global_known_hosts = files(v);
     }
     if let Some(v) = unsupported("StrictHostKeyChecking") {
         cfg.known_hosts_verify = match v.to_ascii_lowercase().as_str() {
@@ -272,6 +286,80 @@ fn resolve(
         cfg.connect_timeout = t.max(Duration::from_secs(1));
     }
     Ok(cfg)
+}
+
+/// Options that change whom ssh talks to, how it trusts the host or how it authenticates,
+/// which this crate does not apply: a `Host` block that sets one gets a warning, so nobody
+/// believes a setting is in force that is not (`ProxyCommand`: the kill switch needs a socket
+/// we own; `HostKeyAlias`: keys are looked up under the real name; …).
+const NOT_APPLIED: &[&str] = &[
+    "AddressFamily",
+    "BindAddress",
+    "BindInterface",
+    "CanonicalizeHostname",
+    "CertificateFile",
+    "CheckHostIP",
+    "Ciphers",
+    "ControlMaster",
+    "ControlPath",
+    "HostKeyAlgorithms",
+    "HostKeyAlias",
+    "HostbasedAuthentication",
+    "IdentityAgent",
+    "KexAlgorithms",
+    "KnownHostsCommand",
+    "LocalCommand",
+    "MACs",
+    "PKCS11Provider",
+    "PreferredAuthentications",
+    "ProxyCommand",
+    "ProxyUseFdpass",
+    "PubkeyAcceptedAlgorithms",
+    "PubkeyAcceptedKeyTypes",
+    "RemoteCommand",
+    "RevokedHostKeys",
+    "SecurityKeyProvider",
+    "UpdateHostKeys",
+    "VerifyHostKeyDNS",
+];
+
+/// Warns about each option of [`NOT_APPLIED`] that the blocks matching `alias` set.
+fn warn_not_applied(p: &ssh2_config::HostParams, alias: &str, file: &Path) {
+    let mut set: Vec<&str> = Vec::new();
+    // Typed by the parser (present or not by their value), …
+    let typed = [
+        ("BindAddress", p.bind_address.is_some()),
+        ("BindInterface", p.bind_interface.is_some()),
+        ("CertificateFile", p.certificate_file.is_some()),
+        ("Ciphers", !p.ciphers.is_default()),
+        ("HostKeyAlgorithms", !p.host_key_algorithms.is_default()),
+        ("KexAlgorithms", !p.kex_algorithms.is_default()),
+        ("MACs", !p.mac.is_default()),
+        (
+            "PubkeyAcceptedAlgorithms",
+            !p.pubkey_accepted_algorithms.is_default(),
+        ),
+    ];
+    set.extend(typed.iter().filter(|(_, on)| *on).map(|(n, _)| *n));
+    // … or kept as text (the parser's unsupported and unknown fields).
+    for name in NOT_APPLIED {
+        let present = p
+            .unsupported_fields
+            .keys()
+            .chain(p.ignored_fields.keys())
+            .any(|k| k.eq_ignore_ascii_case(name));
+        if present && !set.contains(name) {
+            set.push(name);
+        }
+    }
+    for option in set {
+        tracing::warn!(
+            host = alias,
+            file = %file.display(),
+            option,
+            "ssh config: {option} is set for this host but not supported here; it is ignored"
+        );
+    }
 }
 
 fn yes_no(v: &str) -> Option<bool> {
@@ -373,7 +461,7 @@ mod tests {
             (j.user.as_str(), j.host.as_str(), j.port),
             ("jump", "127.0.0.1", 2200)
         );
-        assert_eq!(j.known_hosts, Some(PathBuf::from("/kh/bastion")));
+        assert_eq!(j.known_hosts, vec![PathBuf::from("/kh/bastion")]);
         assert_eq!(j.key_files, vec![PathBuf::from("/k/bastion")]);
         assert_eq!(
             (c.proxy_jump[1].host.as_str(), c.proxy_jump[1].port),
@@ -398,6 +486,60 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("/nonexistent/config"), "{e}");
+    }
+
+    /// Everything logged at WARN while `f` runs.
+    fn warnings<T>(f: impl FnOnce() -> T) -> (T, String) {
+        #[derive(Clone, Default)]
+        struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Buf {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buf = Buf::default();
+        let out = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::WARN)
+            .with_ansi(false)
+            .with_writer(move || out.clone())
+            .finish();
+        let r = tracing::subscriber::with_default(subscriber, f);
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        (r, text)
+    }
+
+    #[test]
+    fn options_of_the_chosen_block_that_are_not_applied_are_warned_about() {
+        let (_d, f) = file(
+            "Host kvm\n  HostName 10.0.0.1\n  ProxyCommand ssh -W %h:%p gw\n  HostKeyAlias kvm-real\n  \
+               KnownHostsCommand /bin/true\n  CertificateFile ~/.ssh/c.pub\n\
+             Host other\n  LocalCommand touch /tmp/x\n",
+        );
+        let (c, logs) = warnings(|| SshConfig::from_ssh_config("kvm", Some("u"), &f));
+        c.unwrap();
+        for option in [
+            "ProxyCommand",
+            "HostKeyAlias",
+            "KnownHostsCommand",
+            "CertificateFile",
+        ] {
+            assert!(
+                logs.contains(option),
+                "no warning about {option} (set for the host, not applied): {logs:?}"
+            );
+        }
+        assert!(
+            !logs.contains("LocalCommand"),
+            "another host's option: {logs}"
+        );
+        let (c, logs) = warnings(|| SshConfig::from_ssh_config("other-host", Some("u"), &f));
+        c.unwrap();
+        assert!(logs.is_empty(), "{logs}");
     }
 
     #[test]

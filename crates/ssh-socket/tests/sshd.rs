@@ -3,12 +3,14 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{
-    config, fill, listen, spawn_checking_sink, spawn_echo, spawn_source, ssh_error, sshd,
+    config, echoes, fill, from_ssh_config, known_hosts_file, listen, refused_leaving,
+    spawn_checking_sink, spawn_echo, spawn_source, ssh_error, sshd, stranger_public_key,
 };
-use ssh_socket::{CloseReason, KeyFileError, SshError};
+use ssh_socket::{CloseReason, KeyFileError, KnownHostsVerify, SshError};
 use testbed::sshd::{KeyType, SshdOptions};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -103,7 +105,7 @@ async fn changed_host_key_is_refused_before_authentication() {
     )
     .unwrap();
     let mut cfg = config(&sshd, &path);
-    cfg.known_hosts = Some(other.clone());
+    cfg.known_hosts = vec![other.clone()];
     let err = ssh_socket::connect(&cfg)
         .await
         .expect_err("must refuse a changed key");
@@ -141,7 +143,7 @@ async fn unknown_host_is_refused_and_named() {
         let Some(sshd) = sshd(&opts) else { return };
         let (_l, path) = listen(&sshd, "x.sock");
         let mut cfg = config(&sshd, &path);
-        cfg.known_hosts = Some(sshd.dir().join("missing_known_hosts"));
+        cfg.known_hosts = vec![sshd.dir().join("missing_known_hosts")];
         let err = ssh_socket::connect(&cfg)
             .await
             .expect_err("must refuse an unknown host");
@@ -181,8 +183,8 @@ async fn no_verify_accepts_an_unknown_host() {
     let (l, path) = listen(&sshd, "echo.sock");
     spawn_echo(l);
     let mut cfg = config(&sshd, &path);
-    cfg.known_hosts = Some(sshd.dir().join("missing_known_hosts"));
-    cfg.known_hosts_verify = ssh_socket::KnownHostsVerify::Ignore;
+    cfg.known_hosts = vec![sshd.dir().join("missing_known_hosts")];
+    cfg.known_hosts_verify = KnownHostsVerify::Ignore;
     let (mut s, _c) = ssh_socket::connect(&cfg).await.expect("no_verify connects");
     s.write_all(b"hi").await.unwrap();
     let mut b = [0u8; 2];
@@ -242,7 +244,7 @@ async fn encrypted_key_needs_its_passphrase() {
         }
         e => panic!("expected EncryptedKeyNoPassphrase, got {e:?}"),
     }
-    cfg.passphrase = Some("wrong".into());
+    cfg.passphrase = Some(ssh_socket::Zeroizing::new("wrong".into()));
     match ssh_socket::connect(&cfg)
         .await
         .expect_err("wrong passphrase")
@@ -253,7 +255,7 @@ async fn encrypted_key_needs_its_passphrase() {
         } => {}
         e => panic!("expected BadPassphrase, got {e:?}"),
     }
-    cfg.passphrase = Some("correct horse".into());
+    cfg.passphrase = Some(ssh_socket::Zeroizing::new("correct horse".into()));
     let (mut s, _c) = ssh_socket::connect(&cfg).await.expect("right passphrase");
     s.write_all(b"ok").await.unwrap();
     let mut b = [0u8; 2];
@@ -441,4 +443,132 @@ async fn authenticates_with_the_ssh_agent() {
         }
         e => panic!("expected Agent, got {e:?}"),
     }
+}
+
+/// A host `known_hosts` records by an RSA key presents its ed25519 key: under
+/// `known_hosts_verify=auto` (OpenSSH's `accept-new`) that is refused like a changed key, as
+/// libvirt's libssh transport does (`SSH_SERVER_FOUND_OTHER`), and the file is left as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_pinned_by_another_key_type_is_refused_under_auto_and_not_appended() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (_l, path) = listen(&sshd, "x.sock");
+    let rsa = stranger_public_key(sshd.dir(), KeyType::Rsa);
+    let text = format!("[127.0.0.1]:{} {rsa}\n", sshd.port());
+    let kh = known_hosts_file(&sshd, "rsa_known_hosts", &text);
+    let mut cfg = config(&sshd, &path);
+    cfg.known_hosts = vec![kh.clone()];
+    cfg.known_hosts_verify = KnownHostsVerify::Auto;
+    let what = "a host pinned by its ssh-rsa key was accepted with an ssh-ed25519 key";
+    let err = refused_leaving(&cfg, &kh, &text, what).await;
+    assert!(err.is_host_key(), "{err}");
+    assert!(err.to_string().contains("ssh-rsa"), "{err}");
+    assert!(!sshd.log().contains("userauth-request"));
+
+    // Under `normal` the question says which key types are already known for the host; a
+    // declined answer refuses the host and leaves the file alone.
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    cfg.known_hosts_verify = KnownHostsVerify::Normal;
+    cfg.credentials = Some(Arc::new(move |p: &ssh_socket::Prompt| {
+        log.lock().unwrap().push(format!("{p:?}"));
+        Some("no".to_owned())
+    }));
+    let err = refused_leaving(&cfg, &kh, &text, "declined, yet connected").await;
+    assert!(err.is_host_key(), "{err}");
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].contains("AcceptHostKey") && asked[0].contains("ssh-rsa"),
+        "the question does not say an ssh-rsa key is known: {asked:?}"
+    );
+}
+
+/// OpenSSH reads every `UserKnownHostsFile` listed and the system-wide file
+/// (`GlobalKnownHostsFile`, default `/etc/ssh/ssh_known_hosts`): a host recorded in the
+/// second user file, or only in the system's, is known; another key in the system's file is a
+/// changed key, refused under `accept-new` without touching the user's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_known_hosts_file_ssh_reads_is_read() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (l, path) = listen(&sshd, "echo.sock");
+    spawn_echo(l);
+    let empty = known_hosts_file(&sshd, "first_known_hosts", "# nothing here\n");
+    let user_files = format!(
+        "UserKnownHostsFile {} {}",
+        empty.display(),
+        sshd.known_hosts().display()
+    );
+    let strict = "StrictHostKeyChecking yes".to_owned();
+    let cfg = from_ssh_config(&sshd, "kvm", &[user_files, strict.clone()], &path);
+    echoes(&cfg, "the host is in the second UserKnownHostsFile").await;
+
+    let user_file = sshd.dir().join("user_known_hosts");
+    let user = format!("UserKnownHostsFile {}", user_file.display());
+    let global = format!("GlobalKnownHostsFile {}", sshd.known_hosts().display());
+    let cfg = from_ssh_config(&sshd, "kvm2", &[user.clone(), global, strict], &path);
+    echoes(&cfg, "the host is in the global known_hosts").await;
+
+    let other = stranger_public_key(sshd.dir(), KeyType::Ed25519);
+    let text = format!("[127.0.0.1]:{} {other}\n", sshd.port());
+    let global_file = known_hosts_file(&sshd, "global_known_hosts", &text);
+    let global = format!("GlobalKnownHostsFile {}", global_file.display());
+    let accept_new = "StrictHostKeyChecking accept-new".to_owned();
+    let cfg = from_ssh_config(&sshd, "kvm3", &[user, global, accept_new], &path);
+    let what = "a key other than the global file's was accepted";
+    match refused_leaving(&cfg, &global_file, &text, what).await {
+        SshError::HostKeyChanged { known_hosts, .. } => assert_eq!(known_hosts, global_file),
+        e => panic!("expected HostKeyChanged, got {e}"),
+    }
+    assert!(!user_file.exists(), "the user's known_hosts was written");
+}
+
+/// A host vouched for by a `@cert-authority` line is known: a plain key it presents is
+/// refused (host certificates are not accepted), never learned as a new host's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_under_a_cert_authority_is_not_unknown() {
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (_l, path) = listen(&sshd, "x.sock");
+    let ca = stranger_public_key(sshd.dir(), KeyType::Ed25519);
+    let text = format!("@cert-authority [127.0.0.1]:* {ca}\n");
+    let kh = known_hosts_file(&sshd, "ca_known_hosts", &text);
+    let mut cfg = config(&sshd, &path);
+    cfg.known_hosts = vec![kh.clone()];
+    cfg.known_hosts_verify = KnownHostsVerify::Auto;
+    let what = "a host under a @cert-authority line was learned as unknown";
+    let err = refused_leaving(&cfg, &kh, &text, what).await;
+    assert!(err.is_host_key(), "{err}");
+    assert!(err.to_string().contains("cert-authority"), "{err}");
+}
+
+/// OpenSSH ignores a private key file of ours that group or others may read ("UNPROTECTED
+/// PRIVATE KEY FILE"); a configured one is an error naming the mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_key_others_can_read_is_refused() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Some(sshd) = sshd(&SshdOptions::default()) else {
+        return;
+    };
+    let (l, path) = listen(&sshd, "echo.sock");
+    spawn_echo(l);
+    let loose = sshd.dir().join("loose_key");
+    std::fs::copy(sshd.client_key(), &loose).unwrap();
+    std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let mut cfg = config(&sshd, &path);
+    cfg.key_files = vec![loose.clone()];
+    match ssh_socket::connect(&cfg).await {
+        Ok(_) => panic!("a 0640 private key was used"),
+        Err(SshError::KeyFile { path, reason }) => {
+            assert_eq!(path, loose);
+            assert!(reason.to_string().contains("0640"), "{reason}");
+        }
+        Err(e) => panic!("expected KeyFile, got {e}"),
+    }
+    std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o600)).unwrap();
+    ssh_socket::connect(&cfg).await.expect("0600 is fine");
 }

@@ -11,17 +11,26 @@
 //!
 //! Every response says `Connection: close`, so a client never pools a connection to it and
 //! tests that count tasks or sockets see each request end. Hits are counted per path (also
-//! for unknown paths, which answer 404). Dropping the server stops the listener and every
-//! connection task. Needs a tokio runtime (it spawns tasks).
+//! for unknown paths, which answer 404). A route may redirect ([`Route::redirect`]) or
+//! announce a `Content-Length` other than its body's ([`Route::announce`]).
+//! [`HttpServer::start_tls`] serves HTTPS with a certificate of [`crate::pki`]. Dropping the
+//! server stops the listener and every connection task. Needs a tokio runtime (it spawns
+//! tasks).
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::{
+    self,
+    pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject},
+};
 
 /// What a path does after the headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +56,10 @@ pub struct Route {
     pub content_length: bool,
     /// The status code (200 unless set).
     pub status: u16,
+    /// A `Location` header (with a 302 status: [`Route::redirect`]).
+    pub location: Option<String>,
+    /// A `Content-Length` to announce instead of the body's length.
+    pub announce: Option<u64>,
 }
 
 impl Route {
@@ -57,7 +70,25 @@ impl Route {
             behavior: Behavior::Normal,
             content_length: true,
             status: 200,
+            location: None,
+            announce: None,
         }
+    }
+
+    /// A `302 Found` to `location`, with an empty body.
+    pub fn redirect(location: impl Into<String>) -> Self {
+        Self {
+            location: Some(location.into()),
+            ..Self::new(Vec::new()).status(302)
+        }
+    }
+
+    /// Announce `len` in `Content-Length`, whatever the body's length (a lying mirror).
+    #[must_use]
+    pub fn announce(mut self, len: u64) -> Self {
+        self.announce = Some(len);
+        self.content_length = true;
+        self
     }
 
     /// Sets the behaviour.
@@ -103,6 +134,7 @@ struct State {
 /// The server. Dropping it stops everything it started.
 pub struct HttpServer {
     addr: SocketAddr,
+    scheme: &'static str,
     state: Arc<Mutex<State>>,
     stop: watch::Sender<bool>,
 }
@@ -118,12 +150,44 @@ impl std::fmt::Debug for HttpServer {
 impl HttpServer {
     /// Binds 127.0.0.1 on a free port and starts serving (no routes yet).
     pub async fn start() -> io::Result<Self> {
+        Self::listen(None).await
+    }
+
+    /// Binds 127.0.0.1 on a free port and serves HTTPS with the server certificate and key
+    /// of `server_dir` (a [`crate::pki::Pki::server_dir`]: `servercert.pem`,
+    /// `serverkey.pem`; the certificate names `127.0.0.1`).
+    pub async fn start_tls(server_dir: &std::path::Path) -> io::Result<Self> {
+        let bad = |e: &dyn std::fmt::Display| io::Error::other(e.to_string());
+        let certs = CertificateDer::pem_file_iter(server_dir.join("servercert.pem"))
+            .map_err(|e| bad(&e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(&e))?;
+        let key =
+            PrivateKeyDer::from_pem_file(server_dir.join("serverkey.pem")).map_err(|e| bad(&e))?;
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad(&e))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| bad(&e))?;
+        Self::listen(Some(TlsAcceptor::from(Arc::new(config)))).await
+    }
+
+    async fn listen(tls: Option<TlsAcceptor>) -> io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State::default()));
         let (stop, stop_rx) = watch::channel(false);
-        tokio::spawn(accept_loop(listener, state.clone(), stop_rx));
-        Ok(Self { addr, state, stop })
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        tokio::spawn(accept_loop(listener, tls, state.clone(), stop_rx));
+        Ok(Self {
+            addr,
+            scheme,
+            state,
+            stop,
+        })
     }
 
     /// The bound address.
@@ -131,9 +195,10 @@ impl HttpServer {
         self.addr
     }
 
-    /// `http://127.0.0.1:<port><path>` (`path` starts with `/`).
+    /// `http://127.0.0.1:<port><path>` (`https://` for [`start_tls`](Self::start_tls);
+    /// `path` starts with `/`).
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        format!("{}://{}{path}", self.scheme, self.addr)
     }
 
     /// Serves `body` at `path` normally.
@@ -162,27 +227,50 @@ impl Drop for HttpServer {
     }
 }
 
-async fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>, stop: watch::Receiver<bool>) {
+async fn accept_loop(
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    state: Arc<Mutex<State>>,
+    stop: watch::Receiver<bool>,
+) {
     let mut stopped = stop.clone();
     loop {
         tokio::select! {
             r = listener.accept() => {
                 let Ok((sock, _)) = r else { continue };
-                tokio::spawn(connection(sock, state.clone(), stop.clone()));
+                tokio::spawn(connection(sock, tls.clone(), state.clone(), stop.clone()));
             }
             _ = stopped.wait_for(|s| *s) => return,
         }
     }
 }
 
-async fn connection(sock: TcpStream, state: Arc<Mutex<State>>, mut stop: watch::Receiver<bool>) {
+async fn connection(
+    sock: TcpStream,
+    tls: Option<TlsAcceptor>,
+    state: Arc<Mutex<State>>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let serve = async {
+        match tls {
+            // A failed TLS handshake (a client that does not trust us) ends the connection.
+            Some(tls) => match tls.accept(sock).await {
+                Ok(s) => serve_one(s, &state).await,
+                Err(e) => Err(e),
+            },
+            None => serve_one(sock, &state).await,
+        }
+    };
     tokio::select! {
-        _ = serve_one(sock, &state) => {}
+        _ = serve => {}
         _ = stop.wait_for(|s| *s) => {}
     }
 }
 
-async fn serve_one(mut sock: TcpStream, state: &Mutex<State>) -> io::Result<()> {
+async fn serve_one<S: AsyncRead + AsyncWrite + Unpin>(
+    mut sock: S,
+    state: &Mutex<State>,
+) -> io::Result<()> {
     let mut head = Vec::with_capacity(1024);
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -213,9 +301,11 @@ async fn serve_one(mut sock: TcpStream, state: &Mutex<State>) -> io::Result<()> 
         reason(route.status)
     );
     if route.content_length {
-        resp.push_str("Content-Length: ");
-        resp.push_str(&route.body.len().to_string());
-        resp.push_str("\r\n");
+        let len = route.announce.unwrap_or(route.body.len() as u64);
+        let _ = write!(resp, "Content-Length: {len}\r\n");
+    }
+    if let Some(to) = &route.location {
+        let _ = write!(resp, "Location: {to}\r\n");
     }
     resp.push_str("\r\n");
     sock.write_all(resp.as_bytes()).await?;
@@ -326,6 +416,7 @@ pub async fn get_via_proxy(
 fn reason(code: u16) -> &'static str {
     match code {
         200 => "OK",
+        302 => "Found",
         404 => "Not Found",
         403 => "Forbidden",
         500 => "Internal Server Error",
@@ -376,6 +467,16 @@ mod tests {
             "{nolen}"
         );
         assert!(get(&s, "/missing").await.starts_with(b"HTTP/1.1 404"));
+        s.route("/moved", Route::redirect("http://127.0.0.1:1/there"));
+        let moved = String::from_utf8(get(&s, "/moved").await).unwrap();
+        assert!(
+            moved.starts_with("HTTP/1.1 302 Found\r\n")
+                && moved.contains("Location: http://127.0.0.1:1/there\r\n"),
+            "{moved}"
+        );
+        s.route("/liar", Route::new(b"abc".to_vec()).announce(1 << 40));
+        let liar = String::from_utf8(get(&s, "/liar").await).unwrap();
+        assert!(liar.contains("Content-Length: 1099511627776\r\n"), "{liar}");
         assert_eq!(s.hits("/ok"), 1);
         assert_eq!(s.hits("/missing"), 1);
         assert!(s.url("/ok").starts_with("http://127.0.0.1:"));

@@ -21,6 +21,7 @@ pub mod guest;
 pub mod http;
 pub mod libvirtd;
 pub mod lxcd;
+pub mod memory;
 pub mod pki;
 pub mod relay;
 pub mod sshd;

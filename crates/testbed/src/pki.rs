@@ -9,16 +9,24 @@
 //! One CA signs the server and the client certificate. [`Pki::client_dir`] writes other
 //! client layouts for the error cases: a foreign CA, a certificate the daemon's CA did not
 //! sign, no certificate at all. [`ServerCert`] makes the server certificate name other hosts
-//! or be expired.
+//! or be expired. [`Pki::write_crl`] writes the CA's revocation list (`cacrl.pem`), with or
+//! without the server certificate on it.
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose, date_time_ymd,
+    BasicConstraints, CertificateParams, CertificateRevocationListParams, DnType,
+    ExtendedKeyUsagePurpose, IsCa, Issuer, KeyIdMethod, KeyPair, KeyUsagePurpose, RevocationReason,
+    RevokedCertParams, SerialNumber, date_time_ymd,
 };
+
+/// The server certificate's serial number (each [`Pki`] has its own CA, so serials only need
+/// to differ within one).
+const SERVER_SERIAL: u64 = 0x5e12_0001;
+/// Client certificates' serial number.
+const CLIENT_SERIAL: u64 = 0x5e12_0002;
 
 /// What the server certificate looks like.
 #[derive(Debug, Clone)]
@@ -87,6 +95,13 @@ fn leaf(
 ) -> Result<(String, String), io::Error> {
     let key = KeyPair::generate().map_err(err)?;
     let mut p = CertificateParams::new(names).map_err(err)?;
+    p.serial_number = Some(SerialNumber::from(
+        if usage == ExtendedKeyUsagePurpose::ServerAuth {
+            SERVER_SERIAL
+        } else {
+            CLIENT_SERIAL
+        },
+    ));
     p.distinguished_name.push(DnType::CommonName, cn);
     p.distinguished_name
         .push(DnType::OrganizationName, "testbed");
@@ -152,6 +167,35 @@ impl Pki {
     /// The good client dir (`?pkipath=` for a client the daemon accepts).
     pub fn good_client_dir(&self) -> PathBuf {
         self.dir.join("client")
+    }
+
+    /// Writes `dir/cacrl.pem`: this CA's certificate revocation list (valid from 2020 to
+    /// 2099), listing the server certificate when `revoke_server`, else nothing. Returns the
+    /// file.
+    pub fn write_crl(&self, dir: &Path, revoke_server: bool) -> io::Result<PathBuf> {
+        let revoked_certs = if revoke_server {
+            vec![RevokedCertParams {
+                serial_number: SerialNumber::from(SERVER_SERIAL),
+                revocation_time: date_time_ymd(2021, 1, 1),
+                reason_code: Some(RevocationReason::KeyCompromise),
+                invalidity_date: None,
+            }]
+        } else {
+            Vec::new()
+        };
+        let crl = CertificateRevocationListParams {
+            this_update: date_time_ymd(2021, 1, 1),
+            next_update: date_time_ymd(2099, 12, 31),
+            crl_number: SerialNumber::from(1u64),
+            issuing_distribution_point: None,
+            revoked_certs,
+            key_identifier_method: KeyIdMethod::Sha256,
+        }
+        .signed_by(&self.ca)
+        .map_err(err)?;
+        let pem = crl.pem().map_err(err)?;
+        write(dir, &[("cacrl.pem", &pem)])?;
+        Ok(dir.join("cacrl.pem"))
     }
 
     /// Write a client `?pkipath=` dir of the given kind at `dir`.

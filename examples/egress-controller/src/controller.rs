@@ -146,7 +146,8 @@ pub fn error_policy(obj: Arc<EgressProxy>, err: &Error, ctx: Arc<Context>) -> Ac
     let uid = obj.metadata.uid.as_deref().unwrap_or_default();
     let n = ctx.reconciler.note_transient(uid);
     let after = ctx.reconciler.policy().backoff(n);
-    tracing::warn!(object = %obj.name_any(), error = %err, attempt = n, retry_in = ?after, "reconcile failed");
+    let error = egress_provider::redact_urls_in(&err.to_string());
+    tracing::warn!(object = %obj.name_any(), %error, attempt = n, retry_in = ?after, "reconcile failed");
     Action::requeue(after)
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use egress_provider::{
     CreateSpec, ErrorKind, Identifier, Instance, InstanceState, Provider, ProviderError,
-    ProviderSet, ProvidersConfig,
+    ProviderSet, ProvidersConfig, redact_urls_in,
 };
 use k8s_openapi::jiff::Timestamp;
 
@@ -500,7 +500,9 @@ fn set(
         type_: ty.into(),
         status: status.into(),
         reason: reason.into(),
-        message: message.into(),
+        // Whoever may read the resource reads its status: a URL in a provider's message
+        // (an image mirror's) is shown without its userinfo and query.
+        message: redact_urls_in(message),
         last_transition_time,
         observed_generation: generation,
     };

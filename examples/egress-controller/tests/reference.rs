@@ -28,6 +28,8 @@ struct Blip {
     inner: InMemoryProvider,
     provisioning: AtomicBool,
     creates: Mutex<Vec<Vec<u8>>>,
+    /// `create` fails Permanent with this message (a provider whose error names a URL).
+    create_error: Mutex<Option<String>>,
 }
 
 #[async_trait]
@@ -37,6 +39,9 @@ impl Provider for Blip {
     }
     async fn create(&self, spec: &egress_provider::CreateSpec) -> Result<Instance, ProviderError> {
         self.creates.lock().unwrap().push(spec.user_data.clone());
+        if let Some(m) = self.create_error.lock().unwrap().clone() {
+            return Err(ProviderError::permanent(m));
+        }
         self.inner.create(spec).await
     }
     async fn get(&self, uid: &Identifier) -> Result<Instance, ProviderError> {
@@ -96,6 +101,7 @@ fn bed() -> Bed {
             .with_boot_observations(1),
         provisioning: AtomicBool::new(false),
         creates: Mutex::new(Vec::new()),
+        create_error: Mutex::new(None),
     });
     let config = ProvidersConfig::from_yaml_str(CONFIG).unwrap();
     let mut registry = ProviderRegistry::new();
@@ -332,6 +338,29 @@ async fn permanent_errors_set_the_failed_condition() {
     let out = apply(&b, &spec(), Some(&out.status), Duration::from_secs(300)).await;
     assert_eq!(cond(&out.status, "Failed"), ("False", "NoError"));
     assert_eq!(b.vm.inner.vm_count(), 1);
+}
+
+/// A provider's error that names an image URL with credentials (a user and password, a
+/// signed query) reaches the custom resource's status without them: the status is readable
+/// by whoever may read the resource.
+#[tokio::test]
+async fn urls_in_errors_reach_the_status_without_credentials() {
+    let b = bed();
+    *b.vm.create_error.lock().unwrap() = Some(
+        "fetch image \"debian-13\" from https://ops:hunter2@mirror.example/d13.raw?X-Token=s3cret: \
+         the mirror answered 404 Not Found"
+            .into(),
+    );
+    let out = apply(&b, &spec(), None, Duration::ZERO).await;
+    let shown = format!("{:?}", out.status);
+    for secret in ["hunter2", "s3cret", "ops:"] {
+        assert!(!shown.contains(secret), "{secret:?} in the status: {shown}");
+    }
+    let m = &condition(&out.status, "Failed").unwrap().message;
+    assert!(
+        m.contains("https://***@mirror.example/d13.raw?***: the mirror answered 404"),
+        "{m}"
+    );
 }
 
 #[tokio::test]

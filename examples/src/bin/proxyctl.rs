@@ -45,6 +45,9 @@ struct Cli {
     /// Bound the whole command: on expiry, exit non-zero at once.
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
+    /// No warnings on stderr, only errors (`LIBVIRT_DEBUG=1..4` sets the log level).
+    #[arg(short = 'q', long)]
+    quiet: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -116,6 +119,7 @@ enum ImagesCmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    examples::init_logging(cli.quiet);
     let timeout = cli.timeout.map(Duration::from_secs_f64);
     run_bounded(
         timeout,

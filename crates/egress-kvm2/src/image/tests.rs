@@ -180,3 +180,35 @@ async fn a_link_reads_the_marker_once_and_still_sees_an_eviction() {
     assert!(!after.fetched);
     assert_eq!(reads(), 2, "a new link reads the marker again");
 }
+
+/// An https mirror that redirects to plain http would hand the image (and any credentials of
+/// the redirect) to whoever sits on the path: the fetch client refuses the downgrade and
+/// never asks the http address; https → https is still followed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_mirror_redirecting_to_http_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki =
+        testbed::pki::Pki::generate(dir.path(), &testbed::pki::ServerCert::default()).unwrap();
+    let ca = std::fs::read(pki.server_dir().join("cacert.pem")).unwrap();
+    let client = http_client(&Budgets::default())
+        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+        .build()
+        .unwrap();
+    let plain = HttpServer::start().await.unwrap();
+    plain.serve("/img", b"image".to_vec());
+    let tls = HttpServer::start_tls(&pki.server_dir()).await.unwrap();
+    tls.serve("/img", b"image".to_vec());
+    tls.route("/down", Route::redirect(plain.url("/img")));
+    tls.route("/up", Route::redirect(tls.url("/img")));
+
+    let r = client.get(tls.url("/down")).send().await;
+    assert_eq!(
+        plain.hits("/img"),
+        0,
+        "the redirect from https to http was followed: {r:?}"
+    );
+    let e = r.expect_err("a downgrade is an error");
+    assert!(e.is_redirect(), "{e:?}");
+    let r = client.get(tls.url("/up")).send().await.unwrap();
+    assert_eq!(r.bytes().await.unwrap().as_ref(), b"image");
+}

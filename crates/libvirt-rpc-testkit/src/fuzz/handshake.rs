@@ -14,6 +14,7 @@
 //!   within `MAX_STEPS` START/STEP round trips;
 //! * no SASL call over plain TCP; `CONNECT_OPEN` only after authentication: when the daemon
 //!   listed only SASL, only once an exchange finished;
+//! * PLAIN only when asked for, and never to a daemon whose identity is not verified;
 //! * SCRAM never succeeds: these daemons cannot sign (a valid server signature needs the
 //!   password), so a reported SCRAM success would be a skipped verification;
 //! * the password appears in no `Debug` or `Display` of a call, an error or the outcome, and
@@ -58,6 +59,8 @@ pub struct Opts {
     pub close_callback: bool,
     /// Plain TCP: no SASL may be attempted.
     pub insecure: bool,
+    /// The daemon's identity is not verified (`no_verify`): no PLAIN.
+    pub unverified: bool,
     /// SASL credentials (user `fuzz`, [`PASSWORD`]) are available.
     pub credentials: bool,
     /// Index into [`MECHS`] (`?auth=sasl.MECH`).
@@ -92,7 +95,7 @@ pub enum Reply {
         extend_nonce: bool,
         /// The salt.
         salt: Vec<u8>,
-        /// Iteration count: 1 + this % 64.
+        /// Iteration count: 1 + this % 64, or 4,000,000,000 for 255.
         iterations: u16,
         /// The server says the exchange is complete.
         complete: bool,
@@ -209,11 +212,14 @@ fn payload(r: &Reply, last_start: Option<&Bytes>) -> Result<Bytes, CallError> {
             } else {
                 "someone-else".into()
             };
-            let msg = format!(
-                "r={nonce},s={},i={}",
-                b64(salt),
+            // 255: a count no client should compute (past `MAX_SCRAM_ITERATIONS`, refused
+            // before any hashing; without the cap this input would run for hours).
+            let i = if *iterations == 255 {
+                4_000_000_000
+            } else {
                 1 + u32::from(*iterations % 64)
-            );
+            };
+            let msg = format!("r={nonce},s={},i={i}", b64(salt));
             step_ret(*complete, Some(msg.into_bytes()))
         }
         Reply::ScramFinal {
@@ -259,6 +265,7 @@ pub fn run(input: &Input) {
                 .credentials
                 .then(|| CredentialCallback::fixed(Credentials::new("fuzz", PASSWORD))),
             insecure_transport: o.insecure,
+            unverified_peer: o.unverified,
         },
     });
     let mut only_sasl = false;
@@ -281,6 +288,18 @@ pub fn run(input: &Input) {
             if call.procedure == AuthSaslStart::NUMBER {
                 plain = xdr::from_bytes::<AuthSaslStartArgs>(call.args.clone())
                     .is_ok_and(|s| s.mech.as_bytes() == b"PLAIN");
+                if plain {
+                    let asked = o.wanted.map(|i| MECHS[usize::from(i) % MECHS.len()]);
+                    assert_eq!(
+                        asked,
+                        Some("PLAIN"),
+                        "PLAIN started without being asked for"
+                    );
+                    assert!(
+                        !o.unverified,
+                        "PLAIN to a daemon whose identity is not verified"
+                    );
+                }
             }
             // A PLAIN response carries the password by design; nothing else may.
             if !plain {
@@ -344,6 +363,7 @@ pub fn parse(data: &[u8]) -> Input {
         close_callback: bits & 4 != 0,
         insecure: bits & 8 != 0,
         credentials: bits & 16 != 0,
+        unverified: bits & 32 != 0,
         wanted,
     };
     let mut replies = Vec::new();
@@ -424,7 +444,8 @@ pub fn encode(input: &Input) -> Vec<u8> {
             | u8::from(o.events) << 1
             | u8::from(o.close_callback) << 2
             | u8::from(o.insecure) << 3
-            | u8::from(o.credentials) << 4,
+            | u8::from(o.credentials) << 4
+            | u8::from(o.unverified) << 5,
     );
     w.push(o.wanted.unwrap_or(0xff));
     for r in &input.replies {
@@ -490,6 +511,7 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
         events: true,
         close_callback: true,
         insecure,
+        unverified: false,
         credentials,
         wanted: None,
     };
@@ -520,6 +542,18 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
             .into_iter()
             .chain(then)
             .collect(),
+    };
+    // PLAIN is used only when asked for (`MECHS[2]`).
+    let plain = |unverified, then: Vec<Reply>| {
+        let mut i = sasl(4, then);
+        i.opts.wanted = Some(2);
+        i.opts.unverified = unverified;
+        i
+    };
+    let plain_done = Reply::Sasl {
+        complete: true,
+        nil: true,
+        data: vec![],
     };
     vec![
         (
@@ -594,19 +628,17 @@ pub fn seeds() -> Vec<(&'static str, Input)> {
         ),
         (
             "plain-ok",
-            sasl(
-                4,
-                with_tail(vec![Reply::Sasl {
-                    complete: true,
-                    nil: true,
-                    data: vec![],
-                }]),
-            ),
+            plain(false, with_tail(vec![plain_done.clone()])),
         ),
         (
+            "plain-not-asked",
+            sasl(4, with_tail(vec![plain_done.clone()])),
+        ),
+        ("plain-unverified", plain(true, with_tail(vec![plain_done]))),
+        (
             "plain-endless",
-            sasl(
-                4,
+            plain(
+                false,
                 std::iter::repeat_n(
                     Reply::Sasl {
                         complete: false,

@@ -129,7 +129,19 @@ pub struct ConnectOptions {
     /// the credential callback.
     #[cfg(feature = "ssh")]
     pub ssh: SshOptions,
+    /// The bound on setting the connection up: dial, the TLS or SSH handshake and the
+    /// libvirt handshake (authentication included), all together
+    /// ([`Client::connect`]; the libvirt handshake alone for [`Client::handshake`] and
+    /// [`Client::handshake_socket`]). Past it the attempt is dropped, the transport closed,
+    /// and the error is [`ConnectError::Timeout`]. Default [`DEFAULT_CONNECT_TIMEOUT`];
+    /// `None` waits as long as the peer does (not recommended: a peer that accepts and never
+    /// speaks then holds the caller forever).
+    pub connect_timeout: Option<Duration>,
 }
+
+/// Default [`ConnectOptions::connect_timeout`]: 20 s, room for a TLS or SSH handshake through
+/// a bastion and a SCRAM exchange (≤ 1,000,000 PBKDF2 rounds) on a loaded host.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Default [`ConnectOptions::event_queue`]: 256 events per subscription.
 pub const DEFAULT_EVENT_QUEUE: NonZeroUsize = NonZeroUsize::new(256).expect("not zero");
@@ -151,6 +163,7 @@ impl Default for ConnectOptions {
             caller_write: true,
             #[cfg(feature = "ssh")]
             ssh: SshOptions::default(),
+            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
         }
     }
 }
@@ -163,7 +176,8 @@ impl std::fmt::Debug for ConnectOptions {
             .field("kill", &self.kill.is_some())
             .field("event_queue", &self.event_queue)
             .field("busy_poll", &self.busy_poll)
-            .field("caller_write", &self.caller_write);
+            .field("caller_write", &self.caller_write)
+            .field("connect_timeout", &self.connect_timeout);
         #[cfg(feature = "ssh")]
         d.field("ssh", &self.ssh);
         d.finish()
@@ -199,6 +213,16 @@ pub enum ConnectError {
     #[cfg(feature = "tls")]
     #[error("tls: {0}")]
     Tls(TlsError),
+    /// Setting the connection up took longer than
+    /// [`ConnectOptions::connect_timeout`]; the attempt was dropped and its transport closed.
+    #[error("connecting timed out after {after:?}, during the {stage}")]
+    Timeout {
+        /// The bound.
+        after: Duration,
+        /// What was in progress: `dial`, `TLS handshake`, `SSH connection` or
+        /// `libvirt handshake`.
+        stage: &'static str,
+    },
 }
 
 /// Drops the connection when the last [`Client`] clone goes away.

@@ -408,6 +408,15 @@ pub enum StreamError {
     /// The daemon sent a hole on a stream that was not opened sparse.
     #[error("the daemon sent a hole on a non-sparse stream")]
     UnexpectedHole,
+    /// The daemon sent more than the stream can carry, data and holes counted: past the
+    /// length the opening call asked for, or the limit set with
+    /// [`StreamMut::limit_receive`](super::StreamMut::limit_receive) (the volume's capacity),
+    /// or past 2^64 - 1 bytes in all. The stream was aborted; the connection is fine.
+    #[error("the daemon sent more than {limit} bytes (data and holes) on this stream")]
+    Overrun {
+        /// The most the stream could carry.
+        limit: u64,
+    },
     /// The command does not fit the stream's direction or state; nothing was sent.
     #[error(transparent)]
     Misuse(#[from] StreamMisuse),

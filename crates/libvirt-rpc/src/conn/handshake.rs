@@ -255,6 +255,28 @@ impl Handshake {
         })
     }
 
+    /// The calls to make next, all at once, or none when the handshake is complete: one
+    /// ([`next_call`](Self::next_call)'s), or, after authentication, the keepalive probe and
+    /// `CONNECT_OPEN` together (the daemon answers that probe without an open connection, as
+    /// it must: libvirt's clients may probe before opening), which saves a round trip. Feed
+    /// their results to [`handle_reply`](Self::handle_reply) in this order.
+    pub fn next_calls(&self) -> Vec<HandshakeCall> {
+        let Some(first) = self.next_call() else {
+            return Vec::new();
+        };
+        if self.step != Step::Keepalive {
+            return vec![first];
+        }
+        let open = Self {
+            opts: self.opts.clone(),
+            step: Step::Open,
+            outcome: HandshakeOutcome::default(),
+            sasl: None,
+        }
+        .next_call();
+        std::iter::once(first).chain(open).collect()
+    }
+
     fn after_open(&self) -> Step {
         if self.opts.events {
             Step::EventFeature
@@ -299,6 +321,9 @@ impl Handshake {
     fn sasl_begin(&mut self, mechlist: &str) -> Result<Step, HandshakeError> {
         let offered = sasl::parse_mechlist(mechlist);
         let mechanism = sasl::choose_mechanism(&offered, self.opts.sasl.mechanism.as_deref())?;
+        if mechanism == sasl::PLAIN && self.opts.sasl.unverified_peer {
+            return Err(SaslError::PlainUnverified.into());
+        }
         let creds = self
             .opts
             .sasl

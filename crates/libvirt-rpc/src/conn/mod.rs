@@ -904,7 +904,7 @@ impl Connection {
         );
         let head = frame::encode_head(&h, 0).expect("tiny packet");
         // Keepalive jumps the queue (between whole packets) so a long upload cannot delay it.
-        self.sendq.push_urgent(head);
+        self.sendq.push_urgent(head, procedure == KEEPALIVE_PONG);
     }
 
     /// Mark dead, complete everything pending with the error, and say so once.

@@ -17,6 +17,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use zeroize::Zeroizing;
+
 use crate::proto::procs::connect::{AuthSaslStartArgs, AuthSaslStepArgs, AuthSaslStepRet};
 use crate::proto::types::SaslData;
 use crate::wire::xdr::LvString;
@@ -24,22 +26,29 @@ use crate::wire::xdr::LvString;
 /// Most START/STEP round trips before the exchange is abandoned (SCRAM needs two).
 pub const MAX_STEPS: usize = 16;
 
-/// Mechanisms this client can run, most preferred first.
-pub const SUPPORTED_MECHANISMS: &[&str] = &["SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"];
+/// The most PBKDF2 iterations a daemon may ask of SCRAM (`i=` in its first message): more
+/// is refused before any hashing.
+pub const MAX_SCRAM_ITERATIONS: u32 = 1_000_000;
 
-/// A user name and password for SASL. `Debug` never shows the password.
+/// Mechanisms this client can run, most preferred first.
+pub const SUPPORTED_MECHANISMS: &[&str] = &["SCRAM-SHA-256", "SCRAM-SHA-1", PLAIN];
+
+/// A user name and password for SASL. `Debug` never shows the password, and it is wiped
+/// from memory when the credentials are dropped (`zeroize`; the copy the SASL mechanism
+/// library keeps for the exchange is that library's).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Credentials {
     authname: String,
-    password: String,
+    password: Zeroizing<String>,
 }
 
 impl Credentials {
-    /// `authname` (libvirt's auth.conf `authname=`) and its password.
+    /// `authname` (libvirt's auth.conf `authname=`) and its password (wiped when dropped:
+    /// pass a `String` to move it in without a copy).
     pub fn new(authname: impl Into<String>, password: impl Into<String>) -> Self {
         Self {
             authname: authname.into(),
-            password: password.into(),
+            password: Zeroizing::new(password.into()),
         }
     }
 
@@ -104,6 +113,10 @@ pub struct SaslOptions {
     /// The byte stream is neither encrypted nor local (plain TCP): libvirtd then demands a
     /// SASL security layer, which no mechanism here provides, so SASL is refused up front.
     pub insecure_transport: bool,
+    /// The daemon's identity was not verified (TLS `no_verify=1`, SSH `no_verify=1` or
+    /// `known_hosts_verify=ignore`): PLAIN, which hands it the password, is refused
+    /// ([`SaslError::PlainUnverified`]).
+    pub unverified_peer: bool,
 }
 
 /// Why SASL authentication failed.
@@ -126,6 +139,24 @@ pub enum SaslError {
         /// What the daemon offered.
         offered: Vec<String>,
     },
+    /// Of the mechanisms implemented here the daemon offers only PLAIN, which hands it the
+    /// password itself: it is used only when asked for (`?auth=sasl.plain`).
+    #[error(
+        "the daemon offers SASL mechanisms {offered:?}: of those this client implements only \
+         PLAIN, which hands the daemon the password itself; it is used only when asked for: \
+         add ?auth=sasl.plain to the URI"
+    )]
+    PlainNotRequested {
+        /// What the daemon offered.
+        offered: Vec<String>,
+    },
+    /// PLAIN was asked for, but the daemon's identity was not verified (`no_verify`): the
+    /// password would go to whoever answers. Nothing was sent.
+    #[error(
+        "refusing SASL PLAIN: the daemon's identity is not verified (no_verify), and PLAIN \
+         would hand the password to whoever answers"
+    )]
+    PlainUnverified,
     /// The mechanism asked for (`?auth=sasl.MECH`) is not offered or not implemented.
     #[error("SASL mechanism {wanted} is not available (the daemon offers {offered:?})")]
     MechanismUnavailable {
@@ -201,7 +232,7 @@ pub fn parse_mechlist(list: &str) -> Vec<String> {
 }
 
 /// The mechanism to use: `wanted` if offered and implemented, else the most preferred one
-/// both sides have.
+/// both sides have, PLAIN excepted (it hands the daemon the password: only when `wanted`).
 pub fn choose_mechanism(
     offered: &[String],
     wanted: Option<&str>,
@@ -217,14 +248,19 @@ pub fn choose_mechanism(
                 offered: offered.to_vec(),
             });
     }
-    SUPPORTED_MECHANISMS
-        .iter()
-        .copied()
-        .find(|m| offers(m))
-        .ok_or_else(|| SaslError::NoCommonMechanism {
+    match SUPPORTED_MECHANISMS.iter().copied().find(|m| offers(m)) {
+        Some(PLAIN) => Err(SaslError::PlainNotRequested {
             offered: offered.to_vec(),
-        })
+        }),
+        Some(m) => Ok(m),
+        None => Err(SaslError::NoCommonMechanism {
+            offered: offered.to_vec(),
+        }),
+    }
 }
+
+/// The mechanism that sends the password itself.
+pub(crate) const PLAIN: &str = "PLAIN";
 
 /// A client session of `mechanism` with `credentials`.
 #[cfg(feature = "sasl")]
@@ -269,8 +305,9 @@ mod rsasl_mech {
                 mechanism: name.into(),
                 reason: e.to_string(),
             };
-            let config = SASLConfig::with_credentials(None, c.authname.clone(), c.password.clone())
-                .map_err(|e| fail(&e))?;
+            let config =
+                SASLConfig::with_credentials(None, c.authname.clone(), String::clone(&c.password))
+                    .map_err(|e| fail(&e))?;
             let mech = rsasl::prelude::Mechname::parse(name.as_bytes()).map_err(|e| fail(&e))?;
             let session = SASLClient::new(config)
                 .start_suggested(&[mech])
@@ -293,6 +330,28 @@ mod rsasl_mech {
         }
     }
 
+    /// The server's `i=` (PBKDF2 iterations), if the message has one, within
+    /// [`MAX_SCRAM_ITERATIONS`](super::MAX_SCRAM_ITERATIONS): the daemon chooses it and
+    /// the client pays for it.
+    fn scram_iterations(msg: &[u8]) -> Result<(), String> {
+        let max = super::MAX_SCRAM_ITERATIONS;
+        for a in msg.split(|b| *b == b',') {
+            if let Some(v) = a.strip_prefix(b"i=") {
+                let n = std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .ok_or("the server's iteration count is not a number")?;
+                if n > u64::from(max) {
+                    return Err(format!(
+                        "the server asks for {n} PBKDF2 iterations, more than the {max} this \
+                         client computes"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     impl SaslMechanism for Rsasl {
         fn name(&self) -> &str {
             self.name
@@ -302,6 +361,7 @@ mod rsasl_mech {
             if self.name.starts_with("SCRAM") {
                 if let Some(msg) = input {
                     scram_shape(msg)?;
+                    scram_iterations(msg)?;
                 }
             }
             let mut out = Vec::new();
@@ -482,6 +542,25 @@ mod tests {
         assert!(e.to_string().contains("GSSAPI is not supported"), "{e}");
     }
 
+    /// PLAIN hands the daemon the password itself: it is never picked by itself, only when
+    /// asked for (`?auth=sasl.plain`).
+    #[test]
+    fn plain_is_used_only_when_asked_for() {
+        let plain_only = parse_mechlist("PLAIN GSSAPI");
+        assert!(
+            choose_mechanism(&plain_only, None).is_err(),
+            "PLAIN chosen although nobody asked for it"
+        );
+        assert_eq!(
+            choose_mechanism(&parse_mechlist("PLAIN SCRAM-SHA-1"), None).unwrap(),
+            "SCRAM-SHA-1"
+        );
+        assert_eq!(
+            choose_mechanism(&plain_only, Some("plain")).unwrap(),
+            "PLAIN"
+        );
+    }
+
     #[test]
     fn credentials_debug_hides_the_password() {
         let c = Credentials::new("alice", "secret123");
@@ -590,6 +669,34 @@ mod tests {
             Some(b"r=someone-else,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"),
         );
         assert!(matches!(x.handle(&bad), Err(SaslError::Mechanism { .. })));
+    }
+
+    /// The daemon picks SCRAM's PBKDF2 iteration count (`i=`, any u32): a hostile one would
+    /// have the client hash for hours. Past 1,000,000 the exchange fails at once, as other
+    /// SCRAM clients cap it.
+    #[cfg(feature = "sasl")]
+    #[test]
+    fn a_huge_scram_iteration_count_is_refused_at_once() {
+        let c = Credentials::new("user", "pencil");
+        let mut x = SaslExchange::start(new_mechanism("SCRAM-SHA-256", &c).unwrap()).unwrap();
+        let first = String::from_utf8(x.start_args().data.0).unwrap();
+        let nonce = first.rsplit_once("r=").unwrap().1.to_owned();
+        let server_first = format!("r={nonce}srv,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4000000000");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(x.handle(&ret(false, Some(server_first.as_bytes()))));
+        });
+        let r = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("still deriving the key 10 s after i=4000000000: the count is not capped");
+        match r {
+            Err(SaslError::Mechanism { reason, .. }) => {
+                assert!(reason.contains("1000000"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // The cap itself is still accepted (and the exchange goes on).
+        assert_eq!(MAX_SCRAM_ITERATIONS, 1_000_000);
     }
 
     #[cfg(feature = "sasl")]

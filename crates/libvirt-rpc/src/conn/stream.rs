@@ -20,6 +20,7 @@
 //!  Aborting ──STREAM OK / STREAM ERROR──▶ Done(Aborted)
 //!  any live phase ──REPLY ERROR / STREAM ERROR──▶ Done(Remote), or Done(Aborted) once aborted
 //!  a non-sparse download ──STREAM_HOLE──▶ abort sent, Done(UnexpectedHole)
+//!  a download past its length, its limit or 2^64 - 1 bytes ──▶ abort sent, Done(Overrun)
 //!  any live phase ──the connection dies──▶ Done(Connection)
 //! ```
 //!
@@ -82,11 +83,12 @@ impl std::fmt::Debug for StreamItem {
 }
 
 impl StreamItem {
-    /// Bytes this item accounts for in the receive window (holes are free).
+    /// Bytes this item accounts for in the receive window: its data, or for a hole the
+    /// memory its queue slot takes, so a flood of holes fills the window as data does.
     pub fn buffered_len(&self) -> usize {
         match self {
             Self::Data(b) => b.len(),
-            Self::Hole(_) => 0,
+            Self::Hole(_) => size_of::<Self>(),
         }
     }
 }
@@ -181,6 +183,10 @@ pub(crate) struct Stream {
     pub(crate) phase: Phase,
     pub(crate) rx: VecDeque<StreamItem>,
     pub(crate) rx_bytes: usize,
+    /// Logical bytes received so far, data and holes.
+    rx_total: u64,
+    /// The most the stream may carry ([`StreamError::Overrun`] past it).
+    rx_limit: u64,
     /// Checks the open call's REPLY payload against the procedure's return type (a stream
     /// procedure may return data with its stream: `DOMAIN_SCREENSHOT` the image's MIME
     /// type, the tunnelled migration prepares a cookie). `None`: it must be empty.
@@ -203,6 +209,8 @@ impl Stream {
             phase: Phase::Opening { abort: None },
             rx: VecDeque::new(),
             rx_bytes: 0,
+            rx_total: 0,
+            rx_limit: u64::MAX,
             reply_check: None,
             open_reply: None,
         }
@@ -227,6 +235,18 @@ impl Stream {
 
     fn packet_header(&self, id: StreamId, kind: MessageType, status: MessageStatus) -> Header {
         header(self.program, self.procedure, id, kind, status)
+    }
+
+    /// Counts `len` more logical bytes received; `Err(limit)` when that passes the stream's
+    /// limit or 2^64 - 1.
+    fn count(&mut self, len: u64) -> Result<(), u64> {
+        match self.rx_total.checked_add(len) {
+            Some(total) if total <= self.rx_limit => {
+                self.rx_total = total;
+                Ok(())
+            }
+            _ => Err(self.rx_limit),
+        }
     }
 
     fn push(&mut self, item: StreamItem) {
@@ -290,6 +310,7 @@ impl Connection {
         let id = self.open_stream_raw(P::PROGRAM, P::NUMBER, dir, args.sparse(), args)?;
         if let Some(s) = self.streams.get_mut(&id) {
             s.reply_check = Some(|b| xdr::from_bytes::<P::Ret>(b).map(drop));
+            s.rx_limit = args.receive_limit().unwrap_or(u64::MAX);
         }
         Ok(id)
     }
@@ -418,6 +439,8 @@ impl Connection {
                         },
                     };
                     self.push_control(id, MessageStatus::Ok);
+                } else if let Err(limit) = s.count(payload.len() as u64) {
+                    self.overrun(id, limit);
                 } else if !s.is_detached() {
                     s.push(StreamItem::Data(payload));
                     self.outputs.push_back(Output::StreamReadable(id));
@@ -436,7 +459,9 @@ impl Connection {
                     self.end_stream(id, Err(StreamError::UnexpectedHole));
                     return Ok(());
                 }
-                if !s.is_detached() {
+                if let Err(limit) = s.count(len) {
+                    self.overrun(id, limit);
+                } else if !s.is_detached() {
                     s.push(StreamItem::Hole(len));
                     self.outputs.push_back(Output::StreamReadable(id));
                 }
@@ -490,6 +515,13 @@ impl Connection {
         } else {
             self.outputs.push_back(Output::StreamEnded(id));
         }
+    }
+
+    /// The daemon sent more than the stream may carry: stop it and fail this stream only;
+    /// no answer is awaited (what it sends meanwhile is dropped as stragglers).
+    fn overrun(&mut self, id: StreamId, limit: u64) {
+        self.push_control(id, MessageStatus::Error);
+        self.end_stream(id, Err(StreamError::Overrun { limit }));
     }
 
     fn end_stream_with_server_error(&mut self, id: StreamId, e: RemoteError) {
@@ -677,6 +709,16 @@ impl StreamMut<'_> {
     /// stream.
     pub fn open_reply(&self) -> Option<Bytes> {
         self.conn.streams.get(&self.id)?.open_reply.clone()
+    }
+
+    /// Bound what the daemon may send on this download, data and holes counted, to `limit`
+    /// bytes (the volume's capacity past the offset, when the caller knows it); more ends the
+    /// stream with [`StreamError::Overrun`] and an abort. Only ever lowers the bound (a
+    /// volume download's `length` sets one when the stream opens).
+    pub fn limit_receive(&mut self, limit: u64) {
+        if let Some(s) = self.conn.streams.get_mut(&self.id) {
+            s.rx_limit = s.rx_limit.min(limit);
+        }
     }
 
     /// The next queued download item.

@@ -107,6 +107,8 @@ pub(crate) struct Queued {
     transmit: Transmit,
     /// A data or hole packet of this stream (not a call, nor a stream's finish or abort).
     stream_data: Option<StreamId>,
+    /// Our PONG to the daemon's PING.
+    pong: bool,
 }
 
 impl Queued {
@@ -118,6 +120,7 @@ impl Queued {
                 ..Transmit::default()
             },
             stream_data: None,
+            pong: false,
         }
     }
 
@@ -130,6 +133,7 @@ impl Queued {
                 fds: Vec::new(),
             },
             stream_data: Some(id),
+            pong: false,
         }
     }
 
@@ -142,6 +146,7 @@ impl Queued {
                 fds,
             },
             stream_data: None,
+            pong: false,
         }
     }
 }
@@ -216,6 +221,9 @@ pub(crate) struct SendQueue {
     callers: bool,
     /// A caller wrote everything queued since the driver last asked.
     caller_wrote: bool,
+    /// A PONG is queued and not wholly taken yet: it answers every PING since, so a flood of
+    /// PINGs (or a stalled socket) queues one, not one each.
+    pong_unsent: bool,
     batch: Batch,
 }
 
@@ -233,12 +241,23 @@ impl SendQueue {
     }
 
     /// Queue a keepalive packet ahead of the others, so a long upload cannot delay it: at the
-    /// front, or right behind a packet a caller has begun to write.
-    pub(crate) fn push_urgent(&mut self, head: Bytes) {
+    /// front, or right behind a packet a caller has begun to write. A `pong` is not queued
+    /// while another one is still unsent (that one answers this PING too).
+    pub(crate) fn push_urgent(&mut self, head: Bytes, pong: bool) {
+        if pong && self.pong_unsent {
+            return;
+        }
+        self.pong_unsent |= pong;
         self.packets_out += 1;
         self.bytes += head.len();
         let at = usize::from(self.writer == Writer::CallerPartial);
-        self.queue.insert(at, Queued::packet(head));
+        self.queue.insert(
+            at,
+            Queued {
+                pong,
+                ..Queued::packet(head)
+            },
+        );
     }
 
     /// Forget queued data and hole packets of stream `id`, but for one a caller has begun to
@@ -260,12 +279,15 @@ impl SendQueue {
     pub(crate) fn clear(&mut self) {
         self.queue.clear();
         self.bytes = 0;
+        self.pong_unsent = false;
         self.writer = Writer::Idle;
     }
 
     /// The driver takes the packet at the front (the rest of a begun one first).
     fn pop(&mut self) -> Option<Transmit> {
-        let t = self.queue.pop_front()?.transmit;
+        let q = self.queue.pop_front()?;
+        self.pong_unsent &= !q.pong;
+        let t = q.transmit;
         self.bytes -= t.len();
         self.writer = Writer::Driver;
         self.batch.taken(1);
@@ -308,7 +330,8 @@ impl SendQueue {
             }
             if t.is_empty() {
                 // Caller slices never reach a packet with descriptors.
-                self.queue.pop_front();
+                let q = self.queue.pop_front().expect("the front packet");
+                self.pong_unsent &= !q.pong;
             } else {
                 self.writer = Writer::CallerPartial;
             }
@@ -408,6 +431,7 @@ mod send_queue_tests {
                 fds: Vec::new(),
             },
             stream_data: None,
+            pong: false,
         }
     }
 
@@ -436,13 +460,7 @@ mod send_queue_tests {
         let fd = std::fs::File::open("/dev/null").unwrap().into();
         let mut q = SendQueue::default();
         q.push(t(b"ab", b""));
-        q.push(Queued {
-            transmit: Transmit {
-                fds: vec![fd],
-                ..t(b"abc", b"").transmit
-            },
-            stream_data: None,
-        });
+        q.push(Queued::with_fds(Bytes::from_static(b"abc"), vec![fd]));
         q.push(t(b"de", b""));
         let mut slices = [IoSlice::new(&[]); 8];
         assert_eq!(q.caller_slices(&mut slices), 1, "the slices stop before it");
@@ -463,7 +481,7 @@ mod send_queue_tests {
         q.push(more);
         assert!(!q.caller_written(5), "\"data-\" of \"data-head\"");
         assert_eq!(q.writer, Writer::CallerPartial);
-        q.push_urgent(Bytes::from_static(b"ping"));
+        q.push_urgent(Bytes::from_static(b"ping"), false);
         assert_eq!(heads(&q), [&b"head"[..], b"ping", b"more"]);
         q.drop_stream_data(7);
         assert_eq!(heads(&q), [&b"head"[..], b"ping"]);
@@ -474,12 +492,44 @@ mod send_queue_tests {
             (&b"head"[..], &b"data-body"[..])
         );
         assert_eq!(q.writer, Writer::Driver);
-        q.push_urgent(Bytes::from_static(b"pong"));
+        q.push_urgent(Bytes::from_static(b"pong"), true);
         assert_eq!(
             heads(&q),
             [&b"pong"[..], b"ping"],
             "nothing begun: keepalive first"
         );
+    }
+
+    #[test]
+    fn one_unsent_pong_answers_every_ping_until_it_is_wholly_written() {
+        let mut q = SendQueue::default();
+        q.push_urgent(Bytes::from_static(b"pong-1"), true);
+        q.push_urgent(Bytes::from_static(b"pong-2"), true);
+        assert_eq!(
+            heads(&q),
+            [&b"pong-1"[..]],
+            "one queued PONG answers both PINGs"
+        );
+        q.push(t(b"call", b""));
+        assert!(!q.caller_written(3), "\"pon\" of the PONG went out");
+        assert_eq!(q.writer, Writer::CallerPartial);
+        q.push_urgent(Bytes::from_static(b"pong-3"), true);
+        assert_eq!(
+            heads(&q),
+            [&b"g-1"[..], b"call"],
+            "a PONG begun but not wholly written still answers"
+        );
+        let rest = q.pop().expect("the driver finishes the begun PONG");
+        assert_eq!(&rest.head[..], b"g-1");
+        q.push_urgent(Bytes::from_static(b"pong-4"), true);
+        assert_eq!(
+            heads(&q),
+            [&b"pong-4"[..], b"call"],
+            "written: the next PING gets its own"
+        );
+        q.clear();
+        q.push_urgent(Bytes::from_static(b"pong-5"), true);
+        assert_eq!(heads(&q), [&b"pong-5"[..]], "a cleared queue owes none");
     }
 }
 

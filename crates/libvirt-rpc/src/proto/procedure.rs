@@ -126,6 +126,12 @@ pub trait StreamArgs {
     fn sparse(&self) -> bool {
         false
     }
+
+    /// The most a download opened with these arguments may carry, data and holes counted,
+    /// when the arguments say (a volume download's `length`); `None`: no bound but 2^64 - 1.
+    fn receive_limit(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A typed libvirt procedure.

@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 use crate::wire::xdr::{
     Decode, DecodeBounded, DecodeError, Decoder, Encode, EncodeBounded, Encoder, LvString,
+    vec_for_count,
 };
 use crate::xdr_struct;
 
@@ -398,7 +399,7 @@ impl EncodeBounded for CharVec {
 impl DecodeBounded for CharVec {
     fn decode_bounded(dec: &mut Decoder, max: usize) -> Result<Self, DecodeError> {
         let len = dec.array_len(max, 4)?;
-        let mut v = Vec::with_capacity(len);
+        let mut v = vec_for_count(len);
         for _ in 0..len {
             v.push(char_from_wire(dec)?);
         }

@@ -7,7 +7,8 @@
 //!
 //! Rules enforced here:
 //! * every variable-length item is checked against its protocol limit **and** against the
-//!   bytes left in the input before anything is allocated ([`Decoder::array_len`]);
+//!   bytes left in the input before anything is allocated ([`Decoder::array_len`]), and
+//!   room is reserved for at most [`PREALLOC_MAX`] bytes of elements ahead of decoding them;
 //! * strings and opaques are slices of the input [`Bytes`] (no copy);
 //! * rpcgen's `char`/`short` are 4-byte integers, like every other int;
 //! * the encoder records the first error and keeps going ("sticky"), so encode impls stay
@@ -464,11 +465,24 @@ impl<T: Encode> EncodeBounded for Vec<T> {
     }
 }
 
+/// The most memory reserved ahead of decoding a counted array's elements. A count is checked
+/// against the bytes left before anything is allocated, but an element may take many more
+/// bytes in memory than on the wire (a string: 24 against 4): reserving `count` elements at
+/// once could take several times the frame for elements a hostile frame never delivers. The
+/// vector grows past this as elements actually decode.
+pub const PREALLOC_MAX: usize = 64 << 10;
+
+/// An empty vector with room for `count` elements, or for [`PREALLOC_MAX`] bytes of them if
+/// that is fewer.
+pub fn vec_for_count<T>(count: usize) -> Vec<T> {
+    Vec::with_capacity(count.min(PREALLOC_MAX / size_of::<T>().max(1)))
+}
+
 impl<T: Decode> DecodeBounded for Vec<T> {
     fn decode_bounded(dec: &mut Decoder, max: usize) -> Result<Self, DecodeError> {
         // MIN_SIZE 0 would let a tiny frame claim a huge count; every wire type takes >= 4.
         let len = dec.array_len(max, T::MIN_SIZE.max(4))?;
-        let mut v = Vec::with_capacity(len);
+        let mut v = vec_for_count(len);
         for _ in 0..len {
             v.push(T::decode(dec)?);
         }

@@ -208,6 +208,13 @@ pub enum Cmd {
     },
 }
 
+impl Cmd {
+    /// The console streams until the user leaves.
+    pub fn long_running(&self) -> bool {
+        matches!(self, Cmd::Console { .. })
+    }
+}
+
 /// A domain given positionally (virsh's usual way) or as `--domain`.
 #[derive(clap::Args)]
 pub struct DomArg {
@@ -507,29 +514,46 @@ async fn list(c: &Connect, all: bool, inactive: bool, names: bool, uuids: bool) 
         (false, true) => ConnectListAllDomainsFlags::INACTIVE,
         (false, false) => ConnectListAllDomainsFlags::ACTIVE,
     };
-    let mut doms = c.list_all_domains(flags).await.map_err(err)?;
-    // virsh's order: running domains by id, then the others by name.
-    doms.sort_by_key(|d| {
-        (
-            d.id().is_none(),
-            d.id(),
-            d.name().to_string().to_lowercase(),
-        )
+    // One bulk call for every state where the driver has it (virsh: one call per domain).
+    let mut doms = crate::stats::domains_with_state(c, flags).await?;
+    // virsh's order (`virshDomainSorter`): running domains by id, then the others by name,
+    // compared as C's strcasecmp does (ASCII letters folded, other bytes as they are); its
+    // qsort is glibc's merge sort, stable like this one.
+    doms.sort_by_cached_key(|(d, _)| {
+        let name: Vec<u8> = if d.id < 0 {
+            d.name.as_bytes().to_ascii_lowercase()
+        } else {
+            Vec::new()
+        };
+        (d.id < 0, d.id, name)
     });
-    if names || uuids {
-        for d in &doms {
-            match (names, uuids) {
-                (true, true) => println!("{}  {}", d.uuid(), d.name()),
-                (true, false) => println!("{}", d.name()),
-                _ => println!("{}", d.uuid()),
-            }
+    let id_text = |d: &libvirt_rpc::proto::types::Domain| {
+        if d.id < 0 {
+            "-".to_string()
+        } else {
+            d.id.to_string()
         }
+    };
+    if names || uuids {
+        let mut out = String::new();
+        for (d, _) in &doms {
+            let name = d.name.to_string_lossy();
+            let _ = match (names, uuids) {
+                (true, true) => writeln!(out, "{} {name}", d.uuid),
+                (true, false) => writeln!(out, "{name}"),
+                _ => writeln!(out, "{}", d.uuid),
+            };
+        }
+        print!("{out}");
         return Ok(());
     }
     let mut t = Table::new(&["Id", "Name", "State"]);
-    for d in doms {
-        let st = d.state(Default::default()).await.map_err(err)?.state;
-        t.row(vec![id_text(&d), d.name().to_string(), st.to_string()]);
+    for (d, st) in doms {
+        t.row(vec![
+            id_text(&d),
+            d.name.to_string_lossy().into_owned(),
+            st.to_string(),
+        ]);
     }
     print!("{}", t.render());
     Ok(())

@@ -14,6 +14,7 @@ mod event;
 mod host;
 mod lookup;
 mod network;
+mod stats;
 mod storage;
 mod table;
 
@@ -125,7 +126,8 @@ struct Cli {
     /// Read-only connection, as virsh -r.
     #[arg(short = 'r', long)]
     readonly: bool,
-    /// Quiet mode, as virsh -q: no table headers, confirmations or trailing empty line.
+    /// Quiet mode, as virsh -q: no table headers, confirmations or trailing empty line, and
+    /// no warnings on stderr (LIBVIRT_DEBUG=1..4 sets the log level as with virsh).
     #[arg(short = 'q', long)]
     quiet: bool,
     /// Bound the whole command: on expiry, close the connection and exit non-zero.
@@ -137,9 +139,11 @@ struct Cli {
     /// Leave every call to the driver task: no caller-side write (for measurements).
     #[arg(long)]
     no_caller_write: bool,
-    /// Runtime worker threads for lv's tasks (see docs/decisions.md; for measurements).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-    worker_threads: u16,
+    /// Runtime worker threads for lv's tasks (0: a current-thread runtime; default: 1 for
+    /// transfers, events, console and the benchmarks, 0 for everything else; see
+    /// docs/decisions.md; for measurements).
+    #[arg(long, value_name = "N")]
+    worker_threads: Option<u16>,
     /// Upload packet payload in bytes (default 131072; virsh sends 262120).
     #[arg(long, value_name = "BYTES")]
     packet_size: Option<usize>,
@@ -164,8 +168,25 @@ enum Cmd {
     /// Wait for domain events (virsh's form: --all, --event, --domain, --loop, --timeout),
     /// or print lifecycle events of one kind of object, one per line (lv's form: --kind).
     Event(event::Args),
+    /// Statistics of every domain or of the named ones (virsh's domstats).
+    Domstats(stats::Args),
     /// Throughput of `get_lib_version` calls.
     BenchCalls(bench::Args),
+    /// Throughput of bulk stats calls (every domain's statistics in one call).
+    BenchStats(bench::StatsArgs),
+}
+
+impl Cmd {
+    /// Whether the command streams, waits or loops (a runtime worker pays off) rather than
+    /// making a few calls.
+    fn long_running(&self) -> bool {
+        match self {
+            Cmd::Domain(c) => c.long_running(),
+            Cmd::Storage(c) => c.long_running(),
+            Cmd::Event(_) | Cmd::BenchCalls(_) | Cmd::BenchStats(_) => true,
+            Cmd::Network(_) | Cmd::Host(_) | Cmd::Domstats(_) => false,
+        }
+    }
 }
 
 async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Connect> {
@@ -203,8 +224,10 @@ async fn run(cli: Cli, slot: Slot) -> R {
         Cmd::Storage(cmd) => storage::run(&c, cmd).await.map(|()| true),
         Cmd::Network(cmd) => network::run(&c, cmd).await.map(|()| true),
         Cmd::Host(cmd) => host::run(&c, cmd).await.map(|()| true),
+        Cmd::Domstats(args) => stats::domstats(&c, args).await.map(|()| true),
         Cmd::Event(args) => event::run(&c, args).await,
         Cmd::BenchCalls(args) => bench::run(c.client(), args).await.map(|()| false),
+        Cmd::BenchStats(args) => bench::stats(&c, args).await.map(|()| false),
     }?;
     if footer && !quiet() {
         println!();
@@ -216,12 +239,18 @@ async fn run(cli: Cli, slot: Slot) -> R {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    examples::init_logging(cli.quiet);
     let timeout = cli.timeout.map(Duration::from_secs_f64);
     let slot = Slot::default();
     let s2 = slot.clone();
-    // One runtime worker (lv's commands run on the main thread): a second one only adds
-    // hand-offs between threads (docs/decisions.md, "Issue 17, 2026-12-07").
-    let workers = usize::from(cli.worker_threads);
+    // A command of a few calls runs on a current-thread runtime: no worker thread to start
+    // and no hand-offs between threads (docs/decisions.md, "Issue 36: start-up"). Transfers,
+    // events, the console and the benchmarks keep one runtime worker (lv's commands run on
+    // the main thread): a second one only adds hand-offs (decisions.md, "Issue 17,
+    // 2026-12-07").
+    let workers = cli
+        .worker_threads
+        .map_or_else(|| usize::from(cli.cmd.long_running()), usize::from);
     run_bounded(timeout, &slot, Some(workers), run(cli, s2))
 }
 

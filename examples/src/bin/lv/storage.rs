@@ -120,6 +120,13 @@ pub struct Transfer {
     sparse: bool,
 }
 
+impl Cmd {
+    /// Transfers stream until the volume is through.
+    pub fn long_running(&self) -> bool {
+        matches!(self, Cmd::VolUpload(_) | Cmd::VolDownload(_))
+    }
+}
+
 pub async fn run(c: &Connect, cmd: Cmd) -> R {
     match cmd {
         Cmd::PoolList { all, inactive } => pool_list(c, all, inactive).await,

@@ -92,6 +92,20 @@ impl ConnectError {
         }
     }
 
+    /// Setting the connection up outlived [`ConnectOptions::connect_timeout`]
+    /// (`ConnectError::Timeout`), or the SSH transport's own bound.
+    ///
+    /// [`ConnectOptions::connect_timeout`]: crate::client::ConnectOptions::connect_timeout
+    pub fn is_timeout(&self) -> bool {
+        #[cfg(feature = "ssh")]
+        if let Some(crate::SshError::ConnectTimeout { .. }) =
+            self.ssh().map(crate::SshError::innermost)
+        {
+            return true;
+        }
+        matches!(self, Self::Timeout { .. })
+    }
+
     /// The SSH transport's error, if that is what failed (feature `ssh`).
     #[cfg(feature = "ssh")]
     pub fn ssh(&self) -> Option<&crate::SshError> {

@@ -13,10 +13,14 @@
 //! credentials=prod
 //! ```
 //!
-//! The file is read only when a daemon asks for SASL. Passwords never reach a log or an error.
+//! The file is read only when a daemon asks for SASL. Passwords never reach a log or an error,
+//! and the file's text is wiped once read (`zeroize`): the parser borrows from it, and the one
+//! password taken out lives in the wiping [`Credentials`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use zeroize::Zeroizing;
 
 use crate::conn::sasl::{CredentialCallback, Credentials};
 
@@ -43,22 +47,23 @@ pub fn auth_file(authfile: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// `[group]` → key → value, as `GLib`'s key files read them (`#`/`;` comments, trimmed keys).
-fn parse(text: &str) -> HashMap<String, HashMap<String, String>> {
-    let mut groups: HashMap<String, HashMap<String, String>> = HashMap::new();
-    let mut current: Option<String> = None;
+/// Everything borrows from `text`: no value (no password) is copied.
+fn parse(text: &str) -> HashMap<&str, HashMap<&str, &str>> {
+    let mut groups: HashMap<&str, HashMap<&str, &str>> = HashMap::new();
+    let mut current: Option<&str> = None;
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
         }
         if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            current = Some(name.to_string());
-            groups.entry(name.to_string()).or_default();
-        } else if let (Some(g), Some((k, v))) = (&current, line.split_once('=')) {
+            current = Some(name);
+            groups.entry(name).or_default();
+        } else if let (Some(g), Some((k, v))) = (current, line.split_once('=')) {
             groups
-                .entry(g.clone())
+                .entry(g)
                 .or_default()
-                .insert(k.trim().to_string(), v.trim_start().to_string());
+                .insert(k.trim(), v.trim_start());
         }
     }
     groups
@@ -68,12 +73,12 @@ fn parse(text: &str) -> HashMap<String, HashMap<String, String>> {
 pub fn lookup(text: &str, host: &str) -> Option<Credentials> {
     let groups = parse(text);
     let auth = groups
-        .get(&format!("auth-libvirt-{host}"))
+        .get(format!("auth-libvirt-{host}").as_str())
         .or_else(|| groups.get("auth-libvirt-default"))?;
-    let creds = groups.get(&format!("credentials-{}", auth.get("credentials")?))?;
+    let creds = groups.get(format!("credentials-{}", auth.get("credentials")?).as_str())?;
     Some(Credentials::new(
-        creds.get("authname")?,
-        creds.get("password")?,
+        *creds.get("authname")?,
+        *creds.get("password")?,
     ))
 }
 
@@ -86,7 +91,7 @@ pub(crate) fn credential_chain(
 ) -> CredentialCallback {
     CredentialCallback::new(move |req| {
         if let Some(path) = auth_file(authfile.as_deref()) {
-            match std::fs::read_to_string(&path) {
+            match std::fs::read_to_string(&path).map(Zeroizing::new) {
                 Ok(text) => {
                     if let Some(c) = lookup(&text, &host) {
                         tracing::debug!(path = %path.display(), host, authname = c.authname(), "SASL credentials from auth.conf");
@@ -128,6 +133,44 @@ credentials=other
         assert_eq!(lookup(CONF, "elsewhere").unwrap().authname(), "bob");
         assert!(lookup("[auth-libvirt-h]\ncredentials=missing\n", "h").is_none());
         assert!(lookup("", "h").is_none());
+    }
+
+    /// The password read from auth.conf is wiped with the credentials: no copy of it (the
+    /// file's text, a parsed value) is left in the process's memory once they are dropped.
+    #[test]
+    fn auth_conf_passwords_leave_no_copy_in_memory() {
+        if std::env::var_os("LIBVIRT_AUTH_FILE").is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("auth.conf");
+        let password = Zeroizing::new(format!(
+            "pw-{:x}-{:?}",
+            std::process::id(),
+            std::time::Instant::now()
+        ));
+        let needle = testbed::memory::Needle::new(password.as_bytes());
+        {
+            let conf = Zeroizing::new(format!(
+                "[credentials-t]\nauthname=alice\npassword={}\n[auth-libvirt-h]\ncredentials=t\n",
+                password.as_str()
+            ));
+            std::fs::write(&path, conf.as_bytes()).unwrap();
+        }
+        drop(password);
+        assert!(!needle.is_in_memory(), "the test's own copies are wiped");
+        let cb = credential_chain("h".into(), Some(path), None);
+        let req = crate::conn::sasl::CredentialRequest {
+            mechanism: "SCRAM-SHA-256",
+        };
+        let c = (cb.0)(&req).unwrap();
+        assert_eq!(c.authname(), "alice");
+        drop(c);
+        drop(cb);
+        assert!(
+            !needle.is_in_memory(),
+            "auth.conf's password is still in memory after its credentials were dropped"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod uri;
 use std::any::Any;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -21,7 +22,7 @@ use crate::client::KillFn;
 use crate::client::spin::SpinGate;
 use crate::client::{Client, ConnectError, ConnectOptions};
 use crate::conn::handshake::Handshake;
-use crate::proto;
+use crate::proto::{self, Procedure};
 use transport::{Io, Plain, UnixFds};
 #[cfg(not(feature = "ssh"))]
 use uri::SshTarget;
@@ -43,6 +44,54 @@ fn chain_kill(kill: KillFn, user: Option<KillFn>) -> KillFn {
         }),
         None => kill,
     }
+}
+
+/// What [`Client::connect`] is doing, for its timeout's message (dialling at first).
+pub(crate) struct Stage(std::sync::atomic::AtomicU8);
+
+impl Default for Stage {
+    fn default() -> Self {
+        Self(std::sync::atomic::AtomicU8::new(Self::DIAL))
+    }
+}
+
+impl Stage {
+    pub(crate) const DIAL: u8 = 0;
+    pub(crate) const TLS: u8 = 1;
+    pub(crate) const SSH: u8 = 2;
+    pub(crate) const HANDSHAKE: u8 = 3;
+    const NAMES: [&'static str; 4] = [
+        "dial",
+        "TLS handshake",
+        "SSH connection",
+        "libvirt handshake",
+    ];
+
+    pub(crate) fn set(&self, stage: u8) {
+        self.0.store(stage, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn name(&self) -> &'static str {
+        Self::NAMES[usize::from(self.0.load(std::sync::atomic::Ordering::Relaxed)).min(3)]
+    }
+}
+
+/// `work` within `limit` (none: unbounded); on expiry it is dropped (its transport closes)
+/// and the error names what `stage` says was in progress.
+async fn bounded<T>(
+    limit: Option<Duration>,
+    stage: &Stage,
+    work: impl Future<Output = Result<T, ConnectError>>,
+) -> Result<T, ConnectError> {
+    let Some(after) = limit else {
+        return work.await;
+    };
+    tokio::time::timeout(after, work).await.unwrap_or_else(|_| {
+        Err(ConnectError::Timeout {
+            after,
+            stage: stage.name(),
+        })
+    })
 }
 
 /// What the client can reach under the driver's transport, besides the transport itself.
@@ -78,7 +127,24 @@ impl Client {
     /// ([`auth`]) for the URI's host, then from
     /// [`HandshakeOptions::sasl`](crate::conn::handshake::HandshakeOptions::sasl)'s callback;
     /// `?auth=sasl.MECH` picks the mechanism.
-    pub async fn connect(uri: &str, mut opts: ConnectOptions) -> Result<Self, ConnectError> {
+    ///
+    /// The whole of it is bounded by [`ConnectOptions::connect_timeout`] (by default
+    /// [`DEFAULT_CONNECT_TIMEOUT`](crate::client::DEFAULT_CONNECT_TIMEOUT)): past it the
+    /// attempt is dropped and the error is [`ConnectError::Timeout`], naming the stage it was
+    /// in.
+    pub async fn connect(uri: &str, opts: ConnectOptions) -> Result<Self, ConnectError> {
+        let stage = Stage::default();
+        let limit = opts.connect_timeout;
+        // Boxed: the setup's state (TLS, SSH, the handshake) stays out of the caller's future.
+        let work = Box::pin(Self::connect_in(uri, opts, &stage));
+        bounded(limit, &stage, work).await
+    }
+
+    async fn connect_in(
+        uri: &str,
+        mut opts: ConnectOptions,
+        stage: &Stage,
+    ) -> Result<Self, ConnectError> {
         let parsed = LibvirtUri::parse(uri)?;
         if opts.handshake.name.is_none() {
             opts.handshake.name = Some(parsed.remote_name.clone());
@@ -99,6 +165,11 @@ impl Client {
             sasl.credentials.take(),
         ));
         sasl.insecure_transport = matches!(parsed.transport, Transport::Tcp { .. });
+        sasl.unverified_peer = match &parsed.transport {
+            Transport::Tls(t) => t.no_verify,
+            Transport::Ssh(t) => t.no_verify || t.known_hosts_verify.as_deref() == Some("ignore"),
+            _ => false,
+        };
         match &parsed.transport {
             Transport::Unix { path } => {
                 let s = tokio::net::UnixStream::connect(path)
@@ -108,6 +179,7 @@ impl Client {
                         error,
                     })?;
                 let access = Access::socket(&s);
+                stage.set(Stage::HANDSHAKE);
                 Self::handshake_with(UnixFds::new(s), opts, access).await
             }
             Transport::Tcp { host, port } => {
@@ -119,10 +191,14 @@ impl Client {
                         error,
                     })?;
                 let _ = s.set_nodelay(true);
+                stage.set(Stage::HANDSHAKE);
                 Self::handshake_socket(s, opts).await
             }
-            Transport::Ssh(target) => Self::connect_ssh(target, opts).await,
-            Transport::Tls(target) => Self::connect_tls(target, opts).await,
+            Transport::Ssh(target) => {
+                stage.set(Stage::SSH);
+                Self::connect_ssh(target, opts, stage).await
+            }
+            Transport::Tls(target) => Self::connect_tls(target, opts, stage).await,
         }
     }
 
@@ -137,8 +213,10 @@ impl Client {
     async fn connect_tls(
         target: &TlsTarget,
         mut opts: ConnectOptions,
+        stage: &Stage,
     ) -> Result<Self, ConnectError> {
-        let (stream, kill, gate) = tls::dial(target).await?;
+        let (stream, kill, gate) = tls::dial(target, stage).await?;
+        stage.set(Stage::HANDSHAKE);
         opts.kill = Some(chain_kill(kill, opts.kill.take()));
         let access = Access {
             fd: None,
@@ -150,7 +228,11 @@ impl Client {
 
     #[cfg(not(feature = "tls"))]
     #[allow(clippy::unused_async)]
-    async fn connect_tls(_: &TlsTarget, _: ConnectOptions) -> Result<Self, ConnectError> {
+    async fn connect_tls(
+        _: &TlsTarget,
+        _: ConnectOptions,
+        _: &Stage,
+    ) -> Result<Self, ConnectError> {
         Err(ConnectError::Unsupported(
             "qemu+tls:// needs the `tls` feature of libvirt-rpc".into(),
         ))
@@ -160,8 +242,10 @@ impl Client {
     async fn connect_ssh(
         target: &SshTarget,
         mut opts: ConnectOptions,
+        stage: &Stage,
     ) -> Result<Self, ConnectError> {
         let (stream, close) = ssh::dial(target, &opts.ssh, opts.handshake.read_only).await?;
+        stage.set(Stage::HANDSHAKE);
         // Killing the TCP socket directly is what bounds teardown under a stalled write.
         let kill: KillFn = Arc::new(move || close.close());
         opts.kill = Some(chain_kill(kill, opts.kill.take()));
@@ -170,7 +254,11 @@ impl Client {
 
     #[cfg(not(feature = "ssh"))]
     #[allow(clippy::unused_async)]
-    async fn connect_ssh(_: &SshTarget, _: ConnectOptions) -> Result<Self, ConnectError> {
+    async fn connect_ssh(
+        _: &SshTarget,
+        _: ConnectOptions,
+        _: &Stage,
+    ) -> Result<Self, ConnectError> {
         Err(ConnectError::Unsupported(
             "qemu+ssh:// needs the `ssh` feature of libvirt-rpc (or dial with ssh-socket and call Client::handshake)".into(),
         ))
@@ -202,26 +290,67 @@ impl Client {
         }
     }
 
+    /// The libvirt handshake on a started driver, bounded by
+    /// [`ConnectOptions::connect_timeout`] (inside [`connect`](Self::connect) the whole
+    /// connect's bound, which started earlier, ends first).
     async fn handshake_with(
         io: impl Io,
         opts: ConnectOptions,
         access: Access,
     ) -> Result<Self, ConnectError> {
-        let client = Self::start_with(io, &opts, access);
-        let mut hs = Handshake::new(opts.handshake.clone());
-        while let Some(call) = hs.next_call() {
-            let r = client
-                .call_raw(proto::REMOTE_PROGRAM, call.procedure, &call.args)
-                .await;
-            if let Err(e) = hs.handle_reply(r) {
-                client.close();
-                return Err(e.into());
-            }
-        }
-        Ok(Self {
-            outcome: Arc::new(hs.outcome().clone()),
-            ..client
-        })
+        let stage = Stage::default();
+        stage.set(Stage::HANDSHAKE);
+        let limit = opts.connect_timeout;
+        bounded(
+            limit,
+            &stage,
+            Box::pin(async move {
+                let client = Self::start_with(io, &opts, access);
+                let mut hs = Handshake::new(opts.handshake.clone());
+                loop {
+                    // Calls the step machine allows together go out together (written in
+                    // order); their replies are handled in the same order.
+                    let calls = hs.next_calls();
+                    if calls.is_empty() {
+                        break;
+                    }
+                    let replies = futures::future::join_all(
+                        calls
+                            .iter()
+                            .map(|c| client.call_raw(proto::REMOTE_PROGRAM, c.procedure, &c.args)),
+                    )
+                    .await;
+                    for (call, r) in calls.iter().zip(replies) {
+                        let sasl = call.procedure == proto::procs::connect::AuthSaslStart::NUMBER
+                            || call.procedure == proto::procs::connect::AuthSaslStep::NUMBER;
+                        let handled = if sasl {
+                            // A SASL step may run a SCRAM key derivation (PBKDF2, up to
+                            // `sasl::MAX_SCRAM_ITERATIONS` rounds): on the blocking pool, not
+                            // on the runtime's worker.
+                            let (back, handled) = tokio::task::spawn_blocking(move || {
+                                let handled = hs.handle_reply(r);
+                                (hs, handled)
+                            })
+                            .await
+                            .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
+                            hs = back;
+                            handled
+                        } else {
+                            hs.handle_reply(r)
+                        };
+                        if let Err(e) = handled {
+                            client.close();
+                            return Err(e.into());
+                        }
+                    }
+                }
+                Ok(Self {
+                    outcome: Arc::new(hs.outcome().clone()),
+                    ..client
+                })
+            }),
+        )
+        .await
     }
 
     /// Start the driver on `io` without any handshake (for scripted peers and custom opens).

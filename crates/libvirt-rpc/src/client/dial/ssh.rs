@@ -62,7 +62,7 @@ pub(crate) fn config(
         cfg.key_files.insert(0, k.clone());
     }
     if let Some(kh) = &target.known_hosts {
-        cfg.known_hosts = Some(kh.clone());
+        cfg.known_hosts = vec![kh.clone()];
     }
     if let Some(v) = &target.known_hosts_verify {
         cfg.known_hosts_verify = KnownHostsVerify::parse(v).ok_or_else(|| {
@@ -89,8 +89,8 @@ pub(crate) fn config(
         if hop.key_files.is_empty() {
             hop.key_files.extend(target.keyfile.iter().cloned());
         }
-        if hop.known_hosts.is_none() {
-            hop.known_hosts.clone_from(&target.known_hosts);
+        if hop.known_hosts.is_empty() {
+            hop.known_hosts.extend(target.known_hosts.iter().cloned());
         }
         hop.credentials.clone_from(&credentials);
     }
@@ -173,7 +173,7 @@ mod tests {
         assert_eq!(c.proxy_jump.len(), 1);
         let j = &c.proxy_jump[0];
         assert_eq!((j.user.as_str(), j.host.as_str(), j.port), ("j", "b", 3));
-        assert_eq!(j.known_hosts, Some("/kh".into()));
+        assert_eq!(j.known_hosts, vec![std::path::PathBuf::from("/kh")]);
         let RemoteChannel::Exec { command } = &c.channel else {
             panic!("{:?}", c.channel)
         };

@@ -6,11 +6,15 @@
 //!   ─▶ read 1 byte (0x01 = accepted; see conn::handshake::tls_accept_status) ─▶ RPC
 //! ```
 //!
-//! PKI files, as libvirt's client looks for them: with `?pkipath=DIR`, `DIR/cacert.pem`
-//! (required), `DIR/clientcert.pem` and `DIR/clientkey.pem` (both or neither). Without it, a
+//! PKI files, as libvirt's client looks for them (`virNetTLSContextLocateCredentials`): with
+//! `?pkipath=DIR`, `DIR/cacert.pem` (required), `DIR/cacrl.pem` (the CA's revocation list,
+//! if there), `DIR/clientcert.pem` and `DIR/clientkey.pem` (both or neither). Without it, a
 //! non-root user takes each file from `$HOME/.pki/libvirt/` if it is there, else from the
-//! system locations root uses: `/etc/pki/CA/cacert.pem`, `/etc/pki/libvirt/clientcert.pem`,
-//! `/etc/pki/libvirt/private/clientkey.pem`.
+//! system locations root uses: `/etc/pki/CA/cacert.pem`, `/etc/pki/CA/cacrl.pem`,
+//! `/etc/pki/libvirt/clientcert.pem`, `/etc/pki/libvirt/private/clientkey.pem`. A server
+//! certificate on the revocation list is refused ([`TlsError::Revoked`]); a list that names
+//! another CA's certificates only is no reason to refuse (`GnuTLS`, under libvirt, reads it the
+//! same way).
 //!
 //! Teardown (H1): the [`KillFn`] shuts down a duplicate of the TCP socket's
 //! descriptor, so a write stalled under the TLS session fails at once.
@@ -34,11 +38,18 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::{
     self, ClientConfig, RootCertStore,
+    client::WebPkiServerVerifier,
     client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier},
     crypto::CryptoProvider,
-    pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime, pem::PemObject},
+    pki_types::{
+        CertificateDer, CertificateRevocationListDer, PrivateKeyDer, ServerName, UnixTime,
+        pem::PemObject,
+    },
 };
 
+use zeroize::Zeroizing;
+
+use super::Stage;
 use crate::client::spin::SpinGate;
 use crate::client::uri::TlsTarget;
 use crate::client::{ConnectError, KillFn};
@@ -69,6 +80,14 @@ pub enum TlsError {
     /// The server certificate is not signed by our CA.
     #[error("the server certificate of {host} is not signed by a trusted CA ({reason})")]
     UnknownCa {
+        /// The host dialled.
+        host: String,
+        /// rustls's words.
+        reason: String,
+    },
+    /// The server certificate is on the CA's revocation list (`cacrl.pem`).
+    #[error("the server certificate of {host} is revoked by its CA ({reason})")]
+    Revoked {
         /// The host dialled.
         host: String,
         /// rustls's words.
@@ -105,20 +124,26 @@ impl TlsError {
     pub fn is_server_untrusted(&self) -> bool {
         matches!(
             self,
-            Self::UnknownCa { .. } | Self::NameMismatch { .. } | Self::Expired { .. }
+            Self::UnknownCa { .. }
+                | Self::Revoked { .. }
+                | Self::NameMismatch { .. }
+                | Self::Expired { .. }
         )
     }
 }
 
-/// Where the three PKI files are.
+/// Where the PKI files are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PkiPaths {
     ca: PathBuf,
+    /// The CA's revocation list, read if the file exists.
+    crl: PathBuf,
     /// Certificate and key, if we have an identity.
     identity: Option<(PathBuf, PathBuf)>,
 }
 
 const CA: &str = "CA certificate";
+const CRL: &str = "CA revocation list";
 const CERT: &str = "client certificate";
 const KEY: &str = "client key";
 
@@ -147,10 +172,12 @@ fn locate(pkipath: Option<&Path>, home: Option<&Path>, root: bool) -> Result<Pki
         }
         return Ok(PkiPaths {
             ca,
+            crl: dir.join("cacrl.pem"),
             identity: identity(dir.join("clientcert.pem"), dir.join("clientkey.pem"))?,
         });
     }
     let sys_ca = PathBuf::from("/etc/pki/CA/cacert.pem");
+    let sys_crl = PathBuf::from("/etc/pki/CA/cacrl.pem");
     let sys_cert = PathBuf::from("/etc/pki/libvirt/clientcert.pem");
     let sys_key = PathBuf::from("/etc/pki/libvirt/private/clientkey.pem");
     let user = home.filter(|_| !root).map(|h| h.join(".pki/libvirt"));
@@ -161,6 +188,11 @@ fn locate(pkipath: Option<&Path>, home: Option<&Path>, root: bool) -> Result<Pki
     if !ca.exists() {
         return Err(missing(CA, &ca));
     }
+    // Each file falls back on its own, as in libvirt.
+    let crl = match &user {
+        Some(u) if u.join("cacrl.pem").exists() => u.join("cacrl.pem"),
+        _ => sys_crl,
+    };
     let user_identity = match &user {
         Some(u) => identity(u.join("clientcert.pem"), u.join("clientkey.pem"))?,
         None => None,
@@ -169,11 +201,28 @@ fn locate(pkipath: Option<&Path>, home: Option<&Path>, root: bool) -> Result<Pki
         Some(i) => Some(i),
         None => identity(sys_cert, sys_key)?,
     };
-    Ok(PkiPaths { ca, identity })
+    Ok(PkiPaths { ca, crl, identity })
 }
 
-fn read_pem(what: &'static str, path: &Path) -> Result<Vec<u8>, TlsError> {
-    std::fs::read(path).map_err(|e| {
+/// The revocation list at `path`, if the file exists (libvirt skips a missing one); one that
+/// exists but does not read or parse is an error.
+fn crls(path: &Path) -> Result<Vec<CertificateRevocationListDer<'static>>, TlsError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let pem = read_pem(CRL, path)?;
+    let crls = CertificateRevocationListDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(CRL, path, e))?;
+    if crls.is_empty() {
+        return Err(bad(CRL, path, "no PEM revocation list in it"));
+    }
+    Ok(crls)
+}
+
+/// A PEM file's bytes, wiped when dropped (the client key's among them).
+fn read_pem(what: &'static str, path: &Path) -> Result<Zeroizing<Vec<u8>>, TlsError> {
+    std::fs::read(path).map(Zeroizing::new).map_err(|e| {
         if e.kind() == io::ErrorKind::NotFound {
             missing(what, path)
         } else {
@@ -301,7 +350,12 @@ fn client_config(t: &TlsTarget, paths: &PkiPaths) -> Result<ClientConfig, TlsErr
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(NoVerify(provider)))
     } else {
-        builder.with_root_certificates(roots)
+        let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .with_crls(crls(&paths.crl)?)
+            .allow_unknown_revocation_status()
+            .build()
+            .map_err(|e| bad(CRL, &paths.crl, e))?;
+        builder.with_webpki_verifier(verifier)
     };
     match &paths.identity {
         None => Ok(builder.with_no_client_auth()),
@@ -324,9 +378,10 @@ fn classify(host: &str, e: &io::Error) -> Option<ConnectError> {
     let host = host.to_string();
     Some(match inner {
         R::InvalidCertificate(c) => ConnectError::Tls(match c {
-            C::UnknownIssuer | C::BadSignature | C::InvalidPurpose | C::Revoked => {
+            C::UnknownIssuer | C::BadSignature | C::InvalidPurpose => {
                 TlsError::UnknownCa { host, reason }
             }
+            C::Revoked => TlsError::Revoked { host, reason },
             C::NotValidForName | C::NotValidForNameContext { .. } => {
                 TlsError::NameMismatch { host, reason }
             }
@@ -518,6 +573,7 @@ impl AsyncWrite for RecordPerWrite {
 /// driver opens it).
 pub(crate) async fn dial(
     t: &TlsTarget,
+    stage: &Stage,
 ) -> Result<(RecordPerWrite, KillFn, Arc<SpinGate>), ConnectError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = rustix::process::geteuid().is_root();
@@ -539,6 +595,7 @@ pub(crate) async fn dial(
             error,
         })?;
     let _ = tcp.set_nodelay(true);
+    stage.set(Stage::TLS);
     let dup = socket2::SockRef::from(&tcp)
         .try_clone()
         .map_err(|error| ConnectError::Dial {
@@ -609,6 +666,11 @@ mod tests {
         assert!(e.to_string().contains("clientcert.pem"), "{e}");
         std::fs::write(p.join("clientcert.pem"), "x").unwrap();
         assert!(locate(Some(p), None, false).unwrap().identity.is_some());
+        // The revocation list beside the CA, whether it exists or not (read if it does).
+        assert_eq!(
+            locate(Some(p), None, false).unwrap().crl,
+            p.join("cacrl.pem")
+        );
 
         // The user dir, file by file.
         let home = tempfile::tempdir().unwrap();
@@ -620,11 +682,67 @@ mod tests {
             let got = got.unwrap();
             assert_eq!(got.ca, u.join("cacert.pem"));
             assert_eq!(got.identity, None);
+            assert_eq!(got.crl, Path::new("/etc/pki/CA/cacrl.pem"));
+            std::fs::write(u.join("cacrl.pem"), "x").unwrap();
+            let got = locate(None, Some(home.path()), false).unwrap();
+            assert_eq!(got.crl, u.join("cacrl.pem"));
+            // root never reads the user dir.
+            if Path::new("/etc/pki/CA/cacert.pem").exists() {
+                let got = locate(None, Some(home.path()), true).unwrap();
+                assert_eq!(got.crl, Path::new("/etc/pki/CA/cacrl.pem"));
+            }
         }
         if !Path::new("/etc/pki/CA/cacert.pem").exists() {
             let e = locate(None, Some(home.path()), true).unwrap_err();
             assert!(e.to_string().contains("/etc/pki/CA/cacert.pem"), "{e}");
         }
+    }
+
+    /// The client key's PEM is wiped once the TLS configuration is built and dropped: no copy
+    /// of its text is left in the process's memory.
+    #[test]
+    fn the_client_key_pem_leaves_no_copy_in_memory() {
+        // Made by openssl in a child process: no copy of the key's text in this one.
+        let dir = tempfile::tempdir().unwrap();
+        let pkipath = dir.path().to_path_buf();
+        let made = std::process::Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:P-256",
+            ])
+            .args(["-nodes", "-days", "2", "-subj", "/CN=test", "-keyout"])
+            .arg(pkipath.join("clientkey.pem"))
+            .arg("-out")
+            .arg(pkipath.join("clientcert.pem"))
+            .output()
+            .expect("openssl");
+        assert!(made.status.success(), "{made:?}");
+        std::fs::copy(pkipath.join("clientcert.pem"), pkipath.join("cacert.pem")).unwrap();
+        let needle = {
+            let pem = Zeroizing::new(std::fs::read(pkipath.join("clientkey.pem")).unwrap());
+            // A base64 line of the key: only a copy of the file's text holds it.
+            let line = pem.split(|b| *b == b'\n').nth(1).unwrap();
+            testbed::memory::Needle::new(line)
+        };
+        assert!(!needle.is_in_memory(), "the test's own copy is wiped");
+        let t = TlsTarget {
+            host: "127.0.0.1".into(),
+            port: 1,
+            pkipath: Some(pkipath.clone()),
+            no_verify: false,
+            ciphers: Vec::new(),
+        };
+        let paths = locate(Some(&pkipath), None, false).unwrap();
+        let config = client_config(&t, &paths).unwrap();
+        drop(config);
+        assert!(
+            !needle.is_in_memory(),
+            "the client key's PEM is still in memory after the TLS configuration was dropped"
+        );
     }
 
     #[test]

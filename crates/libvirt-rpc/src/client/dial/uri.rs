@@ -212,14 +212,50 @@ pub const DRIVERS: &[&str] = &[
     "remote",
 ];
 
+/// libvirt's integer URI flags (`no_verify`, `no_tty`, …; `EXTRACT_URI_ARG_BOOL` in its
+/// remote driver): an `int` in base 10 (`virStrToLong_i`: leading blanks and a sign allowed,
+/// nothing after the digits), `0` false, anything else true. Any other text is an error, so
+/// no spelling (`false`, `no`, empty) silently means "on".
+fn libvirt_flag(key: &str, value: &str) -> Result<bool, String> {
+    value
+        .trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c'])
+        .parse::<i32>()
+        .map(|n| n != 0)
+        .map_err(|_| format!("{key}={value}: expected an integer (0 or 1)"))
+}
+
+/// `uri` without its userinfo, for messages: errors never show a user name or password.
+fn without_userinfo(uri: &str) -> String {
+    let Some(i) = uri.find("://") else {
+        return uri.to_owned();
+    };
+    let (scheme, rest) = uri.split_at(i + 3);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{scheme}{}", &rest[at + 1..]),
+        None => uri.to_owned(),
+    }
+}
+
 impl LibvirtUri {
-    /// Parse `uri`.
+    /// Parse `uri`. A password in it (`user:password@`) is refused; errors show the URI
+    /// without its userinfo.
     pub fn parse(uri: &str) -> Result<Self, UriError> {
+        let given = uri;
+        let shown = without_userinfo(given);
+        let uri = shown.as_str();
         let invalid = |reason: &str| UriError::Invalid {
             uri: uri.into(),
             reason: reason.into(),
         };
-        let u = url::Url::parse(uri).map_err(|e| invalid(&e.to_string()))?;
+        let u = url::Url::parse(given).map_err(|e| invalid(&e.to_string()))?;
+        if u.password().is_some() {
+            return Err(invalid(
+                "a password in the URI is not accepted: give SASL credentials in auth.conf \
+                 (?authfile=) or through the credential callback, SSH ones through keys, the \
+                 agent or the callback",
+            ));
+        }
         let (driver, transport) = match u.scheme().split_once('+') {
             Some((d, t)) => (d.to_string(), Some(t.to_string())),
             None => (u.scheme().to_string(), None),
@@ -251,13 +287,17 @@ impl LibvirtUri {
         };
         let mut ssh = SshParams::default();
         for (k, v) in u.query_pairs() {
-            if is_ssh && !matches!(k.as_ref(), "auth" | "authfile") {
+            // libvirt compares parameter names case-insensitively (STRCASEEQ).
+            let key = k.to_ascii_lowercase();
+            if is_ssh && !matches!(key.as_str(), "auth" | "authfile") {
                 ssh.take(uri, &k, &v)?;
                 continue;
             }
-            match k.as_ref() {
+            match key.as_str() {
                 "socket" if !is_tls => socket = Some(PathBuf::from(v.as_ref())),
-                "no_verify" if is_tls => no_verify = v != "0",
+                "no_verify" if is_tls => {
+                    no_verify = libvirt_flag(&k, &v).map_err(|r| invalid(&r))?;
+                }
                 "pkipath" if is_tls => pkipath = Some(PathBuf::from(v.as_ref())),
                 "tls_ciphers" if is_tls => {
                     for c in v.split(',').filter(|c| !c.is_empty()) {
@@ -337,7 +377,7 @@ impl LibvirtUri {
             }
         };
         Ok(Self {
-            original: uri.into(),
+            original: given.into(),
             driver,
             transport,
             remote_name,
@@ -431,12 +471,7 @@ impl SshParams {
             uri: uri.into(),
             reason: why,
         };
-        // libvirt's boolean parameters are integers; 0 is false.
-        let flag = |v: &str| {
-            v.parse::<i64>()
-                .map(|n| n != 0)
-                .map_err(|_| bad(format!("{key}={v}: expected 0 or 1")))
-        };
+        let flag = |v: &str| libvirt_flag(key, v).map_err(bad);
         let v = value.to_owned();
         match key.to_ascii_lowercase().as_str() {
             "keyfile" => self.keyfile = Some(PathBuf::from(v)),
@@ -830,6 +865,81 @@ mod tests {
             LibvirtUri::parse("qemu+tls:///system"),
             Err(UriError::Invalid { .. })
         ));
+    }
+
+    /// libvirt reads `no_verify` as an integer (`EXTRACT_URI_ARG_BOOL`: `virStrToLong_i`,
+    /// the name case-insensitive): 0 verifies, any other integer does not, anything else is
+    /// an invalid URI. A spelling must never switch verification off.
+    #[test]
+    fn tls_no_verify_is_an_integer_as_in_libvirt() {
+        let no_verify = |v: &str| match LibvirtUri::parse(&format!("qemu+tls://h/system?{v}")) {
+            Ok(LibvirtUri {
+                transport: Transport::Tls(t),
+                ..
+            }) => Ok(t.no_verify),
+            Ok(u) => panic!("{u:?}"),
+            Err(e) => Err(e),
+        };
+        for (v, want) in [
+            ("no_verify=0", false),
+            ("no_verify=1", true),
+            ("no_verify=2", true),
+            ("no_verify=-1", true),
+            ("no_verify=+0", false),
+            ("no_verify=%200", false),
+            ("NO_VERIFY=1", true),
+        ] {
+            assert_eq!(no_verify(v).map_err(|e| e.to_string()), Ok(want), "{v}");
+        }
+        for v in [
+            "no_verify=false",
+            "no_verify=no",
+            "no_verify=off",
+            "no_verify=",
+            "no_verify=true",
+            "no_verify=0x1",
+            "no_verify=1%20",
+            "no_verify=99999999999",
+        ] {
+            match no_verify(v) {
+                Err(UriError::Invalid { reason, .. }) => {
+                    assert!(reason.contains("no_verify"), "{v}: {reason}");
+                }
+                other => panic!("{v}: {other:?} (want an invalid URI)"),
+            }
+        }
+        // The SSH parameters are read by the same rule.
+        assert!(LibvirtUri::parse("qemu+ssh://h/system?no_verify=false").is_err());
+        assert!(LibvirtUri::parse("qemu+ssh://h/system?no_tty=off").is_err());
+    }
+
+    /// A password in the URI is refused (libvirt's client has no use for one; credentials
+    /// come from auth.conf or the callback), and no error ever shows the URI's userinfo.
+    #[test]
+    fn passwords_are_refused_and_userinfo_never_shown() {
+        for uri in [
+            "qemu+ssh://ops:hunter2@h/system",
+            "qemu+tls://ops:hunter2@h/system",
+            "qemu+tcp://:hunter2@h/system",
+        ] {
+            let e = LibvirtUri::parse(uri).expect_err("a password in the URI");
+            let shown = format!("{e} {e:?}");
+            assert!(!shown.contains("hunter2"), "{uri}: {shown}");
+            assert!(shown.contains("password"), "{uri}: {shown}");
+        }
+        for uri in [
+            "qemu+ssh://ops:hunter2@h:99999/system",
+            "qemu+ssh://ops:hunter2@h/system?frobnicate=1&no_verify=x",
+            "qemu+tls://ops@h/system?no_verify=x",
+            "qemu+libssh2://ops:hunter2@h/system",
+        ] {
+            let e = LibvirtUri::parse(uri).expect_err("invalid");
+            let shown = format!("{e} {e:?}");
+            assert!(
+                !shown.contains("hunter2") && !shown.contains("ops"),
+                "{uri}: {shown}"
+            );
+        }
     }
 
     #[test]

@@ -487,6 +487,11 @@ impl StreamArgs for StorageVolTransferArgs {
     fn sparse(&self) -> bool {
         self.flags.contains(StorageVolStreamFlags::SPARSE_STREAM)
     }
+
+    /// `length` bytes when it is not 0 (0: to the end of the volume).
+    fn receive_limit(&self) -> Option<u64> {
+        (self.length != 0).then_some(self.length)
+    }
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,

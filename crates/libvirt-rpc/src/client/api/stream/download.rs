@@ -41,6 +41,21 @@ handle_methods!(Download {
 });
 
 impl Download {
+    /// The most the daemon may send on this download, data and holes counted, when the
+    /// caller knows it (a volume's size on the host; [`DownloadOptions::length`] sets it for
+    /// a part). More ends the download with [`StreamError::Overrun`] and aborts it
+    /// ([`StreamMut::limit_receive`](crate::conn::StreamMut::limit_receive)).
+    ///
+    /// [`DownloadOptions::length`]: super::DownloadOptions::length
+    #[must_use]
+    pub fn limit_to(self, max: u64) -> Self {
+        let _ = self.h.command(|mut s| {
+            s.limit_receive(max);
+            Ok(())
+        });
+        self
+    }
+
     fn report(&mut self, done: u64) {
         self.h.meter.report(done);
     }
