@@ -575,14 +575,6 @@ async fn bench_upload_over_ssh() {
         );
         secs
     };
-    let load = || {
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     // A round first, not counted: a variant's first upload cost the daemon 1.02–1.32 ns/B
     // against 0.65–1.01 in later rounds (ours with virt-ssh-helper, ten runs, 2026-12-04);
     // ours came first and paid most of it. One upload of the first variant before the
@@ -593,7 +585,7 @@ async fn bench_upload_over_ssh() {
     }
     let mut all: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
     for round in 1..=runs {
-        println!("round {round} of {runs}, load {}", load());
+        println!("round {round} of {runs}, load {}", testbed::loadavg());
         let mut secs = Vec::new();
         for (i, (label, argv)) in variants.iter().enumerate() {
             let t = time(label, argv);
@@ -625,7 +617,10 @@ async fn bench_upload_over_ssh() {
                 }
             }
         }
-        println!("round {round} ratios (throughput), load {}:", load());
+        println!(
+            "round {round} ratios (throughput), load {}:",
+            testbed::loadavg()
+        );
         for r in ratios {
             println!("  {r}");
         }

@@ -126,15 +126,6 @@ fn rss_mib() -> (f64, f64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn id(s: &str) -> Identifier {
     Identifier::new(s).expect("valid identifier")
 }
@@ -277,7 +268,7 @@ async fn main() {
         a.per_host,
         a.in_flight,
         if a.pinned { "pinned" } else { "unpinned" },
-        loadavg()
+        testbed::loadavg()
     );
 
     // The hosts: private daemons, started four at a time.
@@ -531,7 +522,7 @@ async fn main() {
         a.hosts,
         a.per_host,
         a.in_flight,
-        loadavg(),
+        testbed::loadavg(),
         daemons_up.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );

@@ -79,14 +79,8 @@ impl Bench {
             Client::Floor,
             Client::FloorTokio,
         ];
-        let conc_clients = [
-            Client::Ours,
-            Client::OursNoSpin,
-            Client::OursTwoWorkers,
-            Client::C,
-            Client::Floor,
-            Client::FloorTokio,
-        ];
+        // The same clients, sequential and with calls in flight.
+        let conc_clients = seq;
         eprintln!("== calls: warm-up");
         for &c in &seq {
             self.calls_once(c, 2000, 1)?;

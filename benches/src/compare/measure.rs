@@ -83,15 +83,8 @@ pub(crate) fn busy_pct(a: (u64, u64), b: (u64, u64)) -> f64 {
     100.0 * b.0.saturating_sub(a.0) as f64 / total as f64
 }
 
-/// The 1, 5 and 15 minute load averages, as /proc/loadavg has them.
-pub(crate) fn loadavg() -> String {
-    fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+/// The 1, 5 and 15 minute load averages (the one reading, shared with the tests).
+pub(crate) use testbed::loadavg;
 
 /// `VmRSS` and `VmHWM` of a live process, KiB.
 pub(crate) fn rss_kib(pid: u32) -> Option<(u64, u64)> {

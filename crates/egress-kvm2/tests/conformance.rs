@@ -3,7 +3,7 @@
 //! no agent answers), so the sources are `[agent, lease]` and `Running` is not required.
 //! The instance the suite makes unreadable gets damaged metadata (`virsh metadata --set`).
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -27,7 +27,7 @@
 //! and cuts the connection, and checks that the retry converges.
 //! No guest OS: domains run into the BIOS and stay `Provisioning`.
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::collections::BTreeSet;
 use std::future::Future;

@@ -12,7 +12,7 @@
 //!   lease) loses the lease to another process after the duration; once thawed it stops
 //!   with "lease … was broken" and writes nothing; the other's base is intact.
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::fmt::Write as _;
 use std::future::Future;

@@ -2,7 +2,7 @@
 //! mirror: per-entry names (H4), digest changes (no deletes), stalled and dying mirrors
 //! (H2), construction-time validation, and a daemon killed mid-upload.
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};

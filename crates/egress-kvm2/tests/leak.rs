@@ -1,7 +1,7 @@
 //! 1,000 failed fetch + upload cycles (a mirror that dies mid-body) leave no task and no
 //! memory behind. Its own test binary, so nothing else runs in this runtime or process.
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! guest OS: the domain runs and stays `Provisioning` (sources `[agent, lease]`: the agent
 //! fails, the lease source answers empty).
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! A provider entry whose host is reached over TLS with SCRAM-SHA-256 (`qemu+tls://…`, the
 //! way most remote libvirt hosts are set up): create, get, list and delete a real domain.
 
-mod common;
+use egress_kvm2_testkit as common;
 
 use common::*;
 use egress_provider::{CreateSpec, InstanceState, Provider};

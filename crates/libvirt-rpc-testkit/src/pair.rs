@@ -2,8 +2,10 @@
 
 use std::time::{Duration, Instant};
 
+use std::io::IoSlice;
+
 use bytes::{Bytes, BytesMut};
-use libvirt_rpc::conn::{Config, Connection, ConnectionError, Output};
+use libvirt_rpc::conn::{Config, Connection, ConnectionError, Output, WriteTurn};
 use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_rpc::wire::frame::{Frame, Header, STREAM_CHUNK_MAX};
 use libvirt_rpc::wire::xdr;
@@ -72,7 +74,8 @@ impl Pair {
     }
 
     /// Move one transmit from the client to the peer: its size in bytes and the packet it
-    /// holds. Panics unless a transmit is exactly one valid packet.
+    /// completes. Panics unless a transmit completes exactly one valid packet (a whole one, or
+    /// the rest of one a [`caller_write`](Self::caller_write) began).
     pub fn transmit(&mut self) -> Option<(usize, Frame)> {
         let t = self.conn.poll_transmit()?;
         assert!(!t.is_empty(), "an empty transmit");
@@ -84,7 +87,7 @@ impl Pair {
             .peer
             .recv()
             .expect("client packets frame")
-            .expect("a transmit is a whole packet");
+            .expect("a transmit completes a packet (a whole one, or the rest of a begun one)");
         assert_eq!(
             self.peer.pending_bytes(),
             0,
@@ -93,9 +96,34 @@ impl Pair {
         Some((t.len(), f))
     }
 
-    /// Move everything the client queued to the peer; return the client's packets.
+    /// The caller-side write of a lone call, as the client makes it: when the core says it is
+    /// the caller's turn ([`Connection::write_turn`]), its queued bytes reach the peer, at most
+    /// `max` of them (what a socket took), and the core is told. Returns the packets the peer
+    /// completed, or `None` when the turn is the driver's. A packet left half-written is
+    /// completed by the next [`transmit`](Self::transmit).
+    pub fn caller_write(&mut self, max: usize) -> Option<Vec<Frame>> {
+        if self.conn.write_turn() != WriteTurn::Caller {
+            return None;
+        }
+        let mut slices = [IoSlice::new(&[]); 16];
+        let n = self.conn.caller_transmit(&mut slices);
+        let mut wrote = 0;
+        for s in &slices[..n] {
+            let k = s.len().min(max - wrote);
+            self.peer.feed(&s[..k]);
+            wrote += k;
+        }
+        self.conn.handle_caller_written(wrote);
+        self.last_fds = 0;
+        Some(std::iter::from_fn(|| self.peer.recv().expect("client packets frame")).collect())
+    }
+
+    /// Move everything the client queued to the peer, as a driver writes it, and tell the
+    /// core it is all written ([`Connection::handle_written`]); return the client's packets.
     pub fn flush(&mut self) -> Vec<Frame> {
-        std::iter::from_fn(|| self.transmit().map(|(_, f)| f)).collect()
+        let frames = std::iter::from_fn(|| self.transmit().map(|(_, f)| f)).collect();
+        self.conn.handle_written();
+        frames
     }
 
     /// Bytes from the daemon: append them to the receive buffer and let the client read.

@@ -81,7 +81,7 @@ pub mod conn;
 pub mod proto;
 pub mod wire;
 #[cfg(feature = "xml")]
-pub mod xml;
+pub use client::xml;
 
 /// The object API and what a program using it needs, in one import:
 /// `use libvirt_rpc::prelude::*;`.
@@ -94,6 +94,7 @@ pub mod prelude {
     pub use crate::client::{
         ConnectError, ConnectOptions, DownloadOptions, Error, Progress, UploadOptions,
     };
+    pub use crate::conn::ErrorPredicates;
     pub use crate::proto::LibvirtVersion;
     pub use crate::proto::names::{
         BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, DomainEventType, DomainState,
@@ -117,7 +118,8 @@ pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
 pub use conn::handshake::HandshakeError;
 pub use conn::sasl::SaslError;
 pub use conn::{
-    CallError, Connection, ConnectionError, ProtocolViolation, StreamError, StreamMisuse,
+    CallError, Connection, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError,
+    StreamMisuse,
 };
 pub use proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
 /// The SSH transport (feature `ssh`), for [`client::SshOptions`]: config file, credentials.

@@ -101,4 +101,4 @@ async fn busy_poll_stops_after_its_budget() {
 // Whether replies within the budget are read without parking is a figure, not a test: it
 // depends on the box's scheduling (`compare --counts`, context switches per call, in
 // docs/benchmarks.md). The policy that decides when to spin is tested with made-up instants
-// in `client/spin.rs`.
+// in `client/driver/spin.rs`.

@@ -10,8 +10,8 @@ use libvirt_rpc::proto::{ErrorCode, ErrorDomain};
 use libvirt_rpc::wire::frame::FrameError;
 use libvirt_rpc::wire::xdr::{DecodeError, EncodeError};
 use libvirt_rpc::{
-    CallError, ConnectError, ConnectionError, Error, HandshakeError, ProtocolViolation,
-    RemoteError, SaslError, StreamError, StreamMisuse, TlsError, TransferError,
+    CallError, ConnectError, ConnectionError, Error, ErrorPredicates, HandshakeError,
+    ProtocolViolation, RemoteError, SaslError, StreamError, StreamMisuse, TlsError, TransferError,
 };
 
 fn not_found() -> RemoteError {
@@ -304,4 +304,97 @@ fn ssh_predicates_need_no_ssh_socket_dependency() {
     let closed = c(closed);
     assert!(closed.ssh().and_then(SshError::close_reason).is_some());
     assert!(!closed.is_host_key() && !closed.is_unreachable());
+}
+
+/// What [`ErrorPredicates`] answers for `e`: the daemon's code, not found, auth, dead.
+fn ask<E: ErrorPredicates>(e: &E) -> (Option<ErrorCode>, bool, bool, bool) {
+    (
+        e.remote().map(|r| r.code),
+        e.is_not_found(),
+        e.is_auth(),
+        e.is_connection_dead(),
+    )
+}
+
+/// The common questions have one answer per error, whichever type carries it: asked the one
+/// way ([`ErrorPredicates`], as generic code asks) of every error type, and through
+/// [`Error`], which wraps the client's.
+#[test]
+fn every_error_type_answers_the_common_questions_alike() {
+    let denied = || RemoteError::new(ErrorCode::ACCESS_DENIED, ErrorDomain::NONE, "denied");
+    let not_found_ = (Some(ErrorCode::NO_DOMAIN), true, false, false);
+    let denied_ = (Some(ErrorCode::ACCESS_DENIED), false, true, false);
+    let dead_ = (None, false, false, true);
+    let nothing = (None, false, false, false);
+
+    let calls = [
+        (CallError::Remote(not_found()), not_found_),
+        (CallError::Remote(denied()), denied_),
+        (CallError::Connection(dead()), dead_),
+        (CallError::TimedOut, nothing),
+    ];
+    for (e, want) in calls {
+        assert_eq!(ask(&e), want, "{e:?}");
+        let step = "CONNECT_OPEN";
+        let hs = HandshakeError::Call {
+            step,
+            error: e.clone(),
+        };
+        assert_eq!(ask(&hs), want, "{hs:?}");
+        let connect = ConnectError::Handshake(hs);
+        assert_eq!(ask(&connect), want, "{connect:?}");
+        assert_eq!(ask(&Error::from(connect)), want);
+        assert_eq!(ask(&Error::from(e)), want);
+    }
+
+    let streams = [
+        (StreamError::Remote(not_found()), not_found_),
+        (
+            StreamError::Aborted {
+                reason: "source failed".into(),
+                server: Some(denied()),
+            },
+            denied_,
+        ),
+        (StreamError::Connection(dead()), dead_),
+        (StreamError::UnexpectedHole, nothing),
+    ];
+    for (e, want) in streams {
+        assert_eq!(ask(&e), want, "{e:?}");
+        let t = TransferError::Stream(e.clone());
+        assert_eq!(ask(&t), want, "{t:?}");
+        assert_eq!(ask(&Error::from(t)), want);
+        assert_eq!(ask(&Error::from(e)), want);
+    }
+    let local = TransferError::Local(io::Error::other("disk full"));
+    assert_eq!(ask(&local), nothing);
+
+    // Refusals on this side of the link: auth, without a daemon error to read.
+    let no_credentials = HandshakeError::TlsRefused {
+        detail: "EOF".into(),
+    };
+    assert_eq!(ask(&no_credentials), (None, false, true, false));
+    let connect = ConnectError::Handshake(no_credentials);
+    assert_eq!(ask(&connect), (None, false, true, false));
+    assert_eq!(ask(&Error::from(connect)), (None, false, true, false));
+    let rejected = HandshakeError::AuthRejected {
+        mechanism: "PLAIN".into(),
+        error: RemoteError::new(ErrorCode::AUTH_FAILED, ErrorDomain::RPC, "bad password"),
+    };
+    assert_eq!(
+        ask(&rejected),
+        (Some(ErrorCode::AUTH_FAILED), false, true, false)
+    );
+
+    // The inherent methods are the same answers (asking needs no import).
+    let e = Error::Call(CallError::Remote(not_found()));
+    assert_eq!(
+        (
+            e.remote().map(|r| r.code),
+            e.is_not_found(),
+            e.is_auth(),
+            e.is_connection_dead()
+        ),
+        ask(&e)
+    );
 }

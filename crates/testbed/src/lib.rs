@@ -27,6 +27,17 @@ pub mod relay;
 pub mod sshd;
 pub mod user;
 
+/// The 1, 5 and 15 minute load averages, as `/proc/loadavg` has them (empty when unreadable):
+/// what the benchmarks and the timing-sensitive tests print beside their figures.
+pub fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Whether daemon-backed tests must fail (rather than skip) when a daemon cannot start.
 pub fn required() -> bool {
     std::env::var("TESTBED_REQUIRED").is_ok_and(|v| v == "1")

@@ -1,6 +1,6 @@
 //! The reconcile decisions against the real KVM provider on a private libvirtd, with the
-//! real egress guest (the set-up of `crates/egress-kvm2/tests/guest.rs`, shared through its
-//! `common` module): the image is fetched from a loopback mirror, the VM boots under TCG,
+//! real egress guest (the set-up of `crates/egress-kvm2/tests/guest.rs`, shared through the
+//! `egress-kvm2-testkit` crate): the image is fetched from a loopback mirror, the VM boots under TCG,
 //! its address comes from the guest agent. One test, one guest:
 //!
 //! create → `Running` with the agent's IP in the status → the agent restarts inside the
@@ -10,8 +10,7 @@
 //!
 //! With `TESTBED_REQUIRED` unset, a machine without libvirt or the guest image skips.
 
-#[path = "../../../crates/egress-kvm2/tests/common/mod.rs"]
-mod common;
+use egress_kvm2_testkit as common;
 
 use std::time::{Duration, Instant, SystemTime};
 

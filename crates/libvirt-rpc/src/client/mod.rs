@@ -2,7 +2,17 @@
 //!
 //! [`Client`] is a cheap clone of one connection; calls from many tasks are multiplexed by
 //! serial. One spawned driver task moves bytes between the socket and the sans-io
-//! [`Connection`].
+//! [`Connection`](crate::conn::Connection), which owns every protocol rule, who writes next
+//! included.
+//!
+//! Its modules, by job (private, but for the public paths re-exported here):
+//! * `dial/`: reaching a daemon — the URI grammar ([`uri`]), the transports (unix, TCP,
+//!   `tls`, SSH), SASL credentials ([`auth`]), and `Client::connect` / `handshake` / `start`;
+//! * `driver/`: the driver task and what it shares with callers — the state behind the lock,
+//!   the busy-poll policy, a caller's own write of its call;
+//! * `api/`: what a program calls — typed and raw calls, the object API ([`handles`], whose
+//!   methods are expanded from the procedure table's rows), events, stream handles, migration
+//!   and the errors.
 //!
 //! # Cancel safety
 //! * Dropping a call future forgets the call: no waiter remains, and the daemon's late reply
@@ -30,37 +40,26 @@
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
-pub mod auth;
-mod direct;
+mod api;
+mod dial;
 mod driver;
-mod errors;
-mod events;
-pub mod handles;
-mod migrate;
-mod shared;
-mod spin;
-#[cfg(feature = "ssh")]
-mod ssh;
-mod stream;
+
+pub use api::handles;
+#[cfg(feature = "xml")]
+pub use api::xml;
 #[cfg(feature = "tls")]
-pub mod tls;
-mod transport;
-pub mod uri;
+pub use dial::tls;
+pub use dial::{auth, uri};
 
-use std::any::Any;
-use std::collections::HashMap;
-use std::future::Future;
+use api::{errors, events, migrate, stream};
+#[cfg(feature = "ssh")]
+use dial::ssh;
+use dial::transport;
+use driver::{direct, shared, spin};
+
 use std::num::NonZeroUsize;
-use std::os::fd::{AsFd, OwnedFd};
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
-
-use bytes::Bytes;
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::watch;
-use tracing::Instrument;
+use std::sync::Arc;
+use std::time::Duration;
 
 pub use errors::Error;
 pub use events::{EventStream, Subscription};
@@ -68,9 +67,8 @@ pub use handles::Connect;
 pub use migrate::{
     MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep, Migrated,
 };
+use shared::Inner;
 pub use shared::KillFn;
-use shared::{CallSlot, Inner, State};
-use spin::{SpinGate, SpinPolicy};
 #[cfg(feature = "ssh")]
 pub use ssh::SshOptions;
 pub use stream::{
@@ -84,10 +82,8 @@ pub use uri::{
 };
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
-use crate::conn::{CallError, Config, Connection, ConnectionError};
+use crate::conn::{Config, ConnectionError};
 use crate::proto::{self, Procedure};
-use crate::wire::xdr::{Encode, Preencoded};
-use transport::{Io, Plain, UnixFds};
 
 /// How to open a connection.
 #[derive(Clone)]
@@ -231,66 +227,6 @@ pub enum ConnectError {
     },
 }
 
-/// The transport's kill switch first, then the caller's.
-#[cfg(any(feature = "ssh", feature = "tls"))]
-fn chain_kill(kill: KillFn, user: Option<KillFn>) -> KillFn {
-    match user {
-        Some(user_kill) => Arc::new(move || {
-            kill();
-            user_kill();
-        }),
-        None => kill,
-    }
-}
-
-/// What [`Client::connect`] is doing, for its timeout's message (dialling at first).
-pub(crate) struct Stage(std::sync::atomic::AtomicU8);
-
-impl Default for Stage {
-    fn default() -> Self {
-        Self(std::sync::atomic::AtomicU8::new(Self::DIAL))
-    }
-}
-
-impl Stage {
-    pub(crate) const DIAL: u8 = 0;
-    pub(crate) const TLS: u8 = 1;
-    pub(crate) const SSH: u8 = 2;
-    pub(crate) const HANDSHAKE: u8 = 3;
-    const NAMES: [&'static str; 4] = [
-        "dial",
-        "TLS handshake",
-        "SSH connection",
-        "libvirt handshake",
-    ];
-
-    pub(crate) fn set(&self, stage: u8) {
-        self.0.store(stage, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    fn name(&self) -> &'static str {
-        Self::NAMES[usize::from(self.0.load(std::sync::atomic::Ordering::Relaxed)).min(3)]
-    }
-}
-
-/// `work` within `limit` (none: unbounded); on expiry it is dropped (its transport closes)
-/// and the error names what `stage` says was in progress.
-async fn bounded<T>(
-    limit: Option<Duration>,
-    stage: &Stage,
-    work: impl Future<Output = Result<T, ConnectError>>,
-) -> Result<T, ConnectError> {
-    let Some(after) = limit else {
-        return work.await;
-    };
-    tokio::time::timeout(after, work).await.unwrap_or_else(|_| {
-        Err(ConnectError::Timeout {
-            after,
-            stage: stage.name(),
-        })
-    })
-}
-
 /// Drops the connection when the last [`Client`] clone goes away.
 struct CloseOnDrop(Arc<Inner>);
 
@@ -317,548 +253,10 @@ impl std::fmt::Debug for Client {
     }
 }
 
-/// What the client can reach under the driver's transport, besides the transport itself.
-#[derive(Default)]
-struct Access {
-    /// A duplicate of a plain socket's descriptor: callers write their calls through it, the
-    /// driver busy-polls it.
-    fd: Option<Arc<OwnedFd>>,
-    /// Over TLS, the busy-poll gate of the TCP stream under rustls.
-    gate: Option<Arc<SpinGate>>,
-    /// The transport returns at most one record per read (TLS).
-    records: bool,
-}
-
-impl Access {
-    /// A duplicate of `io`'s descriptor. Without one we simply neither write from callers nor
-    /// busy-poll: not worth failing the connection for.
-    fn socket(io: &impl AsFd) -> Self {
-        Self {
-            fd: io.as_fd().try_clone_to_owned().ok().map(Arc::new),
-            gate: None,
-            records: false,
-        }
-    }
-}
-
 impl Client {
-    /// Connect to a libvirt URI (`qemu:///system`, `qemu+unix:///session?socket=…`,
-    /// `test+unix:///default?socket=…`, `qemu+tcp://host:16509/system`,
-    /// `qemu+tls://host/system`, `qemu+ssh://…`) and run the handshake.
-    ///
-    /// If the daemon demands SASL, credentials come from libvirt's auth.conf chain
-    /// ([`auth`]) for the URI's host, then from
-    /// [`HandshakeOptions::sasl`](crate::conn::handshake::HandshakeOptions::sasl)'s callback;
-    /// `?auth=sasl.MECH` picks the mechanism.
-    ///
-    /// The whole of it is bounded by [`ConnectOptions::connect_timeout`] (by default
-    /// [`DEFAULT_CONNECT_TIMEOUT`]): past it the attempt is dropped and the error is
-    /// [`ConnectError::Timeout`], naming the stage it was in.
-    pub async fn connect(uri: &str, opts: ConnectOptions) -> Result<Self, ConnectError> {
-        let stage = Stage::default();
-        let limit = opts.connect_timeout;
-        // Boxed: the setup's state (TLS, SSH, the handshake) stays out of the caller's future.
-        let work = Box::pin(Self::connect_in(uri, opts, &stage));
-        bounded(limit, &stage, work).await
-    }
-
-    async fn connect_in(
-        uri: &str,
-        mut opts: ConnectOptions,
-        stage: &Stage,
-    ) -> Result<Self, ConnectError> {
-        let parsed = LibvirtUri::parse(uri)?;
-        if opts.handshake.name.is_none() {
-            opts.handshake.name = Some(parsed.remote_name.clone());
-        }
-        let host = match &parsed.transport {
-            Transport::Unix { .. } => "localhost",
-            Transport::Tcp { host, .. } => host,
-            Transport::Ssh(t) => &t.host,
-            Transport::Tls(t) => &t.host,
-        };
-        let sasl = &mut opts.handshake.sasl;
-        if sasl.mechanism.is_none() {
-            sasl.mechanism.clone_from(&parsed.sasl_mechanism);
-        }
-        sasl.credentials = Some(auth::credential_chain(
-            host.to_string(),
-            parsed.authfile.clone(),
-            sasl.credentials.take(),
-        ));
-        sasl.insecure_transport = matches!(parsed.transport, Transport::Tcp { .. });
-        sasl.unverified_peer = match &parsed.transport {
-            Transport::Tls(t) => t.no_verify,
-            Transport::Ssh(t) => t.no_verify || t.known_hosts_verify.as_deref() == Some("ignore"),
-            _ => false,
-        };
-        match &parsed.transport {
-            Transport::Unix { path } => {
-                let s = tokio::net::UnixStream::connect(path)
-                    .await
-                    .map_err(|error| ConnectError::Dial {
-                        target: path.display().to_string(),
-                        error,
-                    })?;
-                let access = Access::socket(&s);
-                stage.set(Stage::HANDSHAKE);
-                Self::handshake_with(UnixFds::new(s), opts, access).await
-            }
-            Transport::Tcp { host, port } => {
-                let target = format!("{host}:{port}");
-                let s = tokio::net::TcpStream::connect(&target)
-                    .await
-                    .map_err(|error| ConnectError::Dial {
-                        target: target.clone(),
-                        error,
-                    })?;
-                let _ = s.set_nodelay(true);
-                stage.set(Stage::HANDSHAKE);
-                Self::handshake_socket(s, opts).await
-            }
-            Transport::Ssh(target) => {
-                stage.set(Stage::SSH);
-                Self::connect_ssh(target, opts, stage).await
-            }
-            Transport::Tls(target) => Self::connect_tls(target, opts, stage).await,
-        }
-    }
-
-    /// [`connect`](Self::connect) to the URI libvirt would pick when none is given
-    /// ([`uri::default_uri`]: `$LIBVIRT_DEFAULT_URI`, then libvirt.conf's `uri_default`,
-    /// then `qemu:///system` as root or `qemu:///session` otherwise).
-    pub async fn connect_default(opts: ConnectOptions) -> Result<Self, ConnectError> {
-        Self::connect(&default_uri(), opts).await
-    }
-
-    #[cfg(feature = "tls")]
-    async fn connect_tls(
-        target: &TlsTarget,
-        mut opts: ConnectOptions,
-        stage: &Stage,
-    ) -> Result<Self, ConnectError> {
-        let (stream, kill, gate) = tls::dial(target, stage).await?;
-        stage.set(Stage::HANDSHAKE);
-        opts.kill = Some(chain_kill(kill, opts.kill.take()));
-        let access = Access {
-            fd: None,
-            gate: Some(gate),
-            records: true,
-        };
-        Self::handshake_with(Plain(stream), opts, access).await
-    }
-
-    #[cfg(not(feature = "tls"))]
-    #[allow(clippy::unused_async)]
-    async fn connect_tls(
-        _: &TlsTarget,
-        _: ConnectOptions,
-        _: &Stage,
-    ) -> Result<Self, ConnectError> {
-        Err(ConnectError::Unsupported(
-            "qemu+tls:// needs the `tls` feature of libvirt-rpc".into(),
-        ))
-    }
-
-    #[cfg(feature = "ssh")]
-    async fn connect_ssh(
-        target: &SshTarget,
-        mut opts: ConnectOptions,
-        stage: &Stage,
-    ) -> Result<Self, ConnectError> {
-        let (stream, close) = ssh::dial(target, &opts.ssh, opts.handshake.read_only).await?;
-        stage.set(Stage::HANDSHAKE);
-        // Killing the TCP socket directly is what bounds teardown under a stalled write.
-        let kill: KillFn = Arc::new(move || close.close());
-        opts.kill = Some(chain_kill(kill, opts.kill.take()));
-        Self::handshake(stream, opts).await
-    }
-
-    #[cfg(not(feature = "ssh"))]
-    #[allow(clippy::unused_async)]
-    async fn connect_ssh(
-        _: &SshTarget,
-        _: ConnectOptions,
-        _: &Stage,
-    ) -> Result<Self, ConnectError> {
-        Err(ConnectError::Unsupported(
-            "qemu+ssh:// needs the `ssh` feature of libvirt-rpc (or dial with ssh-socket and call Client::handshake)".into(),
-        ))
-    }
-
-    /// Run the libvirt handshake over an already-connected byte stream and start the driver
-    /// (spawned on the current tokio runtime).
-    pub async fn handshake<T>(io: T, opts: ConnectOptions) -> Result<Self, ConnectError>
-    where
-        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    {
-        Self::handshake_with(Plain(io), opts, Access::default()).await
-    }
-
-    /// [`handshake`](Self::handshake) over a socket the caller dialled (a tokio `UnixStream`
-    /// or `TcpStream`). Unlike `handshake`, it keeps a duplicate of the descriptor (closed
-    /// together with `io`): a call made while nothing is queued is written by the calling
-    /// task itself, without a hand-off to the driver task, and the driver can busy-poll the
-    /// socket ([`ConnectOptions::busy_poll`]). A `tokio::net::UnixStream` also passes file
-    /// descriptors ([`call_with_fds`](Self::call_with_fds)).
-    pub async fn handshake_socket<T>(io: T, opts: ConnectOptions) -> Result<Self, ConnectError>
-    where
-        T: AsyncRead + AsyncWrite + AsFd + Unpin + Send + 'static,
-    {
-        let access = Access::socket(&io);
-        match as_unix(io) {
-            Ok(unix) => Self::handshake_with(unix, opts, access).await,
-            Err(io) => Self::handshake_with(Plain(io), opts, access).await,
-        }
-    }
-
-    /// The libvirt handshake on a started driver, bounded by
-    /// [`ConnectOptions::connect_timeout`] (inside [`connect`](Self::connect) the whole
-    /// connect's bound, which started earlier, ends first).
-    async fn handshake_with(
-        io: impl Io,
-        opts: ConnectOptions,
-        access: Access,
-    ) -> Result<Self, ConnectError> {
-        let stage = Stage::default();
-        stage.set(Stage::HANDSHAKE);
-        let limit = opts.connect_timeout;
-        bounded(
-            limit,
-            &stage,
-            Box::pin(async move {
-                let client = Self::start_with(io, &opts, access);
-                let mut hs = Handshake::new(opts.handshake.clone());
-                loop {
-                    // Calls the step machine allows together go out together (written in
-                    // order); their replies are handled in the same order.
-                    let calls = hs.next_calls();
-                    if calls.is_empty() {
-                        break;
-                    }
-                    let replies = futures::future::join_all(
-                        calls
-                            .iter()
-                            .map(|c| client.call_raw(proto::REMOTE_PROGRAM, c.procedure, &c.args)),
-                    )
-                    .await;
-                    for (call, r) in calls.iter().zip(replies) {
-                        let sasl = call.procedure == proto::procs::connect::AuthSaslStart::NUMBER
-                            || call.procedure == proto::procs::connect::AuthSaslStep::NUMBER;
-                        let handled = if sasl {
-                            // A SASL step may run a SCRAM key derivation (PBKDF2, up to
-                            // `sasl::MAX_SCRAM_ITERATIONS` rounds): on the blocking pool, not
-                            // on the runtime's worker.
-                            let (back, handled) = tokio::task::spawn_blocking(move || {
-                                let handled = hs.handle_reply(r);
-                                (hs, handled)
-                            })
-                            .await
-                            .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
-                            hs = back;
-                            handled
-                        } else {
-                            hs.handle_reply(r)
-                        };
-                        if let Err(e) = handled {
-                            client.close();
-                            return Err(e.into());
-                        }
-                    }
-                }
-                Ok(Self {
-                    outcome: Arc::new(hs.outcome().clone()),
-                    ..client
-                })
-            }),
-        )
-        .await
-    }
-
-    /// Start the driver on `io` without any handshake (for scripted peers and custom opens).
-    pub fn start<T>(io: T, opts: &ConnectOptions) -> Self
-    where
-        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    {
-        Self::start_with(Plain(io), opts, Access::default())
-    }
-
-    /// [`start`](Self::start) on a unix or TCP socket, able to busy-poll it
-    /// ([`ConnectOptions::busy_poll`]) like [`handshake_socket`](Self::handshake_socket)
-    /// (and, on a `tokio::net::UnixStream`, to pass file descriptors).
-    pub fn start_socket<T>(io: T, opts: &ConnectOptions) -> Self
-    where
-        T: AsyncRead + AsyncWrite + AsFd + Unpin + Send + 'static,
-    {
-        let access = Access::socket(&io);
-        match as_unix(io) {
-            Ok(unix) => Self::start_with(unix, opts, access),
-            Err(io) => Self::start_with(Plain(io), opts, access),
-        }
-    }
-
-    fn start_with(io: impl Io, opts: &ConnectOptions, access: Access) -> Self {
-        let (closed_tx, closed_rx) = watch::channel(None);
-        let mut conn = Connection::new(opts.config.clone(), Instant::now());
-        conn.set_fd_passing(io.passes_fds());
-        let state = State {
-            conn,
-            calls: crate::conn::serials::SerialMap::default(),
-            streams: crate::conn::serials::SerialMap::default(),
-            subscribers: HashMap::new(),
-            writable: Vec::new(),
-            driver: None,
-            read_blocked: false,
-            close_notice: None,
-            closed_tx,
-            direct: access.fd.clone().filter(|_| opts.caller_write),
-            unsent: std::collections::VecDeque::new(),
-            sent_direct: false,
-            spin: (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
-                .then(SpinPolicy::default),
-        };
-        let inner = Arc::new(Inner {
-            state: Mutex::new(state),
-            kill: opts.kill.clone(),
-            killed: std::sync::atomic::AtomicBool::new(false),
-            closed_rx,
-            driver_writing: std::sync::atomic::AtomicBool::new(false),
-        });
-        let gate = access
-            .gate
-            .filter(|_| !opts.busy_poll.is_zero())
-            .map(|g| (g, opts.busy_poll));
-        tokio::spawn(
-            driver::Driver::new(
-                io,
-                inner.clone(),
-                driver::BusyPoll::new(access.fd, opts.busy_poll),
-                gate,
-                access.records,
-            )
-            .instrument(tracing::debug_span!("libvirt.driver")),
-        );
-        Self {
-            _guard: Arc::new(CloseOnDrop(inner.clone())),
-            inner,
-            outcome: Arc::new(HandshakeOutcome::default()),
-            event_queue: opts.event_queue.get(),
-        }
-    }
-
     /// What the handshake learned (auth types, keepalive, event callbacks).
     pub fn handshake_outcome(&self) -> &HandshakeOutcome {
         &self.outcome
-    }
-
-    /// Make a typed call.
-    pub async fn call<P: Procedure>(&self, args: &P::Args) -> Result<P::Ret, CallError> {
-        self.call_inner::<P>(args, None).await
-    }
-
-    /// Make a typed call that fails with [`CallError::TimedOut`] after `timeout` (the
-    /// connection stays usable; a late reply is discarded).
-    pub async fn call_timeout<P: Procedure>(
-        &self,
-        args: &P::Args,
-        timeout: Duration,
-    ) -> Result<P::Ret, CallError> {
-        self.call_inner::<P>(args, Some(Instant::now() + timeout))
-            .await
-    }
-
-    /// Call a typed-parameter getter with the flags libvirt's C library sends: `args`'
-    /// flags plus `VIR_TYPED_PARAM_STRING_OKAY`, without which the daemon leaves string
-    /// parameters out of the answer ([`proto::typed_params`]).
-    ///
-    /// ```no_run
-    /// # async fn demo(client: libvirt_rpc::Client, dom: libvirt_rpc::proto::types::Domain)
-    /// # -> Result<(), libvirt_rpc::CallError> {
-    /// use libvirt_rpc::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
-    ///
-    /// let args = DomainGetParamsArgs { dom, nparams: 0, flags: Default::default() };
-    /// let n = client.call_typed_params::<DomainGetBlkioParameters>(&args).await?.nparams;
-    /// let all = client
-    ///     .call_typed_params::<DomainGetBlkioParameters>(&DomainGetParamsArgs { nparams: n, ..args })
-    ///     .await?;
-    /// for p in &all.params {
-    ///     println!("{} = {:?}", p.field, p.value);
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub async fn call_typed_params<P: proto::typed_params::TypedParamsGetter>(
-        &self,
-        args: &P::Args,
-    ) -> Result<P::Ret, CallError>
-    where
-        P::Args: Clone,
-    {
-        let args = proto::typed_params::as_libvirt_sends::<P>(args.clone());
-        self.call_inner::<P>(&args, None).await
-    }
-
-    async fn call_inner<P: Procedure>(
-        &self,
-        args: &P::Args,
-        deadline: Option<Instant>,
-    ) -> Result<P::Ret, CallError> {
-        P::refuse_fds()?;
-        let serial = self.start_call(P::PROGRAM, P::NUMBER, args, deadline)?;
-        let span = tracing::debug_span!("libvirt.call", proc = P::NAME, serial);
-        let payload = CallFuture {
-            inner: &self.inner,
-            serial,
-            done: false,
-        }
-        .instrument(span)
-        .await?;
-        self.parse_reply::<P>(serial, payload)
-    }
-
-    /// Decode a reply outside the lock; the lock is taken only when it does not decode.
-    fn parse_reply<P: Procedure>(&self, serial: u32, payload: Bytes) -> Result<P::Ret, CallError> {
-        Connection::parse_reply::<P>(serial, payload).map_err(|v| {
-            let mut st = self.inner.lock();
-            let err = st.conn.handle_violation(v);
-            st.dispatch();
-            st.wake_driver();
-            err
-        })
-    }
-
-    /// Make a typed call of a procedure that passes file descriptors (its row has the `fds`
-    /// column; a compile-time check): `fds` go with the call, and the reply's descriptors
-    /// come back with its value (empty when it carried none).
-    ///
-    /// Only a unix socket carries descriptors; over TCP, TLS or SSH the call fails with
-    /// [`CallError::FdPassingUnavailable`] before anything is sent. Descriptors are never
-    /// leaked: those of a refused call are closed at once, and those of a reply whose future
-    /// was dropped are closed when the reply arrives.
-    ///
-    /// ```no_run
-    /// # async fn demo(client: libvirt_rpc::Client, dom: libvirt_rpc::proto::types::Domain)
-    /// # -> Result<(), libvirt_rpc::CallError> {
-    /// use libvirt_rpc::proto::procs::domain::{DomainOpenGraphicsArgs, DomainOpenGraphicsFd};
-    ///
-    /// let args = DomainOpenGraphicsArgs { dom, idx: 0, flags: Default::default() };
-    /// let ((), fds) = client.call_with_fds::<DomainOpenGraphicsFd>(&args, Vec::new()).await?;
-    /// // fds[0]: a socket connected to the domain's first graphics device (VNC: "RFB 003.008")
-    /// # Ok(()) }
-    /// ```
-    pub async fn call_with_fds<P: Procedure>(
-        &self,
-        args: &P::Args,
-        fds: Vec<OwnedFd>,
-    ) -> Result<(P::Ret, Vec<OwnedFd>), CallError> {
-        const {
-            assert!(
-                P::FDS.is_some(),
-                "call_with_fds: the procedure passes no descriptors"
-            );
-        };
-        let (serial, result, fds) = self
-            .fd_call(P::PROGRAM, P::NUMBER, P::NAME, args, fds)
-            .await?;
-        Ok((self.parse_reply::<P>(serial, result?)?, fds))
-    }
-
-    /// [`call_raw`](Self::call_raw) passing file descriptors: `fds` go with the call
-    /// (`CALL_WITH_FDS`), the reply's descriptors (`REPLY_WITH_FDS`) come back with its
-    /// payload. Unix sockets only, as [`call_with_fds`](Self::call_with_fds).
-    pub async fn call_raw_with_fds(
-        &self,
-        program: u32,
-        procedure: i32,
-        args: &[u8],
-        fds: Vec<OwnedFd>,
-    ) -> Result<(Bytes, Vec<OwnedFd>), CallError> {
-        let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
-        let (_, result, fds) = self
-            .fd_call(program, procedure, name, &Preencoded(args), fds)
-            .await?;
-        Ok((result?, fds))
-    }
-
-    /// A call on the descriptor path: its serial, its result and the reply's descriptors.
-    async fn fd_call(
-        &self,
-        program: u32,
-        procedure: i32,
-        name: &'static str,
-        args: &(impl Encode + ?Sized),
-        fds: Vec<OwnedFd>,
-    ) -> Result<(u32, Result<Bytes, CallError>, Vec<OwnedFd>), CallError> {
-        let serial = {
-            let mut st = self.inner.lock();
-            let serial = st
-                .conn
-                .call_raw_with_fds(program, procedure, args, fds, None)?;
-            st.calls.insert(serial, CallSlot::default());
-            st.wake_driver();
-            serial
-        };
-        let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
-        let (result, fds) = WithFds(CallFuture {
-            inner: &self.inner,
-            serial,
-            done: false,
-        })
-        .instrument(span)
-        .await;
-        Ok((serial, result, fds))
-    }
-
-    /// Call any procedure of any program with pre-encoded arguments; returns the raw reply
-    /// payload. For the procedures the typed table does not cover.
-    pub async fn call_raw(
-        &self,
-        program: u32,
-        procedure: i32,
-        args: &[u8],
-    ) -> Result<Bytes, CallError> {
-        let serial = self.start_call(program, procedure, &Preencoded(args), None)?;
-        let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
-        let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
-        CallFuture {
-            inner: &self.inner,
-            serial,
-            done: false,
-        }
-        .instrument(span)
-        .await
-    }
-
-    fn start_call(
-        &self,
-        program: u32,
-        procedure: i32,
-        args: &(impl Encode + ?Sized),
-        deadline: Option<Instant>,
-    ) -> Result<u32, CallError> {
-        let mut st = self.inner.lock();
-        // Only a call's own deadline can move the core's next timeout.
-        let timer = deadline.map(|_| st.conn.poll_timeout());
-        let serial = st.conn.call_raw(program, procedure, args, deadline)?;
-        st.calls.insert(serial, CallSlot::default());
-        // Alone on the connection, a call goes out from here (`direct`); with others in flight
-        // the driver batches the calls their just-completed callers send.
-        let wrote =
-            st.conn.pending_calls() == 1 && direct::write(&mut st, &self.inner.driver_writing);
-        let spin = match &mut st.spin {
-            Some(policy) if wrote => {
-                policy.sent(Instant::now());
-                // A caller writes only a lone call (`pending_calls() == 1` above).
-                policy.spin(1)
-            }
-            _ => false,
-        };
-        st.sent_direct |= wrote;
-        // The driver is needed to write what we could not, to re-arm its timer for a new
-        // deadline, or to busy-poll for the reply; otherwise it sleeps until the reply.
-        if !wrote || spin || timer.is_some_and(|t| st.conn.poll_timeout() != t) {
-            st.wake_driver();
-        }
-        Ok(serial)
     }
 
     /// Close now: every pending call and stream fails with
@@ -929,77 +327,5 @@ impl Client {
     /// The reason the daemon gave in its close notice, if one arrived.
     pub fn close_notice(&self) -> Option<proto::names::ConnectCloseReason> {
         self.inner.lock().close_notice
-    }
-}
-
-/// Waits for one call's completion; forgets the call when dropped early.
-pub(crate) struct CallFuture<'a> {
-    pub(crate) inner: &'a Arc<Inner>,
-    pub(crate) serial: u32,
-    pub(crate) done: bool,
-}
-
-impl CallFuture<'_> {
-    /// The reply and the descriptors that came with it.
-    fn poll_reply(
-        &mut self,
-        cx: &mut Context<'_>,
-    ) -> Poll<(Result<Bytes, CallError>, Vec<OwnedFd>)> {
-        let mut st = self.inner.lock();
-        let slot = st
-            .calls
-            .get_mut(&self.serial)
-            .expect("slot lives until the future ends");
-        if let Some(r) = slot.result.take() {
-            let fds = st
-                .calls
-                .remove(&self.serial)
-                .map(|s| s.fds)
-                .unwrap_or_default();
-            drop(st);
-            self.done = true;
-            return Poll::Ready((r.map_err(|e| *e), fds));
-        }
-        slot.waker = Some(cx.waker().clone());
-        Poll::Pending
-    }
-}
-
-impl Future for CallFuture<'_> {
-    type Output = Result<Bytes, CallError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.poll_reply(cx).map(|(r, _)| r)
-    }
-}
-
-/// A [`CallFuture`] that also yields the reply's descriptors (dropping it early closes
-/// them, with the slot they wait in).
-struct WithFds<'a>(CallFuture<'a>);
-
-impl Future for WithFds<'_> {
-    type Output = (Result<Bytes, CallError>, Vec<OwnedFd>);
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.0.poll_reply(cx)
-    }
-}
-
-/// `io` as a descriptor-passing unix socket, if it is a tokio `UnixStream`.
-fn as_unix<T: Any>(io: T) -> Result<UnixFds, T> {
-    let any: Box<dyn Any> = Box::new(io);
-    match any.downcast::<tokio::net::UnixStream>() {
-        Ok(unix) => Ok(UnixFds::new(*unix)),
-        Err(any) => Err(*any.downcast::<T>().expect("the type it was boxed as")),
-    }
-}
-
-impl Drop for CallFuture<'_> {
-    fn drop(&mut self) {
-        if !self.done {
-            let mut st = self.inner.lock();
-            st.calls.remove(&self.serial);
-            st.conn.forget_call(self.serial);
-        }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::proto::RemoteError;
-use crate::proto::procedure::FdPassing;
+use crate::proto::procedure::{FdPassing, NeedsFds};
 use crate::wire::frame::{FrameError, MessageStatus, MessageType};
 use crate::wire::xdr::{DecodeError, EncodeError};
 
@@ -257,23 +257,133 @@ impl From<FrameError> for CallError {
     }
 }
 
-impl CallError {
-    /// The daemon's error, if that is what this is.
-    pub fn remote(&self) -> Option<&RemoteError> {
+impl From<NeedsFds> for CallError {
+    fn from(e: NeedsFds) -> Self {
+        Self::NeedsFdPassing {
+            procedure: e.procedure,
+            fds: e.fds,
+        }
+    }
+}
+
+/// The questions a program asks of a failure, the same for every error of this library
+/// ([`CallError`], [`StreamError`], [`HandshakeError`](super::handshake::HandshakeError) and,
+/// with the client, `ConnectError`, `TransferError` and `Error`). Each type says what it holds
+/// ([`remote`](Self::remote), [`is_connection_dead`](Self::is_connection_dead), and its own
+/// authentication failures if it has any); [`is_not_found`](Self::is_not_found) and
+/// [`is_auth`](Self::is_auth) follow from those, the same way for all. Every such type also
+/// has these four as inherent methods, so asking needs no import.
+pub trait ErrorPredicates {
+    /// The daemon's error, if the failure is one or carries one.
+    fn remote(&self) -> Option<&RemoteError>;
+
+    /// The connection is dead (or died while it was being set up): this failed because of it,
+    /// and everything later on it fails too. Reconnect.
+    fn is_connection_dead(&self) -> bool;
+
+    /// Authentication failed on this side of the link: credentials refused or missing, a
+    /// client certificate refused, SSH authentication. (The daemon's own refusals are read
+    /// from [`remote`](Self::remote).) False for types that authenticate nothing.
+    fn is_auth_failed_here(&self) -> bool {
+        false
+    }
+
+    /// The daemon said the object does not exist ([`RemoteError::is_not_found`]).
+    fn is_not_found(&self) -> bool {
+        self.remote().is_some_and(RemoteError::is_not_found)
+    }
+
+    /// Authentication or permission failed: here, or the daemon refused
+    /// ([`RemoteError::is_auth`]).
+    fn is_auth(&self) -> bool {
+        self.is_auth_failed_here() || self.remote().is_some_and(RemoteError::is_auth)
+    }
+}
+
+/// The [`ErrorPredicates`] of each listed type as inherent methods (no import needed to ask).
+macro_rules! error_predicates {
+    ($($T:ty),* $(,)?) => {$(
+        impl $T {
+            /// The daemon's error, if there is one ([`ErrorPredicates::remote`]).
+            ///
+            /// [`ErrorPredicates::remote`]: crate::conn::ErrorPredicates::remote
+            pub fn remote(&self) -> Option<&$crate::proto::RemoteError> {
+                $crate::conn::ErrorPredicates::remote(self)
+            }
+
+            /// The connection is dead: reconnect
+            /// ([`ErrorPredicates::is_connection_dead`]).
+            ///
+            /// [`ErrorPredicates::is_connection_dead`]: crate::conn::ErrorPredicates::is_connection_dead
+            pub fn is_connection_dead(&self) -> bool {
+                $crate::conn::ErrorPredicates::is_connection_dead(self)
+            }
+
+            /// The daemon said the object does not exist
+            /// ([`ErrorPredicates::is_not_found`]).
+            ///
+            /// [`ErrorPredicates::is_not_found`]: crate::conn::ErrorPredicates::is_not_found
+            pub fn is_not_found(&self) -> bool {
+                $crate::conn::ErrorPredicates::is_not_found(self)
+            }
+
+            /// Authentication or permission failed ([`ErrorPredicates::is_auth`]).
+            ///
+            /// [`ErrorPredicates::is_auth`]: crate::conn::ErrorPredicates::is_auth
+            pub fn is_auth(&self) -> bool {
+                $crate::conn::ErrorPredicates::is_auth(self)
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)] // the client's errors use it too, when it is built
+pub(crate) use error_predicates;
+
+error_predicates!(CallError, StreamError, super::handshake::HandshakeError);
+
+impl ErrorPredicates for CallError {
+    fn remote(&self) -> Option<&RemoteError> {
         match self {
             Self::Remote(e) => Some(e),
             _ => None,
         }
     }
 
-    /// The daemon said the object does not exist.
-    pub fn is_not_found(&self) -> bool {
-        self.remote().is_some_and(RemoteError::is_not_found)
+    fn is_connection_dead(&self) -> bool {
+        matches!(self, Self::Connection(_))
+    }
+}
+
+impl ErrorPredicates for StreamError {
+    /// The daemon's error: it refused to open the stream, failed mid-transfer, or answered
+    /// our abort with an error.
+    fn remote(&self) -> Option<&RemoteError> {
+        match self {
+            Self::Remote(e) => Some(e),
+            Self::Aborted { server, .. } => server.as_ref(),
+            _ => None,
+        }
     }
 
-    /// The connection is dead (this call and every later one fail).
-    pub fn is_connection(&self) -> bool {
+    /// The connection is dead (this stream and everything else on it failed).
+    fn is_connection_dead(&self) -> bool {
         matches!(self, Self::Connection(_))
+    }
+}
+
+impl CallError {
+    /// The connection is dead (this call and every later one fail): the same as
+    /// [`is_connection_dead`](Self::is_connection_dead).
+    pub fn is_connection(&self) -> bool {
+        self.is_connection_dead()
+    }
+
+    /// Why the connection died, if that is why this call failed.
+    pub fn connection(&self) -> Option<&ConnectionError> {
+        match self {
+            Self::Connection(e) => Some(e),
+            _ => None,
+        }
     }
 }
 

@@ -107,6 +107,26 @@ pub enum HandshakeError {
     },
 }
 
+impl super::error::ErrorPredicates for HandshakeError {
+    /// The daemon's error, if a handshake step failed with one.
+    fn remote(&self) -> Option<&RemoteError> {
+        match self {
+            Self::Call { error, .. } => error.remote(),
+            Self::AuthRejected { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The connection died during the handshake.
+    fn is_connection_dead(&self) -> bool {
+        matches!(self, Self::Call { error, .. } if error.is_connection_dead())
+    }
+
+    fn is_auth_failed_here(&self) -> bool {
+        self.is_auth_failed()
+    }
+}
+
 impl HandshakeError {
     /// Authentication failed: credentials rejected, none available, or a refused client
     /// certificate.

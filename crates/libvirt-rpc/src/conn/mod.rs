@@ -37,15 +37,18 @@ pub mod sasl;
 pub(crate) mod serials;
 mod stream;
 pub mod subscriptions;
+pub mod transmit;
 
 use std::collections::{BTreeSet, VecDeque};
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
-pub use error::{CallError, ConnectionError, ProtocolViolation, StreamError, StreamMisuse};
+pub use error::{
+    CallError, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError, StreamMisuse,
+};
 pub use keepalive::KeepaliveConfig;
 use keepalive::{Keepalive, KeepaliveAction};
 use serials::{SerialMap, SerialSet};
@@ -53,18 +56,21 @@ use stream::{Phase, Stream};
 pub use stream::{StreamItem, StreamMut};
 pub use subscriptions::SubscriberId;
 use subscriptions::{Call, CallKind, Subscriptions};
+pub use transmit::{BATCH_MAX, CALLER_WRITE_MAX, Transmit, WriteTurn, Writer};
+use transmit::{Queued, SendQueue};
 
 use crate::proto::error::WireError;
 use crate::proto::events::{self, EventKind};
 use crate::proto::limits::MESSAGE_NUM_FDS_MAX;
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::{
-    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, Procedure, REMOTE_VERSION, RemoteError,
+    self, KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, Procedure, RemoteError, header,
 };
 use crate::wire::frame::{
     self, Frame, FrameError, Header, MessageStatus, MessageType, UPLOAD_CHUNK_DEFAULT,
 };
-use crate::wire::xdr::{self, Decode, Encode, EncodeError, Encoder, Preencoded};
+use crate::wire::packet::{encode_packet, encode_packet_fds};
+use crate::wire::xdr::{self, Decode, Encode, EncodeError, Preencoded};
 
 /// Connection settings.
 #[derive(Debug, Clone)]
@@ -85,83 +91,6 @@ impl Default for Config {
             keepalive: Some(KeepaliveConfig::default()),
             stream_window: 4 << 20,
             stream_chunk: UPLOAD_CHUNK_DEFAULT,
-        }
-    }
-}
-
-/// One packet to write: `head` then `body` (either may be empty). Stream data travels in
-/// `body` without being copied.
-///
-/// A `CALL_WITH_FDS` packet carries its descriptors in `fds`: after the packet's bytes, send
-/// each one as `SCM_RIGHTS` ancillary data with one byte of data, in a message of its own
-/// (as libvirt does: the daemon reads the packet, then one byte and one descriptor per
-/// `recvmsg`).
-#[derive(Default)]
-pub struct Transmit {
-    /// Length word, header and (for calls) the payload.
-    pub head: Bytes,
-    /// Raw stream data, sent after `head`.
-    pub body: Bytes,
-    /// Descriptors to send after the packet, one per message (empty but for
-    /// `CALL_WITH_FDS`).
-    pub fds: Vec<OwnedFd>,
-}
-
-impl Transmit {
-    /// Total bytes.
-    pub fn len(&self) -> usize {
-        self.head.len() + self.body.len()
-    }
-
-    /// True when there is nothing to send.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl std::fmt::Debug for Transmit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Transmit")
-            .field("len", &self.len())
-            .field("fds", &self.fds.len())
-            .finish_non_exhaustive()
-    }
-}
-
-/// A packet in the send queue, with what it is, so that a stream's data can be dropped
-/// without reading the packet's header back.
-#[derive(Debug)]
-struct Queued {
-    transmit: Transmit,
-    /// A data or hole packet of this stream (not a call, nor a stream's finish or abort).
-    stream_data: Option<StreamId>,
-    /// Our PONG to the daemon's PING.
-    pong: bool,
-}
-
-impl Queued {
-    /// A whole packet in `head`: a call, a control or keepalive packet.
-    fn packet(head: Bytes) -> Self {
-        Self {
-            transmit: Transmit {
-                head,
-                ..Transmit::default()
-            },
-            stream_data: None,
-            pong: false,
-        }
-    }
-
-    /// A data or hole packet of stream `id`.
-    fn data(id: StreamId, head: Bytes, body: Bytes) -> Self {
-        Self {
-            transmit: Transmit {
-                head,
-                body,
-                fds: Vec::new(),
-            },
-            stream_data: Some(id),
-            pong: false,
         }
     }
 }
@@ -267,11 +196,8 @@ pub struct Connection {
     abandoned: SerialSet<u32>,
     deadlines: BTreeSet<(Instant, u32)>,
     streams: SerialMap<u32, Stream>,
-    transmit: VecDeque<Queued>,
-    transmit_bytes: usize,
-    /// A PONG is queued and not yet taken by `poll_transmit`: it answers every PING since, so
-    /// a flood of PINGs (or a stalled socket) queues one, not one each.
-    pong_unsent: bool,
+    /// What is queued to send, and who writes it next.
+    sendq: SendQueue,
     outputs: VecDeque<Output>,
     keepalive: Keepalive,
     stats: Stats,
@@ -306,9 +232,7 @@ impl Connection {
             abandoned: SerialSet::default(),
             deadlines: BTreeSet::new(),
             streams: SerialMap::default(),
-            transmit: VecDeque::new(),
-            transmit_bytes: 0,
-            pong_unsent: false,
+            sendq: SendQueue::default(),
             outputs: VecDeque::new(),
             keepalive,
             stats: Stats::default(),
@@ -324,12 +248,6 @@ impl Connection {
     }
 
     // ---- getters ------------------------------------------------------------------------
-
-    /// Payload bytes per upload packet: `Config::stream_chunk`, kept within the protocol's
-    /// limits.
-    pub fn upload_chunk(&self) -> usize {
-        self.config.stream_chunk.clamp(1, frame::PAYLOAD_MAX)
-    }
 
     /// True once the connection is dead.
     pub fn is_closed(&self) -> bool {
@@ -354,7 +272,7 @@ impl Connection {
 
     /// Bytes queued for sending and not yet taken by [`poll_transmit`](Self::poll_transmit).
     pub fn transmit_queued(&self) -> usize {
-        self.transmit_bytes
+        self.sendq.bytes()
     }
 
     /// Calls waiting for a reply (the connection's own event registration calls included).
@@ -384,7 +302,10 @@ impl Connection {
 
     /// Counters.
     pub fn stats(&self) -> Stats {
-        self.stats
+        Stats {
+            packets_out: self.sendq.packets_out,
+            ..self.stats
+        }
     }
 
     /// The keepalive settings in force.
@@ -393,15 +314,6 @@ impl Connection {
     }
 
     // ---- outputs ------------------------------------------------------------------------
-
-    /// The next packet to write, in order.
-    #[must_use]
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        let q = self.transmit.pop_front()?;
-        self.pong_unsent &= !q.pong;
-        self.transmit_bytes -= q.transmit.len();
-        Some(q.transmit)
-    }
 
     /// When [`handle_timeout`](Self::handle_timeout) should next be called.
     #[must_use]
@@ -419,7 +331,11 @@ impl Connection {
     /// The next notice for the driver.
     #[must_use]
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        let o = self.outputs.pop_front()?;
+        if matches!(o, Output::CallDone { .. }) {
+            self.caller_woken();
+        }
+        Some(o)
     }
 
     // ---- inputs -------------------------------------------------------------------------
@@ -618,15 +534,7 @@ impl Connection {
         let h = header(program, procedure, serial, kind, MessageStatus::Ok);
         let nfds = (!fds.is_empty()).then_some(fds.len() as u32);
         let head = encode_packet_fds::<CallError>(&mut self.wbuf, &h, nfds, args)?;
-        self.queue(Queued {
-            transmit: Transmit {
-                head,
-                body: Bytes::new(),
-                fds,
-            },
-            stream_data: None,
-            pong: false,
-        });
+        self.queue(Queued::with_fds(head, fds));
         self.insert_call(serial, program, procedure, deadline, true);
         Ok(serial)
     }
@@ -983,16 +891,10 @@ impl Connection {
     }
 
     fn queue(&mut self, q: Queued) {
-        self.stats.packets_out += 1;
-        self.transmit_bytes += q.transmit.len();
-        self.transmit.push_back(q);
+        self.sendq.push(q);
     }
 
     fn queue_keepalive(&mut self, procedure: i32) {
-        let pong = procedure == KEEPALIVE_PONG;
-        if pong && self.pong_unsent {
-            return;
-        }
         let h = header(
             KEEPALIVE_PROGRAM,
             procedure,
@@ -1002,13 +904,7 @@ impl Connection {
         );
         let head = frame::encode_head(&h, 0).expect("tiny packet");
         // Keepalive jumps the queue (between whole packets) so a long upload cannot delay it.
-        self.stats.packets_out += 1;
-        self.transmit_bytes += head.len();
-        self.transmit.push_front(Queued {
-            pong,
-            ..Queued::packet(head)
-        });
-        self.pong_unsent |= pong;
+        self.sendq.push_urgent(head, procedure == KEEPALIVE_PONG);
     }
 
     /// Mark dead, complete everything pending with the error, and say so once.
@@ -1017,9 +913,7 @@ impl Connection {
             return;
         }
         self.error = Some(e.clone());
-        self.transmit.clear();
-        self.transmit_bytes = 0;
-        self.pong_unsent = false;
+        self.sendq.clear();
         self.deadlines.clear();
         // Every descriptor of an unfinished reply is closed with the connection. Those of
         // replies already completed (`CallDone` emitted) stay for `take_reply_fds`: the call
@@ -1254,85 +1148,6 @@ fn parse_ret<R: Decode>(
         error,
     })
 }
-
-/// The header of a packet we send. Every program we know is at version 1; a raw call to one
-/// we do not know goes out at the remote program's (its reply is refused anyway).
-fn header(
-    program: u32,
-    procedure: i32,
-    serial: u32,
-    kind: MessageType,
-    status: MessageStatus,
-) -> Header {
-    Header {
-        program,
-        version: proto::program_version(program).unwrap_or(REMOTE_VERSION),
-        procedure,
-        kind,
-        serial,
-        status,
-    }
-}
-
-/// One packet with an XDR payload: a call's arguments, a hole record.
-fn encode_packet<E: From<EncodeError> + From<FrameError>>(
-    buf: &mut BytesMut,
-    header: &Header,
-    payload: &(impl Encode + ?Sized),
-) -> Result<Bytes, E> {
-    encode_packet_fds(buf, header, None, payload)
-}
-
-/// [`encode_packet`], with the descriptor count word of a `*_WITH_FDS` packet between the
-/// header and the payload when `nfds` is given.
-///
-/// The packet is encoded at the end of `buf`, the connection's encode buffer, and split off
-/// it: packets share one allocation, which `reserve` reclaims in place once the packets
-/// before have been written and dropped. (A fresh `BytesMut` per packet cost two
-/// allocations per call: the buffer, and the shared header `freeze` gives a buffer with
-/// room to spare.) On error nothing is left in `buf`.
-fn encode_packet_fds<E: From<EncodeError> + From<FrameError>>(
-    buf: &mut BytesMut,
-    header: &Header,
-    nfds: Option<u32>,
-    payload: &(impl Encode + ?Sized),
-) -> Result<Bytes, E> {
-    debug_assert!(
-        buf.is_empty(),
-        "the encode buffer holds no packet between encodes"
-    );
-    if buf.capacity() < ENCODE_MIN {
-        buf.reserve(ENCODE_CHUNK);
-    }
-    let mut enc_err = Ok(());
-    let framed = frame::encode_with(buf, header, |b| {
-        if let Some(n) = nfds {
-            b.put_u32(n);
-        }
-        let mut enc = Encoder::new(b);
-        payload.encode(&mut enc);
-        enc_err = enc.finish();
-    });
-    if let Err(e) = framed
-        .map_err(E::from)
-        .and_then(|()| enc_err.map_err(E::from))
-    {
-        buf.clear();
-        return Err(e);
-    }
-    Ok(buf.split().freeze())
-}
-
-/// Room the encode buffer must have before a packet; below it the buffer is grown by a
-/// whole [`ENCODE_CHUNK`]. Most calls' packets fit (a larger one grows the buffer as it is
-/// encoded).
-const ENCODE_MIN: usize = 4 << 10;
-/// What the encode buffer grows by. Growing reclaims the buffer in place when every packet
-/// split off it has been written and dropped, and allocates a new one when one is still
-/// queued — as it is with calls in flight. Growing by just [`ENCODE_MIN`] made every call
-/// after the first in a buffer grow it (a 28-byte packet leaves less than `ENCODE_MIN`),
-/// which with 8 calls in flight was 0.74 new buffers, 1.5 allocations, per call.
-const ENCODE_CHUNK: usize = 16 << 10;
 
 #[cfg(test)]
 mod encode_buffer_tests {

@@ -56,10 +56,11 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::error::{ProtocolViolation, StreamError, StreamMisuse};
-use super::{Connection, Output, Queued, StreamId, encode_packet, header};
+use super::{Connection, Output, Queued, StreamId};
 use crate::proto::types::StreamHole;
-use crate::proto::{Procedure, RemoteError, StreamArgs, StreamDirection};
+use crate::proto::{Procedure, RemoteError, StreamArgs, StreamDirection, header};
 use crate::wire::frame::{self, Header, MessageStatus, MessageType};
+use crate::wire::packet::encode_packet;
 use crate::wire::xdr::{self, Encode};
 
 /// One item of a download, in order.
@@ -273,6 +274,12 @@ impl Stream {
 }
 
 impl Connection {
+    /// Payload bytes per upload packet: `Config::stream_chunk`, kept within the protocol's
+    /// limits.
+    pub fn upload_chunk(&self) -> usize {
+        self.config.stream_chunk.clamp(1, frame::PAYLOAD_MAX)
+    }
+
     /// Open a stream with a raw call. The core cannot read raw arguments: `sparse` says
     /// whether `args` ask for a sparse stream (typed procedures derive it from their
     /// arguments, see [`open_stream`](Self::open_stream)).
@@ -289,7 +296,7 @@ impl Connection {
         // Registered before the call goes out: data may arrive before the REPLY.
         self.streams
             .insert(serial, Stream::new(program, procedure, direction, sparse));
-        self.queue(Queued::packet(packet));
+        self.sendq.push(Queued::packet(packet));
         Ok(serial)
     }
 
@@ -539,16 +546,12 @@ impl Connection {
             self.drop_queued_data(id);
         }
         let head = frame::encode_head(&h, 0).expect("tiny packet");
-        self.queue(Queued::packet(head));
+        self.sendq.push(Queued::packet(head));
     }
 
     /// Forget queued (not yet taken) data and hole packets of stream `id`.
     fn drop_queued_data(&mut self, id: StreamId) {
-        let before = self.transmit.len();
-        self.transmit.retain(|q| q.stream_data != Some(id));
-        if self.transmit.len() != before {
-            self.transmit_bytes = self.transmit.iter().map(|q| q.transmit.len()).sum();
-        }
+        self.sendq.drop_stream_data(id);
     }
 }
 
@@ -615,7 +618,7 @@ impl StreamMut<'_> {
         while !data.is_empty() {
             let body = data.split_to(chunk.min(data.len()));
             let head = frame::encode_head(&h, body.len()).expect("chunk is under the limit");
-            self.conn.queue(Queued::data(id, head, body));
+            self.conn.sendq.push(Queued::data(id, head, body));
         }
         Ok(())
     }
@@ -639,7 +642,7 @@ impl StreamMut<'_> {
         let packet: Bytes =
             encode_packet::<StreamError>(&mut self.conn.wbuf, &h, &StreamHole { length, flags: 0 })
                 .expect("tiny packet");
-        self.conn.queue(Queued::data(id, packet, Bytes::new()));
+        self.conn.sendq.push(Queued::data(id, packet, Bytes::new()));
         Ok(())
     }
 

@@ -540,6 +540,18 @@ impl RemoteError {
         )
     }
 
+    /// The daemon refused for lack of authentication or permission (`AUTH_FAILED`,
+    /// `AUTH_CANCELLED`, `AUTH_UNAVAILABLE`, `ACCESS_DENIED`).
+    pub fn is_auth(&self) -> bool {
+        matches!(
+            self.code,
+            ErrorCode::AUTH_FAILED
+                | ErrorCode::AUTH_CANCELLED
+                | ErrorCode::AUTH_UNAVAILABLE
+                | ErrorCode::ACCESS_DENIED
+        )
+    }
+
     /// The requested metadata element is absent (the domain itself exists).
     pub fn is_no_metadata(&self) -> bool {
         self.code == ErrorCode::NO_DOMAIN_METADATA || self.code == ErrorCode::NO_NETWORK_METADATA

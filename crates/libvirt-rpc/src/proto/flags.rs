@@ -50,12 +50,8 @@ macro_rules! flag_set {
             }
         }
 
-        #[cfg(feature = "client")]
-        impl $crate::client::handles::Param for $T {
-            type In<'a> = Self;
-            fn from_param(p: Self) -> Self {
-                p
-            }
+        impl $crate::proto::types::TypedInt for $T {
+            type Int = $int;
         }
 
         impl $crate::wire::xdr::Decode for $T {

@@ -27,7 +27,10 @@ pub use names::{
     ShutdownDetail, ShutdownReason, ShutoffReason, StartedDetail, StateReason, StoppedDetail,
     SuspendedDetail, UndefinedDetail,
 };
-pub use procedure::{FdPassing, LibvirtVersion, ProcInfo, Procedure, StreamArgs, StreamDirection};
+pub use procedure::{
+    FdPassing, LibvirtVersion, NeedsFds, ProcInfo, Procedure, StreamArgs, StreamDirection,
+};
+pub use types::TypedInt;
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.
 pub const REMOTE_PROGRAM: u32 = 0x2000_8086;
@@ -59,6 +62,25 @@ pub const fn program_version(program: u32) -> Option<u32> {
         LXC_PROGRAM => Some(LXC_VERSION),
         KEEPALIVE_PROGRAM => Some(KEEPALIVE_VERSION),
         _ => None,
+    }
+}
+
+/// The header of a packet a client sends. Every program we know is at version 1; a raw call to
+/// one we do not know goes out at the remote program's (its reply is refused anyway).
+pub fn header(
+    program: u32,
+    procedure: i32,
+    serial: u32,
+    kind: crate::wire::frame::MessageType,
+    status: crate::wire::frame::MessageStatus,
+) -> crate::wire::frame::Header {
+    crate::wire::frame::Header {
+        program,
+        version: program_version(program).unwrap_or(REMOTE_VERSION),
+        procedure,
+        kind,
+        serial,
+        status,
     }
 }
 

@@ -90,12 +90,8 @@ macro_rules! named {
             }
         }
 
-        #[cfg(feature = "client")]
-        impl $crate::client::handles::Param for $T {
-            type In<'a> = Self;
-            fn from_param(p: Self) -> Self {
-                p
-            }
+        impl $crate::proto::types::TypedInt for $T {
+            type Int = $int;
         }
     };
 }
@@ -361,6 +357,10 @@ impl crate::wire::xdr::Decode for DomainState {
     }
 }
 
+impl super::types::TypedInt for DomainState {
+    type Int = i32;
+}
+
 // `virDomainEvent*DetailType` per event type (virsh's words).
 states! {
     DomainEventType, "lifecycle event", detail_names, detail_texts, LifecycleDetail, "detail";
@@ -462,6 +462,10 @@ impl crate::wire::xdr::Decode for DomainEventType {
     fn decode(dec: &mut crate::wire::xdr::Decoder) -> Result<Self, crate::wire::xdr::DecodeError> {
         i32::decode(dec).map(Self)
     }
+}
+
+impl super::types::TypedInt for DomainEventType {
+    type Int = i32;
 }
 
 /// A lifecycle event and its detail without the domain

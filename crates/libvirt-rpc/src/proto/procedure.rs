@@ -24,9 +24,8 @@ pub enum StreamDirection {
 /// unix socket).
 ///
 /// Such a call goes through `call_with_fds` (`Connection::call_with_fds`,
-/// `Client::call_with_fds`), on a unix socket only; the plain `call` refuses it with
-/// [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) before anything is
-/// sent.
+/// `Client::call_with_fds`), on a unix socket only; the plain `call` refuses it before
+/// anything is sent ([`Procedure::refuse_fds`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FdPassing {
     /// The call sends descriptors (`CALL_WITH_FDS`).
@@ -35,6 +34,16 @@ pub enum FdPassing {
     Reply,
     /// The call sends descriptors and the reply may return some.
     Both,
+}
+
+/// A procedure that passes file descriptors, made through a path that carries none (what
+/// [`Procedure::refuse_fds`] reports; the connection turns it into its own error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeedsFds {
+    /// The procedure's name.
+    pub procedure: &'static str,
+    /// Which side carries descriptors.
+    pub fds: FdPassing,
 }
 
 /// A libvirt release, `major.minor.micro` (ordered; `Display` is `9.0.0`).
@@ -142,18 +151,18 @@ pub trait Procedure {
     const SINCE: LibvirtVersion;
     /// `Some` when the call or its reply carries file descriptors (`call_with_fds` only).
     const FDS: Option<FdPassing> = None;
-    /// `Some("Object::method")` when the row generates a method of the object API
-    /// ([`client::handles`](crate::client::handles), feature `client`), e.g.
-    /// `"Domain::xml_desc"`; `Connect` for the connection's own methods.
+    /// `Some("Object::method")` when the row names a method of the object API (built by the
+    /// client, feature `client`), e.g. `"Domain::xml_desc"`; `Connect` for the connection's
+    /// own methods.
     const METHOD: Option<&'static str> = None;
 
-    /// [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing) for a procedure
-    /// that passes descriptors: the plain typed call paths check this before anything is
-    /// queued (the descriptor path, `call_with_fds`, does not).
-    fn refuse_fds() -> Result<(), crate::conn::CallError> {
+    /// [`NeedsFds`] for a procedure that passes descriptors: the plain typed call paths
+    /// check this before anything is queued and report it as their own error (the
+    /// descriptor path, `call_with_fds`, does not check).
+    fn refuse_fds() -> Result<(), NeedsFds> {
         match Self::FDS {
             None => Ok(()),
-            Some(fds) => Err(crate::conn::CallError::NeedsFdPassing {
+            Some(fds) => Err(NeedsFds {
                 procedure: Self::NAME,
                 fds,
             }),
@@ -216,27 +225,33 @@ impl ProcInfo {
 /// procedure (`since`); a stream procedure adds its direction, a procedure that passes file
 /// descriptors adds which side carries them ([`FdPassing`]).
 ///
-/// A row may be followed by a `=> Object::method(…)` line: the method of the object API
-/// ([`client::handles`](crate::client::handles), feature `client`) the row generates, with
-/// the row's docs. The parentheses list the argument struct's fields in order:
+/// Each module of [`procs`](crate::proto::procs) keeps its rows in a macro of its own
+/// (`rows!`, which hands them to a callback macro, as quinn's `apply_params!` does) and
+/// applies this one to them; the first token group (`[storage]`) names the module, for the
+/// callbacks of the layers above that expand the same rows.
+///
+/// A row may be followed by a `=> Object::method(…)` line: a method of the object API that a
+/// layer above builds from the row (`Object` is `Connect` for the connection's own methods).
+/// Here it is data only: [`Procedure::METHOD`] and the type's docs name it. The parentheses
+/// list the argument struct's fields in order:
 /// * `field = self`: the handle fills it in (its wire identity);
 /// * `field = EXPR`: a fixed value (`need_results = 1`);
 /// * `field = count`: a parameter getter's `nparams`: the method asks for the count first
 ///   (0), then for that many (the reply's `nparams`);
 /// * `field = typed_count`: the same for a typed-parameter getter, both calls with
-///   `VIR_TYPED_PARAM_STRING_OKAY` added (`Client::call_typed_params`);
+///   `VIR_TYPED_PARAM_STRING_OKAY` added ([`typed_params`](crate::proto::typed_params));
 /// * `field = typed(EXPR)`: a fixed value, and the call adds `VIR_TYPED_PARAM_STRING_OKAY`;
 /// * `field`: an argument of the method, of the field's own type
 ///   ([`FieldType`](crate::wire::xdr::FieldType)).
 ///
 /// `-> field[N]` returns field `N` of the reply struct, lifted (strings as `String`, object
-/// identities as handles: `Lift`); `-> field[N] as bool` returns whether it is non-zero,
+/// identities as handles); `-> field[N] as bool` returns whether it is non-zero,
 /// `-> field[N] as version` a [`LibvirtVersion`] decoded from `major·10⁶ + minor·10³ + micro`;
 /// without `->` the method returns the reply struct as it is.
 ///
 /// ```text
 /// procedures! {
-///     table CONNECT;
+///     [connect] table CONNECT;
 ///     /// doc
 ///     ConnectGetType = 3: () => ConnectGetTypeRet, since "0.3.0";
 ///         => Connect::kind() -> kind[0];
@@ -245,12 +260,17 @@ impl ProcInfo {
 ///     StorageVolUpload = 208: StorageVolUploadArgs => (), since "0.9.0", stream Upload;
 /// }
 /// procedures! {
-///     table PROCEDURES, program LXC_PROGRAM;
+///     [lxc] table PROCEDURES, program LXC_PROGRAM;
 ///     LxcDomainOpenNamespace = 1: LxcDomainOpenNamespaceArgs => (), since "1.0.2", fds Reply;
 /// }
 /// ```
 #[macro_export]
 macro_rules! procedures {
+    (
+        [$module:ident] $($rest:tt)*
+    ) => {
+        $crate::procedures! { $($rest)* }
+    };
     (
         table $table:ident;
         $($rows:tt)*
@@ -295,9 +315,6 @@ macro_rules! procedures {
                 type Args = $args;
                 type Ret = $ret;
             }
-
-            $crate::procedures!(@row [$(#[$m])*] $name, $args, $ret;
-                $( $obj :: $meth ( $($a)* ) $(-> $rf [$ri] $(as $conv)?)? )?);
         )*
 
         /// Every procedure declared in this module.
@@ -317,113 +334,6 @@ macro_rules! procedures {
     (@method_name) => { None };
     (@method_name $obj:ident $meth:ident) => {
         Some(concat!(stringify!($obj), "::", stringify!($meth)))
-    };
-
-    (@row [$($d:tt)*] $name:ident, $args:ty, $ret:ty;) => {};
-    (@row [$($d:tt)*] $name:ident, $args:ty, $ret:ty;
-        $obj:ident :: $meth:ident ( $($a:tt)* ) $($r:tt)*) => {
-        $crate::procedures!(@args
-            (self, $name, $args, $ret, [$($d)*], $obj, $meth, [$($r)*])
-            [] [] [] [] $($a)*
-        );
-    };
-
-    // The argument list, one field at a time: [position] [method params] [struct fields]
-    // [call kind: empty, `count FIELD` or `typed`].
-    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]) => {
-        $crate::procedures!(@emit $ctx [$($p)*] [$($f)*] [$($k)*]);
-    };
-    (@args ($s:tt, $($ctx:tt)*) [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
-        $field:ident = self $(, $($rest:tt)*)?) => {
-        $crate::procedures!(@args ($s, $($ctx)*) [$($c)* 1] [$($p)*]
-            [$($f)* $field: $crate::client::handles::SelfArg::self_arg($s),] [$($k)*]
-            $($($rest)*)?);
-    };
-    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
-        $field:ident = count $(, $($rest:tt)*)?) => {
-        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
-            [$($f)* $field: 0,] [count $field] $($($rest)*)?);
-    };
-    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
-        $field:ident = typed_count $(, $($rest:tt)*)?) => {
-        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
-            [$($f)* $field: 0,] [typed_count $field] $($($rest)*)?);
-    };
-    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
-        $field:ident = typed($e:expr) $(, $($rest:tt)*)?) => {
-        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
-            [$($f)* $field: $e,] [typed] $($($rest)*)?);
-    };
-    (@args $ctx:tt [$($c:tt)*] [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]
-        $field:ident = $e:expr $(, $($rest:tt)*)?) => {
-        $crate::procedures!(@args $ctx [$($c)* 1] [$($p)*]
-            [$($f)* $field: $e,] [$($k)*] $($($rest)*)?);
-    };
-    (@args ($s:tt, $name:ident, $args:ty, $($ctx:tt)*) [$($c:tt)*] [$($p:tt)*] [$($f:tt)*]
-        [$($k:tt)*] $field:ident $(, $($rest:tt)*)?) => {
-        $crate::procedures!(@args ($s, $name, $args, $($ctx)*) [$($c)* 1]
-            [$($p)* $field: $crate::client::handles::ParamOf<'_, $args, { 0 $(+ $c)* }>,]
-            [$($f)* $field: $crate::client::handles::Param::from_param($field),] [$($k)*]
-            $($($rest)*)?);
-    };
-
-    (@emit ($s:tt, $name:ident, $args:ty, $ret:ty, [$($m:tt)*], $obj:ident, $meth:ident, [$($r:tt)*])
-        [$($p:tt)*] [$($f:tt)*] [$($k:tt)*]) => {
-        #[cfg(feature = "client")]
-        impl $crate::client::handles::$obj {
-            $($m)*
-            #[doc = ""]
-            #[doc = concat!("Calls [`", stringify!($name), "`].")]
-            #[allow(unused_braces, clippy::too_many_arguments)]
-            pub async fn $meth(&$s, $($p)*)
-                -> ::core::result::Result<$crate::procedures!(@rty $ret; $($r)*), $crate::client::Error>
-            {
-                #[allow(unused_mut)]
-                let mut args: $args = $crate::procedures!(@build $args; $($f)*);
-                let ret: $ret = $crate::procedures!(@call $name, $s, args; $($k)*);
-                Ok($crate::procedures!(@rval $s, ret; $($r)*))
-            }
-        }
-    };
-    (@build $args:ty;) => { () };
-    (@build $args:ty; $($f:tt)+) => {{
-        type A = $args;
-        A { $($f)+ }
-    }};
-    (@call $name:ident, $s:tt, $a:ident;) => {
-        $crate::client::handles::call::<$name>($s, &$a).await?
-    };
-    (@call $name:ident, $s:tt, $a:ident; typed) => {
-        $crate::client::handles::call_typed::<$name>($s, &$a).await?
-    };
-    (@call $name:ident, $s:tt, $a:ident; count $field:ident) => {{
-        let first = $crate::client::handles::call::<$name>($s, &$a).await?;
-        $a.$field = first.nparams as _;
-        $crate::client::handles::call::<$name>($s, &$a).await?
-    }};
-    (@call $name:ident, $s:tt, $a:ident; typed_count $field:ident) => {{
-        let first = $crate::client::handles::call_typed::<$name>($s, &$a).await?;
-        $a.$field = first.nparams as _;
-        $crate::client::handles::call_typed::<$name>($s, &$a).await?
-    }};
-    (@rty $ret:ty;) => { $ret };
-    (@rty $ret:ty; -> $rf:ident [$ri:literal]) => {
-        $crate::client::handles::Lifted<$ret, $ri>
-    };
-    (@rty $ret:ty; -> $rf:ident [$ri:literal] as bool) => { bool };
-    (@rty $ret:ty; -> $rf:ident [$ri:literal] as version) => {
-        $crate::proto::procedure::LibvirtVersion
-    };
-    (@rval $s:tt, $v:ident;) => { $v };
-    (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal]) => {
-        $crate::client::handles::Lift::lift(
-            $v.$rf,
-            $crate::client::handles::OnConnect::on_connect($s),
-        )
-    };
-    (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal] as bool) => { $v.$rf != 0 };
-    (@rval $s:tt, $v:ident; -> $rf:ident [$ri:literal] as version) => {
-        $crate::proto::procedure::LibvirtVersion::from_number($v.$rf)
     };
 }
 

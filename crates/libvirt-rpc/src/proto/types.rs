@@ -9,6 +9,15 @@ use crate::wire::xdr::{
 };
 use crate::xdr_struct;
 
+/// A typed integer of the protocol: a flag family ([`flag_set!`](crate::flag_set)) or an open
+/// set of named values ([`names`](crate::proto::names)). It stands in an argument, reply or
+/// event struct in place of the bare integer, encodes exactly as that integer and converts
+/// from and to it; layers above take and return it as it is.
+pub trait TypedInt: Copy + Encode + Decode + Send + Sync + 'static {
+    /// The integer on the wire.
+    type Int;
+}
+
 /// `remote_uuid`: 16 raw bytes.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Uuid(pub [u8; 16]);

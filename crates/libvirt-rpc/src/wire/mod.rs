@@ -5,4 +5,5 @@
 //! *and* by the bytes left in the frame.
 
 pub mod frame;
+pub mod packet;
 pub mod xdr;

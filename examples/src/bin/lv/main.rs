@@ -172,7 +172,7 @@ impl Cmd {
             Cmd::Domain(c) => c.long_running(),
             Cmd::Storage(c) => c.long_running(),
             Cmd::Event(_) | Cmd::BenchCalls(_) | Cmd::BenchStats(_) => true,
-            Cmd::Network(_) | Cmd::Host(_) | Cmd::Domstats(_) => false,
+            Cmd::Network(_) | Cmd::Host(_) | Cmd::Xml(_) | Cmd::Domstats(_) => false,
         }
     }
 }

@@ -384,6 +384,26 @@ input! {
             /// Descriptors.
             n: u8,
         },
+        /// `set_caller_writes`: the transport has a caller-side write path, or not.
+        CallerWrites = 23 {
+            /// On or off.
+            on: bool,
+        },
+        /// A caller-side write of at most `max` bytes (`Pair::caller_write`: what a socket
+        /// took), made only when the write rule says it is the caller's turn.
+        CallerWrite = 24 {
+            /// Bytes the socket takes.
+            max: u16,
+        },
+        /// `handle_written`: the driver wrote everything it took.
+        Written = 25,
+        /// `batch_wait` before writing `held` bytes (`any`: anything at all is held).
+        BatchWait = 26 {
+            /// Anything held.
+            any: bool,
+            /// Bytes held.
+            held: u16,
+        },
     }
 }
 

@@ -32,7 +32,15 @@
 //!   on open uploads, in order and unchanged, never after finish or abort; **`STREAM_HOLE` only
 //!   on uploads opened sparse**; finish at most once and never after abort; abort at most once
 //!   and only after the open REPLY; keepalive only as empty PING/PONG with serial 0;
-//! * event subscriptions: see [`subscriptions`] (`Op::Sub`).
+//! * event subscriptions: see [`subscriptions`] (`Op::Sub`);
+//! * who writes next: `write_turn()` is the caller's exactly when the caller-side path is on,
+//!   nothing taken is unwritten, one call is pending and at most `CALLER_WRITE_MAX` is queued;
+//!   `writer()` follows the model (a caller's partial write, the driver's takes, its
+//!   `handle_written`, the connection's death); bytes written by callers and by the driver
+//!   interleave only between whole packets (the peer frames them all, in order: a keepalive
+//!   or an abort never cuts into a begun packet); `batch_wait` says wait exactly once per
+//!   batch of completed calls whose next calls are not taken yet, never for nothing or for
+//!   `BATCH_MAX` bytes or more.
 
 pub mod input;
 pub mod seeds;
@@ -46,8 +54,8 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
 use libvirt_rpc::conn::{
-    CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
-    StreamItem, StreamMisuse, SubscriberId,
+    BATCH_MAX, CALLER_WRITE_MAX, CallError, Config, ConnectionError, KeepaliveConfig, Output,
+    ProtocolViolation, StreamError, StreamItem, StreamMisuse, SubscriberId, WriteTurn, Writer,
 };
 use libvirt_rpc::proto::error::{RemoteError, WireError};
 use libvirt_rpc::proto::events::{
@@ -302,6 +310,12 @@ struct Harness {
     /// The other ends of every descriptor given to the connection: all must be closed once
     /// it is dead (none leaks).
     peers: Vec<UnixStream>,
+    /// The write rule's state, as the model sees it.
+    writer: Writer,
+    /// `set_caller_writes` is on.
+    callers: bool,
+    /// Completed calls whose callers' next calls the driver has not taken yet.
+    awaited: usize,
 }
 
 /// `len` bytes of the pattern of `seed` from `offset`: byte `i` is
@@ -382,6 +396,9 @@ impl Harness {
             fd_reply: None,
             expected_fds: HashMap::new(),
             peers: Vec::new(),
+            writer: Writer::Idle,
+            callers: false,
+            awaited: 0,
         }
     }
 
@@ -814,6 +831,29 @@ impl Harness {
                 self.pump();
             }
             Op::Sub { op } => self.apply_sub(op, closed.as_ref()),
+            Op::CallerWrites { on } => {
+                self.pair.conn.set_caller_writes(*on);
+                self.callers = *on;
+            }
+            Op::CallerWrite { max } => self.caller_write(usize::from(*max)),
+            Op::Written => {
+                self.pair.conn.handle_written();
+                if self.writer == Writer::Driver {
+                    self.writer = Writer::Idle;
+                }
+            }
+            Op::BatchWait { any, held } => {
+                let want = self.awaited > 0 && *any && usize::from(*held) < BATCH_MAX;
+                assert_eq!(
+                    self.pair.conn.batch_wait(*any, usize::from(*held)),
+                    want,
+                    "batch_wait with {} completed callers not yet taken",
+                    self.awaited
+                );
+                if want {
+                    self.awaited = 0;
+                }
+            }
         }
         if let Some(e) = closed {
             assert_eq!(self.error(), Some(e), "errors are sticky");
@@ -1459,15 +1499,58 @@ impl Harness {
 
     // ---- outbound -----------------------------------------------------------------------
 
+    /// A caller-side write of at most `max` bytes, if the rule says it is the caller's turn.
+    fn caller_write(&mut self, max: usize) {
+        let queued = self.pair.conn.transmit_queued();
+        let turn = self.callers
+            && self.writer == Writer::Idle
+            && self.pending_count() == 1
+            && queued <= CALLER_WRITE_MAX;
+        assert_eq!(
+            self.pair.conn.write_turn() == WriteTurn::Caller,
+            turn,
+            "write turn: callers {}, writer {:?}, {} pending, {queued} bytes queued",
+            self.callers,
+            self.writer,
+            self.pending_count()
+        );
+        let Some(frames) = self.pair.caller_write(max) else {
+            assert!(!turn);
+            return;
+        };
+        let left = self.pair.conn.transmit_queued();
+        assert!(
+            left <= queued && queued - left <= max,
+            "a caller wrote {} of {queued} bytes, at most {max}",
+            queued.saturating_sub(left)
+        );
+        for f in &frames {
+            self.on_client_packet(f);
+        }
+        self.writer = if self.pair.peer.pending_bytes() > 0 {
+            Writer::CallerPartial
+        } else {
+            Writer::Idle
+        };
+        assert_eq!(
+            self.pair.conn.take_caller_wrote(),
+            left == 0,
+            "the driver hears of a caller's write that left nothing queued"
+        );
+    }
+
     fn transmit(&mut self, max: u8) {
         let queued = self.pair.conn.transmit_queued();
         let mut taken = 0;
         let mut n = 0usize;
         while max == 255 || n < usize::from(max) {
-            // Every transmit is exactly one whole packet (`Pair::transmit` checks).
+            // Every transmit completes exactly one packet (`Pair::transmit` checks): a whole
+            // one, or the rest of one a caller began (which comes first).
             let Some((len, f)) = self.pair.transmit() else {
                 break;
             };
+            self.writer = Writer::Driver;
+            self.awaited = self.awaited.saturating_sub(1);
             taken += len;
             n += 1;
             self.on_client_packet(&f);
@@ -1649,7 +1732,10 @@ impl Harness {
                 eprintln!("   -> {out:?}");
             }
             match out {
-                Output::CallDone { serial, result } => self.on_call_done(serial, result),
+                Output::CallDone { serial, result } => {
+                    self.awaited += 1;
+                    self.on_call_done(serial, result);
+                }
                 Output::StreamOpened(id) => {
                     let s = self
                         .streams
@@ -1760,6 +1846,15 @@ impl Harness {
         if let (Some(d), Some(t)) = (self.pending.first_deadline(), self.pair.conn.poll_timeout()) {
             assert!(t <= d, "timer later than a call deadline");
         }
+        if self.pair.conn.is_closed() {
+            // The queue was cleared with whatever was begun.
+            self.writer = Writer::Idle;
+        }
+        assert_eq!(
+            self.pair.conn.writer(),
+            self.writer,
+            "the write rule's state"
+        );
         if self.pair.conn.is_closed() {
             self.pong_owed = false;
             assert!(!self.pair.conn.wants_read(), "wants_read while closed");

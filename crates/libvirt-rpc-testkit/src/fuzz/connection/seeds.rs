@@ -656,5 +656,78 @@ pub fn seeds() -> Vec<Seed> {
                 Op::Eof,
             ],
         ),
+        seed(
+            "write_rule",
+            setup(Some((1, 6)), 1 << 19, Chunk::Page),
+            vec![
+                Op::CallerWrites { on: true },
+                // A lone call written by its caller, half of it: a keepalive of ours and the
+                // answer to the daemon's ping queue behind the rest.
+                call(0, None),
+                Op::CallerWrite { max: 10 },
+                advance(1000),
+                server(ServerPacket::Ping),
+                ALL,
+                Op::Written,
+                reply_ok(0, 8),
+                // The one woken caller's next call: written by itself, whole.
+                Op::BatchWait {
+                    any: true,
+                    held: 28,
+                },
+                call(1, None),
+                Op::CallerWrite { max: 65_535 },
+                reply_ok(1, 8),
+                // Two in flight: the driver's.
+                call(2, None),
+                call(3, None),
+                Op::CallerWrite { max: 65_535 },
+                ALL,
+                reply_ok(2, 8),
+                reply_ok(3, 8),
+                call(4, None),
+                Op::Transmit { max: 1 },
+                Op::BatchWait {
+                    any: true,
+                    held: 40,
+                },
+                Op::BatchWait {
+                    any: true,
+                    held: 40,
+                },
+                // The driver holds what it took: a lone call is left to it until it says
+                // all is written.
+                reply_ok(4, 8),
+                call(0, None),
+                Op::CallerWrite { max: 65_535 },
+                Op::Written,
+                Op::CallerWrite { max: 65_535 },
+                reply_ok(5, 8),
+                // A caller begins an upload's data packet; the abort keeps its rest.
+                open(true, false),
+                ALL,
+                Op::Written,
+                open_reply(0),
+                Op::Send {
+                    stream: 0,
+                    len: 100,
+                },
+                Op::Send {
+                    stream: 0,
+                    len: 100,
+                },
+                call(0, None),
+                Op::CallerWrite { max: 50 },
+                Op::Abort { stream: 0 },
+                ALL,
+                Op::Written,
+                stream_ok(0),
+                Op::CallerWrites { on: false },
+                call(1, None),
+                Op::CallerWrite { max: 65_535 },
+                ALL,
+                Op::Eof,
+            ],
+        ),
     ]
 }

@@ -582,7 +582,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [connect]
     table PROCEDURES;
     /// `virConnectOpen`: must precede any hypervisor call.
     ConnectOpen = 1: ConnectOpenArgs => (), since "0.3.0";
@@ -696,4 +700,8 @@ procedures! {
         => Connect::storage_pool_capabilities(flags) -> capabilities[0];
     /// `virConnectSetIdentity`.
     ConnectSetIdentity = 419: ConnectSetIdentityArgs => (), since "5.8.0";
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

@@ -1680,7 +1680,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [domain]
     table PROCEDURES;
     /// `virDomainAttachDevice` (live only).
     DomainAttachDevice = 8: DomainXmlArgs => (), since "0.3.0";
@@ -1867,7 +1871,7 @@ procedures! {
         => Domain::set_scheduler_parameters_flags(dom = self, params, flags);
     /// `virDomainGetSchedulerParametersFlags`.
     DomainGetSchedulerParametersFlags = 223: DomainGetParamsArgs => DomainGetSchedulerParametersRet, since "0.9.2";
-        => Domain::scheduler_parameters_flags(dom = self, nparams = typed(limits::DOMAIN_SCHEDULER_PARAMETERS_MAX as i32), flags) -> params[0];
+        => Domain::scheduler_parameters_flags(dom = self, nparams = typed(crate::proto::limits::DOMAIN_SCHEDULER_PARAMETERS_MAX as i32), flags) -> params[0];
     /// `virDomainPinVcpuFlags`.
     DomainPinVcpuFlags = 225: DomainPinVcpuFlagsArgs => (), since "0.9.3";
         => Domain::pin_vcpu_flags(dom = self, vcpu, cpumap, flags);
@@ -2075,4 +2079,8 @@ procedures! {
     /// `virDomainAnnounceInterface`.
     DomainAnnounceInterface = 456: DomainAnnounceInterfaceArgs => (), since "12.5.0";
         => Domain::announce_interface(dom = self, device, params, flags);
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

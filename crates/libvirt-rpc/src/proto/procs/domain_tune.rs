@@ -340,7 +340,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [domain_tune]
     table PROCEDURES;
     /// `virDomainGetSchedulerParameters` (legacy, live values).
     DomainGetSchedulerParameters = 57:
@@ -415,4 +419,8 @@ procedures! {
     /// `virDomainDelThrottleGroup`.
     DomainDelThrottleGroup = 452: DomainDelThrottleGroupArgs => (), since "11.2.0";
         => Domain::del_throttle_group(dom = self, group, flags);
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

@@ -71,7 +71,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [interface]
     table PROCEDURES;
     /// `virConnectNumOfInterfaces`: active interfaces.
     ConnectNumOfInterfaces = 126: () => NumRet, since "0.6.4";
@@ -121,4 +125,8 @@ procedures! {
     /// `virConnectListAllInterfaces` (flags: [`ConnectListAllInterfacesFlags`]).
     ConnectListAllInterfaces = 284: ListAllArgs<ConnectListAllInterfacesFlags> => ConnectListAllInterfacesRet, since "0.10.2";
         => Connect::list_all_interfaces(need_results = 1, flags) -> ifaces[0];
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

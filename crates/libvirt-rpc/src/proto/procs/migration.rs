@@ -489,7 +489,11 @@ impl StreamArgs for DomainMigratePrepareTunnelArgs {}
 impl StreamArgs for DomainMigratePrepareTunnel3Args {}
 impl StreamArgs for DomainMigratePrepare3ParamsArgs {}
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [migration]
     table PROCEDURES;
     /// `virDomainMigratePrepare` (v1, destination).
     DomainMigratePrepare = 61: DomainMigratePrepareArgs => DomainMigratePrepareRet, since "0.3.2";
@@ -565,7 +569,11 @@ procedures! {
     DomainMigrateGetMaxDowntime = 387:
         DomainFlagsArgs => DomainMigrateGetMaxDowntimeRet, since "3.7.0";
         => Domain::migrate_get_max_downtime(dom = self, flags) -> downtime[0];
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);
 
 /// `remote_domain_migrate_finish2_ret` has the same layout as the v1 finish return.
 pub type DomainMigrateFinish2Ret = DomainMigrateFinishRet;

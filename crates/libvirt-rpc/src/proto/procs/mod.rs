@@ -15,9 +15,9 @@
 //! (`DomainOpenGraphics`, `DomainOpenGraphicsFd`, `DomainCreateXmlWithFiles`,
 //! `DomainCreateWithFiles`, `DomainFdAssociate`, `QemuDomainMonitorCommandWithFiles`,
 //! `LxcDomainOpenNamespace`) are declared with their `fds` marker: they go through
-//! `call_with_fds` on a unix socket, and the plain `call` refuses them with
-//! [`CallError::NeedsFdPassing`](crate::conn::CallError::NeedsFdPassing). Event messages are not calls: they live in
-//! [`proto::events`](crate::proto::events).
+//! `call_with_fds` on a unix socket, and the plain `call` refuses them
+//! ([`Procedure::refuse_fds`](crate::proto::Procedure::refuse_fds)). Event messages are not
+//! calls: they live in [`proto::events`](crate::proto::events).
 //!
 //! `since` is the release that added the procedure's public API (`libvirt_public.syms`, the
 //! API reference), but never before 0.3.0 (the first release with a remote daemon); where
@@ -48,10 +48,10 @@ use super::procedure::{ProcInfo, ProcedureVisitor};
 /// `DOMAIN_ANNOUNCE_INTERFACE`. libvirt 9.0 ends at 443, 11.3 at 453.
 pub const HIGHEST: i32 = 456;
 
-/// The modules holding a `procedures!` table, listed once for [`TABLES`] and
-/// [`visit_procedures`].
+/// The modules holding a `procedures!` table, listed once for [`TABLES`],
+/// [`visit_procedures`] and `for_each_table!` (`$d` is a `$`, for the macro it declares).
 macro_rules! tables {
-    ($($module:ident),* $(,)?) => {
+    ($d:tt $($module:ident),* $(,)?) => {
         /// Every typed procedure, one slice per module.
         pub const TABLES: &[&[ProcInfo]] = &[$($module::PROCEDURES),*];
 
@@ -62,10 +62,25 @@ macro_rules! tables {
             qemu::visit_procedures(v);
             lxc::visit_procedures(v);
         }
+
+        /// Hand the rows of every module, all three programs, to `$callback!` (each module's
+        /// `rows!`): how a layer above builds what it needs from the table without the table
+        /// knowing it.
+        #[allow(unused_macros)]
+        macro_rules! for_each_table {
+            ($d callback:ident) => {
+                $($crate::proto::procs::$module::rows!($d callback);)*
+                $crate::proto::procs::qemu::rows!($d callback);
+                $crate::proto::procs::lxc::rows!($d callback);
+            };
+        }
+        #[allow(unused_imports)]
+        pub(crate) use for_each_table;
     };
 }
 
 tables!(
+    $
     connect,
     domain,
     domain_tune,

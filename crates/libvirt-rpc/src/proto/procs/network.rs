@@ -395,7 +395,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [network]
     table PROCEDURES;
     /// `virConnectListDefinedNetworks` (legacy; prefer [`ConnectListAllNetworks`]).
     ConnectListDefinedNetworks = 36: MaxNamesArgs => ConnectListNetworksRet, since "0.3.0";
@@ -495,4 +499,8 @@ procedures! {
     /// `virNetworkGetMetadata`.
     NetworkGetMetadata = 445: NetworkGetMetadataArgs => NetworkGetMetadataRet, since "9.7.0";
         => Network::metadata(network = self, kind, uri, flags) -> metadata[0];
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

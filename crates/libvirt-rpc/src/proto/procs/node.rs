@@ -279,7 +279,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [node]
     table PROCEDURES;
     /// `virNodeGetInfo`.
     NodeGetInfo = 6: () => NodeGetInfoRet, since "0.3.0";
@@ -320,4 +324,8 @@ procedures! {
     /// `virNodeGetSEVInfo`.
     NodeGetSevInfo = 395: NodeGetSevInfoArgs => NodeGetSevInfoRet, since "4.5.0";
         => Connect::node_sev_info(nparams = count, flags) -> params[0];
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

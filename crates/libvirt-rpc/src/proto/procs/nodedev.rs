@@ -212,7 +212,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [nodedev]
     table PROCEDURES;
     /// `virNodeNumOfDevices`.
     NodeNumOfDevices = 111: NodeNumOfDevicesArgs => NumRet, since "0.5.0";
@@ -287,4 +291,8 @@ procedures! {
     /// `virNodeDeviceUpdate`.
     NodeDeviceUpdate = 447: NodeDeviceUpdateArgs => (), since "10.1.0";
         => NodeDevice::update(name = self, xml_desc, flags);
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

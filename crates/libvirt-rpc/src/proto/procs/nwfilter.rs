@@ -89,7 +89,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [nwfilter]
     table PROCEDURES;
     /// `virNWFilterLookupByName`.
     NwFilterLookupByName = 175: NameArgs => NwFilterRet, since "0.8.0";
@@ -133,4 +137,8 @@ procedures! {
     /// `virNWFilterDefineXMLFlags` (flags: VALIDATE 1).
     NwFilterDefineXmlFlags = 431: XmlFlagsArgs => NwFilterRet, since "7.7.0";
         => Connect::define_nw_filter_xml_flags(xml, flags) -> nwfilter[0];
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

@@ -112,7 +112,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [qemu]
     table PROCEDURES, program QEMU_PROGRAM;
     /// `virDomainQemuMonitorCommand`: one QMP or HMP command. The daemon marks the domain
     /// tainted (`custom-monitor`).
@@ -137,7 +141,11 @@ procedures! {
     /// descriptors to qemu, and maybe receiving some.
     QemuDomainMonitorCommandWithFiles = 7: QemuDomainMonitorCommandArgs
         => QemuDomainMonitorCommandRet, since "8.2.0", fds Both;
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);
 
 /// The highest procedure number of the QEMU program (libvirt 8.2+).
 pub const HIGHEST: i32 = 7;

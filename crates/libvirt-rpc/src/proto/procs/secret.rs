@@ -121,7 +121,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [secret]
     table PROCEDURES;
     /// `virConnectNumOfSecrets`.
     ConnectNumOfSecrets = 139: () => NumRet, since "0.7.1";
@@ -157,4 +161,8 @@ procedures! {
     ConnectSecretEventRegisterAny = 380: ConnectSecretEventRegisterAnyArgs => CallbackIdRet, since "3.0.0";
     /// Undo [`ConnectSecretEventRegisterAny`].
     ConnectSecretEventDeregisterAny = 381: CallbackIdArgs => (), since "3.0.0";
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

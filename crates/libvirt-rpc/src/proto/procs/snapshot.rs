@@ -277,7 +277,11 @@ xdr_struct! {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [snapshot]
     table PROCEDURES;
     /// `virDomainSnapshotCreateXML`.
     DomainSnapshotCreateXml = 185: DomainCreateChildXmlArgs<DomainSnapshotCreateFlags> => SnapshotRet, since "0.8.0";
@@ -350,4 +354,8 @@ procedures! {
     /// `virDomainCheckpointDelete`.
     DomainCheckpointDelete = 417: CheckpointFlagsArgs => (), since "5.6.0";
         => DomainCheckpoint::delete(checkpoint = self, flags);
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

@@ -494,7 +494,11 @@ impl StreamArgs for StorageVolTransferArgs {
     }
 }
 
-procedures! {
+/// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
+/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// and the table from the rows; the client expands the same rows into the object API.
+macro_rules! rows { ($callback:ident) => { $callback! {
+    [storage]
     table PROCEDURES;
     /// `virConnectNumOfStoragePools`: active pools.
     ConnectNumOfStoragePools = 71: () => NumRet, since "0.4.1";
@@ -625,4 +629,8 @@ procedures! {
     /// `virStoragePoolLookupByTargetPath`.
     StoragePoolLookupByTargetPath = 391: StorageVolLookupByPathArgs => StoragePoolRet, since "4.1.0";
         => Connect::lookup_storage_pool_by_target_path(path) -> pool[0];
-}
+} } }
+#[allow(unused_imports)] // expanded by the layers above, when they are built
+pub(crate) use rows;
+
+rows!(procedures);

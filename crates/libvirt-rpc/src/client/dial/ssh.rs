@@ -8,8 +8,8 @@ use ssh_socket::{
     SshConfig, SshConfigFile, SshError, SshStream,
 };
 
-use super::ConnectError;
-use super::uri::{SshProxy, SshTarget};
+use crate::client::ConnectError;
+use crate::client::uri::{SshProxy, SshTarget};
 
 /// SSH settings that a URI cannot carry.
 #[derive(Clone, Default)]
@@ -44,7 +44,7 @@ fn invalid(reason: String) -> ConnectError {
 
 /// The session settings for `target`: `~/.ssh/config` for the host, the URI's parameters on
 /// top (they win, as ssh's command line does), the channel `proxy=` asks for.
-pub(super) fn config(
+pub(crate) fn config(
     target: &SshTarget,
     opts: &SshOptions,
     read_only: bool,
@@ -132,7 +132,7 @@ fn channel(target: &SshTarget, read_only: bool) -> Result<RemoteChannel, SshErro
 }
 
 /// Dials `target`: the stream and its kill switch.
-pub(super) async fn dial(
+pub(crate) async fn dial(
     target: &SshTarget,
     opts: &SshOptions,
     read_only: bool,

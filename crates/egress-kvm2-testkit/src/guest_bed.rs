@@ -1,6 +1,6 @@
-//! The real egress guest's surroundings, shared by `tests/guest.rs` and the controller
-//! example's real-guest test (`examples/egress-controller/tests/kvm.rs` includes this
-//! directory): a daemon and a mirror serving the guest image, and a `kvm2` entry for it.
+//! The real egress guest's surroundings, shared by egress-kvm2's `tests/guest.rs` and the
+//! controller example's real-guest test (`examples/egress-controller/tests/kvm.rs`): a daemon
+//! and a mirror serving the guest image, and a `kvm2` entry for it.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Instant;
@@ -13,11 +13,17 @@ use super::{Env, entry, env, sha256_hex};
 /// Daemon + mirror, the image, the entry JSON (not built yet), the forwarded port, the
 /// serial log dir.
 pub struct GuestEntry {
+    /// The daemon and the mirror.
     pub env: Env,
+    /// The guest image (built or cached).
     pub image: GuestImage,
+    /// The entry's JSON, not built yet.
     pub entry: Value,
+    /// The loopback address forwarded to the guest's proxy.
     pub proxy: SocketAddr,
+    /// Where the guest's serial log goes (when asked for).
     pub logs: tempfile::TempDir,
+    /// When the set-up began.
     pub started: Instant,
 }
 

@@ -39,20 +39,13 @@
 use crate::conn::CallError;
 use crate::proto::procs::connect::{ConnectSupportsFeature, ConnectSupportsFeatureArgs};
 use crate::proto::procs::domain::{
-    DomainAbortJob, DomainArgs, DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainState,
-    DomainXmlFlags,
+    DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainState, DomainXmlFlags,
 };
 use crate::proto::procs::migration::{
-    DomainMigrateBegin3, DomainMigrateBegin3Args, DomainMigrateBegin3Params,
-    DomainMigrateBegin3ParamsArgs, DomainMigrateConfirm3, DomainMigrateConfirm3Args,
-    DomainMigrateConfirm3Params, DomainMigrateConfirm3ParamsArgs, DomainMigrateFinish,
-    DomainMigrateFinish2, DomainMigrateFinish2Args, DomainMigrateFinish3, DomainMigrateFinish3Args,
-    DomainMigrateFinish3Params, DomainMigrateFinish3ParamsArgs, DomainMigrateFinishArgs,
-    DomainMigrateFlags, DomainMigratePerform, DomainMigratePerform3, DomainMigratePerform3Args,
-    DomainMigratePerform3Params, DomainMigratePerform3ParamsArgs, DomainMigratePerformArgs,
-    DomainMigratePrepare, DomainMigratePrepare2, DomainMigratePrepare2Args, DomainMigratePrepare3,
-    DomainMigratePrepare3Args, DomainMigratePrepare3Params, DomainMigratePrepare3ParamsArgs,
-    DomainMigratePrepareArgs, migrate_param,
+    DomainMigrateFinish, DomainMigrateFinish2, DomainMigrateFinish2Args, DomainMigrateFinishArgs,
+    DomainMigrateFlags, DomainMigratePerform, DomainMigratePerform3Params,
+    DomainMigratePerform3ParamsArgs, DomainMigratePerformArgs, DomainMigratePrepare,
+    DomainMigratePrepare2, DomainMigratePrepare2Args, DomainMigratePrepareArgs, migrate_param,
 };
 use crate::proto::types::{Domain, TypedParam, TypedParamValue};
 use crate::proto::{ErrorCode, ErrorDomain};
@@ -60,7 +53,10 @@ use crate::wire::xdr::LvString;
 use bytes::Bytes;
 use tracing::Instrument;
 
-use super::Client;
+mod v3;
+
+use crate::client::Client;
+use v3::{Performed, V3};
 
 /// `VIR_DRV_FEATURE_*` numbers the migration logic asks the daemons about
 /// (`ConnectSupportsFeature`).
@@ -128,6 +124,18 @@ pub struct MigrateOptions {
     pub bandwidth: u64,
 }
 
+/// `fn field(self, value: impl Into<String>) -> Self` for each optional string field.
+macro_rules! string_setters {
+    ($($field:ident),*) => {$(
+        #[doc = concat!("Set [`", stringify!($field), "`](Self::", stringify!($field), ").")]
+        #[must_use]
+        pub fn $field(mut self, value: impl Into<String>) -> Self {
+            self.$field = Some(value.into());
+            self
+        }
+    )*};
+}
+
 impl MigrateOptions {
     /// Options with these flags.
     #[must_use]
@@ -145,33 +153,7 @@ impl MigrateOptions {
         self
     }
 
-    /// Set [`uri`](Self::uri).
-    #[must_use]
-    pub fn uri(mut self, uri: impl Into<String>) -> Self {
-        self.uri = Some(uri.into());
-        self
-    }
-
-    /// Set [`listen_address`](Self::listen_address).
-    #[must_use]
-    pub fn listen_address(mut self, addr: impl Into<String>) -> Self {
-        self.listen_address = Some(addr.into());
-        self
-    }
-
-    /// Set [`dname`](Self::dname).
-    #[must_use]
-    pub fn dname(mut self, name: impl Into<String>) -> Self {
-        self.dname = Some(name.into());
-        self
-    }
-
-    /// Set [`dest_xml`](Self::dest_xml).
-    #[must_use]
-    pub fn dest_xml(mut self, xml: impl Into<String>) -> Self {
-        self.dest_xml = Some(xml.into());
-        self
-    }
+    string_setters!(uri, listen_address, dname, dest_xml);
 
     /// Add a disk to [`migrate_disks`](Self::migrate_disks).
     #[must_use]
@@ -771,231 +753,5 @@ impl Client {
         finished
             .map(|f| Migrated::new(f.ddom))
             .map_err(MigrateError::at(MigrateStep::Finish))
-    }
-}
-
-/// How a watched perform step ended.
-enum Performed {
-    /// The perform call answered (the destination's connection still up, or lost only
-    /// after the answer).
-    Done(Result<Bytes, CallError>),
-    /// The destination's connection died while the source was performing: the source's
-    /// migration job was aborted and the domain runs there again.
-    DestinationLost(crate::conn::ConnectionError),
-}
-
-/// The v3 calls, with or without typed parameters, over one migration's state.
-struct V3<'a> {
-    src: &'a Client,
-    dest: &'a Client,
-    dom: &'a Domain,
-    opts: &'a MigrateOptions,
-    /// The typed parameters (with parameters), kept up to date with the XML and URI.
-    params: Vec<TypedParam>,
-    /// The data URI (without parameters).
-    uri: Option<String>,
-    with_params: bool,
-}
-
-impl V3<'_> {
-    fn set_param(&mut self, field: &str, value: LvString) {
-        self.params.retain(|p| p.field.to_str() != Ok(field));
-        self.params.push(TypedParam {
-            field: field.into(),
-            value: TypedParamValue::String(value),
-        });
-    }
-
-    fn set_uri(&mut self, uri: LvString) {
-        self.uri = Some(uri.to_string_lossy().into_owned());
-        self.set_param(migrate_param::URI, uri);
-    }
-
-    fn dname(&self) -> Option<LvString> {
-        self.opts.dname.as_deref().map(LvString::from)
-    }
-
-    fn uri(&self) -> Option<LvString> {
-        self.uri.as_deref().map(LvString::from)
-    }
-
-    async fn begin(
-        &mut self,
-        flags: DomainMigrateFlags,
-    ) -> Result<crate::proto::procs::migration::DomainMigrateBegin3Ret, CallError> {
-        if self.with_params {
-            self.src
-                .call::<DomainMigrateBegin3Params>(&DomainMigrateBegin3ParamsArgs {
-                    dom: self.dom.clone(),
-                    params: self.params.clone(),
-                    flags,
-                })
-                .await
-        } else {
-            self.src
-                .call::<DomainMigrateBegin3>(&DomainMigrateBegin3Args {
-                    dom: self.dom.clone(),
-                    xmlin: self.opts.dest_xml.as_deref().map(LvString::from),
-                    flags,
-                    dname: self.dname(),
-                    bandwidth: self.opts.bandwidth,
-                })
-                .await
-        }
-    }
-
-    async fn prepare(
-        &mut self,
-        xml: &LvString,
-        cookie_in: Bytes,
-        flags: DomainMigrateFlags,
-    ) -> Result<crate::proto::procs::migration::DomainMigratePrepare3Ret, CallError> {
-        if self.with_params {
-            // The destination defines the domain from the source's XML.
-            self.set_param(migrate_param::DEST_XML, xml.clone());
-            self.dest
-                .call::<DomainMigratePrepare3Params>(&DomainMigratePrepare3ParamsArgs {
-                    params: self.params.clone(),
-                    cookie_in,
-                    flags,
-                })
-                .await
-        } else {
-            self.dest
-                .call::<DomainMigratePrepare3>(&DomainMigratePrepare3Args {
-                    cookie_in,
-                    uri_in: self.uri(),
-                    flags,
-                    dname: self.dname(),
-                    bandwidth: self.opts.bandwidth,
-                    dom_xml: xml.clone(),
-                })
-                .await
-        }
-    }
-
-    async fn perform(
-        &self,
-        cookie_in: Bytes,
-        flags: DomainMigrateFlags,
-    ) -> Result<Bytes, CallError> {
-        if self.with_params {
-            self.src
-                .call::<DomainMigratePerform3Params>(&DomainMigratePerform3ParamsArgs {
-                    dom: self.dom.clone(),
-                    dconnuri: None,
-                    params: self.params.clone(),
-                    cookie_in,
-                    flags,
-                })
-                .await
-        } else {
-            self.src
-                .call::<DomainMigratePerform3>(&DomainMigratePerform3Args {
-                    dom: self.dom.clone(),
-                    xmlin: None,
-                    cookie_in,
-                    dconnuri: None,
-                    uri: self.uri(),
-                    flags,
-                    dname: self.dname(),
-                    bandwidth: self.opts.bandwidth,
-                })
-                .await
-        }
-        .map(|r| r.cookie_out)
-    }
-
-    /// Perform, watching the destination's connection. In a client-driven migration the
-    /// source daemon sends the data to the destination's hypervisor directly and never hears
-    /// of the destination daemon: were it to die, the perform would run on (qemu keeps
-    /// receiving, or never converges) and the migration could only fail at finish, if ever.
-    /// So when the destination's connection dies first, the source's job is aborted
-    /// (`DomainAbortJob`), the perform's answer awaited (the source resumes the domain), and a
-    /// perform that completed all the same is confirmed as cancelled, so that the source
-    /// resumes the domain it had paused for the switch-over.
-    async fn perform_watched(&self, cookie_in: Bytes, flags: Flags) -> Performed {
-        let perform = self.perform(cookie_in, flags.source());
-        tokio::pin!(perform);
-        let lost = tokio::select! {
-            biased;
-            r = &mut perform => return Performed::Done(r),
-            e = self.dest.closed() => e,
-        };
-        tracing::warn!(error = %lost, "destination lost during perform: aborting the source's job");
-        let abort = self
-            .src
-            .call::<DomainAbortJob>(&DomainArgs {
-                dom: self.dom.clone(),
-            })
-            .await;
-        match perform.await {
-            Ok(_) => {
-                // The switch-over happened before the abort: the source paused the domain
-                // and waits for confirm.
-                if let Err(e) = self.confirm(Bytes::new(), flags.source(), true).await {
-                    tracing::warn!(error = %e, "cancelled confirm after a lost destination");
-                }
-            }
-            Err(e) => tracing::debug!(error = %e, ?abort, "perform after the abort"),
-        }
-        Performed::DestinationLost(lost)
-    }
-
-    async fn finish(
-        &self,
-        cookie_in: Bytes,
-        flags: DomainMigrateFlags,
-        cancelled: bool,
-    ) -> Result<crate::proto::procs::migration::DomainMigrateFinish3Ret, CallError> {
-        if self.with_params {
-            self.dest
-                .call::<DomainMigrateFinish3Params>(&DomainMigrateFinish3ParamsArgs {
-                    params: self.params.clone(),
-                    cookie_in,
-                    flags,
-                    cancelled: i32::from(cancelled),
-                })
-                .await
-        } else {
-            self.dest
-                .call::<DomainMigrateFinish3>(&DomainMigrateFinish3Args {
-                    dname: self.dname().unwrap_or_else(|| self.dom.name.clone()),
-                    cookie_in,
-                    dconnuri: None,
-                    uri: self.uri(),
-                    flags,
-                    cancelled: i32::from(cancelled),
-                })
-                .await
-        }
-    }
-
-    async fn confirm(
-        &self,
-        cookie_in: Bytes,
-        flags: DomainMigrateFlags,
-        cancelled: bool,
-    ) -> Result<(), CallError> {
-        if self.with_params {
-            self.src
-                .call::<DomainMigrateConfirm3Params>(&DomainMigrateConfirm3ParamsArgs {
-                    dom: self.dom.clone(),
-                    params: self.params.clone(),
-                    cookie_in,
-                    flags,
-                    cancelled: i32::from(cancelled),
-                })
-                .await
-        } else {
-            self.src
-                .call::<DomainMigrateConfirm3>(&DomainMigrateConfirm3Args {
-                    dom: self.dom.clone(),
-                    cookie_in,
-                    flags,
-                    cancelled: i32::from(cancelled),
-                })
-                .await
-        }
     }
 }

@@ -12,28 +12,39 @@
 //! [`batch`](Driver::batch) lets just-woken callers add their calls first), and arm the
 //! [`timer`](Driver::timer).
 //!
-//! On a plain unix or TCP socket a caller writes its own call when the driver holds nothing
-//! to write ([`direct`](super::direct)); the driver then writes only what a caller could not
-//! (first, [`State::unsent`](super::shared::State::unsent)), the descriptors, and everything
-//! while it is busy writing.
+//! Who writes next is the core's rule ([`Writer`](crate::conn::Writer)): on a plain unix or
+//! TCP socket a caller writes its own lone call when the driver holds nothing to write
+//! ([`direct`]); the driver writes what a caller could not (the rest of a half-written packet
+//! comes first in the core's queue), the descriptors, and everything while it holds packets.
+//! It tells the core when all it took is written (at the start of the next round, under the
+//! lock it takes anyway), and asks the core whether to let woken callers add their calls
+//! before a write ([`Connection::batch_wait`](crate::conn::Connection::batch_wait)).
 
-use std::collections::VecDeque;
+pub(crate) mod direct;
+pub(crate) mod shared;
+pub(crate) mod spin;
+
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io::IoSlice;
 use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
+use tokio::sync::watch;
 use tokio::time::Sleep;
+use tracing::Instrument;
 
-use super::shared::{Inner, TRANSMIT_HIGH};
-use super::spin::SpinGate;
+use super::dial::Access;
 use super::transport::Io;
+use super::{Client, CloseOnDrop, ConnectOptions};
+use crate::conn::handshake::HandshakeOutcome;
 use crate::conn::{Connection, Transmit};
+use shared::{Inner, State, TRANSMIT_HIGH};
+use spin::{SpinGate, SpinPolicy};
 
 /// What the receive buffer grows by.
 const READ_CHUNK: usize = 64 << 10;
@@ -41,8 +52,6 @@ const READ_CHUNK: usize = 64 << 10;
 const READ_MIN: usize = 16 << 10;
 /// Buffers per vectored write (Linux `UIO_MAXIOV` is 1024; more buys nothing here).
 const MAX_SLICES: usize = 64;
-/// Queued bytes below which a write waits one scheduler turn for more calls to batch.
-const BATCH_MAX: usize = 16 << 10;
 /// Rounds with progress before yielding to the runtime.
 const BUDGET: usize = 32;
 /// Reads per round over a transport that returns one record per read (TLS: 16 KiB each).
@@ -73,8 +82,10 @@ pub(crate) struct Driver<T> {
     out_bytes: usize,
     flushed: bool,
     sleep: Pin<Box<Sleep>>,
-    /// Whether to let just-woken callers add their calls before the next write.
-    batch: Batch,
+    /// The core said to let just-woken callers add their calls before this round's write.
+    batch: bool,
+    /// The driver took packets from the core and has not told it they are all written.
+    holds: bool,
     busy: Option<BusyPoll>,
     /// Over TLS: the spin happens in the TCP stream under rustls, opened through this gate
     /// for the busy-poll budget.
@@ -109,7 +120,8 @@ impl<T> Driver<T> {
             out: VecDeque::new(),
             out_bytes: 0,
             flushed: true,
-            batch: Batch::default(),
+            batch: false,
+            holds: false,
             sleep: Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())),
             busy,
             gate,
@@ -167,38 +179,6 @@ impl BusyPoll {
             Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => Ok(None),
             Err(e) => Err(e.into()),
         }
-    }
-}
-
-/// The write batching rule: after replies complete N callers, the driver yields one scheduler
-/// turn before writing, so that the calls those callers send next leave together — unless
-/// all N calls are queued already. Without that exception a lone caller's next call cost a
-/// driver poll more than it needs: at 8 calls in flight most wake-ups bring one reply.
-#[derive(Default)]
-struct Batch {
-    /// Callers woken since the last yield whose next call has not been taken yet.
-    awaited: usize,
-}
-
-impl Batch {
-    /// `n` callers were completed (their tasks woken).
-    fn woke(&mut self, n: usize) {
-        self.awaited += n;
-    }
-
-    /// `n` packets were taken to write (each, most likely, a woken caller's next call).
-    fn taken(&mut self, n: usize) {
-        self.awaited = self.awaited.saturating_sub(n);
-    }
-
-    /// Whether to yield before writing `queued` bytes (`queued_any`: anything, descriptors
-    /// included, waits). Yields at most once per batch of woken callers.
-    fn wait(&mut self, queued_any: bool, queued: usize) -> bool {
-        if self.awaited == 0 || !queued_any || queued >= BATCH_MAX {
-            return false;
-        }
-        self.awaited = 0;
-        true
     }
 }
 
@@ -292,7 +272,12 @@ impl<T: Io> Driver<T> {
         if st.conn.is_closed() {
             return Err(Closed);
         }
-        if std::mem::take(&mut st.sent_direct) && self.spins() {
+        if self.holds && self.out.is_empty() && self.flushed {
+            // Everything we took is on the wire: callers may write theirs after it.
+            st.conn.handle_written();
+            self.holds = false;
+        }
+        if st.conn.take_caller_wrote() && self.spins() {
             // A caller's write is progress: the busy-poll budget counts from it.
             self.last_progress = Instant::now();
         }
@@ -411,27 +396,16 @@ impl<T: Io> Driver<T> {
         if st.conn.poll_timeout().is_some_and(|t| t <= now) {
             st.conn.handle_timeout(now);
         }
-        // What a caller could not write goes first: it is older than the core's queue.
-        let mut taken = 0;
-        while let Some(t) = st.unsent.pop_front() {
-            queue(&mut self.out, &mut self.out_bytes, t);
-            taken += 1;
-        }
+        // Taken before this round's replies are routed: the calls of callers woken earlier (the
+        // core counts both for the batch rule). The rest of a packet a caller began comes first.
         while self.out_bytes < TRANSMIT_HIGH {
             let Some(t) = st.conn.poll_transmit() else {
                 break;
             };
             queue(&mut self.out, &mut self.out_bytes, t);
-            taken += 1;
-        }
-        // Taken before this round's replies are routed: the calls of callers woken earlier.
-        self.batch.taken(taken);
-        if !self.out.is_empty() {
-            // Under the lock: a caller that sees it leaves its call to us (ordering).
-            self.inner.driver_writing.store(true, Ordering::Relaxed);
+            self.holds = true;
         }
         let completed = st.dispatch();
-        self.batch.woke(completed);
         let pending = st.conn.pending_calls();
         if let Some(policy) = &mut st.spin {
             policy.observe(now, completed, pending, self.read_by_spin);
@@ -439,15 +413,17 @@ impl<T: Io> Driver<T> {
         if st.conn.is_closed() {
             return Err(Closed);
         }
+        self.batch = st.conn.batch_wait(!self.out.is_empty(), self.out_bytes);
         st.read_blocked = !st.conn.wants_read();
         Ok(st.conn.poll_timeout())
     }
 
     /// Callers we just completed usually send their next call at once. Let them run before
     /// writing a small batch, so N concurrent calls leave in one write and the daemon reads
-    /// them in one wake-up instead of N. True when this round yields for that.
+    /// them in one wake-up instead of N (the core's batch rule, asked in the pump). True when
+    /// this round yields for that.
     fn batch(&mut self, cx: &mut Context<'_>, progress: bool) -> bool {
-        if !self.batch.wait(!self.out.is_empty(), self.out_bytes) {
+        if !std::mem::take(&mut self.batch) {
             return false;
         }
         if progress {
@@ -505,11 +481,8 @@ impl<T: Io> Driver<T> {
                 Poll::Pending => {}
             }
         }
-        if self.out.is_empty() && self.flushed {
-            // Everything we took is on the wire: callers may write theirs after it.
-            self.inner.driver_writing.store(false, Ordering::Release);
-        }
-        Ok(wrote)
+        // A flush that completes what we took is progress: the next round tells the core.
+        Ok(wrote || (self.holds && self.out.is_empty() && self.flushed))
     }
 
     /// Drop `n` written bytes from the front of the queue.
@@ -569,7 +542,9 @@ fn queue(out: &mut VecDeque<Out>, out_bytes: &mut usize, t: Transmit) {
 impl<T> Drop for Driver<T> {
     fn drop(&mut self) {
         // The callers' duplicate goes with the transport: closed with it, the socket is.
-        self.inner.lock().direct = None;
+        let mut st = self.inner.lock();
+        st.direct = None;
+        st.conn.set_caller_writes(false);
     }
 }
 
@@ -590,50 +565,54 @@ impl<T: Io> Future for Driver<T> {
     }
 }
 
-#[cfg(test)]
-mod batch_tests {
-    use super::Batch;
-
-    /// A call packet's size on the wire (a `get_lib_version`).
-    const CALL: usize = 28;
-
-    #[test]
-    fn a_lone_woken_callers_call_is_written_without_a_yield() {
-        let mut b = Batch::default();
-        b.woke(1);
-        b.taken(1);
-        assert!(
-            !b.wait(true, CALL),
-            "the one woken caller's call is queued: nothing more is coming to batch with it"
+impl Client {
+    /// Start the connection's core and its driver task on `io` (spawned on the current
+    /// runtime), with what `access` reaches under the transport.
+    pub(crate) fn start_with(io: impl Io, opts: &ConnectOptions, access: Access) -> Self {
+        let (closed_tx, closed_rx) = watch::channel(None);
+        let mut conn = Connection::new(opts.config.clone(), Instant::now());
+        conn.set_fd_passing(io.passes_fds());
+        conn.set_caller_writes(access.fd.is_some() && opts.caller_write);
+        let state = State {
+            conn,
+            calls: crate::conn::serials::SerialMap::default(),
+            streams: crate::conn::serials::SerialMap::default(),
+            subscribers: HashMap::new(),
+            writable: Vec::new(),
+            driver: None,
+            read_blocked: false,
+            close_notice: None,
+            closed_tx,
+            direct: access.fd.clone().filter(|_| opts.caller_write),
+            spin: (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
+                .then(SpinPolicy::default),
+        };
+        let inner = Arc::new(Inner {
+            state: Mutex::new(state),
+            kill: opts.kill.clone(),
+            killed: std::sync::atomic::AtomicBool::new(false),
+            closed_rx,
+        });
+        let gate = access
+            .gate
+            .filter(|_| !opts.busy_poll.is_zero())
+            .map(|g| (g, opts.busy_poll));
+        tokio::spawn(
+            Driver::new(
+                io,
+                inner.clone(),
+                BusyPoll::new(access.fd, opts.busy_poll),
+                gate,
+                access.records,
+            )
+            .instrument(tracing::debug_span!("libvirt.driver")),
         );
-    }
-
-    #[test]
-    fn calls_still_to_come_get_one_yield() {
-        let mut b = Batch::default();
-        b.woke(3);
-        b.taken(1);
-        assert!(b.wait(true, CALL), "two woken callers have not sent yet");
-        b.taken(2);
-        assert!(!b.wait(true, 3 * CALL), "one yield per batch");
-    }
-
-    #[test]
-    fn packets_taken_before_the_replies_do_not_count() {
-        let mut b = Batch::default();
-        // One round's pump: a keepalive answer taken, then a reply routed.
-        b.taken(1);
-        b.woke(1);
-        assert!(b.wait(true, CALL));
-    }
-
-    #[test]
-    fn nothing_queued_or_a_big_batch_is_not_held() {
-        let mut b = Batch::default();
-        b.woke(2);
-        assert!(!b.wait(false, 0));
-        assert!(!b.wait(true, super::BATCH_MAX));
-        assert!(b.wait(true, CALL), "still owed its one yield");
+        Self {
+            _guard: Arc::new(CloseOnDrop(inner.clone())),
+            inner,
+            outcome: Arc::new(HandshakeOutcome::default()),
+            event_queue: opts.event_queue.get(),
+        }
     }
 }
 
@@ -653,8 +632,9 @@ mod tests {
 
     use bytes::BytesMut;
 
+    use crate::client::dial::Access;
     use crate::client::transport::Plain;
-    use crate::client::{Access, Client, ConnectOptions};
+    use crate::client::{Client, ConnectOptions};
     use crate::proto::procs::connect::ConnectGetLibVersion;
     use crate::proto::{self, Procedure};
     use crate::wire::frame::{self, Header, MessageStatus, MessageType};

@@ -2,11 +2,14 @@
 //! one async method per procedure.
 //!
 //! The methods are not written here: each row of the procedure tables
-//! ([`proto::procs`](crate::proto::procs)) that names an object and a method emits it
-//! (see [`procedures!`](crate::procedures)). A method takes the row's argument struct's
+//! ([`proto::procs`](crate::proto::procs)) that names an object and a method is expanded into
+//! one here (`client::api::methods`, from the rows the table hands over; the row grammar is
+//! [`procedures!`](crate::procedures)'s). The handles' own accessors (`name()` and
+//! `name_bytes()`, `uuid()`, …) are columns of their declaration (`handles!`). A method takes the row's argument struct's
 //! fields except the handle itself, each of one concrete type ([`Param`]): strings as
 //! `&str` (`Option<&str>` when optional), another object as its handle (`&StorageVol`),
-//! everything else as the field's own type ([`FieldType`]: `flags` of its flags type), so
+//! everything else as the field's own type
+//! ([`FieldType`](crate::wire::xdr::FieldType): `flags` of its flags type), so
 //! `Default::default()`, `None` and integer literals infer. A string that is not UTF-8
 //! (libvirt allows any bytes) goes through the raw table ([`Client::call`]). It
 //! returns what a caller wants of the reply: the one interesting field, strings as
@@ -32,14 +35,17 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::{
+use crate::client::{
     Client, ConnectError, ConnectOptions, Download, DownloadOptions, Duplex, Error, Progress,
     Upload, UploadOptions,
 };
 use crate::conn::StreamError;
 use crate::proto::procs::domain::{DomainScreenshot, DomainScreenshotArgs};
 use crate::proto::types;
-use crate::wire::xdr::{FieldType, LvString};
+use crate::wire::xdr::LvString;
+
+pub use super::methods::{Lift, Lifted, Param, ParamOf};
+use super::methods::{OnConnect, SelfArg};
 
 /// A libvirt connection with the object API (libvirt's `virConnectPtr`, `virt`'s
 /// `Connect`): lookups, defines, lists and host facts as methods, and object handles that
@@ -113,220 +119,17 @@ impl Connect {
     }
 }
 
-/// A wire value as a caller wants it, given the connection it came from: strings as
-/// [`String`] (lossily, as `virt` does; the raw bytes stay in the wire struct), object
-/// identities as handles, lists and options element by element, everything else as is.
-pub trait Lift {
-    /// What the caller gets.
-    type Out;
-    /// Convert, binding object identities to `conn`.
-    fn lift(self, conn: &Connect) -> Self::Out;
-}
-
-/// What a generated method returns for field `N` of reply struct `R`.
-pub type Lifted<R, const N: usize> = <FieldType<R, N> as Lift>::Out;
-
-macro_rules! lift_as_is {
-    ($($t:ty),* $(,)?) => {
-        $(
-            impl Lift for $t {
-                type Out = $t;
-                fn lift(self, _: &Connect) -> $t {
-                    self
-                }
-            }
-        )*
-    };
-}
-
-lift_as_is!(
-    (),
-    bool,
-    i32,
-    u32,
-    i64,
-    u64,
-    f64,
-    u8,
-    types::Uuid,
-    types::TypedParam,
-    types::CharVec,
-    bytes::Bytes,
-    crate::proto::procs::connect::DomainStatsRecord,
-    crate::proto::procs::domain::DomainFsInfo,
-    crate::proto::procs::domain::DomainGetSecurityLabelRet,
-    crate::proto::procs::domain::DomainInterface,
-    crate::proto::procs::domain::DomainMemoryStat,
-    crate::proto::procs::domain_tune::DomainIoThreadInfo,
-    crate::proto::procs::network::NetworkDhcpLease,
-    crate::proto::procs::node::NodeStat,
-    crate::proto::names::AgentLifecycleReason,
-    crate::proto::names::AgentLifecycleState,
-    crate::proto::names::BlockJobStatus,
-    crate::proto::names::BlockJobType,
-    crate::proto::names::ConnectCloseReason,
-    crate::proto::names::CpuCompareResult,
-    crate::proto::names::DiskChangeReason,
-    crate::proto::names::DomainEventType,
-    crate::proto::names::DomainJobType,
-    crate::proto::names::DomainLifecycle,
-    crate::proto::names::DomainState,
-    crate::proto::names::DomainStateReason,
-    crate::proto::names::StateReason,
-    crate::proto::names::LifecycleDetail,
-    crate::proto::names::GraphicsAddressType,
-    crate::proto::names::GraphicsPhase,
-    crate::proto::names::IoErrorAction,
-    crate::proto::names::IpAddrType,
-    crate::proto::names::MemoryFailureAction,
-    crate::proto::names::MemoryFailureRecipient,
-    crate::proto::names::MetadataType,
-    crate::proto::names::NetworkEventType,
-    crate::proto::names::NodeDeviceEventType,
-    crate::proto::names::SecretEventType,
-    crate::proto::names::SecretUsageType,
-    crate::proto::names::StoragePoolEventType,
-    crate::proto::names::StoragePoolState,
-    crate::proto::names::StorageVolType,
-    crate::proto::names::TrayChangeReason,
-    crate::proto::names::WatchdogAction,
-);
-
-impl<const N: usize> Lift for types::CharArray<N> {
-    type Out = Self;
-    fn lift(self, _: &Connect) -> Self {
-        self
-    }
-}
-
-impl Lift for LvString {
-    type Out = String;
-    fn lift(self, _: &Connect) -> String {
-        self.to_string_lossy().into_owned()
-    }
-}
-
-impl<T: Lift> Lift for Option<T> {
-    type Out = Option<T::Out>;
-    fn lift(self, conn: &Connect) -> Self::Out {
-        self.map(|v| v.lift(conn))
-    }
-}
-
-impl<T: Lift> Lift for Vec<T> {
-    type Out = Vec<T::Out>;
-    fn lift(self, conn: &Connect) -> Self::Out {
-        self.into_iter().map(|v| v.lift(conn)).collect()
-    }
-}
-
-/// How a generated method takes an argument field of type `Self`: strings as `&str`
-/// ([`Option<&str>`] when optional), another object as its handle (`&StorageVol`), every
-/// other type as itself (so `Default::default()`, `None` and integer literals infer).
-pub trait Param: Sized {
-    /// The parameter's type.
-    type In<'a>;
-    /// The field's value.
-    fn from_param(p: Self::In<'_>) -> Self;
-}
-
-/// What a generated method takes for field `N` of argument struct `A` ([`Param`]).
-pub type ParamOf<'a, A, const N: usize> = <FieldType<A, N> as Param>::In<'a>;
-
-/// Types a method takes as they are.
-macro_rules! param_as_is {
-    ($($t:ty),* $(,)?) => {
-        $(
-            impl Param for $t {
-                type In<'a> = $t;
-                fn from_param(p: $t) -> $t {
-                    p
-                }
-            }
-        )*
-    };
-}
-
-param_as_is!(bool, u8, i32, u32, i64, u64, f64);
-param_as_is!(types::Uuid, types::CharVec, bytes::Bytes);
-
-// Lists of objects are taken as slices of handles (in `handles!`); other lists as they are.
-param_as_is!(
-    Vec<types::TypedParam>,
-    Vec<LvString>,
-    Vec<i32>,
-    Vec<u32>,
-    Vec<u64>
-);
-
-impl<const N: usize> Param for types::CharArray<N> {
-    type In<'a> = Self;
-    fn from_param(p: Self) -> Self {
-        p
-    }
-}
-
-impl Param for LvString {
-    type In<'a> = &'a str;
-    fn from_param(p: &str) -> Self {
-        p.into()
-    }
-}
-
-impl Param for Option<LvString> {
-    type In<'a> = Option<&'a str>;
-    fn from_param(p: Option<&str>) -> Self {
-        p.map(Into::into)
-    }
-}
-
-/// The connection a generated method calls on (for [`Connect`] itself and every handle).
-#[doc(hidden)]
-pub trait OnConnect {
-    /// The connection.
-    fn on_connect(&self) -> &Connect;
-}
-
-impl OnConnect for Connect {
-    fn on_connect(&self) -> &Connect {
-        self
-    }
-}
-
-/// The argument field a handle fills in for itself (its wire identity, or a node device's
-/// name).
-#[doc(hidden)]
-pub trait SelfArg<T> {
-    /// The field's value.
-    fn self_arg(&self) -> T;
-}
-
-/// A generated method's call: typed, through the connection's client.
-#[doc(hidden)]
-pub async fn call<P: crate::proto::Procedure>(
-    on: &impl OnConnect,
-    args: &P::Args,
-) -> Result<P::Ret, Error> {
-    Ok(on.on_connect().client.call::<P>(args).await?)
-}
-
-/// A generated typed-parameter getter's call: with `VIR_TYPED_PARAM_STRING_OKAY`
-/// ([`Client::call_typed_params`]).
-#[doc(hidden)]
-pub async fn call_typed<P: crate::proto::typed_params::TypedParamsGetter>(
-    on: &impl OnConnect,
-    args: &P::Args,
-) -> Result<P::Ret, Error>
-where
-    P::Args: Clone,
-{
-    Ok(on.on_connect().client.call_typed_params::<P>(args).await?)
-}
-
+/// Declares the handle types: one row per object, with its columns of accessors:
+/// `strings [name / name_bytes = field "what", …]` (strings of the wire identity, each read
+/// lossily as `Cow<str>` and as its bytes), `uuid ["what"]` (the identity's UUID), then in
+/// braces any other methods, written out.
 macro_rules! handles {
     ($(
         $(#[$m:meta])*
-        $name:ident($wire:ident) { $($extra:tt)* }
+        $name:ident($wire:ident)
+            $(strings [ $( $acc:ident / $bytes:ident = $field:ident $what:literal ),+ $(,)? ])?
+            $(uuid [ $uuid_what:literal ])?
+            { $($extra:tt)* }
     )*) => {
         $(
             $(#[$m])*
@@ -354,6 +157,29 @@ macro_rules! handles {
                 pub fn into_wire(self) -> types::$wire {
                     self.wire
                 }
+
+                $($(
+                    #[doc = concat!(
+                        $what, ", to print and compare (`== \"…\"`); one that is not UTF-8 reads \
+                        with U+FFFD in place of its bad bytes, as `virt` reads it (the bytes: \
+                        [`", stringify!($bytes), "`](Self::", stringify!($bytes), "))."
+                    )]
+                    pub fn $acc(&self) -> Cow<'_, str> {
+                        self.wire.$field.to_string_lossy()
+                    }
+
+                    #[doc = concat!($what, " as the daemon sent it: any bytes, UTF-8 or not.")]
+                    pub fn $bytes(&self) -> &[u8] {
+                        self.wire.$field.as_bytes()
+                    }
+                )+)?
+
+                $(
+                    #[doc = concat!($uuid_what, ".")]
+                    pub fn uuid(&self) -> types::Uuid {
+                        self.wire.uuid
+                    }
+                )?
 
                 $($extra)*
             }
@@ -397,31 +223,16 @@ macro_rules! handles {
                     self.wire.clone()
                 }
             }
-
         )*
     };
 }
 
 handles! {
     /// A domain (a guest; libvirt's `virDomainPtr`).
-    Domain(Domain) {
-        /// The domain's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
-        /// The domain's UUID.
-        pub fn uuid(&self) -> types::Uuid {
-            self.wire.uuid
-        }
-
+    Domain(Domain)
+        strings [name / name_bytes = name "The domain's name"]
+        uuid ["The domain's UUID"]
+    {
         /// The runtime id when the handle was obtained (-1: inactive then). Starting or
         /// stopping the domain does not update it: look the domain up again.
         pub fn id(&self) -> Option<u32> {
@@ -429,235 +240,67 @@ handles! {
         }
     }
     /// A storage pool (`virStoragePoolPtr`).
-    StoragePool(StoragePool) {
-        /// The pool's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
-        /// The pool's UUID.
-        pub fn uuid(&self) -> types::Uuid {
-            self.wire.uuid
-        }
-    }
+    StoragePool(StoragePool)
+        strings [name / name_bytes = name "The pool's name"]
+        uuid ["The pool's UUID"]
+    {}
     /// A storage volume (`virStorageVolPtr`).
-    StorageVol(StorageVol) {
-        /// The volume's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
-        /// The name of the pool holding the volume, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`pool_name_bytes`](Self::pool_name_bytes)).
-        pub fn pool_name(&self) -> Cow<'_, str> {
-            self.wire.pool.to_string_lossy()
-        }
-
-        /// The pool name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn pool_name_bytes(&self) -> &[u8] {
-            self.wire.pool.as_bytes()
-        }
-
-        /// The volume's key (usually its path), to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`key_bytes`](Self::key_bytes)).
-        pub fn key(&self) -> Cow<'_, str> {
-            self.wire.key.to_string_lossy()
-        }
-
-        /// The key as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn key_bytes(&self) -> &[u8] {
-            self.wire.key.as_bytes()
-        }
-    }
+    StorageVol(StorageVol) strings [
+        name / name_bytes = name "The volume's name",
+        pool_name / pool_name_bytes = pool "The name of the pool holding the volume",
+        key / key_bytes = key "The volume's key (usually its path)",
+    ] {}
     /// A virtual network (`virNetworkPtr`).
-    Network(Network) {
-        /// The network's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
-        /// The network's UUID.
-        pub fn uuid(&self) -> types::Uuid {
-            self.wire.uuid
-        }
-    }
+    Network(Network)
+        strings [name / name_bytes = name "The network's name"]
+        uuid ["The network's UUID"]
+    {}
     /// A port of a virtual network (`virNetworkPortPtr`).
-    NetworkPort(NetworkPort) {
-        /// The port's UUID.
-        pub fn uuid(&self) -> types::Uuid {
-            self.wire.uuid
-        }
-
+    NetworkPort(NetworkPort) uuid ["The port's UUID"] {
         /// The network the port belongs to.
         pub fn network(&self) -> Network {
             self.wire.net.clone().lift(&self.conn)
         }
     }
     /// A host device (`virNodeDevicePtr`); the daemon knows it by name.
-    NodeDevice(NodeDevice) {
-        /// The device's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-    }
+    NodeDevice(NodeDevice) strings [name / name_bytes = name "The device's name"] {}
     /// A secret (`virSecretPtr`).
-    Secret(Secret) {
-        /// The secret's UUID.
-        pub fn uuid(&self) -> types::Uuid {
-            self.wire.uuid
-        }
-
+    Secret(Secret)
+        strings [
+            usage_id / usage_id_bytes = usage_id
+                "The usage id (e.g. the volume path for a volume secret)",
+        ]
+        uuid ["The secret's UUID"]
+    {
         /// What the secret is for (`virSecretUsageType`).
         pub fn usage_type(&self) -> crate::proto::SecretUsageType {
             self.wire.usage_type
         }
-
-        /// The usage id (e.g. the volume path for a volume secret), to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`usage_id_bytes`](Self::usage_id_bytes)).
-        pub fn usage_id(&self) -> Cow<'_, str> {
-            self.wire.usage_id.to_string_lossy()
-        }
-
-        /// The usage id as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn usage_id_bytes(&self) -> &[u8] {
-            self.wire.usage_id.as_bytes()
-        }
     }
     /// A host network interface (`virInterfacePtr`).
-    Interface(Interface) {
-        /// The interface's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
-        /// The interface's MAC address, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`mac_bytes`](Self::mac_bytes)).
-        pub fn mac(&self) -> Cow<'_, str> {
-            self.wire.mac.to_string_lossy()
-        }
-
-        /// The mac as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn mac_bytes(&self) -> &[u8] {
-            self.wire.mac.as_bytes()
-        }
-    }
+    Interface(Interface) strings [
+        name / name_bytes = name "The interface's name",
+        mac / mac_bytes = mac "The interface's MAC address",
+    ] {}
     /// A network filter (`virNWFilterPtr`).
-    NwFilter(NwFilter) {
-        /// The filter's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
-        /// The filter's UUID.
-        pub fn uuid(&self) -> types::Uuid {
-            self.wire.uuid
-        }
-    }
+    NwFilter(NwFilter)
+        strings [name / name_bytes = name "The filter's name"]
+        uuid ["The filter's UUID"]
+    {}
     /// A network filter bound to a port (`virNWFilterBindingPtr`).
-    NwFilterBinding(NwFilterBinding) {
-        /// The port device the filter is bound to, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`port_dev_bytes`](Self::port_dev_bytes)).
-        pub fn port_dev(&self) -> Cow<'_, str> {
-            self.wire.portdev.to_string_lossy()
-        }
-
-        /// The port dev as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn port_dev_bytes(&self) -> &[u8] {
-            self.wire.portdev.as_bytes()
-        }
-
-        /// The filter's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`filter_name_bytes`](Self::filter_name_bytes)).
-        pub fn filter_name(&self) -> Cow<'_, str> {
-            self.wire.filtername.to_string_lossy()
-        }
-
-        /// The filter name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn filter_name_bytes(&self) -> &[u8] {
-            self.wire.filtername.as_bytes()
-        }
-    }
+    NwFilterBinding(NwFilterBinding) strings [
+        port_dev / port_dev_bytes = portdev "The port device the filter is bound to",
+        filter_name / filter_name_bytes = filtername "The filter's name",
+    ] {}
     /// A domain snapshot (`virDomainSnapshotPtr`).
-    DomainSnapshot(DomainSnapshot) {
-        /// The snapshot's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
+    DomainSnapshot(DomainSnapshot) strings [name / name_bytes = name "The snapshot's name"] {
         /// The domain the snapshot belongs to.
         pub fn domain(&self) -> Domain {
             self.wire.dom.clone().lift(&self.conn)
         }
     }
     /// A domain checkpoint (`virDomainCheckpointPtr`).
-    DomainCheckpoint(DomainCheckpoint) {
-        /// The checkpoint's name, to print and compare (`== "…"`); one that
-        /// is not UTF-8 reads with U+FFFD in place of its bad bytes, as `virt` reads it (the
-        /// bytes: [`name_bytes`](Self::name_bytes)).
-        pub fn name(&self) -> Cow<'_, str> {
-            self.wire.name.to_string_lossy()
-        }
-
-        /// The name as the daemon sent it: any bytes, UTF-8 or not.
-        pub fn name_bytes(&self) -> &[u8] {
-            self.wire.name.as_bytes()
-        }
-
+    DomainCheckpoint(DomainCheckpoint) strings [name / name_bytes = name "The checkpoint's name"] {
         /// The domain the checkpoint belongs to.
         pub fn domain(&self) -> Domain {
             self.wire.dom.clone().lift(&self.conn)

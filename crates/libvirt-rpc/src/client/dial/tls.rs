@@ -19,10 +19,10 @@
 //! Teardown (H1): the [`KillFn`] shuts down a duplicate of the TCP socket's
 //! descriptor, so a write stalled under the TLS session fails at once.
 //!
-//! Busy-polling ([`ConnectOptions::busy_poll`](super::ConnectOptions::busy_poll)) happens
+//! Busy-polling ([`ConnectOptions::busy_poll`](crate::client::ConnectOptions::busy_poll)) happens
 //! below rustls, on the ciphertext: `SpinTcp` reads the socket directly while the driver
 //! holds its `SpinGate` open — a reply is due, the connection's adaptive `SpinPolicy`
-//! (`client/spin.rs`) says spinning pays, and the budget since the last
+//! (`client/driver/spin.rs`) says spinning pays, and the budget since the last
 //! progress lasts — before it lets the reactor park the task.
 
 use std::io;
@@ -49,9 +49,10 @@ use tokio_rustls::rustls::{
 
 use zeroize::Zeroizing;
 
-use super::spin::SpinGate;
-use super::uri::TlsTarget;
-use super::{ConnectError, KillFn, Stage};
+use super::Stage;
+use crate::client::spin::SpinGate;
+use crate::client::uri::TlsTarget;
+use crate::client::{ConnectError, KillFn};
 use crate::conn::handshake::{HandshakeError, tls_accept_status};
 
 /// Why a TLS connection could not be set up (before any RPC).

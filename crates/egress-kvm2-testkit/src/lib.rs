@@ -1,6 +1,9 @@
-//! Shared set-up of the integration tests: a private libvirtd, a loopback mirror, and
-//! providers built through the real configuration path.
-#![allow(dead_code, clippy::needless_pass_by_value)]
+//! Test support for egress-kvm2, shared by its integration tests and the controller
+//! example's real-guest test: a private libvirtd, a loopback mirror, and providers built
+//! through the real configuration path ([`env()`], [`entry`], [`build`]); sshds in front of the
+//! daemon; the real guest's set-up ([`guest_bed`]); a relay that cuts or fails calls
+//! ([`relay`]). Not published.
+#![allow(clippy::needless_pass_by_value)]
 
 pub mod guest_bed;
 pub mod relay;
@@ -18,8 +21,11 @@ use testbed::http::HttpServer;
 use testbed::libvirtd::{Libvirtd, short_socket_dir};
 use testbed::sshd::{Sshd, SshdOptions};
 
+/// A private daemon and a loopback mirror for one test.
 pub struct Env {
+    /// The daemon.
     pub d: Libvirtd,
+    /// The mirror images are fetched from.
     pub http: HttpServer,
     /// Guest agent sockets (removed with the env).
     pub agent: tempfile::TempDir,
@@ -36,10 +42,12 @@ pub async fn env() -> Option<Env> {
     })
 }
 
+/// The SHA-256 of `data`, as an entry's `sha256` field spells it.
 pub fn sha256_hex(data: &[u8]) -> String {
     Sha256Digest::from_bytes(Sha256::digest(data).into()).to_string()
 }
 
+/// An identifier the test knows is valid.
 pub fn id(s: &str) -> Identifier {
     Identifier::new(s).unwrap()
 }
@@ -79,6 +87,7 @@ pub fn build(entry: Value) -> Kvm2Provider {
     Kvm2Provider::from_entry(e, e.settings().expect("valid settings")).expect("provider builds")
 }
 
+/// The provider, shared as the controller and the conformance suite hold it.
 pub fn shared(p: Kvm2Provider) -> Arc<Kvm2Provider> {
     Arc::new(p)
 }
@@ -93,6 +102,7 @@ pub fn volumes(d: &Libvirtd) -> Vec<String> {
     v
 }
 
+/// One second.
 pub const SECOND: Duration = Duration::from_secs(1);
 
 /// An sshd on 127.0.0.1 in front of `d` that refuses all forwarding (`AllowTcpForwarding no`,

@@ -27,6 +27,9 @@ use crate::client::Error;
 use crate::client::handles::{
     Connect, Domain, DomainSnapshot, Network, NodeDevice, Secret, StoragePool, StorageVol,
 };
+use crate::conn::ErrorPredicates;
+use crate::conn::error::error_predicates;
+use crate::proto::RemoteError;
 use crate::proto::procs::domain::{DomainCreateFlags, DomainXmlFlags};
 use crate::proto::procs::network::NetworkXmlFlags;
 use crate::proto::procs::snapshot::{DomainSnapshotCreateFlags, DomainSnapshotXmlFlags};
@@ -47,20 +50,24 @@ pub enum XmlError {
     Parse(libvirt_xml::Error),
 }
 
-impl XmlError {
-    /// The daemon's error, if there is one.
-    pub fn remote(&self) -> Option<&crate::RemoteError> {
+impl ErrorPredicates for XmlError {
+    fn remote(&self) -> Option<&RemoteError> {
         match self {
             Self::Call(e) => e.remote(),
             Self::Parse(_) => None,
         }
     }
 
-    /// The daemon said the object does not exist.
-    pub fn is_not_found(&self) -> bool {
-        matches!(self, Self::Call(e) if e.is_not_found())
+    fn is_connection_dead(&self) -> bool {
+        matches!(self, Self::Call(e) if e.is_connection_dead())
+    }
+
+    fn is_auth_failed_here(&self) -> bool {
+        matches!(self, Self::Call(e) if e.is_auth_failed_here())
     }
 }
+
+error_predicates!(XmlError);
 
 fn parse<T: Document>(xml: &str) -> Result<T, XmlError> {
     T::from_xml_with(xml, &ParseOptions::lenient())

@@ -15,8 +15,8 @@ use std::task::{Context, Poll};
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
-use super::Client;
-use super::shared::Inner;
+use crate::client::Client;
+use crate::client::shared::Inner;
 use crate::conn::{CallError, ConnectionError, SubscriberId};
 use crate::proto::Procedure;
 use crate::proto::events::{

@@ -7,11 +7,12 @@
 //! `{:#}`, `ProviderError::chain`) therefore shows each message once.
 
 #[cfg(feature = "tls")]
-use super::TlsError;
-use super::{ConnectError, TransferError};
+use crate::client::TlsError;
+use crate::client::{ConnectError, TransferError};
+use crate::conn::error::error_predicates;
 use crate::conn::handshake::HandshakeError;
-use crate::conn::{CallError, ConnectionError, StreamError};
-use crate::proto::{ErrorCode, RemoteError};
+use crate::conn::{CallError, ErrorPredicates, StreamError};
+use crate::proto::RemoteError;
 
 // By hand, not `#[from]`: these variants format their cause, so it is not also the source.
 impl From<HandshakeError> for ConnectError {
@@ -27,142 +28,59 @@ impl From<TlsError> for ConnectError {
     }
 }
 
-/// The daemon's authentication and access-control refusals.
-fn remote_is_auth(e: &RemoteError) -> bool {
-    matches!(
-        e.code,
-        ErrorCode::AUTH_FAILED
-            | ErrorCode::AUTH_CANCELLED
-            | ErrorCode::AUTH_UNAVAILABLE
-            | ErrorCode::ACCESS_DENIED
-    )
-}
+error_predicates!(ConnectError, TransferError, Error);
 
-impl CallError {
-    /// The daemon refused for lack of authentication or permission (`AUTH_FAILED`,
-    /// `AUTH_CANCELLED`, `AUTH_UNAVAILABLE`, `ACCESS_DENIED`).
-    pub fn is_auth(&self) -> bool {
-        self.remote().is_some_and(remote_is_auth)
-    }
-
-    /// The connection is dead: this call failed because of it, and every later call on the
-    /// same connection fails too. Reconnect. (The same as [`is_connection`](Self::is_connection).)
-    pub fn is_connection_dead(&self) -> bool {
-        self.is_connection()
-    }
-
-    /// Why the connection died, if that is why this call failed.
-    pub fn connection(&self) -> Option<&ConnectionError> {
-        match self {
-            Self::Connection(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl StreamError {
-    /// The daemon's error: it refused to open the stream, failed mid-transfer, or answered
-    /// our abort with an error.
-    pub fn remote(&self) -> Option<&RemoteError> {
-        match self {
-            Self::Remote(e) => Some(e),
-            Self::Aborted { server, .. } => server.as_ref(),
-            _ => None,
-        }
-    }
-
-    /// The daemon said the object (volume, domain) does not exist.
-    pub fn is_not_found(&self) -> bool {
-        self.remote().is_some_and(RemoteError::is_not_found)
-    }
-
-    /// The daemon refused for lack of authentication or permission.
-    pub fn is_auth(&self) -> bool {
-        self.remote().is_some_and(remote_is_auth)
-    }
-
-    /// The connection is dead (this stream and everything else on it failed).
-    pub fn is_connection_dead(&self) -> bool {
-        matches!(self, Self::Connection(_))
-    }
-}
-
-impl TransferError {
-    /// The daemon's error, if the stream failed on the libvirt side with one.
-    pub fn remote(&self) -> Option<&RemoteError> {
+impl ErrorPredicates for TransferError {
+    fn remote(&self) -> Option<&RemoteError> {
         match self {
             Self::Stream(e) => e.remote(),
             Self::Local(_) => None,
         }
     }
 
-    /// The daemon said the volume does not exist.
-    pub fn is_not_found(&self) -> bool {
-        self.remote().is_some_and(RemoteError::is_not_found)
-    }
-
-    /// The daemon refused for lack of authentication or permission.
-    pub fn is_auth(&self) -> bool {
-        self.remote().is_some_and(remote_is_auth)
-    }
-
-    /// The connection is dead.
-    pub fn is_connection_dead(&self) -> bool {
+    fn is_connection_dead(&self) -> bool {
         matches!(self, Self::Stream(e) if e.is_connection_dead())
     }
+}
 
+impl TransferError {
     /// Our local source or sink failed (the stream was aborted on the wire first).
     pub fn is_local(&self) -> bool {
         matches!(self, Self::Local(_))
     }
 }
 
-impl HandshakeError {
-    /// The daemon's error, if a handshake step failed with one.
-    pub fn remote(&self) -> Option<&RemoteError> {
-        match self {
-            Self::Call { error, .. } => error.remote(),
-            Self::AuthRejected { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-
-    /// The connection died during the handshake.
-    pub fn is_connection_dead(&self) -> bool {
-        matches!(self, Self::Call { error, .. } if error.is_connection_dead())
-    }
-}
-
-impl ConnectError {
+impl ErrorPredicates for ConnectError {
     /// The daemon's error, if the handshake failed with one (e.g. the URI names a driver the
     /// daemon does not have).
-    pub fn remote(&self) -> Option<&RemoteError> {
+    fn remote(&self) -> Option<&RemoteError> {
         match self {
             Self::Handshake(h) => h.remote(),
             _ => None,
         }
     }
 
-    /// The daemon said what was asked for does not exist.
-    pub fn is_not_found(&self) -> bool {
-        self.remote().is_some_and(RemoteError::is_not_found)
+    /// The link died during the handshake (the daemon closed it, or the transport failed).
+    fn is_connection_dead(&self) -> bool {
+        matches!(self, Self::Handshake(h) if h.is_connection_dead())
     }
 
+    /// SSH credentials refused or unusable (key file, agent), SASL credentials rejected or
+    /// missing, polkit refused, the client certificate refused.
+    fn is_auth_failed_here(&self) -> bool {
+        match self {
+            Self::Handshake(h) => h.is_auth_failed_here(),
+            _ => self.ssh().is_some_and(ssh_is_auth),
+        }
+    }
+}
+
+impl ConnectError {
     /// SSH host key verification failed: the server's key is unknown, changed or revoked
     /// (`ssh()`, with feature `ssh`, says which; a TLS server certificate that fails verification
     /// is [`TlsError::is_server_untrusted`] instead).
     pub fn is_host_key(&self) -> bool {
         self.ssh().is_some_and(ssh_is_host_key)
-    }
-
-    /// Authentication failed: SSH credentials refused or unusable (key file, agent), SASL
-    /// credentials rejected or missing, polkit refused, the client certificate refused, or
-    /// the daemon's access control said no.
-    pub fn is_auth(&self) -> bool {
-        match self {
-            Self::Handshake(h) => h.is_auth_failed() || h.remote().is_some_and(remote_is_auth),
-            _ => self.ssh().is_some_and(ssh_is_auth),
-        }
     }
 
     /// The daemon could not be reached: the socket or host refused or did not answer, the
@@ -177,7 +95,7 @@ impl ConnectError {
     /// Setting the connection up outlived [`ConnectOptions::connect_timeout`]
     /// (`ConnectError::Timeout`), or the SSH transport's own bound.
     ///
-    /// [`ConnectOptions::connect_timeout`]: super::ConnectOptions::connect_timeout
+    /// [`ConnectOptions::connect_timeout`]: crate::client::ConnectOptions::connect_timeout
     pub fn is_timeout(&self) -> bool {
         #[cfg(feature = "ssh")]
         if let Some(crate::SshError::ConnectTimeout { .. }) =
@@ -186,11 +104,6 @@ impl ConnectError {
             return true;
         }
         matches!(self, Self::Timeout { .. })
-    }
-
-    /// The link died during the handshake (the daemon closed it, or the transport failed).
-    pub fn is_connection_dead(&self) -> bool {
-        matches!(self, Self::Handshake(h) if h.is_connection_dead())
     }
 
     /// The SSH transport's error, if that is what failed (feature `ssh`).
@@ -291,9 +204,8 @@ pub enum Error {
     Transfer(#[from] TransferError),
 }
 
-impl Error {
-    /// The daemon's error, if there is one.
-    pub fn remote(&self) -> Option<&RemoteError> {
+impl ErrorPredicates for Error {
+    fn remote(&self) -> Option<&RemoteError> {
         match self {
             Self::Connect(e) => e.remote(),
             Self::Call(e) => e.remote(),
@@ -302,39 +214,28 @@ impl Error {
         }
     }
 
-    /// The daemon said the object does not exist.
-    pub fn is_not_found(&self) -> bool {
-        self.remote().is_some_and(RemoteError::is_not_found)
-    }
-
-    /// SSH host key verification failed ([`ConnectError::is_host_key`]).
-    pub fn is_host_key(&self) -> bool {
-        matches!(self, Self::Connect(e) if e.is_host_key())
-    }
-
-    /// Authentication or permission failed ([`ConnectError::is_auth`], or the daemon refused
-    /// a call with an authentication or access-control error).
-    pub fn is_auth(&self) -> bool {
-        match self {
-            Self::Connect(e) => e.is_auth(),
-            Self::Call(e) => e.is_auth(),
-            Self::Stream(e) => e.is_auth(),
-            Self::Transfer(e) => e.is_auth(),
-        }
-    }
-
-    /// The daemon could not be reached ([`ConnectError::is_unreachable`]).
-    pub fn is_unreachable(&self) -> bool {
-        matches!(self, Self::Connect(e) if e.is_unreachable())
-    }
-
-    /// The connection is dead (or died while it was being set up): reconnect.
-    pub fn is_connection_dead(&self) -> bool {
+    fn is_connection_dead(&self) -> bool {
         match self {
             Self::Connect(e) => e.is_connection_dead(),
             Self::Call(e) => e.is_connection_dead(),
             Self::Stream(e) => e.is_connection_dead(),
             Self::Transfer(e) => e.is_connection_dead(),
         }
+    }
+
+    fn is_auth_failed_here(&self) -> bool {
+        matches!(self, Self::Connect(e) if e.is_auth_failed_here())
+    }
+}
+
+impl Error {
+    /// SSH host key verification failed ([`ConnectError::is_host_key`]).
+    pub fn is_host_key(&self) -> bool {
+        matches!(self, Self::Connect(e) if e.is_host_key())
+    }
+
+    /// The daemon could not be reached ([`ConnectError::is_unreachable`]).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, Self::Connect(e) if e.is_unreachable())
     }
 }

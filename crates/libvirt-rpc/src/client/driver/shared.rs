@@ -3,7 +3,7 @@
 //! The lock is never held across I/O or an `.await`: the driver reads and writes without it,
 //! so a writer stalled on a dead peer never blocks `close()` (H1).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -12,10 +12,10 @@ use std::task::Waker;
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use super::events::Subscriber;
 use super::spin::SpinPolicy;
+use crate::client::events::Subscriber;
 use crate::conn::serials::SerialMap;
-use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId, Transmit};
+use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId};
 use crate::proto::events::Event;
 
 /// Upload backpressure: unsent bytes allowed on each side of the driver. Upload callers wait
@@ -62,11 +62,6 @@ pub(crate) struct State {
     /// calls themselves ([`direct`](super::direct)) and the driver to busy-poll. Dropped
     /// with the driver.
     pub(crate) direct: Option<Arc<OwnedFd>>,
-    /// Bytes a caller took from the core but the socket did not take at once: the driver
-    /// writes them before anything else.
-    pub(crate) unsent: VecDeque<Transmit>,
-    /// A caller wrote since the driver last looked: the busy-poll budget counts from now.
-    pub(crate) sent_direct: bool,
     /// Whether busy-polling pays now (`None`: busy-poll off, or a transport it cannot poll).
     pub(crate) spin: Option<SpinPolicy>,
 }
@@ -162,10 +157,6 @@ pub(crate) struct Inner {
     /// nobody waits for the first kill.
     pub(crate) killed: AtomicBool,
     pub(crate) closed_rx: watch::Receiver<Option<ConnectionError>>,
-    /// The driver holds bytes it has not written yet (set under the state lock when it takes
-    /// them, cleared when they are all out): a caller then leaves its call to the driver, so
-    /// that nothing overtakes them.
-    pub(crate) driver_writing: AtomicBool,
 }
 
 impl Inner {

@@ -258,11 +258,13 @@ impl SpinGate {
     }
 
     /// Whether the reader should spin on an empty socket now.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     pub(crate) fn is_open(&self) -> bool {
         self.open.load(Ordering::Relaxed)
     }
 
     /// The reader's spinning caught bytes.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     pub(crate) fn hit(&self) {
         self.hit.store(true, Ordering::Relaxed);
     }
@@ -421,22 +423,14 @@ mod tests {
     fn one_outlier_does_not_decide() {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
-        let mut i = 0;
-        feed(
-            &mut p,
-            &mut t,
-            SPIN_WINDOW + PARK_WINDOW,
-            |s| {
-                i += 1;
-                // A 5 ms preemption in the spinning window.
-                if i == 3 {
-                    us(5000)
-                } else {
-                    us(if s { 30 } else { 80 })
-                }
-            },
-            true,
-        );
+        probe_by(&mut p, &mut t, |s, i| {
+            // A 5 ms preemption in the spinning window.
+            if i == 3 {
+                us(5000)
+            } else {
+                us(if s { 30 } else { 80 })
+            }
+        });
         assert_eq!(p.phase, Phase::ProbeSpin, "won, confirming");
         probe(&mut p, &mut t, 30, 80);
         assert!(matches!(p.phase, Phase::Exploit { spin: true, .. }));
@@ -492,11 +486,25 @@ mod tests {
 
     /// Probe once with replies taking `spin_us` spinning (caught) and `park_us` parked.
     fn probe(p: &mut SpinPolicy, t: &mut Instant, spin_us: u64, park_us: u64) {
+        probe_by(p, t, |s, _| us(if s { spin_us } else { park_us }));
+    }
+
+    /// Probe once (both windows, every reply caught by spinning), the `i`-th reply (from 1)
+    /// taking `wait(spinning, i)`.
+    fn probe_by(
+        p: &mut SpinPolicy,
+        t: &mut Instant,
+        mut wait: impl FnMut(bool, usize) -> Duration,
+    ) {
+        let mut i = 0;
         feed(
             p,
             t,
             SPIN_WINDOW + PARK_WINDOW,
-            |s| us(if s { spin_us } else { park_us }),
+            |s| {
+                i += 1;
+                wait(s, i)
+            },
             true,
         );
     }
@@ -516,21 +524,13 @@ mod tests {
         // wait 150 µs (the spinner took the daemon's CPU): the mean says park.
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
-        let mut i = 0;
-        feed(
-            &mut p,
-            &mut t,
-            SPIN_WINDOW + PARK_WINDOW,
-            |s| {
-                i += 1;
-                us(match (s, i % 4) {
-                    (true, 0) => 150,
-                    (true, _) => 30,
-                    (false, _) => 50,
-                })
-            },
-            true,
-        );
+        probe_by(&mut p, &mut t, |s, i| {
+            us(match (s, i % 4) {
+                (true, 0) => 150,
+                (true, _) => 30,
+                (false, _) => 50,
+            })
+        });
         assert!(
             !p.spin(1),
             "a tail in a quarter of the spinning replies must count"
