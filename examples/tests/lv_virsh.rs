@@ -17,97 +17,17 @@
 //!
 //! virsh runs with `LC_ALL=C` and `TZ=UTC` (lv prints snapshot times in UTC).
 
+mod common;
+
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::virsh::{
+    lv, lv_ok, norm, same, same_with, text, virsh, virsh_cmd, virsh_ok, without_lines,
+};
 use libvirt_rpc::client::{Client, ConnectOptions};
 use testbed::libvirtd::Libvirtd;
-
-fn lv(uri: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lv"))
-        .args(["-c", uri, "--timeout", "60"])
-        .args(args)
-        .env_remove("LIBVIRT_DEFAULT_URI")
-        .output()
-        .expect("run lv")
-}
-
-fn virsh_cmd(uri: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new("virsh");
-    cmd.args(["-c", uri])
-        .args(args)
-        .env_remove("LIBVIRT_DEFAULT_URI")
-        .env("LC_ALL", "C")
-        .env("TZ", "UTC");
-    cmd
-}
-
-fn virsh(uri: &str, args: &[&str]) -> Output {
-    virsh_cmd(uri, args).output().expect("run virsh")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Runs of whitespace as one space, ends trimmed.
-fn norm(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Run `args` through both; both succeed with the same normalised output (after `fix`), or
-/// both fail. Returns whether they succeeded.
-fn same_with(uri: &str, args: &[&str], fix: impl Fn(&str) -> String) -> bool {
-    let ours = lv(uri, args);
-    let theirs = virsh(uri, args);
-    assert_eq!(
-        ours.status.success(),
-        theirs.status.success(),
-        "lv {args:?}: exit {} vs virsh's {}\nlv stderr: {}\nvirsh stderr: {}",
-        ours.status,
-        theirs.status,
-        String::from_utf8_lossy(&ours.stderr),
-        String::from_utf8_lossy(&theirs.stderr),
-    );
-    if ours.status.success() {
-        let (a, b) = (fix(&text(&ours)), fix(&text(&theirs)));
-        assert_eq!(
-            norm(&a),
-            norm(&b),
-            "lv {args:?} differs from virsh\n--- lv:\n{a}\n--- virsh:\n{b}"
-        );
-        // Not only after normalisation: byte for byte.
-        assert_eq!(a, b, "lv {args:?}: the same words, other whitespace");
-    }
-    ours.status.success()
-}
-
-fn same(uri: &str, args: &[&str]) -> bool {
-    same_with(uri, args, str::to_string)
-}
-
-/// `lv ARGS` succeeds; its stdout.
-fn lv_ok(uri: &str, args: &[&str]) -> String {
-    let o = lv(uri, args);
-    assert!(
-        o.status.success(),
-        "lv {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    text(&o)
-}
-
-/// `virsh ARGS` succeeds; its stdout, trimmed.
-fn virsh_ok(uri: &str, args: &[&str]) -> String {
-    let o = virsh(uri, args);
-    assert!(
-        o.status.success(),
-        "virsh {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    text(&o).trim().to_string()
-}
 
 /// `domstats` output with the numbers that move between two runs cut to `N`: every numeric
 /// value except states, reasons, counts, current and maximum figures. (A running guest's
@@ -163,15 +83,6 @@ fn domstats_commands(uri: &str, dom: &str) {
     }
     // An unknown domain: both fail.
     assert!(!same_with(uri, &["domstats", "no-such-domain"], stats_fix));
-}
-
-fn without_lines(prefix: &'static str) -> impl Fn(&str) -> String {
-    move |s: &str| {
-        s.lines()
-            .filter(|l| !l.starts_with(prefix))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
 }
 
 /// The commands both drivers answer; `dom`, `pool`, `vol`, `net` name objects that exist.

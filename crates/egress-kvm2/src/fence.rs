@@ -85,8 +85,7 @@ use libvirt_rpc::proto::procs::domain::{
     DomainUndefineFlags, MetadataType,
 };
 use libvirt_rpc::proto::types::Domain;
-use quick_xml::Writer;
-use quick_xml::events::{BytesText, Event};
+use libvirt_xml::XmlElement;
 use tokio::time::Instant;
 
 use crate::classify::{LvError, provider_error};
@@ -155,81 +154,60 @@ impl Record {
     /// The `<lease>` element: with our prefix and namespace declaration inside a domain's
     /// `<metadata>` (`qualified`), bare for `virDomainSetMetadata` (libvirt adds them from
     /// its `key` and `uri` arguments and refuses an element that declares them itself).
-    fn to_xml(&self, qualified: bool) -> String {
+    fn to_element(&self, qualified: bool) -> XmlElement {
         let expires = humantime::format_rfc3339_millis(SystemTime::now() + self.duration);
-        crate::xml::render(Writer::new(Vec::new()), |w| {
-            let el = if qualified {
-                w.create_element(format!("{PREFIX}:lease"))
-                    .with_attribute((format!("xmlns:{PREFIX}").as_str(), NAMESPACE))
-            } else {
-                w.create_element("lease")
-            };
-            el.with_attribute(("owner", self.owner.as_str()))
-                .with_attribute((
-                    "duration-ms",
-                    self.duration.as_millis().to_string().as_str(),
-                ))
-                .with_attribute(("renewals", self.renewals.to_string().as_str()))
-                .with_attribute(("expires", expires.to_string().as_str()))
-                .write_empty()?;
-            Ok(())
-        })
+        let el = if qualified {
+            XmlElement::new(format!("{PREFIX}:lease"))
+                .with_attribute(format!("xmlns:{PREFIX}"), NAMESPACE)
+        } else {
+            XmlElement::new("lease")
+        };
+        el.with_attribute("owner", self.owner.as_str())
+            .with_attribute("duration-ms", self.duration.as_millis().to_string())
+            .with_attribute("renewals", self.renewals.to_string())
+            .with_attribute("expires", expires.to_string())
+    }
+
+    /// The element as a string.
+    fn to_xml(&self, qualified: bool) -> String {
+        self.to_element(qualified).to_xml()
     }
 
     /// Owner and duration of a record as `virDomainGetMetadata` returns it.
     fn parse(xml: &str) -> Option<(String, Duration)> {
-        let mut reader = quick_xml::Reader::from_str(xml);
-        loop {
-            match reader.read_event().ok()? {
-                Event::Start(e) | Event::Empty(e) if e.local_name().as_ref() == b"lease" => {
-                    let attr = |name: &[u8]| {
-                        e.attributes()
-                            .flatten()
-                            .find(|a| a.key.local_name().as_ref() == name)
-                            .and_then(|a| a.unescape_value().ok().map(std::borrow::Cow::into_owned))
-                    };
-                    let owner = attr(b"owner")?;
-                    let ms: u64 = attr(b"duration-ms")?.parse().ok()?;
-                    return Some((owner, Duration::from_millis(ms)));
-                }
-                Event::Eof => return None,
-                _ => {}
-            }
+        let e = XmlElement::from_xml(xml).ok()?;
+        if e.local_name() != "lease" {
+            return None;
         }
+        let owner = e.attribute("owner")?.to_owned();
+        let ms: u64 = e.attribute("duration-ms")?.parse().ok()?;
+        Some((owner, Duration::from_millis(ms)))
     }
 }
 
 /// The XML of a lease domain: never started, smallest definition libvirt accepts.
 fn lease_domain_xml(name: &str, domain_type: DomainType, record: &Record) -> String {
-    let record = record.to_xml(true);
-    crate::xml::render(Writer::new(Vec::new()), |w| {
-        w.create_element("domain")
-            .with_attribute(("type", domain_type.as_str()))
-            .write_inner_content(|w| {
-                w.create_element("name")
-                    .write_text_content(BytesText::new(name))?;
-                w.create_element("title")
-                    .write_text_content(BytesText::new(
-                        "egress-kvm2 lease (never started; see docs/kvm2-provider.md)",
-                    ))?;
-                w.create_element("memory")
-                    .with_attribute(("unit", "KiB"))
-                    .write_text_content(BytesText::new("4096"))?;
-                w.create_element("vcpu")
-                    .write_text_content(BytesText::new("1"))?;
-                w.create_element("os").write_inner_content(|w| {
-                    w.create_element("type")
-                        .write_text_content(BytesText::new("hvm"))?;
-                    Ok(())
-                })?;
-                w.create_element("metadata").write_inner_content(|w| {
-                    w.get_mut().extend_from_slice(record.as_bytes());
-                    Ok(())
-                })?;
-                Ok(())
-            })?;
-        Ok(())
-    })
+    libvirt_xml::Domain {
+        r#type: Some(domain_type.xml()),
+        name: Some(name.to_owned()),
+        title: Some("egress-kvm2 lease (never started; see docs/kvm2-provider.md)".to_owned()),
+        memory: Some(libvirt_xml::DomainMemory {
+            unit: Some("KiB".into()),
+            value: Some(4096),
+            ..Default::default()
+        }),
+        os: Some(libvirt_xml::Os {
+            r#type: Some(libvirt_xml::OsType {
+                value: Some(libvirt_xml::OsTypeValue::Hvm),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .with_vcpus(1)
+    .with_metadata(record.to_element(true))
+    .to_xml()
 }
 
 /// A lease this provider holds.
@@ -568,7 +546,7 @@ mod tests {
             renewals: 7,
         };
         let xml = r.to_xml(true);
-        assert!(xml.contains(r#"renewals="7""#), "{xml}");
+        assert!(xml.contains("renewals='7'"), "{xml}");
         assert_eq!(Record::parse(&xml), Some((r.owner.clone(), r.duration)));
         let bare = r.to_xml(false);
         assert!(bare.starts_with("<lease owner="), "{bare}");
@@ -579,6 +557,25 @@ mod tests {
             .replace("xmlns:lease", "xmlns:x");
         assert!(Record::parse(&back).is_some(), "{back}");
         assert_eq!(Record::parse("<other/>"), None);
+    }
+
+    #[test]
+    fn lease_domains_are_valid_for_libvirt() {
+        let r = Record {
+            owner: "h:1:ab".into(),
+            duration: Duration::from_secs(30),
+            renewals: 0,
+        };
+        for t in [DomainType::Kvm, DomainType::Qemu] {
+            let xml = lease_domain_xml("lease.e.uid.u", t, &r);
+            libvirt_xml::fuzzing::assert_schema_valid(&xml, "domain.rng");
+            let d = libvirt_xml::Domain::from_xml(&xml).expect("parses");
+            let m = d.metadata_element(NAMESPACE).expect("the record");
+            assert_eq!(
+                Record::parse(&m.to_xml()),
+                Some((r.owner.clone(), r.duration))
+            );
+        }
     }
 
     #[test]

@@ -692,7 +692,7 @@ impl ImageCache {
         let base = ops::create_vol(
             link,
             pool,
-            volume_xml(&base_name, total.unwrap_or(0), "raw", None),
+            volume_xml(&base_name, total.unwrap_or(0), ImageFormat::Raw, None),
         )
         .await
         .map_err(|e| provider_error(format!("create volume {base_name}"), e))?;
@@ -795,7 +795,7 @@ impl ImageCache {
         let marker = ops::create_vol(
             link,
             pool,
-            volume_xml(&marker_name, hex.len() as u64, "raw", None),
+            volume_xml(&marker_name, hex.len() as u64, ImageFormat::Raw, None),
         )
         .await
         .map_err(|e| provider_error(format!("create {marker_name}"), e))?;

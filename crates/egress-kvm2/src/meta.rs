@@ -17,12 +17,10 @@
 //! Parsing matches local names only: libvirt may hand the element back with another prefix.
 
 use std::collections::BTreeSet;
-use std::io;
 use std::time::SystemTime;
 
 use egress_provider::Identifier;
-use quick_xml::Writer;
-use quick_xml::events::{BytesText, Event};
+use libvirt_xml::XmlElement;
 
 /// Our XML namespace (a version bump here means a new layout).
 pub const NAMESPACE: &str = "https://egress-proxy.dev/kvm2/1";
@@ -66,113 +64,75 @@ pub enum MetaError {
     },
 }
 
-fn el(name: &str) -> String {
-    format!("{PREFIX}:{name}")
+fn el(name: &str) -> XmlElement {
+    XmlElement::new(format!("{PREFIX}:{name}"))
 }
 
 impl Meta {
-    /// Writes the `<egress:instance>` element.
-    pub fn write<W: io::Write>(&self, w: &mut Writer<W>) -> io::Result<()> {
+    /// The `<egress:instance>` element, declaring our namespace (for a domain's `<metadata>`).
+    pub fn to_element(&self) -> XmlElement {
         let created = humantime::format_rfc3339_millis(self.created_at).to_string();
-        w.create_element(el("instance"))
-            .with_attribute((format!("xmlns:{PREFIX}").as_str(), NAMESPACE))
-            .write_inner_content(|w| {
-                for (name, value) in [
-                    ("uid", self.uid.as_str()),
-                    ("name", self.name.as_str()),
-                    ("created-at", created.as_str()),
-                    ("entry", self.entry.as_str()),
-                    ("image", self.image.as_str()),
-                ] {
-                    w.create_element(el(name))
-                        .write_text_content(BytesText::new(value))?;
-                }
-                w.create_element(el("tags")).write_inner_content(|w| {
-                    for t in &self.tags {
-                        w.create_element(el("tag"))
-                            .write_text_content(BytesText::new(t.as_str()))?;
-                    }
-                    Ok(())
-                })?;
-                Ok(())
-            })?;
-        Ok(())
+        let mut tags = el("tags");
+        for t in &self.tags {
+            tags = tags.with_child(el("tag").with_text(t.as_str()));
+        }
+        let mut root = el("instance").with_attribute(format!("xmlns:{PREFIX}"), NAMESPACE);
+        for (name, value) in [
+            ("uid", self.uid.as_str()),
+            ("name", self.name.as_str()),
+            ("created-at", created.as_str()),
+            ("entry", self.entry.as_str()),
+            ("image", self.image.as_str()),
+        ] {
+            root = root.with_child(el(name).with_text(value));
+        }
+        root.with_child(tags)
     }
 
     /// The element as a string.
     pub fn to_xml(&self) -> String {
-        crate::xml::render(Writer::new(Vec::new()), |w| self.write(w))
+        self.to_element().to_xml()
     }
 
-    /// Parses what `virDomainGetMetadata` returns.
+    /// Parses what `virDomainGetMetadata` returns (elements matched by local name: libvirt
+    /// may hand the element back with another prefix).
     pub fn parse(xml: &str) -> Result<Self, MetaError> {
-        let mut reader = quick_xml::Reader::from_str(xml);
-        let mut field: Option<String> = None;
-        let mut saw_root = false;
-        let (mut uid, mut name, mut created, mut entry, mut image) = (None, None, None, None, None);
-        let mut tags = BTreeSet::new();
-        loop {
-            match reader.read_event() {
-                Err(e) => return Err(MetaError::Xml(e.to_string())),
-                Ok(Event::Eof) => break,
-                Ok(Event::Start(e)) => {
-                    let local = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
-                    saw_root |= local == "instance";
-                    field = Some(local);
-                }
-                Ok(Event::Empty(e)) => {
-                    // An empty element: an empty value (e.g. `<name/>`).
-                    let local = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
-                    saw_root |= local == "instance";
-                    if local == "name" {
-                        name = Some(String::new());
-                    }
-                }
-                Ok(Event::End(_)) => field = None,
-                Ok(Event::Text(t)) => {
-                    let text = t
-                        .unescape()
-                        .map_err(|e| MetaError::Xml(e.to_string()))?
-                        .into_owned();
-                    match field.as_deref() {
-                        Some("uid") => uid = Some(text),
-                        Some("name") => name = Some(text),
-                        Some("created-at") => created = Some(text),
-                        Some("entry") => entry = Some(text),
-                        Some("image") => image = Some(text),
-                        Some("tag") => {
-                            let tag =
-                                Identifier::new(text.clone()).map_err(|_| MetaError::Invalid {
-                                    field: "tag",
-                                    value: text,
-                                })?;
-                            tags.insert(tag);
-                        }
-                        _ => {}
-                    }
-                }
-                Ok(_) => {}
-            }
-        }
-        if !saw_root {
+        let root = XmlElement::from_xml(xml).map_err(|e| MetaError::Xml(e.to_string()))?;
+        if root.local_name() != "instance" {
             return Err(MetaError::Missing("instance"));
         }
-        let uid = uid.ok_or(MetaError::Missing("uid"))?;
+        let text = |name: &str| root.element(name).map(XmlElement::text);
+        let mut tags = BTreeSet::new();
+        for t in root
+            .element("tags")
+            .into_iter()
+            .flat_map(XmlElement::elements)
+        {
+            if t.local_name() == "tag" {
+                let text = t.text();
+                let tag = Identifier::new(text.clone()).map_err(|_| MetaError::Invalid {
+                    field: "tag",
+                    value: text,
+                })?;
+                tags.insert(tag);
+            }
+        }
+        let uid = text("uid").ok_or(MetaError::Missing("uid"))?;
         let uid = Identifier::new(uid.clone()).map_err(|_| MetaError::Invalid {
             field: "uid",
             value: uid,
         })?;
-        let created = created.ok_or(MetaError::Missing("created-at"))?;
+        let created = text("created-at").ok_or(MetaError::Missing("created-at"))?;
         let created_at = humantime::parse_rfc3339(&created).map_err(|_| MetaError::Invalid {
             field: "created-at",
             value: created,
         })?;
         Ok(Self {
             uid,
-            name: name.unwrap_or_default(),
+            name: text("name").unwrap_or_default(),
             created_at,
-            entry: entry.ok_or(MetaError::Missing("entry"))?,
-            image: image.unwrap_or_default(),
+            entry: text("entry").ok_or(MetaError::Missing("entry"))?,
+            image: text("image").unwrap_or_default(),
             tags,
         })
     }

@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use bytes::Bytes;
 use egress_provider::{
-    CreateSpec, FieldError, FieldErrors, Identifier, IdentifierError, ImageSource, Instance,
-    InstanceState, Listing, Problem, Provider, ProviderEntry, ProviderError, Unreadable,
+    CreateSpec, FieldError, FieldErrors, Identifier, IdentifierError, ImageFormat, ImageSource,
+    Instance, InstanceState, Listing, Problem, Provider, ProviderEntry, ProviderError, Unreadable,
     check_identifier,
 };
 use libvirt_rpc::proto::ErrorCode;
@@ -619,10 +619,10 @@ impl Kvm2Provider {
         let xml = volume_xml(
             &disk_name,
             base.capacity,
-            "qcow2",
+            ImageFormat::Qcow2,
             Some(Backing {
                 path: &base.path,
-                format: base.format.as_str(),
+                format: base.format,
             }),
         );
         match ops::create_vol(&link, &pool, xml).await {
@@ -651,7 +651,7 @@ impl Kvm2Provider {
         })?;
         // Created first; one left by an interrupted create (the name in use) is deleted and
         // created again, so a fresh create makes one call.
-        let seed_xml = volume_xml(&seed_name, image.len() as u64, "raw", None);
+        let seed_xml = volume_xml(&seed_name, image.len() as u64, ImageFormat::Raw, None);
         let seed_vol = match ops::create_vol(&link, &pool, seed_xml.clone()).await {
             Ok(v) => v,
             Err(e) if e.code() == Some(ErrorCode::STORAGE_VOL_EXIST) => {

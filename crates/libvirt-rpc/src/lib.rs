@@ -80,6 +80,8 @@ pub mod client;
 pub mod conn;
 pub mod proto;
 pub mod wire;
+#[cfg(feature = "xml")]
+pub use client::xml;
 
 /// The object API and what a program using it needs, in one import:
 /// `use libvirt_rpc::prelude::*;`.

@@ -18,11 +18,8 @@ async fn main() -> Result<(), Error> {
     let uri = args.next().unwrap_or_else(|| "test:///default".into());
     let name = args.next().unwrap_or_else(|| "lifecycle-demo".into());
     let conn = Connect::open(&uri).await?;
-    let xml = format!(
-        "<domain type='test'><name>{name}</name><memory unit='MiB'>64</memory>\
-         <os><type arch='i686'>hvm</type></os></domain>"
-    );
-    let dom = conn.define_domain_xml(&xml).await?;
+    let doc = libvirt_xml::Domain::new(libvirt_xml::DomainType::Test, name).with_memory_mib(64);
+    let dom = conn.define_domain(&doc).await?;
     show(&dom, "defined").await?;
     dom.create().await?;
     show(&dom, "started").await?;

@@ -18,7 +18,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let conn = Connect::open(uri).await?;
     let pool = conn.lookup_storage_pool_by_name(pool).await?;
-    let xml = format!("<volume><name>transfer.raw</name><capacity>{size}</capacity></volume>");
+    let xml = libvirt_xml::StorageVolume::new("transfer.raw", size).to_xml();
     let vol = pool.create_volume_xml(&xml, Default::default()).await?;
     let bar = ProgressBar::new(size);
     let to = |b: ProgressBar| move |p: Progress| b.set_position(p.done);

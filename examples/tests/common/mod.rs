@@ -2,6 +2,8 @@
 //! what it needs).
 #![allow(dead_code, reason = "each test crate uses a subset")]
 
+pub mod virsh;
+
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};

@@ -45,6 +45,8 @@ mod dial;
 mod driver;
 
 pub use api::handles;
+#[cfg(feature = "xml")]
+pub use api::xml;
 #[cfg(feature = "tls")]
 pub use dial::tls;
 pub use dial::{auth, uri};

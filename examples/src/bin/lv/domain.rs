@@ -11,7 +11,7 @@ use libvirt_rpc::proto::procs::qemu::{QemuMonitorCommandFlags, agent_timeout};
 use libvirt_rpc::proto::procs::snapshot::{DomainSnapshotCreateFlags, DomainSnapshotRevertFlags};
 
 use crate::table::{Table, field, yes_no};
-use crate::{R, err, lookup, xml_escape};
+use crate::{R, err, lookup};
 
 #[derive(clap::Subcommand)]
 pub enum Cmd {
@@ -341,14 +341,12 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
             disk_only,
             atomic,
         } => {
-            let mut xml = String::from("<domainsnapshot>\n");
-            if let Some(n) = &name {
-                let _ = writeln!(xml, "  <name>{}</name>", xml_escape(n));
+            let xml = libvirt_xml::DomainSnapshot {
+                name,
+                description,
+                ..Default::default()
             }
-            if let Some(d) = &description {
-                let _ = writeln!(xml, "  <description>{}</description>", xml_escape(d));
-            }
-            xml.push_str("</domainsnapshot>\n");
+            .to_xml();
             if print_xml {
                 print!("{xml}");
                 return Ok(());
@@ -689,24 +687,21 @@ async fn snapshot_list(c: &Connect, domain: &str) -> R {
     let mut t = Table::new(&["Name", "Creation Time", "State"]);
     for s in snaps {
         let xml = s.xml_desc(Default::default()).await.map_err(err)?;
-        let created = xml_text(&xml, "creationTime")
-            .and_then(|t| t.parse::<i64>().ok())
+        let doc =
+            libvirt_xml::DomainSnapshot::from_xml_with(&xml, &libvirt_xml::ParseOptions::lenient())
+                .map_err(crate::text)?
+                .document;
+        let created = doc
+            .creation_time
+            .as_deref()
+            .and_then(|t| t.trim().parse::<i64>().ok())
             .map(utc_time)
             .unwrap_or_default();
-        let state = xml_text(&xml, "state").unwrap_or_default();
+        let state = doc.state.map(|s| s.as_str()).unwrap_or_default();
         t.row(vec![s.name().to_string(), created, state.to_string()]);
     }
     print!("{}", t.render());
     Ok(())
-}
-
-/// The text of the first `<tag>…</tag>` in `xml` (snapshot XML puts its own elements before
-/// the domain's).
-fn xml_text<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
-    let open = format!("<{tag}>");
-    let start = xml.find(&open)? + open.len();
-    let end = start + xml[start..].find('<')?;
-    Some(&xml[start..end])
 }
 
 /// Seconds since the epoch as `YYYY-MM-DD HH:MM:SS +0000` (virsh's format, in UTC).

@@ -17,6 +17,7 @@ mod network;
 mod stats;
 mod storage;
 mod table;
+mod xmlcmds;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,22 +85,6 @@ pub fn msg(e: &impl Failure) -> String {
     }
 }
 
-/// `&`, `<`, `>`, `'` and `"` as entities, for user strings put into XML.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\'' => out.push_str("&apos;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
 /// Any other error as text.
 pub fn text(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -115,6 +100,7 @@ Differences from virsh, on purpose:
                 `event 'NAME' for domain 'DOM'` without their details; `event --list`
                 also names the event types added after libvirt 9.0.
   event         prints `waiting for events` on stderr once it listens.
+  vol-dumpxml, pool-dumpxml, nodedev-dumpxml: no --xpath/--wrap (lv evaluates no XPath).
   progress bars on vol-upload/vol-download, on stderr, only when stdout is a terminal.";
 
 #[derive(Parser)]
@@ -165,6 +151,8 @@ enum Cmd {
     Network(network::Cmd),
     #[command(flatten)]
     Host(host::Cmd),
+    #[command(flatten)]
+    Xml(xmlcmds::Cmd),
     /// Wait for domain events (virsh's form: --all, --event, --domain, --loop, --timeout),
     /// or print lifecycle events of one kind of object, one per line (lv's form: --kind).
     Event(event::Args),
@@ -184,7 +172,7 @@ impl Cmd {
             Cmd::Domain(c) => c.long_running(),
             Cmd::Storage(c) => c.long_running(),
             Cmd::Event(_) | Cmd::BenchCalls(_) | Cmd::BenchStats(_) => true,
-            Cmd::Network(_) | Cmd::Host(_) | Cmd::Domstats(_) => false,
+            Cmd::Network(_) | Cmd::Host(_) | Cmd::Xml(_) | Cmd::Domstats(_) => false,
         }
     }
 }
@@ -224,6 +212,7 @@ async fn run(cli: Cli, slot: Slot) -> R {
         Cmd::Storage(cmd) => storage::run(&c, cmd).await.map(|()| true),
         Cmd::Network(cmd) => network::run(&c, cmd).await.map(|()| true),
         Cmd::Host(cmd) => host::run(&c, cmd).await.map(|()| true),
+        Cmd::Xml(cmd) => xmlcmds::run(&c, cmd).await.map(|()| true),
         Cmd::Domstats(args) => stats::domstats(&c, args).await.map(|()| true),
         Cmd::Event(args) => event::run(&c, args).await,
         Cmd::BenchCalls(args) => bench::run(c.client(), args).await.map(|()| false),

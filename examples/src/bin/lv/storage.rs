@@ -1,7 +1,6 @@
 //! Storage commands: pool-list, pool-info, vol-list, vol-info, vol-create-as, vol-delete,
 //! vol-upload, vol-download.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use examples::progress_bar;
@@ -10,7 +9,7 @@ use libvirt_rpc::proto::procs::storage::ConnectListAllStoragePoolsFlags;
 use libvirt_rpc::proto::{StoragePoolState, StorageVolType};
 
 use crate::table::{Table, field, pretty_size, yes_no};
-use crate::{R, err, lookup, text, xml_escape};
+use crate::{R, err, lookup, text};
 
 /// A pool given positionally (virsh's way) or as `--pool`.
 #[derive(clap::Args)]
@@ -24,7 +23,8 @@ pub struct PoolArg {
 }
 
 impl PoolArg {
-    fn name(&self) -> &str {
+    /// The pool, however it was given.
+    pub fn name(&self) -> &str {
         self.pool
             .as_deref()
             .or(self.pool_opt.as_deref())
@@ -150,21 +150,29 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
         } => {
             let p = lookup::pool(c, &pool).await?;
             let capacity = parse_size(&capacity)?;
-            let mut xml = format!(
-                "<volume>\n  <name>{}</name>\n  <capacity>{capacity}</capacity>\n",
-                xml_escape(&name)
-            );
+            // virsh's document: name, capacity, and allocation and format when given
+            // (libvirt allocates the whole capacity when no allocation is given).
+            let mut vol = libvirt_xml::StorageVolume {
+                name: Some(name.clone()),
+                capacity: Some(libvirt_xml::ScaledInteger {
+                    value: Some(capacity),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
             if let Some(a) = allocation {
-                let _ = writeln!(xml, "  <allocation>{}</allocation>", parse_size(&a)?);
+                vol.allocation = Some(libvirt_xml::ScaledInteger {
+                    value: Some(parse_size(&a)?),
+                    ..Default::default()
+                });
             }
             if let Some(f) = format {
-                let _ = writeln!(
-                    xml,
-                    "  <target>\n    <format type='{}'/>\n  </target>",
-                    xml_escape(&f)
-                );
+                let f = f.parse().map_err(|_| {
+                    format!("Failed to create vol {name}\nerror: unknown volume format type {f}")
+                })?;
+                vol = vol.with_format(f);
             }
-            xml += "</volume>\n";
+            let xml = vol.to_xml();
             p.create_volume_xml(&xml, Default::default())
                 .await
                 .map_err(|e| format!("Failed to create vol {name}\nerror: {}", crate::msg(&e)))?;
@@ -269,25 +277,14 @@ fn parse_size(s: &str) -> R<u64> {
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let n: u64 = num.parse().map_err(|_| format!("Malformed size {s}"))?;
-    let unit = unit.to_ascii_lowercase();
-    let (base, letter) = match unit.as_str() {
-        "" | "b" | "byte" | "bytes" => (1024u64, ""),
-        u if u.len() == 1 => (1024, u),
-        u if u.len() == 3 && u.ends_with("ib") => (1024, &u[..1]),
-        u if u.len() == 2 && u.ends_with('b') => (1000, &u[..1]),
-        _ => return Err(format!("Malformed size {s}")),
-    };
-    let power = match letter {
-        "" => 0,
-        "k" => 1,
-        "m" => 2,
-        "g" => 3,
-        "t" => 4,
-        "p" => 5,
-        "e" => 6,
-        _ => return Err(format!("Malformed size {s}")),
-    };
-    n.checked_mul(base.pow(power))
+    // virsh's scale table is libvirt's (`virScaleInteger`): no unit is bytes.
+    let scale = if unit.is_empty() {
+        Some(1)
+    } else {
+        libvirt_xml::unit_bytes(unit)
+    }
+    .ok_or_else(|| format!("Malformed size {s}"))?;
+    n.checked_mul(scale)
         .ok_or_else(|| format!("Size {s} is out of range"))
 }
 

@@ -8,3 +8,5 @@ pub mod handles;
 pub(crate) mod methods;
 pub(crate) mod migrate;
 pub(crate) mod stream;
+#[cfg(feature = "xml")]
+pub mod xml;
