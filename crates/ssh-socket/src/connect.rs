@@ -465,13 +465,15 @@ fn russh_config(
         })?;
         ciphers.push(c);
     }
-    let mut preferred = Preferred {
+    let key = match known_hosts {
+        Some(files) => host_key_order(files, hop)?,
+        None => host_key_algorithms(),
+    };
+    let preferred = Preferred {
         cipher: Cow::Owned(ciphers),
+        key: Cow::Owned(key),
         ..Preferred::default()
     };
-    if let Some(files) = known_hosts {
-        preferred.key = Cow::Owned(host_key_order(files, hop)?);
-    }
     Ok(Arc::new(client::Config {
         keepalive_interval: session.keepalive_interval,
         keepalive_max: session.keepalive_max,
@@ -490,7 +492,7 @@ fn host_key_order(files: &[PathBuf], cfg: &SshConfig) -> Result<Vec<Algorithm>, 
         .filter(|e| e.marker == known_hosts::Marker::Key)
         .map(|e| e.key.algorithm())
         .collect();
-    let mut order: Vec<Algorithm> = Preferred::default().key.into_owned();
+    let mut order = host_key_algorithms();
     order.sort_by_key(|a| {
         !known.iter().any(|k| match (k, a) {
             (Algorithm::Rsa { .. }, Algorithm::Rsa { .. }) => true,
@@ -499,6 +501,20 @@ fn host_key_order(files: &[PathBuf], cfg: &SshConfig) -> Result<Vec<Algorithm>, 
     });
     Ok(order)
 }
+
+/// russh's host key algorithms, without RSA in a build without the `rsa` feature: an RSA host
+/// key it cannot verify is then "no common algorithm" in the key exchange, not a failure later.
+fn host_key_algorithms() -> Vec<Algorithm> {
+    let mut algorithms = Preferred::default().key.into_owned();
+    if !cfg!(feature = "rsa") {
+        algorithms.retain(|a| !matches!(a, Algorithm::Rsa { .. }));
+    }
+    algorithms
+}
+
+/// Why an RSA key file is not used in a build without the `rsa` feature.
+const NO_RSA: &str = "an RSA key, and this build has no RSA support (ssh-socket's `rsa` \
+                      feature is off); RSA keys held by ssh-agent still work";
 
 #[derive(Debug)]
 enum HandlerError {
@@ -981,6 +997,9 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
     {
         let key = PrivateKey::from_openssh(text.as_bytes())
             .map_err(|e| err(KeyFileError::Invalid(e.to_string())))?;
+        if !cfg!(feature = "rsa") && key.algorithm().is_rsa() {
+            return Err(err(KeyFileError::Invalid(NO_RSA.into())));
+        }
         return match (key.is_encrypted(), passphrase) {
             (false, _) => Ok(key),
             (true, None) => Err(err(KeyFileError::EncryptedKeyNoPassphrase)),
@@ -992,6 +1011,9 @@ fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SshErro
     match russh::keys::decode_secret_key(&text, passphrase) {
         Ok(k) => Ok(k),
         Err(russh::keys::Error::KeyIsEncrypted) => Err(err(KeyFileError::EncryptedKeyNoPassphrase)),
+        Err(russh::keys::Error::UnsupportedKeyType {
+            key_type_string, ..
+        }) if key_type_string == "RSA" => Err(err(KeyFileError::Invalid(NO_RSA.into()))),
         Err(e) if passphrase.is_some() && key_is_encrypted(&text) => {
             Err(err(KeyFileError::BadPassphrase(e.to_string())))
         }

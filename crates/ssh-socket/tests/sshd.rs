@@ -135,7 +135,12 @@ async fn changed_host_key_is_refused_before_authentication() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_host_is_refused_and_named() {
-    for kind in [KeyType::Ed25519, KeyType::Ecdsa, KeyType::Rsa] {
+    for kind in [
+        KeyType::Ed25519,
+        KeyType::Ecdsa,
+        #[cfg(feature = "rsa")]
+        KeyType::Rsa,
+    ] {
         let opts = SshdOptions {
             host_key: kind,
             ..SshdOptions::default()
@@ -172,6 +177,59 @@ async fn unknown_host_is_refused_and_named() {
         let mut b = [0u8; 4];
         s.read_exact(&mut b).await.unwrap();
         assert_eq!(&b, b"ping");
+    }
+}
+
+/// Without the `rsa` feature an RSA-only host has no host key algorithm in common with us: the
+/// key exchange says so (we cannot verify its signature), before any authentication.
+#[cfg(not(feature = "rsa"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_rsa_an_rsa_only_host_has_no_common_host_key_algorithm() {
+    let opts = SshdOptions {
+        host_key: KeyType::Rsa,
+        ..SshdOptions::default()
+    };
+    let Some(sshd) = sshd(&opts) else { return };
+    let (_l, path) = listen(&sshd, "x.sock");
+    let err = ssh_socket::connect(&config(&sshd, &path))
+        .await
+        .expect_err("an RSA host key cannot be verified without the rsa feature");
+    assert!(
+        matches!(err, SshError::Handshake { .. }) && err.to_string().contains("No common Key"),
+        "{err}"
+    );
+    assert!(!sshd.log().contains("userauth-request"));
+}
+
+/// An RSA user key (`id_rsa`, what many virsh users have) signs with rsa-sha2-512/256 under the
+/// `rsa` feature (on by default); without it the key file is refused with the reason rather
+/// than offered and failed after the server accepted it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rsa_user_key_authenticates_unless_the_rsa_feature_is_off() {
+    let opts = SshdOptions {
+        client_key: KeyType::Rsa,
+        ..SshdOptions::default()
+    };
+    let Some(sshd) = sshd(&opts) else { return };
+    let (l, path) = listen(&sshd, "echo.sock");
+    spawn_echo(l);
+    let cfg = config(&sshd, &path);
+    if cfg!(feature = "rsa") {
+        let (mut s, _c) = ssh_socket::connect(&cfg).await.expect("an RSA user key");
+        s.write_all(b"rsa").await.unwrap();
+        let mut b = [0u8; 3];
+        s.read_exact(&mut b).await.unwrap();
+        assert_eq!(&b, b"rsa");
+        assert!(sshd.log().contains("method publickey"), "{}", sshd.log());
+    } else {
+        match ssh_socket::connect(&cfg).await.expect_err("no RSA support") {
+            SshError::KeyFile {
+                reason: KeyFileError::Invalid(why),
+                ..
+            } => assert!(why.contains("`rsa` feature"), "{why}"),
+            e => panic!("expected KeyFile, got {e:?}"),
+        }
+        assert!(!sshd.log().contains("method publickey"), "{}", sshd.log());
     }
 }
 
