@@ -1,4 +1,4 @@
-//! Reconnect against a real private libvirtd, SIGKILLed and restarted under the client:
+//! Reconnect against a real private libvirtd, killed (SIGKILL) and restarted under the client:
 //! subscriptions of every event family yield a gap and then the events of objects changed
 //! after the restart; calls and streams in flight at the kill end typed, never retried; calls
 //! made during the outage wait for the redial or fail at once, per the policy; a close while
@@ -144,7 +144,9 @@ async fn every_event_family_yields_a_gap_then_the_events_after_a_sigkill_and_res
     let g = gap(&mut doms, "domain", killed_at).await;
     eprintln!(
         "domain gap: {:?} without events, cause {}",
-        g.resubscribed_at.duration_since(g.lost_at).unwrap_or_default(),
+        g.resubscribed_at
+            .duration_since(g.lost_at)
+            .unwrap_or_default(),
         g.cause
     );
     gap(&mut nets, "network", killed_at).await;
@@ -268,7 +270,7 @@ async fn calls_and_streams_in_flight_at_the_kill_end_typed_and_are_never_retried
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let t = Instant::now();
+    let killed = Instant::now();
     d.kill().unwrap();
     // The keepalive bound is 5 s × 6; a SIGKILLed daemon's socket says EOF at once.
     for call in calls {
@@ -289,7 +291,10 @@ async fn calls_and_streams_in_flight_at_the_kill_end_typed_and_are_never_retried
         matches!(r, Err(TransferError::Stream(StreamError::Connection(_)))),
         "{r:?}"
     );
-    eprintln!("in-flight calls and the upload ended {:?} after the kill", t.elapsed());
+    eprintln!(
+        "in-flight calls and the upload ended {:?} after the kill",
+        killed.elapsed()
+    );
     d.restart().unwrap();
     link_until(&c, "connected again", connected).await;
     // The link works again; nothing of the dead generation was replayed: the daemon saw the
@@ -307,12 +312,9 @@ async fn a_hundred_calls_during_the_outage_wait_for_the_redial_or_fail_at_once()
     let waits = Client::connect(&d.uri(), opts(Some(policy())))
         .await
         .unwrap();
-    let fails = Client::connect(
-        &d.uri(),
-        opts(Some(policy().new_calls(NewCalls::FailFast))),
-    )
-    .await
-    .unwrap();
+    let fails = Client::connect(&d.uri(), opts(Some(policy().new_calls(NewCalls::FailFast))))
+        .await
+        .unwrap();
     d.kill().unwrap();
     link_until(&waits, "reconnecting", reconnecting).await;
     link_until(&fails, "reconnecting", reconnecting).await;
@@ -324,7 +326,10 @@ async fn a_hundred_calls_during_the_outage_wait_for_the_redial_or_fail_at_once()
     let fast = t.elapsed();
     for r in &results {
         assert!(
-            matches!(r, Err(CallError::Connection(ConnectionError::Reconnecting { .. }))),
+            matches!(
+                r,
+                Err(CallError::Connection(ConnectionError::Reconnecting { .. }))
+            ),
             "{r:?}"
         );
     }
@@ -355,7 +360,10 @@ async fn a_hundred_calls_during_the_outage_wait_for_the_redial_or_fail_at_once()
         assert!(r.is_ok(), "a waiting call failed: {r:?}");
         ok += 1;
     }
-    eprintln!("{ok} waiting calls succeeded {:?} after the restart", t.elapsed());
+    eprintln!(
+        "{ok} waiting calls succeeded {:?} after the restart",
+        t.elapsed()
+    );
     assert_eq!(ok, 100);
     link_until(&fails, "connected again", connected).await;
     fails.call::<ConnectGetLibVersion>(&()).await.unwrap();
@@ -381,15 +389,18 @@ async fn a_close_while_redialling_is_immediate_and_final() {
     };
     d.kill().unwrap();
     link_until(&c, "reconnecting", reconnecting).await;
-    let t = Instant::now();
+    let closing = Instant::now();
     assert!(c.close_with("test over"), "the close that ended the link");
-    let took = t.elapsed();
+    let took = closing.elapsed();
     assert!(c.is_closed());
     assert!(matches!(c.link_state(), LinkState::Closed(_)));
-    let e = tokio::time::timeout(Duration::from_secs(1), c.closed())
+    let why = tokio::time::timeout(Duration::from_secs(1), c.closed())
         .await
         .expect("closed() resolves");
-    assert!(matches!(e, ConnectionError::LocallyClosed { .. }), "{e:?}");
+    assert!(
+        matches!(why, ConnectionError::LocallyClosed { .. }),
+        "{why:?}"
+    );
     // The subscription ends; a call that waited for the redial fails with the close.
     assert!(
         tokio::time::timeout(Duration::from_secs(1), doms.next_item())
@@ -403,7 +414,11 @@ async fn a_close_while_redialling_is_immediate_and_final() {
         .unwrap();
     assert!(r.is_err(), "{r:?}");
     eprintln!("close while redialling took {took:?}");
-    let err: Error = c.call::<ConnectGetLibVersion>(&()).await.unwrap_err().into();
+    let err: Error = c
+        .call::<ConnectGetLibVersion>(&())
+        .await
+        .unwrap_err()
+        .into();
     assert!(err.is_connection_dead(), "{err:?}");
 }
 
@@ -412,16 +427,114 @@ async fn a_policy_that_gives_up_closes_the_link() {
     let Some(mut d) = Libvirtd::start_or_skip() else {
         return;
     };
-    let c = Client::connect(
-        &d.uri(),
-        opts(Some(policy().max_attempts(Some(3)))),
-    )
-    .await
-    .unwrap();
+    let c = Client::connect(&d.uri(), opts(Some(policy().max_attempts(Some(3)))))
+        .await
+        .unwrap();
     d.kill().unwrap();
     let e = tokio::time::timeout(Duration::from_secs(10), c.closed())
         .await
         .expect("gave up within 10 s");
-    assert!(e.to_string().contains("gave up reconnecting after 3"), "{e}");
+    assert!(
+        e.to_string().contains("gave up reconnecting after 3"),
+        "{e}"
+    );
     assert!(c.is_closed());
+}
+
+/// H1 with reconnect: a write stalled on a frozen daemon neither holds the redial (the
+/// keepalive declares the link lost, the next generation is dialled and goes live once a
+/// daemon answers) nor a close (immediate, as without reconnect).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_write_holds_neither_the_redial_nor_a_close() {
+    let Some(mut d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let mut o = opts(Some(policy()));
+    o.config.keepalive = Some(libvirt_rpc::conn::KeepaliveConfig {
+        interval: Duration::from_millis(500),
+        count: 2,
+    });
+    o.connect_timeout = Some(Duration::from_secs(2));
+    let c = Client::connect(&d.uri(), o).await.unwrap();
+    let vol = libvirt_rpc_testkit::live::make_vol(&c, d.pool_name(), "h1.raw", 1 << 40).await;
+    let (flowing, flows) = tokio::sync::oneshot::channel();
+    let up = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            let mut flowing = Some(flowing);
+            let up = c
+                .vol_upload(&vol, UploadOptions::new())
+                .await
+                .unwrap()
+                .with_progress(move |_| {
+                    if let Some(tx) = flowing.take() {
+                        let _ = tx.send(());
+                    }
+                });
+            up.send_all_and_finish(tokio::io::repeat(7)).await
+        })
+    };
+    tokio::time::timeout(Duration::from_secs(30), flows)
+        .await
+        .expect("the upload got going within 30 s")
+        .expect("the upload task reports progress");
+    // Frozen: the socket's buffers fill and the driver's write stalls; nothing answers pings.
+    d.freeze().unwrap();
+    link_until(&c, "reconnecting", reconnecting).await;
+    let r = tokio::time::timeout(Duration::from_secs(10), up)
+        .await
+        .expect("the stalled upload ended")
+        .unwrap();
+    assert!(
+        matches!(
+            r,
+            Err(TransferError::Stream(StreamError::Connection(
+                ConnectionError::KeepaliveTimeout { .. }
+            )))
+        ),
+        "{r:?}"
+    );
+    // The frozen daemon accepts and never answers: those dials time out; a live one answers.
+    d.kill().unwrap();
+    d.restart().unwrap();
+    link_until(&c, "connected again", connected).await;
+    c.call::<ConnectGetLibVersion>(&()).await.unwrap();
+
+    // A close under a stalled write, with reconnect on, is as immediate as without.
+    let c2 = libvirt_rpc_testkit::live::make_vol(&c, d.pool_name(), "h1b.raw", 1 << 40).await;
+    let (flowing, flows) = tokio::sync::oneshot::channel();
+    let up = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            let mut flowing = Some(flowing);
+            let up = c
+                .vol_upload(&c2, UploadOptions::new())
+                .await
+                .unwrap()
+                .with_progress(move |_| {
+                    if let Some(tx) = flowing.take() {
+                        let _ = tx.send(());
+                    }
+                });
+            up.send_all_and_finish(tokio::io::repeat(7)).await
+        })
+    };
+    tokio::time::timeout(Duration::from_secs(30), flows)
+        .await
+        .expect("the second upload got going")
+        .expect("progress");
+    d.freeze().unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let closing = Instant::now();
+    c.close();
+    let took = closing.elapsed();
+    let r = tokio::time::timeout(Duration::from_secs(1), up)
+        .await
+        .expect("the upload ends at the close")
+        .unwrap();
+    assert!(r.is_err(), "{r:?}");
+    assert!(matches!(c.link_state(), LinkState::Closed(_)));
+    eprintln!("close under a stalled write, reconnect on: {took:?}");
+    assert!(took < Duration::from_secs(1), "close took {took:?}");
+    d.thaw().unwrap();
 }

@@ -1965,7 +1965,10 @@ fn legacy_any_registrations_route_by_event_id() {
 #[test]
 fn a_successor_registers_the_lost_subscriptions_again_and_continues_serials() {
     let mut p = Pair::no_keepalive();
-    assert!(p.conn.successor(p.now).is_none(), "a live connection has none");
+    assert!(
+        p.conn.successor(p.now).is_none(),
+        "a live connection has none"
+    );
     let sub = p
         .conn
         .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
@@ -1978,10 +1981,7 @@ fn a_successor_registers_the_lost_subscriptions_again_and_continues_serials() {
         .open_stream::<StorageVolDownload>(&transfer(10, StorageVolStreamFlags::default()))
         .unwrap();
     p.accept_open(down);
-    let call = p
-        .conn
-        .call::<ConnectGetLibVersion>(&(), None)
-        .unwrap();
+    let call = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
     p.flush();
     p.conn.handle_eof();
     let outs = p.outputs();
@@ -1994,7 +1994,11 @@ fn a_successor_registers_the_lost_subscriptions_again_and_continues_serials() {
     let mut next = p.conn.successor(p.now).expect("a dead connection has one");
     assert!(!next.is_closed());
     assert_eq!(next.pending_calls(), 0);
-    assert_eq!(next.transmit_queued(), 0, "nothing is sent before resubscribe");
+    assert_eq!(
+        next.transmit_queued(),
+        0,
+        "nothing is sent before resubscribe"
+    );
     assert!(matches!(
         next.stream(down).take_end(),
         Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))

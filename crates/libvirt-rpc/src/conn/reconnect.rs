@@ -239,10 +239,9 @@ impl Reconnect {
     /// The error of a call refused while reconnecting.
     pub fn reconnecting_error(&self) -> ConnectionError {
         let (lost, attempt) = match &self.phase {
-            Phase::Backoff { attempt, .. } | Phase::Dialing { attempt } => (
-                self.lost.as_ref().map(|(e, _)| e.clone()),
-                *attempt,
-            ),
+            Phase::Backoff { attempt, .. } | Phase::Dialing { attempt } => {
+                (self.lost.as_ref().map(|(e, _)| e.clone()), *attempt)
+            }
             _ => (None, 0),
         };
         ConnectionError::Reconnecting {
@@ -378,11 +377,7 @@ mod tests {
     #[test]
     fn fail_fast_and_give_up_and_close() {
         let t0 = Instant::now();
-        let mut r = Reconnect::new(
-            policy()
-                .new_calls(NewCalls::FailFast)
-                .max_attempts(Some(1)),
-        );
+        let mut r = Reconnect::new(policy().new_calls(NewCalls::FailFast).max_attempts(Some(1)));
         r.handle_lost(t0, ConnectionError::PeerClosed, 7);
         assert!(matches!(
             r.admit(),
@@ -392,7 +387,10 @@ mod tests {
         assert_eq!(r.handle_timeout(at), Some(1));
         r.handle_dial_failed(at, "refused", 7);
         assert!(r.is_closed());
-        assert!(matches!(r.admit(), Admission::Fail(ConnectionError::LocallyClosed { .. })));
+        assert!(matches!(
+            r.admit(),
+            Admission::Fail(ConnectionError::LocallyClosed { .. })
+        ));
         assert!(!r.close(ConnectionError::locally_closed("again")));
     }
 

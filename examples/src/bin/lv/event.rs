@@ -65,7 +65,6 @@ fn report_loss(c: &Client) {
                 }
                 LinkState::Connected => up = true,
                 LinkState::Closed(_) => return,
-                LinkState::Reconnecting { .. } => {}
                 _ => {}
             }
         }

@@ -219,12 +219,7 @@ impl Model {
         self.lost
             .iter()
             .filter(|(_, subs)| !subs.is_empty())
-            .map(|(key, _)| {
-                (
-                    procedure(*key, Phase::Registering),
-                    register_args(*key),
-                )
-            })
+            .map(|(key, _)| (procedure(*key, Phase::Registering), register_args(*key)))
             .collect()
     }
 

@@ -210,7 +210,12 @@ impl Client {
         self.raw_reply(program, procedure, serial).await
     }
 
-    async fn raw_reply(&self, program: u32, procedure: i32, serial: u32) -> Result<Bytes, CallError> {
+    async fn raw_reply(
+        &self,
+        program: u32,
+        procedure: i32,
+        serial: u32,
+    ) -> Result<Bytes, CallError> {
         let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
         let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
         CallFuture {

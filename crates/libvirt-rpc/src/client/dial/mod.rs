@@ -3,11 +3,11 @@
 
 pub mod auth;
 mod default_uri;
+mod redial;
 #[cfg(feature = "ssh")]
 pub(crate) mod ssh;
 #[cfg(feature = "tls")]
 pub mod tls;
-mod redial;
 pub(crate) mod transport;
 pub mod uri;
 
@@ -346,13 +346,9 @@ impl Client {
                     if calls.is_empty() {
                         break;
                     }
-                    let replies = futures::future::join_all(
-                        calls
-                            .iter()
-                            .map(|c| {
-                                client.call_raw_ungated(proto::REMOTE_PROGRAM, c.procedure, &c.args)
-                            }),
-                    )
+                    let replies = futures::future::join_all(calls.iter().map(|c| {
+                        client.call_raw_ungated(proto::REMOTE_PROGRAM, c.procedure, &c.args)
+                    }))
                     .await;
                     for (call, r) in calls.iter().zip(replies) {
                         let sasl = call.procedure == proto::procs::connect::AuthSaslStart::NUMBER

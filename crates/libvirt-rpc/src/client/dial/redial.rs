@@ -18,6 +18,7 @@ use tracing::Instrument;
 
 use crate::client::shared::Inner;
 use crate::client::{Client, ConnectOptions};
+use crate::conn::reconnect::Reconnect;
 
 /// Start the reconnector of `inner`, dialling `uri` with `opts`.
 pub(super) fn spawn(inner: &Arc<Inner>, uri: String, opts: ConnectOptions) {
@@ -54,7 +55,9 @@ async fn run(weak: Weak<Inner>, uri: String, opts: ConnectOptions) {
             };
             let st = inner.lock();
             match &st.link {
-                Some(link) if !link.is_closed() => link.poll_timeout().map_or(Next::Watch, Next::At),
+                Some(link) if !link.is_closed() => {
+                    link.poll_timeout().map_or(Next::Watch, Next::At)
+                }
                 _ => Next::Stop,
             }
         };
@@ -104,11 +107,15 @@ async fn run(weak: Weak<Inner>, uri: String, opts: ConnectOptions) {
                 inner.abandon_generation(generation + 1, &why);
                 let mut st = inner.lock();
                 let closed = st.link.as_mut().is_some_and(|l| {
-                    l.handle_dial_failed(Instant::now(), why.as_str(), crate::client::shared::random());
+                    l.handle_dial_failed(
+                        Instant::now(),
+                        why.as_str(),
+                        crate::client::shared::random(),
+                    );
                     l.is_closed()
                 });
                 if closed {
-                    let e = match st.link.as_ref().map(|l| l.state()) {
+                    let e = match st.link.as_ref().map(Reconnect::state) {
                         Some(crate::conn::reconnect::LinkState::Closed(e)) => e,
                         _ => crate::conn::ConnectionError::locally_closed("reconnect ended"),
                     };

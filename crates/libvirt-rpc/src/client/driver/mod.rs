@@ -590,10 +590,10 @@ impl Client {
     pub(crate) fn start_with(io: impl Io, opts: &ConnectOptions, access: Access) -> Self {
         let (closed_tx, closed_rx) = watch::channel(None);
         let link = opts.reconnect.clone().map(Reconnect::new);
-        let (link_tx, link_rx) = watch::channel(
-            link.as_ref()
-                .map_or(crate::conn::reconnect::LinkState::Connected, Reconnect::state),
-        );
+        let (link_tx, link_rx) = watch::channel(link.as_ref().map_or(
+            crate::conn::reconnect::LinkState::Connected,
+            Reconnect::state,
+        ));
         let state = State {
             conn: Connection::new(opts.config.clone(), Instant::now()),
             calls: crate::conn::serials::SerialMap::default(),
@@ -680,9 +680,8 @@ impl Client {
             st.conn
                 .set_caller_writes(access.fd.is_some() && opts.caller_write);
             st.direct = access.fd.clone().filter(|_| opts.caller_write);
-            st.spin = (!opts.busy_poll.is_zero()
-                && (access.fd.is_some() || access.gate.is_some()))
-            .then(SpinPolicy::default);
+            st.spin = (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
+                .then(SpinPolicy::default);
             st.kill.clone_from(&opts.kill);
             st.read_blocked = false;
             st.close_notice = None;
