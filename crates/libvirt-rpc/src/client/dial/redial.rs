@@ -17,8 +17,10 @@ use std::time::Instant;
 use tracing::Instrument;
 
 use crate::client::shared::Inner;
+use crate::client::shared::random;
 use crate::client::{Client, ConnectOptions};
-use crate::conn::reconnect::Reconnect;
+use crate::conn::ConnectionError;
+use crate::conn::reconnect::{LinkState, Reconnect};
 
 /// Start the reconnector of `inner`, dialling `uri` with `opts`.
 pub(super) fn spawn(inner: &Arc<Inner>, uri: String, opts: ConnectOptions) {
@@ -89,41 +91,46 @@ async fn run(weak: Weak<Inner>, uri: String, opts: ConnectOptions) {
         // The dead generation's transport goes first, outside any lock (H1).
         inner.kill_generation();
         tracing::debug!(attempt, "redialling");
-        match Client::dial(&uri, opts.clone(), Some(inner.clone())).await {
+        let outcome = match Client::dial(&uri, opts.clone(), Some(inner.clone())).await {
             Ok(_) => {
                 let mut st = inner.lock();
-                if let Some(link) = &mut st.link {
-                    link.handle_connected();
+                if st.generation == generation + 1 && !st.conn.is_closed() {
+                    if let Some(link) = &mut st.link {
+                        link.handle_connected();
+                    }
+                    st.conn.resubscribe();
+                    st.dispatch();
+                    st.wake_driver();
+                    st.publish_link();
+                    tracing::debug!(attempt, "reconnected");
+                    Ok(())
+                } else {
+                    // Died between its handshake and now: a failed dial like any other.
+                    Err(st
+                        .conn
+                        .error()
+                        .map_or_else(|| "lost during the handshake".into(), ToString::to_string))
                 }
-                st.conn.resubscribe();
-                st.dispatch();
-                st.wake_driver();
-                st.publish_link();
-                tracing::debug!(attempt, "reconnected");
             }
-            Err(e) => {
-                let why = e.to_string();
-                tracing::debug!(attempt, error = %why, "redial failed");
-                inner.abandon_generation(generation + 1, &why);
-                let mut st = inner.lock();
-                let closed = st.link.as_mut().is_some_and(|l| {
-                    l.handle_dial_failed(
-                        Instant::now(),
-                        why.as_str(),
-                        crate::client::shared::random(),
-                    );
-                    l.is_closed()
-                });
-                if closed {
-                    let e = match st.link.as_ref().map(Reconnect::state) {
-                        Some(crate::conn::reconnect::LinkState::Closed(e)) => e,
-                        _ => crate::conn::ConnectionError::locally_closed("reconnect ended"),
-                    };
-                    st.finish(e);
-                    return;
-                }
-                st.publish_link();
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(why) = outcome {
+            tracing::debug!(attempt, error = %why, "redial failed");
+            inner.abandon_generation(generation + 1, &why);
+            let mut st = inner.lock();
+            let closed = st.link.as_mut().is_some_and(|l| {
+                l.handle_dial_failed(Instant::now(), why.as_str(), random());
+                l.is_closed()
+            });
+            if closed {
+                let e = match st.link.as_ref().map(Reconnect::state) {
+                    Some(LinkState::Closed(e)) => e,
+                    _ => ConnectionError::locally_closed("reconnect ended"),
+                };
+                st.finish(e);
+                return;
             }
+            st.publish_link();
         }
     }
 }
