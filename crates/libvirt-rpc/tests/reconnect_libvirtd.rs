@@ -7,7 +7,7 @@
 use std::fmt::Debug;
 use std::time::{Duration, Instant, SystemTime};
 
-use libvirt_rpc::client::{Client, ConnectOptions, EventItem, EventStream, Gap, UploadOptions};
+use libvirt_rpc::client::{Client, ConnectOptions, EventItem, EventStream, Gap};
 use libvirt_rpc::conn::reconnect::{LinkState, NewCalls, ReconnectPolicy};
 use libvirt_rpc::conn::{CallError, ConnectionError, StreamError};
 use libvirt_rpc::proto::events::{
@@ -17,14 +17,13 @@ use libvirt_rpc::proto::procs::common::{XmlArgs, XmlFlagsArgs};
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::procs::domain::{DomainDefineXml, DomainDefineXmlArgs};
 use libvirt_rpc::proto::procs::network::{NetworkDefineXml, network_event_id};
-use libvirt_rpc::proto::procs::nodedev::{
-    NodeDeviceCreateXml, NodeDeviceXmlArgs, node_device_event_id,
-};
+use libvirt_rpc::proto::procs::nodedev::node_device_event_id;
 use libvirt_rpc::proto::procs::secret::{SecretDefineXml, secret_event_id};
 use libvirt_rpc::proto::procs::storage::{
     StoragePoolDefineFlags, StoragePoolDefineXml, pool_event_id,
 };
 use libvirt_rpc::{Error, TransferError};
+use libvirt_rpc_testkit::live::{make_vol, upload_under_way};
 use testbed::libvirtd::Libvirtd;
 
 /// A quick redial: the outage is what the tests time, not the backoff.
@@ -187,17 +186,7 @@ async fn every_event_family_yields_a_gap_then_the_events_after_a_sigkill_and_res
         StoragePoolEvent::Lifecycle(l) => assert_eq!(l.pool.name, "lv-rc-pool"),
         other => panic!("pool: {other:?}"),
     }
-    let dev = ct
-        .call::<NodeDeviceCreateXml>(&NodeDeviceXmlArgs {
-            xml_desc: "<device><parent>scsi_host1</parent><capability type='scsi_host'>\
-                       <capability type='fc_host'><wwnn>2000000012340002</wwnn>\
-                       <wwpn>1000000012340002</wwpn></capability></capability></device>"
-                .into(),
-            flags: 0,
-        })
-        .await
-        .unwrap()
-        .dev;
+    let dev = libvirt_rpc_testkit::live::create_vhba(&ct, 2).await;
     match event(&mut devs, "node device").await {
         NodeDeviceEvent::Lifecycle(l) => assert_eq!(l.dev.name, dev.name),
         other => panic!("node device: {other:?}"),
@@ -237,30 +226,8 @@ async fn calls_and_streams_in_flight_at_the_kill_end_typed_and_are_never_retried
     let c = Client::connect(&d.uri(), opts(Some(policy())))
         .await
         .unwrap();
-    let pool = libvirt_rpc_testkit::live::pool(&c, d.pool_name()).await;
-    let _ = pool;
-    let vol = libvirt_rpc_testkit::live::make_vol(&c, d.pool_name(), "rc.raw", 1 << 40).await;
-    let (flowing, flows) = tokio::sync::oneshot::channel();
-    let up = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            let mut flowing = Some(flowing);
-            let up = c
-                .vol_upload(&vol, UploadOptions::new())
-                .await
-                .unwrap()
-                .with_progress(move |_| {
-                    if let Some(tx) = flowing.take() {
-                        let _ = tx.send(());
-                    }
-                });
-            up.send_all_and_finish(tokio::io::repeat(7)).await
-        })
-    };
-    tokio::time::timeout(Duration::from_secs(30), flows)
-        .await
-        .expect("the upload got going within 30 s")
-        .expect("the upload task reports progress");
+    let vol = make_vol(&c, d.pool_name(), "rc.raw", 1 << 40).await;
+    let up = upload_under_way(&c, vol, tokio::io::repeat(7)).await;
     // Calls the daemon has read and not answered when it dies.
     d.freeze().unwrap();
     let calls: Vec<_> = (0..8)
@@ -456,28 +423,8 @@ async fn a_stalled_write_holds_neither_the_redial_nor_a_close() {
     });
     o.connect_timeout = Some(Duration::from_secs(2));
     let c = Client::connect(&d.uri(), o).await.unwrap();
-    let vol = libvirt_rpc_testkit::live::make_vol(&c, d.pool_name(), "h1.raw", 1 << 40).await;
-    let (flowing, flows) = tokio::sync::oneshot::channel();
-    let up = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            let mut flowing = Some(flowing);
-            let up = c
-                .vol_upload(&vol, UploadOptions::new())
-                .await
-                .unwrap()
-                .with_progress(move |_| {
-                    if let Some(tx) = flowing.take() {
-                        let _ = tx.send(());
-                    }
-                });
-            up.send_all_and_finish(tokio::io::repeat(7)).await
-        })
-    };
-    tokio::time::timeout(Duration::from_secs(30), flows)
-        .await
-        .expect("the upload got going within 30 s")
-        .expect("the upload task reports progress");
+    let vol = make_vol(&c, d.pool_name(), "h1.raw", 1 << 40).await;
+    let up = upload_under_way(&c, vol, tokio::io::repeat(7)).await;
     // Frozen: the socket's buffers fill and the driver's write stalls; nothing answers pings.
     d.freeze().unwrap();
     link_until(&c, "reconnecting", reconnecting).await;
@@ -501,28 +448,8 @@ async fn a_stalled_write_holds_neither_the_redial_nor_a_close() {
     c.call::<ConnectGetLibVersion>(&()).await.unwrap();
 
     // A close under a stalled write, with reconnect on, is as immediate as without.
-    let c2 = libvirt_rpc_testkit::live::make_vol(&c, d.pool_name(), "h1b.raw", 1 << 40).await;
-    let (flowing, flows) = tokio::sync::oneshot::channel();
-    let up = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            let mut flowing = Some(flowing);
-            let up = c
-                .vol_upload(&c2, UploadOptions::new())
-                .await
-                .unwrap()
-                .with_progress(move |_| {
-                    if let Some(tx) = flowing.take() {
-                        let _ = tx.send(());
-                    }
-                });
-            up.send_all_and_finish(tokio::io::repeat(7)).await
-        })
-    };
-    tokio::time::timeout(Duration::from_secs(30), flows)
-        .await
-        .expect("the second upload got going")
-        .expect("progress");
+    let vol = make_vol(&c, d.pool_name(), "h1b.raw", 1 << 40).await;
+    let up = upload_under_way(&c, vol, tokio::io::repeat(7)).await;
     d.freeze().unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let closing = Instant::now();

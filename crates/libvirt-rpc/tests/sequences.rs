@@ -1401,14 +1401,7 @@ fn subscribers_of_one_event_share_one_registration() {
         p.flush().is_empty(),
         "deregistered while a subscriber is left"
     );
-    p.deliver(&network_lifecycle(7)).unwrap();
-    assert_eq!(routed(p.outputs()), vec![c]);
-    p.conn.unsubscribe(c);
-    let dereg = one_call(p.flush(), NET_DEREGISTER);
-    assert_eq!(
-        dereg.payload,
-        xdr::to_bytes(&CallbackIdArgs { callback_id: 7 }).unwrap()
-    );
+    let dereg = last_one_out(&mut p, c, 7);
     p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
     assert_eq!(p.outputs(), vec![]);
     assert!(p.flush().is_empty(), "nobody waits: no new REGISTER");
@@ -1969,13 +1962,7 @@ fn a_successor_registers_the_lost_subscriptions_again_and_continues_serials() {
         p.conn.successor(p.now).is_none(),
         "a live connection has none"
     );
-    let sub = p
-        .conn
-        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-        .unwrap();
-    let reg = one_call(p.flush(), NET_REGISTER);
-    p.deliver(&registered(&reg.header, 3)).unwrap();
-    assert_eq!(p.outputs(), vec![done(sub, 3)]);
+    let sub = active_network_subscription(&mut p, 3);
     let down = p
         .conn
         .open_stream::<StorageVolDownload>(&transfer(10, StorageVolStreamFlags::default()))
@@ -2023,28 +2010,41 @@ fn a_successor_registers_the_lost_subscriptions_again_and_continues_serials() {
     );
     p.deliver(&registered(&reg.header, 9)).unwrap();
     assert_eq!(p.outputs(), vec![done(sub, 9)]);
-    p.deliver(&network_lifecycle(9)).unwrap();
+    // Events under the new id reach it; leaving deregisters on the new connection.
+    last_one_out(&mut p, sub, 9);
+}
+
+/// A network lifecycle subscription registered under `callback_id`.
+fn active_network_subscription(p: &mut Pair, callback_id: i32) -> SubscriberId {
+    let sub = p
+        .conn
+        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
+        .unwrap();
+    let reg = one_call(p.flush(), NET_REGISTER);
+    p.deliver(&registered(&reg.header, callback_id)).unwrap();
+    assert_eq!(p.outputs(), vec![done(sub, callback_id)]);
+    sub
+}
+
+/// `sub`, the last subscriber of the network registration `callback_id`, gets its event,
+/// then leaves: the DEREGISTER names that id.
+fn last_one_out(p: &mut Pair, sub: SubscriberId, callback_id: i32) -> Frame {
+    p.deliver(&network_lifecycle(callback_id)).unwrap();
     assert_eq!(routed(p.outputs()), vec![sub]);
-    // Leaving deregisters on the new connection, under the new id.
     p.conn.unsubscribe(sub);
     let dereg = one_call(p.flush(), NET_DEREGISTER);
     assert_eq!(
         dereg.payload,
-        xdr::to_bytes(&CallbackIdArgs { callback_id: 9 }).unwrap()
+        xdr::to_bytes(&CallbackIdArgs { callback_id }).unwrap()
     );
+    dereg
 }
 
 /// A subscriber that leaves while the link is down is not registered again.
 #[test]
 fn a_subscriber_gone_during_the_outage_is_not_registered_again() {
     let mut p = Pair::no_keepalive();
-    let sub = p
-        .conn
-        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
-        .unwrap();
-    let reg = one_call(p.flush(), NET_REGISTER);
-    p.deliver(&registered(&reg.header, 3)).unwrap();
-    p.outputs();
+    let sub = active_network_subscription(&mut p, 3);
     p.conn.handle_eof();
     p.outputs();
     p.conn.unsubscribe(sub);

@@ -146,16 +146,21 @@ impl Subscriptions {
             }
             return sub;
         }
+        self.register(kind, key, vec![sub]);
+        sub
+    }
+
+    /// A new registration of (`kind`, `key`) for `subs`: its REGISTER is queued.
+    fn register(&mut self, kind: Kind, key: Bytes, subs: Vec<SubscriberId>) {
         self.next_reg += 1;
         self.regs.push(Registration {
             id: self.next_reg,
             kind,
             key,
             phase: Phase::Registering,
-            subs: vec![sub],
+            subs,
         });
         self.queue(self.regs.len() - 1, Phase::Registering);
-        sub
     }
 
     /// Remove one subscriber; the last one out of an active registration deregisters it (a
@@ -357,15 +362,7 @@ impl Subscriptions {
     /// callback id or the daemon's refusal.
     pub(super) fn restore(&mut self) {
         for (kind, key, subs) in std::mem::take(&mut self.lost) {
-            self.next_reg += 1;
-            self.regs.push(Registration {
-                id: self.next_reg,
-                kind,
-                key,
-                phase: Phase::Registering,
-                subs,
-            });
-            self.queue(self.regs.len() - 1, Phase::Registering);
+            self.register(kind, key, subs);
         }
     }
 

@@ -190,10 +190,7 @@ impl Client {
         procedure: i32,
         args: &[u8],
     ) -> Result<Bytes, CallError> {
-        let serial = self
-            .admitted_call(program, procedure, &Preencoded(args), None)
-            .await?;
-        self.raw_reply(program, procedure, serial).await
+        self.raw(program, procedure, args, true).await
     }
 
     /// [`call_raw`](Self::call_raw) on the connection as it is, whatever the reconnect
@@ -204,18 +201,23 @@ impl Client {
         procedure: i32,
         args: &[u8],
     ) -> Result<Bytes, CallError> {
-        let serial = self
-            .start_call(program, procedure, &Preencoded(args), None, false)?
-            .expect("ungated");
-        self.raw_reply(program, procedure, serial).await
+        self.raw(program, procedure, args, false).await
     }
 
-    async fn raw_reply(
+    async fn raw(
         &self,
         program: u32,
         procedure: i32,
-        serial: u32,
+        args: &[u8],
+        gated: bool,
     ) -> Result<Bytes, CallError> {
+        let args = Preencoded(args);
+        let serial = if gated {
+            self.admitted_call(program, procedure, &args, None).await?
+        } else {
+            self.start_call(program, procedure, &args, None, false)?
+                .expect("an ungated call is never held")
+        };
         let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
         let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
         CallFuture {
