@@ -28,6 +28,39 @@
 //! idempotent and never waits behind a stalled write: it marks the connection dead, then
 //! kills the transport. Dropping the last `Client` clone closes it too.
 //!
+//! # Reconnect (opt in)
+//! With [`ConnectOptions::reconnect`], [`Client::connect`] redials a connection that died by
+//! itself, with backoff, jitter and a ceiling
+//! ([`ReconnectPolicy`](crate::conn::reconnect::ReconnectPolicy)); the `Client` and its
+//! clones, handles and subscriptions stay valid. Calls and streams in flight at the death
+//! still fail with its [`ConnectionError`] (nothing is replayed); calls made while the link
+//! is down wait for it up to their own deadline or fail at once
+//! ([`NewCalls`](crate::conn::reconnect::NewCalls)); each event subscription is registered
+//! again and yields a [`Gap`] first ([`EventStream::next_item`]); [`Client::watch_link`]
+//! shows connected / reconnecting / closed. [`Client::close`] ends it for good, at once.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), libvirt_rpc::Error> {
+//! use libvirt_rpc::client::{Client, ConnectOptions, EventItem};
+//! use libvirt_rpc::conn::reconnect::ReconnectPolicy;
+//! use libvirt_rpc::proto::events::event_id;
+//!
+//! let opts = ConnectOptions {
+//!     reconnect: Some(ReconnectPolicy::default()),
+//!     ..ConnectOptions::default()
+//! };
+//! let client = Client::connect("qemu:///system", opts).await?;
+//! let mut events = client.subscribe_domain_events(event_id::LIFECYCLE, None).await?;
+//! while let Some(item) = events.next_item().await {
+//!     match item {
+//!         EventItem::Event(ev) => println!("{ev:?}"),
+//!         EventItem::Gap(gap) => println!("lost {:?}: re-list the domains", gap.cause),
+//!         _ => {}
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! # Backpressure
 //! * Uploads wait while more than 512 KiB is queued for the socket: memory stays bounded
 //!   whatever the source's speed.
