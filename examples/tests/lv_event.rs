@@ -108,3 +108,54 @@ fn lv_event_fails_promptly_when_the_daemon_dies() {
         t.elapsed()
     );
 }
+
+/// `lv event --loop --reconnect` crosses a SIGKILL and restart of the daemon: a line on
+/// stderr when the connection is lost and when it is back, and the next event printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lv_event_loop_reconnect_crosses_a_daemon_restart() {
+    let Some(mut d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let (mut child, mut stderr) = spawn_lv_event(
+        &d.test_uri(),
+        &["--event", "lifecycle", "--loop", "--reconnect"],
+    );
+    d.kill().unwrap();
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(
+        line.starts_with("connection lost"),
+        "no line on stderr for the loss: {line:?}"
+    );
+    d.restart().unwrap();
+    line.clear();
+    stderr.read_line(&mut line).unwrap();
+    assert!(
+        line.starts_with("connection back"),
+        "no line on stderr for the return: {line:?}"
+    );
+    // The subscription is registered again right after the handshake that made the link
+    // live; the event below comes after that line, so it is seen.
+    let c = Client::connect(&d.test_uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    c.call::<libvirt_rpc::proto::procs::domain::DomainDefineXml>(
+        &libvirt_rpc::proto::procs::domain::DomainDefineXmlArgs {
+            xml: "<domain type='test'><name>lv-rc-event</name><memory>1024</memory>\
+                  <os><type>hvm</type></os></domain>"
+                .into(),
+        },
+    )
+    .await
+    .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut printed = String::new();
+    out.read_line(&mut printed).unwrap();
+    assert_eq!(
+        printed.trim(),
+        "event 'lifecycle' for domain 'lv-rc-event': Defined Added"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    c.close();
+}

@@ -30,6 +30,27 @@ pub async fn create_domain(c: &Client, xml: &str) -> Domain {
     .dom
 }
 
+/// Create a node device on the test driver (`test:///default`): an NPIV vHBA on its
+/// `fc_host`, `scsi_host1`, with WWNs ending in `n` (one per device a test creates).
+///
+/// # Panics
+/// If the daemon refuses it.
+pub async fn create_vhba(c: &Client, n: u8) -> libvirt_rpc::proto::types::NodeDevice {
+    use libvirt_rpc::proto::procs::nodedev::{NodeDeviceCreateXml, NodeDeviceXmlArgs};
+    let xml = format!(
+        "<device><parent>scsi_host1</parent><capability type='scsi_host'>\
+         <capability type='fc_host'><wwnn>20000000123400{n:02x}</wwnn>\
+         <wwpn>10000000123400{n:02x}</wwpn></capability></capability></device>"
+    );
+    c.call::<NodeDeviceCreateXml>(&NodeDeviceXmlArgs {
+        xml_desc: xml.into(),
+        flags: 0,
+    })
+    .await
+    .unwrap_or_else(|e| panic!("create vHBA {n}: {e}"))
+    .dev
+}
+
 /// The pool named `name`.
 ///
 /// # Panics
@@ -57,6 +78,42 @@ pub async fn make_vol(c: &Client, pool_name: &str, name: &str, bytes: u64) -> St
     .await
     .unwrap()
     .vol
+}
+
+/// An upload of `source` into `vol` on its own task, returned once it is under way (open, its
+/// first chunk out): a fixed sleep was not enough on a loaded box, where the open was still
+/// unanswered when a test froze or killed the daemon. The task yields the transfer's result.
+///
+/// # Panics
+/// If the upload does not open, or makes no progress within 30 s.
+pub async fn upload_under_way<R>(
+    c: &Client,
+    vol: StorageVol,
+    source: R,
+) -> tokio::task::JoinHandle<Result<u64, libvirt_rpc::client::TransferError>>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+{
+    let (flowing, flows) = tokio::sync::oneshot::channel();
+    let c = c.clone();
+    let up = tokio::spawn(async move {
+        let mut flowing = Some(flowing);
+        let up = c
+            .vol_upload(&vol, UploadOptions::new())
+            .await
+            .unwrap()
+            .with_progress(move |_| {
+                if let Some(tx) = flowing.take() {
+                    let _ = tx.send(());
+                }
+            });
+        up.send_all_and_finish(source).await
+    });
+    tokio::time::timeout(Duration::from_secs(30), flows)
+        .await
+        .expect("the upload got going within 30 s")
+        .expect("the upload task reports progress");
+    up
 }
 
 /// Uploads `data` into `vol` (dense, default options) and downloads it again.

@@ -514,31 +514,13 @@ async fn killed_daemon_fails_pending_operations_within_a_second() {
     let c = connect(&d).await;
     let p = pool(&c, &d).await;
     let vol = create_vol(&c, &p, "kill.raw", 1 << 40).await;
-    // The upload is under way (open, its first chunk out) before the daemon freezes: a fixed
-    // sleep was not enough on a loaded box, where the open was still unanswered at the
-    // freeze and the task panicked on its connection error instead.
-    let (flowing, flows) = tokio::sync::oneshot::channel();
-    let up = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            let mut flowing = Some(flowing);
-            let up = c
-                .vol_upload(&vol, UploadOptions::new())
-                .await
-                .unwrap()
-                .with_progress(move |_| {
-                    if let Some(tx) = flowing.take() {
-                        let _ = tx.send(());
-                    }
-                });
-            up.send_all_and_finish(FailAfter::new(u64::MAX, "source exploded"))
-                .await
-        })
-    };
-    tokio::time::timeout(Duration::from_secs(30), flows)
-        .await
-        .expect("the upload got going within 30 s")
-        .expect("the upload task reports progress");
+    // The upload is under way (open, its first chunk out) before the daemon freezes.
+    let up = libvirt_rpc_testkit::live::upload_under_way(
+        &c,
+        vol,
+        FailAfter::new(u64::MAX, "source exploded"),
+    )
+    .await;
     d.freeze().unwrap();
     let call = {
         let c = c.clone();

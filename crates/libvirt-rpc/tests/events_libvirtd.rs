@@ -16,9 +16,7 @@ use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
 use libvirt_rpc::proto::procs::network::{
     NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine, network_event_id,
 };
-use libvirt_rpc::proto::procs::nodedev::{
-    NodeDeviceCreateXml, NodeDeviceDestroy, NodeDeviceXmlArgs, node_device_event_id,
-};
+use libvirt_rpc::proto::procs::nodedev::{NodeDeviceDestroy, node_device_event_id};
 use libvirt_rpc::proto::procs::secret::{
     SecretArgs, SecretDefineXml, SecretSetValue, SecretSetValueArgs, SecretUndefine,
     secret_event_id,
@@ -170,17 +168,7 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
     }
 
     // A node device: an NPIV vHBA on the test driver's fc_host, created then destroyed.
-    let dev = c
-        .call::<NodeDeviceCreateXml>(&NodeDeviceXmlArgs {
-            xml_desc: "<device><parent>scsi_host1</parent><capability type='scsi_host'>\
-                       <capability type='fc_host'><wwnn>2000000012340001</wwnn>\
-                       <wwpn>1000000012340001</wwpn></capability></capability></device>"
-                .into(),
-            flags: 0,
-        })
-        .await
-        .unwrap()
-        .dev;
+    let dev = libvirt_rpc_testkit::live::create_vhba(&c, 1).await;
     c.call::<NodeDeviceDestroy>(&NameArgs {
         name: dev.name.clone(),
     })

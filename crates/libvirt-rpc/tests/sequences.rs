@@ -1401,14 +1401,7 @@ fn subscribers_of_one_event_share_one_registration() {
         p.flush().is_empty(),
         "deregistered while a subscriber is left"
     );
-    p.deliver(&network_lifecycle(7)).unwrap();
-    assert_eq!(routed(p.outputs()), vec![c]);
-    p.conn.unsubscribe(c);
-    let dereg = one_call(p.flush(), NET_DEREGISTER);
-    assert_eq!(
-        dereg.payload,
-        xdr::to_bytes(&CallbackIdArgs { callback_id: 7 }).unwrap()
-    );
+    let dereg = last_one_out(&mut p, c, 7);
     p.deliver(&peer::reply_to(&dereg.header, &())).unwrap();
     assert_eq!(p.outputs(), vec![]);
     assert!(p.flush().is_empty(), "nobody waits: no new REGISTER");
@@ -1955,4 +1948,108 @@ fn legacy_any_registrations_route_by_event_id() {
     assert_eq!(routed(p.outputs()), vec![]);
     assert_eq!(p.conn.pending_calls(), 0);
     p.roundtrip_works();
+}
+
+/// A reconnect's successor: the dead connection's active registration is made again with the
+/// same subscriber (a REGISTER on the new connection, then `SubscriptionDone` and its events
+/// under the new callback id); a stream that ended with the death reads the same typed error
+/// from the successor; serials continue, so a late `forget_call` of a dead call never names
+/// a call of the new connection.
+#[test]
+fn a_successor_registers_the_lost_subscriptions_again_and_continues_serials() {
+    let mut p = Pair::no_keepalive();
+    assert!(
+        p.conn.successor(p.now).is_none(),
+        "a live connection has none"
+    );
+    let sub = active_network_subscription(&mut p, 3);
+    let down = p
+        .conn
+        .open_stream::<StorageVolDownload>(&transfer(10, StorageVolStreamFlags::default()))
+        .unwrap();
+    p.accept_open(down);
+    let call = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    p.flush();
+    p.conn.handle_eof();
+    let outs = p.outputs();
+    assert!(
+        outs.iter().any(|o| matches!(o, Output::CallDone { serial, result: Err(CallError::Connection(ConnectionError::PeerClosed)) } if *serial == call)),
+        "the call in flight ends with the lost connection's error: {outs:?}"
+    );
+    assert_eq!(p.conn.lost_registrations(), 1);
+
+    let mut next = p.conn.successor(p.now).expect("a dead connection has one");
+    assert!(!next.is_closed());
+    assert_eq!(next.pending_calls(), 0);
+    assert_eq!(
+        next.transmit_queued(),
+        0,
+        "nothing is sent before resubscribe"
+    );
+    assert!(matches!(
+        next.stream(down).take_end(),
+        Some(Err(StreamError::Connection(ConnectionError::PeerClosed)))
+    ));
+    // The dead call's late forget names nothing of the new connection.
+    next.forget_call(call);
+    p.conn = next;
+    let fresh = p.conn.call::<ConnectGetLibVersion>(&(), None).unwrap();
+    assert!(fresh > call && fresh > down, "serials continue ({fresh})");
+    p.flush();
+
+    p.conn.resubscribe();
+    assert_eq!(p.conn.lost_registrations(), 0);
+    let reg = one_call(p.flush(), NET_REGISTER);
+    assert_eq!(
+        reg.payload,
+        xdr::to_bytes(&ConnectNetworkEventRegisterAnyArgs {
+            event_id: network_event_id::LIFECYCLE,
+            net: None,
+        })
+        .unwrap()
+    );
+    p.deliver(&registered(&reg.header, 9)).unwrap();
+    assert_eq!(p.outputs(), vec![done(sub, 9)]);
+    // Events under the new id reach it; leaving deregisters on the new connection.
+    last_one_out(&mut p, sub, 9);
+}
+
+/// A network lifecycle subscription registered under `callback_id`.
+fn active_network_subscription(p: &mut Pair, callback_id: i32) -> SubscriberId {
+    let sub = p
+        .conn
+        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
+        .unwrap();
+    let reg = one_call(p.flush(), NET_REGISTER);
+    p.deliver(&registered(&reg.header, callback_id)).unwrap();
+    assert_eq!(p.outputs(), vec![done(sub, callback_id)]);
+    sub
+}
+
+/// `sub`, the last subscriber of the network registration `callback_id`, gets its event,
+/// then leaves: the DEREGISTER names that id.
+fn last_one_out(p: &mut Pair, sub: SubscriberId, callback_id: i32) -> Frame {
+    p.deliver(&network_lifecycle(callback_id)).unwrap();
+    assert_eq!(routed(p.outputs()), vec![sub]);
+    p.conn.unsubscribe(sub);
+    let dereg = one_call(p.flush(), NET_DEREGISTER);
+    assert_eq!(
+        dereg.payload,
+        xdr::to_bytes(&CallbackIdArgs { callback_id }).unwrap()
+    );
+    dereg
+}
+
+/// A subscriber that leaves while the link is down is not registered again.
+#[test]
+fn a_subscriber_gone_during_the_outage_is_not_registered_again() {
+    let mut p = Pair::no_keepalive();
+    let sub = active_network_subscription(&mut p, 3);
+    p.conn.handle_eof();
+    p.outputs();
+    p.conn.unsubscribe(sub);
+    assert_eq!(p.conn.lost_registrations(), 0);
+    let mut next = p.conn.successor(p.now).unwrap();
+    next.resubscribe();
+    assert_eq!(next.transmit_queued(), 0, "nothing to register");
 }

@@ -28,6 +28,39 @@
 //! idempotent and never waits behind a stalled write: it marks the connection dead, then
 //! kills the transport. Dropping the last `Client` clone closes it too.
 //!
+//! # Reconnect (opt in)
+//! With [`ConnectOptions::reconnect`], [`Client::connect`] redials a connection that died by
+//! itself, with backoff, jitter and a ceiling
+//! ([`ReconnectPolicy`](crate::conn::reconnect::ReconnectPolicy)); the `Client` and its
+//! clones, handles and subscriptions stay valid. Calls and streams in flight at the death
+//! still fail with its [`ConnectionError`] (nothing is replayed); calls made while the link
+//! is down wait for it up to their own deadline or fail at once
+//! ([`NewCalls`](crate::conn::reconnect::NewCalls)); each event subscription is registered
+//! again and yields a [`Gap`] first ([`EventStream::next_item`]); [`Client::watch_link`]
+//! shows connected / reconnecting / closed. [`Client::close`] ends it for good, at once.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), libvirt_rpc::Error> {
+//! use libvirt_rpc::client::{Client, ConnectOptions, EventItem};
+//! use libvirt_rpc::conn::reconnect::ReconnectPolicy;
+//! use libvirt_rpc::proto::events::event_id;
+//!
+//! let opts = ConnectOptions {
+//!     reconnect: Some(ReconnectPolicy::default()),
+//!     ..ConnectOptions::default()
+//! };
+//! let client = Client::connect("qemu:///system", opts).await?;
+//! let mut events = client.subscribe_domain_events(event_id::LIFECYCLE, None).await?;
+//! while let Some(item) = events.next_item().await {
+//!     match item {
+//!         EventItem::Event(ev) => println!("{ev:?}"),
+//!         EventItem::Gap(gap) => println!("lost {:?}: re-list the domains", gap.cause),
+//!         _ => {}
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! # Backpressure
 //! * Uploads wait while more than 512 KiB is queued for the socket: memory stays bounded
 //!   whatever the source's speed.
@@ -62,7 +95,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use errors::Error;
-pub use events::{EventStream, Subscription};
+pub use events::{EventItem, EventStream, Gap, Subscription};
 pub use handles::Connect;
 pub use migrate::{
     MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep, Migrated,
@@ -82,6 +115,7 @@ pub use uri::{
 };
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
+use crate::conn::reconnect::LinkState;
 use crate::conn::{Config, ConnectionError};
 use crate::proto::{self, Procedure};
 
@@ -139,6 +173,16 @@ pub struct ConnectOptions {
     /// `None` waits as long as the peer does (not recommended: a peer that accepts and never
     /// speaks then holds the caller forever).
     pub connect_timeout: Option<Duration>,
+    /// Redial a connection that dies by itself (EOF, transport error, keepalive timeout,
+    /// protocol violation), opt in (default `None`: a dead connection stays dead). Only
+    /// [`Client::connect`] can redial (it knows the URI); the other constructors ignore it.
+    ///
+    /// After the death: calls in flight fail with the [`ConnectionError`] (never replayed);
+    /// new calls wait for the redial up to their own deadline or fail at once
+    /// ([`NewCalls`](crate::conn::reconnect::NewCalls)); streams end with the error; every
+    /// event subscription is registered again on the new connection and yields a
+    /// [`Gap`] first ([`EventStream::next_item`]). [`Client::watch_link`] shows the state.
+    pub reconnect: Option<crate::conn::reconnect::ReconnectPolicy>,
 }
 
 /// Default [`ConnectOptions::connect_timeout`]: 20 s, room for a TLS or SSH handshake through
@@ -166,6 +210,7 @@ impl Default for ConnectOptions {
             #[cfg(feature = "ssh")]
             ssh: SshOptions::default(),
             connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
+            reconnect: None,
         }
     }
 }
@@ -179,7 +224,8 @@ impl std::fmt::Debug for ConnectOptions {
             .field("event_queue", &self.event_queue)
             .field("busy_poll", &self.busy_poll)
             .field("caller_write", &self.caller_write)
-            .field("connect_timeout", &self.connect_timeout);
+            .field("connect_timeout", &self.connect_timeout)
+            .field("reconnect", &self.reconnect);
         #[cfg(feature = "ssh")]
         d.field("ssh", &self.ssh);
         d.finish()
@@ -227,12 +273,15 @@ pub enum ConnectError {
     },
 }
 
-/// Drops the connection when the last [`Client`] clone goes away.
-struct CloseOnDrop(Arc<Inner>);
+/// Drops the connection when the last [`Client`] clone goes away (unless disarmed: the
+/// reconnector's handle on a redialled generation).
+struct CloseOnDrop(Arc<Inner>, bool);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        self.0.close("client dropped".into());
+        if self.1 {
+            self.0.close("client dropped".into());
+        }
     }
 }
 
@@ -296,17 +345,37 @@ impl Client {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// True once the connection is dead.
+    /// True once the connection is dead (a reconnecting client: closed for good, not while
+    /// it redials).
     pub fn is_closed(&self) -> bool {
-        self.inner.lock().conn.is_closed()
+        self.inner.lock().is_dead()
     }
 
-    /// Why the connection died, if it did.
+    /// Why the connection died, if it did (a reconnecting client: while it redials, why the
+    /// last live connection died).
     pub fn error(&self) -> Option<ConnectionError> {
         self.inner.lock().conn.error().cloned()
     }
 
-    /// Resolves when the connection dies, with the reason.
+    /// The link's state: connected, reconnecting (why, which attempt) or closed (why).
+    /// Without [`ConnectOptions::reconnect`]: connected, then closed.
+    pub fn link_state(&self) -> LinkState {
+        let st = self.inner.lock();
+        match (&st.link, st.conn.error()) {
+            (Some(link), _) => link.state(),
+            (None, Some(e)) => LinkState::Closed(e.clone()),
+            (None, None) => LinkState::Connected,
+        }
+    }
+
+    /// Watch the link's state as it changes (a reconnecting client; without reconnect the
+    /// value stays [`LinkState::Connected`]: use [`closed`](Self::closed)).
+    pub fn watch_link(&self) -> tokio::sync::watch::Receiver<LinkState> {
+        self.inner.link_rx.clone()
+    }
+
+    /// Resolves when the connection dies for good (a reconnecting client: when it is closed,
+    /// or its policy gave up), with the reason.
     pub async fn closed(&self) -> ConnectionError {
         let mut rx = self.inner.closed_rx.clone();
         loop {

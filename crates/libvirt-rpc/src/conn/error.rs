@@ -154,6 +154,16 @@ pub enum ConnectionError {
         /// The transport's message.
         message: Arc<str>,
     },
+    /// The connection was lost and is being redialled (a reconnecting client whose policy
+    /// fails new calls at once, [`NewCalls::FailFast`](super::reconnect::NewCalls::FailFast)).
+    /// Nothing was sent.
+    #[error("connection lost ({lost}); reconnecting (attempt {attempt})")]
+    Reconnecting {
+        /// Why the last live connection died.
+        lost: Box<ConnectionError>,
+        /// The dial being made or waited for (from 1).
+        attempt: u32,
+    },
 }
 
 // By hand, not `#[from]`: the message formats the cause, so it is not also the source
@@ -188,6 +198,7 @@ impl ConnectionError {
             Self::LocallyClosed { .. } => io::ErrorKind::ConnectionAborted,
             Self::PeerClosed => io::ErrorKind::ConnectionReset,
             Self::Transport { kind, .. } => *kind,
+            Self::Reconnecting { .. } => io::ErrorKind::NotConnected,
         }
     }
 }

@@ -33,6 +33,7 @@
 pub mod error;
 pub mod handshake;
 mod keepalive;
+pub mod reconnect;
 pub mod sasl;
 pub(crate) mod serials;
 mod stream;
@@ -716,10 +717,51 @@ impl Connection {
     /// last subscriber. Unknown (or already failed) subscribers are ignored.
     pub fn unsubscribe(&mut self, subscriber: SubscriberId) {
         if self.error.is_some() {
+            self.subscriptions.forget_lost(subscriber);
             return;
         }
         self.subscriptions.unsubscribe(subscriber);
         self.send_subscription_calls();
+    }
+
+    // ---- the next generation (reconnect) -------------------------------------------------
+
+    /// A fresh connection to replace this one once it is dead (a reconnecting client dials a
+    /// new transport and runs its handshake on the successor). It continues this one's
+    /// serials, so a late command of a caller of the dead generation (a dropped call's
+    /// `forget_call`, a stream handle's `forget`) can never name a call of the new one; it
+    /// takes over the streams that ended with this one and whose handles have not read their
+    /// end yet (they read the same typed error there); and it holds the event registrations
+    /// this one had active, with their subscribers, until [`resubscribe`](Self::resubscribe).
+    /// Returns `None` while this connection is alive.
+    pub fn successor(&mut self, now: Instant) -> Option<Connection> {
+        self.error.as_ref()?;
+        let mut next = Connection::new(self.config.clone(), now);
+        next.next_serial = self.next_serial;
+        next.subscriptions = self.subscriptions.successor();
+        for (id, s) in self.streams.drain() {
+            if s.is_done() {
+                next.streams.insert(id, s);
+            }
+        }
+        Some(next)
+    }
+
+    /// Register again, on this successor, the event registrations its predecessor had active
+    /// ([`successor`](Self::successor)); call it once the handshake is done. Each subscriber
+    /// then gets one [`Output::SubscriptionDone`] (the new callback id, or the daemon's
+    /// refusal), and its events follow.
+    pub fn resubscribe(&mut self) {
+        if self.error.is_some() {
+            return;
+        }
+        self.subscriptions.restore();
+        self.send_subscription_calls();
+    }
+
+    /// Registrations held for [`resubscribe`](Self::resubscribe).
+    pub fn lost_registrations(&self) -> usize {
+        self.subscriptions.lost_count()
     }
 
     // ---- internals ----------------------------------------------------------------------

@@ -100,6 +100,9 @@ pub(super) struct Subscriptions {
     outbox: VecDeque<(u64, Call)>,
     next_sub: u64,
     next_reg: u64,
+    /// The active registrations of a dead connection, for its successor to make again
+    /// (reconnect): kind, key, subscribers.
+    lost: Vec<(Kind, Bytes, Vec<SubscriberId>)>,
 }
 
 /// The daemon callback a registration of (`kind`, `key`) makes: the legacy any-registration
@@ -143,16 +146,21 @@ impl Subscriptions {
             }
             return sub;
         }
+        self.register(kind, key, vec![sub]);
+        sub
+    }
+
+    /// A new registration of (`kind`, `key`) for `subs`: its REGISTER is queued.
+    fn register(&mut self, kind: Kind, key: Bytes, subs: Vec<SubscriberId>) {
         self.next_reg += 1;
         self.regs.push(Registration {
             id: self.next_reg,
             kind,
             key,
             phase: Phase::Registering,
-            subs: vec![sub],
+            subs,
         });
         self.queue(self.regs.len() - 1, Phase::Registering);
-        sub
     }
 
     /// Remove one subscriber; the last one out of an active registration deregisters it (a
@@ -309,13 +317,16 @@ impl Subscriptions {
     /// The connection died: every waiting subscriber fails with `error`, in subscription
     /// order; active ones end with the connection (`Output::Closed`). The table is empty
     /// afterwards.
+    /// The active ones with subscribers are kept for a successor ([`successor`](Self::successor)).
     pub(super) fn fail(&mut self, error: &ConnectionError, out: &mut VecDeque<Output>) {
-        let mut waiting: Vec<SubscriberId> = self
-            .regs
-            .drain(..)
-            .filter(|r| !matches!(r.phase, Phase::Active(_)))
-            .flat_map(|r| r.subs)
-            .collect();
+        let mut waiting = Vec::new();
+        for r in self.regs.drain(..) {
+            match r.phase {
+                Phase::Active(_) if !r.subs.is_empty() => self.lost.push((r.kind, r.key, r.subs)),
+                Phase::Active(_) => {}
+                _ => waiting.extend(r.subs),
+            }
+        }
         waiting.sort_unstable();
         for subscriber in waiting {
             out.push_back(Output::SubscriptionDone {
@@ -325,6 +336,39 @@ impl Subscriptions {
         }
         self.calls.clear();
         self.outbox.clear();
+    }
+
+    /// A subscriber of a dead connection left: its registration is not made again.
+    pub(super) fn forget_lost(&mut self, sub: SubscriberId) {
+        for (_, _, subs) in &mut self.lost {
+            subs.retain(|s| *s != sub);
+        }
+        self.lost.retain(|(_, _, subs)| !subs.is_empty());
+    }
+
+    /// The table of a successor connection: the registrations this dead one lost, held until
+    /// [`restore`](Self::restore), and the subscriber numbering continued.
+    pub(super) fn successor(&mut self) -> Self {
+        Self {
+            lost: std::mem::take(&mut self.lost),
+            next_sub: self.next_sub,
+            next_reg: self.next_reg,
+            ..Self::default()
+        }
+    }
+
+    /// Make the lost registrations again (the successor's handshake is done): each queues
+    /// its REGISTER, and its subscribers (the same ids) get a `SubscriptionDone` with the new
+    /// callback id or the daemon's refusal.
+    pub(super) fn restore(&mut self) {
+        for (kind, key, subs) in std::mem::take(&mut self.lost) {
+            self.register(kind, key, subs);
+        }
+    }
+
+    /// Registrations waiting for [`restore`](Self::restore).
+    pub(super) fn lost_count(&self) -> usize {
+        self.lost.len()
     }
 }
 

@@ -35,6 +35,86 @@ pub struct Args {
     /// lv's form: stop after this many events.
     #[arg(long, requires = "kind")]
     count: Option<u64>,
+    /// Redial a lost connection and keep printing (with --loop, or lv's --kind form), where
+    /// virsh exits: a line on stderr when the connection is lost and when it is back, and
+    /// every subscription registered again.
+    #[arg(long, conflicts_with = "list")]
+    reconnect: bool,
+}
+
+impl Args {
+    /// The connection should redial when lost (`--reconnect`).
+    pub fn reconnect(&self) -> bool {
+        self.reconnect
+    }
+}
+
+/// Say on stderr when the link is lost (`--reconnect`), until it closes. The line saying it
+/// is back comes from the subscriptions' gap ([`Back`]): by then they are registered again.
+fn report_loss(c: &Client) {
+    use libvirt_rpc::conn::reconnect::LinkState;
+    let mut rx = c.watch_link();
+    tokio::spawn(async move {
+        let mut up = true;
+        while rx.changed().await.is_ok() {
+            let state = rx.borrow_and_update().clone();
+            match state {
+                LinkState::Reconnecting { lost, .. } if up => {
+                    up = false;
+                    eprintln!("connection lost ({lost}); reconnecting");
+                }
+                LinkState::Connected => up = true,
+                LinkState::Closed(_) => return,
+                _ => {}
+            }
+        }
+    });
+}
+
+/// One item to print: an event's line, or a subscription's reconnect gap.
+enum Out {
+    Line(String),
+    Gap(libvirt_rpc::client::Gap),
+}
+
+/// Says once per reconnect (the subscriptions of one connection each yield a gap) that the
+/// connection is back and its subscriptions registered again.
+#[derive(Default)]
+struct Back(Option<std::time::SystemTime>);
+
+impl Back {
+    fn report(&mut self, gap: &libvirt_rpc::client::Gap) {
+        if self.0 != Some(gap.lost_at) {
+            self.0 = Some(gap.lost_at);
+            let down = gap
+                .resubscribed_at
+                .duration_since(gap.lost_at)
+                .unwrap_or_default();
+            eprintln!(
+                "connection back after {:.1} s; events meanwhile were not seen (re-list to catch up)",
+                down.as_secs_f64()
+            );
+        }
+    }
+}
+
+/// `events`' items (events and gaps) as a stream of [`Out`], events rendered by `line`.
+fn items<E: Send + 'static>(
+    events: libvirt_rpc::client::EventStream<E>,
+    line: impl Fn(E) -> String + Send + 'static,
+) -> BoxStream<'static, Out> {
+    use libvirt_rpc::client::EventItem;
+    futures::stream::unfold(events, |mut s| async move {
+        s.next_item().await.map(|i| (i, s))
+    })
+    .filter_map(move |item| {
+        futures::future::ready(match item {
+            EventItem::Event(e) => Some(Out::Line(line(e))),
+            EventItem::Gap(g) => Some(Out::Gap(g)),
+            _ => None,
+        })
+    })
+    .boxed()
 }
 
 /// Object kinds for `lv event --kind`.
@@ -195,6 +275,9 @@ fn block_job(
 /// Returns whether virsh's footer follows (virsh's form: yes).
 pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
     let c = conn.client();
+    if a.reconnect {
+        report_loss(c);
+    }
     if let Some(kind) = a.kind {
         lv_form(c, kind, a.count).await?;
         return Ok(false);
@@ -222,7 +305,7 @@ pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
     let mut streams = Vec::new();
     for (i, id) in ids.into_iter().enumerate() {
         match c.subscribe::<DomainEvent>(id, dom.clone()).await {
-            Ok(s) => streams.push(s.boxed()),
+            Ok(s) => streams.push(items(s, |ev| domain_line(&ev))),
             // As virsh: an older daemon knows fewer events; only the first must register.
             Err(e) if i == 0 => return Err(err(e)),
             Err(_) => {}
@@ -235,6 +318,7 @@ pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
         .timeout
         .map(|s| tokio::time::Instant::now() + std::time::Duration::from_secs(s));
     let mut count = 0u64;
+    let mut back = Back::default();
     loop {
         let next = async {
             match deadline {
@@ -248,8 +332,9 @@ pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
                 break;
             }
             Some(None) => return Err(c.closed().await.to_string()),
-            Some(Some(ev)) => {
-                println!("{}", domain_line(&ev));
+            Some(Some(Out::Gap(g))) => back.report(&g),
+            Some(Some(Out::Line(line))) => {
+                println!("{line}");
                 count += 1;
                 if !a.repeat {
                     break;
@@ -285,7 +370,7 @@ fn event_name(kind: EventKind, e: i32) -> String {
 async fn event_lines(
     c: &Client,
     kind: EventKind,
-) -> Result<BoxStream<'static, String>, libvirt_rpc::CallError> {
+) -> Result<BoxStream<'static, Out>, libvirt_rpc::CallError> {
     use libvirt_rpc::proto::events::{
         NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
     };
@@ -304,21 +389,19 @@ async fn lifecycle_lines<K: libvirt_rpc::proto::events::EventKind>(
     c: &Client,
     kind: EventKind,
     name: fn(&K::Object) -> &libvirt_rpc::LvString,
-) -> Result<BoxStream<'static, String>, libvirt_rpc::CallError> {
+) -> Result<BoxStream<'static, Out>, libvirt_rpc::CallError> {
     use clap::ValueEnum;
     let events = c.subscribe::<K>(K::LIFECYCLE, None).await?;
     let label = kind.to_possible_value().expect("no skipped variants");
-    Ok(events
-        .map(move |ev| match ev.lifecycle() {
-            Some((e, _)) => format!(
-                "{} {}: {}",
-                label.get_name(),
-                name(ev.object()),
-                event_name(kind, e)
-            ),
-            None => format!("{}: {ev:?}", label.get_name()),
-        })
-        .boxed())
+    Ok(items(events, move |ev| match ev.lifecycle() {
+        Some((e, _)) => format!(
+            "{} {}: {}",
+            label.get_name(),
+            name(ev.object()),
+            event_name(kind, e)
+        ),
+        None => format!("{}: {ev:?}", label.get_name()),
+    }))
 }
 
 /// lv's form: print lines until `count` events (or the global --timeout, or Ctrl-C).
@@ -326,13 +409,17 @@ async fn lv_form(c: &Client, kind: EventKind, count: Option<u64>) -> R {
     let mut lines = event_lines(c, kind).await.map_err(err)?;
     eprintln!("waiting for events");
     let mut seen = 0u64;
+    let mut back = Back::default();
     while count.is_none_or(|n| seen < n) {
-        let Some(line) = lines.next().await else {
-            // The stream ends when the connection dies: say why.
-            return Err(c.closed().await.to_string());
-        };
-        println!("{line}");
-        seen += 1;
+        match lines.next().await {
+            // The stream ends when the connection dies (for good, with --reconnect): say why.
+            None => return Err(c.closed().await.to_string()),
+            Some(Out::Gap(g)) => back.report(&g),
+            Some(Out::Line(line)) => {
+                println!("{line}");
+                seen += 1;
+            }
+        }
     }
     Ok(())
 }

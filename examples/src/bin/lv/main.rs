@@ -28,6 +28,7 @@ use examples::{Slot, default_uri, run_bounded};
 use libvirt_rpc::Connect;
 use libvirt_rpc::client::ConnectOptions;
 use libvirt_rpc::conn::handshake::HandshakeOptions;
+use libvirt_rpc::conn::reconnect::ReconnectPolicy;
 use libvirt_rpc::ssh_socket::SshConfigFile;
 
 /// `-q`: no table headers, no confirmations, no footer (virsh's quiet mode).
@@ -100,6 +101,9 @@ Differences from virsh, on purpose:
                 `event 'NAME' for domain 'DOM'` without their details; `event --list`
                 also names the event types added after libvirt 9.0.
   event         prints `waiting for events` on stderr once it listens.
+  event --reconnect  (lv's own) redials a lost connection and keeps printing events across
+                a daemon restart (virsh's `event --loop` exits), saying on stderr when the
+                connection is lost and when it is back.
   vol-dumpxml, pool-dumpxml, nodedev-dumpxml: no --xpath/--wrap (lv evaluates no XPath).
   progress bars on vol-upload/vol-download, on stderr, only when stdout is a terminal.";
 
@@ -190,6 +194,11 @@ async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Connect> {
         opts.busy_poll = Duration::from_micros(us);
     }
     opts.caller_write = !cli.no_caller_write;
+    if let Cmd::Event(a) = &cli.cmd
+        && a.reconnect()
+    {
+        opts.reconnect = Some(ReconnectPolicy::default());
+    }
     if let Some(n) = cli.packet_size {
         opts.config.stream_chunk = n;
     }

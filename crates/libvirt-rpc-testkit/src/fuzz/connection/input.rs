@@ -404,6 +404,10 @@ input! {
             /// Bytes held.
             held: u16,
         },
+        /// A reconnect: on a dead connection, its `successor` (checked, then `resubscribe`d;
+        /// the input ends there, the model covers one generation); on a live one, `successor`
+        /// must refuse.
+        Successor = 27,
     }
 }
 

@@ -33,6 +33,10 @@
 //!   on uploads opened sparse**; finish at most once and never after abort; abort at most once
 //!   and only after the open REPLY; keepalive only as empty PING/PONG with serial 0;
 //! * event subscriptions: see [`subscriptions`] (`Op::Sub`);
+//! * a reconnect (`Op::Successor`): a live connection has no successor; a dead one's is alive
+//!   with nothing pending or queued, continues the serials past every one used, and after
+//!   `resubscribe` sends exactly one REGISTER per registration that was active with
+//!   subscribers at the death and kept one (the input ends there: one generation per model);
 //! * who writes next: `write_turn()` is the caller's exactly when the caller-side path is on,
 //!   nothing taken is unwritten, one call is pending and at most `CALLER_WRITE_MAX` is queued;
 //!   `writer()` follows the model (a caller's partial write, the driver's takes, its
@@ -148,6 +152,11 @@ pub fn check(data: &[u8]) {
 pub fn run(setup: &Setup, ops: &[Op]) {
     let mut h = Harness::new(setup);
     for op in ops {
+        if *op == Op::Successor && h.pair.conn.is_closed() {
+            h.successor();
+            h.check_no_fd_leaks();
+            return;
+        }
         h.apply(op);
         h.after_op();
     }
@@ -841,6 +850,14 @@ impl Harness {
                 if self.writer == Writer::Driver {
                     self.writer = Writer::Idle;
                 }
+            }
+            Op::Successor => {
+                // Live (a dead one ends the input in `run`): there is no successor yet.
+                let now = self.pair.now;
+                assert!(
+                    self.pair.conn.successor(now).is_none(),
+                    "a successor of a live connection"
+                );
             }
             Op::BatchWait { any, held } => {
                 let want = self.awaited > 0 && *any && usize::from(*held) < BATCH_MAX;
@@ -1880,6 +1897,53 @@ impl Harness {
                 assert_eq!(self.pair.conn.stream_count(), 0);
             }
         }
+    }
+
+    /// A reconnect's successor of the dead connection: alive, nothing pending or queued, the
+    /// streams (all collected by the final checks) not carried, serials continued past every
+    /// one the dead connection used, and after `resubscribe` exactly one REGISTER per
+    /// registration that was active with subscribers at the death, with its key's arguments.
+    fn successor(&mut self) {
+        let lost = self.subs.lost_keys();
+        assert_eq!(
+            self.pair.conn.lost_registrations(),
+            lost.len(),
+            "registrations held for a successor"
+        );
+        let now = self.pair.now;
+        let mut next = self
+            .pair
+            .conn
+            .successor(now)
+            .expect("a dead connection has a successor");
+        assert!(!next.is_closed(), "a successor is alive");
+        assert_eq!(next.pending_calls(), 0);
+        assert_eq!(next.transmit_queued(), 0, "nothing sent before resubscribe");
+        assert_eq!(next.stream_count(), 0, "every stream was collected");
+        assert!(next.poll_output().is_none());
+        next.resubscribe();
+        assert_eq!(next.lost_registrations(), 0);
+        let mut peer = crate::Peer::new();
+        let mut registers = Vec::new();
+        while let Some(t) = next.poll_transmit() {
+            peer.feed(&t.head);
+            peer.feed(&t.body);
+            while let Some(f) = peer.recv().expect("a successor's packets frame") {
+                assert_eq!(f.header.kind, MessageType::Call, "{f:?}");
+                assert!(
+                    !self.calls.contains_key(&f.header.serial)
+                        && !self.streams.contains_key(&f.header.serial)
+                        && !self.subs.used_serial(f.header.serial),
+                    "serial {} reused by a successor",
+                    f.header.serial
+                );
+                registers.push((f.header.procedure, f.payload));
+            }
+        }
+        registers.sort();
+        let mut want = lost;
+        want.sort();
+        assert_eq!(registers, want, "the successor's REGISTER calls");
     }
 
     fn on_call_done(&mut self, serial: u32, result: Result<Bytes, CallError>) {

@@ -729,5 +729,28 @@ pub fn seeds() -> Vec<Seed> {
                 Op::Eof,
             ],
         ),
+        seed(
+            "reconnect_successor",
+            setup(None, 1 << 19, Chunk::Page),
+            vec![
+                // A live connection has no successor.
+                Op::Successor,
+                // Two active registrations (one shared by two subscribers, one left by its
+                // only subscriber during the outage), one still registering at the death.
+                subscribe(false, 0),
+                subscribe(false, 0),
+                subscribe(true, 1),
+                ALL,
+                answer(5, false),
+                answer(6, false),
+                subscribe(false, 2),
+                ALL,
+                call(0, None),
+                ALL,
+                Op::Eof,
+                unsubscribe(2),
+                Op::Successor,
+            ],
+        ),
     ]
 }

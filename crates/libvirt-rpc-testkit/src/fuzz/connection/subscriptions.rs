@@ -123,6 +123,9 @@ pub(super) struct Model {
     expected_done: Vec<(SubscriberId, Result<i32, CallError>)>,
     /// Subscribers that got their `SubscriptionDone`, or left.
     answered: BTreeSet<SubscriberId>,
+    /// The registrations active with subscribers when the connection died (what a
+    /// reconnect's successor registers again), with those still subscribed.
+    lost: Vec<(Key, BTreeSet<SubscriberId>)>,
 }
 
 fn register_args(key: Key) -> Bytes {
@@ -210,6 +213,21 @@ impl Model {
         subs
     }
 
+    /// The REGISTER calls (procedure, arguments) a successor must make: one per lost
+    /// registration that still has subscribers.
+    pub(super) fn lost_keys(&self) -> Vec<(i32, Bytes)> {
+        self.lost
+            .iter()
+            .filter(|(_, subs)| !subs.is_empty())
+            .map(|(key, _)| (procedure(*key, Phase::Registering), register_args(*key)))
+            .collect()
+    }
+
+    /// The table made a call with `serial`.
+    pub(super) fn used_serial(&self, serial: u32) -> bool {
+        self.calls.contains_key(&serial)
+    }
+
     /// `key`'s registration queues the call of `phase`.
     fn queue(&mut self, key: Key, phase: Phase) {
         let serial = self.next_serial;
@@ -269,6 +287,9 @@ impl Harness {
                 let sub = m.order[usize::from(sub) % m.order.len()];
                 self.pair.conn.unsubscribe(sub);
                 m.answered.insert(sub);
+                for (_, subs) in &mut m.lost {
+                    subs.remove(&sub);
+                }
                 let Some((&key, r)) = m.regs.iter_mut().find(|(_, r)| r.subs.contains(&sub)) else {
                     return;
                 };
@@ -550,6 +571,15 @@ impl Harness {
                 .flat_map(|r| r.subs.iter().copied())
                 .collect();
             m.finish(waiting, &Err(CallError::Connection(e.clone())));
+            // Active ones with subscribers are held for a successor, under the key of the
+            // subscription that made them (its calls' procedure and arguments).
+            let lost: Vec<(Key, BTreeSet<SubscriberId>)> = m
+                .regs
+                .values()
+                .filter(|r| matches!(r.phase, Phase::Registered(_)) && !r.subs.is_empty())
+                .map(|r| (r.wire, r.subs.clone()))
+                .collect();
+            m.lost.extend(lost);
             m.regs.clear();
             m.on_wire.clear();
         }

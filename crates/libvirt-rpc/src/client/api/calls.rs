@@ -16,6 +16,7 @@ use tracing::Instrument;
 use crate::client::Client;
 use crate::client::direct;
 use crate::client::shared::{CallSlot, Inner};
+use crate::conn::reconnect::Admission;
 use crate::conn::{CallError, Connection, WriteTurn};
 use crate::proto::{self, Procedure};
 use crate::wire::xdr::{Encode, Preencoded};
@@ -73,7 +74,9 @@ impl Client {
         deadline: Option<Instant>,
     ) -> Result<P::Ret, CallError> {
         P::refuse_fds()?;
-        let serial = self.start_call(P::PROGRAM, P::NUMBER, args, deadline)?;
+        let serial = self
+            .admitted_call(P::PROGRAM, P::NUMBER, args, deadline)
+            .await?;
         let span = tracing::debug_span!("libvirt.call", proc = P::NAME, serial);
         let payload = CallFuture {
             inner: &self.inner,
@@ -158,6 +161,7 @@ impl Client {
         args: &(impl Encode + ?Sized),
         fds: Vec<OwnedFd>,
     ) -> Result<(u32, Result<Bytes, CallError>, Vec<OwnedFd>), CallError> {
+        self.admitted(None).await?;
         let serial = {
             let mut st = self.inner.lock();
             let serial = st
@@ -186,7 +190,34 @@ impl Client {
         procedure: i32,
         args: &[u8],
     ) -> Result<Bytes, CallError> {
-        let serial = self.start_call(program, procedure, &Preencoded(args), None)?;
+        self.raw(program, procedure, args, true).await
+    }
+
+    /// [`call_raw`](Self::call_raw) on the connection as it is, whatever the reconnect
+    /// lifecycle says: the handshake of a redialled generation, which makes the link live.
+    pub(crate) async fn call_raw_ungated(
+        &self,
+        program: u32,
+        procedure: i32,
+        args: &[u8],
+    ) -> Result<Bytes, CallError> {
+        self.raw(program, procedure, args, false).await
+    }
+
+    async fn raw(
+        &self,
+        program: u32,
+        procedure: i32,
+        args: &[u8],
+        gated: bool,
+    ) -> Result<Bytes, CallError> {
+        let args = Preencoded(args);
+        let serial = if gated {
+            self.admitted_call(program, procedure, &args, None).await?
+        } else {
+            self.start_call(program, procedure, &args, None, false)?
+                .expect("an ungated call is never held")
+        };
         let name = proto::procs::lookup(program, procedure).map_or("raw", |p| p.name);
         let span = tracing::debug_span!("libvirt.call", proc = name, procedure, serial);
         CallFuture {
@@ -198,14 +229,67 @@ impl Client {
         .await
     }
 
-    fn start_call(
+    /// Queue a call once the reconnect lifecycle admits it: at once on a live link; while
+    /// it is down, after the redial (up to `deadline`) or never, per the policy.
+    async fn admitted_call(
         &self,
         program: u32,
         procedure: i32,
         args: &(impl Encode + ?Sized),
         deadline: Option<Instant>,
     ) -> Result<u32, CallError> {
+        loop {
+            if let Some(serial) = self.start_call(program, procedure, args, deadline, true)? {
+                return Ok(serial);
+            }
+            self.admitted(deadline).await?;
+        }
+    }
+
+    /// Resolves when the reconnect lifecycle admits a new call ([`Admission`]): at once on a
+    /// live link (or without reconnect); while it is down, when the redial made it live, or
+    /// with [`CallError::TimedOut`] at `deadline`, or with the error the policy gives
+    /// (fail fast, or the link closed for good).
+    pub(crate) async fn admitted(&self, deadline: Option<Instant>) -> Result<(), CallError> {
+        let mut rx = self.inner.link_rx.clone();
+        loop {
+            // Seen before looking: a change after this look wakes the wait below.
+            rx.borrow_and_update();
+            match self.inner.lock().admit() {
+                Admission::Go => return Ok(()),
+                Admission::Fail(e) => return Err(e.into()),
+                Admission::Wait => {}
+            }
+            let changed = match deadline {
+                Some(d) => tokio::time::timeout_at(d.into(), rx.changed())
+                    .await
+                    .map_err(|_| CallError::TimedOut)?,
+                None => rx.changed().await,
+            };
+            if changed.is_err() {
+                return Err(crate::conn::ConnectionError::locally_closed("client dropped").into());
+            }
+        }
+    }
+
+    /// Queue a call (and write it, when the write rule gives this caller the turn). `None`:
+    /// `gated` and the reconnect lifecycle says wait ([`admitted`](Self::admitted)).
+    fn start_call(
+        &self,
+        program: u32,
+        procedure: i32,
+        args: &(impl Encode + ?Sized),
+        deadline: Option<Instant>,
+        gated: bool,
+    ) -> Result<Option<u32>, CallError> {
         let mut st = self.inner.lock();
+        if gated && st.link.is_some() {
+            match st.admit() {
+                Admission::Go => {}
+                Admission::Wait => return Ok(None),
+                Admission::Fail(e) => return Err(e.into()),
+            }
+        }
         // Only a call's own deadline can move the core's next timeout.
         let timer = deadline.map(|_| st.conn.poll_timeout());
         let serial = st.conn.call_raw(program, procedure, args, deadline)?;
@@ -227,7 +311,7 @@ impl Client {
         if !wrote || spin || timer.is_some_and(|t| st.conn.poll_timeout() != t) {
             st.wake_driver();
         }
-        Ok(serial)
+        Ok(Some(serial))
     }
 }
 

@@ -25,40 +25,98 @@ use crate::proto::events::{
 };
 use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool};
 
+/// The gap a reconnect leaves in a subscription: events between `lost_at` and
+/// `resubscribed_at` were not seen. The first item of the subscription after a reconnect
+/// ([`EventItem::Gap`]): re-list what the subscription watches to catch up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Gap {
+    /// When the old connection was lost (as the client noticed it).
+    pub lost_at: std::time::SystemTime,
+    /// When the registration on the new connection was answered: events from here on are
+    /// delivered.
+    pub resubscribed_at: std::time::SystemTime,
+    /// Why the old connection died.
+    pub cause: ConnectionError,
+    /// The daemon's callback id on the new connection.
+    pub callback_id: i32,
+}
+
+impl Gap {
+    pub(crate) fn new(lost_at: std::time::SystemTime, cause: &ConnectionError) -> Self {
+        Self {
+            lost_at,
+            resubscribed_at: std::time::SystemTime::now(),
+            cause: cause.clone(),
+            callback_id: 0,
+        }
+    }
+}
+
+/// One item of a subscription: an event, or the [`Gap`] a reconnect left.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum EventItem<E> {
+    /// An event.
+    Event(E),
+    /// The connection was lost and the subscription registered again on the new one; the
+    /// events in between are not known.
+    Gap(Gap),
+}
+
 /// The sending half of one subscriber's queue, whatever its family.
 trait Sink: Send {
     /// Queue `event` (of this subscriber's family, as the core routes them). Never blocks;
     /// false when the queue was full or its reader went away: the event is lost for it.
     fn offer(&self, event: &Event) -> bool;
+
+    /// Queue a gap (same rules).
+    fn gap(&self, gap: Gap) -> bool;
 }
 
-impl<E: EventKind> Sink for mpsc::Sender<E> {
+impl<E: EventKind> Sink for mpsc::Sender<EventItem<E>> {
     fn offer(&self, event: &Event) -> bool {
-        E::of(event).is_none_or(|e| self.try_send(e.clone()).is_ok())
+        E::of(event).is_none_or(|e| self.try_send(EventItem::Event(e.clone())).is_ok())
+    }
+
+    fn gap(&self, gap: Gap) -> bool {
+        self.try_send(EventItem::Gap(gap)).is_ok()
     }
 }
 
 /// A QEMU monitor subscriber's queue.
-struct QemuSink(mpsc::Sender<QemuMonitorEvent>);
+struct QemuSink(mpsc::Sender<EventItem<QemuMonitorEvent>>);
 
 impl Sink for QemuSink {
     fn offer(&self, event: &Event) -> bool {
         match event {
-            Event::QemuMonitor { event, .. } => self.0.try_send(event.clone()).is_ok(),
+            Event::QemuMonitor { event, .. } => {
+                self.0.try_send(EventItem::Event(event.clone())).is_ok()
+            }
             _ => true,
         }
+    }
+
+    fn gap(&self, gap: Gap) -> bool {
+        self.0.try_send(EventItem::Gap(gap)).is_ok()
     }
 }
 
 /// A legacy domain subscriber's queue.
-struct LegacySink(mpsc::Sender<DomainEvent>);
+struct LegacySink(mpsc::Sender<EventItem<DomainEvent>>);
 
 impl Sink for LegacySink {
     fn offer(&self, event: &Event) -> bool {
         match event {
-            Event::DomainLegacy { event } => self.0.try_send(event.clone()).is_ok(),
+            Event::DomainLegacy { event } => {
+                self.0.try_send(EventItem::Event(event.clone())).is_ok()
+            }
             _ => true,
         }
+    }
+
+    fn gap(&self, gap: Gap) -> bool {
+        self.0.try_send(EventItem::Gap(gap)).is_ok()
     }
 }
 
@@ -71,11 +129,25 @@ pub(crate) struct Subscriber {
 }
 
 impl Subscriber {
-    /// The core answered this subscriber's registration.
-    pub(crate) fn complete(&mut self, result: Result<i32, CallError>) {
+    /// The core answered this subscriber's registration. A later answer is the registration
+    /// made again on a reconnected link (`gap`: when and why the old one was lost): the
+    /// subscriber's queue gets the gap, or, if the daemon refused the registration, the
+    /// subscriber ends (returns false: drop it, which ends its stream).
+    pub(crate) fn complete(&mut self, result: Result<i32, CallError>, gap: Option<Gap>) -> bool {
         if let Some(done) = self.done.take() {
             // The waiting future may be gone: its stream's drop unsubscribes.
             let _ = done.send(result);
+            return true;
+        }
+        match (result, gap) {
+            (Ok(callback_id), Some(gap)) => {
+                if !self.sink.gap(Gap { callback_id, ..gap }) {
+                    self.missed.fetch_add(1, Ordering::Relaxed);
+                }
+                true
+            }
+            (Ok(_), None) => true,
+            (Err(_), _) => false,
         }
     }
 
@@ -96,7 +168,9 @@ impl Subscriber {
 /// queue. Dropping the last one deregisters the callback with the daemon.
 pub struct EventStream<E = DomainEvent> {
     kind: Kind,
-    rx: mpsc::Receiver<E>,
+    rx: mpsc::Receiver<EventItem<E>>,
+    /// Gaps skipped by [`next`](Self::next) (read by [`gaps`](Self::gaps)).
+    gaps: u64,
     missed: Arc<AtomicU64>,
     callback_id: i32,
     sub: SubscriberId,
@@ -126,11 +200,37 @@ impl<E> EventStream<E> {
 }
 
 impl<E> EventStream<E> {
-    /// The next event; `None` once the connection is dead. Cancel safe (no event is lost
-    /// when the future is dropped). The same as `futures::StreamExt::next`, without the
-    /// import.
+    /// The next event; `None` once the connection is dead (for a reconnecting client: closed
+    /// for good). Cancel safe (no event is lost when the future is dropped). The same as
+    /// `futures::StreamExt::next`, without the import.
+    ///
+    /// A [`Gap`] left by a reconnect is skipped here and only counted ([`gaps`](Self::gaps)):
+    /// a consumer of a reconnecting client that must re-list after a gap reads
+    /// [`next_item`](Self::next_item) instead.
     pub async fn next(&mut self) -> Option<E> {
+        std::future::poll_fn(|cx| self.poll_event(cx)).await
+    }
+
+    /// The next item: an event, or the [`Gap`] a reconnect left (first, before the events of
+    /// the new connection). `None` once the connection is closed for good. Cancel safe.
+    pub async fn next_item(&mut self) -> Option<EventItem<E>> {
         self.rx.recv().await
+    }
+
+    /// Reconnect gaps [`next`](Self::next) skipped.
+    pub fn gaps(&self) -> u64 {
+        self.gaps
+    }
+
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<E>> {
+        loop {
+            match self.rx.poll_recv(cx) {
+                Poll::Ready(Some(EventItem::Event(e))) => return Poll::Ready(Some(e)),
+                Poll::Ready(Some(EventItem::Gap(_))) => self.gaps += 1,
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 
@@ -138,7 +238,7 @@ impl<E> futures::Stream for EventStream<E> {
     type Item = E;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<E>> {
-        self.rx.poll_recv(cx)
+        self.poll_event(cx)
     }
 }
 
@@ -166,6 +266,21 @@ impl<T: TypedEvent> Subscription<T> {
             // The core routes only this event id here; `take` just unwraps it.
             if let Some(body) = T::take(self.events.next().await?) {
                 return Some(body);
+            }
+        }
+    }
+
+    /// The next item: this event's body, or the [`Gap`] a reconnect left
+    /// ([`EventStream::next_item`]). Cancel safe.
+    pub async fn next_item(&mut self) -> Option<EventItem<T::Body>> {
+        loop {
+            match self.events.next_item().await? {
+                EventItem::Event(e) => {
+                    if let Some(body) = T::take(e) {
+                        return Some(EventItem::Event(body));
+                    }
+                }
+                EventItem::Gap(g) => return Some(EventItem::Gap(g)),
             }
         }
     }
@@ -226,7 +341,7 @@ impl Client {
         event_id: i32,
         object: Option<K::Object>,
     ) -> Result<EventStream<K>, CallError> {
-        let (tx, rx) = mpsc::channel::<K>(self.event_queue);
+        let (tx, rx) = mpsc::channel::<EventItem<K>>(self.event_queue);
         let name = <K::Register as Procedure>::NAME;
         self.subscribe_with(K::KIND, rx, Box::new(tx), name, event_id, |conn| {
             conn.subscribe::<K>(event_id, object)
@@ -322,7 +437,7 @@ impl Client {
     async fn subscribe_with<E>(
         &self,
         kind: Kind,
-        rx: mpsc::Receiver<E>,
+        rx: mpsc::Receiver<EventItem<E>>,
         sink: Box<dyn Sink>,
         name: &'static str,
         event_id: i32,
@@ -330,6 +445,8 @@ impl Client {
     ) -> Result<EventStream<E>, CallError> {
         let (done, outcome) = oneshot::channel();
         let missed = Arc::new(AtomicU64::new(0));
+        // While the link is down, wait for it (or fail) as a call does.
+        self.admitted(None).await?;
         let sub = {
             let mut st = self.inner.lock();
             let sub = register(&mut st.conn)?;
@@ -349,6 +466,7 @@ impl Client {
         let mut stream = EventStream {
             kind,
             rx,
+            gaps: 0,
             missed,
             callback_id: 0,
             sub,

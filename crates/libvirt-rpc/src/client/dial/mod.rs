@@ -3,6 +3,7 @@
 
 pub mod auth;
 mod default_uri;
+mod redial;
 #[cfg(feature = "ssh")]
 pub(crate) mod ssh;
 #[cfg(feature = "tls")]
@@ -19,6 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 #[cfg(any(feature = "ssh", feature = "tls"))]
 use crate::client::KillFn;
+use crate::client::shared::Inner;
 use crate::client::spin::SpinGate;
 use crate::client::{Client, ConnectError, ConnectOptions};
 use crate::conn::handshake::Handshake;
@@ -132,11 +134,28 @@ impl Client {
     /// [`DEFAULT_CONNECT_TIMEOUT`](crate::client::DEFAULT_CONNECT_TIMEOUT)): past it the
     /// attempt is dropped and the error is [`ConnectError::Timeout`], naming the stage it was
     /// in.
+    ///
+    /// With [`ConnectOptions::reconnect`] set, a connection that dies by itself is redialled
+    /// to the same URI with the same options (see [`ReconnectPolicy`](crate::conn::reconnect::ReconnectPolicy)).
     pub async fn connect(uri: &str, opts: ConnectOptions) -> Result<Self, ConnectError> {
+        let client = Self::dial(uri, opts.clone(), None).await?;
+        if opts.reconnect.is_some() {
+            redial::spawn(&client.inner, uri.to_string(), opts);
+        }
+        Ok(client)
+    }
+
+    /// Dial `uri` and run the handshake, bounded by the connect timeout: a new connection,
+    /// or (`target`) the next generation of a reconnecting one.
+    async fn dial(
+        uri: &str,
+        opts: ConnectOptions,
+        target: Option<Arc<Inner>>,
+    ) -> Result<Self, ConnectError> {
         let stage = Stage::default();
         let limit = opts.connect_timeout;
         // Boxed: the setup's state (TLS, SSH, the handshake) stays out of the caller's future.
-        let work = Box::pin(Self::connect_in(uri, opts, &stage));
+        let work = Box::pin(Self::connect_in(uri, opts, &stage, target));
         bounded(limit, &stage, work).await
     }
 
@@ -144,6 +163,7 @@ impl Client {
         uri: &str,
         mut opts: ConnectOptions,
         stage: &Stage,
+        target: Option<Arc<Inner>>,
     ) -> Result<Self, ConnectError> {
         let parsed = LibvirtUri::parse(uri)?;
         if opts.handshake.name.is_none() {
@@ -180,25 +200,26 @@ impl Client {
                     })?;
                 let access = Access::socket(&s);
                 stage.set(Stage::HANDSHAKE);
-                Self::handshake_with(UnixFds::new(s), opts, access).await
+                Self::handshake_with(UnixFds::new(s), opts, access, target).await
             }
             Transport::Tcp { host, port } => {
-                let target = format!("{host}:{port}");
-                let s = tokio::net::TcpStream::connect(&target)
+                let addr = format!("{host}:{port}");
+                let s = tokio::net::TcpStream::connect(&addr)
                     .await
                     .map_err(|error| ConnectError::Dial {
-                        target: target.clone(),
+                        target: addr.clone(),
                         error,
                     })?;
                 let _ = s.set_nodelay(true);
                 stage.set(Stage::HANDSHAKE);
-                Self::handshake_socket(s, opts).await
+                let access = Access::socket(&s);
+                Self::handshake_with(Plain(s), opts, access, target).await
             }
-            Transport::Ssh(target) => {
+            Transport::Ssh(ssh) => {
                 stage.set(Stage::SSH);
-                Self::connect_ssh(target, opts, stage).await
+                Self::connect_ssh(ssh, opts, stage, target).await
             }
-            Transport::Tls(target) => Self::connect_tls(target, opts, stage).await,
+            Transport::Tls(tls) => Self::connect_tls(tls, opts, stage, target).await,
         }
     }
 
@@ -214,6 +235,7 @@ impl Client {
         target: &TlsTarget,
         mut opts: ConnectOptions,
         stage: &Stage,
+        inner: Option<Arc<Inner>>,
     ) -> Result<Self, ConnectError> {
         let (stream, kill, gate) = tls::dial(target, stage).await?;
         stage.set(Stage::HANDSHAKE);
@@ -223,7 +245,7 @@ impl Client {
             gate: Some(gate),
             records: true,
         };
-        Self::handshake_with(Plain(stream), opts, access).await
+        Self::handshake_with(Plain(stream), opts, access, inner).await
     }
 
     #[cfg(not(feature = "tls"))]
@@ -232,6 +254,7 @@ impl Client {
         _: &TlsTarget,
         _: ConnectOptions,
         _: &Stage,
+        _: Option<Arc<Inner>>,
     ) -> Result<Self, ConnectError> {
         Err(ConnectError::Unsupported(
             "qemu+tls:// needs the `tls` feature of libvirt-rpc".into(),
@@ -243,13 +266,14 @@ impl Client {
         target: &SshTarget,
         mut opts: ConnectOptions,
         stage: &Stage,
+        inner: Option<Arc<Inner>>,
     ) -> Result<Self, ConnectError> {
         let (stream, close) = ssh::dial(target, &opts.ssh, opts.handshake.read_only).await?;
         stage.set(Stage::HANDSHAKE);
         // Killing the TCP socket directly is what bounds teardown under a stalled write.
         let kill: KillFn = Arc::new(move || close.close());
         opts.kill = Some(chain_kill(kill, opts.kill.take()));
-        Self::handshake(stream, opts).await
+        Self::handshake_with(Plain(stream), opts, Access::default(), inner).await
     }
 
     #[cfg(not(feature = "ssh"))]
@@ -258,6 +282,7 @@ impl Client {
         _: &SshTarget,
         _: ConnectOptions,
         _: &Stage,
+        _: Option<Arc<Inner>>,
     ) -> Result<Self, ConnectError> {
         Err(ConnectError::Unsupported(
             "qemu+ssh:// needs the `ssh` feature of libvirt-rpc (or dial with ssh-socket and call Client::handshake)".into(),
@@ -270,7 +295,7 @@ impl Client {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        Self::handshake_with(Plain(io), opts, Access::default()).await
+        Self::handshake_with(Plain(io), opts, Access::default(), None).await
     }
 
     /// [`handshake`](Self::handshake) over a socket the caller dialled (a tokio `UnixStream`
@@ -285,18 +310,21 @@ impl Client {
     {
         let access = Access::socket(&io);
         match as_unix(io) {
-            Ok(unix) => Self::handshake_with(unix, opts, access).await,
-            Err(io) => Self::handshake_with(Plain(io), opts, access).await,
+            Ok(unix) => Self::handshake_with(unix, opts, access, None).await,
+            Err(io) => Self::handshake_with(Plain(io), opts, access, None).await,
         }
     }
 
     /// The libvirt handshake on a started driver, bounded by
     /// [`ConnectOptions::connect_timeout`] (inside [`connect`](Self::connect) the whole
-    /// connect's bound, which started earlier, ends first).
+    /// connect's bound, which started earlier, ends first). On a new connection, or
+    /// (`target`) on the next generation of a reconnecting one, whose failure the reconnector
+    /// handles.
     async fn handshake_with(
         io: impl Io,
         opts: ConnectOptions,
         access: Access,
+        target: Option<Arc<Inner>>,
     ) -> Result<Self, ConnectError> {
         let stage = Stage::default();
         stage.set(Stage::HANDSHAKE);
@@ -305,7 +333,11 @@ impl Client {
             limit,
             &stage,
             Box::pin(async move {
-                let client = Self::start_with(io, &opts, access);
+                let fresh = target.is_none();
+                let client = match target {
+                    None => Self::start_with(io, &opts, access),
+                    Some(inner) => Self::restart_with(&inner, io, &opts, access)?.0,
+                };
                 let mut hs = Handshake::new(opts.handshake.clone());
                 loop {
                     // Calls the step machine allows together go out together (written in
@@ -314,11 +346,9 @@ impl Client {
                     if calls.is_empty() {
                         break;
                     }
-                    let replies = futures::future::join_all(
-                        calls
-                            .iter()
-                            .map(|c| client.call_raw(proto::REMOTE_PROGRAM, c.procedure, &c.args)),
-                    )
+                    let replies = futures::future::join_all(calls.iter().map(|c| {
+                        client.call_raw_ungated(proto::REMOTE_PROGRAM, c.procedure, &c.args)
+                    }))
                     .await;
                     for (call, r) in calls.iter().zip(replies) {
                         let sasl = call.procedure == proto::procs::connect::AuthSaslStart::NUMBER
@@ -339,7 +369,9 @@ impl Client {
                             hs.handle_reply(r)
                         };
                         if let Err(e) = handled {
-                            client.close();
+                            if fresh {
+                                client.close();
+                            }
                             return Err(e.into());
                         }
                     }

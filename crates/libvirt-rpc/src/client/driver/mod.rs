@@ -42,6 +42,7 @@ use super::dial::Access;
 use super::transport::Io;
 use super::{Client, CloseOnDrop, ConnectOptions};
 use crate::conn::handshake::HandshakeOutcome;
+use crate::conn::reconnect::Reconnect;
 use crate::conn::{Connection, Transmit};
 use shared::{Inner, State, TRANSMIT_HIGH};
 use spin::{SpinGate, SpinPolicy};
@@ -75,6 +76,9 @@ impl Out {
 pub(crate) struct Driver<T> {
     io: T,
     inner: Arc<Inner>,
+    /// The connection generation this driver moves bytes for ([`State::generation`]): once a
+    /// reconnect installed the next one, this driver touches nothing and returns.
+    generation: u64,
     rbuf: BytesMut,
     /// Descriptors received with the bytes in `rbuf`, for the core.
     rx_fds: Vec<OwnedFd>,
@@ -111,10 +115,12 @@ impl<T> Driver<T> {
         busy: Option<BusyPoll>,
         gate: Option<(Arc<SpinGate>, Duration)>,
         records: bool,
+        generation: u64,
     ) -> Self {
         Self {
             io,
             inner,
+            generation,
             rbuf: BytesMut::with_capacity(READ_CHUNK),
             rx_fds: Vec::new(),
             out: VecDeque::new(),
@@ -266,7 +272,7 @@ impl<T: Io> Driver<T> {
 
     /// Register for wake-ups and ask the core what it wants read.
     fn interest(&mut self, cx: &mut Context<'_>) -> Result<Interest, Closed> {
-        let mut st = self.inner.lock();
+        let mut st = lock_gen(&self.inner, self.generation)?;
         // Registered before looking at the queue: a command pushed after this wakes us.
         st.driver = Some(cx.waker().clone());
         if st.conn.is_closed() {
@@ -330,7 +336,7 @@ impl<T: Io> Driver<T> {
         }
         match got {
             Poll::Ready(Ok(0)) => {
-                let mut st = self.inner.lock();
+                let mut st = lock_gen(&self.inner, self.generation)?;
                 st.conn.handle_eof();
                 st.dispatch();
                 Err(Closed)
@@ -384,7 +390,7 @@ impl<T: Io> Driver<T> {
     /// sent (at most [`TRANSMIT_HIGH`] queued here), and route its outputs. Returns when the
     /// timer should next fire.
     fn pump(&mut self) -> Result<Option<Instant>, Closed> {
-        let mut st = self.inner.lock();
+        let mut st = lock_gen(&self.inner, self.generation)?;
         let now = Instant::now();
         if !self.rx_fds.is_empty() {
             st.conn.handle_fds(self.rx_fds.drain(..));
@@ -521,10 +527,22 @@ impl<T: Io> Driver<T> {
     }
 
     fn fail(&mut self, e: &std::io::Error) -> Step {
-        let mut st = self.inner.lock();
-        st.conn.handle_transport_error(e);
-        st.dispatch();
+        if let Ok(mut st) = lock_gen(&self.inner, self.generation) {
+            st.conn.handle_transport_error(e);
+            st.dispatch();
+        }
         Step::Done
+    }
+}
+
+/// The state, if the driver's `generation` is still the connection's (a free function, so
+/// that the guard borrows only the driver's `inner` field).
+fn lock_gen(inner: &Inner, generation: u64) -> Result<std::sync::MutexGuard<'_, State>, Closed> {
+    let st = inner.lock();
+    if st.generation == generation {
+        Ok(st)
+    } else {
+        Err(Closed)
     }
 }
 
@@ -542,9 +560,10 @@ fn queue(out: &mut VecDeque<Out>, out_bytes: &mut usize, t: Transmit) {
 impl<T> Drop for Driver<T> {
     fn drop(&mut self) {
         // The callers' duplicate goes with the transport: closed with it, the socket is.
-        let mut st = self.inner.lock();
-        st.direct = None;
-        st.conn.set_caller_writes(false);
+        if let Ok(mut st) = lock_gen(&self.inner, self.generation) {
+            st.direct = None;
+            st.conn.set_caller_writes(false);
+        }
     }
 }
 
@@ -570,11 +589,13 @@ impl Client {
     /// runtime), with what `access` reaches under the transport.
     pub(crate) fn start_with(io: impl Io, opts: &ConnectOptions, access: Access) -> Self {
         let (closed_tx, closed_rx) = watch::channel(None);
-        let mut conn = Connection::new(opts.config.clone(), Instant::now());
-        conn.set_fd_passing(io.passes_fds());
-        conn.set_caller_writes(access.fd.is_some() && opts.caller_write);
+        let link = opts.reconnect.clone().map(Reconnect::new);
+        let (link_tx, link_rx) = watch::channel(link.as_ref().map_or(
+            crate::conn::reconnect::LinkState::Connected,
+            Reconnect::state,
+        ));
         let state = State {
-            conn,
+            conn: Connection::new(opts.config.clone(), Instant::now()),
             calls: crate::conn::serials::SerialMap::default(),
             streams: crate::conn::serials::SerialMap::default(),
             subscribers: HashMap::new(),
@@ -583,16 +604,94 @@ impl Client {
             read_blocked: false,
             close_notice: None,
             closed_tx,
-            direct: access.fd.clone().filter(|_| opts.caller_write),
-            spin: (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
-                .then(SpinPolicy::default),
+            direct: None,
+            spin: None,
+            kill: None,
+            generation: 0,
+            link,
+            link_tx,
+            lost: None,
+            reconnector: None,
+            finished: false,
         };
         let inner = Arc::new(Inner {
             state: Mutex::new(state),
-            kill: opts.kill.clone(),
             killed: std::sync::atomic::AtomicBool::new(false),
             closed_rx,
+            link_rx,
         });
+        Self::spawn_driver(&inner, io, opts, access, None);
+        Self {
+            _guard: Arc::new(CloseOnDrop(inner.clone(), true)),
+            inner,
+            outcome: Arc::new(HandshakeOutcome::default()),
+            event_queue: opts.event_queue.get(),
+        }
+    }
+
+    /// A handle on `inner`'s next generation (a reconnect), started on `io`: the dead
+    /// connection's successor (its serials, its ended streams, its lost registrations) with
+    /// a driver of its own. The handle does not close the connection when dropped.
+    pub(crate) fn restart_with(
+        inner: &Arc<Inner>,
+        io: impl Io,
+        opts: &ConnectOptions,
+        access: Access,
+    ) -> Result<(Self, u64), crate::client::ConnectError> {
+        let generation = {
+            let mut st = inner.lock();
+            let Some(next) = st.conn.successor(Instant::now()) else {
+                return Err(crate::client::ConnectError::Unsupported(
+                    "reconnect: the connection is still alive".into(),
+                ));
+            };
+            if st.link.as_ref().is_none_or(Reconnect::is_closed) {
+                return Err(crate::client::ConnectError::Unsupported(
+                    "reconnect: the connection was closed".into(),
+                ));
+            }
+            st.conn = next;
+            st.generation
+        };
+        let generation = Self::spawn_driver(inner, io, opts, access, Some(generation));
+        Ok((
+            Self {
+                _guard: Arc::new(CloseOnDrop(inner.clone(), false)),
+                inner: inner.clone(),
+                outcome: Arc::new(HandshakeOutcome::default()),
+                event_queue: opts.event_queue.get(),
+            },
+            generation,
+        ))
+    }
+
+    /// Set `inner`'s connection up for `io` (a fresh one, or after `previous`, the next
+    /// generation) and spawn its driver. Returns the generation.
+    fn spawn_driver(
+        inner: &Arc<Inner>,
+        io: impl Io,
+        opts: &ConnectOptions,
+        access: Access,
+        previous: Option<u64>,
+    ) -> u64 {
+        let generation = {
+            let mut st = inner.lock();
+            st.conn.set_fd_passing(io.passes_fds());
+            st.conn
+                .set_caller_writes(access.fd.is_some() && opts.caller_write);
+            st.direct = access.fd.clone().filter(|_| opts.caller_write);
+            st.spin = (!opts.busy_poll.is_zero() && (access.fd.is_some() || access.gate.is_some()))
+                .then(SpinPolicy::default);
+            st.kill.clone_from(&opts.kill);
+            st.read_blocked = false;
+            st.close_notice = None;
+            st.driver = None;
+            st.generation = previous.map_or(0, |g| g + 1);
+            inner
+                .killed
+                .store(false, std::sync::atomic::Ordering::Release);
+            st.generation
+        };
         let gate = access
             .gate
             .filter(|_| !opts.busy_poll.is_zero())
@@ -604,15 +703,11 @@ impl Client {
                 BusyPoll::new(access.fd, opts.busy_poll),
                 gate,
                 access.records,
+                generation,
             )
-            .instrument(tracing::debug_span!("libvirt.driver")),
+            .instrument(tracing::debug_span!("libvirt.driver", generation)),
         );
-        Self {
-            _guard: Arc::new(CloseOnDrop(inner.clone())),
-            inner,
-            outcome: Arc::new(HandshakeOutcome::default()),
-            event_queue: opts.event_queue.get(),
-        }
+        generation
     }
 }
 

@@ -13,7 +13,8 @@ use bytes::Bytes;
 use tokio::sync::watch;
 
 use super::spin::SpinPolicy;
-use crate::client::events::Subscriber;
+use crate::client::events::{Gap, Subscriber};
+use crate::conn::reconnect::{Admission, LinkState, Reconnect};
 use crate::conn::serials::SerialMap;
 use crate::conn::{CallError, Connection, ConnectionError, Output, SubscriberId};
 use crate::proto::events::Event;
@@ -64,6 +65,21 @@ pub(crate) struct State {
     pub(crate) direct: Option<Arc<OwnedFd>>,
     /// Whether busy-polling pays now (`None`: busy-poll off, or a transport it cannot poll).
     pub(crate) spin: Option<SpinPolicy>,
+    /// Runs (outside any lock) to kill this generation's transport.
+    pub(crate) kill: Option<KillFn>,
+    /// The connection generation `conn` is (one more per reconnect); a driver of an older
+    /// one touches nothing.
+    pub(crate) generation: u64,
+    /// The reconnect lifecycle (the core's), when the client reconnects.
+    pub(crate) link: Option<Reconnect>,
+    /// What [`Client::watch_link`](crate::Client::watch_link) reads.
+    pub(crate) link_tx: watch::Sender<LinkState>,
+    /// When the last live generation was lost and why (the subscribers' gap items).
+    pub(crate) lost: Option<(std::time::SystemTime, ConnectionError)>,
+    /// The task that redials (aborted when the link closes for good).
+    pub(crate) reconnector: Option<tokio::task::AbortHandle>,
+    /// The link ended for good: subscribers and watchers were told.
+    pub(crate) finished: bool,
 }
 
 impl State {
@@ -72,6 +88,65 @@ impl State {
         self.subscribers.remove(&sub);
         self.conn.unsubscribe(sub);
         self.wake_driver();
+    }
+
+    /// What a new call may do now: go, wait for the redial, or fail.
+    pub(crate) fn admit(&self) -> Admission {
+        self.link.as_ref().map_or(Admission::Go, Reconnect::admit)
+    }
+
+    /// Dead for good: the connection is dead and no redial will follow.
+    pub(crate) fn is_dead(&self) -> bool {
+        self.conn.is_closed() && self.link.as_ref().is_none_or(Reconnect::is_closed)
+    }
+
+    /// Tell the link's watchers its state.
+    pub(crate) fn publish_link(&self) {
+        if let Some(link) = &self.link {
+            self.link_tx.send_replace(link.state());
+        }
+    }
+
+    /// The link ended for good (`e`): waiters of [`closed`](crate::Client::closed) wake,
+    /// subscription streams end, upload waiters wake, the reconnector stops. Once.
+    pub(crate) fn finish(&mut self, e: ConnectionError) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        self.closed_tx.send_replace(Some(e));
+        // Dropping the senders ends every subscription stream.
+        self.subscribers.clear();
+        for w in self.writable.drain(..) {
+            w.wake();
+        }
+        self.publish_link();
+        if let Some(task) = self.reconnector.take() {
+            task.abort();
+        }
+    }
+
+    /// A generation died by itself with `e`: with reconnect on, the link starts redialling
+    /// (calls and streams of the dead generation have ended with `e` already; subscribers
+    /// stay, to be registered again); otherwise, or when the link is closed, it is the end.
+    fn lost(&mut self, e: ConnectionError) {
+        if let Some(link) = &mut self.link {
+            let was_connected = !link.is_reconnecting() && !link.is_closed();
+            link.handle_lost(std::time::Instant::now(), e.clone(), random());
+            if was_connected && link.is_reconnecting() {
+                self.lost = Some((std::time::SystemTime::now(), e));
+                for w in self.writable.drain(..) {
+                    w.wake();
+                }
+                self.publish_link();
+                return;
+            }
+            if !link.is_closed() {
+                // A generation that died in its own handshake: the reconnector's failed dial.
+                return;
+            }
+        }
+        self.finish(e);
     }
 
     pub(crate) fn wake_driver(&mut self) {
@@ -112,8 +187,13 @@ impl State {
                     }
                 }
                 Output::SubscriptionDone { subscriber, result } => {
-                    if let Some(s) = self.subscribers.get_mut(&subscriber) {
-                        s.complete(result);
+                    let gap = self.lost.as_ref().map(|(at, cause)| (*at, cause));
+                    let keep = self
+                        .subscribers
+                        .get_mut(&subscriber)
+                        .is_none_or(|s| s.complete(result, gap.map(|(at, c)| Gap::new(at, c))));
+                    if !keep {
+                        self.subscribers.remove(&subscriber);
                     }
                 }
                 Output::Event {
@@ -127,14 +207,7 @@ impl State {
                         s.deliver(&event);
                     }
                 }
-                Output::Closed(e) => {
-                    self.closed_tx.send_replace(Some(e));
-                    // Dropping the senders ends every subscription stream.
-                    self.subscribers.clear();
-                    for w in self.writable.drain(..) {
-                        w.wake();
-                    }
-                }
+                Output::Closed(e) => self.lost(e),
             }
         }
         if self.conn.transmit_queued() < TRANSMIT_HIGH / 2 || self.conn.is_closed() {
@@ -149,14 +222,24 @@ impl State {
 /// Runs outside any lock to kill the transport (e.g. shut the SSH socket down).
 pub type KillFn = Arc<dyn Fn() + Send + Sync>;
 
+/// A random `u64` (the reconnect jitter's draw): std's per-instance hash keys, no
+/// dependency.
+pub(crate) fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+}
+
 pub(crate) struct Inner {
     pub(crate) state: Mutex<State>,
-    pub(crate) kill: Option<KillFn>,
     /// Set (under the state lock) by the close that runs the kill; later closes (another
     /// handle, the last clone's drop) only find the core dead. A flag, not a once-cell:
     /// nobody waits for the first kill.
     pub(crate) killed: AtomicBool,
     pub(crate) closed_rx: watch::Receiver<Option<ConnectionError>>,
+    /// The link's state ([`State::link_tx`]).
+    pub(crate) link_rx: watch::Receiver<LinkState>,
 }
 
 impl Inner {
@@ -178,13 +261,18 @@ impl Inner {
     pub(crate) fn close(&self, reason: Arc<str>) -> bool {
         let (first, kill) = {
             let mut st = self.lock();
-            let first = !st.conn.is_closed();
+            let error = ConnectionError::locally_closed(reason.clone());
+            // The link first: the generation's death below is then the end, not a loss.
+            let link_closed = st.link.as_mut().is_some_and(|l| l.close(error.clone()));
+            let first = !st.conn.is_closed() || link_closed;
             st.conn.close(reason);
             st.dispatch();
+            // Dead already (reconnecting): no `Closed` came out of the core for this close.
+            st.finish(error);
             st.wake_driver();
-            let kill = self
+            let kill = st
                 .kill
-                .as_ref()
+                .clone()
                 .filter(|_| !self.killed.swap(true, Ordering::AcqRel));
             (first, kill)
         };
@@ -192,5 +280,35 @@ impl Inner {
             kill();
         }
         first
+    }
+
+    /// Kill the current generation's transport once (outside the lock), if not yet: the
+    /// reconnector's first step after a loss, before it dials (H1: a stalled SSH or TLS
+    /// session of the dead generation is shut down, never waited for).
+    pub(crate) fn kill_generation(&self) {
+        let kill = {
+            let st = self.lock();
+            st.kill
+                .clone()
+                .filter(|_| !self.killed.swap(true, Ordering::AcqRel))
+        };
+        if let Some(kill) = kill {
+            kill();
+        }
+    }
+
+    /// A redial's generation failed before it went live (handshake refused, timed out or
+    /// dropped): mark it dead and kill its transport, leaving the link reconnecting.
+    pub(crate) fn abandon_generation(&self, generation: u64, why: &str) {
+        {
+            let mut st = self.lock();
+            if st.generation != generation {
+                return;
+            }
+            st.conn.close(format!("reconnect attempt failed: {why}"));
+            st.dispatch();
+            st.wake_driver();
+        }
+        self.kill_generation();
     }
 }

@@ -147,6 +147,16 @@ impl Handle {
         P::Args: StreamArgs,
     {
         let sparse = args.sparse();
+        // While the link is down, wait for it (or fail) as a call does (no deadline: only a
+        // connection error can come back).
+        if let Err(e) = client.admitted(None).await {
+            return Err(match e {
+                crate::conn::CallError::Connection(e) => StreamError::Connection(e),
+                _ => StreamError::Connection(crate::conn::ConnectionError::locally_closed(
+                    e.to_string(),
+                )),
+            });
+        }
         let id = {
             let mut st = client.inner.lock();
             let id = st.conn.open_stream::<P>(args)?;
