@@ -72,8 +72,6 @@
 //! the client, the tests' scripted peer and the fuzz targets (both in the unpublished
 //! `libvirt-rpc-testkit` crate).
 #![forbid(unsafe_code)]
-// Errors carry libvirt's complete `remote_error` by design; they are rare and not worth a box.
-#![allow(clippy::result_large_err)]
 
 #[cfg(feature = "client")]
 pub mod client;
