@@ -73,6 +73,8 @@
 //! `libvirt-rpc-testkit` crate).
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "blocking")]
+pub mod blocking;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod conn;

@@ -52,6 +52,8 @@ pub use dial::tls;
 pub use dial::{auth, uri};
 
 use api::{errors, events, migrate, stream};
+#[cfg(feature = "blocking")]
+pub(crate) use stream::io_error;
 #[cfg(feature = "ssh")]
 use dial::ssh;
 use dial::transport;
