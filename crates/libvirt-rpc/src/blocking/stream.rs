@@ -175,7 +175,7 @@ impl StorageVol {
     /// [`finish`](Upload::finish).
     ///
     /// ```no_run
-    /// # fn f(vol: &libvirt_rpc::blocking::StorageVol) -> Result<(), libvirt_rpc::Error> {
+    /// # fn f(vol: &libvirt_rpc::blocking::StorageVol) -> Result<(), Box<dyn std::error::Error>> {
     /// use std::io::Write;
     /// use libvirt_rpc::client::UploadOptions;
     ///
@@ -195,7 +195,7 @@ impl StorageVol {
     /// Read the volume ([`crate::StorageVol::download`]) from the [`Download`].
     ///
     /// ```no_run
-    /// # fn f(vol: &libvirt_rpc::blocking::StorageVol) -> Result<(), libvirt_rpc::Error> {
+    /// # fn f(vol: &libvirt_rpc::blocking::StorageVol) -> Result<(), Box<dyn std::error::Error>> {
     /// use std::io::Read;
     /// use libvirt_rpc::client::DownloadOptions;
     ///
@@ -223,7 +223,8 @@ impl StorageVol {
         path: &Path,
         progress: impl FnMut(Progress) + Send + 'static,
     ) -> Result<u64, Error> {
-        self.rt.block_on(self.inner.download_to_file(path, progress))
+        self.rt
+            .block_on(self.inner.download_to_file(path, progress))
     }
 }
 

@@ -52,12 +52,12 @@ pub use dial::tls;
 pub use dial::{auth, uri};
 
 use api::{errors, events, migrate, stream};
-#[cfg(feature = "blocking")]
-pub(crate) use stream::io_error;
 #[cfg(feature = "ssh")]
 use dial::ssh;
 use dial::transport;
 use driver::{direct, shared, spin};
+#[cfg(feature = "blocking")]
+pub(crate) use stream::io_error;
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
