@@ -168,9 +168,8 @@ impl<T: IntoBlocking> IntoBlocking for Vec<T> {
     }
 }
 
-/// The blocking handles, one per async handle; the generated methods (and those written
-/// below) are their only difference. A handle missing here fails the build where its
-/// methods are expanded.
+/// The blocking handles, one per async handle (`for_each_handle!`); the generated methods
+/// (and those written below) are their only difference.
 macro_rules! blocking_handles {
     ($($name:ident),* $(,)?) => {$(
         #[doc = concat!(
@@ -218,21 +217,7 @@ macro_rules! blocking_handles {
     )*};
 }
 
-blocking_handles!(
-    Connect,
-    Domain,
-    StoragePool,
-    StorageVol,
-    Network,
-    NetworkPort,
-    NodeDevice,
-    Secret,
-    Interface,
-    NwFilter,
-    NwFilterBinding,
-    DomainSnapshot,
-    DomainCheckpoint,
-);
+crate::client::handles::for_each_handle!(blocking_handles);
 
 impl Connect {
     /// Connect to a libvirt URI with default options ([`crate::Connect::open`]), starting the
