@@ -48,6 +48,42 @@ fn inventory_lists_the_test_driver_objects() {
     assert_eq!(by_env, text);
 }
 
+/// The blocking API prints what the async one prints, line for line, on the same daemon.
+#[test]
+fn inventory_blocking_prints_what_inventory_prints() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let uri = d.test_uri();
+    let async_text = run(env!("CARGO_BIN_EXE_inventory"), &[&uri]);
+    let blocking_text = run(env!("CARGO_BIN_EXE_inventory_blocking"), &[&uri]);
+    assert!(async_text.contains("\ndomain test "), "{async_text}");
+    assert_eq!(blocking_text, async_text);
+}
+
+/// A blocking call inside an async runtime is refused with a message that says so.
+#[test]
+fn blocking_inside_a_runtime_is_refused() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let uri = d.test_uri();
+    let panic = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            std::panic::catch_unwind(|| libvirt_rpc::blocking::Connect::open(&uri).map(drop))
+        })
+    })
+    .join()
+    .unwrap()
+    .expect_err("refused");
+    let msg = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("inside an async runtime"), "{msg}");
+}
+
 #[test]
 fn lifecycle_walks_through_every_state() {
     let Some(d) = Libvirtd::start_or_skip() else {

@@ -92,7 +92,6 @@ impl Floor {
     }
 
     /// Queues one call; it goes out with the next [`flush`](Self::flush).
-    #[allow(clippy::result_large_err)] // the core's own error, as `call_raw` returns it
     fn start(&mut self, procedure: i32, args: &[u8]) -> Result<u32, CallError> {
         self.conn
             .call_raw(proto::REMOTE_PROGRAM, procedure, &Preencoded(args), None)

@@ -145,7 +145,7 @@ mod tests {
     use libvirt_rpc::{CallError, ConnectionError, RemoteError};
 
     fn remote(code: ErrorCode) -> SourceResult {
-        SourceResult::Failed(LvError::Call(CallError::Remote(RemoteError::new(
+        SourceResult::Failed(LvError::Call(CallError::from(RemoteError::new(
             code,
             ErrorDomain::QEMU,
             "x",

@@ -281,7 +281,7 @@ mod tests {
     }
 
     fn call(code: ErrorCode) -> LvError {
-        LvError::Call(CallError::Remote(remote(code)))
+        LvError::Call(CallError::from(remote(code)))
     }
 
     #[test]
@@ -331,7 +331,7 @@ mod tests {
             assert_eq!(code_kind(code), want, "{code}");
             assert_eq!(kind(&call(code)), want, "{code} through a call");
             assert_eq!(
-                kind(&LvError::Stream(StreamError::Remote(remote(code)))),
+                kind(&LvError::Stream(StreamError::from(remote(code)))),
                 want,
                 "{code} through a stream"
             );
@@ -350,7 +350,7 @@ mod tests {
         ] {
             e.int1 = errno;
             assert_eq!(
-                kind(&LvError::Call(CallError::Remote(e.clone()))),
+                kind(&LvError::Call(CallError::from(e.clone()))),
                 want,
                 "errno {errno}"
             );
@@ -471,7 +471,7 @@ mod tests {
             uri: uri.clone(),
             error: Arc::new(ConnectError::Handshake(HandshakeError::Call {
                 step: "open",
-                error: CallError::Remote(remote(ErrorCode::AUTH_FAILED)),
+                error: CallError::from(remote(ErrorCode::AUTH_FAILED)),
             })),
         };
         assert_eq!(kind(&auth_failed), ErrorKind::Permanent);
@@ -515,7 +515,7 @@ mod tests {
                 error: io::Error::new(io::ErrorKind::NotFound, "no such socket"),
             }),
         };
-        let not_found = LvError::Call(CallError::Remote(RemoteError::new(
+        let not_found = LvError::Call(CallError::from(RemoteError::new(
             ErrorCode::NO_DOMAIN,
             ErrorDomain::QEMU,
             "Domain not found",

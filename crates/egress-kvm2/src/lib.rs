@@ -67,9 +67,6 @@
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
-// `LvError` carries libvirt's full error record (a few hundred bytes); errors are the slow
-// path and are cloned to every waiter of a dead link, so boxing them buys nothing here.
-#![allow(clippy::result_large_err)]
 
 pub mod address;
 pub mod classify;

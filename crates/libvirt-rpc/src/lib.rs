@@ -1,5 +1,32 @@
 //! The libvirt remote protocol, in Rust, without libvirt.
 //!
+//! # Scope and layers
+//!
+//! **Scope.** Everything needed to talk to `libvirtd` (or `virtqemud`/`virtproxyd`) as virsh
+//! does: packet framing, bounded XDR, a typed procedure table (every procedure of the remote,
+//! QEMU and LXC programs), the connection state machine (calls multiplexed by serial,
+//! upload/download streams including sparse holes, keepalive, events), the opening handshake
+//! with SASL, and — behind the default `client` feature — a thin tokio client that dials every
+//! URI virsh takes: unix sockets, TCP, TLS (feature `tls`, default: rustls with client
+//! certificates, SASL SCRAM and PLAIN through feature `sasl`), SSH (feature `ssh`, through the
+//! `ssh-socket` crate). On top: the object API (async, or [`blocking`]), migration, and typed
+//! XML documents (feature `xml`, through `libvirt-xml`).
+//!
+//! **Non-scope.** libvirt's C API (this is the wire protocol, not a binding to `libvirt.so`);
+//! the hypervisor drivers (the daemon runs them); libvirt's client-side configuration files
+//! beyond what virsh's URIs and `auth.conf` need. File-descriptor passing works on unix
+//! sockets only (it cannot cross a network or an SSH forward).
+//!
+//! ```text
+//!   your code ──▶ client (tokio, feature "client") ──▶ conn::Connection (sans-io) ──▶ proto ──▶ wire
+//!                  one driver task: socket ⇄ bytes        calls, streams, keepalive,     types,   framing,
+//!                  timers ⇄ handle_timeout               events; time is an input      procs    bounded XDR
+//! ```
+//!
+//! The layers below `client` never touch a socket, a clock or a runtime: the same core runs
+//! the client, the tests' scripted peer and the fuzz targets (both in the unpublished
+//! `libvirt-rpc-testkit` crate).
+//!
 //! # Quick start
 //!
 //! A [`Connect`] and object handles ([`Domain`], [`StoragePool`], [`StorageVol`], …) with
@@ -50,31 +77,12 @@
 //! `is_connection_dead()`, `remote()`). Streams (volume upload and download, console) and the
 //! raw procedure table are on the [`Client`] underneath (`conn.client()`).
 //!
-//! # Layers
-//!
-//! **Scope.** Everything needed to talk to `libvirtd` (or `virtqemud`/`virtproxyd`) over a
-//! byte stream: packet framing, bounded XDR, a typed procedure table, the connection state
-//! machine (calls multiplexed by serial, upload/download streams including sparse holes,
-//! keepalive, events), the opening handshake, and — behind the default `client` feature — a
-//! thin tokio driver over any `AsyncRead + AsyncWrite`.
-//!
-//! **Non-scope.** Dialling SSH (see the `ssh-socket` crate), SASL and TLS authentication,
-//! and domain XML. File-descriptor passing works on unix sockets only (it cannot cross a
-//! network or an SSH forward).
-//!
-//! ```text
-//!   your code ──▶ client (tokio, feature "client") ──▶ conn::Connection (sans-io) ──▶ proto ──▶ wire
-//!                  one driver task: socket ⇄ bytes        calls, streams, keepalive,     types,   framing,
-//!                  timers ⇄ handle_timeout               events; time is an input      procs    bounded XDR
-//! ```
-//!
-//! The layers below `client` never touch a socket, a clock or a runtime: the same core runs
-//! the client, the tests' scripted peer and the fuzz targets (both in the unpublished
-//! `libvirt-rpc-testkit` crate).
+//! Without async, feature `blocking` has the same handles with synchronous methods
+//! ([`blocking`], as reqwest's): `blocking::Connect::open(uri)?.hostname()?`.
 #![forbid(unsafe_code)]
-// Errors carry libvirt's complete `remote_error` by design; they are rare and not worth a box.
-#![allow(clippy::result_large_err)]
 
+#[cfg(feature = "blocking")]
+pub mod blocking;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod conn;

@@ -45,7 +45,7 @@ fn handshake_errors() -> Vec<HandshakeError> {
     vec![
         HandshakeError::Call {
             step: "CONNECT_OPEN",
-            error: CallError::Remote(not_found()),
+            error: CallError::Remote(Box::new(not_found())),
         },
         HandshakeError::Call {
             step: "AUTH_LIST",
@@ -60,14 +60,18 @@ fn handshake_errors() -> Vec<HandshakeError> {
         }),
         HandshakeError::AuthRejected {
             mechanism: "PLAIN".into(),
-            error: RemoteError::new(ErrorCode::AUTH_FAILED, ErrorDomain::RPC, "bad password"),
+            error: Box::new(RemoteError::new(
+                ErrorCode::AUTH_FAILED,
+                ErrorDomain::RPC,
+                "bad password",
+            )),
         },
     ]
 }
 
 fn call_errors() -> Vec<CallError> {
     vec![
-        CallError::Remote(not_found()),
+        CallError::Remote(Box::new(not_found())),
         CallError::Connection(dead()),
         CallError::Connection(ConnectionError::transport(&io::Error::new(
             io::ErrorKind::BrokenPipe,
@@ -81,14 +85,14 @@ fn call_errors() -> Vec<CallError> {
 
 fn stream_errors() -> Vec<StreamError> {
     vec![
-        StreamError::Remote(not_found()),
+        StreamError::Remote(Box::new(not_found())),
         StreamError::Connection(dead()),
         StreamError::Misuse(StreamMisuse::NotSparse),
         StreamError::Encode(encode()),
         StreamError::Frame(FrameError::EncodeTooLong(1 << 30)),
         StreamError::Aborted {
             reason: "the source failed".into(),
-            server: Some(not_found()),
+            server: Some(Box::new(not_found())),
         },
     ]
 }
@@ -156,11 +160,11 @@ fn all() -> Vec<Box<dyn StdError + Send + Sync>> {
     let mut v: Vec<Box<dyn StdError + Send + Sync>> = Vec::new();
     for e in call_errors() {
         v.push(Box::new(e.clone()));
-        v.push(Box::new(Error::Call(e)));
+        v.push(Box::new(Error::from(e)));
     }
     for e in stream_errors() {
         v.push(Box::new(e.clone()));
-        v.push(Box::new(Error::Stream(e)));
+        v.push(Box::new(Error::from(e)));
     }
     for e in handshake_errors() {
         v.push(Box::new(e));
@@ -169,13 +173,13 @@ fn all() -> Vec<Box<dyn StdError + Send + Sync>> {
         v.push(Box::new(e));
     }
     for e in connect_errors() {
-        v.push(Box::new(Error::Connect(e)));
+        v.push(Box::new(Error::from(e)));
     }
     for e in transfer_errors() {
         v.push(Box::new(e));
     }
     for e in transfer_errors() {
-        v.push(Box::new(Error::Transfer(e)));
+        v.push(Box::new(Error::from(e)));
     }
     v.push(Box::new(dead()));
     v.push(Box::new(ConnectionError::locally_closed("budget ran out")));
@@ -214,7 +218,7 @@ fn no_message_repeats_along_a_source_chain() {
 
 #[test]
 fn a_daemon_error_reads_once_and_keeps_its_code() {
-    let e = Error::Call(CallError::Remote(not_found()));
+    let e = Error::from(CallError::Remote(Box::new(not_found())));
     assert_eq!(e.to_string(), not_found().to_string());
     assert!(
         e.source().is_none(),
@@ -236,7 +240,11 @@ fn predicates_name_what_failed() {
 
     let rejected = ConnectError::Handshake(HandshakeError::AuthRejected {
         mechanism: "PLAIN".into(),
-        error: RemoteError::new(ErrorCode::AUTH_FAILED, ErrorDomain::RPC, "bad password"),
+        error: Box::new(RemoteError::new(
+            ErrorCode::AUTH_FAILED,
+            ErrorDomain::RPC,
+            "bad password",
+        )),
     });
     assert!(rejected.is_auth() && !rejected.is_unreachable());
     assert_eq!(
@@ -252,7 +260,7 @@ fn predicates_name_what_failed() {
 
     let wrong_driver = ConnectError::Handshake(HandshakeError::Call {
         step: "CONNECT_OPEN",
-        error: CallError::Remote(not_found()),
+        error: CallError::Remote(Box::new(not_found())),
     });
     assert!(wrong_driver.is_not_found() && !wrong_driver.is_connection_dead());
 
@@ -268,7 +276,7 @@ fn predicates_name_what_failed() {
 
     let call = CallError::Connection(dead());
     assert!(call.is_connection_dead() && call.connection() == Some(&dead()));
-    let denied = CallError::Remote(RemoteError::new(
+    let denied = CallError::from(RemoteError::new(
         ErrorCode::ACCESS_DENIED,
         ErrorDomain::NONE,
         "access denied",
@@ -277,7 +285,7 @@ fn predicates_name_what_failed() {
 
     let aborted = StreamError::Aborted {
         reason: "source failed".into(),
-        server: Some(not_found()),
+        server: Some(Box::new(not_found())),
     };
     assert!(
         aborted.is_not_found(),
@@ -328,8 +336,8 @@ fn every_error_type_answers_the_common_questions_alike() {
     let nothing = (None, false, false, false);
 
     let calls = [
-        (CallError::Remote(not_found()), not_found_),
-        (CallError::Remote(denied()), denied_),
+        (CallError::Remote(Box::new(not_found())), not_found_),
+        (CallError::Remote(Box::new(denied())), denied_),
         (CallError::Connection(dead()), dead_),
         (CallError::TimedOut, nothing),
     ];
@@ -348,11 +356,11 @@ fn every_error_type_answers_the_common_questions_alike() {
     }
 
     let streams = [
-        (StreamError::Remote(not_found()), not_found_),
+        (StreamError::Remote(Box::new(not_found())), not_found_),
         (
             StreamError::Aborted {
                 reason: "source failed".into(),
-                server: Some(denied()),
+                server: Some(Box::new(denied())),
             },
             denied_,
         ),
@@ -379,7 +387,11 @@ fn every_error_type_answers_the_common_questions_alike() {
     assert_eq!(ask(&Error::from(connect)), (None, false, true, false));
     let rejected = HandshakeError::AuthRejected {
         mechanism: "PLAIN".into(),
-        error: RemoteError::new(ErrorCode::AUTH_FAILED, ErrorDomain::RPC, "bad password"),
+        error: Box::new(RemoteError::new(
+            ErrorCode::AUTH_FAILED,
+            ErrorDomain::RPC,
+            "bad password",
+        )),
     };
     assert_eq!(
         ask(&rejected),
@@ -387,7 +399,7 @@ fn every_error_type_answers_the_common_questions_alike() {
     );
 
     // The inherent methods are the same answers (asking needs no import).
-    let e = Error::Call(CallError::Remote(not_found()));
+    let e = Error::from(CallError::Remote(Box::new(not_found())));
     assert_eq!(
         (
             e.remote().map(|r| r.code),

@@ -5,7 +5,7 @@
 //! unsigned integers with the high bits set, present and absent optional strings, odd-length
 //! opaque data so the padding shows, typed parameters cycling through every union arm) and
 //! names the bytes its `remote_protocol.x` layout gives for it. The bytes were produced by an
-//! XDR serializer generated independently from libvirt 12.6.0's `.x` files (not by this
+//! XDR serializer generated independently from the `.x` files of libvirt `procs::HIGHEST_RELEASE` (not by this
 //! crate), so a wrong field order, width, optionality or bound fails here. Every row must
 //! encode to its bytes, decode from them to the same value, and consume them exactly.
 //!

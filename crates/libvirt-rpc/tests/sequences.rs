@@ -1486,7 +1486,7 @@ fn a_refused_registration_fails_its_subscribers_and_can_be_retried() {
         "event callback already tracked",
     );
     p.deliver(&peer::reply_error_to(&reg.header, &err)).unwrap();
-    let want = Err(CallError::Remote(err.into()));
+    let want = Err(CallError::from(libvirt_rpc::RemoteError::from(err)));
     assert_eq!(
         p.outputs(),
         vec![

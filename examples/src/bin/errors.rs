@@ -1,7 +1,5 @@
 //! Telling failures apart with the error predicates: `errors URI` looks up a domain that does
 //! not exist, then dials a socket nobody listens on.
-// The error carries libvirt's whole remote error, as the library's does.
-#![allow(clippy::result_large_err)]
 
 use libvirt_rpc::prelude::*;
 

@@ -1,7 +1,5 @@
 //! Watch domain lifecycle events: `event_watch URI [COUNT]` prints `ready` once subscribed,
 //! then one line per event, and exits after COUNT events (default: never).
-// The error carries libvirt's whole remote error, as the library's does.
-#![allow(clippy::result_large_err)]
 
 use libvirt_rpc::prelude::*;
 

@@ -1,7 +1,5 @@
 //! Inventory of a libvirt host through the object API: host facts, domains, storage pools
 //! with their volumes, networks. `inventory [URI]` (default: libvirt's default URI).
-// The error carries libvirt's whole remote error, as the library's does.
-#![allow(clippy::result_large_err)]
 
 use libvirt_rpc::prelude::*;
 

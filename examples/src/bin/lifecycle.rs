@@ -1,8 +1,6 @@
 //! A domain's life through the object API: define, start, pause, resume, stop, undefine,
 //! printing the state after each step. `lifecycle URI NAME` with a test-driver URI
 //! (`test:///default`, `test+unix:///default?socket=…`): the domain is a `type='test'` one.
-// The error carries libvirt's whole remote error, as the library's does.
-#![allow(clippy::result_large_err)]
 
 use libvirt_rpc::prelude::*;
 

@@ -160,7 +160,6 @@ fn client_nonce(args: &Bytes) -> Option<String> {
         .map(str::to_string)
 }
 
-#[allow(clippy::result_large_err)] // what the handshake is fed
 fn payload(r: &Reply, last_start: Option<&Bytes>) -> Result<Bytes, CallError> {
     Ok(match r {
         Reply::Raw(b) => Bytes::from(b.clone()),
@@ -178,7 +177,7 @@ fn payload(r: &Reply, last_start: Option<&Bytes>) -> Result<Bytes, CallError> {
                 int2: -1,
                 net: None,
             };
-            return Err(CallError::Remote(RemoteError::from(w)));
+            return Err(CallError::from(RemoteError::from(w)));
         }
         Reply::Dead => return Err(CallError::Connection(ConnectionError::PeerClosed)),
         Reply::AuthList(t) => xdr::to_bytes(&AuthListRet {

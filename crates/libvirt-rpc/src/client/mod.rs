@@ -89,6 +89,8 @@ use api::{errors, events, migrate, stream};
 use dial::ssh;
 use dial::transport;
 use driver::{direct, shared, spin};
+#[cfg(feature = "blocking")]
+pub(crate) use stream::io_error;
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;

@@ -207,9 +207,11 @@ impl ConnectionError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CallError {
-    /// The daemon answered with an error.
+    /// The daemon answered with an error (boxed: libvirt's error is large and rare; match it
+    /// as `CallError::Remote(e) if e.code == ErrorCode::NO_DOMAIN`, or ask
+    /// [`remote`](Self::remote)).
     #[error(transparent)]
-    Remote(#[from] RemoteError),
+    Remote(Box<RemoteError>),
     /// The connection died before the answer arrived (or was already dead).
     #[error(transparent)]
     Connection(#[from] ConnectionError),
@@ -253,6 +255,12 @@ pub enum CallError {
         /// The limit.
         max: usize,
     },
+}
+
+impl From<RemoteError> for CallError {
+    fn from(e: RemoteError) -> Self {
+        Self::Remote(Box::new(e))
+    }
 }
 
 // By hand, not `#[from]`: the message formats the cause, so it is not also the source.
@@ -371,7 +379,7 @@ impl ErrorPredicates for StreamError {
     fn remote(&self) -> Option<&RemoteError> {
         match self {
             Self::Remote(e) => Some(e),
-            Self::Aborted { server, .. } => server.as_ref(),
+            Self::Aborted { server, .. } => server.as_deref(),
             _ => None,
         }
     }
@@ -403,15 +411,17 @@ impl CallError {
 #[non_exhaustive]
 pub enum StreamError {
     /// The daemon refused to open the stream, or reported an error mid-stream (e.g. ENOSPC).
+    /// Boxed, as in [`CallError::Remote`].
     #[error(transparent)]
-    Remote(#[from] RemoteError),
+    Remote(Box<RemoteError>),
     /// We aborted the stream; `server` is the daemon's answer to the abort if it was an error.
     #[error("stream aborted: {reason}")]
     Aborted {
         /// Why we aborted (e.g. the source's error).
         reason: Arc<str>,
-        /// The daemon's error answer to the abort, if any.
-        server: Option<RemoteError>,
+        /// The daemon's error answer to the abort, if any (boxed, as in
+        /// [`CallError::Remote`]).
+        server: Option<Box<RemoteError>>,
     },
     /// The connection died.
     #[error(transparent)]
@@ -441,6 +451,12 @@ pub enum StreamError {
     /// The opening call's packet would exceed the protocol limit. Nothing was sent.
     #[error("cannot send the stream's opening call: {0}")]
     Frame(FrameError),
+}
+
+impl From<RemoteError> for StreamError {
+    fn from(e: RemoteError) -> Self {
+        Self::Remote(Box::new(e))
+    }
 }
 
 // By hand, not `#[from]`: the message formats the cause, so it is not also the source.

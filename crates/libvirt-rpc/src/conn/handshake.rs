@@ -92,8 +92,9 @@ pub enum HandshakeError {
     AuthRejected {
         /// The mechanism.
         mechanism: String,
-        /// The daemon's error (usually `VIR_ERR_AUTH_FAILED`).
-        error: RemoteError,
+        /// The daemon's error (usually `VIR_ERR_AUTH_FAILED`; boxed, as in
+        /// [`CallError::Remote`]).
+        error: Box<RemoteError>,
     },
     /// Over TLS: the daemon did not send its "accepted" byte: it refused our client
     /// certificate (or our address) and closed the connection.

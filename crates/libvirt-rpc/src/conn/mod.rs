@@ -102,6 +102,12 @@ pub type StreamId = u32;
 /// What the connection tells its driver.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "an output is moved once, from the core's queue to the driver; the event is the \
+              payload of most outputs on a watched connection, and boxing it would cost an \
+              allocation per event (the variant only stands out since errors got boxed)"
+)]
 pub enum Output {
     /// A call completed: its reply payload (decode with the procedure's `Ret`) or its error.
     CallDone {
@@ -1066,7 +1072,7 @@ impl Connection {
                 });
             }
             let result = match h.status {
-                MessageStatus::Error => Err(CallError::Remote(Self::decode_error(&h, payload)?)),
+                MessageStatus::Error => Err(CallError::from(Self::decode_error(&h, payload)?)),
                 _ => Ok(payload),
             };
             let call = self.remove_call(h.serial).expect("present");

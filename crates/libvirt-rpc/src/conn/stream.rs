@@ -114,7 +114,7 @@ impl Abort {
     fn ended(&self, server: Option<RemoteError>) -> StreamError {
         StreamError::Aborted {
             reason: self.reason.clone(),
-            server,
+            server: server.map(Box::new),
         }
     }
 }
@@ -528,7 +528,7 @@ impl Connection {
         let s = self.streams.get(&id).expect("caller checked");
         let r = match s.phase.abort() {
             Some(a) => a.ended(Some(e)),
-            None => StreamError::Remote(e),
+            None => StreamError::from(e),
         };
         self.end_stream(id, Err(r));
     }

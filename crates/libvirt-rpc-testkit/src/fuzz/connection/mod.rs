@@ -1481,7 +1481,7 @@ impl Harness {
                             self.expect_fatal = true;
                             return;
                         };
-                        Err(CallError::Remote(RemoteError::from(w)))
+                        Err(CallError::from(RemoteError::from(w)))
                     };
                     self.pending.remove(h.serial, c.deadline);
                     c.state = CallState::Done;

@@ -494,7 +494,7 @@ impl Harness {
         let result = if reply.status == MessageStatus::Ok {
             Ok(payload.clone())
         } else if let Ok(w) = xdr::from_bytes::<WireError>(payload.clone()) {
-            Err(CallError::Remote(RemoteError::from(w)))
+            Err(CallError::from(RemoteError::from(w)))
         } else {
             self.expect_fatal = true;
             return true;

@@ -187,21 +187,86 @@ fn ssh_is_unreachable(e: &NoSsh) -> bool {
 /// }
 /// # Ok(()) }
 /// ```
+///
+/// # Size, and matching what is boxed
+///
+/// An `Error` is two words (16 bytes; a test holds it to at most 32): each variant boxes its
+/// error, so a `Result<T, Error>` costs no more than the `T` it carries and no program needs
+/// clippy's `result_large_err` allowance. Likewise [`CallError::Remote`],
+/// [`StreamError::Remote`], [`StreamError::Aborted`]'s `server` and
+/// [`HandshakeError::AuthRejected`] box libvirt's [`RemoteError`] (code, domain, message and
+/// the extra strings, 150 bytes). Most programs ask the predicates (`is_not_found()`,
+/// `remote()`); to match, deref the box — field access needs nothing, a nested pattern
+/// matches `&**e`, or take the accessors (`as_call()`, …):
+///
+/// ```
+/// use libvirt_rpc::{CallError, Error, ErrorCode, RemoteError};
+///
+/// fn describe(e: &Error) -> &'static str {
+///     match e {
+///         Error::Call(c) => match &**c {
+///             CallError::Remote(r) if r.code == ErrorCode::NO_DOMAIN => "no such domain",
+///             CallError::TimedOut => "timed out",
+///             _ => "call failed",
+///         },
+///         Error::Connect(_) => "cannot connect",
+///         _ => "other",
+///     }
+/// }
+/// let e = Error::from(CallError::from(RemoteError::new(
+///     ErrorCode::NO_DOMAIN,
+///     libvirt_rpc::ErrorDomain::QEMU,
+///     "Domain not found",
+/// )));
+/// assert_eq!(describe(&e), "no such domain");
+/// assert_eq!(e.as_call().and_then(CallError::remote).map(|r| r.code), Some(ErrorCode::NO_DOMAIN));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The connection could not be set up.
     #[error(transparent)]
-    Connect(#[from] ConnectError),
+    Connect(Box<ConnectError>),
     /// A call failed.
     #[error(transparent)]
-    Call(#[from] CallError),
+    Call(Box<CallError>),
     /// A stream failed.
     #[error(transparent)]
-    Stream(#[from] StreamError),
+    Stream(Box<StreamError>),
     /// A transfer failed (stream or local I/O).
     #[error(transparent)]
-    Transfer(#[from] TransferError),
+    Transfer(Box<TransferError>),
+}
+
+/// `From` each wrapped error (so `?` converts it) and an accessor for it.
+macro_rules! error_variants {
+    ($($variant:ident($T:ty), $get:ident;)*) => {
+        $(
+            impl From<$T> for Error {
+                fn from(e: $T) -> Self {
+                    Self::$variant(Box::new(e))
+                }
+            }
+        )*
+        impl Error {
+            $(
+                #[doc = concat!("The [`", stringify!($T), "`], if that is what failed.")]
+                pub fn $get(&self) -> Option<&$T> {
+                    match self {
+                        Self::$variant(e) => Some(e),
+                        _ => None,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+error_variants! {
+    Connect(ConnectError), as_connect;
+    Call(CallError), as_call;
+    Stream(StreamError), as_stream;
+    Transfer(TransferError), as_transfer;
 }
 
 impl ErrorPredicates for Error {

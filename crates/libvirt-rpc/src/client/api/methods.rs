@@ -36,6 +36,8 @@ macro_rules! lift_as_is {
                 }
             }
         )*
+        #[cfg(feature = "blocking")]
+        crate::blocking::same_in_blocking!($($t),*);
     };
 }
 
@@ -69,6 +71,15 @@ lift_as_is!(
 impl<const N: usize> Lift for types::CharArray<N> {
     type Out = Self;
     fn lift(self, _: &Connect) -> Self {
+        self
+    }
+}
+
+#[cfg(feature = "blocking")]
+impl<const N: usize> crate::blocking::IntoBlocking for types::CharArray<N> {
+    type Out = Self;
+    #[allow(private_interfaces)]
+    fn into_blocking(self, _: &crate::blocking::Runtime) -> Self {
         self
     }
 }
@@ -205,6 +216,15 @@ impl<T: TypedInt> Lift for T {
     }
 }
 
+#[cfg(feature = "blocking")]
+impl<T: TypedInt> crate::blocking::IntoBlocking for T {
+    type Out = T;
+    #[allow(private_interfaces)]
+    fn into_blocking(self, _: &crate::blocking::Runtime) -> T {
+        self
+    }
+}
+
 impl<T: TypedInt> Param for T {
     type In<'a> = T;
     fn from_param(p: T) -> T {
@@ -312,7 +332,39 @@ macro_rules! object_methods {
                 Ok(object_methods!(@rval $s, ret; $($r)*))
             }
         }
+
+        #[cfg(feature = "blocking")]
+        object_methods!(@blocking ($s, $module, $name, [$($m)*], $obj, $meth, [$($r)*]) $($p)*);
     };
+    // The blocking twin (`crate::blocking`): the same parameters, the async method run on the
+    // connection's private runtime, its result made blocking ([`IntoBlocking`]).
+    (@blocking ($s:tt, $module:ident, $name:ident, [$($m:tt)*], $obj:ident, $meth:ident,
+        [$($r:tt)*]) $($pn:ident : $pt:ty,)*) => {
+        impl $crate::blocking::$obj {
+            $($m)*
+            #[doc = ""]
+            #[doc = concat!(
+                "Blocking: runs [`", stringify!($obj), "::", stringify!($meth), "`](crate::",
+                stringify!($obj), "::", stringify!($meth), ") on the connection's private runtime."
+            )]
+            #[allow(unused_braces, clippy::too_many_arguments)]
+            pub fn $meth(&$s, $($pn: $pt),*) -> ::core::result::Result<
+                object_methods!(@bty $crate::proto::procs::$module::$name; $($r)*),
+                $crate::client::Error,
+            > {
+                let ret = $s.rt.block_on($s.inner.$meth($($pn),*))?;
+                Ok(object_methods!(@bval $s, ret; $($r)*))
+            }
+        }
+    };
+    (@bty $p:path; -> $rf:ident [$ri:literal]) => {
+        <object_methods!(@rty $p; -> $rf [$ri]) as $crate::blocking::IntoBlocking>::Out
+    };
+    (@bty $p:path; $($r:tt)*) => { object_methods!(@rty $p; $($r)*) };
+    (@bval $s:tt, $v:ident; -> $rf:ident [$ri:literal]) => {
+        $crate::blocking::IntoBlocking::into_blocking($v, &$s.rt)
+    };
+    (@bval $s:tt, $v:ident; $($r:tt)*) => { $v };
     (@build $args:ident;) => { () };
     (@build $args:ident; $($f:tt)+) => { $args { $($f)+ } };
     (@call $p:path, $s:tt, $a:ident;) => {

@@ -299,10 +299,6 @@ event_table! {
         ids: event_id {
             /// Number of event ids libvirt 9.0 defines (0..=26).
             pub const COUNT_9_0: i32 = 27;
-            /// Number of event ids this table knows (0..=29, libvirt 12.4+):
-            /// [`VCPU_REMOVED`] is 28 and [`CHANNEL_LIFECYCLE`] 29 in `virDomainEventID`
-            /// (both added in 12.4.0; procedures 454 and 455).
-            pub const COUNT: i32 = 30;
             /// The first id without a legacy message: events of later ids reach only
             /// callback registrations.
             pub const FIRST_CALLBACK_ONLY: i32 = BLOCK_JOB_2;

@@ -94,6 +94,20 @@ macro_rules! event_table {
             )]
             pub mod $ids {
                 $( $(#[$vdoc])* pub const $ID: i32 = $id; )*
+                /// Number of event ids this table knows: one past the highest (derived from
+                /// the rows).
+                pub const COUNT: i32 = {
+                    let ids = [$($id),*];
+                    let mut count = 0;
+                    let mut i = 0;
+                    while i < ids.len() {
+                        if ids[i] >= count {
+                            count = ids[i] + 1;
+                        }
+                        i += 1;
+                    }
+                    count
+                };
                 $( $($extra)* )?
                 $(
                     #[doc = concat!(

@@ -10,7 +10,8 @@
 //! across objects; the protocol limits are in
 //! [`proto::limits`](crate::proto::limits).
 //!
-//! Every call of the remote program up to [`HIGHEST`] (libvirt 12.6.0) is declared, and
+//! Every call of the remote program up to [`HIGHEST`] (added in [`HIGHEST_RELEASE`]; both
+//! derived from the rows) is declared, and
 //! every call of the QEMU and LXC programs. The calls that pass file descriptors
 //! (`DomainOpenGraphics`, `DomainOpenGraphicsFd`, `DomainCreateXmlWithFiles`,
 //! `DomainCreateWithFiles`, `DomainFdAssociate`, `QemuDomainMonitorCommandWithFiles`,
@@ -42,11 +43,33 @@ pub mod secret;
 pub mod snapshot;
 pub mod storage;
 
-use super::procedure::{ProcInfo, ProcedureVisitor};
+use super::procedure::{LibvirtVersion, ProcInfo, ProcedureVisitor};
 
-/// The highest procedure number of the remote program this table knows: libvirt 12.6.0's
-/// `DOMAIN_ANNOUNCE_INTERFACE`. libvirt 9.0 ends at 443, 11.3 at 453.
-pub const HIGHEST: i32 = 456;
+/// The highest procedure number of the remote program this table knows, derived from its
+/// rows (`DOMAIN_ANNOUNCE_INTERFACE`, 456, when written; libvirt 9.0 ends at 443, 11.3 at
+/// 453).
+pub const HIGHEST: i32 = highest().number;
+
+/// The libvirt release that added [`HIGHEST`]: the newest release whose remote program this
+/// table covers whole (derived from that row's `since`).
+pub const HIGHEST_RELEASE: LibvirtVersion = highest().since;
+
+/// The remote program's row with the highest number.
+const fn highest() -> &'static ProcInfo {
+    let mut best = &TABLES[0][0];
+    let mut t = 0;
+    while t < TABLES.len() {
+        let mut r = 0;
+        while r < TABLES[t].len() {
+            if TABLES[t][r].number > best.number {
+                best = &TABLES[t][r];
+            }
+            r += 1;
+        }
+        t += 1;
+    }
+    best
+}
 
 /// The modules holding a `procedures!` table, listed once for [`TABLES`],
 /// [`visit_procedures`] and `for_each_table!` (`$d` is a `$`, for the macro it declares).
@@ -123,12 +146,20 @@ pub fn count() -> usize {
 mod tests {
     use std::collections::{BTreeMap, HashSet};
 
-    use super::{HIGHEST, TABLES};
+    use super::{HIGHEST, HIGHEST_RELEASE, TABLES};
     use crate::proto::procedure::{LibvirtVersion, ProcInfo};
     use crate::proto::{REMOTE_PROGRAM, events};
 
+    #[test]
+    fn the_highest_number_is_the_newest_release_and_no_event_is_above_it() {
+        let newest = rows().map(|p| p.since).max().unwrap();
+        assert_eq!(HIGHEST_RELEASE, newest);
+        assert!(rows().all(|p| p.number <= HIGHEST));
+        assert!(events::EVENT_PROCS.iter().all(|&(n, _)| n < HIGHEST));
+    }
+
     /// Numbers of the remote program that are neither a declared call nor a decoded event
-    /// message. libvirt assigned every number from 1 to 456 and each is now a call (those
+    /// message. libvirt assigned every number from 1 to [`HIGHEST`] and each is now a call (those
     /// that pass descriptors with their `fds` marker) or an event, so the list is empty; a
     /// newer libvirt's numbers go here, with why, until they are declared.
     const NOT_DECLARED: &[(i32, &str)] = &[];

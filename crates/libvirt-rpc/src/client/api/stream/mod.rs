@@ -50,7 +50,7 @@ fn copy_into(data: &mut Bytes, buf: &mut tokio::io::ReadBuf<'_>) -> usize {
     n
 }
 
-fn io_error(e: StreamError) -> io::Error {
+pub(crate) fn io_error(e: StreamError) -> io::Error {
     let kind = match &e {
         StreamError::Connection(_) => io::ErrorKind::ConnectionAborted,
         _ => io::ErrorKind::Other,
