@@ -247,7 +247,8 @@ pub struct Client {
     inner: Arc<Inner>,
     outcome: Arc<HandshakeOutcome>,
     event_queue: usize,
-    _guard: Arc<CloseOnDrop>,
+    /// Closes the connection when the last clone drops; its count is the clones alive.
+    guard: Arc<CloseOnDrop>,
 }
 
 impl std::fmt::Debug for Client {
@@ -298,7 +299,7 @@ impl Client {
 
     /// How many `Client` clones of this connection exist (handles hold one each).
     pub(crate) fn clones(&self) -> usize {
-        Arc::strong_count(&self._guard)
+        Arc::strong_count(&self.guard)
     }
 
     /// True when `self` and `other` are clones of one connection.

@@ -608,7 +608,7 @@ impl Client {
             .instrument(tracing::debug_span!("libvirt.driver")),
         );
         Self {
-            _guard: Arc::new(CloseOnDrop(inner.clone())),
+            guard: Arc::new(CloseOnDrop(inner.clone())),
             inner,
             outcome: Arc::new(HandshakeOutcome::default()),
             event_queue: opts.event_queue.get(),
