@@ -375,7 +375,6 @@ pub fn connect_options(parsed: &LibvirtUri, kill: Option<KillFn>) -> ConnectOpti
     }
 }
 
-
 /// Dials `uri` (unix, tcp or ssh: [`Client::connect`]) with `opts` and runs the handshake.
 pub async fn connect(uri: &str, opts: ConnectOptions) -> Result<Client, LvError> {
     Client::connect(uri, opts)

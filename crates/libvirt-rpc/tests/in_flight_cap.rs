@@ -10,7 +10,7 @@ use std::time::Duration;
 use libvirt_rpc::conn::{
     CallError, Config, ConnectionError, DEFAULT_MAX_IN_FLIGHT, KeepaliveConfig, Output,
 };
-use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
+use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::procs::storage::{StorageVolTransferArgs, StorageVolUpload};
 use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::proto::{KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM};
@@ -39,11 +39,7 @@ fn calls(frames: &[Frame]) -> Vec<u32> {
 }
 
 fn answer(p: &mut Pair, f: &Frame) {
-    p.deliver(&peer::reply_to(
-        &f.header,
-        &ConnectGetLibVersionRet { lib_ver: 9_000_000 },
-    ))
-    .unwrap();
+    p.answer_lib_version(&f.header).unwrap();
 }
 
 fn upload_args() -> StorageVolTransferArgs {
