@@ -38,8 +38,13 @@ fn daemon() -> Option<Libvirtd> {
 
 /// A qemu "binary" that sleeps, then fails: probing it blocks a worker for [`PROBE_SECS`].
 fn slow_emulator(d: &Libvirtd) -> PathBuf {
+    slow_emulator_for(d, PROBE_SECS)
+}
+
+/// A qemu "binary" whose probe blocks a worker for `secs`.
+fn slow_emulator_for(d: &Libvirtd, secs: u64) -> PathBuf {
     let path = d.dir().join("slow-qemu");
-    std::fs::write(&path, format!("#!/bin/sh\nsleep {PROBE_SECS}\nexit 1\n")).unwrap();
+    std::fs::write(&path, format!("#!/bin/sh\nsleep {secs}\nexit 1\n")).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
@@ -63,7 +68,16 @@ async fn connect(d: &Libvirtd, max_in_flight: Option<NonZeroUsize>) -> Client {
 
 /// Two slow `defineXML` calls at once; their results.
 async fn two_slow_defines(c: &Client, emulator: &std::path::Path) -> Vec<Result<(), CallError>> {
-    let calls = (0..2).map(|i| {
+    slow_defines(c, emulator, 2).await
+}
+
+/// `n` slow `defineXML` calls at once; their results.
+async fn slow_defines(
+    c: &Client,
+    emulator: &std::path::Path,
+    n: usize,
+) -> Vec<Result<(), CallError>> {
+    let calls = (0..n).map(|i| {
         let c = c.clone();
         let xml = format!(
             "<domain type='qemu'><name>slow-{i}</name><memory unit='MiB'>64</memory>\
@@ -160,4 +174,52 @@ async fn with_the_cap_under_the_request_limit_the_connection_survives_slow_calls
     c.call::<ConnectGetLibVersion>(&())
         .await
         .expect("still usable");
+}
+
+/// Both sides at their defaults (libvirtd's `max_client_requests` of 5, our cap of 4): five
+/// slow calls at once never starve the daemon's reads, whatever they block on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_cap_keeps_a_default_daemon_reading() {
+    let Some(d) = Libvirtd::builder()
+        .keepalive_interval(1)
+        .keepalive_count(2)
+        .start_or_skip()
+    else {
+        return;
+    };
+    let emulator = slow_emulator_for(&d, 4);
+    let opts = ConnectOptions {
+        config: Config {
+            keepalive: None,
+            ..Config::default()
+        },
+        handshake: HandshakeOptions {
+            keepalive: true,
+            ..HandshakeOptions::default()
+        },
+        ..ConnectOptions::default()
+    };
+    let c = Client::connect(&d.uri(), opts).await.unwrap();
+    let t = Instant::now();
+    let results = tokio::time::timeout(Duration::from_secs(120), slow_defines(&c, &emulator, 5))
+        .await
+        .expect("the calls ended");
+    eprintln!(
+        "5 slow calls answered after {:?}; {:?}",
+        t.elapsed(),
+        c.stats()
+    );
+    assert_eq!(
+        c.error(),
+        None,
+        "the connection was dropped; daemon log:\n{}",
+        d.log_tail()
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| matches!(r, Err(CallError::Remote(_)))),
+        "{results:?}"
+    );
+    assert!(c.stats().calls_held >= 1, "{:?}", c.stats());
 }
