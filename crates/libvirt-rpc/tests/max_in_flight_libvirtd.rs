@@ -21,18 +21,21 @@ use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::conn::{CallError, Config, ConnectionError};
 use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::procs::domain::{DomainDefineXml, DomainDefineXmlArgs};
-use testbed::libvirtd::Libvirtd;
+use testbed::libvirtd::{Libvirtd, LibvirtdBuilder};
 
 /// How long the fake emulator keeps a worker: longer than the daemon's keepalive window
 /// (interval 1 s, count 2: dropped after ~3 s unread).
 const PROBE_SECS: u64 = 6;
 
-/// A daemon that reads at most 2 messages of a client ahead and drops a silent client fast.
+/// A daemon that drops a client it cannot hear from after ~3 s.
+fn impatient() -> LibvirtdBuilder {
+    Libvirtd::builder().keepalive_interval(1).keepalive_count(2)
+}
+
+/// An impatient daemon that reads at most 2 messages of a client ahead.
 fn daemon() -> Option<Libvirtd> {
-    Libvirtd::builder()
+    impatient()
         .config_line("max_client_requests = 2")
-        .keepalive_interval(1)
-        .keepalive_count(2)
         .start_or_skip()
 }
 
@@ -180,26 +183,11 @@ async fn with_the_cap_under_the_request_limit_the_connection_survives_slow_calls
 /// slow calls at once never starve the daemon's reads, whatever they block on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_cap_keeps_a_default_daemon_reading() {
-    let Some(d) = Libvirtd::builder()
-        .keepalive_interval(1)
-        .keepalive_count(2)
-        .start_or_skip()
-    else {
+    let Some(d) = impatient().start_or_skip() else {
         return;
     };
     let emulator = slow_emulator_for(&d, 4);
-    let opts = ConnectOptions {
-        config: Config {
-            keepalive: None,
-            ..Config::default()
-        },
-        handshake: HandshakeOptions {
-            keepalive: true,
-            ..HandshakeOptions::default()
-        },
-        ..ConnectOptions::default()
-    };
-    let c = Client::connect(&d.uri(), opts).await.unwrap();
+    let c = connect(&d, Config::default().max_in_flight).await;
     let t = Instant::now();
     let results = tokio::time::timeout(Duration::from_secs(120), slow_defines(&c, &emulator, 5))
         .await
