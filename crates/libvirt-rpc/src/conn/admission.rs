@@ -106,11 +106,16 @@ impl Admission {
     /// Drop held call `serial` (forgotten, or past its deadline) before it was sent: true if
     /// it was held.
     pub(crate) fn unhold(&mut self, serial: u32) -> bool {
+        self.take_held(serial).is_some()
+    }
+
+    /// Take held call `serial` out of the queue, uncounted: its packet, if it was held.
+    pub(crate) fn take_held(&mut self, serial: u32) -> Option<Queued> {
         if !self.held_serials.remove(&serial) {
-            return false;
+            return None;
         }
-        self.held.retain(|(s, _)| *s != serial);
-        true
+        let i = self.held.iter().position(|(s, _)| *s == serial)?;
+        self.held.remove(i).map(|(_, q)| q)
     }
 
     /// True while `serial` is sent and unanswered, or held: not to be reused.

@@ -937,15 +937,26 @@ impl Connection {
 
     /// A REPLY for `serial` came: if it freed a slot, send the held calls that fit now. A
     /// REPLY to a call still held (a daemon cannot have read it, but the core cannot tell
-    /// it from one queued and not yet written) completes it like any other: its packet is
-    /// then never sent, so no slot waits for a second REPLY.
+    /// it from one queued and not yet written) is taken like one to a call queued and not
+    /// yet written: the call completes, and its packet goes to the send queue now, uncounted
+    /// (no slot waits for a second REPLY), ahead of anything sent on a stream it opened.
     fn call_answered(&mut self, serial: u32) {
         if self.admission.answered(serial) {
             while let Some(q) = self.admission.release() {
                 self.sendq.push(q);
             }
         } else {
-            self.admission.unhold(serial);
+            self.release_named(serial);
+        }
+    }
+
+    /// The daemon named `serial` (a REPLY, or a stream packet before the open REPLY): if that
+    /// call is still held (a daemon cannot know it; the core cannot tell it from a call
+    /// queued and not yet written), its packet goes to the send queue now, uncounted, so that
+    /// it stays ahead of anything sent in answer (a stream's abort).
+    fn release_named(&mut self, serial: u32) {
+        if let Some(q) = self.admission.take_held(serial) {
+            self.sendq.push(q);
         }
     }
 
@@ -1033,8 +1044,10 @@ impl Connection {
                 version: h.version,
             });
         }
-        if matches!(h.kind, MessageType::Reply | MessageType::ReplyWithFds) {
-            self.call_answered(h.serial);
+        match h.kind {
+            MessageType::Reply | MessageType::ReplyWithFds => self.call_answered(h.serial),
+            MessageType::Stream | MessageType::StreamHole => self.release_named(h.serial),
+            MessageType::Call | MessageType::CallWithFds | MessageType::Message => {}
         }
         match h.kind {
             MessageType::Reply => self.handle_reply(h, f.payload, Vec::new()),
