@@ -1441,10 +1441,11 @@ impl Harness {
         {
             self.answered_early.insert(h.serial);
         }
-        // Stream packets for a stream whose opening call the peer has not seen: that call
-        // may go out at once, uncounted, ahead of older held calls.
+        // Stream packets naming a call or stream open the peer has not seen: that call may
+        // go out at once, uncounted, ahead of older held calls.
         if matches!(h.kind, MessageType::Stream | MessageType::StreamHole)
-            && self.streams.get(&h.serial).is_some_and(|s| !s.peer_call)
+            && (self.streams.get(&h.serial).is_some_and(|s| !s.peer_call)
+                || self.calls.get(&h.serial).is_some_and(|c| !c.seen_by_peer))
         {
             self.answered_early.insert(h.serial);
         }
