@@ -1537,6 +1537,10 @@ impl Harness {
                     self.expected_done.insert(h.serial, result);
                     self.benign = true;
                 }
+                // A held call dropped unsent: no daemon can answer it.
+                CallState::Abandoned if self.unsent_dropped.contains(&h.serial) => {
+                    self.expect_fatal = true;
+                }
                 CallState::Abandoned => {
                     c.state = CallState::Gone;
                     self.benign = true;
