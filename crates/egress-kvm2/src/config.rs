@@ -85,6 +85,9 @@ pub struct Kvm2Settings {
     /// `max_client_requests` (default 5) calls of one connection at a time, so with a start
     /// occupying each of them every other call of the link would queue behind qemu start-ups
     /// and outlive its budget. Default 4; raise it with the daemon's `max_client_requests`.
+    /// The link keeps at most this many calls in flight (at least 4, one under the daemon's
+    /// default: libvirt-rpc's `Config::max_in_flight`), the rest wait in the client: with
+    /// every turn taken by a start, the link's other calls wait for a start to end.
     /// A create takes its turn once its base image is ensured and before its uid lease, and
     /// keeps it to its end, so this also bounds the creates past their base image per host
     /// (a create queueing for a turn holds no lease).

@@ -25,20 +25,25 @@
 //!
 //! Every call goes through [`Link::call`], which applies the call budget. A call over its
 //! budget, or one that sees the connection die, marks the link dead with the reason; the
-//! next [`LinkPool::link`] connects a new one. Connecting is single-flight (concurrent
-//! callers share one attempt and its outcome) and never blocks `mark_dead`, which takes no
-//! lock a connecting task holds.
+//! next [`LinkPool::link`] connects a new one.
+//!
+//! # One connection per host
+//!
+//! Which connection is the host's is libvirt-rpc's [`Pool`]: it dials once for concurrent
+//! callers (they share the attempt and its outcome), hands out the live connection and
+//! dials again once it is dead. Connecting never blocks `mark_dead`, which takes no lock a
+//! connecting task holds. A [`LinkPool`] wraps the pool's connection in a [`Link`].
 
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use libvirt_rpc::client::uri::LibvirtUri;
-use libvirt_rpc::client::{Client, ConnectOptions, KillFn};
+use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, KillFn, Pool, PoolOptions};
 use libvirt_rpc::conn::handshake::HandshakeOptions;
 use libvirt_rpc::proto::Procedure;
 use libvirt_rpc::ssh_socket::SshConfigFile;
 use libvirt_rpc::{CallError, ConnectionError};
-use tokio::time::Instant;
 
 use crate::classify::LvError;
 
@@ -174,21 +179,17 @@ impl Drop for Link {
     }
 }
 
-struct Failed {
-    at: Instant,
-    err: LvError,
-}
-
-/// The link pool of one host.
+/// The link pool of one host: the one connection is [`Pool`]'s (libvirt-rpc owns "one
+/// connection per URI": dial once for concurrent callers, redial a dead one); this wraps it
+/// in a [`Link`] with the call budget and a number.
 pub struct LinkPool {
     uri: String,
     parsed: LibvirtUri,
-    ssh_config: SshConfigFile,
-    connect_budget: Duration,
+    dial: Dial,
     call_budget: Duration,
+    pool: Pool,
+    /// The link around the pool's current connection.
     current: Mutex<Option<Arc<Link>>>,
-    // Held only by the connecting task: single flight. `mark_dead` never takes it.
-    connecting: tokio::sync::Mutex<Option<Failed>>,
     next_id: std::sync::atomic::AtomicU64,
 }
 
@@ -200,6 +201,36 @@ impl std::fmt::Debug for LinkPool {
     }
 }
 
+/// How a link pool dials.
+#[derive(Debug, Clone)]
+struct Dial {
+    ssh_config: SshConfigFile,
+    connect_budget: Duration,
+    max_in_flight: Option<NonZeroUsize>,
+}
+
+impl Dial {
+    /// [`connect_options`] with the OpenSSH client configuration, the connect budget and
+    /// the cap on calls in flight.
+    fn options(&self, parsed: &LibvirtUri) -> ConnectOptions {
+        let mut opts = connect_options(parsed, None);
+        opts.ssh.config_file = self.ssh_config.clone();
+        opts.connect_timeout = Some(self.connect_budget);
+        opts.config.max_in_flight = self.max_in_flight;
+        opts
+    }
+
+    /// The pool our links come from; a link is never closed for being idle (the provider
+    /// keeps its one).
+    fn pool(&self) -> Pool {
+        let dial = self.clone();
+        Pool::new(PoolOptions {
+            connect: Arc::new(move |parsed| dial.options(parsed)),
+            idle_timeout: None,
+        })
+    }
+}
+
 impl LinkPool {
     /// A pool for `uri` (checked: an unusable URI is an error here, at startup).
     pub fn new(
@@ -208,14 +239,18 @@ impl LinkPool {
         call_budget: Duration,
     ) -> Result<Self, libvirt_rpc::client::UriError> {
         let parsed = LibvirtUri::parse(uri)?;
+        let dial = Dial {
+            ssh_config: SshConfigFile::default(),
+            connect_budget,
+            max_in_flight: ConnectOptions::default().config.max_in_flight,
+        };
         Ok(Self {
             uri: uri.to_owned(),
             parsed,
-            ssh_config: SshConfigFile::default(),
-            connect_budget,
+            pool: dial.pool(),
+            dial,
             call_budget,
             current: Mutex::new(None),
-            connecting: tokio::sync::Mutex::new(None),
             next_id: std::sync::atomic::AtomicU64::new(1),
         })
     }
@@ -224,7 +259,19 @@ impl LinkPool {
     /// (`ssh -F`; default: the process user's `~/.ssh/config`, when it exists).
     #[must_use]
     pub fn with_ssh_config(mut self, file: SshConfigFile) -> Self {
-        self.ssh_config = file;
+        self.dial.ssh_config = file;
+        self.pool = self.dial.pool();
+        self
+    }
+
+    /// This pool with its links' cap on calls in flight at `n` (at least 1; default
+    /// libvirt-rpc's [`DEFAULT_MAX_IN_FLIGHT`](libvirt_rpc::conn::DEFAULT_MAX_IN_FLIGHT),
+    /// one under libvirtd's default `max_client_requests`): calls beyond it wait in the
+    /// client, so the daemon always reads our keepalive answers.
+    #[must_use]
+    pub fn with_max_in_flight(mut self, n: usize) -> Self {
+        self.dial.max_in_flight = NonZeroUsize::new(n.max(1));
+        self.pool = self.dial.pool();
         self
     }
 
@@ -233,77 +280,63 @@ impl LinkPool {
         &self.uri
     }
 
-    fn live(&self) -> Option<Arc<Link>> {
-        let cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
-        cur.as_ref().filter(|l| !l.is_dead()).cloned()
-    }
-
     /// The current link if it is alive (without connecting).
     pub fn current(&self) -> Option<Arc<Link>> {
-        self.live()
+        let cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        cur.as_ref().filter(|l| !l.is_dead()).cloned()
     }
 
     /// The live link, or a new one (single flight: concurrent callers share one attempt and
     /// its failure).
     pub async fn link(&self) -> Result<Arc<Link>, LvError> {
-        if let Some(l) = self.live() {
+        if let Some(l) = self.current() {
             return Ok(l);
         }
-        let asked = Instant::now();
-        let mut attempt = self.connecting.lock().await;
-        if let Some(l) = self.live() {
-            return Ok(l);
+        let client = self
+            .pool
+            .get(&self.uri)
+            .await
+            .map_err(|e| self.connect_error(e))?;
+        let mut cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(l) = cur.as_ref().filter(|l| l.client().same_connection(&client)) {
+            return Ok(l.clone());
         }
-        if let Some(f) = attempt.as_ref()
-            && f.at >= asked
-        {
-            return Err(f.err.clone());
-        }
-        match self.dial(self.connect_budget).await {
-            Ok(client) => {
-                let id = self
-                    .next_id
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let link = Arc::new(Link::new(id, client, self.call_budget));
-                *attempt = None;
-                let old = self
-                    .current
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .replace(link.clone());
-                drop(old);
-                tracing::debug!(link = id, uri = %self.uri, "libvirt link connected");
-                Ok(link)
-            }
-            Err(err) => {
-                *attempt = Some(Failed {
-                    at: Instant::now(),
-                    err: err.clone(),
-                });
-                Err(err)
-            }
-        }
+        let id = self
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let link = Arc::new(Link::new(id, client, self.call_budget));
+        let old = cur.replace(link.clone());
+        drop(cur);
+        // The dead link it replaces (if any) is dropped outside the lock.
+        drop(old);
+        tracing::debug!(link = id, uri = %self.uri, "libvirt link connected");
+        Ok(link)
     }
 
-    /// A new connection that is not shared (for bulk transfers), bounded by `budget`.
+    /// A new connection that is not shared (for bulk transfers), bounded by the connect
+    /// budget.
     pub async fn dedicated(&self) -> Result<Client, LvError> {
-        self.dial(self.connect_budget).await
+        Client::connect(&self.uri, self.dial.options(&self.parsed))
+            .await
+            .map_err(|e| self.connect_error(Arc::new(e)))
     }
 
-    async fn dial(&self, budget: Duration) -> Result<Client, LvError> {
-        let mut opts = connect_options(&self.parsed, None);
-        opts.ssh.config_file = self.ssh_config.clone();
-        let fut = connect(&self.uri, opts);
-        match tokio::time::timeout(budget, fut).await {
-            Ok(r) => r,
-            Err(_) => Err(LvError::Budget {
+    /// What a failed dial is to the provider: a connect budget overrun, or the error.
+    fn connect_error(&self, error: Arc<ConnectError>) -> LvError {
+        match *error {
+            ConnectError::Timeout { .. } => LvError::Budget {
                 what: format!("connecting to {}", self.uri),
-                budget,
-            }),
+                budget: self.dial.connect_budget,
+            },
+            _ => LvError::Connect {
+                uri: self.uri.clone(),
+                error,
+            },
         }
     }
 
-    /// Marks the current link dead (e.g. on shutdown).
+    /// Marks the current link dead (e.g. on shutdown): the reason is published, then the
+    /// transport killed, outside any lock (H1); the next [`link`](Self::link) dials.
     pub fn close(&self, reason: &str) {
         let cur = self
             .current
@@ -313,6 +346,7 @@ impl LinkPool {
         if let Some(l) = cur {
             l.mark_dead(reason);
         }
+        self.pool.close(&self.uri, reason);
     }
 }
 

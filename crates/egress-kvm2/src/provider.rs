@@ -140,7 +140,14 @@ impl Kvm2Provider {
                         .into(),
                 )
             })?
-            .with_ssh_config(settings.ssh_config_file());
+            .with_ssh_config(settings.ssh_config_file())
+            // Room for every start turn: beyond the default, the operator raised
+            // `max_parallel_starts` with the daemon's `max_client_requests`.
+            .with_max_in_flight(
+                settings
+                    .max_parallel_starts
+                    .max(libvirt_rpc::conn::DEFAULT_MAX_IN_FLIGHT.get()),
+            );
         let images = ImageCache::new(
             name.as_str(),
             &settings.pool,

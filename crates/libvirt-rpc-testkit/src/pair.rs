@@ -160,6 +160,14 @@ impl Pair {
         call.header
     }
 
+    /// The daemon answers `call` (a `get_lib_version`) with 9.0.0, and the client reads it.
+    pub fn answer_lib_version(&mut self, call: &Header) -> Result<(), ConnectionError> {
+        self.deliver(&peer::reply_to(
+            call,
+            &ConnectGetLibVersionRet { lib_ver: 9_000_000 },
+        ))
+    }
+
     /// Call `get_lib_version` and answer it: proves the connection still works.
     pub fn roundtrip_works(&mut self) {
         let serial = self
@@ -168,11 +176,8 @@ impl Pair {
             .expect("the connection takes calls");
         let f = self.flush().pop().expect("call sent");
         assert_eq!(f.header.serial, serial);
-        self.deliver(&peer::reply_to(
-            &f.header,
-            &ConnectGetLibVersionRet { lib_ver: 9_000_000 },
-        ))
-        .expect("the reply is accepted");
+        self.answer_lib_version(&f.header)
+            .expect("the reply is accepted");
         let outs = self.outputs();
         let Some(Output::CallDone {
             serial: s,

@@ -122,7 +122,7 @@ pub use client::handles::{
     NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
 };
 #[cfg(feature = "client")]
-pub use client::{Client, ConnectError, ConnectOptions, Error, TransferError};
+pub use client::{Client, ConnectError, ConnectOptions, Error, Pool, PoolOptions, TransferError};
 pub use conn::handshake::HandshakeError;
 pub use conn::sasl::SaslError;
 pub use conn::{

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use libvirt_rpc::conn::{CALLER_WRITE_MAX, Config, KeepaliveConfig, Output, WriteTurn, Writer};
-use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
+use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_rpc::proto::procs::storage::{StorageVolTransferArgs, StorageVolUpload};
 use libvirt_rpc::proto::types::StorageVol;
 use libvirt_rpc::proto::{KEEPALIVE_PING, KEEPALIVE_PROGRAM, Procedure, REMOTE_PROGRAM};
@@ -44,11 +44,7 @@ fn serials(frames: &[Frame]) -> Vec<(MessageType, u32)> {
 
 /// The daemon answers `f`, and the reply is routed.
 fn answer(p: &mut Pair, f: &Frame) {
-    p.deliver(&peer::reply_to(
-        &f.header,
-        &ConnectGetLibVersionRet { lib_ver: 9_000_000 },
-    ))
-    .unwrap();
+    p.answer_lib_version(&f.header).unwrap();
 }
 
 #[test]

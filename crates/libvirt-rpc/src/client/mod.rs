@@ -20,6 +20,10 @@
 //! * Dropping an [`Upload`] or [`Download`] before it ended aborts the stream on the wire; its
 //!   late packets are discarded and the connection stays usable.
 //! * [`Client::call_timeout`] bounds one call; the connection survives a timed-out call.
+//! * A call over the connection's cap on calls in flight
+//!   ([`Config::max_in_flight`](crate::conn::Config::max_in_flight), default 4: one under
+//!   libvirtd's `max_client_requests`) waits in the core; dropping its future drops it
+//!   unsent.
 //!
 //! # Connection death
 //! EOF, a transport error, a protocol violation, a keepalive timeout or [`Client::close`]
@@ -84,7 +88,7 @@ pub use api::xml;
 pub use dial::tls;
 pub use dial::{auth, uri};
 
-use api::{errors, events, migrate, stream};
+use api::{errors, events, migrate, pool, stream};
 #[cfg(feature = "ssh")]
 use dial::ssh;
 use dial::transport;
@@ -102,6 +106,7 @@ pub use handles::Connect;
 pub use migrate::{
     MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep, Migrated,
 };
+pub use pool::{DEFAULT_IDLE_TIMEOUT, OptionsFn, Pool, PoolOptions, PoolStats};
 use shared::Inner;
 pub use shared::KillFn;
 #[cfg(feature = "ssh")]
@@ -293,7 +298,8 @@ pub struct Client {
     inner: Arc<Inner>,
     outcome: Arc<HandshakeOutcome>,
     event_queue: usize,
-    _guard: Arc<CloseOnDrop>,
+    /// Closes the connection when the last clone drops; its count is the clones alive.
+    guard: Arc<CloseOnDrop>,
 }
 
 impl std::fmt::Debug for Client {
@@ -340,6 +346,11 @@ impl Client {
             }
         }
         self.close();
+    }
+
+    /// How many `Client` clones of this connection exist (handles hold one each).
+    pub(crate) fn clones(&self) -> usize {
+        Arc::strong_count(&self.guard)
     }
 
     /// True when `self` and `other` are clones of one connection.

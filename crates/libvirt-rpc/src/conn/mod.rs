@@ -30,6 +30,7 @@
 //! makes the daemon registrations itself (one per kind, event id and object, shared by every
 //! subscriber) and tells the driver which subscribers each event is for.
 
+pub mod admission;
 pub mod error;
 pub mod handshake;
 mod keepalive;
@@ -41,12 +42,15 @@ pub mod subscriptions;
 pub mod transmit;
 
 use std::collections::{BTreeSet, VecDeque};
+use std::num::NonZeroUsize;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
 
+use admission::Admission;
+pub use admission::{DAEMON_MAX_CLIENT_REQUESTS, DEFAULT_MAX_IN_FLIGHT};
 pub use error::{
     CallError, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError, StreamMisuse,
 };
@@ -84,6 +88,12 @@ pub struct Config {
     /// [`UPLOAD_CHUNK_DEFAULT`], at most
     /// [`PAYLOAD_MAX`](frame::PAYLOAD_MAX).
     pub stream_chunk: usize,
+    /// At most this many calls on the wire unanswered (default [`DEFAULT_MAX_IN_FLIGHT`],
+    /// one under libvirtd's default `max_client_requests`); calls beyond it wait in the core,
+    /// in order, and go out as replies come in ([`admission`]). Set it under the daemon's
+    /// `max_client_requests` when that was lowered; `None`: no cap (a daemon whose limit is
+    /// reached stops reading, keepalive answers included, and drops the connection).
+    pub max_in_flight: Option<NonZeroUsize>,
 }
 
 impl Default for Config {
@@ -92,6 +102,7 @@ impl Default for Config {
             keepalive: Some(KeepaliveConfig::default()),
             stream_window: 4 << 20,
             stream_chunk: UPLOAD_CHUNK_DEFAULT,
+            max_in_flight: Some(DEFAULT_MAX_IN_FLIGHT),
         }
     }
 }
@@ -167,6 +178,9 @@ pub struct Stats {
     pub stragglers: u64,
     /// Replies that arrived after their call was forgotten (dropped).
     pub late_replies: u64,
+    /// Calls that waited in the core because [`Config::max_in_flight`] calls were on the
+    /// wire unanswered.
+    pub calls_held: u64,
 }
 
 #[derive(Debug)]
@@ -205,6 +219,8 @@ pub struct Connection {
     streams: SerialMap<u32, Stream>,
     /// What is queued to send, and who writes it next.
     sendq: SendQueue,
+    /// Calls on the wire unanswered, and those held back by the cap.
+    admission: Admission,
     outputs: VecDeque<Output>,
     keepalive: Keepalive,
     stats: Stats,
@@ -230,6 +246,7 @@ impl Connection {
     /// A fresh connection; `now` starts the keepalive clock.
     pub fn new(config: Config, now: Instant) -> Self {
         let keepalive = Keepalive::new(config.keepalive, now);
+        let admission = Admission::new(config.max_in_flight);
         Self {
             config,
             error: None,
@@ -240,6 +257,7 @@ impl Connection {
             deadlines: BTreeSet::new(),
             streams: SerialMap::default(),
             sendq: SendQueue::default(),
+            admission,
             outputs: VecDeque::new(),
             keepalive,
             stats: Stats::default(),
@@ -282,9 +300,26 @@ impl Connection {
         self.sendq.bytes()
     }
 
-    /// Calls waiting for a reply (the connection's own event registration calls included).
+    /// Calls waiting for a reply (the connection's own event registration calls included),
+    /// held ones too.
     pub fn pending_calls(&self) -> usize {
         self.calls.len()
+    }
+
+    /// Calls (and stream opening calls) sent, or queued to send, whose REPLY has not come:
+    /// at most [`Config::max_in_flight`]. Forgotten calls count until their late reply.
+    pub fn calls_in_flight(&self) -> usize {
+        self.admission.in_flight()
+    }
+
+    /// Calls waiting in the core for one of the [`Config::max_in_flight`] slots.
+    pub fn calls_held(&self) -> usize {
+        self.admission.held()
+    }
+
+    /// True while call (or stream opening call) `serial` waits in the core for a slot.
+    pub fn call_held(&self, serial: u32) -> bool {
+        self.admission.is_held(serial)
     }
 
     /// Streams not yet collected (live, or ended and not yet reported via
@@ -311,6 +346,7 @@ impl Connection {
     pub fn stats(&self) -> Stats {
         Stats {
             packets_out: self.sendq.packets_out,
+            calls_held: self.admission.held_total,
             ..self.stats
         }
     }
@@ -426,7 +462,7 @@ impl Connection {
             }
             self.deadlines.pop_first();
             if self.remove_call(serial).is_some() {
-                self.abandoned.insert(serial);
+                self.abandon(serial);
                 self.outputs.push_back(Output::CallDone {
                     serial,
                     result: Err(CallError::TimedOut),
@@ -501,7 +537,7 @@ impl Connection {
     ) -> Result<u32, CallError> {
         self.check()?;
         let (serial, packet) = self.encode_call::<CallError>(program, procedure, args)?;
-        self.queue(Queued::packet(packet));
+        self.queue_call(serial, Queued::packet(packet));
         self.insert_call(serial, program, procedure, deadline, false);
         Ok(serial)
     }
@@ -541,7 +577,7 @@ impl Connection {
         let h = header(program, procedure, serial, kind, MessageStatus::Ok);
         let nfds = (!fds.is_empty()).then_some(fds.len() as u32);
         let head = encode_packet_fds::<CallError>(&mut self.wbuf, &h, nfds, args)?;
-        self.queue(Queued::with_fds(head, fds));
+        self.queue_call(serial, Queued::with_fds(head, fds));
         self.insert_call(serial, program, procedure, deadline, true);
         Ok(serial)
     }
@@ -630,7 +666,7 @@ impl Connection {
             if let Some(d) = c.deadline {
                 self.deadlines.remove(&(d, serial));
             }
-            self.abandoned.insert(serial);
+            self.abandon(serial);
         }
     }
 
@@ -932,14 +968,52 @@ impl Connection {
             if !self.calls.contains_key(&s)
                 && !self.streams.contains_key(&s)
                 && !self.abandoned.contains(&s)
+                && !self.admission.knows(s)
             {
                 return s;
             }
         }
     }
 
-    fn queue(&mut self, q: Queued) {
-        self.sendq.push(q);
+    /// Queue call `serial`'s packet, or hold it while [`Config::max_in_flight`] calls are
+    /// unanswered ([`admission`]).
+    fn queue_call(&mut self, serial: u32, q: Queued) {
+        if let Some(q) = self.admission.admit(serial, q) {
+            self.sendq.push(q);
+        }
+    }
+
+    /// A REPLY for `serial` came: if it freed a slot, send the held calls that fit now. A
+    /// REPLY to a call still held (a daemon cannot have read it, but the core cannot tell
+    /// it from one queued and not yet written) is taken like one to a call queued and not
+    /// yet written: the call completes, and its packet goes to the send queue now, uncounted
+    /// (no slot waits for a second REPLY), ahead of anything sent on a stream it opened.
+    fn call_answered(&mut self, serial: u32) {
+        if self.admission.answered(serial) {
+            while let Some(q) = self.admission.release() {
+                self.sendq.push(q);
+            }
+        } else {
+            self.release_named(serial);
+        }
+    }
+
+    /// The daemon named `serial` (a REPLY, or a stream packet before the open REPLY): if that
+    /// call is still held (a daemon cannot know it; the core cannot tell it from a call
+    /// queued and not yet written), its packet goes to the send queue now, uncounted, so that
+    /// it stays ahead of anything sent in answer (a stream's abort).
+    fn release_named(&mut self, serial: u32) {
+        if let Some(q) = self.admission.take_held(serial) {
+            self.sendq.push(q);
+        }
+    }
+
+    /// Nobody waits for call `serial` any more: a held call is dropped unsent; one on the
+    /// wire has its late reply discarded.
+    fn abandon(&mut self, serial: u32) {
+        if !self.admission.unhold(serial) {
+            self.abandoned.insert(serial);
+        }
     }
 
     fn queue_keepalive(&mut self, procedure: i32) {
@@ -962,6 +1036,7 @@ impl Connection {
         }
         self.error = Some(e.clone());
         self.sendq.clear();
+        self.admission.clear();
         self.deadlines.clear();
         // Every descriptor of an unfinished reply is closed with the connection. Those of
         // replies already completed (`CallDone` emitted) stay for `take_reply_fds`: the call
@@ -1016,6 +1091,11 @@ impl Connection {
                 program: h.program,
                 version: h.version,
             });
+        }
+        match h.kind {
+            MessageType::Reply | MessageType::ReplyWithFds => self.call_answered(h.serial),
+            MessageType::Stream | MessageType::StreamHole => self.release_named(h.serial),
+            MessageType::Call | MessageType::CallWithFds | MessageType::Message => {}
         }
         match h.kind {
             MessageType::Reply => self.handle_reply(h, f.payload, Vec::new()),
@@ -1232,11 +1312,20 @@ mod encode_buffer_tests {
         assert!(buf.is_empty());
     }
 
+    /// No cap on calls in flight: every call is queued at once.
+    fn uncapped() -> Connection {
+        let config = Config {
+            max_in_flight: None,
+            ..Config::default()
+        };
+        Connection::new(config, Instant::now())
+    }
+
     /// Calls queued while earlier packets are still unsent (calls in flight) are encoded
     /// one after the other in the same allocation, not each in a new buffer.
     #[test]
     fn queued_calls_share_one_encode_buffer() {
-        let mut c = Connection::new(Config::default(), Instant::now());
+        let mut c = uncapped();
         for _ in 0..100 {
             c.call::<ConnectGetLibVersion>(&(), None).unwrap();
         }
@@ -1256,7 +1345,7 @@ mod encode_buffer_tests {
     /// Consecutive packets split off the shared buffer each keep their own bytes.
     #[test]
     fn packets_split_off_the_encode_buffer_stay_intact() {
-        let mut c = Connection::new(Config::default(), Instant::now());
+        let mut c = uncapped();
         let names: Vec<String> = (0..200).map(|i| format!("domain-{i}")).collect();
         for n in &names {
             c.call::<DomainLookupByName>(

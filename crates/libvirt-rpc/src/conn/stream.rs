@@ -296,7 +296,8 @@ impl Connection {
         // Registered before the call goes out: data may arrive before the REPLY.
         self.streams
             .insert(serial, Stream::new(program, procedure, direction, sparse));
-        self.sendq.push(Queued::packet(packet));
+        // Its opening call counts against the cap until its REPLY, like any call.
+        self.queue_call(serial, Queued::packet(packet));
         Ok(serial)
     }
 

@@ -223,7 +223,8 @@ input! {
         /// Keepalive: (interval in seconds % 16, count % 8).
         pub keepalive: Option<(u8, u8)>,
         /// Download window: 1 + bytes % 1 MiB (a window of 0 stops all reading once any
-        /// stream exists, uploads included).
+        /// stream exists, uploads included). Bits 20–22: the cap on calls in flight
+        /// (`Config::max_in_flight`; 0: none).
         pub window: u32,
         /// Upload chunk size.
         pub chunk: Chunk,

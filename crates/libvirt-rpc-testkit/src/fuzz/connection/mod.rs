@@ -37,6 +37,11 @@
 //!   with nothing pending or queued, continues the serials past every one used, and after
 //!   `resubscribe` sends exactly one REGISTER per registration that was active with
 //!   subscribers at the death and kept one (the input ends there: one generation per model);
+//! * the cap on calls in flight (`Config::max_in_flight`, from [`Setup::window`]'s high
+//!   bits): the core never counts more than the cap, holds a call only while the cap is
+//!   reached, and a call made while others are held is held too (in order); the daemon side
+//!   never holds more CALLs unanswered than the cap; calls and stream opens go on the wire in
+//!   the order they were made; a held call forgotten or past its deadline never goes out;
 //! * who writes next: `write_turn()` is the caller's exactly when the caller-side path is on,
 //!   nothing taken is unwritten, one call is pending and at most `CALLER_WRITE_MAX` is queued;
 //!   `writer()` follows the model (a caller's partial write, the driver's takes, its
@@ -50,8 +55,9 @@ pub mod input;
 pub mod seeds;
 pub mod subscriptions;
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::io::Read;
+use std::num::NonZeroUsize;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
@@ -325,6 +331,24 @@ struct Harness {
     callers: bool,
     /// Completed calls whose callers' next calls the driver has not taken yet.
     awaited: usize,
+    /// `Config::max_in_flight`.
+    cap: Option<usize>,
+    /// CALLs the peer framed whose REPLY the connection has not processed.
+    peer_unanswered: HashSet<u32>,
+    /// Serials whose REPLY was processed before the peer framed their CALL.
+    answered_early: HashSet<u32>,
+    /// The order calls and stream opens were made in, by serial.
+    made_seq: HashMap<u32, u64>,
+    /// The order number of the last call or stream open the peer framed.
+    last_wire_seq: Option<u64>,
+    /// Held calls forgotten or timed out: never to go out.
+    unsent_dropped: HashSet<u32>,
+}
+
+/// The cap on calls in flight an input's setup asks for: bits 20–22 of the window word
+/// (the window uses the low 20), 0 for none. Inputs from before the cap keep theirs off.
+fn cap_of(setup: &Setup) -> Option<NonZeroUsize> {
+    NonZeroUsize::new(((setup.window >> 20) % 8) as usize)
 }
 
 /// `len` bytes of the pattern of `seed` from `offset`: byte `i` is
@@ -378,8 +402,15 @@ impl Harness {
             keepalive: keepalive_config(setup.keepalive),
             stream_window: 1 + (setup.window % (1 << 20)) as usize,
             stream_chunk: setup.chunk.bytes(),
+            max_in_flight: cap_of(setup),
         };
         Self {
+            cap: cap_of(setup).map(NonZeroUsize::get),
+            peer_unanswered: HashSet::new(),
+            answered_early: HashSet::new(),
+            made_seq: HashMap::new(),
+            last_wire_seq: None,
+            unsent_dropped: HashSet::new(),
             pair: Pair::new(config),
             chunk: setup.chunk.bytes(),
             keepalive: setup.keepalive.is_some(),
@@ -498,6 +529,7 @@ impl Harness {
                 let deadline =
                     deadline_ms.map(|ms| self.pair.now + Duration::from_millis(u64::from(ms)));
                 let queued = self.pair.conn.transmit_queued();
+                let held = self.pair.conn.calls_held();
                 match self
                     .pair
                     .conn
@@ -506,10 +538,8 @@ impl Harness {
                     Ok(serial) => {
                         assert!(closed.is_none());
                         self.subs.note_serial(serial);
-                        assert_eq!(
-                            self.pair.conn.transmit_queued(),
-                            queued + MIN_FRAME_LEN + usize::from(*args_len).next_multiple_of(4)
-                        );
+                        let size = MIN_FRAME_LEN + usize::from(*args_len).next_multiple_of(4);
+                        self.on_call_made(serial, held, queued, size);
                         assert!(
                             !self.calls.contains_key(&serial)
                                 && !self.streams.contains_key(&serial)
@@ -547,6 +577,7 @@ impl Harness {
                 let fds = self.fresh_fds(usize::from(*nfds % 5));
                 let n = fds.len();
                 let queued = self.pair.conn.transmit_queued();
+                let held = self.pair.conn.calls_held();
                 let r = self.pair.conn.call_raw_with_fds(
                     program,
                     number,
@@ -559,10 +590,7 @@ impl Harness {
                         assert!(closed.is_none() && self.fd_passing);
                         self.subs.note_serial(serial);
                         let count_word = if n > 0 { 4 } else { 0 };
-                        assert_eq!(
-                            self.pair.conn.transmit_queued(),
-                            queued + MIN_FRAME_LEN + count_word
-                        );
+                        self.on_call_made(serial, held, queued, MIN_FRAME_LEN + count_word);
                         assert!(self.pair.conn.wants_fds());
                         self.pending.add(serial, None);
                         self.calls.insert(
@@ -602,6 +630,8 @@ impl Harness {
                 } else {
                     (StreamDirection::Download, DOWNLOAD_PROC)
                 };
+                let queued = self.pair.conn.transmit_queued();
+                let held = self.pair.conn.calls_held();
                 match self
                     .pair
                     .conn
@@ -610,6 +640,7 @@ impl Harness {
                     Ok(id) => {
                         assert!(closed.is_none());
                         self.subs.note_serial(id);
+                        self.on_call_made(id, held, queued, MIN_FRAME_LEN);
                         assert!(!self.calls.contains_key(&id) && !self.streams.contains_key(&id));
                         self.streams.insert(
                             id,
@@ -754,7 +785,15 @@ impl Harness {
             }
             Op::ForgetCall { call } => {
                 let serial = self.pick_call(*call);
+                let held = self.pair.conn.call_held(serial);
                 self.pair.conn.forget_call(serial);
+                if held {
+                    assert!(
+                        !self.pair.conn.call_held(serial),
+                        "a forgotten call stays held"
+                    );
+                    self.unsent_dropped.insert(serial);
+                }
                 if let Some(c) = self.calls.get_mut(&serial) {
                     if c.state == CallState::Pending && closed.is_none() {
                         self.pending.remove(serial, c.deadline);
@@ -955,7 +994,21 @@ impl Harness {
 
     fn timeout(&mut self) {
         self.timed = true;
+        let now = self.pair.now;
+        let due_held: Vec<u32> = self
+            .pending
+            .deadlines
+            .iter()
+            .take_while(|(d, _)| *d <= now)
+            .map(|(_, s)| *s)
+            .filter(|s| self.pair.conn.call_held(*s))
+            .collect();
         self.pair.conn.handle_timeout(self.pair.now);
+        for s in due_held {
+            if !self.pair.conn.call_held(s) {
+                self.unsent_dropped.insert(s);
+            }
+        }
         if !self.pair.conn.is_closed() {
             if let Some(t) = self.pair.conn.poll_timeout() {
                 assert!(
@@ -1400,6 +1453,19 @@ impl Harness {
             self.expect_fatal = true;
             return;
         }
+        if matches!(h.kind, MessageType::Reply | MessageType::ReplyWithFds)
+            && !self.peer_unanswered.remove(&h.serial)
+        {
+            self.answered_early.insert(h.serial);
+        }
+        // Stream packets naming a call or stream open the peer has not seen: that call may
+        // go out at once, uncounted, ahead of older held calls.
+        if matches!(h.kind, MessageType::Stream | MessageType::StreamHole)
+            && (self.streams.get(&h.serial).is_some_and(|s| !s.peer_call)
+                || self.calls.get(&h.serial).is_some_and(|c| !c.seen_by_peer))
+        {
+            self.answered_early.insert(h.serial);
+        }
         match h.kind {
             MessageType::Reply => self.on_reply(h, f.payload),
             MessageType::ReplyWithFds => self.on_fd_reply(h, &f.payload),
@@ -1487,6 +1553,10 @@ impl Harness {
                     c.state = CallState::Done;
                     self.expected_done.insert(h.serial, result);
                     self.benign = true;
+                }
+                // A held call dropped unsent: no daemon can answer it.
+                CallState::Abandoned if self.unsent_dropped.contains(&h.serial) => {
+                    self.expect_fatal = true;
                 }
                 CallState::Abandoned => {
                     c.state = CallState::Gone;
@@ -1602,6 +1672,9 @@ impl Harness {
             );
         }
         assert_eq!(h.version, 1, "client packet version");
+        if matches!(h.kind, MessageType::Call | MessageType::CallWithFds) {
+            self.on_wire_call(h.serial);
+        }
         match h.kind {
             MessageType::CallWithFds => {
                 assert_eq!(h.status, MessageStatus::Ok);
@@ -1741,7 +1814,69 @@ impl Harness {
 
     // ---- outputs and global invariants -------------------------------------------------
 
+    /// A call or stream open was made: it is queued whole, or held (always while others are).
+    fn on_call_made(&mut self, serial: u32, held_before: usize, queued: usize, size: usize) {
+        let seq = self.made_seq.len() as u64;
+        self.made_seq.insert(serial, seq);
+        let held = self.pair.conn.call_held(serial);
+        if held_before > 0 {
+            assert!(held, "a call made while others are held overtook them");
+        }
+        if held {
+            assert!(self.cap.is_some(), "held without a cap");
+            assert_eq!(self.pair.conn.calls_held(), held_before + 1);
+            assert_eq!(
+                self.pair.conn.transmit_queued(),
+                queued,
+                "a held call queued bytes"
+            );
+        } else {
+            assert_eq!(self.pair.conn.transmit_queued(), queued + size);
+        }
+    }
+
+    /// The peer framed a CALL: in order, within the cap, never one dropped unsent.
+    fn on_wire_call(&mut self, serial: u32) {
+        assert!(
+            !self.unsent_dropped.contains(&serial),
+            "held call {serial} went out after it was forgotten or timed out"
+        );
+        // A call answered before it went out (a daemon cannot do that; the core cannot
+        // tell) is sent at once, ahead of older held calls, and is not counted.
+        if !self.answered_early.remove(&serial) {
+            if let Some(&seq) = self.made_seq.get(&serial) {
+                assert!(
+                    self.last_wire_seq.is_none_or(|last| seq > last),
+                    "call {serial} went out before a call made earlier"
+                );
+                self.last_wire_seq = Some(seq);
+            }
+            self.peer_unanswered.insert(serial);
+        }
+        if let Some(cap) = self.cap {
+            assert!(
+                self.peer_unanswered.len() <= cap,
+                "the daemon holds {} calls unanswered, over the cap of {cap}",
+                self.peer_unanswered.len()
+            );
+        }
+    }
+
     fn after_op(&mut self) {
+        if let Some(cap) = self.cap.filter(|_| !self.pair.conn.is_closed()) {
+            let (in_flight, held) = (
+                self.pair.conn.calls_in_flight(),
+                self.pair.conn.calls_held(),
+            );
+            assert!(in_flight <= cap, "{in_flight} calls in flight, cap {cap}");
+            assert!(
+                held == 0 || in_flight == cap,
+                "{held} calls held with {in_flight} in flight, under the cap of {cap}"
+            );
+        }
+        if self.cap.is_none() {
+            assert_eq!(self.pair.conn.calls_held(), 0, "held without a cap");
+        }
         let mut events = Vec::new();
         let mut done = Vec::new();
         while let Some(out) = self.pair.conn.poll_output() {

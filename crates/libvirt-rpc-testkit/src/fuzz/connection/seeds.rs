@@ -752,5 +752,45 @@ pub fn seeds() -> Vec<Seed> {
                 Op::Successor,
             ],
         ),
+        seed(
+            // The cap on calls in flight at 2: calls and a stream open beyond it wait, in
+            // order; a held call forgotten, another past its deadline, never go out;
+            // keepalive and an open stream's packets pass the held calls.
+            "cap_on_calls_in_flight",
+            setup(Some((5, 3)), (2 << 20) | (1 << 19), Chunk::Page),
+            vec![
+                open(true, false),
+                ALL,
+                open_reply(0),
+                call(0, None),
+                call(1, None),
+                call(2, None),
+                call(3, Some(1000)),
+                open(false, false),
+                call(4, None),
+                ALL,
+                Op::Send {
+                    stream: 0,
+                    len: 100,
+                },
+                server(ServerPacket::Ping),
+                ALL,
+                Op::ForgetCall { call: 2 },
+                advance(1500),
+                reply_ok(1, 8),
+                ALL,
+                reply_ok(0, 8),
+                ALL,
+                open_reply(1),
+                Op::ForgetCall { call: 0 },
+                ALL,
+                reply_ok(4, 8),
+                Op::Finish { stream: 0 },
+                ALL,
+                advance(6000),
+                ALL,
+                Op::Eof,
+            ],
+        ),
     ]
 }

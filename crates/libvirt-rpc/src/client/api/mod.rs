@@ -7,6 +7,7 @@ pub(crate) mod events;
 pub mod handles;
 pub(crate) mod methods;
 pub(crate) mod migrate;
+pub(crate) mod pool;
 pub(crate) mod stream;
 #[cfg(feature = "xml")]
 pub mod xml;

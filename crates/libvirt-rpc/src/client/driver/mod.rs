@@ -622,7 +622,7 @@ impl Client {
         });
         Self::spawn_driver(&inner, io, opts, access, None);
         Self {
-            _guard: Arc::new(CloseOnDrop(inner.clone(), true)),
+            guard: Arc::new(CloseOnDrop(inner.clone(), true)),
             inner,
             outcome: Arc::new(HandshakeOutcome::default()),
             event_queue: opts.event_queue.get(),
@@ -656,7 +656,7 @@ impl Client {
         let generation = Self::spawn_driver(inner, io, opts, access, Some(generation));
         Ok((
             Self {
-                _guard: Arc::new(CloseOnDrop(inner.clone(), false)),
+                guard: Arc::new(CloseOnDrop(inner.clone(), false)),
                 inner: inner.clone(),
                 outcome: Arc::new(HandshakeOutcome::default()),
                 event_queue: opts.event_queue.get(),
