@@ -1,4 +1,4 @@
-//! XDR and framing costs of libvirt-rpc's sans-io core: encoding calls, decoding replies and
+//! XDR and framing costs of libvirt-remote's sans-io core: encoding calls, decoding replies and
 //! events. No sockets, no runtime.
 //!
 //! `cargo bench -p benches --bench codec`
@@ -11,20 +11,20 @@ use std::hint::black_box;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_rpc::proto::DomainEventType;
-use libvirt_rpc::proto::IpAddrType;
-use libvirt_rpc::proto::events::{self, CallbackMsg, Lifecycle};
-use libvirt_rpc::proto::procs::common::{NameArgs, XmlArgs};
-use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersionRet, ConnectListAllDomainsRet};
-use libvirt_rpc::proto::procs::domain::{
+use libvirt_remote::proto::DomainEventType;
+use libvirt_remote::proto::IpAddrType;
+use libvirt_remote::proto::events::{self, CallbackMsg, Lifecycle};
+use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
+use libvirt_remote::proto::procs::connect::{ConnectGetLibVersionRet, ConnectListAllDomainsRet};
+use libvirt_remote::proto::procs::domain::{
     DomainInterface, DomainInterfaceAddressesRet, DomainIpAddr,
 };
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_rpc::proto::procs::storage::StorageVolCreateXmlArgs;
-use libvirt_rpc::proto::types::{Domain, StoragePool, Uuid};
-use libvirt_rpc::proto::{REMOTE_PROGRAM, REMOTE_VERSION};
-use libvirt_rpc::wire::frame::{self, Header, MessageStatus, MessageType};
-use libvirt_rpc::wire::xdr::{self, Encode, Encoder, LvString};
+use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_remote::proto::procs::storage::StorageVolCreateXmlArgs;
+use libvirt_remote::proto::types::{Domain, StoragePool, Uuid};
+use libvirt_remote::proto::{REMOTE_PROGRAM, REMOTE_VERSION};
+use libvirt_remote::wire::frame::{self, Header, MessageStatus, MessageType};
+use libvirt_remote::wire::xdr::{self, Encode, Encoder, LvString};
 
 fn header(procedure: i32) -> Header {
     Header {

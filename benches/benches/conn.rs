@@ -12,15 +12,15 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_rpc::conn::{Connection, Output, StreamItem};
-use libvirt_rpc::proto::DomainEventType;
-use libvirt_rpc::proto::REMOTE_PROGRAM;
-use libvirt_rpc::proto::StreamDirection;
-use libvirt_rpc::proto::events::{CallbackMsg, Lifecycle};
-use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
-use libvirt_rpc::proto::types::{Domain, Uuid};
-use libvirt_rpc::wire::frame::{Header, STREAM_CHUNK_MAX};
-use libvirt_rpc_testkit::{Pair, peer};
+use libvirt_remote::conn::{Connection, Output, StreamItem};
+use libvirt_remote::proto::DomainEventType;
+use libvirt_remote::proto::REMOTE_PROGRAM;
+use libvirt_remote::proto::StreamDirection;
+use libvirt_remote::proto::events::{CallbackMsg, Lifecycle};
+use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
+use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::wire::frame::{Header, STREAM_CHUNK_MAX};
+use libvirt_remote_testkit::{Pair, peer};
 
 /// Data packets per iteration (16 × 262,120 B ≈ 4 MiB).
 const PACKETS: usize = 16;

@@ -9,7 +9,7 @@
 use std::io::{self, Read as _};
 use std::os::fd::AsFd;
 
-use libvirt_rpc::Domain;
+use libvirt_remote::Domain;
 use rustix::termios::{self, OptionalActions, Termios};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -25,7 +25,7 @@ const CONSOLE_FORCE: u32 = 1;
 /// # Errors
 /// The console cannot be opened (a stopped domain, no console, taken by another client
 /// without `force`), the terminal cannot be set up, or the stream failed (the error carries
-/// the `StreamError`, see [`libvirt_rpc::client::stream_error`]). A console ended by the
+/// the `StreamError`, see [`libvirt_remote::client::stream_error`]). A console ended by the
 /// daemon (the guest stopped) is not an error.
 pub async fn console(dom: &Domain, dev_name: Option<&str>, force: bool) -> io::Result<()> {
     let flags = if force { CONSOLE_FORCE } else { 0 };

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use libvirt_rpc::Client;
+use libvirt_remote::Client;
 
 /// Prints the libraries' log events on stderr, as virsh prints libvirt's: warnings (a TLS
 /// certificate or host key not verified, a host key added to `known_hosts`, `ssh_config`
@@ -37,9 +37,9 @@ pub fn init_logging(quiet: bool) {
 
 /// The URI libvirt picks when none is given: `$LIBVIRT_DEFAULT_URI`, then libvirt.conf's
 /// `uri_default`, then `qemu:///system` for root and `qemu:///session` otherwise (the
-/// library's [`libvirt_rpc::client::default_uri`]).
+/// library's [`libvirt_remote::client::default_uri`]).
 pub fn default_uri() -> String {
-    libvirt_rpc::client::default_uri()
+    libvirt_remote::client::default_uri()
 }
 
 /// The connection a command opened, so the deadline and signal paths can close it.

@@ -5,9 +5,9 @@ use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::client::{Client, ConnectOptions};
-use libvirt_rpc::proto::procs::common::XmlArgs;
-use libvirt_rpc::proto::procs::network::{
+use libvirt_remote::client::{Client, ConnectOptions};
+use libvirt_remote::proto::procs::common::XmlArgs;
+use libvirt_remote::proto::procs::network::{
     NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine,
 };
 use testbed::libvirtd::Libvirtd;
@@ -139,8 +139,8 @@ async fn lv_event_loop_reconnect_crosses_a_daemon_restart() {
     let c = Client::connect(&d.test_uri(), ConnectOptions::default())
         .await
         .unwrap();
-    c.call::<libvirt_rpc::proto::procs::domain::DomainDefineXml>(
-        &libvirt_rpc::proto::procs::domain::DomainDefineXmlArgs {
+    c.call::<libvirt_remote::proto::procs::domain::DomainDefineXml>(
+        &libvirt_remote::proto::procs::domain::DomainDefineXmlArgs {
             xml: "<domain type='test'><name>lv-rc-event</name><memory>1024</memory>\
                   <os><type>hvm</type></os></domain>"
                 .into(),

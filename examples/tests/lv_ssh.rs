@@ -8,9 +8,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use libvirt_rpc::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
-use libvirt_rpc::conn::StreamItem;
-use libvirt_rpc::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
+use libvirt_remote::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
+use libvirt_remote::conn::StreamItem;
+use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, RelayOptions};
 use testbed::sshd::{Sshd, SshdOptions};

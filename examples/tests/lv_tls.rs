@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_remote::client::{Client, ConnectOptions};
 use testbed::data::pattern;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::ServerCert;

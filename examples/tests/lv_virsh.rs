@@ -26,7 +26,7 @@ use std::time::Duration;
 use common::virsh::{
     lv, lv_ok, norm, same, same_with, text, virsh, virsh_cmd, virsh_ok, without_lines,
 };
-use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_remote::client::{Client, ConnectOptions};
 use testbed::libvirtd::Libvirtd;
 
 /// `domstats` output with the numbers that move between two runs cut to `N`: every numeric
@@ -658,8 +658,8 @@ impl Drop for Dump<'_> {
 /// daemon, and `Domain::qemu_agent_command` through the handle API against virsh's answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lv_agent_commands_match_virsh_on_a_real_guest() {
-    use libvirt_rpc::Connect;
-    use libvirt_rpc::proto::procs::qemu::agent_timeout;
+    use libvirt_remote::Connect;
+    use libvirt_remote::proto::procs::qemu::agent_timeout;
     use testbed::guest;
 
     let Some(d) = Libvirtd::start_or_skip() else {

@@ -7,7 +7,7 @@
 mod common;
 
 use common::virsh::{lv_ok, same, virsh, virsh_ok};
-use libvirt_rpc::client::{Client, ConnectOptions};
+use libvirt_remote::client::{Client, ConnectOptions};
 use libvirt_xml::{Disk, DiskDriverType, Domain, Interface};
 use testbed::libvirtd::Libvirtd;
 

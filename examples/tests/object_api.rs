@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 use testbed::libvirtd::Libvirtd;
 
 fn run(bin: &str, args: &[&str]) -> String {
@@ -74,7 +74,7 @@ fn blocking_inside_a_runtime_is_refused() {
             .build()
             .unwrap();
         rt.block_on(async {
-            std::panic::catch_unwind(|| libvirt_rpc::blocking::Connect::open(&uri).map(drop))
+            std::panic::catch_unwind(|| libvirt_remote::blocking::Connect::open(&uri).map(drop))
         })
     })
     .join()

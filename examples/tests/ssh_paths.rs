@@ -10,10 +10,10 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::client::{Client, ConnectError, ConnectOptions};
-use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
-use libvirt_rpc::ssh_socket::{SshConfigFile, SshError};
-use libvirt_rpc_testkit::live;
+use libvirt_remote::client::{Client, ConnectError, ConnectOptions};
+use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
+use libvirt_remote::ssh_socket::{SshConfigFile, SshError};
+use libvirt_remote_testkit::live;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, RelayOptions};
 use testbed::sshd::{Sshd, SshdOptions};
@@ -521,7 +521,7 @@ async fn credential_callback_is_asked_for_an_unknown_host_and_no_tty_never_asks(
     let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut o = opts(None);
     let log = Arc::clone(&asked);
-    o.ssh.credentials = Some(Arc::new(move |p: &libvirt_rpc::ssh_socket::Prompt| {
+    o.ssh.credentials = Some(Arc::new(move |p: &libvirt_remote::ssh_socket::Prompt| {
         log.lock().unwrap().push(format!("{p:?}"));
         Some("yes".to_owned())
     }));

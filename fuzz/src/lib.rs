@@ -60,7 +60,7 @@ unsafe impl GlobalAlloc for PeakAlloc {
 }
 
 /// Run `f`; return the most heap bytes it had live at once beyond what was live before
-/// (a `libvirt_rpc_testkit::fuzz::Meter`).
+/// (a `libvirt_remote_testkit::fuzz::Meter`).
 pub fn peak_during(f: &mut dyn FnMut()) -> usize {
     let base = LIVE.load(Relaxed);
     PEAK.store(base, Relaxed);

@@ -26,9 +26,9 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::Client;
-use libvirt_rpc::client::ConnectOptions;
-use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
+use libvirt_remote::Client;
+use libvirt_remote::client::ConnectOptions;
+use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
 use nix::time::{ClockId, clock_gettime};
 
 /// One delivered event: (uri index, connection index, arrival ns, event code, domain name).

@@ -25,11 +25,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use libvirt_rpc::conn::handshake::{Handshake, HandshakeOptions};
-use libvirt_rpc::conn::{CallError, Config, Connection, Output};
-use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
-use libvirt_rpc::proto::{self, Procedure};
-use libvirt_rpc::wire::xdr::Preencoded;
+use libvirt_remote::conn::handshake::{Handshake, HandshakeOptions};
+use libvirt_remote::conn::{CallError, Config, Connection, Output};
+use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
+use libvirt_remote::proto::{self, Procedure};
+use libvirt_remote::wire::xdr::Preencoded;
 
 /// Where the thread waits: in a blocking `read`, or in tokio's reactor.
 enum Sock {

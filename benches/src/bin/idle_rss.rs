@@ -19,9 +19,9 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::Client;
-use libvirt_rpc::client::ConnectOptions;
-use libvirt_rpc::proto::procs::connect::ConnectGetLibVersion;
+use libvirt_remote::Client;
+use libvirt_remote::client::ConnectOptions;
+use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
 use testbed::libvirtd::Libvirtd;
 use testbed::sshd::{Sshd, SshdOptions};
 

@@ -1,4 +1,4 @@
-//! `tls_compare`: `lv` (libvirt-rpc over rustls) side by side with virsh and the C library
+//! `tls_compare`: `lv` (libvirt-remote over rustls) side by side with virsh and the C library
 //! over `qemu+tls://`, against one private libvirtd with a TLS listener, with the daemon
 //! pinned to one CPU (the testbed's default) and unpinned (every thread re-pinned to all
 //! CPUs), in one run.

@@ -1,4 +1,4 @@
-//! `compare`: our client (`lv`, built on `libvirt-rpc`) side by side with virsh and with the C
+//! `compare`: our client (`lv`, built on `libvirt-remote`) side by side with virsh and with the C
 //! library (through python3-libvirt), on the same private libvirtd, in one run.
 //!
 //! ```text
@@ -314,7 +314,7 @@ fn header(o: &Opts, lv: &Path, date: &str, load_start: &str, load_end: &str, git
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "## lv (libvirt-rpc) vs the C library vs virsh — {date}\n\n\
+        "## lv (libvirt-remote) vs the C library vs virsh — {date}\n\n\
          * host: {} × {}, kernel {}; load average (1/5/15 min) at start {load_start}, at end \
          {load_end}\n\
          * daemon: private session libvirtd {} ({}), {}{}\n\

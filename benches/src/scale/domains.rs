@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use futures::StreamExt as _;
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 
 use super::Res;
 

@@ -17,7 +17,7 @@ use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 use nix::time::{ClockId, clock_gettime};
 
 use super::run::{quantile, row};

@@ -15,7 +15,7 @@
 //! ```
 //!
 //! **The injected error is scripted, not the daemon's**: libvirtd cannot be made to fail an
-//! arbitrary call on demand. The reply is built with `libvirt_rpc::peer` (our own framing),
+//! arbitrary call on demand. The reply is built with `libvirt_remote::peer` (our own framing),
 //! echoes the call's header and carries `VIR_ERR_INTERNAL_ERROR` ("injected by the fault
 //! harness"), which the provider classifies like any daemon error. Everything else is the
 //! real daemon's bytes, relayed packet by packet.
@@ -26,8 +26,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::{Bytes, BytesMut};
-use libvirt_rpc::proto::REMOTE_PROGRAM;
-use libvirt_rpc::wire::frame::{self, MessageType};
+use libvirt_remote::proto::REMOTE_PROGRAM;
+use libvirt_remote::wire::frame::{self, MessageType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
@@ -324,10 +324,10 @@ fn injected_reply(packet: &Bytes, st: &State) -> Option<Bytes> {
     }
     st.calls.fetch_add(1, Ordering::SeqCst);
     st.injected.fetch_add(1, Ordering::SeqCst);
-    let err = libvirt_rpc_testkit::peer::error(
+    let err = libvirt_remote_testkit::peer::error(
         INTERNAL_ERROR,
         FROM_RPC,
         "internal error: injected by the fault harness",
     );
-    Some(libvirt_rpc_testkit::peer::reply_error_to(&header, &err))
+    Some(libvirt_remote_testkit::peer::reply_error_to(&header, &err))
 }

@@ -18,7 +18,7 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use libvirt_rpc::proto::procs::domain::{DomainInterface, IpAddrType};
+use libvirt_remote::proto::procs::domain::{DomainInterface, IpAddrType};
 
 use crate::classify::LvError;
 use crate::config::AddressSource;
@@ -139,10 +139,10 @@ pub fn pick(ifaces: &[DomainInterface]) -> Option<IpAddr> {
 mod tests {
     use super::*;
     use AddressSource::{Agent, Arp, Lease};
-    use libvirt_rpc::proto::ErrorCode;
-    use libvirt_rpc::proto::error::ErrorDomain;
-    use libvirt_rpc::proto::procs::domain::DomainIpAddr;
-    use libvirt_rpc::{CallError, ConnectionError, RemoteError};
+    use libvirt_remote::proto::ErrorCode;
+    use libvirt_remote::proto::error::ErrorDomain;
+    use libvirt_remote::proto::procs::domain::DomainIpAddr;
+    use libvirt_remote::{CallError, ConnectionError, RemoteError};
 
     fn remote(code: ErrorCode) -> SourceResult {
         SourceResult::Failed(LvError::Call(CallError::from(RemoteError::new(

@@ -33,10 +33,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use egress_provider::{ErrorKind, ProviderError, classify_io};
-use libvirt_rpc::client::{ConnectError, TlsError, TransferError};
-use libvirt_rpc::conn::handshake::HandshakeError;
-use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::{CallError, RemoteError, StreamError};
+use libvirt_remote::client::{ConnectError, TlsError, TransferError};
+use libvirt_remote::conn::handshake::HandshakeError;
+use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::{CallError, RemoteError, StreamError};
 
 /// Why something below the provider failed. Cheap to clone (a dead link's reason is handed
 /// to every caller that was waiting on it).
@@ -273,8 +273,8 @@ pub fn transient(context: impl Into<String>, err: LvError) -> ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use libvirt_rpc::ConnectionError;
-    use libvirt_rpc::proto::error::ErrorDomain;
+    use libvirt_remote::ConnectionError;
+    use libvirt_remote::proto::error::ErrorDomain;
 
     fn remote(code: ErrorCode) -> RemoteError {
         RemoteError::new(code, ErrorDomain::NONE, "m")

@@ -39,8 +39,8 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use egress_provider::{FieldError, FieldErrors, Problem};
-use libvirt_rpc::client::uri::{LibvirtUri, Transport};
-use libvirt_rpc::ssh_socket::SshConfigFile;
+use libvirt_remote::client::uri::{LibvirtUri, Transport};
+use libvirt_remote::ssh_socket::SshConfigFile;
 use serde::{Deserialize, Deserializer};
 
 /// The settings of one `kvm2` entry (everything besides the common keys).
@@ -86,7 +86,7 @@ pub struct Kvm2Settings {
     /// occupying each of them every other call of the link would queue behind qemu start-ups
     /// and outlive its budget. Default 4; raise it with the daemon's `max_client_requests`.
     /// The link keeps at most this many calls in flight (at least 4, one under the daemon's
-    /// default: libvirt-rpc's `Config::max_in_flight`), the rest wait in the client: with
+    /// default: libvirt-remote's `Config::max_in_flight`), the rest wait in the client: with
     /// every turn taken by a start, the link's other calls wait for a start to end.
     /// A create takes its turn once its base image is ensured and before its uid lease, and
     /// keeps it to its end, so this also bounds the creates past their base image per host
@@ -432,8 +432,8 @@ impl AddressSource {
     }
 
     /// The `virDomainInterfaceAddressesSource` value.
-    pub fn wire(self) -> libvirt_rpc::proto::procs::domain::InterfaceAddressesSource {
-        use libvirt_rpc::proto::procs::domain::InterfaceAddressesSource as s;
+    pub fn wire(self) -> libvirt_remote::proto::procs::domain::InterfaceAddressesSource {
+        use libvirt_remote::proto::procs::domain::InterfaceAddressesSource as s;
         match self {
             Self::Agent => s::AGENT,
             Self::Arp => s::ARP,

@@ -78,13 +78,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use egress_provider::ProviderError;
-use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
-use libvirt_rpc::proto::procs::domain::{
+use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::procs::common::XmlFlagsArgs;
+use libvirt_remote::proto::procs::domain::{
     DomainDefineXmlFlags, DomainFlagsArgs, DomainSetMetadata, DomainSetMetadataArgs,
     DomainUndefineFlags, MetadataType,
 };
-use libvirt_rpc::proto::types::Domain;
+use libvirt_remote::proto::types::Domain;
 use libvirt_xml::XmlElement;
 use tokio::time::Instant;
 
@@ -92,9 +92,9 @@ use crate::classify::{LvError, provider_error};
 use crate::config::DomainType;
 use crate::link::{Link, LinkPool};
 use crate::ops;
-use libvirt_rpc::proto::procs::domain::DomainDefineFlags;
-use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
-use libvirt_rpc::proto::procs::domain::DomainUndefineFlagsValues;
+use libvirt_remote::proto::procs::domain::DomainDefineFlags;
+use libvirt_remote::proto::procs::domain::DomainModificationImpact;
+use libvirt_remote::proto::procs::domain::DomainUndefineFlagsValues;
 
 /// The namespace of a lease record.
 pub const NAMESPACE: &str = "https://egress-proxy.dev/kvm2/lease/1";

@@ -56,9 +56,9 @@ use egress_provider::{
     ErrorKind, Identifier, ImageFormat, ImageSource, ProviderError, Sha256Digest, redact_url,
 };
 use futures::StreamExt;
-use libvirt_rpc::Client;
-use libvirt_rpc::client::UploadOptions;
-use libvirt_rpc::proto::types::{StoragePool, StorageVol};
+use libvirt_remote::Client;
+use libvirt_remote::client::UploadOptions;
+use libvirt_remote::proto::types::{StoragePool, StorageVol};
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -222,7 +222,7 @@ pub struct ImageCache {
 #[derive(Clone)]
 struct Verified {
     link: u64,
-    marker_key: libvirt_rpc::LvString,
+    marker_key: libvirt_remote::LvString,
     base: BaseImage,
 }
 
@@ -719,7 +719,7 @@ impl ImageCache {
         let mut len = 0u64;
         let mut zeros = ZeroRuns::new();
         let mut segments = Vec::new();
-        let sent = |e: libvirt_rpc::StreamError| {
+        let sent = |e: libvirt_remote::StreamError| {
             provider_error(format!("upload {what} into {base_name}"), e.into())
         };
         loop {

@@ -1,5 +1,5 @@
 //! The KVM provider for egress proxies (`type: kvm2`), built on the pure-Rust
-//! [`libvirt_rpc`] client.
+//! [`libvirt_remote`] client.
 //!
 //! **Scope.** One [`Kvm2Provider`] per configuration entry (one libvirt host): a per-host
 //! [link pool](link) that survives dead connections, a per-entry [image cache](image)

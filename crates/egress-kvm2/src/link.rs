@@ -17,7 +17,7 @@
 //! # Dialling
 //!
 //! Every transport (unix, tcp, `qemu+ssh://`) is dialled by [`Client::connect`]; the `ssh`
-//! feature of libvirt-rpc maps the URI onto ssh-socket (user, port, `keyfile`,
+//! feature of libvirt-remote maps the URI onto ssh-socket (user, port, `keyfile`,
 //! `known_hosts`, `no_verify`, `socket`; no user in the URI means the local login name, as
 //! ssh and libvirt use) and installs the socket kill.
 //!
@@ -29,7 +29,7 @@
 //!
 //! # One connection per host
 //!
-//! Which connection is the host's is libvirt-rpc's [`Pool`]: it dials once for concurrent
+//! Which connection is the host's is libvirt-remote's [`Pool`]: it dials once for concurrent
 //! callers (they share the attempt and its outcome), hands out the live connection and
 //! dials again once it is dead. Connecting never blocks `mark_dead`, which takes no lock a
 //! connecting task holds. A [`LinkPool`] wraps the pool's connection in a [`Link`].
@@ -38,12 +38,12 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use libvirt_rpc::client::uri::LibvirtUri;
-use libvirt_rpc::client::{Client, ConnectError, ConnectOptions, KillFn, Pool, PoolOptions};
-use libvirt_rpc::conn::handshake::HandshakeOptions;
-use libvirt_rpc::proto::Procedure;
-use libvirt_rpc::ssh_socket::SshConfigFile;
-use libvirt_rpc::{CallError, ConnectionError};
+use libvirt_remote::client::uri::LibvirtUri;
+use libvirt_remote::client::{Client, ConnectError, ConnectOptions, KillFn, Pool, PoolOptions};
+use libvirt_remote::conn::handshake::HandshakeOptions;
+use libvirt_remote::proto::Procedure;
+use libvirt_remote::ssh_socket::SshConfigFile;
+use libvirt_remote::{CallError, ConnectionError};
 
 use crate::classify::LvError;
 
@@ -179,7 +179,7 @@ impl Drop for Link {
     }
 }
 
-/// The link pool of one host: the one connection is [`Pool`]'s (libvirt-rpc owns "one
+/// The link pool of one host: the one connection is [`Pool`]'s (libvirt-remote owns "one
 /// connection per URI": dial once for concurrent callers, redial a dead one); this wraps it
 /// in a [`Link`] with the call budget and a number.
 pub struct LinkPool {
@@ -237,7 +237,7 @@ impl LinkPool {
         uri: &str,
         connect_budget: Duration,
         call_budget: Duration,
-    ) -> Result<Self, libvirt_rpc::client::UriError> {
+    ) -> Result<Self, libvirt_remote::client::UriError> {
         let parsed = LibvirtUri::parse(uri)?;
         let dial = Dial {
             ssh_config: SshConfigFile::default(),
@@ -265,7 +265,7 @@ impl LinkPool {
     }
 
     /// This pool with its links' cap on calls in flight at `n` (at least 1; default
-    /// libvirt-rpc's [`DEFAULT_MAX_IN_FLIGHT`](libvirt_rpc::conn::DEFAULT_MAX_IN_FLIGHT),
+    /// libvirt-remote's [`DEFAULT_MAX_IN_FLIGHT`](libvirt_remote::conn::DEFAULT_MAX_IN_FLIGHT),
     /// one under libvirtd's default `max_client_requests`): calls beyond it wait in the
     /// client, so the daemon always reads our keepalive answers.
     #[must_use]
@@ -391,7 +391,7 @@ mod tests {
     use std::sync::mpsc;
     use std::thread;
 
-    use libvirt_rpc::proto::procs::connect::ConnectGetHostname;
+    use libvirt_remote::proto::procs::connect::ConnectGetHostname;
     use testbed::libvirtd::Libvirtd;
 
     /// H1 regression: a slow kill must not block other callers. The kill hook blocks until

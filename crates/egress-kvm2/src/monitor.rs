@@ -10,7 +10,7 @@
 //! operation that started the domain rather than a domain that refuses to start.
 //!
 //! The call is `virDomainQemuMonitorCommand`: procedure 1 of libvirt's separate QEMU program,
-//! declared in libvirt-rpc's procedure table ([`QemuDomainMonitorCommand`]) so it goes
+//! declared in libvirt-remote's procedure table ([`QemuDomainMonitorCommand`]) so it goes
 //! through [`Link::call`] like every other call (call budget, dead-link handling); flag
 //! [`HMP`] makes the command plain monitor text.
 //!
@@ -26,10 +26,10 @@
 use std::net::Ipv4Addr;
 
 use egress_provider::ProviderError;
-use libvirt_rpc::proto::procs::qemu::{
+use libvirt_remote::proto::procs::qemu::{
     QemuDomainMonitorCommand, QemuDomainMonitorCommandArgs, QemuMonitorCommandFlags,
 };
-use libvirt_rpc::proto::types::Domain;
+use libvirt_remote::proto::types::Domain;
 use tracing::Instrument;
 
 use crate::classify::{LvError, provider_error};
@@ -241,13 +241,13 @@ mod tests {
         let a = QemuDomainMonitorCommandArgs {
             dom: Domain {
                 name: "d".into(),
-                uuid: libvirt_rpc::proto::types::Uuid([0; 16]),
+                uuid: libvirt_remote::proto::types::Uuid([0; 16]),
                 id: 3,
             },
             cmd: "info usernet".into(),
             flags: HMP,
         };
-        let b = libvirt_rpc::wire::xdr::to_bytes(&a).unwrap();
+        let b = libvirt_remote::wire::xdr::to_bytes(&a).unwrap();
         // name "d" (4 + 4), uuid (16), id (4), cmd "info usernet" (4 + 12), flags (4).
         assert_eq!(b.len(), 8 + 16 + 4 + 16 + 4);
         assert_eq!(&b[b.len() - 4..], &[0, 0, 0, 1]);

@@ -6,20 +6,20 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
-use libvirt_rpc::Client;
-use libvirt_rpc::client::{DownloadOptions, Upload, UploadOptions};
-use libvirt_rpc::conn::StreamItem;
-use libvirt_rpc::proto::procs::domain::{
+use libvirt_remote::Client;
+use libvirt_remote::client::{DownloadOptions, Upload, UploadOptions};
+use libvirt_remote::conn::StreamItem;
+use libvirt_remote::proto::procs::domain::{
     DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
     DomainLookupByName, DomainLookupByNameArgs, MetadataType,
 };
-use libvirt_rpc::proto::procs::storage::{
+use libvirt_remote::proto::procs::storage::{
     StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs, StoragePoolLookupByName,
     StoragePoolLookupByNameArgs, StorageVolArgs, StorageVolCreateXml, StorageVolCreateXmlArgs,
     StorageVolDelete, StorageVolFlagsArgs, StorageVolGetInfo, StorageVolGetInfoRet,
     StorageVolGetPath, StorageVolLookupByName, StorageVolLookupByNameArgs,
 };
-use libvirt_rpc::proto::types::{Domain, StoragePool, StorageVol};
+use libvirt_remote::proto::types::{Domain, StoragePool, StorageVol};
 
 use egress_provider::ProviderError;
 
@@ -27,9 +27,9 @@ use crate::classify::{LvError, provider_error};
 use crate::link::Link;
 use crate::meta::NAMESPACE;
 use crate::sparse::{Segment, ZeroRuns};
-use libvirt_rpc::proto::procs::domain::DomainModificationImpact;
-use libvirt_rpc::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_rpc::proto::procs::storage::StorageVolDeleteFlags;
+use libvirt_remote::proto::procs::domain::DomainModificationImpact;
+use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
+use libvirt_remote::proto::procs::storage::StorageVolDeleteFlags;
 
 /// `Ok(None)` for "no such object" (domain or volume), the value otherwise.
 pub fn absent_ok<T>(r: Result<T, LvError>) -> Result<Option<T>, LvError> {
@@ -169,7 +169,7 @@ pub async fn metadata_in(
         Ok(r) => Ok(Some(r.metadata.to_string())),
         Err(e)
             if e.remote()
-                .is_some_and(libvirt_rpc::RemoteError::is_no_metadata) =>
+                .is_some_and(libvirt_remote::RemoteError::is_no_metadata) =>
         {
             Ok(None)
         }
@@ -243,7 +243,7 @@ pub async fn upload_bytes(
 pub async fn send_segments(
     upload: &mut Upload,
     segments: &mut Vec<Segment>,
-) -> Result<(), libvirt_rpc::StreamError> {
+) -> Result<(), libvirt_remote::StreamError> {
     for s in segments.drain(..) {
         match s {
             Segment::Data(d) => upload.send(d).await?,

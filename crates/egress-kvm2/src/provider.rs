@@ -13,15 +13,15 @@ use egress_provider::{
     Instance, InstanceState, Listing, Problem, Provider, ProviderEntry, ProviderError, Unreadable,
     check_identifier,
 };
-use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::proto::procs::common::XmlFlagsArgs;
-use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
-use libvirt_rpc::proto::procs::domain::{
+use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::procs::common::XmlFlagsArgs;
+use libvirt_remote::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
+use libvirt_remote::proto::procs::domain::{
     DomainCreateWithFlags, DomainDefineFlags, DomainDefineXmlFlags, DomainDestroyFlags,
     DomainFlagsArgs, DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
     DomainState, DomainUndefineFlags, DomainUndefineFlagsValues, ShutoffReason, StateReason,
 };
-use libvirt_rpc::proto::types::Domain;
+use libvirt_remote::proto::types::Domain;
 use tracing::Instrument;
 
 use crate::address::{self, SourceResult, Verdict};
@@ -37,10 +37,10 @@ use crate::monitor;
 use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
-use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
-use libvirt_rpc::proto::procs::domain::DomainCreateFlags;
-use libvirt_rpc::proto::procs::domain::DomainDestroyFlagsValues;
-use libvirt_rpc::proto::procs::domain::DomainShutdownFlagValues;
+use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
+use libvirt_remote::proto::procs::domain::DomainCreateFlags;
+use libvirt_remote::proto::procs::domain::DomainDestroyFlagsValues;
+use libvirt_remote::proto::procs::domain::DomainShutdownFlagValues;
 
 /// Why a provider could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -146,7 +146,7 @@ impl Kvm2Provider {
             .with_max_in_flight(
                 settings
                     .max_parallel_starts
-                    .max(libvirt_rpc::conn::DEFAULT_MAX_IN_FLIGHT.get()),
+                    .max(libvirt_remote::conn::DEFAULT_MAX_IN_FLIGHT.get()),
             );
         let images = ImageCache::new(
             name.as_str(),
@@ -789,7 +789,7 @@ impl Kvm2Provider {
                     if flags != DomainUndefineFlagsValues::empty()
                         && (e.code() == Some(ErrorCode::INVALID_ARG)
                             || e.remote()
-                                .is_some_and(libvirt_rpc::RemoteError::is_unsupported)) =>
+                                .is_some_and(libvirt_remote::RemoteError::is_unsupported)) =>
                 {
                     tracing::debug!(%flags, error = %e, "undefine flags refused; trying fewer");
                 }

@@ -41,14 +41,14 @@ use egress_kvm2::faults::Point;
 use egress_kvm2::link::{Link, LinkPool};
 use egress_provider::{CreateSpec, InstanceState, Provider, ProviderError};
 use futures::FutureExt;
-use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
-use libvirt_rpc::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
-use libvirt_rpc::proto::procs::domain::{
+use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
+use libvirt_remote::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
+use libvirt_remote::proto::procs::domain::{
     DomainDestroyFlags, DomainDestroyFlagsValues, DomainFlagsArgs, DomainGetState,
     DomainLookupByName, DomainLookupByNameArgs, DomainState, DomainUndefineFlags,
     DomainUndefineFlagsValues,
 };
-use libvirt_rpc::proto::procs::storage::{
+use libvirt_remote::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
 };
 use serde_json::json;
@@ -819,7 +819,7 @@ fn calls_between(
         .iter()
         .filter_map(|(&(program, number), &n)| {
             let d = n - before.get(&(program, number)).copied().unwrap_or(0);
-            let name = libvirt_rpc::proto::procs::lookup(program, number)
+            let name = libvirt_remote::proto::procs::lookup(program, number)
                 .map_or_else(|| format!("{program:#x}/{number}"), |i| i.name.to_owned());
             (d > 0).then_some((name, d))
         })

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use egress_kvm2::Kvm2Provider;
 use egress_provider::{CreateSpec, Identifier, Instance, InstanceState, Provider};
-use libvirt_rpc::proto::procs::qemu::QemuMonitorCommandFlags;
+use libvirt_remote::proto::procs::qemu::QemuMonitorCommandFlags;
 use serde_json::json;
 use testbed::guest::{self, CONTROL_PORT, GuestImage};
 use testbed::http::get_via_proxy;
@@ -319,9 +319,9 @@ async fn assert_gone(bed: &Bed, uid: &Identifier) {
 /// (`guest-ping`) through the provider's link: typed calls of the QEMU program, answered by
 /// the guest's qemu and its agent.
 async fn qemu_program_answers(bed: &Bed) {
-    use libvirt_rpc::proto::procs::common::NameArgs;
-    use libvirt_rpc::proto::procs::domain::DomainLookupByName;
-    use libvirt_rpc::proto::procs::qemu::{
+    use libvirt_remote::proto::procs::common::NameArgs;
+    use libvirt_remote::proto::procs::domain::DomainLookupByName;
+    use libvirt_remote::proto::procs::qemu::{
         QemuDomainAgentCommand, QemuDomainAgentCommandArgs, QemuDomainMonitorCommand,
         QemuDomainMonitorCommandArgs, agent_timeout,
     };
@@ -502,7 +502,7 @@ const ECHO_USER_DATA: &str = "#!/bin/sh\n\
 while read -r line; do echo \"echo: $line\"; done ) </dev/ttyS0 >/dev/ttyS0 2>&1 &\n";
 
 /// Read from `console` until `want` shows up in everything read so far (bounded).
-async fn read_until(console: &mut libvirt_rpc::client::Duplex, seen: &mut String, want: &str) {
+async fn read_until(console: &mut libvirt_remote::client::Duplex, seen: &mut String, want: &str) {
     let found = read_until_by(console, seen, want, Instant::now() + RUNNING_WITHIN).await;
     assert!(
         found,
@@ -513,7 +513,7 @@ async fn read_until(console: &mut libvirt_rpc::client::Duplex, seen: &mut String
 /// Read from `console` until `want` shows up in everything read so far; false if `until`
 /// passes first.
 async fn read_until_by(
-    console: &mut libvirt_rpc::client::Duplex,
+    console: &mut libvirt_remote::client::Duplex,
     seen: &mut String,
     want: &str,
     until: Instant,
@@ -538,8 +538,8 @@ async fn read_until_by(
 /// guest is destroyed while a console is open (typed, nothing parked).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_guest_console_shows_boot_and_answers_a_keystroke() {
-    use libvirt_rpc::proto::procs::common::NameArgs;
-    use libvirt_rpc::proto::procs::domain::{DomainArgs, DomainDestroy, DomainLookupByName};
+    use libvirt_remote::proto::procs::common::NameArgs;
+    use libvirt_remote::proto::procs::domain::{DomainArgs, DomainDestroy, DomainLookupByName};
     use tokio::io::AsyncWriteExt;
     let _one = ONE_GUEST.lock().await;
     let Some(bed) = bed_with("console", "raw", false).await else {
@@ -554,9 +554,12 @@ async fn real_guest_console_shows_boot_and_answers_a_keystroke() {
         .create(&spec(&uid, ECHO_USER_DATA.to_string()))
         .await
         .unwrap_or_else(|e| panic!("create: {}", e.chain()));
-    let c = libvirt_rpc::Client::connect(&bed.env.d.uri(), libvirt_rpc::ConnectOptions::default())
-        .await
-        .unwrap();
+    let c = libvirt_remote::Client::connect(
+        &bed.env.d.uri(),
+        libvirt_remote::ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
     let dom = c
         .call::<DomainLookupByName>(&NameArgs {
             name: bed.p.domain_name(&uid).as_str().into(),
@@ -612,13 +615,13 @@ async fn real_guest_console_shows_boot_and_answers_a_keystroke() {
     .expect("the console stream ends when its guest dies");
     if let Err(e) = &end {
         assert!(
-            libvirt_rpc::client::stream_error(e).is_some(),
+            libvirt_remote::client::stream_error(e).is_some(),
             "a typed stream error: {e:?}"
         );
     }
     eprintln!("console after destroy ended with {end:?}");
     assert!(
-        c.call::<libvirt_rpc::proto::procs::connect::ConnectGetLibVersion>(&())
+        c.call::<libvirt_remote::proto::procs::connect::ConnectGetLibVersion>(&())
             .await
             .is_ok()
     );
@@ -651,8 +654,8 @@ while read -r line <&3; do echo \"echo: $line\" >&3; done; exec 3>&-; sleep 0.1;
 /// guest answers again); a name the domain has no channel for is the daemon's typed error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_guest_channel_echoes_a_line() {
-    use libvirt_rpc::proto::procs::common::NameArgs;
-    use libvirt_rpc::proto::procs::domain::{
+    use libvirt_remote::proto::procs::common::NameArgs;
+    use libvirt_remote::proto::procs::domain::{
         DomainAttachDeviceFlags, DomainDeviceModifyFlags, DomainLookupByName, DomainXmlFlagsArgs,
     };
     use tokio::io::AsyncWriteExt;
@@ -669,9 +672,12 @@ async fn real_guest_channel_echoes_a_line() {
         .create(&spec(&uid, CHANNEL_USER_DATA.to_string()))
         .await
         .unwrap_or_else(|e| panic!("create: {}", e.chain()));
-    let c = libvirt_rpc::Client::connect(&bed.env.d.uri(), libvirt_rpc::ConnectOptions::default())
-        .await
-        .unwrap();
+    let c = libvirt_remote::Client::connect(
+        &bed.env.d.uri(),
+        libvirt_remote::ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
     let dom = c
         .call::<DomainLookupByName>(&NameArgs {
             name: bed.p.domain_name(&uid).as_str().into(),
@@ -702,7 +708,7 @@ async fn real_guest_channel_echoes_a_line() {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, libvirt_rpc::conn::StreamError::Remote(_)),
+        matches!(err, libvirt_remote::conn::StreamError::Remote(_)),
         "{err:?}"
     );
 
@@ -757,7 +763,7 @@ async fn real_guest_channel_echoes_a_line() {
     }
     channel.shutdown().await.unwrap();
     assert!(
-        c.call::<libvirt_rpc::proto::procs::connect::ConnectGetLibVersion>(&())
+        c.call::<libvirt_remote::proto::procs::connect::ConnectGetLibVersion>(&())
             .await
             .is_ok()
     );

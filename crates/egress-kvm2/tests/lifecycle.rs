@@ -421,7 +421,7 @@ async fn one_sick_instance_is_reported_alone_and_the_others_are_listed() {
 
 /// The lifecycle over `qemu+ssh://`: an OpenSSH sshd on 127.0.0.1 in front of the same
 /// daemon. Every link — the shared one and the dedicated image upload — is dialled by
-/// `Client::connect` (libvirt-rpc's `ssh` feature), the one dial path. `socket=` makes it
+/// `Client::connect` (libvirt-remote's `ssh` feature), the one dial path. `socket=` makes it
 /// libvirt's netcat exec channel (`nc -U SOCKET` on the remote side).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lifecycle_over_qemu_ssh() {

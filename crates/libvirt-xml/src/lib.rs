@@ -12,7 +12,7 @@
 //! [`StorageVolume::new`], …); typed errors naming the place (`domain/devices/disk[2]/@type`)
 //! with bounded input size and depth.
 //!
-//! **Not in scope**: I/O and connections (the `libvirt-rpc` crate fetches and sends these
+//! **Not in scope**: I/O and connections (the `libvirt-remote` crate fetches and sends these
 //! documents; its `xml` feature gives its handles typed forms), validating the rules libvirt
 //! checks beyond its schemas (that a PCI slot is free, that a disk's source matches its type),
 //! and libvirt's internal documents (status XML, migration cookies).

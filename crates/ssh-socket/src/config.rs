@@ -225,7 +225,7 @@ where
 /// Settings for one SSH session carrying one [`RemoteChannel`], possibly through jump hosts.
 ///
 /// Maps onto libvirt's `qemu+ssh://user@host:port/system?keyfile=PATH&known_hosts=PATH&
-/// known_hosts_verify=…&sshauth=…&no_verify=1&socket=PATH&proxy=…` (libvirt-rpc does the
+/// known_hosts_verify=…&sshauth=…&no_verify=1&socket=PATH&proxy=…` (libvirt-remote does the
 /// mapping, together with `~/.ssh/config`: [`SshConfig::from_ssh_config`]). Build with
 /// [`SshConfig::new`] and assign the fields you need.
 ///

@@ -10,8 +10,8 @@
 //! ([`RemoteCommand`]), or `direct-streamlocal@openssh.com` forwarding), read
 //! `~/.ssh/config` ([`SshConfig::from_ssh_config`]), and tear all of it down in bounded time.
 //!
-//! Non-scope: libvirt framing (the `libvirt-rpc` crate reads and writes the stream), URI
-//! parsing (libvirt-rpc maps `qemu+ssh://` parameters onto [`SshConfig`]), host
+//! Non-scope: libvirt framing (the `libvirt-remote` crate reads and writes the stream), URI
+//! parsing (libvirt-remote maps `qemu+ssh://` parameters onto [`SshConfig`]), host
 //! certificates, `ProxyCommand` (the kill switch needs a socket we own), `Match` blocks.
 //!
 //! ```text

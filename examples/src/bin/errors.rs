@@ -1,7 +1,7 @@
 //! Telling failures apart with the error predicates: `errors URI` looks up a domain that does
 //! not exist, then dials a socket nobody listens on.
 
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {

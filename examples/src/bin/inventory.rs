@@ -1,7 +1,7 @@
 //! Inventory of a libvirt host through the object API: host facts, domains, storage pools
 //! with their volumes, networks. `inventory [URI]` (default: libvirt's default URI).
 
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {

@@ -1,9 +1,9 @@
-//! `inventory` without async: the same report through `libvirt_rpc::blocking`, whose handles
+//! `inventory` without async: the same report through `libvirt_remote::blocking`, whose handles
 //! have the same methods, synchronous. `inventory_blocking [URI]` (default: libvirt's default
 //! URI).
 
-use libvirt_rpc::Error;
-use libvirt_rpc::blocking::Connect;
+use libvirt_remote::Error;
+use libvirt_remote::blocking::Connect;
 
 fn main() -> Result<(), Error> {
     let conn = match std::env::args().nth(1) {

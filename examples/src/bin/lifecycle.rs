@@ -2,7 +2,7 @@
 //! printing the state after each step. `lifecycle URI NAME` with a test-driver URI
 //! (`test:///default`, `test+unix:///default?socket=…`): the domain is a `type='test'` one.
 
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 
 async fn show(dom: &Domain, step: &str) -> Result<(), Error> {
     let st = dom.state(Default::default()).await?;

@@ -2,7 +2,7 @@
 //! volume with a progress bar, download the volume back, and compare SHA-256 digests.
 //! `transfer URI POOL` (scratch files in the temporary directory).
 use indicatif::ProgressBar;
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 use sha2::{Digest, Sha256};
 
 #[tokio::main]

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use libvirt_rpc::client::{Client, ConnectOptions, UploadOptions};
-use libvirt_rpc::proto::types::StorageVol;
+use libvirt_remote::client::{Client, ConnectOptions, UploadOptions};
+use libvirt_remote::proto::types::StorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, established_to};
 
@@ -18,7 +18,7 @@ pub const MIB: u64 = 1 << 20;
 
 /// A raw volume of `bytes` named `name` in the daemon's pool.
 pub async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
-    libvirt_rpc_testkit::live::make_vol(c, d.pool_name(), name, bytes).await
+    libvirt_remote_testkit::live::make_vol(c, d.pool_name(), name, bytes).await
 }
 
 /// Starts `lv` (`cmd`, given its connection options) uploading a sparse 4 GiB file `src`
@@ -167,8 +167,8 @@ pub async fn close_is_bounded_with_a_frozen_peer(
     assert!(
         matches!(
             e,
-            libvirt_rpc::StreamError::Connection(
-                libvirt_rpc::ConnectionError::LocallyClosed { .. }
+            libvirt_remote::StreamError::Connection(
+                libvirt_remote::ConnectionError::LocallyClosed { .. }
             )
         ),
         "{e:?}"

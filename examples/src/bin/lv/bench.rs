@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
-use libvirt_rpc::Client;
-use libvirt_rpc::prelude::Connect;
-use libvirt_rpc::proto::procs::connect::{
+use libvirt_remote::Client;
+use libvirt_remote::prelude::Connect;
+use libvirt_remote::proto::procs::connect::{
     ConnectGetAllDomainStatsFlags, ConnectGetLibVersion, DomainStatsTypes,
 };
 
@@ -38,7 +38,7 @@ pub async fn run(c: &Client, a: Args) -> R {
             {
                 c.call::<ConnectGetLibVersion>(&()).await?;
             }
-            Ok::<(), libvirt_rpc::CallError>(())
+            Ok::<(), libvirt_remote::CallError>(())
         }));
     }
     for t in tasks {

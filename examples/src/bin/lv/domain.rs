@@ -4,11 +4,13 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use libvirt_rpc::prelude::*;
-use libvirt_rpc::proto::procs::connect::ConnectListAllDomainsFlags;
-use libvirt_rpc::proto::procs::domain::{DomainXmlFlags, InterfaceAddressesSource, IpAddrType};
-use libvirt_rpc::proto::procs::qemu::{QemuMonitorCommandFlags, agent_timeout};
-use libvirt_rpc::proto::procs::snapshot::{DomainSnapshotCreateFlags, DomainSnapshotRevertFlags};
+use libvirt_remote::prelude::*;
+use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
+use libvirt_remote::proto::procs::domain::{DomainXmlFlags, InterfaceAddressesSource, IpAddrType};
+use libvirt_remote::proto::procs::qemu::{QemuMonitorCommandFlags, agent_timeout};
+use libvirt_remote::proto::procs::snapshot::{
+    DomainSnapshotCreateFlags, DomainSnapshotRevertFlags,
+};
 
 use crate::table::{Table, field, yes_no};
 use crate::{R, err, lookup};
@@ -525,7 +527,7 @@ async fn list(c: &Connect, all: bool, inactive: bool, names: bool, uuids: bool) 
         };
         (d.id < 0, d.id, name)
     });
-    let id_text = |d: &libvirt_rpc::proto::types::Domain| {
+    let id_text = |d: &libvirt_remote::proto::types::Domain| {
         if d.id < 0 {
             "-".to_string()
         } else {
@@ -605,7 +607,7 @@ async fn dominfo(c: &Connect, name: &str) -> R {
         Ok(_) => {}
         Err(e)
             if e.remote()
-                .is_some_and(|r| r.code == libvirt_rpc::proto::ErrorCode::NO_SUPPORT) => {}
+                .is_some_and(|r| r.code == libvirt_remote::proto::ErrorCode::NO_SUPPORT) => {}
         Err(e) => return Err(err(e)),
     }
     if let Ok(msgs) = dom.messages(Default::default()).await {

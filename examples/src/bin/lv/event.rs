@@ -4,8 +4,8 @@
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use libvirt_rpc::Client;
-use libvirt_rpc::proto::events::DomainEvent;
+use libvirt_remote::Client;
+use libvirt_remote::proto::events::DomainEvent;
 
 use crate::{R, err, lookup};
 
@@ -52,7 +52,7 @@ impl Args {
 /// Say on stderr when the link is lost (`--reconnect`), until it closes. The line saying it
 /// is back comes from the subscriptions' gap ([`Back`]): by then they are registered again.
 fn report_loss(c: &Client) {
-    use libvirt_rpc::conn::reconnect::LinkState;
+    use libvirt_remote::conn::reconnect::LinkState;
     let mut rx = c.watch_link();
     tokio::spawn(async move {
         let mut up = true;
@@ -74,7 +74,7 @@ fn report_loss(c: &Client) {
 /// One item to print: an event's line, or a subscription's reconnect gap.
 enum Out {
     Line(String),
-    Gap(libvirt_rpc::client::Gap),
+    Gap(libvirt_remote::client::Gap),
 }
 
 /// Says once per reconnect (the subscriptions of one connection each yield a gap) that the
@@ -83,7 +83,7 @@ enum Out {
 struct Back(Option<std::time::SystemTime>);
 
 impl Back {
-    fn report(&mut self, gap: &libvirt_rpc::client::Gap) {
+    fn report(&mut self, gap: &libvirt_remote::client::Gap) {
         if self.0 != Some(gap.lost_at) {
             self.0 = Some(gap.lost_at);
             let down = gap
@@ -100,10 +100,10 @@ impl Back {
 
 /// `events`' items (events and gaps) as a stream of [`Out`], events rendered by `line`.
 fn items<E: Send + 'static>(
-    events: libvirt_rpc::client::EventStream<E>,
+    events: libvirt_remote::client::EventStream<E>,
     line: impl Fn(E) -> String + Send + 'static,
 ) -> BoxStream<'static, Out> {
-    use libvirt_rpc::client::EventItem;
+    use libvirt_remote::client::EventItem;
     futures::stream::unfold(events, |mut s| async move {
         s.next_item().await.map(|i| (i, s))
     })
@@ -163,7 +163,7 @@ const DOMAIN_EVENTS: &[&str] = &[
 
 /// One domain event as virsh prints it.
 fn domain_line(ev: &DomainEvent) -> String {
-    use libvirt_rpc::proto::events::EventKind as _;
+    use libvirt_remote::proto::events::EventKind as _;
     let dom = &ev.object().name;
     let id = ev.event_id();
     let name = usize::try_from(id)
@@ -257,23 +257,23 @@ fn known(text: Option<&'static str>) -> &'static str {
 }
 
 /// virsh's `NULLSTR`.
-fn null_str(s: Option<&libvirt_rpc::LvString>) -> String {
+fn null_str(s: Option<&libvirt_remote::LvString>) -> String {
     s.map_or_else(|| "<null>".to_string(), ToString::to_string)
 }
 
 fn block_job(
     name: &str,
-    dom: &libvirt_rpc::LvString,
-    disk: &libvirt_rpc::LvString,
-    kind: libvirt_rpc::proto::BlockJobType,
-    status: libvirt_rpc::proto::BlockJobStatus,
+    dom: &libvirt_remote::LvString,
+    disk: &libvirt_remote::LvString,
+    kind: libvirt_remote::proto::BlockJobType,
+    status: libvirt_remote::proto::BlockJobStatus,
 ) -> String {
     let (kind, status) = (known(kind.text()), known(status.text()));
     format!("event '{name}' for domain '{dom}': {kind} for {disk} {status}")
 }
 
 /// Returns whether virsh's footer follows (virsh's form: yes).
-pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
+pub async fn run(conn: &libvirt_remote::Connect, a: Args) -> R<bool> {
     let c = conn.client();
     if a.reconnect {
         report_loss(c);
@@ -352,7 +352,7 @@ pub async fn run(conn: &libvirt_rpc::Connect, a: Args) -> R<bool> {
 /// The name of lifecycle event `e` in lower case: `virDomainEventType` for domains, the
 /// lifecycle enums of networks, pools, node devices and secrets otherwise.
 fn event_name(kind: EventKind, e: i32) -> String {
-    use libvirt_rpc::proto::{
+    use libvirt_remote::proto::{
         DomainEventType, NetworkEventType, NodeDeviceEventType, SecretEventType,
         StoragePoolEventType,
     };
@@ -370,8 +370,8 @@ fn event_name(kind: EventKind, e: i32) -> String {
 async fn event_lines(
     c: &Client,
     kind: EventKind,
-) -> Result<BoxStream<'static, Out>, libvirt_rpc::CallError> {
-    use libvirt_rpc::proto::events::{
+) -> Result<BoxStream<'static, Out>, libvirt_remote::CallError> {
+    use libvirt_remote::proto::events::{
         NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
     };
     match kind {
@@ -385,11 +385,11 @@ async fn event_lines(
 
 /// One output line per event of family `K`: `KIND OBJECT: EVENT` for a lifecycle event (the
 /// object named by `name`), the decoded event otherwise.
-async fn lifecycle_lines<K: libvirt_rpc::proto::events::EventKind>(
+async fn lifecycle_lines<K: libvirt_remote::proto::events::EventKind>(
     c: &Client,
     kind: EventKind,
-    name: fn(&K::Object) -> &libvirt_rpc::LvString,
-) -> Result<BoxStream<'static, Out>, libvirt_rpc::CallError> {
+    name: fn(&K::Object) -> &libvirt_remote::LvString,
+) -> Result<BoxStream<'static, Out>, libvirt_remote::CallError> {
     use clap::ValueEnum;
     let events = c.subscribe::<K>(K::LIFECYCLE, None).await?;
     let label = kind.to_possible_value().expect("no skipped variants");
@@ -426,15 +426,15 @@ async fn lv_form(c: &Client, kind: EventKind, count: Option<u64>) -> R {
 
 #[cfg(test)]
 mod tests {
-    use libvirt_rpc::proto::events::{BalloonChange, DomainEvent, Lifecycle, TrayChange};
-    use libvirt_rpc::proto::types::Domain;
+    use libvirt_remote::proto::events::{BalloonChange, DomainEvent, Lifecycle, TrayChange};
+    use libvirt_remote::proto::types::Domain;
 
     use super::domain_line;
 
     fn dom() -> Domain {
         Domain {
             name: "d".into(),
-            uuid: libvirt_rpc::proto::types::Uuid::default(),
+            uuid: libvirt_remote::proto::types::Uuid::default(),
             id: 1,
         }
     }
@@ -443,8 +443,8 @@ mod tests {
     fn events_print_like_virsh() {
         let l = DomainEvent::Lifecycle(Lifecycle {
             dom: dom(),
-            event: libvirt_rpc::proto::DomainEventType(5),
-            detail: libvirt_rpc::proto::StoppedDetail::DESTROYED.into(),
+            event: libvirt_remote::proto::DomainEventType(5),
+            detail: libvirt_remote::proto::StoppedDetail::DESTROYED.into(),
         });
         assert_eq!(
             domain_line(&l),
@@ -453,7 +453,7 @@ mod tests {
         let t = DomainEvent::TrayChange(TrayChange {
             dom: dom(),
             dev_alias: "sata0".into(),
-            reason: libvirt_rpc::proto::TrayChangeReason(1),
+            reason: libvirt_remote::proto::TrayChangeReason(1),
         });
         assert_eq!(
             domain_line(&t),

@@ -1,9 +1,9 @@
 //! Host and connection commands: nodeinfo, hostname, version, capabilities, iface-list,
 //! nodedev-list, secret-list, nwfilter-list.
 
-use libvirt_rpc::prelude::*;
-use libvirt_rpc::proto::procs::interface::ConnectListAllInterfacesFlags;
-use libvirt_rpc::proto::procs::secret::SecretUsageType;
+use libvirt_remote::prelude::*;
+use libvirt_remote::proto::procs::interface::ConnectListAllInterfacesFlags;
+use libvirt_remote::proto::procs::secret::SecretUsageType;
 
 use crate::table::Table;
 use crate::{R, err};
@@ -60,7 +60,7 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
         }
         Cmd::IfaceList { all, inactive } => iface_list(c, all, inactive).await,
         Cmd::NodedevList { all, inactive } => {
-            use libvirt_rpc::proto::procs::nodedev::ConnectListAllNodeDevicesFlags as F;
+            use libvirt_remote::proto::procs::nodedev::ConnectListAllNodeDevicesFlags as F;
             let flags = match (all, inactive) {
                 (true, _) => F::ACTIVE | F::INACTIVE,
                 (false, true) => F::INACTIVE,
@@ -145,7 +145,7 @@ pub async fn run(c: &Connect, cmd: Cmd) -> R {
 /// count-then-list calls, and so does lv.
 fn unsupported(e: &Error) -> bool {
     e.remote()
-        .is_some_and(|r| r.code == libvirt_rpc::proto::ErrorCode::NO_SUPPORT)
+        .is_some_and(|r| r.code == libvirt_remote::proto::ErrorCode::NO_SUPPORT)
 }
 
 /// virsh's `Failed to WHAT` line, then libvirt's reason.

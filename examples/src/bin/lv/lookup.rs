@@ -2,7 +2,7 @@
 //! network by name, then UUID; a volume by name in `--pool`, then by key, then by path.
 //! A failure reads like virsh's (`failed to get domain 'x'`) with libvirt's reason after it.
 
-use libvirt_rpc::prelude::*;
+use libvirt_remote::prelude::*;
 
 use crate::R;
 

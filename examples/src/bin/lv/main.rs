@@ -25,11 +25,11 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use examples::{Slot, default_uri, run_bounded};
-use libvirt_rpc::Connect;
-use libvirt_rpc::client::ConnectOptions;
-use libvirt_rpc::conn::handshake::HandshakeOptions;
-use libvirt_rpc::conn::reconnect::ReconnectPolicy;
-use libvirt_rpc::ssh_socket::SshConfigFile;
+use libvirt_remote::Connect;
+use libvirt_remote::client::ConnectOptions;
+use libvirt_remote::conn::handshake::HandshakeOptions;
+use libvirt_remote::conn::reconnect::ReconnectPolicy;
+use libvirt_remote::ssh_socket::SshConfigFile;
 
 /// `-q`: no table headers, no confirmations, no footer (virsh's quiet mode).
 pub static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -52,21 +52,21 @@ macro_rules! say {
 /// What a command returns: its error is printed as `error: …` (libvirt's message included).
 pub type R<T = ()> = Result<T, String>;
 
-/// A failed call, from the raw client ([`libvirt_rpc::CallError`]) or from a handle method
-/// ([`libvirt_rpc::Error`]).
+/// A failed call, from the raw client ([`libvirt_remote::CallError`]) or from a handle method
+/// ([`libvirt_remote::Error`]).
 pub trait Failure: std::fmt::Display {
     /// The daemon's error, if it sent one.
-    fn remote_error(&self) -> Option<&libvirt_rpc::RemoteError>;
+    fn remote_error(&self) -> Option<&libvirt_remote::RemoteError>;
 }
 
-impl Failure for libvirt_rpc::CallError {
-    fn remote_error(&self) -> Option<&libvirt_rpc::RemoteError> {
+impl Failure for libvirt_remote::CallError {
+    fn remote_error(&self) -> Option<&libvirt_remote::RemoteError> {
         self.remote()
     }
 }
 
-impl Failure for libvirt_rpc::Error {
-    fn remote_error(&self) -> Option<&libvirt_rpc::RemoteError> {
+impl Failure for libvirt_remote::Error {
+    fn remote_error(&self) -> Option<&libvirt_remote::RemoteError> {
         self.remote()
     }
 }

@@ -1,7 +1,7 @@
 //! Network commands: net-list, net-info, net-dumpxml.
 
-use libvirt_rpc::prelude::*;
-use libvirt_rpc::proto::procs::network::{ConnectListAllNetworksFlags, NetworkXmlFlags};
+use libvirt_remote::prelude::*;
+use libvirt_remote::proto::procs::network::{ConnectListAllNetworksFlags, NetworkXmlFlags};
 
 use crate::table::{Table, field, yes_no};
 use crate::{R, err, lookup};

@@ -5,12 +5,12 @@
 use std::io::Write as _;
 
 use futures::StreamExt as _;
-use libvirt_rpc::prelude::*;
-use libvirt_rpc::proto::ErrorCode;
-use libvirt_rpc::proto::procs::connect::{
+use libvirt_remote::prelude::*;
+use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::procs::connect::{
     ConnectGetAllDomainStatsFlags, ConnectListAllDomainsFlags, DomainStatsRecord, DomainStatsTypes,
 };
-use libvirt_rpc::proto::types::{self, TypedParamValue};
+use libvirt_remote::proto::types::{self, TypedParamValue};
 
 use crate::{R, err, lookup};
 
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn records_print_as_virsh_prints_them() {
-        use libvirt_rpc::proto::types::TypedParam;
+        use libvirt_remote::proto::types::TypedParam;
         let rec = |name: &str, params: Vec<(&str, TypedParamValue)>| DomainStatsRecord {
             dom: types::Domain {
                 name: name.into(),

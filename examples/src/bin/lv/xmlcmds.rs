@@ -5,11 +5,11 @@
 //! XML from the daemon is parsed leniently: a value a newer libvirt added stays untyped
 //! instead of failing the command.
 
-use libvirt_rpc::prelude::*;
-use libvirt_rpc::proto::procs::domain::DomainXmlFlags;
-use libvirt_rpc::proto::procs::snapshot::DomainSnapshotListFlags;
-use libvirt_rpc::proto::procs::storage::StorageXmlFlags;
-use libvirt_rpc::xml::XmlError;
+use libvirt_remote::prelude::*;
+use libvirt_remote::proto::procs::domain::DomainXmlFlags;
+use libvirt_remote::proto::procs::snapshot::DomainSnapshotListFlags;
+use libvirt_remote::proto::procs::storage::StorageXmlFlags;
+use libvirt_remote::xml::XmlError;
 use libvirt_xml::{Document, ParseOptions};
 
 use crate::domain::DomArg;
