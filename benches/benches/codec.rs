@@ -21,7 +21,7 @@ use libvirt_remote::proto::procs::domain::{
 };
 use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
 use libvirt_remote::proto::procs::storage::StorageVolCreateXmlArgs;
-use libvirt_remote::proto::types::{Domain, StoragePool, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, NonnullStoragePool, Uuid};
 use libvirt_remote::proto::{REMOTE_PROGRAM, REMOTE_VERSION};
 use libvirt_remote::wire::frame::{self, Header, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr::{self, Encode, Encoder, LvString};
@@ -61,8 +61,8 @@ fn domain_xml(len: usize) -> LvString {
     LvString::from(xml)
 }
 
-fn domain(i: usize) -> Domain {
-    Domain {
+fn domain(i: usize) -> NonnullDomain {
+    NonnullDomain {
         name: LvString::from(format!("vm-{i:04}")),
         uuid: Uuid([i as u8; 16]),
         id: i as i32,
@@ -88,7 +88,7 @@ fn call_encode(c: &mut Criterion) {
         b.iter(|| encode_call(11, black_box(&define)));
     });
     let vol = StorageVolCreateXmlArgs {
-        pool: StoragePool {
+        pool: NonnullStoragePool {
             name: "default".into(),
             uuid: Uuid([1; 16]),
         },

@@ -18,7 +18,7 @@ use libvirt_remote::proto::REMOTE_PROGRAM;
 use libvirt_remote::proto::StreamDirection;
 use libvirt_remote::proto::events::{CallbackMsg, Lifecycle};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
-use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, Uuid};
 use libvirt_remote::wire::frame::{Header, STREAM_CHUNK_MAX};
 use libvirt_remote_testkit::{Pair, peer};
 
@@ -150,7 +150,7 @@ fn call_roundtrip(crit: &mut Criterion) {
         &CallbackMsg {
             callback_id: 1,
             body: Lifecycle {
-                dom: Domain {
+                dom: NonnullDomain {
                     name: "vm".into(),
                     uuid: Uuid([1; 16]),
                     id: 1,

@@ -84,7 +84,7 @@ use libvirt_remote::proto::procs::domain::{
     DomainDefineXmlFlags, DomainFlagsArgs, DomainSetMetadata, DomainSetMetadataArgs,
     DomainUndefineFlags, MetadataType,
 };
-use libvirt_remote::proto::types::Domain;
+use libvirt_remote::proto::types::NonnullDomain;
 use libvirt_xml::XmlElement;
 use tokio::time::Instant;
 
@@ -213,7 +213,7 @@ fn lease_domain_xml(name: &str, domain_type: DomainType, record: &Record) -> Str
 /// A lease this provider holds.
 pub(crate) struct Lease {
     name: String,
-    dom: Domain,
+    dom: NonnullDomain,
     renewals: AtomicU64,
     /// Where a dropped holder releases it from.
     link: Arc<Link>,

@@ -36,7 +36,7 @@ use libvirt_remote::proto::procs::storage::{
     StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
     StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
 };
-use libvirt_remote::proto::types::{StoragePool, StorageVol};
+use libvirt_remote::proto::types::{NonnullStoragePool, NonnullStorageVol};
 use testbed::data::{FailAfter, pattern};
 use testbed::libvirtd::Libvirtd;
 
@@ -68,7 +68,7 @@ async fn connect(d: &Libvirtd) -> Client {
         .expect("connect to the private libvirtd")
 }
 
-async fn pool(c: &Client, d: &Libvirtd) -> StoragePool {
+async fn pool(c: &Client, d: &Libvirtd) -> NonnullStoragePool {
     c.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
         name: d.pool_name().into(),
     })
@@ -77,7 +77,12 @@ async fn pool(c: &Client, d: &Libvirtd) -> StoragePool {
     .pool
 }
 
-async fn create_vol(c: &Client, pool: &StoragePool, name: &str, bytes: u64) -> StorageVol {
+async fn create_vol(
+    c: &Client,
+    pool: &NonnullStoragePool,
+    name: &str,
+    bytes: u64,
+) -> NonnullStorageVol {
     let xml = format!(
         "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
     );
@@ -206,7 +211,11 @@ async fn domain_lifecycle_with_events() {
     assert_eq!(err.remote().unwrap().code, ErrorCode::NO_DOMAIN);
 }
 
-async fn upload_bytes(c: &Client, vol: &StorageVol, data: &[u8]) -> Result<u64, TransferError> {
+async fn upload_bytes(
+    c: &Client,
+    vol: &NonnullStorageVol,
+    data: &[u8],
+) -> Result<u64, TransferError> {
     let up = c.vol_upload(vol, UploadOptions::new()).await?;
     up.send_all_and_finish(std::io::Cursor::new(data.to_vec()))
         .await

@@ -32,7 +32,8 @@ use libvirt_remote::proto::procs::{
     self, common, connect, domain, domain_tune, migration, network, node, nodedev, snapshot,
 };
 use libvirt_remote::proto::types::{
-    CharVec, Domain, DomainSnapshot, Network, NetworkPort, TypedParam, TypedParamValue, Uuid,
+    CharVec, NonnullDomain, NonnullDomainSnapshot, NonnullNetwork, NonnullNetworkPort, TypedParam,
+    TypedParamValue, Uuid,
 };
 use libvirt_remote::proto::{REMOTE_PROGRAM, RemoteError};
 use libvirt_remote::wire::frame::{self, Frame, MessageStatus, MessageType};
@@ -52,30 +53,30 @@ fn uuid() -> Uuid {
     Uuid(core::array::from_fn(|i| i as u8))
 }
 
-fn dom() -> Domain {
-    Domain {
+fn dom() -> NonnullDomain {
+    NonnullDomain {
         name: "dom".into(),
         uuid: uuid(),
         id: 7,
     }
 }
 
-fn net() -> Network {
-    Network {
+fn net() -> NonnullNetwork {
+    NonnullNetwork {
         name: "net".into(),
         uuid: uuid(),
     }
 }
 
-fn port() -> NetworkPort {
-    NetworkPort {
+fn port() -> NonnullNetworkPort {
+    NonnullNetworkPort {
         net: net(),
         uuid: uuid(),
     }
 }
 
-fn snap() -> DomainSnapshot {
-    DomainSnapshot {
+fn snap() -> NonnullDomainSnapshot {
+    NonnullDomainSnapshot {
         name: "snap".into(),
         dom: dom(),
     }

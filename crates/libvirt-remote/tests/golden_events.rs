@@ -12,7 +12,7 @@ use libvirt_remote::proto::procs::connect::{
     ConnectDomainEventCallbackDeregisterAny, ConnectDomainEventCallbackRegisterAny,
     ConnectDomainEventCallbackRegisterAnyArgs,
 };
-use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, Uuid};
 use libvirt_remote::proto::{Procedure, REMOTE_PROGRAM};
 use libvirt_remote::wire::frame::{MessageStatus, MessageType};
 use libvirt_remote::wire::xdr;
@@ -47,9 +47,9 @@ fn register_reply(hex: &str) -> i32 {
 }
 
 /// The domain of `events.decoded.txt`.
-fn probe(id: i32) -> Domain {
+fn probe(id: i32) -> NonnullDomain {
     let uuid: Uuid = "e918a9b5-508d-41a1-9b91-4a1f97aed3eb".parse().unwrap();
-    Domain {
+    NonnullDomain {
         name: "rpc-rpcprobe".into(),
         uuid,
         id,
@@ -200,8 +200,8 @@ fn unknown_messages_are_skipped_not_errors() {
 }
 
 /// The domain of the layout vectors: `"dom"`, uuid 00..0f, id 7.
-fn layout_dom() -> Domain {
-    Domain {
+fn layout_dom() -> NonnullDomain {
+    NonnullDomain {
         name: "dom".into(),
         uuid: Uuid(core::array::from_fn(|i| i as u8)),
         id: 7,

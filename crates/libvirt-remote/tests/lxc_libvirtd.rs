@@ -21,7 +21,7 @@ use libvirt_remote::proto::procs::domain::{
     DomainUndefine,
 };
 use libvirt_remote::proto::procs::lxc::LxcDomainOpenNamespace;
-use libvirt_remote::proto::types::Domain;
+use libvirt_remote::proto::types::NonnullDomain;
 use testbed::lxcd::{Lxcd, container_init_pid, ns_link};
 
 /// An application container running `script` under `/bin/sh` as its init, on the host's
@@ -74,7 +74,7 @@ fn line_from(read: OwnedFd, what: &str) -> String {
 /// `LxcDomainOpenNamespace` on a container just started: the driver learns the init's pid
 /// from the controller after the start has answered ("Init pid is not yet available",
 /// `OPERATION_INVALID`, until then), so that answer is retried for up to 30 s.
-async fn open_namespace(c: &Client, dom: &Domain) -> Vec<OwnedFd> {
+async fn open_namespace(c: &Client, dom: &NonnullDomain) -> Vec<OwnedFd> {
     try_open_namespace(c, dom, Duration::from_secs(30))
         .await
         .expect("open namespace: the daemon did not learn the init pid within 30 s")
@@ -82,7 +82,11 @@ async fn open_namespace(c: &Client, dom: &Domain) -> Vec<OwnedFd> {
 
 /// `LxcDomainOpenNamespace`, its `OPERATION_INVALID` (init pid not known yet) retried for
 /// `within`; `None` if it still answers that then.
-async fn try_open_namespace(c: &Client, dom: &Domain, within: Duration) -> Option<Vec<OwnedFd>> {
+async fn try_open_namespace(
+    c: &Client,
+    dom: &NonnullDomain,
+    within: Duration,
+) -> Option<Vec<OwnedFd>> {
     let deadline = std::time::Instant::now() + within;
     loop {
         let args = DomainFlagsArgs {
@@ -111,7 +115,7 @@ async fn try_open_namespace(c: &Client, dom: &Domain, within: Duration) -> Optio
 /// accepts the daemon's monitor connection, and the daemon can read it before it has set up
 /// the monitor to take it. Such a container is destroyed and a fresh one (`name(what)-2`, …)
 /// started, at most three in all; what the tests check is then done on the fresh one.
-async fn start_with_known_init(c: &Client, d: &Lxcd, what: &str, script: &str) -> Domain {
+async fn start_with_known_init(c: &Client, d: &Lxcd, what: &str, script: &str) -> NonnullDomain {
     for start in 1..=3 {
         let n = if start == 1 {
             name(what)
@@ -155,7 +159,7 @@ fn our_fds_to(link: &str) -> usize {
 }
 
 /// The container's init, found through the controller whose pid is the domain id.
-fn init_of(d: &Lxcd, dom: &Domain) -> u32 {
+fn init_of(d: &Lxcd, dom: &NonnullDomain) -> u32 {
     assert!(dom.id > 0, "a running container has an id: {dom:?}");
     container_init_pid(dom.id).unwrap_or_else(|| {
         panic!(

@@ -26,15 +26,17 @@ use libvirt_remote::proto::procs::storage::StorageVolStreamFlags;
 use libvirt_remote::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
 };
-use libvirt_remote::proto::types::{Domain, Network, Secret, StorageVol, Uuid};
+use libvirt_remote::proto::types::{
+    NonnullDomain, NonnullNetwork, NonnullSecret, NonnullStorageVol, Uuid,
+};
 use libvirt_remote::proto::{ErrorCode, Procedure, events};
 use libvirt_remote::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr;
 use libvirt_remote_testkit::Pair;
 use libvirt_remote_testkit::peer::{self, Raw};
 
-fn vol() -> StorageVol {
-    StorageVol {
+fn vol() -> NonnullStorageVol {
+    NonnullStorageVol {
         pool: "probe".into(),
         name: "rpc-rpcprobe.raw".into(),
         key: "/srv/pool/rpc-rpcprobe.raw".into(),
@@ -1254,7 +1256,7 @@ fn network_lifecycle(callback_id: i32) -> Bytes {
         &CallbackMsg {
             callback_id,
             body: NetworkLifecycle {
-                net: Network {
+                net: NonnullNetwork {
                     name: "default".into(),
                     uuid: Uuid([1; 16]),
                 },
@@ -1432,7 +1434,7 @@ fn callback_ids_are_per_kind() {
             &CallbackMsg {
                 callback_id: 1,
                 body: SecretLifecycle {
-                    secret: Secret {
+                    secret: NonnullSecret {
                         uuid: Uuid([3; 16]),
                         usage_type: SecretUsageType::VOLUME,
                         usage_id: "/v".into(),
@@ -1449,7 +1451,7 @@ fn callback_ids_are_per_kind() {
         &CallbackMsg {
             callback_id: 1,
             body: Lifecycle {
-                dom: Domain {
+                dom: NonnullDomain {
                     name: "rpc-rpcprobe".into(),
                     uuid: Uuid([7; 16]),
                     id: -1,
@@ -1622,9 +1624,9 @@ fn stream_open_reply_carries_the_procedure_return() {
     use libvirt_remote::proto::procs::migration::{
         DomainMigrateCookieRet, DomainMigratePrepareTunnel3, DomainMigratePrepareTunnel3Args,
     };
-    use libvirt_remote::proto::types::{Domain, Uuid};
+    use libvirt_remote::proto::types::{NonnullDomain, Uuid};
     let mut p = Pair::no_keepalive();
-    let dom = Domain {
+    let dom = NonnullDomain {
         name: "test".into(),
         uuid: Uuid::default(),
         id: 1,
@@ -1718,7 +1720,7 @@ fn open_console(p: &mut Pair) -> (u32, Header) {
     let id = p
         .conn
         .open_stream::<DomainOpenConsole>(&DomainOpenConsoleArgs {
-            dom: Domain {
+            dom: NonnullDomain {
                 name: "g".into(),
                 uuid: Uuid([9; 16]),
                 id: 1,
@@ -1874,7 +1876,7 @@ fn legacy_any_registrations_route_by_event_id() {
     use libvirt_remote::proto::events::{DomainOnly, event_id};
     use libvirt_remote::proto::procs::connect::ConnectDomainEventRegisterAnyArgs;
     let mut p = Pair::no_keepalive();
-    let dom = || Domain {
+    let dom = || NonnullDomain {
         name: "legacy".into(),
         uuid: Uuid([9; 16]),
         id: 1,

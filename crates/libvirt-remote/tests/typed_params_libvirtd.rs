@@ -10,7 +10,7 @@ use libvirt_remote::proto::procs::domain::{
 };
 use libvirt_remote::proto::procs::domain_tune::DomainGetNumaParameters;
 use libvirt_remote::proto::typed_params::{STRING_OKAY, TypedParamsGetter};
-use libvirt_remote::proto::types::{Domain, TypedParam, TypedParamValue};
+use libvirt_remote::proto::types::{NonnullDomain, TypedParam, TypedParamValue};
 use libvirt_remote::{CallError, Client, ConnectOptions, Procedure};
 use testbed::libvirtd::Libvirtd;
 
@@ -60,7 +60,7 @@ fn strings(params: &[TypedParam]) -> usize {
 /// raw table with the caller's flags only.
 async fn fetch<P>(
     c: &Client,
-    dom: &Domain,
+    dom: &NonnullDomain,
     libvirt: bool,
     params: fn(&P::Ret) -> (&[TypedParam], i32),
 ) -> Result<Vec<TypedParam>, CallError>

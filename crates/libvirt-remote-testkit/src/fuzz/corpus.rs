@@ -16,7 +16,8 @@ use libvirt_remote::proto::procs::domain::{
     DomainGetMemoryParametersRet, DomainInterface, DomainInterfaceAddressesRet, DomainIpAddr,
 };
 use libvirt_remote::proto::types::{
-    Domain, StoragePool, StorageVol, StreamHole, TypedParam, TypedParamValue, Uuid,
+    NonnullDomain, NonnullStoragePool, NonnullStorageVol, StreamHole, TypedParam, TypedParamValue,
+    Uuid,
 };
 use libvirt_remote::proto::{KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use libvirt_remote::wire::frame::{Header, MessageStatus, MessageType};
@@ -243,8 +244,8 @@ fn reply_error(procedure: i32, serial: u32, kind: MessageType, err: &WireError) 
     packet(procedure, kind, serial, MessageStatus::Error, err)
 }
 
-fn domain(name: &str, uuid: [u8; 16], id: i32) -> Domain {
-    Domain {
+fn domain(name: &str, uuid: [u8; 16], id: i32) -> NonnullDomain {
+    NonnullDomain {
         name: name.into(),
         uuid: Uuid(uuid),
         id,
@@ -412,14 +413,14 @@ pub fn synthesized() -> Vec<Vec<u8>> {
         (3, encode(&dom)),
         (
             5,
-            encode(&StoragePool {
+            encode(&NonnullStoragePool {
                 name: "probe".into(),
                 uuid: Uuid(POOL_UUID),
             }),
         ),
         (
             6,
-            encode(&StorageVol {
+            encode(&NonnullStorageVol {
                 pool: "probe".into(),
                 name: "rpc-rpcprobe2.raw".into(),
                 key: "/srv/pool/rpc-rpcprobe2.raw".into(),

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::names::named;
-use crate::proto::types::{Domain, Network};
+use crate::proto::types::{NonnullDomain, NonnullNetwork};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -421,7 +421,7 @@ xdr_struct! {
         /// `virErrorLevel`.
         pub level: i32,
         /// Unused by the daemon (always NULL).
-        pub dom: Option<Domain>,
+        pub dom: Option<NonnullDomain>,
         /// Extra information (often a format string).
         pub str1: Option<LvString>,
         /// Extra information.
@@ -433,7 +433,7 @@ xdr_struct! {
         /// Extra number.
         pub int2: i32,
         /// Unused by the daemon (always NULL).
-        pub net: Option<Network>,
+        pub net: Option<NonnullNetwork>,
     }
 }
 

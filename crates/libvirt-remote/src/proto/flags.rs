@@ -128,8 +128,8 @@ mod tests {
     #[test]
     fn migration_flags_travel_as_u32_in_the_params_calls() {
         use crate::proto::procs::migration::DomainMigrateConfirm3ParamsArgs as A;
-        use crate::proto::types::{Domain, Uuid};
-        let dom = Domain {
+        use crate::proto::types::{NonnullDomain, Uuid};
+        let dom = NonnullDomain {
             name: "d".into(),
             uuid: Uuid([0; 16]),
             id: -1,

@@ -527,7 +527,7 @@ async fn list(c: &Connect, all: bool, inactive: bool, names: bool, uuids: bool) 
         };
         (d.id < 0, d.id, name)
     });
-    let id_text = |d: &libvirt_remote::proto::types::Domain| {
+    let id_text = |d: &libvirt_remote::proto::types::NonnullDomain| {
         if d.id < 0 {
             "-".to_string()
         } else {

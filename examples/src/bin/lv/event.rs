@@ -427,12 +427,12 @@ async fn lv_form(c: &Client, kind: EventKind, count: Option<u64>) -> R {
 #[cfg(test)]
 mod tests {
     use libvirt_remote::proto::events::{BalloonChange, DomainEvent, Lifecycle, TrayChange};
-    use libvirt_remote::proto::types::Domain;
+    use libvirt_remote::proto::types::NonnullDomain;
 
     use super::domain_line;
 
-    fn dom() -> Domain {
-        Domain {
+    fn dom() -> NonnullDomain {
+        NonnullDomain {
             name: "d".into(),
             uuid: libvirt_remote::proto::types::Uuid::default(),
             id: 1,

@@ -73,7 +73,7 @@ use libvirt_remote::proto::events::{
 };
 use libvirt_remote::proto::limits::MESSAGE_NUM_FDS_MAX;
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
-use libvirt_remote::proto::types::{Domain, StreamHole, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, StreamHole, Uuid};
 use libvirt_remote::proto::{ConnectCloseReason, DomainEventType};
 use libvirt_remote::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM,
@@ -388,8 +388,8 @@ fn keepalive_config(k: Option<(u8, u8)>) -> Option<KeepaliveConfig> {
     })
 }
 
-fn domain() -> Domain {
-    Domain {
+fn domain() -> NonnullDomain {
+    NonnullDomain {
         name: "fuzz".into(),
         uuid: Uuid([7; 16]),
         id: -1,

@@ -39,7 +39,7 @@ use libvirt_remote::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use libvirt_remote::proto::procs::connect::{
     ConnectDomainEventRegisterAnyArgs, ConnectDomainEventRegisterRet,
 };
-use libvirt_remote::proto::types::{Secret, Uuid};
+use libvirt_remote::proto::types::{NonnullSecret, Uuid};
 use libvirt_remote::wire::frame::{Frame, Header, MessageStatus};
 use libvirt_remote::wire::xdr;
 
@@ -350,7 +350,7 @@ impl Harness {
                         &CallbackMsg {
                             callback_id,
                             body: SecretLifecycle {
-                                secret: Secret {
+                                secret: NonnullSecret {
                                     uuid: Uuid([3; 16]),
                                     usage_type: SecretUsageType::VOLUME,
                                     usage_id: "/fuzz".into(),

@@ -43,7 +43,7 @@ impl Client {
     /// parameters out of the answer ([`proto::typed_params`]).
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::Domain)
+    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::NonnullDomain)
     /// # -> Result<(), libvirt_remote::CallError> {
     /// use libvirt_remote::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
     ///
@@ -109,7 +109,7 @@ impl Client {
     /// was dropped are closed when the reply arrives.
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::Domain)
+    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::NonnullDomain)
     /// # -> Result<(), libvirt_remote::CallError> {
     /// use libvirt_remote::proto::procs::domain::{DomainOpenGraphicsArgs, DomainOpenGraphicsFd};
     ///

@@ -23,7 +23,9 @@ use crate::proto::events::{
     DomainEvent, Event, EventKind, Kind, NetworkEvent, NodeDeviceEvent, QemuMonitorEvent,
     SecretEvent, StoragePoolEvent, TypedEvent, event_id, network_event_id, pool_event_id,
 };
-use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool};
+use crate::proto::types::{
+    NonnullDomain, NonnullNetwork, NonnullNodeDevice, NonnullSecret, NonnullStoragePool,
+};
 
 /// The gap a reconnect leaves in a subscription: events between `lost_at` and
 /// `resubscribed_at` were not seen. The first item of the subscription after a reconnect
@@ -366,7 +368,7 @@ impl Client {
     /// ```
     pub async fn subscribe_qemu_monitor_events(
         &self,
-        dom: Option<Domain>,
+        dom: Option<NonnullDomain>,
         event: Option<&str>,
         flags: u32,
     ) -> Result<EventStream<QemuMonitorEvent>, CallError> {
@@ -523,7 +525,7 @@ impl Client {
     /// ```
     pub async fn subscribe_lifecycle(
         &self,
-        dom: Option<Domain>,
+        dom: Option<NonnullDomain>,
     ) -> Result<Subscription<event_id::Lifecycle>, CallError> {
         self.subscribe_to::<event_id::Lifecycle>(dom).await
     }
@@ -531,7 +533,7 @@ impl Client {
     /// Network lifecycle events ([`NetworkLifecycle`](crate::proto::events::NetworkLifecycle) bodies) for one network or all.
     pub async fn subscribe_network_lifecycle(
         &self,
-        net: Option<Network>,
+        net: Option<NonnullNetwork>,
     ) -> Result<Subscription<network_event_id::Lifecycle>, CallError> {
         self.subscribe_to::<network_event_id::Lifecycle>(net).await
     }
@@ -539,7 +541,7 @@ impl Client {
     /// Storage pool lifecycle events ([`StoragePoolLifecycle`](crate::proto::events::StoragePoolLifecycle) bodies) for one pool or all.
     pub async fn subscribe_pool_lifecycle(
         &self,
-        pool: Option<StoragePool>,
+        pool: Option<NonnullStoragePool>,
     ) -> Result<Subscription<pool_event_id::Lifecycle>, CallError> {
         self.subscribe_to::<pool_event_id::Lifecycle>(pool).await
     }
@@ -549,7 +551,7 @@ impl Client {
     pub async fn subscribe_domain_events(
         &self,
         event_id: i32,
-        dom: Option<Domain>,
+        dom: Option<NonnullDomain>,
     ) -> Result<EventStream<DomainEvent>, CallError> {
         self.subscribe::<DomainEvent>(event_id, dom).await
     }
@@ -559,7 +561,7 @@ impl Client {
     pub async fn subscribe_network_events(
         &self,
         event_id: i32,
-        net: Option<Network>,
+        net: Option<NonnullNetwork>,
     ) -> Result<EventStream<NetworkEvent>, CallError> {
         self.subscribe::<NetworkEvent>(event_id, net).await
     }
@@ -569,7 +571,7 @@ impl Client {
     pub async fn subscribe_storage_pool_events(
         &self,
         event_id: i32,
-        pool: Option<StoragePool>,
+        pool: Option<NonnullStoragePool>,
     ) -> Result<EventStream<StoragePoolEvent>, CallError> {
         self.subscribe::<StoragePoolEvent>(event_id, pool).await
     }
@@ -580,7 +582,7 @@ impl Client {
     pub async fn subscribe_node_device_events(
         &self,
         event_id: i32,
-        dev: Option<NodeDevice>,
+        dev: Option<NonnullNodeDevice>,
     ) -> Result<EventStream<NodeDeviceEvent>, CallError> {
         self.subscribe::<NodeDeviceEvent>(event_id, dev).await
     }
@@ -590,7 +592,7 @@ impl Client {
     pub async fn subscribe_secret_events(
         &self,
         event_id: i32,
-        secret: Option<Secret>,
+        secret: Option<NonnullSecret>,
     ) -> Result<EventStream<SecretEvent>, CallError> {
         self.subscribe::<SecretEvent>(event_id, secret).await
     }

@@ -111,7 +111,7 @@ impl Connect {
     }
 
     /// A handle on this connection for an object identity from the wire (a
-    /// [`types::Domain`] becomes a [`Domain`], a `Vec` of them a `Vec` of handles), e.g. one
+    /// [`types::NonnullDomain`] becomes a [`Domain`], a `Vec` of them a `Vec` of handles), e.g. one
     /// taken from an event or from a handle of another connection (see the
     /// [module docs](self) for what that means).
     pub fn bind<W: Lift>(&self, wire: W) -> W::Out {
@@ -229,7 +229,7 @@ macro_rules! handles {
 
 handles! {
     /// A domain (a guest; libvirt's `virDomainPtr`).
-    Domain(Domain)
+    Domain(NonnullDomain)
         strings [name / name_bytes = name "The domain's name"]
         uuid ["The domain's UUID"]
     {
@@ -240,32 +240,32 @@ handles! {
         }
     }
     /// A storage pool (`virStoragePoolPtr`).
-    StoragePool(StoragePool)
+    StoragePool(NonnullStoragePool)
         strings [name / name_bytes = name "The pool's name"]
         uuid ["The pool's UUID"]
     {}
     /// A storage volume (`virStorageVolPtr`).
-    StorageVol(StorageVol) strings [
+    StorageVol(NonnullStorageVol) strings [
         name / name_bytes = name "The volume's name",
         pool_name / pool_name_bytes = pool "The name of the pool holding the volume",
         key / key_bytes = key "The volume's key (usually its path)",
     ] {}
     /// A virtual network (`virNetworkPtr`).
-    Network(Network)
+    Network(NonnullNetwork)
         strings [name / name_bytes = name "The network's name"]
         uuid ["The network's UUID"]
     {}
     /// A port of a virtual network (`virNetworkPortPtr`).
-    NetworkPort(NetworkPort) uuid ["The port's UUID"] {
+    NetworkPort(NonnullNetworkPort) uuid ["The port's UUID"] {
         /// The network the port belongs to.
         pub fn network(&self) -> Network {
             self.wire.net.clone().lift(&self.conn)
         }
     }
     /// A host device (`virNodeDevicePtr`); the daemon knows it by name.
-    NodeDevice(NodeDevice) strings [name / name_bytes = name "The device's name"] {}
+    NodeDevice(NonnullNodeDevice) strings [name / name_bytes = name "The device's name"] {}
     /// A secret (`virSecretPtr`).
-    Secret(Secret)
+    Secret(NonnullSecret)
         strings [
             usage_id / usage_id_bytes = usage_id
                 "The usage id (e.g. the volume path for a volume secret)",
@@ -278,29 +278,29 @@ handles! {
         }
     }
     /// A host network interface (`virInterfacePtr`).
-    Interface(Interface) strings [
+    Interface(NonnullInterface) strings [
         name / name_bytes = name "The interface's name",
         mac / mac_bytes = mac "The interface's MAC address",
     ] {}
     /// A network filter (`virNWFilterPtr`).
-    NwFilter(NwFilter)
+    NwFilter(NonnullNwFilter)
         strings [name / name_bytes = name "The filter's name"]
         uuid ["The filter's UUID"]
     {}
     /// A network filter bound to a port (`virNWFilterBindingPtr`).
-    NwFilterBinding(NwFilterBinding) strings [
+    NwFilterBinding(NonnullNwFilterBinding) strings [
         port_dev / port_dev_bytes = portdev "The port device the filter is bound to",
         filter_name / filter_name_bytes = filtername "The filter's name",
     ] {}
     /// A domain snapshot (`virDomainSnapshotPtr`).
-    DomainSnapshot(DomainSnapshot) strings [name / name_bytes = name "The snapshot's name"] {
+    DomainSnapshot(NonnullDomainSnapshot) strings [name / name_bytes = name "The snapshot's name"] {
         /// The domain the snapshot belongs to.
         pub fn domain(&self) -> Domain {
             self.wire.dom.clone().lift(&self.conn)
         }
     }
     /// A domain checkpoint (`virDomainCheckpointPtr`).
-    DomainCheckpoint(DomainCheckpoint) strings [name / name_bytes = name "The checkpoint's name"] {
+    DomainCheckpoint(NonnullDomainCheckpoint) strings [name / name_bytes = name "The checkpoint's name"] {
         /// The domain the checkpoint belongs to.
         pub fn domain(&self) -> Domain {
             self.wire.dom.clone().lift(&self.conn)

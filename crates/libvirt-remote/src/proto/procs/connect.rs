@@ -6,7 +6,7 @@ use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumR
 use crate::procedures;
 use crate::proto::limits;
 pub use crate::proto::names::{ConnectCloseReason, CpuCompareResult};
-use crate::proto::types::{Domain, SaslData, TypedParam};
+use crate::proto::types::{NonnullDomain, SaslData, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -286,7 +286,7 @@ xdr_struct! {
     /// `remote_connect_list_all_domains_ret`.
     pub struct ConnectListAllDomainsRet {
         /// The domains.
-        pub domains: Vec<Domain> [limits::DOMAIN_LIST_MAX],
+        pub domains: Vec<NonnullDomain> [limits::DOMAIN_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -512,7 +512,7 @@ xdr_struct! {
         /// `virDomainEventID` ([`crate::proto::events::event_id`]).
         pub event_id: i32,
         /// Only events of this domain; `None` for every domain.
-        pub dom: Option<Domain>,
+        pub dom: Option<NonnullDomain>,
     }
 }
 
@@ -545,7 +545,7 @@ xdr_struct! {
     /// `remote_connect_get_all_domain_stats_args`.
     pub struct ConnectGetAllDomainStatsArgs {
         /// The domains (empty: every domain the `flags` select).
-        pub doms: Vec<Domain> [limits::DOMAIN_LIST_MAX],
+        pub doms: Vec<NonnullDomain> [limits::DOMAIN_LIST_MAX],
         /// The groups of statistics wanted (empty: all).
         pub stats: DomainStatsTypes,
         /// Filters and options.
@@ -557,7 +557,7 @@ xdr_struct! {
     /// `remote_domain_stats_record`: the statistics of one domain.
     pub struct DomainStatsRecord {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Its statistics (`state.state`, `cpu.time`, `block.0.name`, …).
         pub params: Vec<TypedParam> [limits::CONNECT_GET_ALL_DOMAIN_STATS_MAX],
     }

@@ -5,7 +5,7 @@ use super::common::{
 };
 use crate::procedures;
 use crate::proto::limits;
-use crate::proto::types::Interface;
+use crate::proto::types::NonnullInterface;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -23,7 +23,7 @@ xdr_struct! {
     /// Args holding just an interface.
     pub struct InterfaceArgs {
         /// The interface.
-        pub iface: Interface,
+        pub iface: NonnullInterface,
     }
 }
 
@@ -31,7 +31,7 @@ xdr_struct! {
     /// Args holding an interface and flags.
     pub struct InterfaceFlagsArgs {
         /// The interface.
-        pub iface: Interface,
+        pub iface: NonnullInterface,
         /// Procedure-specific flags.
         pub flags: u32,
     }
@@ -41,7 +41,7 @@ xdr_struct! {
     /// A return holding just an interface.
     pub struct InterfaceRet {
         /// The interface.
-        pub iface: Interface,
+        pub iface: NonnullInterface,
     }
 }
 
@@ -65,7 +65,7 @@ xdr_struct! {
     /// `remote_connect_list_all_interfaces_ret`.
     pub struct ConnectListAllInterfacesRet {
         /// The interfaces.
-        pub ifaces: Vec<Interface> [limits::INTERFACE_LIST_MAX],
+        pub ifaces: Vec<NonnullInterface> [limits::INTERFACE_LIST_MAX],
         /// Count.
         pub ret: u32,
     }

@@ -18,7 +18,7 @@ use bytes::Bytes;
 
 use super::domain::DomainFlagsArgs;
 use crate::procedures;
-use crate::proto::types::{Domain, TypedParam};
+use crate::proto::types::{NonnullDomain, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -125,7 +125,7 @@ xdr_struct! {
     /// `remote_domain_migrate_perform_args` (v1 and v2, source).
     pub struct DomainMigratePerformArgs {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cookie from the prepare step.
         pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
@@ -157,7 +157,7 @@ xdr_struct! {
     /// `remote_domain_migrate_finish_ret` / `…_finish2_ret`: the domain on the destination.
     pub struct DomainMigrateFinishRet {
         /// The migrated domain.
-        pub ddom: Domain,
+        pub ddom: NonnullDomain,
     }
 }
 
@@ -212,7 +212,7 @@ xdr_struct! {
     /// `remote_domain_migrate_set_max_downtime_args`.
     pub struct DomainMigrateSetMaxDowntimeArgs {
         /// The domain being migrated.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Longest tolerable pause, in milliseconds.
         pub downtime: u64,
         /// Must be 0.
@@ -232,7 +232,7 @@ xdr_struct! {
     /// `remote_domain_migrate_set_max_speed_args`.
     pub struct DomainMigrateSetMaxSpeedArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// MiB/s.
         pub bandwidth: u64,
         /// `virDomainMigrateMaxSpeedFlags` (POSTCOPY 1).
@@ -252,7 +252,7 @@ xdr_struct! {
     /// `remote_domain_migrate_set_compression_cache_args`.
     pub struct DomainMigrateSetCompressionCacheArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cache size in bytes.
         pub cache_size: u64,
         /// Must be 0.
@@ -272,7 +272,7 @@ xdr_struct! {
     /// `remote_domain_migrate_begin3_args` (v3, source).
     pub struct DomainMigrateBegin3Args {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Replacement domain XML for the destination.
         pub xmlin: Option<LvString>,
         /// Migration flags.
@@ -352,7 +352,7 @@ xdr_struct! {
     /// `remote_domain_migrate_perform3_args` (v3, source).
     pub struct DomainMigratePerform3Args {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Replacement domain XML for the destination.
         pub xmlin: Option<LvString>,
         /// Cookie from the prepare step.
@@ -392,7 +392,7 @@ xdr_struct! {
     /// `remote_domain_migrate_finish3_ret` / `…_finish3_params_ret`.
     pub struct DomainMigrateFinish3Ret {
         /// The migrated domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cookie for the confirm step.
         pub cookie_out: Bytes [limits::MIGRATE_COOKIE_MAX],
     }
@@ -402,7 +402,7 @@ xdr_struct! {
     /// `remote_domain_migrate_confirm3_args` (v3, source).
     pub struct DomainMigrateConfirm3Args {
         /// The migrated domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cookie from the finish step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Migration flags.
@@ -416,7 +416,7 @@ xdr_struct! {
     /// `remote_domain_migrate_begin3_params_args`.
     pub struct DomainMigrateBegin3ParamsArgs {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// [`migrate_param`] values.
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Migration flags (an `unsigned int` here: a flag above bit 31 is an encode error).
@@ -442,7 +442,7 @@ xdr_struct! {
     /// `remote_domain_migrate_perform3_params_args`.
     pub struct DomainMigratePerform3ParamsArgs {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Destination libvirt URI (peer-to-peer migration).
         pub dconnuri: Option<LvString>,
         /// [`migrate_param`] values.
@@ -472,7 +472,7 @@ xdr_struct! {
     /// `remote_domain_migrate_confirm3_params_args`.
     pub struct DomainMigrateConfirm3ParamsArgs {
         /// The migrated domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// [`migrate_param`] values.
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the finish step.

@@ -7,7 +7,7 @@ use super::common::{
 use crate::procedures;
 use crate::proto::limits;
 pub use crate::proto::names::{IpAddrType, MetadataType};
-use crate::proto::types::{Network, NetworkPort, TypedParam, Uuid};
+use crate::proto::types::{NonnullNetwork, NonnullNetworkPort, TypedParam, Uuid};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -125,7 +125,7 @@ xdr_struct! {
     /// Args holding just a network.
     pub struct NetworkArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
     }
 }
 
@@ -133,7 +133,7 @@ xdr_struct! {
     /// Args holding a network and flags.
     pub struct NetworkFlagsArgs<F = u32> {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// Procedure-specific flags.
         pub flags: F,
     }
@@ -143,7 +143,7 @@ xdr_struct! {
     /// A return holding just a network.
     pub struct NetworkRet {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
     }
 }
 
@@ -151,7 +151,7 @@ xdr_struct! {
     /// `remote_network_set_autostart_args`.
     pub struct NetworkSetAutostartArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// 1 to start with the daemon.
         pub autostart: i32,
     }
@@ -177,7 +177,7 @@ xdr_struct! {
     /// `remote_connect_list_all_networks_ret`.
     pub struct ConnectListAllNetworksRet {
         /// The networks.
-        pub nets: Vec<Network> [limits::NETWORK_LIST_MAX],
+        pub nets: Vec<NonnullNetwork> [limits::NETWORK_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -187,7 +187,7 @@ xdr_struct! {
     /// `remote_network_update_args`.
     pub struct NetworkUpdateArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// [`NetworkUpdateCommand`].
         pub command: NetworkUpdateCommand,
         /// [`NetworkUpdateSection`].
@@ -229,7 +229,7 @@ xdr_struct! {
     /// `remote_network_get_dhcp_leases_args`.
     pub struct NetworkGetDhcpLeasesArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// Only leases of this MAC; `None` for all.
         pub mac: Option<LvString>,
         /// Non-zero to get the leases; zero returns only the count.
@@ -255,7 +255,7 @@ xdr_struct! {
         /// [`network_event_id`].
         pub event_id: i32,
         /// Only this network; `None` for all.
-        pub net: Option<Network>,
+        pub net: Option<NonnullNetwork>,
     }
 }
 
@@ -263,7 +263,7 @@ xdr_struct! {
     /// `remote_network_list_all_ports_args`.
     pub struct NetworkListAllPortsArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// Non-zero to get the ports; zero returns only the count.
         pub need_results: i32,
         /// Must be 0.
@@ -275,7 +275,7 @@ xdr_struct! {
     /// `remote_network_list_all_ports_ret`.
     pub struct NetworkListAllPortsRet {
         /// The ports.
-        pub ports: Vec<NetworkPort> [limits::NETWORK_PORT_LIST_MAX],
+        pub ports: Vec<NonnullNetworkPort> [limits::NETWORK_PORT_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -285,7 +285,7 @@ xdr_struct! {
     /// `remote_network_port_lookup_by_uuid_args`.
     pub struct NetworkPortLookupByUuidArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// Port UUID.
         pub uuid: Uuid,
     }
@@ -295,7 +295,7 @@ xdr_struct! {
     /// `remote_network_port_create_xml_args`.
     pub struct NetworkPortCreateXmlArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// Port XML.
         pub xml: LvString,
         /// `virNetworkPortCreateFlags`.
@@ -307,7 +307,7 @@ xdr_struct! {
     /// A return holding just a network port.
     pub struct NetworkPortRet {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
     }
 }
 
@@ -315,7 +315,7 @@ xdr_struct! {
     /// Args holding a network port and flags.
     pub struct NetworkPortFlagsArgs {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
         /// Must be 0.
         pub flags: u32,
     }
@@ -325,7 +325,7 @@ xdr_struct! {
     /// `remote_network_port_get_parameters_args`.
     pub struct NetworkPortGetParametersArgs {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
         /// Must be 0.
@@ -347,7 +347,7 @@ xdr_struct! {
     /// `remote_network_port_set_parameters_args`.
     pub struct NetworkPortSetParametersArgs {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::NETWORK_PORT_PARAMETERS_MAX],
         /// Must be 0.
@@ -359,7 +359,7 @@ xdr_struct! {
     /// `remote_network_set_metadata_args` (9.7+).
     pub struct NetworkSetMetadataArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// `virNetworkMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
         pub kind: MetadataType,
         /// New value; `None` removes it.
@@ -377,7 +377,7 @@ xdr_struct! {
     /// `remote_network_get_metadata_args` (9.7+).
     pub struct NetworkGetMetadataArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// `virNetworkMetadataType`.
         pub kind: MetadataType,
         /// XML namespace URI (for ELEMENT).

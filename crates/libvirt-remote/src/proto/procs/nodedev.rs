@@ -7,7 +7,7 @@ use super::common::{
 };
 use crate::procedures;
 use crate::proto::limits;
-use crate::proto::types::NodeDevice;
+use crate::proto::types::NonnullNodeDevice;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -76,7 +76,7 @@ xdr_struct! {
     /// A return holding just a node device.
     pub struct NodeDeviceRet {
         /// The device.
-        pub dev: NodeDevice,
+        pub dev: NonnullNodeDevice,
     }
 }
 
@@ -184,7 +184,7 @@ xdr_struct! {
     /// `remote_connect_list_all_node_devices_ret`.
     pub struct ConnectListAllNodeDevicesRet {
         /// The devices.
-        pub devices: Vec<NodeDevice> [limits::NODE_DEVICE_LIST_MAX],
+        pub devices: Vec<NonnullNodeDevice> [limits::NODE_DEVICE_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -196,7 +196,7 @@ xdr_struct! {
         /// [`node_device_event_id`].
         pub event_id: i32,
         /// Only this device; `None` for all.
-        pub dev: Option<NodeDevice>,
+        pub dev: Option<NonnullNodeDevice>,
     }
 }
 

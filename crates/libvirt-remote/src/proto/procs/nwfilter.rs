@@ -5,7 +5,7 @@ use super::common::{
 };
 use crate::procedures;
 use crate::proto::limits;
-use crate::proto::types::{NwFilter, NwFilterBinding};
+use crate::proto::types::{NonnullNwFilter, NonnullNwFilterBinding};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -13,7 +13,7 @@ xdr_struct! {
     /// Args holding just a network filter.
     pub struct NwFilterArgs {
         /// The filter.
-        pub nwfilter: NwFilter,
+        pub nwfilter: NonnullNwFilter,
     }
 }
 
@@ -21,7 +21,7 @@ xdr_struct! {
     /// Args holding a network filter and flags.
     pub struct NwFilterFlagsArgs {
         /// The filter.
-        pub nwfilter: NwFilter,
+        pub nwfilter: NonnullNwFilter,
         /// Must be 0.
         pub flags: u32,
     }
@@ -31,7 +31,7 @@ xdr_struct! {
     /// A return holding just a network filter.
     pub struct NwFilterRet {
         /// The filter.
-        pub nwfilter: NwFilter,
+        pub nwfilter: NonnullNwFilter,
     }
 }
 
@@ -47,7 +47,7 @@ xdr_struct! {
     /// `remote_connect_list_all_nwfilters_ret`.
     pub struct ConnectListAllNwFiltersRet {
         /// The filters.
-        pub filters: Vec<NwFilter> [limits::NWFILTER_LIST_MAX],
+        pub filters: Vec<NonnullNwFilter> [limits::NWFILTER_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -57,7 +57,7 @@ xdr_struct! {
     /// Args holding just a filter binding.
     pub struct NwFilterBindingArgs {
         /// The binding.
-        pub nwfilter: NwFilterBinding,
+        pub nwfilter: NonnullNwFilterBinding,
     }
 }
 
@@ -65,7 +65,7 @@ xdr_struct! {
     /// Args holding a filter binding and flags.
     pub struct NwFilterBindingFlagsArgs {
         /// The binding.
-        pub nwfilter: NwFilterBinding,
+        pub nwfilter: NonnullNwFilterBinding,
         /// Must be 0.
         pub flags: u32,
     }
@@ -75,7 +75,7 @@ xdr_struct! {
     /// A return holding just a filter binding.
     pub struct NwFilterBindingRet {
         /// The binding.
-        pub nwfilter: NwFilterBinding,
+        pub nwfilter: NonnullNwFilterBinding,
     }
 }
 
@@ -83,7 +83,7 @@ xdr_struct! {
     /// `remote_connect_list_all_nwfilter_bindings_ret`.
     pub struct ConnectListAllNwFilterBindingsRet {
         /// The bindings.
-        pub bindings: Vec<NwFilterBinding> [limits::NWFILTER_BINDING_LIST_MAX],
+        pub bindings: Vec<NonnullNwFilterBinding> [limits::NWFILTER_BINDING_LIST_MAX],
         /// Count.
         pub ret: u32,
     }

@@ -10,7 +10,7 @@
 use super::common::{CallbackIdArgs, CallbackIdRet};
 use super::domain::DomainRet;
 use crate::procedures;
-use crate::proto::types::Domain;
+use crate::proto::types::NonnullDomain;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -52,7 +52,7 @@ xdr_struct! {
     /// `qemu_domain_monitor_command_args` (= `…_with_files_args`).
     pub struct QemuDomainMonitorCommandArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The command: QMP JSON, or HMP text with [`QemuMonitorCommandFlags::HMP`].
         pub cmd: LvString,
         /// Monitor command flags.
@@ -82,7 +82,7 @@ xdr_struct! {
     /// `qemu_domain_agent_command_args`.
     pub struct QemuDomainAgentCommandArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The guest-agent command, a JSON object (`{"execute":"guest-ping"}`).
         pub cmd: LvString,
         /// Seconds to wait, or one of [`agent_timeout`].
@@ -104,7 +104,7 @@ xdr_struct! {
     /// `qemu_connect_domain_monitor_event_register_args`.
     pub struct QemuConnectDomainMonitorEventRegisterArgs {
         /// One domain, or `None` for all.
-        pub dom: Option<Domain>,
+        pub dom: Option<NonnullDomain>,
         /// The QMP event name to match, or `None` for all.
         pub event: Option<LvString>,
         /// Matching flags.

@@ -8,7 +8,7 @@ use super::common::{
 use crate::procedures;
 use crate::proto::limits;
 pub use crate::proto::names::SecretUsageType;
-use crate::proto::types::Secret;
+use crate::proto::types::NonnullSecret;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -33,7 +33,7 @@ xdr_struct! {
     /// Args holding just a secret.
     pub struct SecretArgs {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
     }
 }
 
@@ -41,7 +41,7 @@ xdr_struct! {
     /// Args holding a secret and flags.
     pub struct SecretFlagsArgs {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
         /// Procedure-specific flags.
         pub flags: u32,
     }
@@ -51,7 +51,7 @@ xdr_struct! {
     /// A return holding just a secret.
     pub struct SecretRet {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
     }
 }
 
@@ -75,7 +75,7 @@ xdr_struct! {
     /// `remote_secret_set_value_args`.
     pub struct SecretSetValueArgs {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
         /// The value (raw bytes).
         pub value: Bytes [limits::SECRET_VALUE_MAX],
         /// Must be 0.
@@ -105,7 +105,7 @@ xdr_struct! {
     /// `remote_connect_list_all_secrets_ret`.
     pub struct ConnectListAllSecretsRet {
         /// The secrets.
-        pub secrets: Vec<Secret> [limits::SECRET_LIST_MAX],
+        pub secrets: Vec<NonnullSecret> [limits::SECRET_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -117,7 +117,7 @@ xdr_struct! {
         /// [`secret_event_id`].
         pub event_id: i32,
         /// Only this secret; `None` for all.
-        pub secret: Option<Secret>,
+        pub secret: Option<NonnullSecret>,
     }
 }
 

@@ -4,7 +4,7 @@ use super::common::{NumRet, XmlRet};
 use super::domain::{DomainFlagsArgs, DomainResultRet};
 use crate::procedures;
 use crate::proto::limits;
-use crate::proto::types::{Domain, DomainCheckpoint, DomainSnapshot};
+use crate::proto::types::{NonnullDomain, NonnullDomainCheckpoint, NonnullDomainSnapshot};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -105,7 +105,7 @@ xdr_struct! {
     /// `{ snap; flags }`: most snapshot procedures.
     pub struct SnapshotFlagsArgs<F = u32> {
         /// The snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
         /// Procedure-specific flags.
         pub flags: F,
     }
@@ -115,7 +115,7 @@ xdr_struct! {
     /// A return holding just a snapshot.
     pub struct SnapshotRet {
         /// The snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
     }
 }
 
@@ -123,7 +123,7 @@ xdr_struct! {
     /// `{ dom; xml_desc; flags }`: snapshot and checkpoint creation.
     pub struct DomainCreateChildXmlArgs<F = u32> {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Snapshot or checkpoint XML.
         pub xml_desc: LvString,
         /// [`DomainSnapshotCreateFlags`] or `virDomainCheckpointCreateFlags`.
@@ -135,7 +135,7 @@ xdr_struct! {
     /// `{ dom; name; flags }`: snapshot and checkpoint lookup by name.
     pub struct DomainChildLookupArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Snapshot or checkpoint name.
         pub name: LvString,
         /// Must be 0.
@@ -147,7 +147,7 @@ xdr_struct! {
     /// `remote_domain_snapshot_list_names_args`.
     pub struct DomainSnapshotListNamesArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Most names wanted.
         pub maxnames: i32,
         /// `virDomainSnapshotListFlags`.
@@ -167,7 +167,7 @@ xdr_struct! {
     /// `remote_domain_list_all_snapshots_args`.
     pub struct DomainListAllSnapshotsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Non-zero to get the snapshots; zero returns only the count.
         pub need_results: i32,
         /// `virDomainSnapshotListFlags`.
@@ -179,7 +179,7 @@ xdr_struct! {
     /// `remote_domain_snapshot_list_all_children_args`.
     pub struct SnapshotListAllChildrenArgs {
         /// The parent snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
         /// Non-zero to get the snapshots; zero returns only the count.
         pub need_results: i32,
         /// `virDomainSnapshotListFlags`.
@@ -191,7 +191,7 @@ xdr_struct! {
     /// `remote_domain_list_all_snapshots_ret` (also for children).
     pub struct SnapshotListRet {
         /// The snapshots.
-        pub snapshots: Vec<DomainSnapshot> [limits::DOMAIN_SNAPSHOT_LIST_MAX],
+        pub snapshots: Vec<NonnullDomainSnapshot> [limits::DOMAIN_SNAPSHOT_LIST_MAX],
         /// Count (signed in this struct, unlike the other list-all returns).
         pub ret: i32,
     }
@@ -217,7 +217,7 @@ xdr_struct! {
     /// `{ checkpoint; flags }`: most checkpoint procedures.
     pub struct CheckpointFlagsArgs {
         /// The checkpoint.
-        pub checkpoint: DomainCheckpoint,
+        pub checkpoint: NonnullDomainCheckpoint,
         /// Procedure-specific flags.
         pub flags: u32,
     }
@@ -227,7 +227,7 @@ xdr_struct! {
     /// A return holding just a checkpoint.
     pub struct CheckpointRet {
         /// The checkpoint.
-        pub checkpoint: DomainCheckpoint,
+        pub checkpoint: NonnullDomainCheckpoint,
     }
 }
 
@@ -235,7 +235,7 @@ xdr_struct! {
     /// `remote_domain_list_all_checkpoints_args`.
     pub struct DomainListAllCheckpointsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Non-zero to get the checkpoints; zero returns only the count.
         pub need_results: i32,
         /// `virDomainCheckpointListFlags`.
@@ -247,7 +247,7 @@ xdr_struct! {
     /// `remote_domain_checkpoint_list_all_children_args`.
     pub struct CheckpointListAllChildrenArgs {
         /// The parent checkpoint.
-        pub checkpoint: DomainCheckpoint,
+        pub checkpoint: NonnullDomainCheckpoint,
         /// Non-zero to get the checkpoints; zero returns only the count.
         pub need_results: i32,
         /// `virDomainCheckpointListFlags`.
@@ -259,7 +259,7 @@ xdr_struct! {
     /// `remote_domain_list_all_checkpoints_ret` (also for children).
     pub struct CheckpointListRet {
         /// The checkpoints.
-        pub checkpoints: Vec<DomainCheckpoint> [limits::DOMAIN_CHECKPOINT_LIST_MAX],
+        pub checkpoints: Vec<NonnullDomainCheckpoint> [limits::DOMAIN_CHECKPOINT_LIST_MAX],
         /// Count.
         pub ret: i32,
     }
@@ -269,7 +269,7 @@ xdr_struct! {
     /// `remote_domain_snapshot_list_children_names_args`.
     pub struct DomainSnapshotListChildrenNamesArgs {
         /// The parent snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
         /// Most names wanted.
         pub maxnames: i32,
         /// `virDomainSnapshotListFlags`.

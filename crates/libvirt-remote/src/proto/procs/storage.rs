@@ -8,7 +8,7 @@ use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
 pub use crate::proto::names::{StoragePoolState, StorageVolType};
-use crate::proto::types::{StoragePool, StorageVol};
+use crate::proto::types::{NonnullStoragePool, NonnullStorageVol};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
@@ -203,7 +203,7 @@ xdr_struct! {
     /// A return holding just a pool.
     pub struct StoragePoolRet {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
     }
 }
 
@@ -211,7 +211,7 @@ xdr_struct! {
     /// Args holding just a pool (`…_destroy_args`, `…_undefine_args`, …).
     pub struct StoragePoolArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
     }
 }
 
@@ -219,7 +219,7 @@ xdr_struct! {
     /// Args holding a pool and flags.
     pub struct StoragePoolFlagsArgs<F = u32> {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Flags.
         pub flags: F,
     }
@@ -229,7 +229,7 @@ xdr_struct! {
     /// `remote_storage_pool_set_autostart_args`.
     pub struct StoragePoolSetAutostartArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// 1 to start with the daemon.
         pub autostart: i32,
     }
@@ -254,7 +254,7 @@ xdr_struct! {
     /// `remote_storage_pool_list_volumes_args`.
     pub struct StoragePoolListVolumesArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Most names wanted.
         pub maxnames: i32,
     }
@@ -292,7 +292,7 @@ xdr_struct! {
     /// `remote_connect_list_all_storage_pools_ret`.
     pub struct ConnectListAllStoragePoolsRet {
         /// The pools.
-        pub pools: Vec<StoragePool> [limits::STORAGE_POOL_LIST_MAX],
+        pub pools: Vec<NonnullStoragePool> [limits::STORAGE_POOL_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -302,7 +302,7 @@ xdr_struct! {
     /// `remote_storage_pool_list_all_volumes_args`.
     pub struct StoragePoolListAllVolumesArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Non-zero to get the volumes; zero returns only the count.
         pub need_results: i32,
         /// Must be 0.
@@ -314,7 +314,7 @@ xdr_struct! {
     /// `remote_storage_pool_list_all_volumes_ret`.
     pub struct StoragePoolListAllVolumesRet {
         /// The volumes.
-        pub vols: Vec<StorageVol> [limits::STORAGE_VOL_LIST_MAX],
+        pub vols: Vec<NonnullStorageVol> [limits::STORAGE_VOL_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -326,7 +326,7 @@ xdr_struct! {
         /// [`pool_event_id`].
         pub event_id: i32,
         /// Only this pool; `None` for all.
-        pub pool: Option<StoragePool>,
+        pub pool: Option<NonnullStoragePool>,
     }
 }
 
@@ -334,7 +334,7 @@ xdr_struct! {
     /// `remote_storage_vol_lookup_by_name_args`.
     pub struct StorageVolLookupByNameArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Volume name.
         pub name: LvString,
     }
@@ -360,7 +360,7 @@ xdr_struct! {
     /// A return holding just a volume.
     pub struct StorageVolRet {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
     }
 }
 
@@ -368,7 +368,7 @@ xdr_struct! {
     /// Args holding just a volume (`…_get_info_args`, `…_get_path_args`, …).
     pub struct StorageVolArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
     }
 }
 
@@ -376,7 +376,7 @@ xdr_struct! {
     /// `remote_storage_vol_create_xml_args`.
     pub struct StorageVolCreateXmlArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Volume XML.
         pub xml: LvString,
         /// [`StorageVolCreateFlags`].
@@ -388,11 +388,11 @@ xdr_struct! {
     /// `remote_storage_vol_create_xml_from_args`: create by cloning `clonevol`.
     pub struct StorageVolCreateXmlFromArgs {
         /// The pool to create in.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// New volume XML.
         pub xml: LvString,
         /// The volume to copy.
-        pub clonevol: StorageVol,
+        pub clonevol: NonnullStorageVol,
         /// [`StorageVolCreateFlags`].
         pub flags: StorageVolCreateFlags,
     }
@@ -402,7 +402,7 @@ xdr_struct! {
     /// Args holding a volume and flags (`…_delete_args`, …).
     pub struct StorageVolFlagsArgs<F = u32> {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// Flags.
         pub flags: F,
     }
@@ -412,7 +412,7 @@ xdr_struct! {
     /// `remote_storage_vol_wipe_pattern_args`.
     pub struct StorageVolWipePatternArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// [`StorageVolWipeAlgorithm`].
         pub algorithm: StorageVolWipeAlgorithm,
         /// Must be 0.
@@ -445,7 +445,7 @@ xdr_struct! {
     /// `remote_storage_vol_resize_args`.
     pub struct StorageVolResizeArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// New capacity (or delta) in bytes.
         pub capacity: u64,
         /// [`StorageVolResizeFlags`].
@@ -457,7 +457,7 @@ xdr_struct! {
     /// `remote_storage_vol_upload_args` / `remote_storage_vol_download_args`.
     pub struct StorageVolTransferArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// Byte offset into the volume.
         pub offset: u64,
         /// Bytes to transfer (0 = to the end).
@@ -469,7 +469,7 @@ xdr_struct! {
 
 impl StorageVolTransferArgs {
     /// The whole transfer of `length` bytes (0 = to the end) from `offset`, sparse or not.
-    pub fn new(vol: StorageVol, offset: u64, length: u64, sparse: bool) -> Self {
+    pub fn new(vol: NonnullStorageVol, offset: u64, length: u64, sparse: bool) -> Self {
         Self {
             vol,
             offset,
