@@ -11,9 +11,9 @@ use std::hint::black_box;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_remote::proto::DomainEventType;
-use libvirt_remote::proto::IpAddrType;
 use libvirt_remote::proto::events::{self, CallbackMsg, Lifecycle};
+use libvirt_remote::proto::names::DomainEventType;
+use libvirt_remote::proto::names::IpAddrType;
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersionRet, ConnectListAllDomainsRet};
 use libvirt_remote::proto::procs::domain::{

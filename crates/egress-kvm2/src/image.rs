@@ -222,7 +222,7 @@ pub struct ImageCache {
 #[derive(Clone)]
 struct Verified {
     link: u64,
-    marker_key: libvirt_remote::LvString,
+    marker_key: libvirt_remote::wire::xdr::LvString,
     base: BaseImage,
 }
 
@@ -725,7 +725,7 @@ impl ImageCache {
         let mut len = 0u64;
         let mut zeros = ZeroRuns::new();
         let mut segments = Vec::new();
-        let sent = |e: libvirt_remote::StreamError| {
+        let sent = |e: libvirt_remote::conn::StreamError| {
             provider_error(format!("upload {what} into {base_name}"), e.into())
         };
         loop {

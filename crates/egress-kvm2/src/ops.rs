@@ -176,7 +176,7 @@ pub async fn metadata_in(
         Ok(r) => Ok(Some(r.metadata.to_string())),
         Err(e)
             if e.remote()
-                .is_some_and(libvirt_remote::RemoteError::is_no_metadata) =>
+                .is_some_and(libvirt_remote::proto::RemoteError::is_no_metadata) =>
         {
             Ok(None)
         }
@@ -254,7 +254,7 @@ pub async fn upload_bytes(
 pub async fn send_segments(
     upload: &mut Upload,
     segments: &mut Vec<Segment>,
-) -> Result<(), libvirt_remote::StreamError> {
+) -> Result<(), libvirt_remote::conn::StreamError> {
     for s in segments.drain(..) {
         match s {
             Segment::Data(d) => upload.send(d).await?,

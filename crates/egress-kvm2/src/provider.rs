@@ -797,8 +797,9 @@ impl Kvm2Provider {
                 Err(e)
                     if flags != DomainUndefineFlagsValues::empty()
                         && (e.code() == Some(ErrorCode::INVALID_ARG)
-                            || e.remote()
-                                .is_some_and(libvirt_remote::RemoteError::is_unsupported)) =>
+                            || e.remote().is_some_and(
+                                libvirt_remote::proto::RemoteError::is_unsupported,
+                            )) =>
                 {
                     tracing::debug!(%flags, error = %e, "undefine flags refused; trying fewer");
                 }

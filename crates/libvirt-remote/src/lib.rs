@@ -89,7 +89,7 @@ pub mod conn;
 pub mod proto;
 pub mod wire;
 #[cfg(feature = "xml")]
-pub use client::xml;
+pub use client::api::xml;
 
 /// The object API and what a program using it needs, in one import:
 /// `use libvirt_remote::prelude::*;`.
@@ -114,30 +114,20 @@ pub mod prelude {
     pub use crate::wire::xdr::LvString;
 }
 
-#[cfg(feature = "tls")]
-pub use client::TlsError;
+// The root: what a first program names. Everything else has one home, its module (see
+// the front page); `tests/root.rs` lists these names so that the root only grows on purpose.
 #[cfg(feature = "client")]
 pub use client::handles::{
     Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Network, NetworkPort, NodeDevice,
     NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
 };
 #[cfg(feature = "client")]
-pub use client::{Client, ConnectError, ConnectOptions, Error, Pool, PoolOptions, TransferError};
-pub use conn::handshake::HandshakeError;
-pub use conn::sasl::SaslError;
-pub use conn::{
-    CallError, Connection, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError,
-    StreamMisuse,
-};
-pub use proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
-/// The SSH transport (feature `ssh`), for [`client::SshOptions`]: config file, credentials.
+pub use client::{Client, ConnectError, ConnectOptions, Error};
+/// The SSH transport (feature `ssh`), for [`client::SshOptions`] (config file, credentials)
+/// and for matching on [`ConnectError::Ssh`] (`ssh_socket::SshError`) without a direct
+/// dependency on `ssh-socket`.
 #[cfg(feature = "ssh")]
 pub use ssh_socket;
-/// The SSH transport's errors (feature `ssh`), re-exported so that matching on
-/// [`ConnectError::Ssh`] needs no direct dependency on `ssh-socket`.
-#[cfg(feature = "ssh")]
-pub use ssh_socket::{CloseReason, KeyFileError, SshError};
-pub use wire::xdr::LvString;
 
 /// The `bitflags` crate, for [`flag_set!`]'s expansion.
 #[doc(hidden)]

@@ -17,9 +17,9 @@ use libvirt_remote::conn::handshake::HandshakeOptions;
 use libvirt_remote::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
 };
-use libvirt_remote::proto::DomainState;
 use libvirt_remote::proto::ErrorCode;
 use libvirt_remote::proto::events::{DomainEvent, DomainEventType, Lifecycle, event_id};
+use libvirt_remote::proto::names::DomainState;
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
 use libvirt_remote::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,

@@ -12,6 +12,8 @@ use libvirt_remote::proto::events::{
     SecretLifecycle, SecretValueChanged, StoragePoolEvent, StoragePoolLifecycle,
     StoragePoolRefreshed, event_id,
 };
+use libvirt_remote::proto::names::NetworkEventType;
+use libvirt_remote::proto::names::StoragePoolEventType;
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::network::{
     NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine, network_event_id,
@@ -25,7 +27,6 @@ use libvirt_remote::proto::procs::storage::{
     StoragePoolArgs, StoragePoolCreate, StoragePoolDefineXml, StoragePoolDestroy,
     StoragePoolFlagsArgs, StoragePoolRefresh, StoragePoolUndefine, pool_event_id,
 };
-use libvirt_remote::proto::{NetworkEventType, StoragePoolEventType};
 
 /// `virStoragePoolEventLifecycleType` (networks number theirs the same way).
 const DEFINED: i32 = StoragePoolEventType::DEFINED.0;

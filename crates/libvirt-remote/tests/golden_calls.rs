@@ -16,9 +16,9 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use bytes::Bytes;
-use libvirt_remote::proto::MetadataType;
 use libvirt_remote::proto::Procedure;
-use libvirt_remote::proto::error::WireError;
+use libvirt_remote::proto::WireError;
+use libvirt_remote::proto::names::MetadataType;
 use libvirt_remote::proto::procs::connect::ConnectGetAllDomainStatsFlags;
 use libvirt_remote::proto::procs::connect::DomainStatsTypes;
 use libvirt_remote::proto::procs::domain::DomainCreateFlags;

@@ -19,16 +19,16 @@ use libvirt_remote::wire::xdr;
 
 mod golden;
 use golden::{call, frame, unhex};
-use libvirt_remote::proto::AgentLifecycleReason;
-use libvirt_remote::proto::AgentLifecycleState;
-use libvirt_remote::proto::BlockJobStatus;
-use libvirt_remote::proto::BlockJobType;
-use libvirt_remote::proto::DiskChangeReason;
-use libvirt_remote::proto::GraphicsAddressType;
-use libvirt_remote::proto::GraphicsPhase;
-use libvirt_remote::proto::IoErrorAction;
-use libvirt_remote::proto::TrayChangeReason;
-use libvirt_remote::proto::WatchdogAction;
+use libvirt_remote::proto::names::AgentLifecycleReason;
+use libvirt_remote::proto::names::AgentLifecycleState;
+use libvirt_remote::proto::names::BlockJobStatus;
+use libvirt_remote::proto::names::BlockJobType;
+use libvirt_remote::proto::names::DiskChangeReason;
+use libvirt_remote::proto::names::GraphicsAddressType;
+use libvirt_remote::proto::names::GraphicsPhase;
+use libvirt_remote::proto::names::IoErrorAction;
+use libvirt_remote::proto::names::TrayChangeReason;
+use libvirt_remote::proto::names::WatchdogAction;
 
 fn register_reply(hex: &str) -> i32 {
     let f = frame(hex);

@@ -8,7 +8,10 @@
 //! hex of packets longer than 188 bytes: those are checked up to the cut.
 
 use bytes::Bytes;
-use libvirt_remote::proto::error::WireError;
+use libvirt_remote::proto::WireError;
+use libvirt_remote::proto::names::RunningReason;
+use libvirt_remote::proto::names::ShutoffReason;
+use libvirt_remote::proto::names::StateReason;
 use libvirt_remote::proto::procs::common::{NameArgs, UuidArgs, XmlArgs};
 use libvirt_remote::proto::procs::connect::{
     self, AuthList, ConnectClose, ConnectGetLibVersion, ConnectGetType, ConnectGetVersion,
@@ -38,13 +41,12 @@ use libvirt_remote::proto::types::{NonnullDomain, NonnullStoragePool, NonnullSto
 use libvirt_remote::proto::{
     ErrorCode, ErrorDomain, ErrorLevel, Procedure, REMOTE_PROGRAM, RemoteError, StreamDirection,
 };
-use libvirt_remote::proto::{RunningReason, ShutoffReason, StateReason};
 use libvirt_remote::wire::frame::{HEADER_LEN, Header, LEN_WORD, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr::{self, Decode, Decoder, Encode, LvString};
 
 mod golden;
 use golden::{call, frame, unhex};
-use libvirt_remote::proto::DomainState;
+use libvirt_remote::proto::names::DomainState;
 use libvirt_remote::proto::procs::connect::ConnectFlags;
 use libvirt_remote::proto::procs::domain::DomainUndefineFlagsValues;
 use libvirt_remote::proto::procs::snapshot::DomainSnapshotListFlags;

@@ -298,7 +298,10 @@ async fn create_with_files_hands_the_container_our_descriptors() {
         })
         .await
         .unwrap();
-    assert_eq!(state.state, libvirt_remote::proto::DomainState::RUNNING);
+    assert_eq!(
+        state.state,
+        libvirt_remote::proto::names::DomainState::RUNNING
+    );
 
     for dom in [&transient, &started] {
         c.call::<DomainDestroy>(&DomainArgs { dom: dom.clone() })
@@ -492,6 +495,9 @@ fn virsh_fields(out: &str) -> Vec<(String, String)> {
 /// stats; suspend and resume (the freezer cgroup) and a shutdown by signal, with their events.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lxc_driver_answers_the_everyday_calls() {
+    use libvirt_remote::proto::names::DomainState;
+    use libvirt_remote::proto::names::LifecycleDetail;
+    use libvirt_remote::proto::names::StoppedDetail;
     use libvirt_remote::proto::procs::connect::ConnectGetType;
     use libvirt_remote::proto::procs::domain::{
         DomainGetInfo, DomainGetMemoryParameters, DomainGetOsType, DomainGetParamsArgs,
@@ -499,7 +505,6 @@ async fn the_lxc_driver_answers_the_everyday_calls() {
         DomainMemoryStatsArgs, DomainResume, DomainShutdownFlagValues, DomainShutdownFlags,
         DomainSuspend,
     };
-    use libvirt_remote::proto::{DomainState, LifecycleDetail, StoppedDetail};
     let Some(d) = Lxcd::start_or_skip() else {
         return;
     };

@@ -5,11 +5,14 @@
 //! unix socket in the destination's directory. The guests are TCG domains that boot into
 //! the BIOS and keep running; one has a disk (shared by path, then copied).
 
-use libvirt_remote::CallError;
 use libvirt_remote::client::{
     Client, ConnectOptions, MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal,
     MigrateStep,
 };
+use libvirt_remote::conn::CallError;
+use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::RemoteError;
+use libvirt_remote::proto::names::DomainJobType;
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreateFlags, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml,
@@ -18,7 +21,6 @@ use libvirt_remote::proto::procs::domain::{
 };
 use libvirt_remote::proto::procs::migration::{DomainMigrateFlags, DomainMigrateStartPostCopy};
 use libvirt_remote::proto::types::NonnullDomain;
-use libvirt_remote::proto::{DomainJobType, ErrorCode, RemoteError};
 use libvirt_remote_testkit::live::create_domain;
 use testbed::libvirtd::{Libvirtd, LibvirtdError};
 

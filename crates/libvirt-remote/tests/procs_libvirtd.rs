@@ -15,7 +15,9 @@ use std::fmt::Debug;
 use bytes::Bytes;
 use libvirt_remote::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_remote::conn::CallError;
-use libvirt_remote::proto::MetadataType;
+use libvirt_remote::proto::names::MetadataType;
+use libvirt_remote::proto::names::RunningReason;
+use libvirt_remote::proto::names::StateReason;
 use libvirt_remote::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
 };
@@ -37,7 +39,6 @@ use libvirt_remote::proto::types::{
     TypedParamValue,
 };
 use libvirt_remote::proto::{ErrorCode, LibvirtVersion, Procedure, RemoteError};
-use libvirt_remote::proto::{RunningReason, StateReason};
 use testbed::libvirtd::Libvirtd;
 
 /// Procedures that answered sensibly, and everything that went wrong.

@@ -7,6 +7,8 @@
 use std::fmt::Debug;
 use std::time::{Duration, Instant, SystemTime};
 
+use libvirt_remote::Error;
+use libvirt_remote::client::TransferError;
 use libvirt_remote::client::{Client, ConnectOptions, EventItem, EventStream, Gap};
 use libvirt_remote::conn::reconnect::{LinkState, NewCalls, ReconnectPolicy};
 use libvirt_remote::conn::{CallError, ConnectionError, StreamError};
@@ -22,7 +24,6 @@ use libvirt_remote::proto::procs::secret::{SecretDefineXml, secret_event_id};
 use libvirt_remote::proto::procs::storage::{
     StoragePoolDefineFlags, StoragePoolDefineXml, pool_event_id,
 };
-use libvirt_remote::{Error, TransferError};
 use libvirt_remote_testkit::live::{make_vol, upload_under_way};
 use testbed::libvirtd::Libvirtd;
 

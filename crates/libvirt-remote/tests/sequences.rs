@@ -12,12 +12,12 @@ use libvirt_remote::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
     StreamItem, StreamMisuse,
 };
-use libvirt_remote::proto::SecretEventType;
-use libvirt_remote::proto::SecretUsageType;
 use libvirt_remote::proto::events::{
     CallbackMsg, DomainEvent, Lifecycle, NetworkEvent, NetworkLifecycle, SecretEvent,
     SecretLifecycle, network_event_id, secret_event_id,
 };
+use libvirt_remote::proto::names::SecretEventType;
+use libvirt_remote::proto::names::SecretUsageType;
 use libvirt_remote::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_remote::proto::procs::migration::DomainMigrateFlags;
@@ -1260,7 +1260,7 @@ fn network_lifecycle(callback_id: i32) -> Bytes {
                     name: "default".into(),
                     uuid: Uuid([1; 16]),
                 },
-                event: libvirt_remote::proto::NetworkEventType::STARTED,
+                event: libvirt_remote::proto::names::NetworkEventType::STARTED,
                 detail: 0,
             },
         },
@@ -1488,7 +1488,9 @@ fn a_refused_registration_fails_its_subscribers_and_can_be_retried() {
         "event callback already tracked",
     );
     p.deliver(&peer::reply_error_to(&reg.header, &err)).unwrap();
-    let want = Err(CallError::from(libvirt_remote::RemoteError::from(err)));
+    let want = Err(CallError::from(libvirt_remote::proto::RemoteError::from(
+        err,
+    )));
     assert_eq!(
         p.outputs(),
         vec![

@@ -9,7 +9,7 @@ async fn main() -> Result<(), Error> {
     let conn = Connect::open(
         &args
             .next()
-            .unwrap_or_else(libvirt_remote::client::default_uri),
+            .unwrap_or_else(libvirt_remote::client::uri::default_uri),
     )
     .await?;
     let count: usize = args

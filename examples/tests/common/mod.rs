@@ -167,8 +167,8 @@ pub async fn close_is_bounded_with_a_frozen_peer(
     assert!(
         matches!(
             e,
-            libvirt_remote::StreamError::Connection(
-                libvirt_remote::ConnectionError::LocallyClosed { .. }
+            libvirt_remote::conn::StreamError::Connection(
+                libvirt_remote::conn::ConnectionError::LocallyClosed { .. }
             )
         ),
         "{e:?}"

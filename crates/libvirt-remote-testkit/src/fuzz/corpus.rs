@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use libvirt_remote::proto::error::WireError;
+use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::events::{CallbackMsg, ConnectionClosedMsg, DomainOnly};
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsRet;
 use libvirt_remote::proto::procs::domain::{
@@ -25,8 +25,8 @@ use libvirt_remote::wire::xdr::{self, Encode, LvString};
 
 use super::xdr::{Names, Params};
 use crate::peer;
-use libvirt_remote::proto::ConnectCloseReason;
-use libvirt_remote::proto::IpAddrType;
+use libvirt_remote::proto::names::ConnectCloseReason;
+use libvirt_remote::proto::names::IpAddrType;
 
 /// Whole packets kept per capture and direction as one `frame_decode` stream seed.
 const STREAM_SEED_MAX: usize = 16_384;

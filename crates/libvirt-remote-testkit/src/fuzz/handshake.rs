@@ -26,7 +26,8 @@ use libvirt_remote::conn::ConnectionError;
 use libvirt_remote::conn::handshake::{Handshake, HandshakeOptions, tls_accept_status};
 use libvirt_remote::conn::sasl::{CredentialCallback, Credentials, MAX_STEPS, SaslOptions};
 use libvirt_remote::proto::Procedure;
-use libvirt_remote::proto::error::{RemoteError, WireError};
+use libvirt_remote::proto::RemoteError;
+use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::procs::connect::{
     AuthList, AuthListRet, AuthSaslInit, AuthSaslInitRet, AuthSaslStart, AuthSaslStartArgs,
     AuthSaslStep, AuthSaslStepRet, ConnectOpen, ConnectSupportsFeatureRet, auth_type,

@@ -77,13 +77,11 @@
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
-mod api;
+pub(crate) mod api;
 mod dial;
 mod driver;
 
 pub use api::handles;
-#[cfg(feature = "xml")]
-pub use api::xml;
 #[cfg(feature = "tls")]
 pub use dial::tls;
 pub use dial::{auth, uri};
@@ -102,7 +100,6 @@ use std::time::Duration;
 
 pub use errors::Error;
 pub use events::{EventItem, EventStream, Gap, Subscription};
-pub use handles::Connect;
 pub use migrate::{
     MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep, Migrated,
 };
@@ -116,10 +113,8 @@ pub use stream::{
     UploadOptions, UploadWriter, stream_error,
 };
 #[cfg(feature = "tls")]
-pub use tls::TlsError;
-pub use uri::{
-    LibvirtUri, RemoteMode, SshProxy, SshTarget, TlsTarget, Transport, UriError, default_uri,
-};
+use tls::TlsError;
+use uri::UriError;
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::reconnect::LinkState;

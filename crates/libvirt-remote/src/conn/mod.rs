@@ -31,7 +31,7 @@
 //! subscriber) and tells the driver which subscribers each event is for.
 
 pub mod admission;
-pub mod error;
+pub(crate) mod error;
 pub mod handshake;
 mod keepalive;
 pub mod reconnect;

@@ -300,15 +300,15 @@ macro_rules! procedures {
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
             pub struct $name;
 
-            impl $crate::proto::procedure::Procedure for $name {
+            impl $crate::proto::Procedure for $name {
                 const PROGRAM: u32 = $crate::proto::$program;
                 const NUMBER: i32 = $num;
                 const NAME: &'static str = stringify!($name);
-                const STREAM: Option<$crate::proto::procedure::StreamDirection> =
+                const STREAM: Option<$crate::proto::StreamDirection> =
                     $crate::procedures!(@dir $($dir)?);
-                const SINCE: $crate::proto::procedure::LibvirtVersion =
-                    $crate::proto::procedure::LibvirtVersion::parse($since);
-                const FDS: Option<$crate::proto::procedure::FdPassing> =
+                const SINCE: $crate::proto::LibvirtVersion =
+                    $crate::proto::LibvirtVersion::parse($since);
+                const FDS: Option<$crate::proto::FdPassing> =
                     $crate::procedures!(@fds $($fds)?);
                 const METHOD: Option<&'static str> =
                     $crate::procedures!(@method_name $($obj $meth)?);
@@ -318,19 +318,19 @@ macro_rules! procedures {
         )*
 
         /// Every procedure declared in this module.
-        pub const $table: &[$crate::proto::procedure::ProcInfo] = &[
-            $( $crate::proto::procedure::ProcInfo::of::<$name>(), )*
+        pub const $table: &[$crate::proto::ProcInfo] = &[
+            $( $crate::proto::ProcInfo::of::<$name>(), )*
         ];
 
         /// Hand every procedure declared in this module to `v`, in table order.
-        pub fn visit_procedures(v: &mut impl $crate::proto::procedure::ProcedureVisitor) {
+        pub fn visit_procedures(v: &mut impl $crate::proto::ProcedureVisitor) {
             $( v.visit::<$name>(); )*
         }
     };
     (@dir) => { None };
-    (@dir $dir:ident) => { Some($crate::proto::procedure::StreamDirection::$dir) };
+    (@dir $dir:ident) => { Some($crate::proto::StreamDirection::$dir) };
     (@fds) => { None };
-    (@fds $fds:ident) => { Some($crate::proto::procedure::FdPassing::$fds) };
+    (@fds $fds:ident) => { Some($crate::proto::FdPassing::$fds) };
     (@method_name) => { None };
     (@method_name $obj:ident $meth:ident) => {
         Some(concat!(stringify!($obj), "::", stringify!($meth)))

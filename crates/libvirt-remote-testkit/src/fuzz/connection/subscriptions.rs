@@ -30,7 +30,8 @@ use std::collections::{BTreeSet, HashMap};
 use bytes::Bytes;
 use libvirt_remote::conn::{CallError, ConnectionError, SubscriberId};
 use libvirt_remote::proto::REMOTE_PROGRAM;
-use libvirt_remote::proto::error::{RemoteError, WireError};
+use libvirt_remote::proto::RemoteError;
+use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::events::{
     CallbackMsg, DomainEvent, DomainOnly, Event, EventKind, Kind, Lifecycle, RtcChange,
     SecretEvent, SecretLifecycle, event_id, procs,
@@ -46,9 +47,9 @@ use libvirt_remote::wire::xdr;
 use super::input::SubOp;
 use super::{Harness, domain};
 use crate::peer::{self, call_header};
-use libvirt_remote::proto::DomainEventType;
-use libvirt_remote::proto::SecretEventType;
-use libvirt_remote::proto::SecretUsageType;
+use libvirt_remote::proto::names::DomainEventType;
+use libvirt_remote::proto::names::SecretEventType;
+use libvirt_remote::proto::names::SecretUsageType;
 
 /// A registration key: (kind, event id); the object filter is `None`. The legacy lifecycle
 /// registration has event id 0.

@@ -44,7 +44,7 @@ impl Client {
     ///
     /// ```no_run
     /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::NonnullDomain)
-    /// # -> Result<(), libvirt_remote::CallError> {
+    /// # -> Result<(), libvirt_remote::conn::CallError> {
     /// use libvirt_remote::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
     ///
     /// let args = DomainGetParamsArgs { dom, nparams: 0, flags: Default::default() };
@@ -110,7 +110,7 @@ impl Client {
     ///
     /// ```no_run
     /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::NonnullDomain)
-    /// # -> Result<(), libvirt_remote::CallError> {
+    /// # -> Result<(), libvirt_remote::conn::CallError> {
     /// use libvirt_remote::proto::procs::domain::{DomainOpenGraphicsArgs, DomainOpenGraphicsFd};
     ///
     /// let args = DomainOpenGraphicsArgs { dom, idx: 0, flags: Default::default() };

@@ -359,7 +359,7 @@ impl Client {
     /// [`subscribe`](Self::subscribe).
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::CallError> {
+    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::conn::CallError> {
     /// let mut qmp = client.subscribe_qemu_monitor_events(None, Some("STOP"), 0).await?;
     /// while let Some(ev) = qmp.next().await {
     ///     println!("{}: {} at {}", ev.dom.name, ev.event, ev.seconds);
@@ -495,7 +495,7 @@ impl Client {
     /// and the subscription yields its bodies only. For one object or (`None`) all.
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::CallError> {
+    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::conn::CallError> {
     /// use libvirt_remote::proto::events::pool_event_id;
     ///
     /// let mut pools = client.subscribe_to::<pool_event_id::Lifecycle>(None).await?;
@@ -516,7 +516,7 @@ impl Client {
     /// all: [`Lifecycle`](crate::proto::events::Lifecycle) bodies only, read with [`Subscription::next`].
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::CallError> {
+    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::conn::CallError> {
     /// let mut events = client.subscribe_lifecycle(None).await?;
     /// while let Some(ev) = events.next().await {
     ///     println!("{}: event {} detail {}", ev.dom.name, ev.event, ev.detail);

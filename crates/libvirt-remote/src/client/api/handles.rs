@@ -273,7 +273,7 @@ handles! {
         uuid ["The secret's UUID"]
     {
         /// What the secret is for (`virSecretUsageType`).
-        pub fn usage_type(&self) -> crate::proto::SecretUsageType {
+        pub fn usage_type(&self) -> crate::proto::names::SecretUsageType {
             self.wire.usage_type
         }
     }
