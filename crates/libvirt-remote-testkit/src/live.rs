@@ -154,7 +154,7 @@ pub async fn calls_events_transfers(c: &Client, pool_name: &str, vol_name: &str,
 
     let pool = pool(c, pool_name).await;
     let mut refreshes = c
-        .subscribe_storage_pool_events(pool_event_id::REFRESH, None)
+        .subscribe::<StoragePoolEvent>(pool_event_id::REFRESH, None)
         .await
         .unwrap();
     c.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs { pool, flags: 0 })

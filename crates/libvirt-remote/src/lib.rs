@@ -58,8 +58,8 @@
 //!     .await?;
 //! println!("uploaded {sent} bytes");
 //!
-//! // Watch lifecycle events of every domain (an inherent `next()`: no extra import).
-//! let mut events = conn.client().subscribe_lifecycle(None).await?;
+//! // Watch lifecycle events of every domain (`dom.subscribe::<…>()`: of one domain).
+//! let mut events = conn.subscribe::<event_id::Lifecycle>().await?;
 //! while let Some(ev) = events.next().await {
 //!     println!("{}: event {} detail {}", ev.dom.name, ev.event, ev.detail);
 //! }
@@ -74,8 +74,17 @@
 //! `== "vm1"`); `name_bytes()` has the bytes of a name that is not UTF-8.
 //!
 //! Failures are one [`Error`] with predicates (`is_not_found()`, `is_auth()`,
-//! `is_connection_dead()`, `remote()`). Streams (volume upload and download, console) and the
-//! raw procedure table are on the [`Client`] underneath (`conn.client()`).
+//! `is_connection_dead()`, `remote()`).
+//!
+//! # One name per layer
+//!
+//! * [`Connect`] is the handle you hold; the object handles ([`Domain`], …) carry it.
+//! * [`Client`] is the transport underneath (`conn.client()`): raw calls, streams, migration.
+//! * [`conn::Connection`] is the sans-io machine, for embedders that bring their own I/O.
+//!
+//! The crate root holds what a first program names (these, [`Error`], [`ConnectOptions`],
+//! [`ConnectError`], the modules and [`prelude`]); everything else is in its module, once
+//! (errors of a layer in that layer: [`conn::CallError`], [`client::tls::TlsError`], …).
 //!
 //! Without async, feature `blocking` has the same handles with synchronous methods
 //! ([`blocking`], as reqwest's): `blocking::Connect::open(uri)?.hostname()?`.
@@ -104,6 +113,7 @@ pub mod prelude {
     };
     pub use crate::conn::ErrorPredicates;
     pub use crate::proto::LibvirtVersion;
+    pub use crate::proto::events::event_id;
     pub use crate::proto::names::{
         BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, DomainEventType, DomainState,
         LifecycleDetail, NoStateReason, PausedReason, PmSuspendedDetail, PmSuspendedReason,

@@ -65,9 +65,7 @@ fn lifecycle_events_are_an_iterator() {
         return;
     };
     let conn = Connect::open(&d.test_uri()).expect("connect");
-    let events = conn
-        .subscribe_to::<event_id::Lifecycle>(None)
-        .expect("subscribe");
+    let events = conn.subscribe::<event_id::Lifecycle>().expect("subscribe");
     // The iterator blocks: read it on a thread of its own, as a program would.
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {

@@ -147,7 +147,7 @@ async fn domain_lifecycle_with_events() {
     let Some(d) = daemon() else { return };
     let c = connect(&d).await;
     let mut events = c
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let name = "lv-events";

@@ -475,7 +475,7 @@ async fn typed_reasons_details_flags_names_and_handle_lists() {
     );
 
     // Started: a typed lifecycle event, then running (booted).
-    let mut events = conn.client().subscribe_lifecycle(None).await.unwrap();
+    let mut events = conn.subscribe::<event_id::Lifecycle>().await.unwrap();
     dom.create().await.unwrap();
     let ev = tokio::time::timeout(Duration::from_secs(20), async {
         loop {

@@ -10,10 +10,11 @@ use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use libvirt_remote::Connect;
 use libvirt_remote::client::{Client, ConnectOptions, Subscription};
 use libvirt_remote::conn::CallError;
 use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::events::{DomainEventType, TypedEvent};
+use libvirt_remote::proto::events::{DomainEventType, TypedEvent, event_id};
 use libvirt_remote::proto::procs::common::{UuidArgs, XmlArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreateWithFiles, DomainCreateXmlArgs, DomainCreateXmlWithFiles,
@@ -236,7 +237,10 @@ async fn create_with_files_hands_the_container_our_descriptors() {
         return;
     };
     let c = connect(&d).await;
-    let mut events = c.subscribe_lifecycle(None).await.unwrap();
+    let mut events = Connect::from(c.clone())
+        .subscribe::<event_id::Lifecycle>()
+        .await
+        .unwrap();
 
     // Transient: DomainCreateXmlWithFiles. The LXC driver gives the init our descriptors as
     // fds 3, 4, …, in order; the init writes into the pipe we passed.
@@ -517,7 +521,10 @@ async fn the_lxc_driver_answers_the_everyday_calls() {
             .to_string(),
         "LXC"
     );
-    let mut events = c.subscribe_lifecycle(None).await.unwrap();
+    let mut events = Connect::from(c.clone())
+        .subscribe::<event_id::Lifecycle>()
+        .await
+        .unwrap();
     // An init that leaves on SIGTERM (a pid 1 ignores signals it has no handler for).
     let script = "trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done";
     // Its init's pid known, for the shutdown by signal; a container started again for that

@@ -195,7 +195,10 @@ async fn legacy_domain_events_reach_their_subscribers() {
     // libvirtd 9.0 tracks a legacy registration and a callback one for lifecycle events
     // as the same callback on one connection: the second is refused, typed, and the
     // connection and the legacy subscription live on.
-    let err = c.subscribe_lifecycle(None).await.unwrap_err();
+    let err = c
+        .subscribe::<DomainEvent>(libvirt_remote::proto::events::event_id::LIFECYCLE, None)
+        .await
+        .unwrap_err();
     assert!(
         matches!(&err, libvirt_remote::conn::CallError::Remote(e) if e.code == libvirt_remote::proto::ErrorCode::INVALID_ARG),
         "{err:?}"

@@ -110,23 +110,23 @@ async fn every_event_family_yields_a_gap_then_the_events_after_a_sigkill_and_res
         .await
         .unwrap();
     let mut doms = ct
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut nets = ct
-        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut pools = ct
-        .subscribe_storage_pool_events(pool_event_id::LIFECYCLE, None)
+        .subscribe::<StoragePoolEvent>(pool_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut devs = ct
-        .subscribe_node_device_events(node_device_event_id::LIFECYCLE, None)
+        .subscribe::<NodeDeviceEvent>(node_device_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut secrets = cs
-        .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
+        .subscribe::<SecretEvent>(secret_event_id::LIFECYCLE, None)
         .await
         .unwrap();
 
@@ -348,7 +348,7 @@ async fn a_close_while_redialling_is_immediate_and_final() {
         .await
         .unwrap();
     let mut doms = c
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let waiting = {

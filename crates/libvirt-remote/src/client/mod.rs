@@ -54,7 +54,7 @@
 //!     ..ConnectOptions::default()
 //! };
 //! let client = Client::connect("qemu:///system", opts).await?;
-//! let mut events = client.subscribe_domain_events(event_id::LIFECYCLE, None).await?;
+//! let mut events = client.subscribe::<DomainEvent>(event_id::LIFECYCLE, None).await?;
 //! while let Some(item) = events.next_item().await {
 //!     match item {
 //!         EventItem::Event(ev) => println!("{ev:?}"),

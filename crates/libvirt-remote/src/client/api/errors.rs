@@ -200,7 +200,9 @@ fn ssh_is_unreachable(e: &NoSsh) -> bool {
 /// matches `&**e`, or take the accessors (`as_call()`, …):
 ///
 /// ```
-/// use libvirt_remote::{CallError, Error, ErrorCode, RemoteError};
+/// use libvirt_remote::Error;
+/// use libvirt_remote::conn::CallError;
+/// use libvirt_remote::proto::{ErrorCode, RemoteError};
 ///
 /// fn describe(e: &Error) -> &'static str {
 ///     match e {

@@ -105,7 +105,7 @@ pub trait EventKind: Sized + Clone + std::fmt::Debug + Send + 'static {
 
 /// One event of one family as a type (`event_id::Lifecycle`, `network_event_id::Lifecycle`,
 /// `event_id::Reboot`, …, one per table row): what a typed subscription
-/// (`Client::subscribe_to` in the client) registers for and yields.
+/// (`conn.subscribe::<T>()`, `dom.subscribe::<T>()` in the client) registers for and yields.
 pub trait TypedEvent {
     /// The family the event belongs to.
     type Family: EventKind;
