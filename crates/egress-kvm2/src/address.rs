@@ -18,7 +18,8 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use libvirt_remote::proto::procs::domain::{DomainInterface, IpAddrType};
+use libvirt_remote::proto::names::IpAddrType;
+use libvirt_remote::proto::procs::domain::DomainInterface;
 
 use crate::classify::LvError;
 use crate::config::AddressSource;

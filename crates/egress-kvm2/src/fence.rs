@@ -79,10 +79,11 @@ use std::time::{Duration, SystemTime};
 
 use egress_provider::ProviderError;
 use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::names::MetadataType;
 use libvirt_remote::proto::procs::common::XmlFlagsArgs;
 use libvirt_remote::proto::procs::domain::{
     DomainDefineXmlFlags, DomainFlagsArgs, DomainSetMetadata, DomainSetMetadataArgs,
-    DomainUndefineFlags, MetadataType,
+    DomainUndefineFlags,
 };
 use libvirt_remote::proto::types::NonnullDomain;
 use libvirt_xml::XmlElement;

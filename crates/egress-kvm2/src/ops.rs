@@ -9,9 +9,10 @@ use futures::StreamExt;
 use libvirt_remote::Client;
 use libvirt_remote::client::{DownloadOptions, Upload, UploadOptions};
 use libvirt_remote::conn::StreamItem;
+use libvirt_remote::proto::names::MetadataType;
 use libvirt_remote::proto::procs::domain::{
     DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
-    DomainLookupByName, DomainLookupByNameArgs, MetadataType,
+    DomainLookupByName, DomainLookupByNameArgs,
 };
 use libvirt_remote::proto::procs::storage::{
     StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs, StoragePoolLookupByName,

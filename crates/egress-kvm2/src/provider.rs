@@ -14,12 +14,14 @@ use egress_provider::{
     check_identifier,
 };
 use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::names::DomainState;
+use libvirt_remote::proto::names::{ShutoffReason, StateReason};
 use libvirt_remote::proto::procs::common::XmlFlagsArgs;
 use libvirt_remote::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainCreateWithFlags, DomainDefineFlags, DomainDefineXmlFlags, DomainDestroyFlags,
     DomainFlagsArgs, DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
-    DomainState, DomainUndefineFlags, DomainUndefineFlagsValues, ShutoffReason, StateReason,
+    DomainUndefineFlags, DomainUndefineFlagsValues,
 };
 use libvirt_remote::proto::types::NonnullDomain;
 use tracing::Instrument;

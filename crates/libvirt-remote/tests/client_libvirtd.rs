@@ -18,7 +18,8 @@ use libvirt_remote::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
 };
 use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::events::{DomainEvent, DomainEventType, Lifecycle, event_id};
+use libvirt_remote::proto::events::{DomainEvent, Lifecycle, event_id};
+use libvirt_remote::proto::names::DomainEventType;
 use libvirt_remote::proto::names::DomainState;
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
 use libvirt_remote::proto::procs::connect::{

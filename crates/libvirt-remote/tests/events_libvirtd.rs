@@ -7,6 +7,10 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use libvirt_remote::client::{Client, ConnectOptions, EventStream};
+use libvirt_remote::proto::events::network_event_id;
+use libvirt_remote::proto::events::node_device_event_id;
+use libvirt_remote::proto::events::pool_event_id;
+use libvirt_remote::proto::events::secret_event_id;
 use libvirt_remote::proto::events::{
     DomainEvent, NetworkEvent, NetworkLifecycle, NodeDeviceEvent, NodeDeviceLifecycle, SecretEvent,
     SecretLifecycle, SecretValueChanged, StoragePoolEvent, StoragePoolLifecycle,
@@ -16,16 +20,15 @@ use libvirt_remote::proto::names::NetworkEventType;
 use libvirt_remote::proto::names::StoragePoolEventType;
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::network::{
-    NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine, network_event_id,
+    NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine,
 };
-use libvirt_remote::proto::procs::nodedev::{NodeDeviceDestroy, node_device_event_id};
+use libvirt_remote::proto::procs::nodedev::NodeDeviceDestroy;
 use libvirt_remote::proto::procs::secret::{
     SecretArgs, SecretDefineXml, SecretSetValue, SecretSetValueArgs, SecretUndefine,
-    secret_event_id,
 };
 use libvirt_remote::proto::procs::storage::{
     StoragePoolArgs, StoragePoolCreate, StoragePoolDefineXml, StoragePoolDestroy,
-    StoragePoolFlagsArgs, StoragePoolRefresh, StoragePoolUndefine, pool_event_id,
+    StoragePoolFlagsArgs, StoragePoolRefresh, StoragePoolUndefine,
 };
 
 /// `virStoragePoolEventLifecycleType` (networks number theirs the same way).

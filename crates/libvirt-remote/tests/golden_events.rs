@@ -4,9 +4,11 @@
 //! checkout of the reference. Each constant names its file and packet.
 
 use libvirt_remote::proto::events::{
-    self, CallbackMsg, DomainEvent, DomainEventType, EVENT_PROCS, Event, Lifecycle,
-    LifecycleDetail, callback_proc, event_id, event_id_of_proc,
+    self, CallbackMsg, DomainEvent, EVENT_PROCS, Event, Lifecycle, callback_proc, event_id,
+    event_id_of_proc,
 };
+use libvirt_remote::proto::names::DomainEventType;
+use libvirt_remote::proto::names::LifecycleDetail;
 use libvirt_remote::proto::procs::common::CallbackIdArgs;
 use libvirt_remote::proto::procs::connect::{
     ConnectDomainEventCallbackDeregisterAny, ConnectDomainEventCallbackRegisterAny,
@@ -74,7 +76,7 @@ fn lifecycle_registration_matches_virsh() {
 
 #[test]
 fn captured_lifecycle_events_decode() {
-    use libvirt_remote::proto::events::{
+    use libvirt_remote::proto::names::{
         DefinedDetail, ResumedDetail, ShutdownDetail, StartedDetail, StoppedDetail, UndefinedDetail,
     };
 

@@ -266,8 +266,9 @@ fn handshake_matches_virsh() {
 fn domain_calls_match_virsh() {
     use domain::{
         DomainCreateFlags, DomainDestroyFlagsValues, DomainModificationImpact,
-        InterfaceAddressesSource, MetadataType,
+        InterfaceAddressesSource,
     };
+    use libvirt_remote::proto::names::MetadataType;
 
     call::<ConnectListAllDomains>(
         SESSION_C010,
@@ -590,7 +591,11 @@ fn storage_replies_decode() {
     let info = reply::<StorageVolGetInfo>(SESSION_S051);
     assert_eq!(
         (info.kind, info.capacity, info.allocation),
-        (storage::StorageVolType::FILE, 65_536, 65_536)
+        (
+            libvirt_remote::proto::names::StorageVolType::FILE,
+            65_536,
+            65_536
+        )
     );
     assert_eq!(
         reply::<StorageVolGetPath>(SESSION_S054).name,

@@ -14,7 +14,8 @@ use libvirt_remote::Connect;
 use libvirt_remote::client::{Client, ConnectOptions, Subscription};
 use libvirt_remote::conn::CallError;
 use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::events::{DomainEventType, TypedEvent, event_id};
+use libvirt_remote::proto::events::{TypedEvent, event_id};
+use libvirt_remote::proto::names::DomainEventType;
 use libvirt_remote::proto::procs::common::{UuidArgs, XmlArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreateWithFiles, DomainCreateXmlArgs, DomainCreateXmlWithFiles,

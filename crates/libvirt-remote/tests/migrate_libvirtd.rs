@@ -13,11 +13,12 @@ use libvirt_remote::conn::CallError;
 use libvirt_remote::proto::ErrorCode;
 use libvirt_remote::proto::RemoteError;
 use libvirt_remote::proto::names::DomainJobType;
+use libvirt_remote::proto::names::DomainState;
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreateFlags, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml,
     DomainDestroy, DomainFlagsArgs, DomainGetJobInfo, DomainGetState, DomainIsPersistent,
-    DomainLookupByName, DomainResume, DomainState, DomainSuspend, DomainUndefine,
+    DomainLookupByName, DomainResume, DomainSuspend, DomainUndefine,
 };
 use libvirt_remote::proto::procs::migration::{DomainMigrateFlags, DomainMigrateStartPostCopy};
 use libvirt_remote::proto::types::NonnullDomain;

@@ -15,9 +15,9 @@ use std::fmt::Debug;
 use bytes::Bytes;
 use libvirt_remote::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_remote::conn::CallError;
-use libvirt_remote::proto::names::MetadataType;
 use libvirt_remote::proto::names::RunningReason;
 use libvirt_remote::proto::names::StateReason;
+use libvirt_remote::proto::names::{DomainState, MetadataType, SecretUsageType, StoragePoolState};
 use libvirt_remote::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
 };
@@ -2660,6 +2660,6 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
         .await
         .unwrap()
         .state,
-        domain::DomainState::RUNNING
+        DomainState::RUNNING
     );
 }

@@ -12,18 +12,19 @@ use libvirt_remote::client::TransferError;
 use libvirt_remote::client::{Client, ConnectOptions, EventItem, EventStream, Gap};
 use libvirt_remote::conn::reconnect::{LinkState, NewCalls, ReconnectPolicy};
 use libvirt_remote::conn::{CallError, ConnectionError, StreamError};
+use libvirt_remote::proto::events::network_event_id;
+use libvirt_remote::proto::events::node_device_event_id;
+use libvirt_remote::proto::events::pool_event_id;
+use libvirt_remote::proto::events::secret_event_id;
 use libvirt_remote::proto::events::{
     DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent, event_id,
 };
 use libvirt_remote::proto::procs::common::{XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_remote::proto::procs::domain::{DomainDefineXml, DomainDefineXmlArgs};
-use libvirt_remote::proto::procs::network::{NetworkDefineXml, network_event_id};
-use libvirt_remote::proto::procs::nodedev::node_device_event_id;
-use libvirt_remote::proto::procs::secret::{SecretDefineXml, secret_event_id};
-use libvirt_remote::proto::procs::storage::{
-    StoragePoolDefineFlags, StoragePoolDefineXml, pool_event_id,
-};
+use libvirt_remote::proto::procs::network::NetworkDefineXml;
+use libvirt_remote::proto::procs::secret::SecretDefineXml;
+use libvirt_remote::proto::procs::storage::{StoragePoolDefineFlags, StoragePoolDefineXml};
 use libvirt_remote_testkit::live::{make_vol, upload_under_way};
 use testbed::libvirtd::Libvirtd;
 

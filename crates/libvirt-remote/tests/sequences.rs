@@ -14,8 +14,9 @@ use libvirt_remote::conn::{
 };
 use libvirt_remote::proto::events::{
     CallbackMsg, DomainEvent, Lifecycle, NetworkEvent, NetworkLifecycle, SecretEvent,
-    SecretLifecycle, network_event_id, secret_event_id,
+    SecretLifecycle,
 };
+use libvirt_remote::proto::events::{network_event_id, secret_event_id};
 use libvirt_remote::proto::names::SecretEventType;
 use libvirt_remote::proto::names::SecretUsageType;
 use libvirt_remote::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
@@ -1456,8 +1457,10 @@ fn callback_ids_are_per_kind() {
                     uuid: Uuid([7; 16]),
                     id: -1,
                 },
-                event: events::DomainEventType::DEFINED,
-                detail: events::DomainEventType::DEFINED.with_detail(0).detail,
+                event: libvirt_remote::proto::names::DomainEventType::DEFINED,
+                detail: libvirt_remote::proto::names::DomainEventType::DEFINED
+                    .with_detail(0)
+                    .detail,
             },
         },
     );
@@ -1925,8 +1928,10 @@ fn legacy_any_registrations_route_by_event_id() {
         events::procs::DOMAIN_LIFECYCLE_LEGACY,
         &Lifecycle {
             dom: dom(),
-            event: events::DomainEventType::STARTED,
-            detail: events::DomainEventType::STARTED.with_detail(0).detail,
+            event: libvirt_remote::proto::names::DomainEventType::STARTED,
+            detail: libvirt_remote::proto::names::DomainEventType::STARTED
+                .with_detail(0)
+                .detail,
         },
     ))
     .unwrap();

@@ -60,13 +60,12 @@ mod tests;
 
 pub use codes::MemoryFailureFlags;
 
-pub use crate::proto::names::{
+use crate::proto::names::{
     AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
-    CrashedDetail, DefinedDetail, DiskChangeReason, DomainEventType, DomainLifecycle,
-    GraphicsAddressType, GraphicsPhase, IoErrorAction, LifecycleDetail, MemoryFailureAction,
-    MemoryFailureRecipient, MetadataType, NetworkEventType, NodeDeviceEventType, PmSuspendedDetail,
-    ResumedDetail, SecretEventType, ShutdownDetail, StartedDetail, StoppedDetail,
-    StoragePoolEventType, SuspendedDetail, TrayChangeReason, UndefinedDetail, WatchdogAction,
+    DiskChangeReason, DomainEventType, DomainLifecycle, GraphicsAddressType, GraphicsPhase,
+    IoErrorAction, LifecycleDetail, MemoryFailureAction, MemoryFailureRecipient, MetadataType,
+    NetworkEventType, NodeDeviceEventType, SecretEventType, StoragePoolEventType, TrayChangeReason,
+    WatchdogAction,
 };
 
 /// One event family, for code generic over families (subscriptions, routing): what to

@@ -15,6 +15,7 @@ use crate::proto::names::SecretUsageType;
 use crate::proto::names::StoragePoolEventType;
 use crate::proto::names::TrayChangeReason;
 use crate::proto::names::WatchdogAction;
+use crate::proto::names::{StartedDetail, StoppedDetail};
 use crate::proto::types::{TypedParamValue, Uuid};
 use crate::proto::{LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use crate::wire::xdr::Encode;

@@ -5,7 +5,7 @@
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
 use crate::procedures;
 use crate::proto::limits;
-pub use crate::proto::names::{ConnectCloseReason, CpuCompareResult};
+use crate::proto::names::CpuCompareResult;
 use crate::proto::types::{NonnullDomain, SaslData, TypedParam};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;

@@ -12,10 +12,8 @@ use super::common::{
 use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
-pub use crate::proto::names::{
-    BlockJobType, BlockedReason, CrashedReason, DomainJobType, DomainState, IpAddrType,
-    MetadataType, NoStateReason, PausedReason, PmSuspendedReason, RunningReason, ShutdownReason,
-    ShutoffReason, StateReason,
+use crate::proto::names::{
+    BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType, StateReason,
 };
 use crate::proto::types::{CharVec, NonnullDomain, TypedParam, TypedParameterFlags};
 use crate::wire::xdr::LvString;

@@ -6,7 +6,7 @@ use super::common::{
 };
 use crate::procedures;
 use crate::proto::limits;
-pub use crate::proto::names::{IpAddrType, MetadataType};
+use crate::proto::names::{IpAddrType, MetadataType};
 use crate::proto::types::{NonnullNetwork, NonnullNetworkPort, TypedParam, Uuid};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
@@ -96,9 +96,6 @@ crate::flag_set! {
         const AFFECT_CONFIG = 2;
     }
 }
-
-/// Event ids for [`ConnectNetworkEventRegisterAny`], declared with the events.
-pub use crate::proto::events::network_event_id;
 
 /// `remote_network_lookup_by_name_args`.
 pub type NetworkLookupByNameArgs = NameArgs;
@@ -252,7 +249,7 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_network_event_register_any_args`.
     pub struct ConnectNetworkEventRegisterAnyArgs {
-        /// [`network_event_id`].
+        /// [`network_event_id`](crate::proto::events::network_event_id).
         pub event_id: i32,
         /// Only this network; `None` for all.
         pub net: Option<NonnullNetwork>,

@@ -11,9 +11,6 @@ use crate::proto::types::NonnullNodeDevice;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
 
-/// Event ids for [`ConnectNodeDeviceEventRegisterAny`], declared with the events.
-pub use crate::proto::events::node_device_event_id;
-
 crate::flag_set! {
     /// `virConnectListAllNodeDeviceFlags` for [`ConnectListAllNodeDevices`]: devices with
     /// any of the capabilities named (none: every capability), active, inactive or both
@@ -193,7 +190,7 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_node_device_event_register_any_args`.
     pub struct ConnectNodeDeviceEventRegisterAnyArgs {
-        /// [`node_device_event_id`].
+        /// [`node_device_event_id`](crate::proto::events::node_device_event_id).
         pub event_id: i32,
         /// Only this device; `None` for all.
         pub dev: Option<NonnullNodeDevice>,

@@ -7,7 +7,7 @@ use super::common::{
 };
 use crate::procedures;
 use crate::proto::limits;
-pub use crate::proto::names::SecretUsageType;
+use crate::proto::names::SecretUsageType;
 use crate::proto::types::NonnullSecret;
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
@@ -25,9 +25,6 @@ crate::flag_set! {
         const NO_PRIVATE = 8;
     }
 }
-
-/// Event ids for [`ConnectSecretEventRegisterAny`], declared with the events.
-pub use crate::proto::events::secret_event_id;
 
 xdr_struct! {
     /// Args holding just a secret.
@@ -114,7 +111,7 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_secret_event_register_any_args`.
     pub struct ConnectSecretEventRegisterAnyArgs {
-        /// [`secret_event_id`].
+        /// [`secret_event_id`](crate::proto::events::secret_event_id).
         pub event_id: i32,
         /// Only this secret; `None` for all.
         pub secret: Option<NonnullSecret>,

@@ -7,7 +7,7 @@ use super::common::{
 use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
-pub use crate::proto::names::{StoragePoolState, StorageVolType};
+use crate::proto::names::{StoragePoolState, StorageVolType};
 use crate::proto::types::{NonnullStoragePool, NonnullStorageVol};
 use crate::wire::xdr::LvString;
 use crate::xdr_struct;
@@ -193,9 +193,6 @@ crate::proto::names::named! {
     }
 }
 
-/// Event ids for [`ConnectStoragePoolEventRegisterAny`], declared with the events.
-pub use crate::proto::events::pool_event_id;
-
 /// `remote_storage_pool_lookup_by_name_args`.
 pub type StoragePoolLookupByNameArgs = NameArgs;
 
@@ -323,7 +320,7 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_storage_pool_event_register_any_args`.
     pub struct ConnectStoragePoolEventRegisterAnyArgs {
-        /// [`pool_event_id`].
+        /// [`pool_event_id`](crate::proto::events::pool_event_id).
         pub event_id: i32,
         /// Only this pool; `None` for all.
         pub pool: Option<NonnullStoragePool>,

@@ -37,9 +37,10 @@
 //!   library has no such watch (it waits for the perform to end, then fails at finish).
 
 use crate::conn::CallError;
+use crate::proto::names::DomainState;
 use crate::proto::procs::connect::{ConnectSupportsFeature, ConnectSupportsFeatureArgs};
 use crate::proto::procs::domain::{
-    DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainState, DomainXmlFlags,
+    DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainXmlFlags,
 };
 use crate::proto::procs::migration::{
     DomainMigrateFinish, DomainMigrateFinish2, DomainMigrateFinish2Args, DomainMigrateFinishArgs,
