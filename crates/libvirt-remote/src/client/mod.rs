@@ -45,7 +45,8 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), libvirt_remote::Error> {
-//! use libvirt_remote::client::{Client, ConnectOptions, EventItem};
+//! use libvirt_remote::Connect;
+//! use libvirt_remote::client::{ConnectOptions, EventItem};
 //! use libvirt_remote::conn::reconnect::ReconnectPolicy;
 //! use libvirt_remote::proto::events::event_id;
 //!
@@ -53,8 +54,8 @@
 //!     reconnect: Some(ReconnectPolicy::default()),
 //!     ..ConnectOptions::default()
 //! };
-//! let client = Client::connect("qemu:///system", opts).await?;
-//! let mut events = client.subscribe::<DomainEvent>(event_id::LIFECYCLE, None).await?;
+//! let conn = Connect::open_with("qemu:///system", opts).await?;
+//! let mut events = conn.subscribe::<event_id::Lifecycle>().await?;
 //! while let Some(item) = events.next_item().await {
 //!     match item {
 //!         EventItem::Event(ev) => println!("{ev:?}"),
