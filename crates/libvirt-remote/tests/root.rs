@@ -46,7 +46,13 @@ fn moved_names_are_not_at_the_root() {
     use libvirt_remote::*;
     use moved::*;
     // Type position: the stand-ins and the real types share the type namespace.
-    let none: Option<(
+    macro_rules! named_in_type_position {
+        ($($name:ident),* $(,)?) => {$(
+            let none: Option<$name> = None;
+            assert!(none.is_none());
+        )*};
+    }
+    named_in_type_position!(
         CallError,
         CloseReason,
         Connection,
@@ -68,8 +74,7 @@ fn moved_names_are_not_at_the_root() {
         StreamMisuse,
         TlsError,
         TransferError,
-    )> = None;
-    assert!(none.is_none());
+    );
 }
 
 /// The one path of each moved name (a moved name that also left its module fails here).
