@@ -99,3 +99,44 @@ fn lifecycle_events_are_an_iterator() {
     dom.destroy().unwrap();
     dom.undefine().unwrap();
 }
+
+#[test]
+fn a_handles_subscription_sees_that_object_only() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let conn = Connect::open(&d.test_uri()).expect("connect");
+    let define = |name: &str| {
+        conn.define_domain_xml(&format!(
+            "<domain type='test'><name>{name}</name><memory unit='KiB'>65536</memory>\
+             <vcpu>1</vcpu><os><type arch='i686'>hvm</type></os></domain>"
+        ))
+        .unwrap()
+    };
+    let mine = define("blocking-mine");
+    let other = define("blocking-other");
+    let events = mine.subscribe::<event_id::Lifecycle>().expect("subscribe");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for ev in events {
+            if tx.send((ev.dom.name.to_string(), ev.event)).is_err() {
+                break;
+            }
+        }
+    });
+    // The other domain's events come first on the wire; the filter keeps them out.
+    other.create().unwrap();
+    other.destroy().unwrap();
+    mine.create().unwrap();
+    let first = rx
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("no event ({e})"));
+    assert_eq!(
+        first,
+        ("blocking-mine".to_string(), DomainEventType::STARTED),
+        "{first:?}"
+    );
+    mine.destroy().unwrap();
+    mine.undefine().unwrap();
+    other.undefine().unwrap();
+}
