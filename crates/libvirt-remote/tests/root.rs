@@ -6,9 +6,9 @@
 #![allow(unused_imports, dead_code)]
 #![deny(ambiguous_glob_imports)]
 
-// Everything the root holds besides the three `#[macro_export]` table macros (`flag_set!`,
-// `procedures!`, `xdr_struct!`). With feature `blocking`: `blocking`; `xml`: `xml`; `ssh`:
-// `ssh_socket`.
+// Everything the root holds (with feature `blocking` also `blocking`; `xml`: `xml`; `ssh`:
+// `ssh_socket`). The table macros are documented in their modules (a hidden `__name` stays at
+// the root, where `#[macro_export]` puts it).
 use libvirt_remote::{
     Client, Connect, ConnectError, ConnectOptions, Domain, DomainCheckpoint, DomainSnapshot, Error,
     Interface, Network, NetworkPort, NodeDevice, NwFilter, NwFilterBinding, Secret, StoragePool,
@@ -89,8 +89,10 @@ fn moved_names_have_one_home() {
         CallError, Connection, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError,
         StreamMisuse,
     };
+    use libvirt_remote::proto::flags::flag_set;
+    use libvirt_remote::proto::procedures;
     use libvirt_remote::proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
     #[cfg(feature = "ssh")]
     use libvirt_remote::ssh_socket::{CloseReason, KeyFileError, SshError};
-    use libvirt_remote::wire::xdr::LvString;
+    use libvirt_remote::wire::xdr::{LvString, xdr_struct};
 }

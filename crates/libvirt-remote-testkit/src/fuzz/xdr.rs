@@ -59,7 +59,7 @@ use libvirt_remote::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvSt
 type LifecycleMsg = CallbackMsg<Lifecycle>;
 type RebootMsg = CallbackMsg<DomainOnly>;
 
-libvirt_remote::xdr_struct! {
+libvirt_remote::wire::xdr::xdr_struct! {
     /// A typed-parameter list, as many returns carry.
     pub struct Params {
         /// The parameters.
@@ -67,7 +67,7 @@ libvirt_remote::xdr_struct! {
     }
 }
 
-libvirt_remote::xdr_struct! {
+libvirt_remote::wire::xdr::xdr_struct! {
     /// A name list, as the legacy list calls return.
     pub struct Names {
         /// The names.

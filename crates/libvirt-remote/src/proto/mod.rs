@@ -11,6 +11,8 @@ pub mod procs;
 pub mod typed_params;
 pub mod types;
 
+#[doc(inline)]
+pub use crate::__procedures as procedures;
 pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError, WireError};
 pub use procedure::{
     FdPassing, LibvirtVersion, NeedsFds, ProcInfo, Procedure, ProcedureVisitor, StreamArgs,

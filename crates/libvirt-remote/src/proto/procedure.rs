@@ -1,6 +1,6 @@
 //! The procedure table: one declaration per procedure, typed args and return.
 //!
-//! Adding a procedure is one line in a [`procedures!`](crate::procedures) block (plus its
+//! Adding a procedure is one line in a [`procedures!`](crate::proto::procedures) block (plus its
 //! `xdr_struct!` args/ret types when they are not void or shared).
 
 use std::fmt::{self, Debug};
@@ -264,18 +264,19 @@ impl ProcInfo {
 ///     LxcDomainOpenNamespace = 1: LxcDomainOpenNamespaceArgs => (), since "1.0.2", fds Reply;
 /// }
 /// ```
+#[doc(hidden)]
 #[macro_export]
-macro_rules! procedures {
+macro_rules! __procedures {
     (
         [$module:ident] $($rest:tt)*
     ) => {
-        $crate::procedures! { $($rest)* }
+        $crate::__procedures! { $($rest)* }
     };
     (
         table $table:ident;
         $($rows:tt)*
     ) => {
-        $crate::procedures! { table $table, program REMOTE_PROGRAM; $($rows)* }
+        $crate::__procedures! { table $table, program REMOTE_PROGRAM; $($rows)* }
     };
     (
         table $table:ident, program $program:ident;
@@ -305,13 +306,13 @@ macro_rules! procedures {
                 const NUMBER: i32 = $num;
                 const NAME: &'static str = stringify!($name);
                 const STREAM: Option<$crate::proto::StreamDirection> =
-                    $crate::procedures!(@dir $($dir)?);
+                    $crate::__procedures!(@dir $($dir)?);
                 const SINCE: $crate::proto::LibvirtVersion =
                     $crate::proto::LibvirtVersion::parse($since);
                 const FDS: Option<$crate::proto::FdPassing> =
-                    $crate::procedures!(@fds $($fds)?);
+                    $crate::__procedures!(@fds $($fds)?);
                 const METHOD: Option<&'static str> =
-                    $crate::procedures!(@method_name $($obj $meth)?);
+                    $crate::__procedures!(@method_name $($obj $meth)?);
                 type Args = $args;
                 type Ret = $ret;
             }

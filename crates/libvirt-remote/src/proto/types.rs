@@ -3,13 +3,13 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::wire::xdr::xdr_struct;
 use crate::wire::xdr::{
     Decode, DecodeBounded, DecodeError, Decoder, Encode, EncodeBounded, Encoder, LvString,
     vec_for_count,
 };
-use crate::xdr_struct;
 
-/// A typed integer of the protocol: a flag family ([`flag_set!`](crate::flag_set)) or an open
+/// A typed integer of the protocol: a flag family ([`flag_set!`](crate::proto::flags::flag_set)) or an open
 /// set of named values ([`names`](crate::proto::names)). It stands in an argument, reply or
 /// event struct in place of the bare integer, encodes exactly as that integer and converts
 /// from and to it; layers above take and return it as it is.
@@ -257,7 +257,7 @@ pub mod typed_param_flags {
     pub const STRING_OKAY: u32 = 4;
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virTypedParameterFlags` as the flags of the getters that take nothing else
     /// (`DomainBlockStatsFlags`, `DomainGetCpuStats`, `NodeGetMemoryParameters`); the
     /// generated methods add [`STRING_OKAY`](Self::STRING_OKAY) as libvirt.so does.

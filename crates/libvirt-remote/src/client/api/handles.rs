@@ -4,7 +4,7 @@
 //! The methods are not written here: each row of the procedure tables
 //! ([`proto::procs`](crate::proto::procs)) that names an object and a method is expanded into
 //! one here (`client::api::methods`, from the rows the table hands over; the row grammar is
-//! [`procedures!`](crate::procedures)'s). The handles' own accessors (`name()` and
+//! [`procedures!`](crate::proto::procedures)'s). The handles' own accessors (`name()` and
 //! `name_bytes()`, `uuid()`, …) are columns of their declaration (`handles!`). A method takes the row's argument struct's
 //! fields except the handle itself, each of one concrete type ([`Param`]): strings as
 //! `&str` (`Option<&str>` when optional), another object as its handle (`&StorageVol`),

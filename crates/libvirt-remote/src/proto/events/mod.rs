@@ -49,8 +49,8 @@ use crate::proto::procs::storage::{
 use crate::proto::types::{
     NonnullDomain, NonnullNetwork, NonnullNodeDevice, NonnullSecret, NonnullStoragePool, TypedParam,
 };
+use crate::wire::xdr::xdr_struct;
 use crate::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, Encoder, LvString};
-use crate::xdr_struct;
 
 mod codes;
 #[macro_use]

@@ -6,7 +6,7 @@
 
 use crate::proto::types::Uuid;
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
 xdr_struct! {
     /// `{ unsigned int flags; }` (e.g. `CONNECT_GET_SYSINFO`, `INTERFACE_CHANGE_BEGIN`).

@@ -3,12 +3,12 @@
 //! proxy daemon acts as.
 
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
-use crate::procedures;
 use crate::proto::limits;
 use crate::proto::names::CpuCompareResult;
+use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, SaslData, TypedParam};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
 /// `remote_auth_type` values.
 pub mod auth_type {
@@ -20,7 +20,7 @@ pub mod auth_type {
     pub const POLKIT: i32 = 2;
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectFlags` for `CONNECT_OPEN`.
     pub struct ConnectFlags: u32 {
         /// Read-only connection.
@@ -30,7 +30,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllDomainsFlags` for [`ConnectListAllDomains`] (combine with `|`; within
     /// each pair, neither bit means "both").
     pub struct ConnectListAllDomainsFlags: u32 {
@@ -69,7 +69,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectGetAllDomainStatsFlags` for [`ConnectGetAllDomainStats`]: the filters of
     /// [`ConnectListAllDomainsFlags`] (same bits) plus options.
     pub struct ConnectGetAllDomainStatsFlags: u32 {
@@ -98,7 +98,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainStatsTypes`: the groups of statistics [`ConnectGetAllDomainStats`] reports.
     pub struct DomainStatsTypes: u32 {
         /// `state.*`.
@@ -126,7 +126,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectCompareCPUFlags` for [`ConnectCompareCpu`] and
     /// [`ConnectCompareHypervisorCpu`].
     pub struct ConnectCompareCpuFlags: u32 {
@@ -137,7 +137,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectBaselineCPUFlags` for [`ConnectBaselineCpu`] and
     /// [`ConnectBaselineHypervisorCpu`].
     pub struct ConnectBaselineCpuFlags: u32 {
@@ -583,7 +583,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [connect]

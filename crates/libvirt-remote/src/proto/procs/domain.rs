@@ -9,17 +9,17 @@ use super::common::{
     ActiveRet, AutostartRet, NameArgs, NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs,
     XmlRet,
 };
-use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
 use crate::proto::names::{
     BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType, StateReason,
 };
+use crate::proto::procedures;
 use crate::proto::types::{CharVec, NonnullDomain, TypedParam, TypedParameterFlags};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainModificationImpact`: which definition a change applies to. Most `*_FLAGS`
     /// procedures that modify a domain take these in their low bits.
     pub struct DomainModificationImpact: u32 {
@@ -32,7 +32,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// The flags of the domain typed-parameter getters (`memtune`, `blkiotune`, `schedinfo`,
     /// `numatune`, `blkdeviotune`, `domiftune` in virsh): [`DomainModificationImpact`]
     /// (virsh's `--current`, `--live`, `--config`) and `virTypedParameterFlags`'
@@ -49,7 +49,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainCreateFlags` for [`DomainCreateWithFlags`] and [`DomainCreateXml`].
     pub struct DomainCreateFlags: u32 {
         /// Default behaviour.
@@ -69,7 +69,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainDefineFlags` for [`DomainDefineXmlFlags`].
     pub struct DomainDefineFlags: u32 {
         /// Validate the XML against the schema.
@@ -77,7 +77,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainDestroyFlagsValues` for [`DomainDestroyFlags`].
     pub struct DomainDestroyFlagsValues: u32 {
         /// Kill the guest (SIGTERM, then SIGKILL).
@@ -89,7 +89,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainUndefineFlagsValues` for [`DomainUndefineFlags`].
     pub struct DomainUndefineFlagsValues: u32 {
         /// Also remove the managed save image.
@@ -109,7 +109,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainShutdownFlagValues` for [`DomainShutdownFlags`] (0 lets the hypervisor pick).
     pub struct DomainShutdownFlagValues: u32 {
         /// Hypervisor's choice.
@@ -127,7 +127,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainRebootFlagValues` for [`DomainReboot`] (0 lets the hypervisor pick; the same
     /// methods as [`DomainShutdownFlagValues`]).
     pub struct DomainRebootFlagValues: u32 {
@@ -146,7 +146,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainXMLFlags` for [`DomainGetXmlDesc`].
     pub struct DomainXmlFlags: u32 {
         /// Include security-sensitive data.
@@ -160,7 +160,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainDeviceModifyFlags` for the attach/detach/update device procedures.
     pub struct DomainDeviceModifyFlags: u32 {
         /// See [`DomainModificationImpact::CURRENT`].
@@ -174,7 +174,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainMemoryModFlags` for [`DomainSetMemoryFlags`].
     pub struct DomainMemoryModFlags: u32 {
         /// See [`DomainModificationImpact::CURRENT`].
@@ -188,7 +188,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainVcpuFlags` for [`DomainSetVcpusFlags`] and [`DomainGetVcpusFlags`].
     pub struct DomainVcpuFlags: u32 {
         /// See [`DomainModificationImpact::CURRENT`].
@@ -206,7 +206,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSaveRestoreFlags` for save, restore and managed save.
     pub struct DomainSaveRestoreFlags: u32 {
         /// Bypass the host page cache.
@@ -220,7 +220,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainBlockResizeFlags` for [`DomainBlockResize`].
     pub struct DomainBlockResizeFlags: u32 {
         /// `size` is in bytes, not KiB.
@@ -242,7 +242,7 @@ crate::proto::names::named! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainGetHostnameFlags` for [`DomainGetHostname`] (0: the hypervisor's choice).
     pub struct DomainGetHostnameFlags: u32 {
         /// Use DHCP leases.
@@ -1679,7 +1679,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [domain]

@@ -12,10 +12,10 @@ use bytes::Bytes;
 
 use super::domain::DomainModificationImpact;
 use super::domain::{DomainFlagsArgs, DomainGetParamsArgs, DomainGetParamsFlags};
-use crate::procedures;
+use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, TypedParam};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
 xdr_struct! {
     /// `remote_domain_get_scheduler_parameters_args` (legacy; prefer the `…_FLAGS` call).
@@ -341,7 +341,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [domain_tune]

@@ -3,13 +3,13 @@
 use super::common::{
     ActiveRet, FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NumRet, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
 use crate::proto::limits;
+use crate::proto::procedures;
 use crate::proto::types::NonnullInterface;
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllInterfacesFlags` for [`ConnectListAllInterfaces`].
     pub struct ConnectListAllInterfacesFlags: u32 {
         /// Inactive interfaces.
@@ -72,7 +72,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [interface]

@@ -17,12 +17,12 @@ use crate::proto::limits;
 use bytes::Bytes;
 
 use super::domain::DomainFlagsArgs;
-use crate::procedures;
+use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, TypedParam};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainMigrateFlags` (the `flags` of every migration step; `u64` in the v1–v3 calls,
     /// `u32` in the `*_PARAMS` calls).
     pub struct DomainMigrateFlags: u64 {
@@ -490,7 +490,7 @@ impl StreamArgs for DomainMigratePrepareTunnel3Args {}
 impl StreamArgs for DomainMigratePrepare3ParamsArgs {}
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [migration]

@@ -4,14 +4,14 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
 use crate::proto::limits;
 use crate::proto::names::{IpAddrType, MetadataType};
+use crate::proto::procedures;
 use crate::proto::types::{NonnullNetwork, NonnullNetworkPort, TypedParam, Uuid};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllNetworksFlags` for [`ConnectListAllNetworks`].
     pub struct ConnectListAllNetworksFlags: u32 {
         /// Inactive networks.
@@ -29,7 +29,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkXMLFlags` for [`NetworkGetXmlDesc`].
     pub struct NetworkXmlFlags: u32 {
         /// The persistent definition rather than the live one.
@@ -85,7 +85,7 @@ crate::proto::names::named! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkUpdateFlags` for [`NetworkUpdate`].
     pub struct NetworkUpdateFlags: u32 {
         /// The current state.
@@ -102,7 +102,7 @@ pub type NetworkLookupByNameArgs = NameArgs;
 /// `remote_network_lookup_by_uuid_args`.
 pub type NetworkLookupByUuidArgs = UuidArgs;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkDefineFlags` for [`NetworkDefineXmlFlags`].
     pub struct NetworkDefineFlags: u32 {
         /// Validate the XML against the schema.
@@ -110,7 +110,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkCreateFlags` for [`NetworkCreateXmlFlags`].
     pub struct NetworkCreateFlags: u32 {
         /// Validate the XML against the schema.
@@ -393,7 +393,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [network]

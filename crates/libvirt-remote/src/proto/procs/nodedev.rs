@@ -5,13 +5,13 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, NameArgs, NameFlagsArgs,
     NumRet, PersistentRet, XmlRet,
 };
-use crate::procedures;
 use crate::proto::limits;
+use crate::proto::procedures;
 use crate::proto::types::NonnullNodeDevice;
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllNodeDeviceFlags` for [`ConnectListAllNodeDevices`]: devices with
     /// any of the capabilities named (none: every capability), active, inactive or both
     /// (neither flag: both; `virsh nodedev-list` asks for [`ACTIVE`](Self::ACTIVE) unless
@@ -210,7 +210,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [nodedev]

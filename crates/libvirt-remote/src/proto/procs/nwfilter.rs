@@ -3,11 +3,11 @@
 use super::common::{
     ListAllArgs, MaxNamesArgs, NameArgs, NumRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
 use crate::proto::limits;
+use crate::proto::procedures;
 use crate::proto::types::{NonnullNwFilter, NonnullNwFilterBinding};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
 xdr_struct! {
     /// Args holding just a network filter.
@@ -90,7 +90,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [nwfilter]

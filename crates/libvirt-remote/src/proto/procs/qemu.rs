@@ -9,12 +9,12 @@
 
 use super::common::{CallbackIdArgs, CallbackIdRet};
 use super::domain::DomainRet;
-use crate::procedures;
+use crate::proto::procedures;
 use crate::proto::types::NonnullDomain;
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainQemuMonitorCommandFlags` for [`QemuDomainMonitorCommand`].
     pub struct QemuMonitorCommandFlags: u32 {
         /// The command is a QMP JSON object.
@@ -37,7 +37,7 @@ pub mod agent_timeout {
     pub const SHUTDOWN: i32 = 60;
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectDomainQemuMonitorEventRegisterFlags` for
     /// [`QemuConnectDomainMonitorEventRegister`].
     pub struct QemuMonitorEventRegisterFlags: u32 {
@@ -113,7 +113,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [qemu]

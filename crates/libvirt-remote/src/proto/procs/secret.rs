@@ -5,14 +5,14 @@ use bytes::Bytes;
 use super::common::{
     CallbackIdArgs, CallbackIdRet, ListAllArgs, NumRet, UuidArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
 use crate::proto::limits;
 use crate::proto::names::SecretUsageType;
+use crate::proto::procedures;
 use crate::proto::types::NonnullSecret;
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllSecretsFlags` for [`ConnectListAllSecrets`].
     pub struct ConnectListAllSecretsFlags: u32 {
         /// Ephemeral secrets.
@@ -119,7 +119,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [secret]

@@ -2,13 +2,13 @@
 
 use super::common::{NumRet, XmlRet};
 use super::domain::{DomainFlagsArgs, DomainResultRet};
-use crate::procedures;
 use crate::proto::limits;
+use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, NonnullDomainCheckpoint, NonnullDomainSnapshot};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotCreateFlags` for [`DomainSnapshotCreateXml`].
     pub struct DomainSnapshotCreateFlags: u32 {
         /// Restore or alter metadata of an existing snapshot.
@@ -34,7 +34,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotDeleteFlags` for [`DomainSnapshotDelete`].
     pub struct DomainSnapshotDeleteFlags: u32 {
         /// Also delete children.
@@ -46,7 +46,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotRevertFlags` for [`DomainRevertToSnapshot`].
     pub struct DomainSnapshotRevertFlags: u32 {
         /// Run after revert.
@@ -60,7 +60,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotListFlags` for the snapshot counts and lists
     /// ([`DomainListAllSnapshots`], [`DomainSnapshotListAllChildren`], [`DomainSnapshotNum`],
     /// …). Bits come in groups; a group with no bit set does not filter.
@@ -93,7 +93,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotXMLFlags` for [`DomainSnapshotGetXmlDesc`].
     pub struct DomainSnapshotXmlFlags: u32 {
         /// Include security-sensitive data.
@@ -278,7 +278,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [snapshot]

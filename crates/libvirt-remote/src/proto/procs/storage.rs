@@ -4,15 +4,15 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
 use crate::proto::StreamArgs;
 use crate::proto::limits;
 use crate::proto::names::{StoragePoolState, StorageVolType};
+use crate::proto::procedures;
 use crate::proto::types::{NonnullStoragePool, NonnullStorageVol};
 use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::xdr_struct;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolUploadFlags` / `virStorageVolDownloadFlags` for [`StorageVolUpload`] and
     /// [`StorageVolDownload`] (the same bit).
     pub struct StorageVolStreamFlags: u32 {
@@ -21,7 +21,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolDefineFlags` for [`StoragePoolDefineXml`].
     pub struct StoragePoolDefineFlags: u32 {
         /// Validate the XML against the schema.
@@ -29,7 +29,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageXMLFlags` for [`StoragePoolGetXmlDesc`].
     pub struct StorageXmlFlags: u32 {
         /// The persistent definition rather than the live one.
@@ -37,7 +37,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllStoragePoolsFlags` for [`ConnectListAllStoragePools`].
     pub struct ConnectListAllStoragePoolsFlags: u32 {
         /// Inactive pools.
@@ -83,7 +83,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolBuildFlags` for [`StoragePoolBuild`].
     pub struct StoragePoolBuildFlags: u32 {
         /// Regular build.
@@ -99,7 +99,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolCreateFlags` for [`StoragePoolCreate`] and [`StoragePoolCreateXml`].
     pub struct StoragePoolCreateFlags: u32 {
         /// Just start.
@@ -113,7 +113,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolDeleteFlags` for [`StoragePoolDelete`].
     pub struct StoragePoolDeleteFlags: u32 {
         /// Delete metadata only.
@@ -123,7 +123,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolCreateFlags` for [`StorageVolCreateXml`] / [`StorageVolCreateXmlFrom`].
     pub struct StorageVolCreateFlags: u32 {
         /// Preallocate metadata (qcow2).
@@ -135,7 +135,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolDeleteFlags` for [`StorageVolDelete`].
     pub struct StorageVolDeleteFlags: u32 {
         /// Delete metadata only.
@@ -147,7 +147,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolResizeFlags` for [`StorageVolResize`].
     pub struct StorageVolResizeFlags: u32 {
         /// Allocate the new capacity.
@@ -159,7 +159,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolInfoFlags` for [`StorageVolGetInfoFlags`].
     pub struct StorageVolInfoFlags: u32 {
         /// Report the physical host size as `allocation`.
@@ -492,7 +492,7 @@ impl StreamArgs for StorageVolTransferArgs {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [storage]
