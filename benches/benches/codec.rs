@@ -12,15 +12,13 @@ use std::hint::black_box;
 use bytes::{Bytes, BytesMut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use libvirt_remote::proto::events::{self, CallbackMsg, Lifecycle};
-use libvirt_remote::proto::names::DomainEventType;
-use libvirt_remote::proto::names::IpAddrType;
+use libvirt_remote::proto::names::{DomainEventType, IpAddrType};
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersionRet, ConnectListAllDomainsRet};
 use libvirt_remote::proto::procs::domain::{
     DomainInterface, DomainInterfaceAddressesRet, DomainIpAddr,
 };
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolCreateXmlArgs;
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolCreateXmlArgs};
 use libvirt_remote::proto::types::{NonnullDomain, NonnullStoragePool, Uuid};
 use libvirt_remote::proto::{REMOTE_PROGRAM, REMOTE_VERSION};
 use libvirt_remote::wire::frame::{self, Header, MessageStatus, MessageType};

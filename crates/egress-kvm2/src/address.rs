@@ -140,12 +140,9 @@ pub fn pick(ifaces: &[DomainInterface]) -> Option<IpAddr> {
 mod tests {
     use super::*;
     use AddressSource::{Agent, Arp, Lease};
-    use libvirt_remote::conn::CallError;
-    use libvirt_remote::conn::ConnectionError;
-    use libvirt_remote::proto::ErrorCode;
-    use libvirt_remote::proto::ErrorDomain;
-    use libvirt_remote::proto::RemoteError;
+    use libvirt_remote::conn::{CallError, ConnectionError};
     use libvirt_remote::proto::procs::domain::DomainIpAddr;
+    use libvirt_remote::proto::{ErrorCode, ErrorDomain, RemoteError};
 
     fn remote(code: ErrorCode) -> SourceResult {
         SourceResult::Failed(LvError::Call(CallError::from(RemoteError::new(

@@ -33,14 +33,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use egress_provider::{ErrorKind, ProviderError, classify_io};
-use libvirt_remote::client::ConnectError;
-use libvirt_remote::client::TransferError;
 use libvirt_remote::client::tls::TlsError;
-use libvirt_remote::conn::CallError;
-use libvirt_remote::conn::StreamError;
+use libvirt_remote::client::{ConnectError, TransferError};
 use libvirt_remote::conn::handshake::HandshakeError;
-use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::RemoteError;
+use libvirt_remote::conn::{CallError, StreamError};
+use libvirt_remote::proto::{ErrorCode, RemoteError};
 
 /// Why something below the provider failed. Cheap to clone (a dead link's reason is handed
 /// to every caller that was waiting on it).

@@ -93,9 +93,9 @@ use crate::classify::{LvError, provider_error};
 use crate::config::DomainType;
 use crate::link::{Link, LinkPool};
 use crate::ops;
-use libvirt_remote::proto::procs::domain::DomainDefineFlags;
-use libvirt_remote::proto::procs::domain::DomainModificationImpact;
-use libvirt_remote::proto::procs::domain::DomainUndefineFlagsValues;
+use libvirt_remote::proto::procs::domain::{
+    DomainDefineFlags, DomainModificationImpact, DomainUndefineFlagsValues,
+};
 
 /// The namespace of a lease record.
 pub const NAMESPACE: &str = "https://egress-proxy.dev/kvm2/lease/1";

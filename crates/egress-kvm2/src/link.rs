@@ -40,9 +40,8 @@ use std::time::Duration;
 
 use libvirt_remote::client::uri::LibvirtUri;
 use libvirt_remote::client::{Client, ConnectError, ConnectOptions, KillFn, Pool, PoolOptions};
-use libvirt_remote::conn::CallError;
-use libvirt_remote::conn::ConnectionError;
 use libvirt_remote::conn::handshake::HandshakeOptions;
+use libvirt_remote::conn::{CallError, ConnectionError};
 use libvirt_remote::proto::Procedure;
 use libvirt_remote::ssh_socket::SshConfigFile;
 

@@ -29,8 +29,7 @@ use crate::link::Link;
 use crate::meta::NAMESPACE;
 use crate::sparse::{Segment, ZeroRuns};
 use libvirt_remote::proto::procs::domain::DomainModificationImpact;
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolDeleteFlags;
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolDeleteFlags};
 
 /// `Ok(None)` for "no such object" (domain or volume), the value otherwise.
 pub fn absent_ok<T>(r: Result<T, LvError>) -> Result<Option<T>, LvError> {

@@ -14,8 +14,7 @@ use egress_provider::{
     check_identifier,
 };
 use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::names::DomainState;
-use libvirt_remote::proto::names::{ShutoffReason, StateReason};
+use libvirt_remote::proto::names::{DomainState, ShutoffReason, StateReason};
 use libvirt_remote::proto::procs::common::XmlFlagsArgs;
 use libvirt_remote::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
 use libvirt_remote::proto::procs::domain::{
@@ -35,14 +34,13 @@ use crate::image::{BaseImage, ImageCache, ProgressFn};
 use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::meta::Meta;
-use crate::monitor;
-use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
+use crate::{monitor, ops};
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
-use libvirt_remote::proto::procs::domain::DomainCreateFlags;
-use libvirt_remote::proto::procs::domain::DomainDestroyFlagsValues;
-use libvirt_remote::proto::procs::domain::DomainShutdownFlagValues;
+use libvirt_remote::proto::procs::domain::{
+    DomainCreateFlags, DomainDestroyFlagsValues, DomainShutdownFlagValues,
+};
 
 /// Why a provider could not be built.
 #[derive(Debug, thiserror::Error)]

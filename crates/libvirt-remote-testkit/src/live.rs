@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use libvirt_remote::client::{Client, DownloadOptions, UploadOptions};
 use libvirt_remote::conn::StreamItem;
-use libvirt_remote::proto::events::pool_event_id;
-use libvirt_remote::proto::events::{StoragePoolEvent, StoragePoolRefreshed};
+use libvirt_remote::proto::events::{StoragePoolEvent, StoragePoolRefreshed, pool_event_id};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use libvirt_remote::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,

@@ -19,8 +19,7 @@ use libvirt_remote::conn::{
 };
 use libvirt_remote::proto::ErrorCode;
 use libvirt_remote::proto::events::{DomainEvent, Lifecycle, event_id};
-use libvirt_remote::proto::names::DomainEventType;
-use libvirt_remote::proto::names::DomainState;
+use libvirt_remote::proto::names::{DomainEventType, DomainState};
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
 use libvirt_remote::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,
@@ -31,12 +30,11 @@ use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDefineXmlArgs, DomainDestroy, DomainFlagsArgs,
     DomainGetState, DomainLookupByName, DomainLookupByNameArgs, DomainUndefineFlags,
 };
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolDeleteFlags;
 use libvirt_remote::proto::procs::storage::{
     StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
     StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
 };
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolDeleteFlags};
 use libvirt_remote::proto::types::{NonnullStoragePool, NonnullStorageVol};
 use testbed::data::{FailAfter, pattern};
 use testbed::libvirtd::Libvirtd;

@@ -5,23 +5,18 @@
 use std::error::Error as StdError;
 use std::io;
 
-use libvirt_remote::ConnectError;
-use libvirt_remote::Error;
 use libvirt_remote::client::TransferError;
 use libvirt_remote::client::tls::TlsError;
 use libvirt_remote::client::uri::UriError;
-use libvirt_remote::conn::CallError;
-use libvirt_remote::conn::ConnectionError;
-use libvirt_remote::conn::ErrorPredicates;
-use libvirt_remote::conn::ProtocolViolation;
-use libvirt_remote::conn::StreamError;
-use libvirt_remote::conn::StreamMisuse;
 use libvirt_remote::conn::handshake::HandshakeError;
 use libvirt_remote::conn::sasl::SaslError;
-use libvirt_remote::proto::RemoteError;
-use libvirt_remote::proto::{ErrorCode, ErrorDomain};
+use libvirt_remote::conn::{
+    CallError, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError, StreamMisuse,
+};
+use libvirt_remote::proto::{ErrorCode, ErrorDomain, RemoteError};
 use libvirt_remote::wire::frame::FrameError;
 use libvirt_remote::wire::xdr::{DecodeError, EncodeError};
+use libvirt_remote::{ConnectError, Error};
 
 fn not_found() -> RemoteError {
     RemoteError::new(
@@ -130,9 +125,7 @@ fn connect_errors() -> Vec<ConnectError> {
 
 #[cfg(feature = "ssh")]
 fn ssh_errors() -> Vec<ssh_socket::SshError> {
-    use libvirt_remote::ssh_socket::CloseReason;
-    use libvirt_remote::ssh_socket::KeyFileError;
-    use libvirt_remote::ssh_socket::SshError;
+    use libvirt_remote::ssh_socket::{CloseReason, KeyFileError, SshError};
     vec![
         SshError::Connect {
             addr: "127.0.0.1:22".into(),

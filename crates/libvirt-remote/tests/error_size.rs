@@ -5,17 +5,12 @@
 
 use std::mem::size_of;
 
-use libvirt_remote::ConnectError;
-use libvirt_remote::Error;
-use libvirt_remote::client::MigrateError;
-use libvirt_remote::client::TransferError;
 use libvirt_remote::client::uri::UriError;
-use libvirt_remote::conn::CallError;
-use libvirt_remote::conn::ConnectionError;
-use libvirt_remote::conn::ProtocolViolation;
-use libvirt_remote::conn::StreamError;
+use libvirt_remote::client::{MigrateError, TransferError};
 use libvirt_remote::conn::handshake::HandshakeError;
 use libvirt_remote::conn::sasl::SaslError;
+use libvirt_remote::conn::{CallError, ConnectionError, ProtocolViolation, StreamError};
+use libvirt_remote::{ConnectError, Error};
 
 /// clippy's default `large-error-threshold`.
 const CLIPPY_LARGE_ERROR: usize = 128;

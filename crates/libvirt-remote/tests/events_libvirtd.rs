@@ -7,17 +7,15 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use libvirt_remote::client::{Client, ConnectOptions, EventStream};
-use libvirt_remote::proto::events::network_event_id;
-use libvirt_remote::proto::events::node_device_event_id;
-use libvirt_remote::proto::events::pool_event_id;
-use libvirt_remote::proto::events::secret_event_id;
 use libvirt_remote::proto::events::{
     DomainEvent, NetworkEvent, NetworkLifecycle, NodeDeviceEvent, NodeDeviceLifecycle, SecretEvent,
     SecretLifecycle, SecretValueChanged, StoragePoolEvent, StoragePoolLifecycle,
     StoragePoolRefreshed, event_id,
 };
-use libvirt_remote::proto::names::NetworkEventType;
-use libvirt_remote::proto::names::StoragePoolEventType;
+use libvirt_remote::proto::events::{
+    network_event_id, node_device_event_id, pool_event_id, secret_event_id,
+};
+use libvirt_remote::proto::names::{NetworkEventType, StoragePoolEventType};
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::network::{
     NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine,
@@ -36,8 +34,7 @@ const DEFINED: i32 = StoragePoolEventType::DEFINED.0;
 const UNDEFINED: i32 = StoragePoolEventType::UNDEFINED.0;
 const STARTED: i32 = StoragePoolEventType::STARTED.0;
 const STOPPED: i32 = StoragePoolEventType::STOPPED.0;
-use libvirt_remote::proto::procs::storage::StoragePoolCreateFlags;
-use libvirt_remote::proto::procs::storage::StoragePoolDefineFlags;
+use libvirt_remote::proto::procs::storage::{StoragePoolCreateFlags, StoragePoolDefineFlags};
 use testbed::libvirtd::Libvirtd;
 
 /// `virNodeDeviceEventLifecycleType`.

@@ -16,14 +16,11 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use bytes::Bytes;
-use libvirt_remote::proto::Procedure;
-use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::names::MetadataType;
-use libvirt_remote::proto::procs::connect::ConnectGetAllDomainStatsFlags;
-use libvirt_remote::proto::procs::connect::DomainStatsTypes;
-use libvirt_remote::proto::procs::domain::DomainCreateFlags;
-use libvirt_remote::proto::procs::domain::DomainModificationImpact;
-use libvirt_remote::proto::procs::domain::DomainSaveRestoreFlags;
+use libvirt_remote::proto::procs::connect::{ConnectGetAllDomainStatsFlags, DomainStatsTypes};
+use libvirt_remote::proto::procs::domain::{
+    DomainCreateFlags, DomainModificationImpact, DomainSaveRestoreFlags,
+};
 use libvirt_remote::proto::procs::migration::DomainMigrateFlags;
 use libvirt_remote::proto::procs::network::NetworkUpdateFlags;
 use libvirt_remote::proto::procs::qemu::QemuMonitorEventRegisterFlags;
@@ -35,6 +32,7 @@ use libvirt_remote::proto::types::{
     CharVec, NonnullDomain, NonnullDomainSnapshot, NonnullNetwork, NonnullNetworkPort, TypedParam,
     TypedParamValue, Uuid,
 };
+use libvirt_remote::proto::{Procedure, WireError};
 use libvirt_remote::proto::{REMOTE_PROGRAM, RemoteError};
 use libvirt_remote::wire::frame::{self, Frame, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr::{self, Decode, Encode};

@@ -7,8 +7,7 @@ use libvirt_remote::proto::events::{
     self, CallbackMsg, DomainEvent, EVENT_PROCS, Event, Lifecycle, callback_proc, event_id,
     event_id_of_proc,
 };
-use libvirt_remote::proto::names::DomainEventType;
-use libvirt_remote::proto::names::LifecycleDetail;
+use libvirt_remote::proto::names::{DomainEventType, LifecycleDetail};
 use libvirt_remote::proto::procs::common::CallbackIdArgs;
 use libvirt_remote::proto::procs::connect::{
     ConnectDomainEventCallbackDeregisterAny, ConnectDomainEventCallbackRegisterAny,
@@ -21,16 +20,10 @@ use libvirt_remote::wire::xdr;
 
 mod golden;
 use golden::{call, frame, unhex};
-use libvirt_remote::proto::names::AgentLifecycleReason;
-use libvirt_remote::proto::names::AgentLifecycleState;
-use libvirt_remote::proto::names::BlockJobStatus;
-use libvirt_remote::proto::names::BlockJobType;
-use libvirt_remote::proto::names::DiskChangeReason;
-use libvirt_remote::proto::names::GraphicsAddressType;
-use libvirt_remote::proto::names::GraphicsPhase;
-use libvirt_remote::proto::names::IoErrorAction;
-use libvirt_remote::proto::names::TrayChangeReason;
-use libvirt_remote::proto::names::WatchdogAction;
+use libvirt_remote::proto::names::{
+    AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, DiskChangeReason,
+    GraphicsAddressType, GraphicsPhase, IoErrorAction, TrayChangeReason, WatchdogAction,
+};
 
 fn register_reply(hex: &str) -> i32 {
     let f = frame(hex);

@@ -9,9 +9,7 @@
 
 use bytes::Bytes;
 use libvirt_remote::proto::WireError;
-use libvirt_remote::proto::names::RunningReason;
-use libvirt_remote::proto::names::ShutoffReason;
-use libvirt_remote::proto::names::StateReason;
+use libvirt_remote::proto::names::{RunningReason, ShutoffReason, StateReason};
 use libvirt_remote::proto::procs::common::{NameArgs, UuidArgs, XmlArgs};
 use libvirt_remote::proto::procs::connect::{
     self, AuthList, ConnectClose, ConnectGetLibVersion, ConnectGetType, ConnectGetVersion,
@@ -50,8 +48,7 @@ use libvirt_remote::proto::names::DomainState;
 use libvirt_remote::proto::procs::connect::ConnectFlags;
 use libvirt_remote::proto::procs::domain::DomainUndefineFlagsValues;
 use libvirt_remote::proto::procs::snapshot::DomainSnapshotListFlags;
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolStreamFlags;
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolStreamFlags};
 
 // ---- helpers ----------------------------------------------------------------------------
 

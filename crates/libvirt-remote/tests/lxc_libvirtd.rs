@@ -500,9 +500,7 @@ fn virsh_fields(out: &str) -> Vec<(String, String)> {
 /// stats; suspend and resume (the freezer cgroup) and a shutdown by signal, with their events.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lxc_driver_answers_the_everyday_calls() {
-    use libvirt_remote::proto::names::DomainState;
-    use libvirt_remote::proto::names::LifecycleDetail;
-    use libvirt_remote::proto::names::StoppedDetail;
+    use libvirt_remote::proto::names::{DomainState, LifecycleDetail, StoppedDetail};
     use libvirt_remote::proto::procs::connect::ConnectGetType;
     use libvirt_remote::proto::procs::domain::{
         DomainGetInfo, DomainGetMemoryParameters, DomainGetOsType, DomainGetParamsArgs,

@@ -10,10 +10,7 @@ use libvirt_remote::client::{
     MigrateStep,
 };
 use libvirt_remote::conn::CallError;
-use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::RemoteError;
-use libvirt_remote::proto::names::DomainJobType;
-use libvirt_remote::proto::names::DomainState;
+use libvirt_remote::proto::names::{DomainJobType, DomainState};
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreateFlags, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml,
@@ -22,6 +19,7 @@ use libvirt_remote::proto::procs::domain::{
 };
 use libvirt_remote::proto::procs::migration::{DomainMigrateFlags, DomainMigrateStartPostCopy};
 use libvirt_remote::proto::types::NonnullDomain;
+use libvirt_remote::proto::{ErrorCode, RemoteError};
 use libvirt_remote_testkit::live::create_domain;
 use testbed::libvirtd::{Libvirtd, LibvirtdError};
 

@@ -15,19 +15,18 @@ use std::fmt::Debug;
 use bytes::Bytes;
 use libvirt_remote::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_remote::conn::CallError;
-use libvirt_remote::proto::names::RunningReason;
-use libvirt_remote::proto::names::StateReason;
-use libvirt_remote::proto::names::{DomainState, MetadataType, SecretUsageType, StoragePoolState};
+use libvirt_remote::proto::names::{
+    DomainState, MetadataType, RunningReason, SecretUsageType, StateReason, StoragePoolState,
+};
 use libvirt_remote::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
 };
-use libvirt_remote::proto::procs::connect::ConnectFlags;
-use libvirt_remote::proto::procs::connect::ConnectGetAllDomainStatsFlags;
-use libvirt_remote::proto::procs::connect::DomainStatsTypes;
+use libvirt_remote::proto::procs::connect::{
+    ConnectFlags, ConnectGetAllDomainStatsFlags, DomainStatsTypes,
+};
 use libvirt_remote::proto::procs::domain::DomainModificationImpact;
 use libvirt_remote::proto::procs::network::NetworkUpdateFlags;
-use libvirt_remote::proto::procs::qemu::QemuMonitorCommandFlags;
-use libvirt_remote::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_remote::proto::procs::qemu::{QemuMonitorCommandFlags, QemuMonitorEventRegisterFlags};
 use libvirt_remote::proto::procs::snapshot::DomainSnapshotListFlags;
 use libvirt_remote::proto::procs::{
     connect, domain, domain_tune, interface, network, node, nodedev, secret, snapshot, storage,

@@ -8,16 +8,14 @@ use std::fmt::Debug;
 use std::time::{Duration, Instant, SystemTime};
 
 use libvirt_remote::Error;
-use libvirt_remote::client::TransferError;
-use libvirt_remote::client::{Client, ConnectOptions, EventItem, EventStream, Gap};
+use libvirt_remote::client::{Client, ConnectOptions, EventItem, EventStream, Gap, TransferError};
 use libvirt_remote::conn::reconnect::{LinkState, NewCalls, ReconnectPolicy};
 use libvirt_remote::conn::{CallError, ConnectionError, StreamError};
-use libvirt_remote::proto::events::network_event_id;
-use libvirt_remote::proto::events::node_device_event_id;
-use libvirt_remote::proto::events::pool_event_id;
-use libvirt_remote::proto::events::secret_event_id;
 use libvirt_remote::proto::events::{
     DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent, event_id,
+};
+use libvirt_remote::proto::events::{
+    network_event_id, node_device_event_id, pool_event_id, secret_event_id,
 };
 use libvirt_remote::proto::procs::common::{XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;

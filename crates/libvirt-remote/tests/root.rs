@@ -90,8 +90,7 @@ fn moved_names_have_one_home() {
         StreamMisuse,
     };
     use libvirt_remote::proto::flags::flag_set;
-    use libvirt_remote::proto::procedures;
-    use libvirt_remote::proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
+    use libvirt_remote::proto::{ErrorCode, ErrorDomain, Procedure, RemoteError, procedures};
     #[cfg(feature = "ssh")]
     use libvirt_remote::ssh_socket::{CloseReason, KeyFileError, SshError};
     use libvirt_remote::wire::xdr::{LvString, xdr_struct};

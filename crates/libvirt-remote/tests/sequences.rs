@@ -17,8 +17,7 @@ use libvirt_remote::proto::events::{
     SecretLifecycle,
 };
 use libvirt_remote::proto::events::{network_event_id, secret_event_id};
-use libvirt_remote::proto::names::SecretEventType;
-use libvirt_remote::proto::names::SecretUsageType;
+use libvirt_remote::proto::names::{SecretEventType, SecretUsageType};
 use libvirt_remote::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_remote::proto::procs::migration::DomainMigrateFlags;

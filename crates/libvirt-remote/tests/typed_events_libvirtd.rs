@@ -6,10 +6,8 @@ use std::time::Duration;
 
 use libvirt_remote::Connect;
 use libvirt_remote::client::{Client, ConnectOptions, Subscription};
-use libvirt_remote::proto::events::network_event_id;
-use libvirt_remote::proto::events::{TypedEvent, event_id};
-use libvirt_remote::proto::names::DomainEventType;
-use libvirt_remote::proto::names::NetworkEventType;
+use libvirt_remote::proto::events::{TypedEvent, event_id, network_event_id};
+use libvirt_remote::proto::names::{DomainEventType, NetworkEventType};
 use libvirt_remote::proto::procs::common::XmlArgs;
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainUndefine,

@@ -4,8 +4,6 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use libvirt_remote::Client;
-use libvirt_remote::ConnectOptions;
 use libvirt_remote::conn::CallError;
 use libvirt_remote::proto::Procedure;
 use libvirt_remote::proto::procs::common::NameArgs;
@@ -15,6 +13,7 @@ use libvirt_remote::proto::procs::domain::{
 use libvirt_remote::proto::procs::domain_tune::DomainGetNumaParameters;
 use libvirt_remote::proto::typed_params::{STRING_OKAY, TypedParamsGetter};
 use libvirt_remote::proto::types::{NonnullDomain, TypedParam, TypedParamValue};
+use libvirt_remote::{Client, ConnectOptions};
 use testbed::libvirtd::Libvirtd;
 
 /// The field names the C library's getter answers for domain `test`, through python.

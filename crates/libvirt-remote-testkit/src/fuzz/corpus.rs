@@ -25,8 +25,7 @@ use libvirt_remote::wire::xdr::{self, Encode, LvString};
 
 use super::xdr::{Names, Params};
 use crate::peer;
-use libvirt_remote::proto::names::ConnectCloseReason;
-use libvirt_remote::proto::names::IpAddrType;
+use libvirt_remote::proto::names::{ConnectCloseReason, IpAddrType};
 
 /// Whole packets kept per capture and direction as one `frame_decode` stream seed.
 const STREAM_SEED_MAX: usize = 16_384;

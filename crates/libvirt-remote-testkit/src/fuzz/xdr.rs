@@ -32,16 +32,6 @@ use std::fmt::Debug;
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::ErrorDomain;
-use libvirt_remote::proto::LXC_PROGRAM;
-use libvirt_remote::proto::ProcInfo;
-use libvirt_remote::proto::Procedure;
-use libvirt_remote::proto::ProcedureVisitor;
-use libvirt_remote::proto::QEMU_PROGRAM;
-use libvirt_remote::proto::REMOTE_PROGRAM;
-use libvirt_remote::proto::RemoteError;
-use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle, QEMU_EVENT_PROCS,
     QemuMonitorEvent,
@@ -52,6 +42,10 @@ use libvirt_remote::proto::types::{
     NonnullDomain, NonnullDomainSnapshot, NonnullInterface, NonnullNetwork, NonnullNodeDevice,
     NonnullNwFilter, NonnullSecret, NonnullStoragePool, NonnullStorageVol, StreamHole, TypedParam,
     Uuid,
+};
+use libvirt_remote::proto::{
+    ErrorCode, ErrorDomain, LXC_PROGRAM, ProcInfo, Procedure, ProcedureVisitor, QEMU_PROGRAM,
+    REMOTE_PROGRAM, RemoteError, WireError,
 };
 use libvirt_remote::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
 

@@ -4,8 +4,7 @@ use std::fmt;
 
 use super::names::named;
 use crate::proto::types::{NonnullDomain, NonnullNetwork};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::wire::xdr::{LvString, xdr_struct};
 
 named! {
     /// `virErrorNumber`: an open set, so a newtype with named constants rather than an enum

@@ -352,11 +352,10 @@ pub async fn run(conn: &libvirt_remote::Connect, a: Args) -> R<bool> {
 /// The name of lifecycle event `e` in lower case: `virDomainEventType` for domains, the
 /// lifecycle enums of networks, pools, node devices and secrets otherwise.
 fn event_name(kind: EventKind, e: i32) -> String {
-    use libvirt_remote::proto::names::DomainEventType;
-    use libvirt_remote::proto::names::NetworkEventType;
-    use libvirt_remote::proto::names::NodeDeviceEventType;
-    use libvirt_remote::proto::names::SecretEventType;
-    use libvirt_remote::proto::names::StoragePoolEventType;
+    use libvirt_remote::proto::names::{
+        DomainEventType, NetworkEventType, NodeDeviceEventType, SecretEventType,
+        StoragePoolEventType,
+    };
     let name = match kind {
         EventKind::Domain => DomainEventType(e).name(),
         EventKind::Network => NetworkEventType(e).name(),

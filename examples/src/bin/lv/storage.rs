@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use examples::progress_bar;
 use libvirt_remote::prelude::*;
-use libvirt_remote::proto::names::StoragePoolState;
-use libvirt_remote::proto::names::StorageVolType;
+use libvirt_remote::proto::names::{StoragePoolState, StorageVolType};
 use libvirt_remote::proto::procs::storage::ConnectListAllStoragePoolsFlags;
 
 use crate::table::{Table, field, pretty_size, yes_no};

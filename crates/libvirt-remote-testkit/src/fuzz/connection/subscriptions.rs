@@ -29,9 +29,6 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 use libvirt_remote::conn::{CallError, ConnectionError, SubscriberId};
-use libvirt_remote::proto::REMOTE_PROGRAM;
-use libvirt_remote::proto::RemoteError;
-use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::events::{
     CallbackMsg, DomainEvent, DomainOnly, Event, EventKind, Kind, Lifecycle, RtcChange,
     SecretEvent, SecretLifecycle, event_id, procs,
@@ -41,15 +38,14 @@ use libvirt_remote::proto::procs::connect::{
     ConnectDomainEventRegisterAnyArgs, ConnectDomainEventRegisterRet,
 };
 use libvirt_remote::proto::types::{NonnullSecret, Uuid};
+use libvirt_remote::proto::{REMOTE_PROGRAM, RemoteError, WireError};
 use libvirt_remote::wire::frame::{Frame, Header, MessageStatus};
 use libvirt_remote::wire::xdr;
 
 use super::input::SubOp;
 use super::{Harness, domain};
 use crate::peer::{self, call_header};
-use libvirt_remote::proto::names::DomainEventType;
-use libvirt_remote::proto::names::SecretEventType;
-use libvirt_remote::proto::names::SecretUsageType;
+use libvirt_remote::proto::names::{DomainEventType, SecretEventType, SecretUsageType};
 
 /// A registration key: (kind, event id); the object filter is `None`. The legacy lifecycle
 /// registration has event id 0.

@@ -13,9 +13,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use tracing::Instrument;
 
-use crate::client::Client;
-use crate::client::direct;
 use crate::client::shared::{CallSlot, Inner};
+use crate::client::{Client, direct};
 use crate::conn::reconnect::Admission;
 use crate::conn::{CallError, Connection, WriteTurn};
 use crate::proto::{self, Procedure};

@@ -22,8 +22,6 @@
 
 use bytes::Bytes;
 
-use crate::proto::Procedure;
-use crate::proto::limits;
 use crate::proto::limits::DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX;
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::procs::connect::{
@@ -49,8 +47,8 @@ use crate::proto::procs::storage::{
 use crate::proto::types::{
     NonnullDomain, NonnullNetwork, NonnullNodeDevice, NonnullSecret, NonnullStoragePool, TypedParam,
 };
-use crate::wire::xdr::xdr_struct;
-use crate::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, Encoder, LvString};
+use crate::proto::{Procedure, limits};
+use crate::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, Encoder, LvString, xdr_struct};
 
 mod codes;
 #[macro_use]

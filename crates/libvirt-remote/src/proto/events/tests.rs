@@ -1,21 +1,10 @@
 use super::*;
-use crate::proto::names::AgentLifecycleReason;
-use crate::proto::names::AgentLifecycleState;
-use crate::proto::names::BlockJobStatus;
-use crate::proto::names::BlockJobType;
-use crate::proto::names::ConnectCloseReason;
-use crate::proto::names::DiskChangeReason;
-use crate::proto::names::GraphicsAddressType;
-use crate::proto::names::GraphicsPhase;
-use crate::proto::names::MetadataType;
-use crate::proto::names::NetworkEventType;
-use crate::proto::names::NodeDeviceEventType;
-use crate::proto::names::SecretEventType;
-use crate::proto::names::SecretUsageType;
-use crate::proto::names::StoragePoolEventType;
-use crate::proto::names::TrayChangeReason;
-use crate::proto::names::WatchdogAction;
-use crate::proto::names::{StartedDetail, StoppedDetail};
+use crate::proto::names::{
+    AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
+    DiskChangeReason, GraphicsAddressType, GraphicsPhase, MetadataType, NetworkEventType,
+    NodeDeviceEventType, SecretEventType, SecretUsageType, StartedDetail, StoppedDetail,
+    StoragePoolEventType, TrayChangeReason, WatchdogAction,
+};
 use crate::proto::types::{TypedParamValue, Uuid};
 use crate::proto::{LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use crate::wire::xdr::Encode;

@@ -3,12 +3,10 @@
 //! proxy daemon acts as.
 
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
-use crate::proto::limits;
 use crate::proto::names::CpuCompareResult;
-use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, SaslData, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 /// `remote_auth_type` values.
 pub mod auth_type {

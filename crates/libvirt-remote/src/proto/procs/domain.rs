@@ -9,15 +9,13 @@ use super::common::{
     ActiveRet, AutostartRet, NameArgs, NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs,
     XmlRet,
 };
-use crate::proto::StreamArgs;
-use crate::proto::limits;
 use crate::proto::names::{
     BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType, StateReason,
 };
 use crate::proto::procedures;
 use crate::proto::types::{CharVec, NonnullDomain, TypedParam, TypedParameterFlags};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{StreamArgs, limits};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virDomainModificationImpact`: which definition a change applies to. Most `*_FLAGS`

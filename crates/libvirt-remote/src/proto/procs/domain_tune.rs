@@ -14,8 +14,7 @@ use super::domain::DomainModificationImpact;
 use super::domain::{DomainFlagsArgs, DomainGetParamsArgs, DomainGetParamsFlags};
 use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::wire::xdr::{LvString, xdr_struct};
 
 xdr_struct! {
     /// `remote_domain_get_scheduler_parameters_args` (legacy; prefer the `…_FLAGS` call).

@@ -3,11 +3,9 @@
 use super::common::{
     ActiveRet, FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NumRet, XmlFlagsArgs, XmlRet,
 };
-use crate::proto::limits;
-use crate::proto::procedures;
 use crate::proto::types::NonnullInterface;
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virConnectListAllInterfacesFlags` for [`ConnectListAllInterfaces`].

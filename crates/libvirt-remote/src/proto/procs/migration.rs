@@ -12,15 +12,13 @@
 //! structs. Every cookie is bounded by `REMOTE_MIGRATE_COOKIE_MAX` and every parameter list
 //! by `REMOTE_DOMAIN_MIGRATE_PARAM_LIST_MAX`.
 
-use crate::proto::StreamArgs;
-use crate::proto::limits;
+use crate::proto::{StreamArgs, limits};
 use bytes::Bytes;
 
 use super::domain::DomainFlagsArgs;
 use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virDomainMigrateFlags` (the `flags` of every migration step; `u64` in the v1–v3 calls,

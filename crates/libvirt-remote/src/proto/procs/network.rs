@@ -4,12 +4,10 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::proto::limits;
 use crate::proto::names::{IpAddrType, MetadataType};
-use crate::proto::procedures;
 use crate::proto::types::{NonnullNetwork, NonnullNetworkPort, TypedParam, Uuid};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virConnectListAllNetworksFlags` for [`ConnectListAllNetworks`].

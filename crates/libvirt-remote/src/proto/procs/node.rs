@@ -4,11 +4,9 @@
 
 use bytes::Bytes;
 
-use crate::proto::limits;
-use crate::proto::procedures;
 use crate::proto::types::{CharArray, CharVec, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::names::named! {
     /// `virNodeSuspendTarget` for [`NodeSuspendForDuration`] (and domain PM suspend).

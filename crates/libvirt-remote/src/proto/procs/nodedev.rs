@@ -5,11 +5,9 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, NameArgs, NameFlagsArgs,
     NumRet, PersistentRet, XmlRet,
 };
-use crate::proto::limits;
-use crate::proto::procedures;
 use crate::proto::types::NonnullNodeDevice;
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virConnectListAllNodeDeviceFlags` for [`ConnectListAllNodeDevices`]: devices with

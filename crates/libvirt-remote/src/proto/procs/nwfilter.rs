@@ -3,11 +3,9 @@
 use super::common::{
     ListAllArgs, MaxNamesArgs, NameArgs, NumRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::proto::limits;
-use crate::proto::procedures;
 use crate::proto::types::{NonnullNwFilter, NonnullNwFilterBinding};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 xdr_struct! {
     /// Args holding just a network filter.

@@ -11,8 +11,7 @@ use super::common::{CallbackIdArgs, CallbackIdRet};
 use super::domain::DomainRet;
 use crate::proto::procedures;
 use crate::proto::types::NonnullDomain;
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virDomainQemuMonitorCommandFlags` for [`QemuDomainMonitorCommand`].

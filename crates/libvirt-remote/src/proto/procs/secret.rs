@@ -5,12 +5,10 @@ use bytes::Bytes;
 use super::common::{
     CallbackIdArgs, CallbackIdRet, ListAllArgs, NumRet, UuidArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::proto::limits;
 use crate::proto::names::SecretUsageType;
-use crate::proto::procedures;
 use crate::proto::types::NonnullSecret;
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virConnectListAllSecretsFlags` for [`ConnectListAllSecrets`].

@@ -2,11 +2,9 @@
 
 use super::common::{NumRet, XmlRet};
 use super::domain::{DomainFlagsArgs, DomainResultRet};
-use crate::proto::limits;
-use crate::proto::procedures;
 use crate::proto::types::{NonnullDomain, NonnullDomainCheckpoint, NonnullDomainSnapshot};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virDomainSnapshotCreateFlags` for [`DomainSnapshotCreateXml`].

@@ -4,13 +4,10 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::proto::StreamArgs;
-use crate::proto::limits;
 use crate::proto::names::{StoragePoolState, StorageVolType};
-use crate::proto::procedures;
 use crate::proto::types::{NonnullStoragePool, NonnullStorageVol};
-use crate::wire::xdr::LvString;
-use crate::wire::xdr::xdr_struct;
+use crate::proto::{StreamArgs, limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::flags::flag_set! {
     /// `virStorageVolUploadFlags` / `virStorageVolDownloadFlags` for [`StorageVolUpload`] and
