@@ -31,6 +31,10 @@
 //! [`Domain::open_channel`], [`Domain::screenshot`]; they return the stream's typed end
 //! ([`Upload`], [`Download`], [`Duplex`]). Tunnelled migration and the procedures that pass
 //! file descriptors have none: use the [`Client`] (`conn.client()`).
+//!
+//! Events come from the handles too: [`Connect::subscribe`] for every object,
+//! `subscribe` on a [`Domain`], [`Network`], [`StoragePool`], [`NodeDevice`] or [`Secret`] for
+//! that object (`dom.subscribe::<event_id::Lifecycle>()`), one generic method for every event.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -95,7 +99,8 @@ impl Connect {
             .map(Self::from)
     }
 
-    /// The low-level client: typed calls by procedure, streams, event subscriptions.
+    /// The low-level client: typed calls by procedure, streams by procedure, untyped and QEMU
+    /// monitor event subscriptions (typed ones: [`subscribe`](Self::subscribe)).
     pub fn client(&self) -> &Client {
         &self.client
     }
