@@ -11,17 +11,15 @@ use std::hint::black_box;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use libvirt_remote::proto::DomainEventType;
-use libvirt_remote::proto::IpAddrType;
 use libvirt_remote::proto::events::{self, CallbackMsg, Lifecycle};
+use libvirt_remote::proto::names::{DomainEventType, IpAddrType};
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersionRet, ConnectListAllDomainsRet};
 use libvirt_remote::proto::procs::domain::{
     DomainInterface, DomainInterfaceAddressesRet, DomainIpAddr,
 };
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolCreateXmlArgs;
-use libvirt_remote::proto::types::{Domain, StoragePool, Uuid};
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolCreateXmlArgs};
+use libvirt_remote::proto::types::{NonnullDomain, NonnullStoragePool, Uuid};
 use libvirt_remote::proto::{REMOTE_PROGRAM, REMOTE_VERSION};
 use libvirt_remote::wire::frame::{self, Header, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr::{self, Encode, Encoder, LvString};
@@ -61,8 +59,8 @@ fn domain_xml(len: usize) -> LvString {
     LvString::from(xml)
 }
 
-fn domain(i: usize) -> Domain {
-    Domain {
+fn domain(i: usize) -> NonnullDomain {
+    NonnullDomain {
         name: LvString::from(format!("vm-{i:04}")),
         uuid: Uuid([i as u8; 16]),
         id: i as i32,
@@ -88,7 +86,7 @@ fn call_encode(c: &mut Criterion) {
         b.iter(|| encode_call(11, black_box(&define)));
     });
     let vol = StorageVolCreateXmlArgs {
-        pool: StoragePool {
+        pool: NonnullStoragePool {
             name: "default".into(),
             uuid: Uuid([1; 16]),
         },

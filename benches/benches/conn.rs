@@ -13,12 +13,11 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use libvirt_remote::conn::{Connection, Output, StreamItem};
-use libvirt_remote::proto::DomainEventType;
-use libvirt_remote::proto::REMOTE_PROGRAM;
-use libvirt_remote::proto::StreamDirection;
 use libvirt_remote::proto::events::{CallbackMsg, Lifecycle};
+use libvirt_remote::proto::names::DomainEventType;
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
-use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, Uuid};
+use libvirt_remote::proto::{REMOTE_PROGRAM, StreamDirection};
 use libvirt_remote::wire::frame::{Header, STREAM_CHUNK_MAX};
 use libvirt_remote_testkit::{Pair, peer};
 
@@ -150,7 +149,7 @@ fn call_roundtrip(crit: &mut Criterion) {
         &CallbackMsg {
             callback_id: 1,
             body: Lifecycle {
-                dom: Domain {
+                dom: NonnullDomain {
                     name: "vm".into(),
                     uuid: Uuid([1; 16]),
                     id: 1,

@@ -37,9 +37,9 @@ pub fn init_logging(quiet: bool) {
 
 /// The URI libvirt picks when none is given: `$LIBVIRT_DEFAULT_URI`, then libvirt.conf's
 /// `uri_default`, then `qemu:///system` for root and `qemu:///session` otherwise (the
-/// library's [`libvirt_remote::client::default_uri`]).
+/// library's [`libvirt_remote::client::uri::default_uri`]).
 pub fn default_uri() -> String {
-    libvirt_remote::client::default_uri()
+    libvirt_remote::client::uri::default_uri()
 }
 
 /// The connection a command opened, so the deadline and signal paths can close it.

@@ -26,9 +26,10 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use libvirt_remote::Client;
 use libvirt_remote::client::ConnectOptions;
+use libvirt_remote::proto::events::event_id;
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
+use libvirt_remote::{Client, Connect};
 use nix::time::{ClockId, clock_gettime};
 
 /// One delivered event: (uri index, connection index, arrival ns, event code, domain name).
@@ -106,8 +107,8 @@ async fn run(o: Opts) -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?;
             if o.subscribe {
-                let mut sub = c
-                    .subscribe_lifecycle(None)
+                let mut sub = Connect::from(c.clone())
+                    .subscribe::<event_id::Lifecycle>()
                     .await
                     .map_err(|e| format!("{uri} subscribe: {e}"))?;
                 let events = events.clone();

@@ -18,7 +18,8 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use libvirt_remote::proto::procs::domain::{DomainInterface, IpAddrType};
+use libvirt_remote::proto::names::IpAddrType;
+use libvirt_remote::proto::procs::domain::DomainInterface;
 
 use crate::classify::LvError;
 use crate::config::AddressSource;
@@ -139,10 +140,9 @@ pub fn pick(ifaces: &[DomainInterface]) -> Option<IpAddr> {
 mod tests {
     use super::*;
     use AddressSource::{Agent, Arp, Lease};
-    use libvirt_remote::proto::ErrorCode;
-    use libvirt_remote::proto::error::ErrorDomain;
+    use libvirt_remote::conn::{CallError, ConnectionError};
     use libvirt_remote::proto::procs::domain::DomainIpAddr;
-    use libvirt_remote::{CallError, ConnectionError, RemoteError};
+    use libvirt_remote::proto::{ErrorCode, ErrorDomain, RemoteError};
 
     fn remote(code: ErrorCode) -> SourceResult {
         SourceResult::Failed(LvError::Call(CallError::from(RemoteError::new(

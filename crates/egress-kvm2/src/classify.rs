@@ -33,10 +33,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use egress_provider::{ErrorKind, ProviderError, classify_io};
-use libvirt_remote::client::{ConnectError, TlsError, TransferError};
+use libvirt_remote::client::tls::TlsError;
+use libvirt_remote::client::{ConnectError, TransferError};
 use libvirt_remote::conn::handshake::HandshakeError;
-use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::{CallError, RemoteError, StreamError};
+use libvirt_remote::conn::{CallError, StreamError};
+use libvirt_remote::proto::{ErrorCode, RemoteError};
 
 /// Why something below the provider failed. Cheap to clone (a dead link's reason is handed
 /// to every caller that was waiting on it).
@@ -273,8 +274,8 @@ pub fn transient(context: impl Into<String>, err: LvError) -> ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use libvirt_remote::ConnectionError;
-    use libvirt_remote::proto::error::ErrorDomain;
+    use libvirt_remote::conn::ConnectionError;
+    use libvirt_remote::proto::ErrorDomain;
 
     fn remote(code: ErrorCode) -> RemoteError {
         RemoteError::new(code, ErrorDomain::NONE, "m")

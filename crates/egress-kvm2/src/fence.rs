@@ -79,12 +79,13 @@ use std::time::{Duration, SystemTime};
 
 use egress_provider::ProviderError;
 use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::names::MetadataType;
 use libvirt_remote::proto::procs::common::XmlFlagsArgs;
 use libvirt_remote::proto::procs::domain::{
     DomainDefineXmlFlags, DomainFlagsArgs, DomainSetMetadata, DomainSetMetadataArgs,
-    DomainUndefineFlags, MetadataType,
+    DomainUndefineFlags,
 };
-use libvirt_remote::proto::types::Domain;
+use libvirt_remote::proto::types::NonnullDomain;
 use libvirt_xml::XmlElement;
 use tokio::time::Instant;
 
@@ -92,9 +93,9 @@ use crate::classify::{LvError, provider_error};
 use crate::config::DomainType;
 use crate::link::{Link, LinkPool};
 use crate::ops;
-use libvirt_remote::proto::procs::domain::DomainDefineFlags;
-use libvirt_remote::proto::procs::domain::DomainModificationImpact;
-use libvirt_remote::proto::procs::domain::DomainUndefineFlagsValues;
+use libvirt_remote::proto::procs::domain::{
+    DomainDefineFlags, DomainModificationImpact, DomainUndefineFlagsValues,
+};
 
 /// The namespace of a lease record.
 pub const NAMESPACE: &str = "https://egress-proxy.dev/kvm2/lease/1";
@@ -213,7 +214,7 @@ fn lease_domain_xml(name: &str, domain_type: DomainType, record: &Record) -> Str
 /// A lease this provider holds.
 pub(crate) struct Lease {
     name: String,
-    dom: Domain,
+    dom: NonnullDomain,
     renewals: AtomicU64,
     /// Where a dropped holder releases it from.
     link: Arc<Link>,

@@ -58,7 +58,7 @@ use egress_provider::{
 use futures::StreamExt;
 use libvirt_remote::Client;
 use libvirt_remote::client::UploadOptions;
-use libvirt_remote::proto::types::{StoragePool, StorageVol};
+use libvirt_remote::proto::types::{NonnullStoragePool, NonnullStorageVol};
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -111,7 +111,7 @@ pub type ProgressFn = Arc<dyn Fn(ImageProgress) + Send + Sync>;
 #[non_exhaustive]
 pub struct BaseImage {
     /// The volume.
-    pub volume: StorageVol,
+    pub volume: NonnullStorageVol,
     /// Its path on the host (overlays name it as their backing file).
     pub path: String,
     /// Its format.
@@ -131,7 +131,7 @@ impl BaseImage {
     /// The published base `volume` as the host reports it now (capacity, path).
     async fn read(
         link: &Link,
-        volume: StorageVol,
+        volume: NonnullStorageVol,
         format: ImageFormat,
         digest: Sha256Digest,
         uploaded: Option<u64>,
@@ -180,7 +180,7 @@ enum Check {
 /// What [`ImageCache::look`] found, with the link and pool it looked through.
 struct Look {
     link: Arc<Link>,
-    pool: StoragePool,
+    pool: NonnullStoragePool,
     base_name: String,
     marker_name: String,
     check: Check,
@@ -193,7 +193,7 @@ struct Leased<'a> {
     leases: &'a Leases,
     lease: &'a Lease,
     link: &'a Link,
-    pool: &'a StoragePool,
+    pool: &'a NonnullStoragePool,
     key: &'a Identifier,
     src: &'a ImageSource,
 }
@@ -222,7 +222,7 @@ pub struct ImageCache {
 #[derive(Clone)]
 struct Verified {
     link: u64,
-    marker_key: libvirt_remote::LvString,
+    marker_key: libvirt_remote::wire::xdr::LvString,
     base: BaseImage,
 }
 
@@ -467,7 +467,7 @@ impl ImageCache {
     async fn check(
         &self,
         link: &Link,
-        pool: &StoragePool,
+        pool: &NonnullStoragePool,
         key: &Identifier,
         src: &ImageSource,
         base_name: &str,
@@ -526,8 +526,8 @@ impl ImageCache {
         &self,
         link: &Link,
         key: &Identifier,
-        marker: &StorageVol,
-        base: &StorageVol,
+        marker: &NonnullStorageVol,
+        base: &NonnullStorageVol,
     ) -> Option<BaseImage> {
         let verified = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
         let v = verified.get(key)?;
@@ -536,7 +536,13 @@ impl ImageCache {
     }
 
     /// Remembers that `link` verified `base` for `key` through `marker`.
-    fn remember(&self, link: &Link, key: &Identifier, marker: &StorageVol, base: &BaseImage) {
+    fn remember(
+        &self,
+        link: &Link,
+        key: &Identifier,
+        marker: &NonnullStorageVol,
+        base: &BaseImage,
+    ) {
         let v = Verified {
             link: link.id(),
             marker_key: marker.key.clone(),
@@ -604,7 +610,7 @@ impl ImageCache {
 
     /// Failure path: close the dedicated connection FIRST (the daemon lets go of the
     /// stream's file), THEN delete the unmarked base the attempt was writing.
-    async fn clean_up(&self, links: &LinkPool, pool: &StoragePool, attempt: Attempt) {
+    async fn clean_up(&self, links: &LinkPool, pool: &NonnullStoragePool, attempt: Attempt) {
         if let Some(c) = attempt.dedicated {
             c.close();
             self.note("close-dedicated");
@@ -719,7 +725,7 @@ impl ImageCache {
         let mut len = 0u64;
         let mut zeros = ZeroRuns::new();
         let mut segments = Vec::new();
-        let sent = |e: libvirt_remote::StreamError| {
+        let sent = |e: libvirt_remote::conn::StreamError| {
             provider_error(format!("upload {what} into {base_name}"), e.into())
         };
         loop {

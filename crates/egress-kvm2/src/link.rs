@@ -41,9 +41,9 @@ use std::time::Duration;
 use libvirt_remote::client::uri::LibvirtUri;
 use libvirt_remote::client::{Client, ConnectError, ConnectOptions, KillFn, Pool, PoolOptions};
 use libvirt_remote::conn::handshake::HandshakeOptions;
+use libvirt_remote::conn::{CallError, ConnectionError};
 use libvirt_remote::proto::Procedure;
 use libvirt_remote::ssh_socket::SshConfigFile;
-use libvirt_remote::{CallError, ConnectionError};
 
 use crate::classify::LvError;
 
@@ -237,7 +237,7 @@ impl LinkPool {
         uri: &str,
         connect_budget: Duration,
         call_budget: Duration,
-    ) -> Result<Self, libvirt_remote::client::UriError> {
+    ) -> Result<Self, libvirt_remote::client::uri::UriError> {
         let parsed = LibvirtUri::parse(uri)?;
         let dial = Dial {
             ssh_config: SshConfigFile::default(),

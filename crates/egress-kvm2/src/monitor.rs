@@ -29,7 +29,7 @@ use egress_provider::ProviderError;
 use libvirt_remote::proto::procs::qemu::{
     QemuDomainMonitorCommand, QemuDomainMonitorCommandArgs, QemuMonitorCommandFlags,
 };
-use libvirt_remote::proto::types::Domain;
+use libvirt_remote::proto::types::NonnullDomain;
 use tracing::Instrument;
 
 use crate::classify::{LvError, provider_error};
@@ -43,7 +43,7 @@ pub const HMP: QemuMonitorCommandFlags = QemuMonitorCommandFlags::HMP;
 pub const NETDEV: &str = "hostnet0";
 
 /// One HMP command; the reply text.
-pub async fn hmp(link: &Link, dom: &Domain, cmd: &str) -> Result<String, LvError> {
+pub async fn hmp(link: &Link, dom: &NonnullDomain, cmd: &str) -> Result<String, LvError> {
     let ret = link
         .call::<QemuDomainMonitorCommand>(&QemuDomainMonitorCommandArgs {
             dom: dom.clone(),
@@ -129,7 +129,7 @@ pub fn parse_usernet(text: &str, netdev: &str) -> Option<Vec<HostForward>> {
 /// names the address so a port that stays taken is easy to find.
 pub async fn ensure_port_forwards(
     link: &Link,
-    dom: &Domain,
+    dom: &NonnullDomain,
     forwards: &[PortForward],
 ) -> Result<usize, ProviderError> {
     if forwards.is_empty() {
@@ -239,7 +239,7 @@ mod tests {
     #[test]
     fn monitor_args_encode_as_libvirt_does() {
         let a = QemuDomainMonitorCommandArgs {
-            dom: Domain {
+            dom: NonnullDomain {
                 name: "d".into(),
                 uuid: libvirt_remote::proto::types::Uuid([0; 16]),
                 id: 3,

@@ -9,9 +9,10 @@ use futures::StreamExt;
 use libvirt_remote::Client;
 use libvirt_remote::client::{DownloadOptions, Upload, UploadOptions};
 use libvirt_remote::conn::StreamItem;
+use libvirt_remote::proto::names::MetadataType;
 use libvirt_remote::proto::procs::domain::{
     DomainFlagsArgs, DomainGetMetadata, DomainGetMetadataArgs, DomainGetState, DomainGetStateRet,
-    DomainLookupByName, DomainLookupByNameArgs, MetadataType,
+    DomainLookupByName, DomainLookupByNameArgs,
 };
 use libvirt_remote::proto::procs::storage::{
     StoragePoolListAllVolumes, StoragePoolListAllVolumesArgs, StoragePoolLookupByName,
@@ -19,7 +20,7 @@ use libvirt_remote::proto::procs::storage::{
     StorageVolDelete, StorageVolFlagsArgs, StorageVolGetInfo, StorageVolGetInfoRet,
     StorageVolGetPath, StorageVolLookupByName, StorageVolLookupByNameArgs,
 };
-use libvirt_remote::proto::types::{Domain, StoragePool, StorageVol};
+use libvirt_remote::proto::types::{NonnullDomain, NonnullStoragePool, NonnullStorageVol};
 
 use egress_provider::ProviderError;
 
@@ -28,8 +29,7 @@ use crate::link::Link;
 use crate::meta::NAMESPACE;
 use crate::sparse::{Segment, ZeroRuns};
 use libvirt_remote::proto::procs::domain::DomainModificationImpact;
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolDeleteFlags;
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolDeleteFlags};
 
 /// `Ok(None)` for "no such object" (domain or volume), the value otherwise.
 pub fn absent_ok<T>(r: Result<T, LvError>) -> Result<Option<T>, LvError> {
@@ -41,7 +41,7 @@ pub fn absent_ok<T>(r: Result<T, LvError>) -> Result<Option<T>, LvError> {
 }
 
 /// The storage pool by name.
-pub async fn pool(link: &Link, name: &str) -> Result<StoragePool, LvError> {
+pub async fn pool(link: &Link, name: &str) -> Result<NonnullStoragePool, LvError> {
     link.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: name.into() })
         .await
         .map(|r| r.pool)
@@ -49,7 +49,7 @@ pub async fn pool(link: &Link, name: &str) -> Result<StoragePool, LvError> {
 
 /// The entry's storage pool, its absence classified with the operator's advice
 /// ([`provider_error`]).
-pub async fn entry_pool(link: &Link, name: &str) -> Result<StoragePool, ProviderError> {
+pub async fn entry_pool(link: &Link, name: &str) -> Result<NonnullStoragePool, ProviderError> {
     pool(link, name)
         .await
         .map_err(|e| provider_error(format!("look up storage pool {name:?}"), e))
@@ -58,9 +58,9 @@ pub async fn entry_pool(link: &Link, name: &str) -> Result<StoragePool, Provider
 /// A volume by name, `None` if absent.
 pub async fn vol(
     link: &Link,
-    pool: &StoragePool,
+    pool: &NonnullStoragePool,
     name: &str,
-) -> Result<Option<StorageVol>, LvError> {
+) -> Result<Option<NonnullStorageVol>, LvError> {
     absent_ok(
         link.call::<StorageVolLookupByName>(&StorageVolLookupByNameArgs {
             pool: pool.clone(),
@@ -74,9 +74,9 @@ pub async fn vol(
 /// Creates a volume from XML.
 pub async fn create_vol(
     link: &Link,
-    pool: &StoragePool,
+    pool: &NonnullStoragePool,
     xml: String,
-) -> Result<StorageVol, LvError> {
+) -> Result<NonnullStorageVol, LvError> {
     link.call::<StorageVolCreateXml>(&StorageVolCreateXmlArgs {
         pool: pool.clone(),
         xml: xml.into(),
@@ -87,7 +87,11 @@ pub async fn create_vol(
 }
 
 /// Deletes a volume by name; `Ok(false)` if it was not there.
-pub async fn delete_vol(link: &Link, pool: &StoragePool, name: &str) -> Result<bool, LvError> {
+pub async fn delete_vol(
+    link: &Link,
+    pool: &NonnullStoragePool,
+    name: &str,
+) -> Result<bool, LvError> {
     let Some(v) = vol(link, pool, name).await? else {
         return Ok(false);
     };
@@ -105,20 +109,23 @@ pub async fn delete_vol(link: &Link, pool: &StoragePool, name: &str) -> Result<b
 }
 
 /// Capacity and allocation of a volume.
-pub async fn vol_info(link: &Link, vol: &StorageVol) -> Result<StorageVolGetInfoRet, LvError> {
+pub async fn vol_info(
+    link: &Link,
+    vol: &NonnullStorageVol,
+) -> Result<StorageVolGetInfoRet, LvError> {
     link.call::<StorageVolGetInfo>(&StorageVolArgs { vol: vol.clone() })
         .await
 }
 
 /// The host path of a volume.
-pub async fn vol_path(link: &Link, vol: &StorageVol) -> Result<String, LvError> {
+pub async fn vol_path(link: &Link, vol: &NonnullStorageVol) -> Result<String, LvError> {
     link.call::<StorageVolGetPath>(&StorageVolArgs { vol: vol.clone() })
         .await
         .map(|r| r.name.to_string())
 }
 
 /// Names of every volume in the pool.
-pub async fn vol_names(link: &Link, pool: &StoragePool) -> Result<Vec<String>, LvError> {
+pub async fn vol_names(link: &Link, pool: &NonnullStoragePool) -> Result<Vec<String>, LvError> {
     link.call::<StoragePoolListAllVolumes>(&StoragePoolListAllVolumesArgs {
         pool: pool.clone(),
         need_results: 1,
@@ -129,7 +136,7 @@ pub async fn vol_names(link: &Link, pool: &StoragePool) -> Result<Vec<String>, L
 }
 
 /// A domain by name, `None` if absent.
-pub async fn domain(link: &Link, name: &str) -> Result<Option<Domain>, LvError> {
+pub async fn domain(link: &Link, name: &str) -> Result<Option<NonnullDomain>, LvError> {
     absent_ok(
         link.call::<DomainLookupByName>(&DomainLookupByNameArgs { name: name.into() })
             .await
@@ -138,7 +145,7 @@ pub async fn domain(link: &Link, name: &str) -> Result<Option<Domain>, LvError> 
 }
 
 /// The domain's state and reason.
-pub async fn state(link: &Link, dom: &Domain) -> Result<DomainGetStateRet, LvError> {
+pub async fn state(link: &Link, dom: &NonnullDomain) -> Result<DomainGetStateRet, LvError> {
     link.call::<DomainGetState>(&DomainFlagsArgs {
         dom: dom.clone(),
         flags: Default::default(),
@@ -147,14 +154,14 @@ pub async fn state(link: &Link, dom: &Domain) -> Result<DomainGetStateRet, LvErr
 }
 
 /// Our metadata element as XML; `Ok(None)` when the domain carries none of ours.
-pub async fn metadata(link: &Link, dom: &Domain) -> Result<Option<String>, LvError> {
+pub async fn metadata(link: &Link, dom: &NonnullDomain) -> Result<Option<String>, LvError> {
     metadata_in(link, dom, NAMESPACE).await
 }
 
 /// The domain's metadata element in `namespace` as XML; `Ok(None)` when it carries none.
 pub async fn metadata_in(
     link: &Link,
-    dom: &Domain,
+    dom: &NonnullDomain,
     namespace: &str,
 ) -> Result<Option<String>, LvError> {
     match link
@@ -169,7 +176,7 @@ pub async fn metadata_in(
         Ok(r) => Ok(Some(r.metadata.to_string())),
         Err(e)
             if e.remote()
-                .is_some_and(libvirt_remote::RemoteError::is_no_metadata) =>
+                .is_some_and(libvirt_remote::proto::RemoteError::is_no_metadata) =>
         {
             Ok(None)
         }
@@ -179,7 +186,11 @@ pub async fn metadata_in(
 
 /// Downloads a small volume (at most `max` bytes kept) within the link's call budget; an
 /// overrun marks the link dead.
-pub async fn small_download(link: &Link, vol: &StorageVol, max: usize) -> Result<Vec<u8>, LvError> {
+pub async fn small_download(
+    link: &Link,
+    vol: &NonnullStorageVol,
+    max: usize,
+) -> Result<Vec<u8>, LvError> {
     let budget = link.call_budget();
     let work = async {
         // Asked for no more than is kept: the daemon sends at most that, and the stream
@@ -213,7 +224,7 @@ pub async fn small_download(link: &Link, vol: &StorageVol, max: usize) -> Result
 /// neither receives nor writes them); the rest as data.
 pub async fn upload_bytes(
     client: &Client,
-    vol: &StorageVol,
+    vol: &NonnullStorageVol,
     data: Bytes,
     budget: Duration,
 ) -> Result<(), LvError> {
@@ -243,7 +254,7 @@ pub async fn upload_bytes(
 pub async fn send_segments(
     upload: &mut Upload,
     segments: &mut Vec<Segment>,
-) -> Result<(), libvirt_remote::StreamError> {
+) -> Result<(), libvirt_remote::conn::StreamError> {
     for s in segments.drain(..) {
         match s {
             Segment::Data(d) => upload.send(d).await?,
@@ -255,7 +266,11 @@ pub async fn send_segments(
 
 /// Uploads a small volume over the shared link within its call budget; an overrun marks the
 /// link dead.
-pub async fn small_upload(link: &Link, vol: &StorageVol, data: Bytes) -> Result<(), LvError> {
+pub async fn small_upload(
+    link: &Link,
+    vol: &NonnullStorageVol,
+    data: Bytes,
+) -> Result<(), LvError> {
     match upload_bytes(link.client(), vol, data, link.call_budget()).await {
         Err(LvError::Budget { what, budget }) => {
             link.mark_dead(format!(

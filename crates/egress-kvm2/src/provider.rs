@@ -14,14 +14,15 @@ use egress_provider::{
     check_identifier,
 };
 use libvirt_remote::proto::ErrorCode;
+use libvirt_remote::proto::names::{DomainState, ShutoffReason, StateReason};
 use libvirt_remote::proto::procs::common::XmlFlagsArgs;
 use libvirt_remote::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainCreateWithFlags, DomainDefineFlags, DomainDefineXmlFlags, DomainDestroyFlags,
     DomainFlagsArgs, DomainInterfaceAddresses, DomainInterfaceAddressesArgs, DomainShutdownFlags,
-    DomainState, DomainUndefineFlags, DomainUndefineFlagsValues, ShutoffReason, StateReason,
+    DomainUndefineFlags, DomainUndefineFlagsValues,
 };
-use libvirt_remote::proto::types::Domain;
+use libvirt_remote::proto::types::NonnullDomain;
 use tracing::Instrument;
 
 use crate::address::{self, SourceResult, Verdict};
@@ -33,14 +34,13 @@ use crate::image::{BaseImage, ImageCache, ProgressFn};
 use crate::keyed::KeyedLocks;
 use crate::link::{Link, LinkPool};
 use crate::meta::Meta;
-use crate::monitor;
-use crate::ops;
 use crate::seed::{self, SeedInput};
 use crate::xml::{Backing, DomainSpec, domain_xml, volume_xml};
+use crate::{monitor, ops};
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
-use libvirt_remote::proto::procs::domain::DomainCreateFlags;
-use libvirt_remote::proto::procs::domain::DomainDestroyFlagsValues;
-use libvirt_remote::proto::procs::domain::DomainShutdownFlagValues;
+use libvirt_remote::proto::procs::domain::{
+    DomainCreateFlags, DomainDestroyFlagsValues, DomainShutdownFlagValues,
+};
 
 /// Why a provider could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -286,7 +286,7 @@ impl Kvm2Provider {
     async fn read_meta(
         &self,
         link: &Link,
-        dom: &Domain,
+        dom: &NonnullDomain,
         uid: &Identifier,
     ) -> Result<Meta, ProviderError> {
         let name = dom.name.to_string();
@@ -316,7 +316,7 @@ impl Kvm2Provider {
     async fn instance(
         &self,
         link: &Link,
-        dom: &Domain,
+        dom: &NonnullDomain,
         meta: Meta,
     ) -> Result<Instance, ProviderError> {
         let name = dom.name.to_string();
@@ -354,7 +354,11 @@ impl Kvm2Provider {
     }
 
     /// H3: try the configured sources in order; see [`crate::address`].
-    async fn address(&self, link: &Link, dom: &Domain) -> Result<Option<IpAddr>, ProviderError> {
+    async fn address(
+        &self,
+        link: &Link,
+        dom: &NonnullDomain,
+    ) -> Result<Option<IpAddr>, ProviderError> {
         #[cfg(test)]
         if let Some(hook) = &self.before_address {
             hook(link);
@@ -408,7 +412,7 @@ impl Kvm2Provider {
     async fn start_if_not_run(
         &self,
         link: &Link,
-        dom: &Domain,
+        dom: &NonnullDomain,
         turn: &Turn<'_>,
     ) -> Result<(), ProviderError> {
         if self.never_booted(link, dom).await? {
@@ -422,7 +426,7 @@ impl Kvm2Provider {
     /// paused); nothing for a domain that is not running (its next start adds them). Called
     /// after every start and on every create of an existing domain, so a domain started
     /// outside the provider gets its forwards at the next create.
-    async fn forward_ports(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+    async fn forward_ports(&self, link: &Link, dom: &NonnullDomain) -> Result<(), ProviderError> {
         let forwards = self.settings.network.port_forwards();
         if forwards.is_empty() {
             return Ok(());
@@ -459,7 +463,12 @@ impl Kvm2Provider {
     }
 
     /// Starts `dom` within the start budget, in the caller's `turn`.
-    async fn start(&self, link: &Link, dom: &Domain, turn: &Turn<'_>) -> Result<(), ProviderError> {
+    async fn start(
+        &self,
+        link: &Link,
+        dom: &NonnullDomain,
+        turn: &Turn<'_>,
+    ) -> Result<(), ProviderError> {
         let _ = turn;
         match link
             .call_within::<DomainCreateWithFlags>(
@@ -680,7 +689,7 @@ impl Kvm2Provider {
 
     /// Defined and never started (a create interrupted between define and start), or a
     /// start that failed. A domain stopped after running is not.
-    async fn never_booted(&self, link: &Link, dom: &Domain) -> Result<bool, ProviderError> {
+    async fn never_booted(&self, link: &Link, dom: &NonnullDomain) -> Result<bool, ProviderError> {
         let st = ops::state(link, dom)
             .await
             .map_err(perr(format!("read state of domain {}", dom.name)))?;
@@ -704,7 +713,7 @@ impl Kvm2Provider {
     }
 
     /// Graceful shutdown within the budget, then destroy. `Ok` when it is not running.
-    async fn stop(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+    async fn stop(&self, link: &Link, dom: &NonnullDomain) -> Result<(), ProviderError> {
         let budget = self.settings.budgets.shutdown;
         let gone = |e: &LvError| e.is_no_domain() || e.code() == Some(ErrorCode::OPERATION_INVALID);
         let st = match ops::state(link, dom).await {
@@ -766,7 +775,7 @@ impl Kvm2Provider {
         }
     }
 
-    async fn undefine(&self, link: &Link, dom: &Domain) -> Result<(), ProviderError> {
+    async fn undefine(&self, link: &Link, dom: &NonnullDomain) -> Result<(), ProviderError> {
         let full = DomainUndefineFlagsValues::MANAGED_SAVE
             | DomainUndefineFlagsValues::SNAPSHOTS_METADATA
             | DomainUndefineFlagsValues::NVRAM
@@ -788,8 +797,9 @@ impl Kvm2Provider {
                 Err(e)
                     if flags != DomainUndefineFlagsValues::empty()
                         && (e.code() == Some(ErrorCode::INVALID_ARG)
-                            || e.remote()
-                                .is_some_and(libvirt_remote::RemoteError::is_unsupported)) =>
+                            || e.remote().is_some_and(
+                                libvirt_remote::proto::RemoteError::is_unsupported,
+                            )) =>
                 {
                     tracing::debug!(%flags, error = %e, "undefine flags refused; trying fewer");
                 }

@@ -41,12 +41,13 @@ use egress_kvm2::faults::Point;
 use egress_kvm2::link::{Link, LinkPool};
 use egress_provider::{CreateSpec, InstanceState, Provider, ProviderError};
 use futures::FutureExt;
-use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
-use libvirt_remote::proto::procs::connect::{ConnectListAllDomains, ConnectListAllDomainsArgs};
+use libvirt_remote::proto::names::DomainState;
+use libvirt_remote::proto::procs::connect::{
+    ConnectListAllDomains, ConnectListAllDomainsArgs, ConnectListAllDomainsFlags,
+};
 use libvirt_remote::proto::procs::domain::{
     DomainDestroyFlags, DomainDestroyFlagsValues, DomainFlagsArgs, DomainGetState,
-    DomainLookupByName, DomainLookupByNameArgs, DomainState, DomainUndefineFlags,
-    DomainUndefineFlagsValues,
+    DomainLookupByName, DomainLookupByNameArgs, DomainUndefineFlags, DomainUndefineFlagsValues,
 };
 use libvirt_remote::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,

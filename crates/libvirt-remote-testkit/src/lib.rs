@@ -3,9 +3,9 @@
 //!
 //! * [`peer`]: a scripted daemon-side peer ([`Peer`] and packet builders). **Not libvirtd**:
 //!   only for states a real daemon cannot be made to produce on demand.
-//! * [`Pair`]: a client [`Connection`](libvirt_remote::Connection) wired to a [`Peer`] in
+//! * [`Pair`]: a client [`Connection`](libvirt_remote::conn::Connection) wired to a [`Peer`] in
 //!   memory, with a virtual clock; [`reply_payload`] takes a call's reply from a bare
-//!   [`Connection`](libvirt_remote::Connection).
+//!   [`Connection`](libvirt_remote::conn::Connection).
 //! * [`fuzz`]: the checks behind the cargo-fuzz targets (`frame_decode`, `xdr_decode`,
 //!   `connection`), also run by `cargo test` over the checked-in corpus.
 //!

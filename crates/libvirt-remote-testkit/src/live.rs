@@ -7,19 +7,19 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use libvirt_remote::client::{Client, DownloadOptions, UploadOptions};
 use libvirt_remote::conn::StreamItem;
-use libvirt_remote::proto::events::{StoragePoolEvent, StoragePoolRefreshed};
+use libvirt_remote::proto::events::{StoragePoolEvent, StoragePoolRefreshed, pool_event_id};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri};
 use libvirt_remote::proto::procs::storage::{
     StoragePoolFlagsArgs, StoragePoolLookupByName, StoragePoolLookupByNameArgs, StoragePoolRefresh,
-    StorageVolCreateFlags, StorageVolCreateXml, StorageVolCreateXmlArgs, pool_event_id,
+    StorageVolCreateFlags, StorageVolCreateXml, StorageVolCreateXmlArgs,
 };
-use libvirt_remote::proto::types::{Domain, StoragePool, StorageVol};
+use libvirt_remote::proto::types::{NonnullDomain, NonnullStoragePool, NonnullStorageVol};
 
 /// A transient domain started from `xml` (e.g. the testbed's `minimal_domain_xml`).
 ///
 /// # Panics
 /// If the daemon refuses it (the message names the domain's XML).
-pub async fn create_domain(c: &Client, xml: &str) -> Domain {
+pub async fn create_domain(c: &Client, xml: &str) -> NonnullDomain {
     use libvirt_remote::proto::procs::domain::{DomainCreateXml, DomainCreateXmlArgs};
     c.call::<DomainCreateXml>(&DomainCreateXmlArgs {
         xml_desc: xml.into(),
@@ -35,7 +35,7 @@ pub async fn create_domain(c: &Client, xml: &str) -> Domain {
 ///
 /// # Panics
 /// If the daemon refuses it.
-pub async fn create_vhba(c: &Client, n: u8) -> libvirt_remote::proto::types::NodeDevice {
+pub async fn create_vhba(c: &Client, n: u8) -> libvirt_remote::proto::types::NonnullNodeDevice {
     use libvirt_remote::proto::procs::nodedev::{NodeDeviceCreateXml, NodeDeviceXmlArgs};
     let xml = format!(
         "<device><parent>scsi_host1</parent><capability type='scsi_host'>\
@@ -55,7 +55,7 @@ pub async fn create_vhba(c: &Client, n: u8) -> libvirt_remote::proto::types::Nod
 ///
 /// # Panics
 /// If the call fails.
-pub async fn pool(c: &Client, name: &str) -> StoragePool {
+pub async fn pool(c: &Client, name: &str) -> NonnullStoragePool {
     c.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs { name: name.into() })
         .await
         .unwrap()
@@ -66,7 +66,7 @@ pub async fn pool(c: &Client, name: &str) -> StoragePool {
 ///
 /// # Panics
 /// If a call fails.
-pub async fn make_vol(c: &Client, pool_name: &str, name: &str, bytes: u64) -> StorageVol {
+pub async fn make_vol(c: &Client, pool_name: &str, name: &str, bytes: u64) -> NonnullStorageVol {
     let xml = format!(
         "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
     );
@@ -88,7 +88,7 @@ pub async fn make_vol(c: &Client, pool_name: &str, name: &str, bytes: u64) -> St
 /// If the upload does not open, or makes no progress within 30 s.
 pub async fn upload_under_way<R>(
     c: &Client,
-    vol: StorageVol,
+    vol: NonnullStorageVol,
     source: R,
 ) -> tokio::task::JoinHandle<Result<u64, libvirt_remote::client::TransferError>>
 where
@@ -120,7 +120,7 @@ where
 ///
 /// # Panics
 /// If the upload does not report every byte sent, or the download yields a hole or an error.
-pub async fn round_trip(c: &Client, vol: &StorageVol, data: &[u8]) -> Vec<u8> {
+pub async fn round_trip(c: &Client, vol: &NonnullStorageVol, data: &[u8]) -> Vec<u8> {
     let up = c.vol_upload(vol, UploadOptions::new()).await.unwrap();
     assert_eq!(
         up.send_all_and_finish(std::io::Cursor::new(data.to_vec()))
@@ -154,7 +154,7 @@ pub async fn calls_events_transfers(c: &Client, pool_name: &str, vol_name: &str,
 
     let pool = pool(c, pool_name).await;
     let mut refreshes = c
-        .subscribe_storage_pool_events(pool_event_id::REFRESH, None)
+        .subscribe::<StoragePoolEvent>(pool_event_id::REFRESH, None)
         .await
         .unwrap();
     c.call::<StoragePoolRefresh>(&StoragePoolFlagsArgs { pool, flags: 0 })

@@ -13,7 +13,7 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use libvirt_remote::proto::error::WireError;
+use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::types::StreamHole;
 use libvirt_remote::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, KEEPALIVE_VERSION, REMOTE_PROGRAM,

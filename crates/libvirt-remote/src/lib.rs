@@ -58,8 +58,8 @@
 //!     .await?;
 //! println!("uploaded {sent} bytes");
 //!
-//! // Watch lifecycle events of every domain (an inherent `next()`: no extra import).
-//! let mut events = conn.client().subscribe_lifecycle(None).await?;
+//! // Watch lifecycle events of every domain (`dom.subscribe::<…>()`: of one domain).
+//! let mut events = conn.subscribe::<event_id::Lifecycle>().await?;
 //! while let Some(ev) = events.next().await {
 //!     println!("{}: event {} detail {}", ev.dom.name, ev.event, ev.detail);
 //! }
@@ -74,8 +74,17 @@
 //! `== "vm1"`); `name_bytes()` has the bytes of a name that is not UTF-8.
 //!
 //! Failures are one [`Error`] with predicates (`is_not_found()`, `is_auth()`,
-//! `is_connection_dead()`, `remote()`). Streams (volume upload and download, console) and the
-//! raw procedure table are on the [`Client`] underneath (`conn.client()`).
+//! `is_connection_dead()`, `remote()`).
+//!
+//! # One name per layer
+//!
+//! * [`Connect`] is the handle you hold; the object handles ([`Domain`], …) carry it.
+//! * [`Client`] is the transport underneath (`conn.client()`): raw calls, streams, migration.
+//! * [`conn::Connection`] is the sans-io machine, for embedders that bring their own I/O.
+//!
+//! The crate root holds what a first program names (these, [`Error`], [`ConnectOptions`],
+//! [`ConnectError`], the modules and [`prelude`]); everything else is in its module, once
+//! (errors of a layer in that layer: [`conn::CallError`], [`client::tls::TlsError`], …).
 //!
 //! Without async, feature `blocking` has the same handles with synchronous methods
 //! ([`blocking`], as reqwest's): `blocking::Connect::open(uri)?.hostname()?`.
@@ -89,7 +98,7 @@ pub mod conn;
 pub mod proto;
 pub mod wire;
 #[cfg(feature = "xml")]
-pub use client::xml;
+pub use client::api::xml;
 
 /// The object API and what a program using it needs, in one import:
 /// `use libvirt_remote::prelude::*;`.
@@ -104,6 +113,7 @@ pub mod prelude {
     };
     pub use crate::conn::ErrorPredicates;
     pub use crate::proto::LibvirtVersion;
+    pub use crate::proto::events::event_id;
     pub use crate::proto::names::{
         BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, DomainEventType, DomainState,
         LifecycleDetail, NoStateReason, PausedReason, PmSuspendedDetail, PmSuspendedReason,
@@ -114,30 +124,20 @@ pub mod prelude {
     pub use crate::wire::xdr::LvString;
 }
 
-#[cfg(feature = "tls")]
-pub use client::TlsError;
+// The root: what a first program names. Everything else has one home, its module (see
+// the front page); `tests/root.rs` lists these names so that the root only grows on purpose.
 #[cfg(feature = "client")]
 pub use client::handles::{
     Connect, Domain, DomainCheckpoint, DomainSnapshot, Interface, Network, NetworkPort, NodeDevice,
     NwFilter, NwFilterBinding, Secret, StoragePool, StorageVol,
 };
 #[cfg(feature = "client")]
-pub use client::{Client, ConnectError, ConnectOptions, Error, Pool, PoolOptions, TransferError};
-pub use conn::handshake::HandshakeError;
-pub use conn::sasl::SaslError;
-pub use conn::{
-    CallError, Connection, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError,
-    StreamMisuse,
-};
-pub use proto::{ErrorCode, ErrorDomain, Procedure, RemoteError};
-/// The SSH transport (feature `ssh`), for [`client::SshOptions`]: config file, credentials.
+pub use client::{Client, ConnectError, ConnectOptions, Error};
+/// The SSH transport (feature `ssh`), for [`client::SshOptions`] (config file, credentials)
+/// and for matching on [`ConnectError::Ssh`] (`ssh_socket::SshError`) without a direct
+/// dependency on `ssh-socket`.
 #[cfg(feature = "ssh")]
 pub use ssh_socket;
-/// The SSH transport's errors (feature `ssh`), re-exported so that matching on
-/// [`ConnectError::Ssh`] needs no direct dependency on `ssh-socket`.
-#[cfg(feature = "ssh")]
-pub use ssh_socket::{CloseReason, KeyFileError, SshError};
-pub use wire::xdr::LvString;
 
 /// The `bitflags` crate, for [`flag_set!`]'s expansion.
 #[doc(hidden)]

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use libvirt_remote::blocking::Connect;
+use libvirt_remote::blocking::{Connect, Events};
 use libvirt_remote::client::{DownloadOptions, UploadOptions};
 use libvirt_remote::proto::events::event_id;
 use libvirt_remote::proto::names::DomainEventType;
@@ -59,16 +59,8 @@ fn a_volume_goes_up_through_write_and_comes_back_through_read() {
     vol.delete(Default::default()).unwrap();
 }
 
-#[test]
-fn lifecycle_events_are_an_iterator() {
-    let Some(d) = Libvirtd::start_or_skip() else {
-        return;
-    };
-    let conn = Connect::open(&d.test_uri()).expect("connect");
-    let events = conn
-        .subscribe_to::<event_id::Lifecycle>(None)
-        .expect("subscribe");
-    // The iterator blocks: read it on a thread of its own, as a program would.
+/// The iterator blocks: read it on a thread of its own, as a program would; (name, event).
+fn on_a_thread(events: Events<event_id::Lifecycle>) -> mpsc::Receiver<(String, DomainEventType)> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for ev in events {
@@ -77,6 +69,17 @@ fn lifecycle_events_are_an_iterator() {
             }
         }
     });
+    rx
+}
+
+#[test]
+fn lifecycle_events_are_an_iterator() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let conn = Connect::open(&d.test_uri()).expect("connect");
+    let events = conn.subscribe::<event_id::Lifecycle>().expect("subscribe");
+    let rx = on_a_thread(events);
     let dom = conn
         .define_domain_xml(
             "<domain type='test'><name>blocking-ev</name><memory unit='KiB'>65536</memory>\
@@ -100,4 +103,38 @@ fn lifecycle_events_are_an_iterator() {
     );
     dom.destroy().unwrap();
     dom.undefine().unwrap();
+}
+
+#[test]
+fn a_handles_subscription_sees_that_object_only() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let conn = Connect::open(&d.test_uri()).expect("connect");
+    let define = |name: &str| {
+        conn.define_domain_xml(&format!(
+            "<domain type='test'><name>{name}</name><memory unit='KiB'>65536</memory>\
+             <vcpu>1</vcpu><os><type arch='i686'>hvm</type></os></domain>"
+        ))
+        .unwrap()
+    };
+    let mine = define("blocking-mine");
+    let other = define("blocking-other");
+    let events = mine.subscribe::<event_id::Lifecycle>().expect("subscribe");
+    let rx = on_a_thread(events);
+    // The other domain's events come first on the wire; the filter keeps them out.
+    other.create().unwrap();
+    other.destroy().unwrap();
+    mine.create().unwrap();
+    let first = rx
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("no event ({e})"));
+    assert_eq!(
+        first,
+        ("blocking-mine".to_string(), DomainEventType::STARTED),
+        "{first:?}"
+    );
+    mine.destroy().unwrap();
+    mine.undefine().unwrap();
+    other.undefine().unwrap();
 }

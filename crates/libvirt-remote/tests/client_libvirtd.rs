@@ -17,9 +17,9 @@ use libvirt_remote::conn::handshake::HandshakeOptions;
 use libvirt_remote::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, StreamError, StreamItem,
 };
-use libvirt_remote::proto::DomainState;
 use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::events::{DomainEvent, DomainEventType, Lifecycle, event_id};
+use libvirt_remote::proto::events::{DomainEvent, Lifecycle, event_id};
+use libvirt_remote::proto::names::{DomainEventType, DomainState};
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
 use libvirt_remote::proto::procs::connect::{
     ConnectGetHostname, ConnectGetLibVersion, ConnectGetType, ConnectGetUri, ConnectGetVersion,
@@ -30,13 +30,12 @@ use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDefineXmlArgs, DomainDestroy, DomainFlagsArgs,
     DomainGetState, DomainLookupByName, DomainLookupByNameArgs, DomainUndefineFlags,
 };
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolDeleteFlags;
 use libvirt_remote::proto::procs::storage::{
     StoragePoolLookupByName, StoragePoolLookupByNameArgs, StorageVolCreateXml,
     StorageVolCreateXmlArgs, StorageVolDelete, StorageVolFlagsArgs,
 };
-use libvirt_remote::proto::types::{StoragePool, StorageVol};
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolDeleteFlags};
+use libvirt_remote::proto::types::{NonnullStoragePool, NonnullStorageVol};
 use testbed::data::{FailAfter, pattern};
 use testbed::libvirtd::Libvirtd;
 
@@ -68,7 +67,7 @@ async fn connect(d: &Libvirtd) -> Client {
         .expect("connect to the private libvirtd")
 }
 
-async fn pool(c: &Client, d: &Libvirtd) -> StoragePool {
+async fn pool(c: &Client, d: &Libvirtd) -> NonnullStoragePool {
     c.call::<StoragePoolLookupByName>(&StoragePoolLookupByNameArgs {
         name: d.pool_name().into(),
     })
@@ -77,7 +76,12 @@ async fn pool(c: &Client, d: &Libvirtd) -> StoragePool {
     .pool
 }
 
-async fn create_vol(c: &Client, pool: &StoragePool, name: &str, bytes: u64) -> StorageVol {
+async fn create_vol(
+    c: &Client,
+    pool: &NonnullStoragePool,
+    name: &str,
+    bytes: u64,
+) -> NonnullStorageVol {
     let xml = format!(
         "<volume><name>{name}</name><capacity unit='bytes'>{bytes}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>"
     );
@@ -142,7 +146,7 @@ async fn domain_lifecycle_with_events() {
     let Some(d) = daemon() else { return };
     let c = connect(&d).await;
     let mut events = c
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let name = "lv-events";
@@ -206,7 +210,11 @@ async fn domain_lifecycle_with_events() {
     assert_eq!(err.remote().unwrap().code, ErrorCode::NO_DOMAIN);
 }
 
-async fn upload_bytes(c: &Client, vol: &StorageVol, data: &[u8]) -> Result<u64, TransferError> {
+async fn upload_bytes(
+    c: &Client,
+    vol: &NonnullStorageVol,
+    data: &[u8],
+) -> Result<u64, TransferError> {
     let up = c.vol_upload(vol, UploadOptions::new()).await?;
     up.send_all_and_finish(std::io::Cursor::new(data.to_vec()))
         .await

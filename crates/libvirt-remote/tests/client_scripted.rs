@@ -14,7 +14,7 @@ use libvirt_remote::client::{
 };
 use libvirt_remote::conn::{CallError, Config, ConnectionError, StreamError, StreamItem};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
-use libvirt_remote::proto::types::StorageVol;
+use libvirt_remote::proto::types::NonnullStorageVol;
 use libvirt_remote::wire::frame::{Frame, MessageStatus, MessageType};
 use libvirt_remote_testkit::peer::{self, Peer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
@@ -30,8 +30,8 @@ fn opts() -> ConnectOptions {
     }
 }
 
-fn vol() -> StorageVol {
-    StorageVol {
+fn vol() -> NonnullStorageVol {
+    NonnullStorageVol {
         pool: "p".into(),
         name: "v".into(),
         key: "/p/v".into(),
@@ -430,8 +430,8 @@ async fn an_empty_download_complete_before_its_open_reply_opens() {
 // Scripted: a console whose daemon fails mid-stream, a connection lost under a console
 // and split halves on two tasks are states a test cannot make a real daemon produce on cue.
 
-fn dom() -> libvirt_remote::proto::types::Domain {
-    libvirt_remote::proto::types::Domain {
+fn dom() -> libvirt_remote::proto::types::NonnullDomain {
+    libvirt_remote::proto::types::NonnullDomain {
         name: "g".into(),
         uuid: libvirt_remote::proto::types::Uuid([1; 16]),
         id: 1,

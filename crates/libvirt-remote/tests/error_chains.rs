@@ -5,14 +5,18 @@
 use std::error::Error as StdError;
 use std::io;
 
-use libvirt_remote::client::UriError;
-use libvirt_remote::proto::{ErrorCode, ErrorDomain};
+use libvirt_remote::client::TransferError;
+use libvirt_remote::client::tls::TlsError;
+use libvirt_remote::client::uri::UriError;
+use libvirt_remote::conn::handshake::HandshakeError;
+use libvirt_remote::conn::sasl::SaslError;
+use libvirt_remote::conn::{
+    CallError, ConnectionError, ErrorPredicates, ProtocolViolation, StreamError, StreamMisuse,
+};
+use libvirt_remote::proto::{ErrorCode, ErrorDomain, RemoteError};
 use libvirt_remote::wire::frame::FrameError;
 use libvirt_remote::wire::xdr::{DecodeError, EncodeError};
-use libvirt_remote::{
-    CallError, ConnectError, ConnectionError, Error, ErrorPredicates, HandshakeError,
-    ProtocolViolation, RemoteError, SaslError, StreamError, StreamMisuse, TlsError, TransferError,
-};
+use libvirt_remote::{ConnectError, Error};
 
 fn not_found() -> RemoteError {
     RemoteError::new(
@@ -120,8 +124,8 @@ fn connect_errors() -> Vec<ConnectError> {
 }
 
 #[cfg(feature = "ssh")]
-fn ssh_errors() -> Vec<libvirt_remote::SshError> {
-    use libvirt_remote::{CloseReason, KeyFileError, SshError};
+fn ssh_errors() -> Vec<ssh_socket::SshError> {
+    use libvirt_remote::ssh_socket::{CloseReason, KeyFileError, SshError};
     vec![
         SshError::Connect {
             addr: "127.0.0.1:22".into(),
@@ -302,7 +306,7 @@ fn predicates_name_what_failed() {
 #[cfg(feature = "ssh")]
 #[test]
 fn ssh_predicates_need_no_ssh_socket_dependency() {
-    use libvirt_remote::SshError;
+    use libvirt_remote::ssh_socket::SshError;
     let [connect, host_key, key_file, closed] = ssh_errors().try_into().unwrap();
     let c = |e: SshError| ConnectError::Ssh(Box::new(e));
     assert!(c(connect).is_unreachable());

@@ -5,11 +5,12 @@
 
 use std::mem::size_of;
 
-use libvirt_remote::client::{MigrateError, UriError};
-use libvirt_remote::{
-    CallError, ConnectError, ConnectionError, Error, HandshakeError, ProtocolViolation, SaslError,
-    StreamError, TransferError,
-};
+use libvirt_remote::client::uri::UriError;
+use libvirt_remote::client::{MigrateError, TransferError};
+use libvirt_remote::conn::handshake::HandshakeError;
+use libvirt_remote::conn::sasl::SaslError;
+use libvirt_remote::conn::{CallError, ConnectionError, ProtocolViolation, StreamError};
+use libvirt_remote::{ConnectError, Error};
 
 /// clippy's default `large-error-threshold`.
 const CLIPPY_LARGE_ERROR: usize = 128;
@@ -40,9 +41,12 @@ fn every_public_error_is_under_clippys_threshold() {
         ("UriError", size_of::<UriError>()),
     ];
     #[cfg(feature = "tls")]
-    sizes.push(("TlsError", size_of::<libvirt_remote::TlsError>()));
+    sizes.push((
+        "TlsError",
+        size_of::<libvirt_remote::client::tls::TlsError>(),
+    ));
     #[cfg(feature = "ssh")]
-    sizes.push(("SshError", size_of::<libvirt_remote::SshError>()));
+    sizes.push(("SshError", size_of::<ssh_socket::SshError>()));
     let large: Vec<_> = sizes
         .iter()
         .filter(|(_, s)| *s >= CLIPPY_LARGE_ERROR)

@@ -8,32 +8,33 @@ use std::time::Duration;
 use futures::{Stream, StreamExt};
 use libvirt_remote::client::{Client, ConnectOptions, EventStream};
 use libvirt_remote::proto::events::{
-    NetworkEvent, NetworkLifecycle, NodeDeviceEvent, NodeDeviceLifecycle, SecretEvent,
+    DomainEvent, NetworkEvent, NetworkLifecycle, NodeDeviceEvent, NodeDeviceLifecycle, SecretEvent,
     SecretLifecycle, SecretValueChanged, StoragePoolEvent, StoragePoolLifecycle,
     StoragePoolRefreshed, event_id,
 };
+use libvirt_remote::proto::events::{
+    network_event_id, node_device_event_id, pool_event_id, secret_event_id,
+};
+use libvirt_remote::proto::names::{NetworkEventType, StoragePoolEventType};
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::network::{
-    NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine, network_event_id,
+    NetworkArgs, NetworkCreate, NetworkDefineXml, NetworkDestroy, NetworkUndefine,
 };
-use libvirt_remote::proto::procs::nodedev::{NodeDeviceDestroy, node_device_event_id};
+use libvirt_remote::proto::procs::nodedev::NodeDeviceDestroy;
 use libvirt_remote::proto::procs::secret::{
     SecretArgs, SecretDefineXml, SecretSetValue, SecretSetValueArgs, SecretUndefine,
-    secret_event_id,
 };
 use libvirt_remote::proto::procs::storage::{
     StoragePoolArgs, StoragePoolCreate, StoragePoolDefineXml, StoragePoolDestroy,
-    StoragePoolFlagsArgs, StoragePoolRefresh, StoragePoolUndefine, pool_event_id,
+    StoragePoolFlagsArgs, StoragePoolRefresh, StoragePoolUndefine,
 };
-use libvirt_remote::proto::{NetworkEventType, StoragePoolEventType};
 
 /// `virStoragePoolEventLifecycleType` (networks number theirs the same way).
 const DEFINED: i32 = StoragePoolEventType::DEFINED.0;
 const UNDEFINED: i32 = StoragePoolEventType::UNDEFINED.0;
 const STARTED: i32 = StoragePoolEventType::STARTED.0;
 const STOPPED: i32 = StoragePoolEventType::STOPPED.0;
-use libvirt_remote::proto::procs::storage::StoragePoolCreateFlags;
-use libvirt_remote::proto::procs::storage::StoragePoolDefineFlags;
+use libvirt_remote::proto::procs::storage::{StoragePoolCreateFlags, StoragePoolDefineFlags};
 use testbed::libvirtd::Libvirtd;
 
 /// `virNodeDeviceEventLifecycleType`.
@@ -69,24 +70,24 @@ async fn network_pool_and_node_device_events_from_the_test_driver() {
         .await
         .unwrap();
     let mut nets = c
-        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut pools = c
-        .subscribe_storage_pool_events(pool_event_id::LIFECYCLE, None)
+        .subscribe::<StoragePoolEvent>(pool_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut refreshes = c
-        .subscribe_storage_pool_events(pool_event_id::REFRESH, None)
+        .subscribe::<StoragePoolEvent>(pool_event_id::REFRESH, None)
         .await
         .unwrap();
     let mut devs = c
-        .subscribe_node_device_events(node_device_event_id::LIFECYCLE, None)
+        .subscribe::<NodeDeviceEvent>(node_device_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     // Subscribed and never fed: other kinds' events must not reach it.
     let mut doms = c
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
 
@@ -204,15 +205,15 @@ async fn secret_events_and_callback_ids_per_kind() {
         .await
         .unwrap();
     let doms = c
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut lifecycle = c
-        .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
+        .subscribe::<SecretEvent>(secret_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut values = c
-        .subscribe_secret_events(secret_event_id::VALUE_CHANGED, None)
+        .subscribe::<SecretEvent>(secret_event_id::VALUE_CHANGED, None)
         .await
         .unwrap();
     let ids = [doms.callback_id(), lifecycle.callback_id()];
@@ -268,7 +269,7 @@ async fn secret_events_and_callback_ids_per_kind() {
     // The streams end, and a new subscription fails with the reason.
     assert!(next_or_end(&mut lifecycle).await.is_none());
     let err = c
-        .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
+        .subscribe::<SecretEvent>(secret_event_id::LIFECYCLE, None)
         .await
         .unwrap_err();
     assert!(err.is_connection(), "{err:?}");
@@ -308,7 +309,7 @@ async fn a_subscription_dropped_in_flight_is_undone() {
         .await
         .unwrap();
     let mut kept = watcher
-        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     // Polled once (the registration goes out), then dropped before the reply. The reply
@@ -319,7 +320,7 @@ async fn a_subscription_dropped_in_flight_is_undone() {
     loop {
         attempts += 1;
         let polled = c
-            .subscribe_network_events(network_event_id::LIFECYCLE, None)
+            .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
             .now_or_never();
         let Some(done) = polled else {
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -353,7 +354,7 @@ async fn a_subscription_dropped_in_flight_is_undone() {
         "3 replies expected; more means the dropped registration is still live on the daemon"
     );
     // And the same subscription can be made again.
-    c.subscribe_network_events(network_event_id::LIFECYCLE, None)
+    c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
         .await
         .unwrap_or_else(|e| panic!("subscribing again after a dropped request: {e}"));
     c.close();
@@ -413,7 +414,7 @@ async fn subscribers_of_one_event_share_a_registration() {
     let c = Client::connect(&d.test_uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let sub = || c.subscribe_network_events(network_event_id::LIFECYCLE, None);
+    let sub = || c.subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None);
     let mut a = sub().await.unwrap();
     let mut b = sub()
         .await
@@ -455,7 +456,7 @@ async fn a_stalled_subscriber_loses_events_not_replies() {
     };
     let c = Client::connect(&d.test_uri(), opts).await.unwrap();
     let mut stalled = c
-        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     for i in 0..10 {

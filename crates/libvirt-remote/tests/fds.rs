@@ -19,7 +19,7 @@ use libvirt_remote::proto::limits::MESSAGE_NUM_FDS_MAX;
 use libvirt_remote::proto::procs::domain::{
     DomainOpenGraphics, DomainOpenGraphicsArgs, DomainOpenGraphicsFd,
 };
-use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, Uuid};
 use libvirt_remote::proto::{Procedure, REMOTE_PROGRAM};
 use libvirt_remote::wire::frame::{self, Header, MessageStatus, MessageType};
 use libvirt_remote_testkit::reply_payload;
@@ -39,7 +39,7 @@ fn conn(fd_passing: bool) -> (Connection, Instant) {
 
 fn args() -> DomainOpenGraphicsArgs {
     DomainOpenGraphicsArgs {
-        dom: Domain {
+        dom: NonnullDomain {
             name: "g".into(),
             uuid: Uuid([9; 16]),
             id: 4,

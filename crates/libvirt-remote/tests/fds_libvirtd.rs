@@ -18,12 +18,12 @@ use libvirt_remote::proto::procs::domain::{
     DomainFdAssociateArgs, DomainFlagsArgs, DomainOpenGraphics, DomainOpenGraphicsArgs,
     DomainOpenGraphicsFd, DomainUndefine,
 };
-use libvirt_remote::proto::types::Domain;
+use libvirt_remote::proto::types::NonnullDomain;
 use testbed::libvirtd::Libvirtd;
 use testbed::pki::ServerCert;
 
 /// A transient domain with nothing but a VNC display that listens on no address.
-async fn vnc_domain(c: &Client, d: &Libvirtd, name: &str) -> Domain {
+async fn vnc_domain(c: &Client, d: &Libvirtd, name: &str) -> NonnullDomain {
     let xml = format!(
         "<domain type='{}'><name>{name}</name><memory unit='MiB'>32</memory><vcpu>1</vcpu>\
          <os><type arch='x86_64' machine='pc'>hvm</type></os>\
@@ -134,7 +134,7 @@ async fn descriptor_calls_fail_locally_over_tcp_and_tls() {
         let c = Client::connect(&uri, ConnectOptions::default())
             .await
             .unwrap_or_else(|e| panic!("{uri}: {e}"));
-        let dom = Domain {
+        let dom = NonnullDomain {
             name: "nowhere".into(),
             uuid: libvirt_remote::proto::types::Uuid([0; 16]),
             id: -1,

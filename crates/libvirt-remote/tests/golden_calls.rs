@@ -16,14 +16,11 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use bytes::Bytes;
-use libvirt_remote::proto::MetadataType;
-use libvirt_remote::proto::Procedure;
-use libvirt_remote::proto::error::WireError;
-use libvirt_remote::proto::procs::connect::ConnectGetAllDomainStatsFlags;
-use libvirt_remote::proto::procs::connect::DomainStatsTypes;
-use libvirt_remote::proto::procs::domain::DomainCreateFlags;
-use libvirt_remote::proto::procs::domain::DomainModificationImpact;
-use libvirt_remote::proto::procs::domain::DomainSaveRestoreFlags;
+use libvirt_remote::proto::names::MetadataType;
+use libvirt_remote::proto::procs::connect::{ConnectGetAllDomainStatsFlags, DomainStatsTypes};
+use libvirt_remote::proto::procs::domain::{
+    DomainCreateFlags, DomainModificationImpact, DomainSaveRestoreFlags,
+};
 use libvirt_remote::proto::procs::migration::DomainMigrateFlags;
 use libvirt_remote::proto::procs::network::NetworkUpdateFlags;
 use libvirt_remote::proto::procs::qemu::QemuMonitorEventRegisterFlags;
@@ -32,8 +29,10 @@ use libvirt_remote::proto::procs::{
     self, common, connect, domain, domain_tune, migration, network, node, nodedev, snapshot,
 };
 use libvirt_remote::proto::types::{
-    CharVec, Domain, DomainSnapshot, Network, NetworkPort, TypedParam, TypedParamValue, Uuid,
+    CharVec, NonnullDomain, NonnullDomainSnapshot, NonnullNetwork, NonnullNetworkPort, TypedParam,
+    TypedParamValue, Uuid,
 };
+use libvirt_remote::proto::{Procedure, WireError};
 use libvirt_remote::proto::{REMOTE_PROGRAM, RemoteError};
 use libvirt_remote::wire::frame::{self, Frame, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr::{self, Decode, Encode};
@@ -52,30 +51,30 @@ fn uuid() -> Uuid {
     Uuid(core::array::from_fn(|i| i as u8))
 }
 
-fn dom() -> Domain {
-    Domain {
+fn dom() -> NonnullDomain {
+    NonnullDomain {
         name: "dom".into(),
         uuid: uuid(),
         id: 7,
     }
 }
 
-fn net() -> Network {
-    Network {
+fn net() -> NonnullNetwork {
+    NonnullNetwork {
         name: "net".into(),
         uuid: uuid(),
     }
 }
 
-fn port() -> NetworkPort {
-    NetworkPort {
+fn port() -> NonnullNetworkPort {
+    NonnullNetworkPort {
         net: net(),
         uuid: uuid(),
     }
 }
 
-fn snap() -> DomainSnapshot {
-    DomainSnapshot {
+fn snap() -> NonnullDomainSnapshot {
+    NonnullDomainSnapshot {
         name: "snap".into(),
         dom: dom(),
     }

@@ -4,31 +4,26 @@
 //! checkout of the reference. Each constant names its file and packet.
 
 use libvirt_remote::proto::events::{
-    self, CallbackMsg, DomainEvent, DomainEventType, EVENT_PROCS, Event, Lifecycle,
-    LifecycleDetail, callback_proc, event_id, event_id_of_proc,
+    self, CallbackMsg, DomainEvent, EVENT_PROCS, Event, Lifecycle, callback_proc, event_id,
+    event_id_of_proc,
 };
+use libvirt_remote::proto::names::{DomainEventType, LifecycleDetail};
 use libvirt_remote::proto::procs::common::CallbackIdArgs;
 use libvirt_remote::proto::procs::connect::{
     ConnectDomainEventCallbackDeregisterAny, ConnectDomainEventCallbackRegisterAny,
     ConnectDomainEventCallbackRegisterAnyArgs,
 };
-use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, Uuid};
 use libvirt_remote::proto::{Procedure, REMOTE_PROGRAM};
 use libvirt_remote::wire::frame::{MessageStatus, MessageType};
 use libvirt_remote::wire::xdr;
 
 mod golden;
 use golden::{call, frame, unhex};
-use libvirt_remote::proto::AgentLifecycleReason;
-use libvirt_remote::proto::AgentLifecycleState;
-use libvirt_remote::proto::BlockJobStatus;
-use libvirt_remote::proto::BlockJobType;
-use libvirt_remote::proto::DiskChangeReason;
-use libvirt_remote::proto::GraphicsAddressType;
-use libvirt_remote::proto::GraphicsPhase;
-use libvirt_remote::proto::IoErrorAction;
-use libvirt_remote::proto::TrayChangeReason;
-use libvirt_remote::proto::WatchdogAction;
+use libvirt_remote::proto::names::{
+    AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, DiskChangeReason,
+    GraphicsAddressType, GraphicsPhase, IoErrorAction, TrayChangeReason, WatchdogAction,
+};
 
 fn register_reply(hex: &str) -> i32 {
     let f = frame(hex);
@@ -47,9 +42,9 @@ fn register_reply(hex: &str) -> i32 {
 }
 
 /// The domain of `events.decoded.txt`.
-fn probe(id: i32) -> Domain {
+fn probe(id: i32) -> NonnullDomain {
     let uuid: Uuid = "e918a9b5-508d-41a1-9b91-4a1f97aed3eb".parse().unwrap();
-    Domain {
+    NonnullDomain {
         name: "rpc-rpcprobe".into(),
         uuid,
         id,
@@ -74,7 +69,7 @@ fn lifecycle_registration_matches_virsh() {
 
 #[test]
 fn captured_lifecycle_events_decode() {
-    use libvirt_remote::proto::events::{
+    use libvirt_remote::proto::names::{
         DefinedDetail, ResumedDetail, ShutdownDetail, StartedDetail, StoppedDetail, UndefinedDetail,
     };
 
@@ -200,8 +195,8 @@ fn unknown_messages_are_skipped_not_errors() {
 }
 
 /// The domain of the layout vectors: `"dom"`, uuid 00..0f, id 7.
-fn layout_dom() -> Domain {
-    Domain {
+fn layout_dom() -> NonnullDomain {
+    NonnullDomain {
         name: "dom".into(),
         uuid: Uuid(core::array::from_fn(|i| i as u8)),
         id: 7,

@@ -8,7 +8,8 @@
 //! hex of packets longer than 188 bytes: those are checked up to the cut.
 
 use bytes::Bytes;
-use libvirt_remote::proto::error::WireError;
+use libvirt_remote::proto::WireError;
+use libvirt_remote::proto::names::{RunningReason, ShutoffReason, StateReason};
 use libvirt_remote::proto::procs::common::{NameArgs, UuidArgs, XmlArgs};
 use libvirt_remote::proto::procs::connect::{
     self, AuthList, ConnectClose, ConnectGetLibVersion, ConnectGetType, ConnectGetVersion,
@@ -34,22 +35,20 @@ use libvirt_remote::proto::procs::storage::{
     StorageVolTransferArgs, StorageVolUpload,
 };
 use libvirt_remote::proto::procs::{self, TABLES};
-use libvirt_remote::proto::types::{Domain, StoragePool, StorageVol, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, NonnullStoragePool, NonnullStorageVol, Uuid};
 use libvirt_remote::proto::{
     ErrorCode, ErrorDomain, ErrorLevel, Procedure, REMOTE_PROGRAM, RemoteError, StreamDirection,
 };
-use libvirt_remote::proto::{RunningReason, ShutoffReason, StateReason};
 use libvirt_remote::wire::frame::{HEADER_LEN, Header, LEN_WORD, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr::{self, Decode, Decoder, Encode, LvString};
 
 mod golden;
 use golden::{call, frame, unhex};
-use libvirt_remote::proto::DomainState;
+use libvirt_remote::proto::names::DomainState;
 use libvirt_remote::proto::procs::connect::ConnectFlags;
 use libvirt_remote::proto::procs::domain::DomainUndefineFlagsValues;
 use libvirt_remote::proto::procs::snapshot::DomainSnapshotListFlags;
-use libvirt_remote::proto::procs::storage::StorageVolCreateFlags;
-use libvirt_remote::proto::procs::storage::StorageVolStreamFlags;
+use libvirt_remote::proto::procs::storage::{StorageVolCreateFlags, StorageVolStreamFlags};
 
 // ---- helpers ----------------------------------------------------------------------------
 
@@ -114,7 +113,7 @@ fn error_prefix(hex: &str, number: i32) -> RemoteError {
     let domain = i32::decode(&mut d).unwrap();
     let message = Option::<LvString>::decode(&mut d).unwrap();
     let level = i32::decode(&mut d).unwrap();
-    let dom = Option::<Domain>::decode(&mut d).unwrap();
+    let dom = Option::<NonnullDomain>::decode(&mut d).unwrap();
     let str1 = Option::<LvString>::decode(&mut d).unwrap();
     RemoteError::from(WireError {
         code,
@@ -136,8 +135,8 @@ fn uuid(s: &str) -> Uuid {
 }
 
 /// The domain of `session.decoded.txt`.
-fn probe_dom(id: i32) -> Domain {
-    Domain {
+fn probe_dom(id: i32) -> NonnullDomain {
+    NonnullDomain {
         name: "rpc-rpcprobe".into(),
         uuid: uuid("9a923c01-3780-4669-a69a-eb8c3eff533f"),
         id,
@@ -145,15 +144,15 @@ fn probe_dom(id: i32) -> Domain {
 }
 
 /// The storage pool of every capture.
-fn pool() -> StoragePool {
-    StoragePool {
+fn pool() -> NonnullStoragePool {
+    NonnullStoragePool {
         name: "probe".into(),
         uuid: uuid("60d30d54-7014-447f-868e-9524694aae63"),
     }
 }
 
-fn vol(name: &str) -> StorageVol {
-    StorageVol {
+fn vol(name: &str) -> NonnullStorageVol {
+    NonnullStorageVol {
         pool: "probe".into(),
         name: name.into(),
         key: format!("/srv/pool/{name}").into(),
@@ -264,8 +263,9 @@ fn handshake_matches_virsh() {
 fn domain_calls_match_virsh() {
     use domain::{
         DomainCreateFlags, DomainDestroyFlagsValues, DomainModificationImpact,
-        InterfaceAddressesSource, MetadataType,
+        InterfaceAddressesSource,
     };
+    use libvirt_remote::proto::names::MetadataType;
 
     call::<ConnectListAllDomains>(
         SESSION_C010,
@@ -390,7 +390,7 @@ fn domain_calls_match_virsh() {
     );
 
     // errors.decoded.txt: a second domain (other UUID), destroyed while shut off.
-    let other = Domain {
+    let other = NonnullDomain {
         name: "rpc-rpcprobe".into(),
         uuid: uuid("12816225-897c-4df0-8192-a1f29fa8af45"),
         id: -1,
@@ -588,7 +588,11 @@ fn storage_replies_decode() {
     let info = reply::<StorageVolGetInfo>(SESSION_S051);
     assert_eq!(
         (info.kind, info.capacity, info.allocation),
-        (storage::StorageVolType::FILE, 65_536, 65_536)
+        (
+            libvirt_remote::proto::names::StorageVolType::FILE,
+            65_536,
+            65_536
+        )
     );
     assert_eq!(
         reply::<StorageVolGetPath>(SESSION_S054).name,
@@ -614,10 +618,10 @@ fn list_all_volumes_reply_decodes_up_to_the_cut() {
     let mut d = Decoder::new(payload);
     assert_eq!(u32::decode(&mut d).unwrap(), 7, "seven volumes");
     for name in ["lvb-up.raw", "lvb-ref.out", "up.raw"] {
-        assert_eq!(StorageVol::decode(&mut d).unwrap(), vol(name));
+        assert_eq!(NonnullStorageVol::decode(&mut d).unwrap(), vol(name));
     }
     assert!(
-        StorageVol::decode(&mut d).is_err(),
+        NonnullStorageVol::decode(&mut d).is_err(),
         "the fourth volume is past the cut"
     );
 }

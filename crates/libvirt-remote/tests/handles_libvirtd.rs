@@ -459,7 +459,7 @@ async fn typed_reasons_details_flags_names_and_handle_lists() {
     let owned: String = dom.name().into_owned();
     assert_eq!(owned, "typed-t1");
     // A name that is not UTF-8 still prints (U+FFFD), its bytes stay reachable.
-    let odd = conn.bind(libvirt_remote::proto::types::Domain {
+    let odd = conn.bind(libvirt_remote::proto::types::NonnullDomain {
         name: LvString::from_bytes(vec![b'v', 0xff]),
         ..dom.wire().clone()
     });
@@ -475,7 +475,7 @@ async fn typed_reasons_details_flags_names_and_handle_lists() {
     );
 
     // Started: a typed lifecycle event, then running (booted).
-    let mut events = conn.client().subscribe_lifecycle(None).await.unwrap();
+    let mut events = conn.subscribe::<event_id::Lifecycle>().await.unwrap();
     dom.create().await.unwrap();
     let ev = tokio::time::timeout(Duration::from_secs(20), async {
         loop {

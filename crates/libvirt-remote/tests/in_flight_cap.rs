@@ -12,7 +12,7 @@ use libvirt_remote::conn::{
 };
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_remote::proto::procs::storage::{StorageVolTransferArgs, StorageVolUpload};
-use libvirt_remote::proto::types::StorageVol;
+use libvirt_remote::proto::types::NonnullStorageVol;
 use libvirt_remote::proto::{KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM};
 use libvirt_remote::wire::frame::{Frame, MessageStatus, MessageType};
 use libvirt_remote_testkit::Pair;
@@ -44,7 +44,7 @@ fn answer(p: &mut Pair, f: &Frame) {
 
 fn upload_args() -> StorageVolTransferArgs {
     StorageVolTransferArgs {
-        vol: StorageVol {
+        vol: NonnullStorageVol {
             pool: "p".into(),
             name: "v".into(),
             key: "k".into(),

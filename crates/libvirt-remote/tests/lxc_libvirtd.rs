@@ -10,10 +10,12 @@ use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use libvirt_remote::Connect;
 use libvirt_remote::client::{Client, ConnectOptions, Subscription};
 use libvirt_remote::conn::CallError;
 use libvirt_remote::proto::ErrorCode;
-use libvirt_remote::proto::events::{DomainEventType, TypedEvent};
+use libvirt_remote::proto::events::{TypedEvent, event_id};
+use libvirt_remote::proto::names::DomainEventType;
 use libvirt_remote::proto::procs::common::{UuidArgs, XmlArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreateWithFiles, DomainCreateXmlArgs, DomainCreateXmlWithFiles,
@@ -21,7 +23,7 @@ use libvirt_remote::proto::procs::domain::{
     DomainUndefine,
 };
 use libvirt_remote::proto::procs::lxc::LxcDomainOpenNamespace;
-use libvirt_remote::proto::types::Domain;
+use libvirt_remote::proto::types::NonnullDomain;
 use testbed::lxcd::{Lxcd, container_init_pid, ns_link};
 
 /// An application container running `script` under `/bin/sh` as its init, on the host's
@@ -74,7 +76,7 @@ fn line_from(read: OwnedFd, what: &str) -> String {
 /// `LxcDomainOpenNamespace` on a container just started: the driver learns the init's pid
 /// from the controller after the start has answered ("Init pid is not yet available",
 /// `OPERATION_INVALID`, until then), so that answer is retried for up to 30 s.
-async fn open_namespace(c: &Client, dom: &Domain) -> Vec<OwnedFd> {
+async fn open_namespace(c: &Client, dom: &NonnullDomain) -> Vec<OwnedFd> {
     try_open_namespace(c, dom, Duration::from_secs(30))
         .await
         .expect("open namespace: the daemon did not learn the init pid within 30 s")
@@ -82,7 +84,11 @@ async fn open_namespace(c: &Client, dom: &Domain) -> Vec<OwnedFd> {
 
 /// `LxcDomainOpenNamespace`, its `OPERATION_INVALID` (init pid not known yet) retried for
 /// `within`; `None` if it still answers that then.
-async fn try_open_namespace(c: &Client, dom: &Domain, within: Duration) -> Option<Vec<OwnedFd>> {
+async fn try_open_namespace(
+    c: &Client,
+    dom: &NonnullDomain,
+    within: Duration,
+) -> Option<Vec<OwnedFd>> {
     let deadline = std::time::Instant::now() + within;
     loop {
         let args = DomainFlagsArgs {
@@ -111,7 +117,7 @@ async fn try_open_namespace(c: &Client, dom: &Domain, within: Duration) -> Optio
 /// accepts the daemon's monitor connection, and the daemon can read it before it has set up
 /// the monitor to take it. Such a container is destroyed and a fresh one (`name(what)-2`, …)
 /// started, at most three in all; what the tests check is then done on the fresh one.
-async fn start_with_known_init(c: &Client, d: &Lxcd, what: &str, script: &str) -> Domain {
+async fn start_with_known_init(c: &Client, d: &Lxcd, what: &str, script: &str) -> NonnullDomain {
     for start in 1..=3 {
         let n = if start == 1 {
             name(what)
@@ -155,7 +161,7 @@ fn our_fds_to(link: &str) -> usize {
 }
 
 /// The container's init, found through the controller whose pid is the domain id.
-fn init_of(d: &Lxcd, dom: &Domain) -> u32 {
+fn init_of(d: &Lxcd, dom: &NonnullDomain) -> u32 {
     assert!(dom.id > 0, "a running container has an id: {dom:?}");
     container_init_pid(dom.id).unwrap_or_else(|| {
         panic!(
@@ -232,7 +238,10 @@ async fn create_with_files_hands_the_container_our_descriptors() {
         return;
     };
     let c = connect(&d).await;
-    let mut events = c.subscribe_lifecycle(None).await.unwrap();
+    let mut events = Connect::from(c.clone())
+        .subscribe::<event_id::Lifecycle>()
+        .await
+        .unwrap();
 
     // Transient: DomainCreateXmlWithFiles. The LXC driver gives the init our descriptors as
     // fds 3, 4, …, in order; the init writes into the pipe we passed.
@@ -294,7 +303,10 @@ async fn create_with_files_hands_the_container_our_descriptors() {
         })
         .await
         .unwrap();
-    assert_eq!(state.state, libvirt_remote::proto::DomainState::RUNNING);
+    assert_eq!(
+        state.state,
+        libvirt_remote::proto::names::DomainState::RUNNING
+    );
 
     for dom in [&transient, &started] {
         c.call::<DomainDestroy>(&DomainArgs { dom: dom.clone() })
@@ -488,6 +500,7 @@ fn virsh_fields(out: &str) -> Vec<(String, String)> {
 /// stats; suspend and resume (the freezer cgroup) and a shutdown by signal, with their events.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lxc_driver_answers_the_everyday_calls() {
+    use libvirt_remote::proto::names::{DomainState, LifecycleDetail, StoppedDetail};
     use libvirt_remote::proto::procs::connect::ConnectGetType;
     use libvirt_remote::proto::procs::domain::{
         DomainGetInfo, DomainGetMemoryParameters, DomainGetOsType, DomainGetParamsArgs,
@@ -495,7 +508,6 @@ async fn the_lxc_driver_answers_the_everyday_calls() {
         DomainMemoryStatsArgs, DomainResume, DomainShutdownFlagValues, DomainShutdownFlags,
         DomainSuspend,
     };
-    use libvirt_remote::proto::{DomainState, LifecycleDetail, StoppedDetail};
     let Some(d) = Lxcd::start_or_skip() else {
         return;
     };
@@ -508,7 +520,10 @@ async fn the_lxc_driver_answers_the_everyday_calls() {
             .to_string(),
         "LXC"
     );
-    let mut events = c.subscribe_lifecycle(None).await.unwrap();
+    let mut events = Connect::from(c.clone())
+        .subscribe::<event_id::Lifecycle>()
+        .await
+        .unwrap();
     // An init that leaves on SIGTERM (a pid 1 ignores signals it has no handler for).
     let script = "trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done";
     // Its init's pid known, for the shutdown by signal; a container started again for that

@@ -5,20 +5,21 @@
 //! unix socket in the destination's directory. The guests are TCG domains that boot into
 //! the BIOS and keep running; one has a disk (shared by path, then copied).
 
-use libvirt_remote::CallError;
 use libvirt_remote::client::{
     Client, ConnectOptions, MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal,
     MigrateStep,
 };
+use libvirt_remote::conn::CallError;
+use libvirt_remote::proto::names::{DomainJobType, DomainState};
 use libvirt_remote::proto::procs::common::{NameArgs, XmlArgs};
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreateFlags, DomainCreateXml, DomainCreateXmlArgs, DomainDefineXml,
     DomainDestroy, DomainFlagsArgs, DomainGetJobInfo, DomainGetState, DomainIsPersistent,
-    DomainLookupByName, DomainResume, DomainState, DomainSuspend, DomainUndefine,
+    DomainLookupByName, DomainResume, DomainSuspend, DomainUndefine,
 };
 use libvirt_remote::proto::procs::migration::{DomainMigrateFlags, DomainMigrateStartPostCopy};
-use libvirt_remote::proto::types::Domain;
-use libvirt_remote::proto::{DomainJobType, ErrorCode, RemoteError};
+use libvirt_remote::proto::types::NonnullDomain;
+use libvirt_remote::proto::{ErrorCode, RemoteError};
 use libvirt_remote_testkit::live::create_domain;
 use testbed::libvirtd::{Libvirtd, LibvirtdError};
 
@@ -50,11 +51,11 @@ async fn pair() -> Option<Pair> {
     Some(Pair { src, dst, s, t })
 }
 
-async fn start(c: &Client, d: &Libvirtd, name: &str) -> Domain {
+async fn start(c: &Client, d: &Libvirtd, name: &str) -> NonnullDomain {
     create_domain(c, &d.minimal_domain_xml(name)).await
 }
 
-async fn state(c: &Client, dom: &Domain) -> DomainState {
+async fn state(c: &Client, dom: &NonnullDomain) -> DomainState {
     c.call::<DomainGetState>(&DomainFlagsArgs {
         dom: dom.clone(),
         flags: 0,
@@ -64,7 +65,7 @@ async fn state(c: &Client, dom: &Domain) -> DomainState {
     .state
 }
 
-async fn lookup(c: &Client, name: &str) -> Result<Domain, CallError> {
+async fn lookup(c: &Client, name: &str) -> Result<NonnullDomain, CallError> {
     c.call::<DomainLookupByName>(&NameArgs { name: name.into() })
         .await
         .map(|r| r.dom)
@@ -168,7 +169,7 @@ async fn a_running_domain_migrates_between_two_private_daemons() {
     assert!(!s.is_closed() && !t.is_closed());
 }
 
-async fn persistent(c: &Client, dom: &Domain) -> bool {
+async fn persistent(c: &Client, dom: &NonnullDomain) -> bool {
     c.call::<DomainIsPersistent>(&DomainArgs { dom: dom.clone() })
         .await
         .unwrap()
@@ -534,7 +535,7 @@ async fn a_domain_with_a_disk_migrates_shared_and_copied() {
 /// A guest whose RAM is a shared file under the daemon's directory, filled by the test with
 /// non-zero bytes (a guest that only runs its BIOS leaves RAM zero, and qemu sends a zero page
 /// in a few bytes): migrating it at 1 MiB/s takes minutes (`mib` seconds at least).
-async fn start_with_busy_ram(c: &Client, d: &Libvirtd, name: &str, mib: u32) -> Domain {
+async fn start_with_busy_ram(c: &Client, d: &Libvirtd, name: &str, mib: u32) -> NonnullDomain {
     let xml = d.minimal_domain_xml(name).replace(
         "<memory unit='MiB'>64</memory>",
         &format!(
@@ -596,7 +597,7 @@ fn find_file(dir: &std::path::Path, size: u64) -> Option<std::path::PathBuf> {
 /// way), within 120 s.
 async fn perform_under_way<T: std::fmt::Debug>(
     s: &Client,
-    dom: &Domain,
+    dom: &NonnullDomain,
     mig: &mut tokio::task::JoinHandle<T>,
 ) {
     for _ in 0..1200 {

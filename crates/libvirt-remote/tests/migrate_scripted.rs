@@ -17,15 +17,15 @@ use libvirt_remote::proto::procs::migration::{
     DomainMigrateFinish3Ret, DomainMigrateFlags, DomainMigratePerform3Params,
     DomainMigratePrepare3Params, DomainMigratePrepare3Ret,
 };
-use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, Uuid};
 use libvirt_remote::proto::{ErrorCode, ErrorDomain, Procedure};
 use libvirt_remote::wire::frame::Frame;
 use libvirt_remote::wire::xdr;
 use libvirt_remote_testkit::peer::{self, Peer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-fn dom() -> Domain {
-    Domain {
+fn dom() -> NonnullDomain {
+    NonnullDomain {
         name: "guest".into(),
         uuid: Uuid([7; 16]),
         id: 3,

@@ -15,28 +15,29 @@ use std::fmt::Debug;
 use bytes::Bytes;
 use libvirt_remote::client::{Client, ConnectOptions, DownloadOptions, UploadOptions};
 use libvirt_remote::conn::CallError;
-use libvirt_remote::proto::MetadataType;
+use libvirt_remote::proto::names::{
+    DomainState, MetadataType, RunningReason, SecretUsageType, StateReason, StoragePoolState,
+};
 use libvirt_remote::proto::procs::common::{
     FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NameFlagsArgs, UuidArgs, XmlArgs, XmlFlagsArgs,
 };
-use libvirt_remote::proto::procs::connect::ConnectFlags;
-use libvirt_remote::proto::procs::connect::ConnectGetAllDomainStatsFlags;
-use libvirt_remote::proto::procs::connect::DomainStatsTypes;
+use libvirt_remote::proto::procs::connect::{
+    ConnectFlags, ConnectGetAllDomainStatsFlags, DomainStatsTypes,
+};
 use libvirt_remote::proto::procs::domain::DomainModificationImpact;
 use libvirt_remote::proto::procs::network::NetworkUpdateFlags;
-use libvirt_remote::proto::procs::qemu::QemuMonitorCommandFlags;
-use libvirt_remote::proto::procs::qemu::QemuMonitorEventRegisterFlags;
+use libvirt_remote::proto::procs::qemu::{QemuMonitorCommandFlags, QemuMonitorEventRegisterFlags};
 use libvirt_remote::proto::procs::snapshot::DomainSnapshotListFlags;
 use libvirt_remote::proto::procs::{
     connect, domain, domain_tune, interface, network, node, nodedev, secret, snapshot, storage,
 };
 use libvirt_remote::proto::types::typed_param_flags::STRING_OKAY;
 use libvirt_remote::proto::types::{
-    Domain, DomainCheckpoint, DomainSnapshot, Interface, Network, Secret, StoragePool, StorageVol,
-    TypedParam, TypedParamValue,
+    NonnullDomain, NonnullDomainCheckpoint, NonnullDomainSnapshot, NonnullInterface,
+    NonnullNetwork, NonnullSecret, NonnullStoragePool, NonnullStorageVol, TypedParam,
+    TypedParamValue,
 };
 use libvirt_remote::proto::{ErrorCode, LibvirtVersion, Procedure, RemoteError};
-use libvirt_remote::proto::{RunningReason, StateReason};
 use testbed::libvirtd::Libvirtd;
 
 /// Procedures that answered sensibly, and everything that went wrong.
@@ -190,7 +191,7 @@ const TEST_UUID: &str = "6695eb01-f6a4-8304-79aa-97f2502e193f";
 const LIVE: u32 = 1;
 
 /// A domain and flags of any family (`DomainFlagsArgs` is generic over it).
-fn flags<F>(d: &Domain, flags: F) -> domain::DomainFlagsArgs<F> {
+fn flags<F>(d: &NonnullDomain, flags: F) -> domain::DomainFlagsArgs<F> {
     domain::DomainFlagsArgs {
         dom: d.clone(),
         flags,
@@ -198,7 +199,7 @@ fn flags<F>(d: &Domain, flags: F) -> domain::DomainFlagsArgs<F> {
 }
 
 /// The arguments that read `dom`'s title.
-fn title_of(dom: &Domain) -> domain::DomainGetMetadataArgs {
+fn title_of(dom: &NonnullDomain) -> domain::DomainGetMetadataArgs {
     domain::DomainGetMetadataArgs {
         dom: dom.clone(),
         kind: MetadataType::TITLE,
@@ -208,7 +209,7 @@ fn title_of(dom: &Domain) -> domain::DomainGetMetadataArgs {
 }
 
 /// The test driver's domain `test`, looked up by name.
-async fn lookup_test(c: &Client) -> Domain {
+async fn lookup_test(c: &Client) -> NonnullDomain {
     c.call::<domain::DomainLookupByName>(&NameArgs {
         name: "test".into(),
     })
@@ -392,7 +393,7 @@ async fn connection_facts(run: &mut Run<'_>) {
         .await;
 }
 
-async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
+async fn test_domain(run: &mut Run<'_>) -> Option<NonnullDomain> {
     use domain::*;
     let test = run
         .expect::<DomainLookupByName>(
@@ -681,7 +682,7 @@ async fn test_domain(run: &mut Run<'_>) -> Option<Domain> {
 
 /// Everything that changes a domain, on domains this test defines.
 #[allow(clippy::too_many_lines)]
-async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Path) {
+async fn domain_lifecycle(run: &mut Run<'_>, test: &NonnullDomain, dir: &std::path::Path) {
     use domain::*;
     let name = "lv-procs";
     let Some(ret) = run
@@ -697,7 +698,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
         return;
     };
     let mut d = ret.dom;
-    let dom = |d: &Domain| DomainArgs { dom: d.clone() };
+    let dom = |d: &NonnullDomain| DomainArgs { dom: d.clone() };
     run.expect::<connect::ConnectNumOfDefinedDomains>((), "lv-procs", |r| r.num >= 1)
         .await;
     run.expect::<connect::ConnectListDefinedDomains>(
@@ -1121,7 +1122,7 @@ async fn domain_lifecycle(run: &mut Run<'_>, test: &Domain, dir: &std::path::Pat
     let _ = test;
 }
 
-async fn iothreads(run: &mut Run<'_>, d: &Domain) {
+async fn iothreads(run: &mut Run<'_>, d: &NonnullDomain) {
     use domain_tune::*;
     let live = || domain::DomainFlagsArgs {
         dom: d.clone(),
@@ -1166,7 +1167,7 @@ async fn iothreads(run: &mut Run<'_>, d: &Domain) {
 }
 
 /// Typed-parameter setters, each read back by its getter.
-async fn tunables(run: &mut Run<'_>, d: &Domain) {
+async fn tunables(run: &mut Run<'_>, d: &NonnullDomain) {
     use domain::*;
     use domain_tune::*;
     let get = |nparams| DomainGetParamsArgs {
@@ -1277,27 +1278,27 @@ async fn tunables(run: &mut Run<'_>, d: &Domain) {
     .await;
 }
 
-async fn snapshots(run: &mut Run<'_>, d: &Domain) {
+async fn snapshots(run: &mut Run<'_>, d: &NonnullDomain) {
     use snapshot::*;
     let create = |name: &str| DomainCreateChildXmlArgs {
         dom: d.clone(),
         xml_desc: format!("<domainsnapshot><name>{name}</name></domainsnapshot>").into(),
         flags: DomainSnapshotCreateFlags::empty(),
     };
-    let snap = |name: &str| DomainSnapshot {
+    let snap = |name: &str| NonnullDomainSnapshot {
         name: name.into(),
         dom: d.clone(),
     };
     // Generic over the flag family: the procedures below take different ones.
     #[allow(clippy::items_after_statements)]
-    fn snap_flags<F: From<u32>>(snap: DomainSnapshot, flags: u32) -> SnapshotFlagsArgs<F> {
+    fn snap_flags<F: From<u32>>(snap: NonnullDomainSnapshot, flags: u32) -> SnapshotFlagsArgs<F> {
         SnapshotFlagsArgs {
             snap,
             flags: F::from(flags),
         }
     }
     #[allow(clippy::items_after_statements)]
-    fn dom_flags<F: Default>(dom: &Domain) -> domain::DomainFlagsArgs<F> {
+    fn dom_flags<F: Default>(dom: &NonnullDomain) -> domain::DomainFlagsArgs<F> {
         domain::DomainFlagsArgs {
             dom: dom.clone(),
             flags: F::default(),
@@ -1389,14 +1390,14 @@ async fn snapshots(run: &mut Run<'_>, d: &Domain) {
         .await;
 }
 
-async fn checkpoints(run: &mut Run<'_>, d: &Domain) {
+async fn checkpoints(run: &mut Run<'_>, d: &NonnullDomain) {
     use snapshot::*;
     let create = |name: &str| DomainCreateChildXmlArgs {
         dom: d.clone(),
         xml_desc: format!("<domaincheckpoint><name>{name}</name></domaincheckpoint>").into(),
         flags: Default::default(),
     };
-    let cp = |name: &str| DomainCheckpoint {
+    let cp = |name: &str| NonnullDomainCheckpoint {
         name: name.into(),
         dom: d.clone(),
     };
@@ -1474,7 +1475,7 @@ async fn networks(run: &mut Run<'_>) {
         return;
     };
     let def = def.net;
-    let net = |n: &Network| NetworkArgs { net: n.clone() };
+    let net = |n: &NonnullNetwork| NetworkArgs { net: n.clone() };
     run.expect::<NetworkLookupByUuid>(UuidArgs { uuid: def.uuid }, "default", |r| {
         r.net.name == "default"
     })
@@ -1628,8 +1629,8 @@ async fn interfaces(run: &mut Run<'_>) {
         return;
     };
     let eth1 = eth1.iface;
-    let ifc = |i: &Interface| InterfaceArgs { iface: i.clone() };
-    let fl = |i: &Interface| InterfaceFlagsArgs {
+    let ifc = |i: &NonnullInterface| InterfaceArgs { iface: i.clone() };
+    let fl = |i: &NonnullInterface| InterfaceFlagsArgs {
         iface: i.clone(),
         flags: Default::default(),
     };
@@ -1738,10 +1739,10 @@ async fn storage_pools(run: &mut Run<'_>) {
         return;
     };
     let pool = pool.pool;
-    let p = |p: &StoragePool| StoragePoolArgs { pool: p.clone() };
+    let p = |p: &NonnullStoragePool| StoragePoolArgs { pool: p.clone() };
     // Generic over the flag family: create, build, delete and XML take different ones.
     #[allow(clippy::items_after_statements)]
-    fn pf<F: Default>(p: &StoragePool) -> StoragePoolFlagsArgs<F> {
+    fn pf<F: Default>(p: &NonnullStoragePool) -> StoragePoolFlagsArgs<F> {
         StoragePoolFlagsArgs {
             pool: p.clone(),
             flags: F::default(),
@@ -1811,7 +1812,7 @@ async fn storage_pools(run: &mut Run<'_>) {
         .await
     {
         let v = v.vol;
-        let va = |v: &StorageVol| StorageVolArgs { vol: v.clone() };
+        let va = |v: &NonnullStorageVol| StorageVolArgs { vol: v.clone() };
         run.expect::<StorageVolLookupByName>(
             StorageVolLookupByNameArgs {
                 pool: pool.clone(),
@@ -2131,8 +2132,8 @@ async fn secrets(run: &mut Run<'_>) {
     else {
         return;
     };
-    let s: Secret = s.secret;
-    let sf = |s: &Secret| SecretFlagsArgs {
+    let s: NonnullSecret = s.secret;
+    let sf = |s: &NonnullSecret| SecretFlagsArgs {
         secret: s.clone(),
         flags: Default::default(),
     };
@@ -2342,7 +2343,7 @@ async fn session_storage_and_host(run: &mut Run<'_>, d: &Libvirtd) {
     .await;
 }
 
-async fn download(c: &Client, vol: &StorageVol) -> Result<Vec<u8>, String> {
+async fn download(c: &Client, vol: &NonnullStorageVol) -> Result<Vec<u8>, String> {
     let dl = c
         .vol_download(vol, DownloadOptions::new())
         .await
@@ -2353,7 +2354,7 @@ async fn download(c: &Client, vol: &StorageVol) -> Result<Vec<u8>, String> {
 }
 
 /// Every registration call, with its undo.
-async fn event_registrations(run: &mut Run<'_>, test: Option<&Domain>) {
+async fn event_registrations(run: &mut Run<'_>, test: Option<&NonnullDomain>) {
     run.register_and_deregister::<connect::ConnectDomainEventCallbackRegisterAny, connect::ConnectDomainEventCallbackDeregisterAny>(connect::ConnectDomainEventCallbackRegisterAnyArgs {
         event_id: 0,
         dom: test.cloned(),
@@ -2414,7 +2415,7 @@ async fn event_registrations(run: &mut Run<'_>, test: Option<&Domain>) {
 /// driver implements none of the QEMU program's calls: each is answered (through the QEMU
 /// program, on the same connection) with the driver's typed `NO_SUPPORT`. The calls that pass
 /// descriptors never reach the daemon: the client refuses them locally.
-async fn other_programs(run: &mut Run<'_>, test: Option<&Domain>) {
+async fn other_programs(run: &mut Run<'_>, test: Option<&NonnullDomain>) {
     use libvirt_remote::proto::FdPassing;
     use libvirt_remote::proto::procs::common::CallbackIdArgs;
     use libvirt_remote::proto::procs::{lxc, qemu};
@@ -2529,7 +2530,7 @@ async fn session_qemu_program(run: &mut Run<'_>) {
     use libvirt_remote::proto::procs::qemu;
     run.refuse::<qemu::QemuDomainMonitorCommand>(
         qemu::QemuDomainMonitorCommandArgs {
-            dom: Domain {
+            dom: NonnullDomain {
                 name: "no-such-guest".into(),
                 uuid: libvirt_remote::proto::types::Uuid([0x42; 16]),
                 id: -1,
@@ -2635,7 +2636,7 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
     // Also one with arguments the daemon cannot even parse as anything it knows.
     let err = c
         .call::<network::NetworkGetMetadata>(&network::NetworkGetMetadataArgs {
-            network: Network {
+            network: NonnullNetwork {
                 name: "default".into(),
                 uuid: libvirt_remote::proto::types::Uuid::default(),
             },
@@ -2658,6 +2659,6 @@ async fn procedure_newer_than_the_daemon_is_unsupported() {
         .await
         .unwrap()
         .state,
-        domain::DomainState::RUNNING
+        DomainState::RUNNING
     );
 }

@@ -18,7 +18,7 @@ use libvirt_remote::proto::procs::qemu::{
     QemuDomainMonitorCommand, QemuDomainMonitorCommandArgs, QemuDomainMonitorCommandRet,
     QemuDomainMonitorCommandWithFiles, QemuMonitorCommandFlags,
 };
-use libvirt_remote::proto::types::{Domain, Uuid};
+use libvirt_remote::proto::types::{NonnullDomain, Uuid};
 use libvirt_remote::proto::{FdPassing, LXC_PROGRAM, Procedure, QEMU_PROGRAM};
 use libvirt_remote::wire::frame::{Header, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr;
@@ -36,8 +36,8 @@ fn conn() -> (Connection, Peer, Instant) {
     (c, Peer::new(), now)
 }
 
-fn dom() -> Domain {
-    Domain {
+fn dom() -> NonnullDomain {
+    NonnullDomain {
         name: "g".into(),
         uuid: Uuid([9; 16]),
         id: 4,

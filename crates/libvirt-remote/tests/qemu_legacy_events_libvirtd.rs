@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use libvirt_remote::client::{Client, ConnectOptions, EventStream};
-use libvirt_remote::proto::DomainEventType;
 use libvirt_remote::proto::events::{DomainEvent, QemuMonitorEvent};
+use libvirt_remote::proto::names::DomainEventType;
 use libvirt_remote::proto::procs::common::XmlArgs;
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainDefineXml, DomainDestroy, DomainResume, DomainSuspend, DomainUndefine,
@@ -195,9 +195,12 @@ async fn legacy_domain_events_reach_their_subscribers() {
     // libvirtd 9.0 tracks a legacy registration and a callback one for lifecycle events
     // as the same callback on one connection: the second is refused, typed, and the
     // connection and the legacy subscription live on.
-    let err = c.subscribe_lifecycle(None).await.unwrap_err();
+    let err = c
+        .subscribe::<DomainEvent>(libvirt_remote::proto::events::event_id::LIFECYCLE, None)
+        .await
+        .unwrap_err();
     assert!(
-        matches!(&err, libvirt_remote::CallError::Remote(e) if e.code == libvirt_remote::ErrorCode::INVALID_ARG),
+        matches!(&err, libvirt_remote::conn::CallError::Remote(e) if e.code == libvirt_remote::proto::ErrorCode::INVALID_ARG),
         "{err:?}"
     );
 
@@ -269,7 +272,7 @@ async fn legacy_any_domain_events_reach_the_subscribers_of_their_id() {
         .subscribe_domain_events_legacy_any(event_id::BLOCK_JOB_2)
         .await
         .unwrap_err();
-    let libvirt_remote::CallError::Remote(e) = &err else {
+    let libvirt_remote::conn::CallError::Remote(e) = &err else {
         panic!("{err:?}")
     };
     assert!(e.message().contains("unsupported event ID"), "{e:?}");

@@ -7,22 +7,22 @@
 use std::fmt::Debug;
 use std::time::{Duration, Instant, SystemTime};
 
-use libvirt_remote::client::{Client, ConnectOptions, EventItem, EventStream, Gap};
+use libvirt_remote::Error;
+use libvirt_remote::client::{Client, ConnectOptions, EventItem, EventStream, Gap, TransferError};
 use libvirt_remote::conn::reconnect::{LinkState, NewCalls, ReconnectPolicy};
 use libvirt_remote::conn::{CallError, ConnectionError, StreamError};
 use libvirt_remote::proto::events::{
     DomainEvent, NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent, event_id,
 };
+use libvirt_remote::proto::events::{
+    network_event_id, node_device_event_id, pool_event_id, secret_event_id,
+};
 use libvirt_remote::proto::procs::common::{XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_remote::proto::procs::domain::{DomainDefineXml, DomainDefineXmlArgs};
-use libvirt_remote::proto::procs::network::{NetworkDefineXml, network_event_id};
-use libvirt_remote::proto::procs::nodedev::node_device_event_id;
-use libvirt_remote::proto::procs::secret::{SecretDefineXml, secret_event_id};
-use libvirt_remote::proto::procs::storage::{
-    StoragePoolDefineFlags, StoragePoolDefineXml, pool_event_id,
-};
-use libvirt_remote::{Error, TransferError};
+use libvirt_remote::proto::procs::network::NetworkDefineXml;
+use libvirt_remote::proto::procs::secret::SecretDefineXml;
+use libvirt_remote::proto::procs::storage::{StoragePoolDefineFlags, StoragePoolDefineXml};
 use libvirt_remote_testkit::live::{make_vol, upload_under_way};
 use testbed::libvirtd::Libvirtd;
 
@@ -109,23 +109,23 @@ async fn every_event_family_yields_a_gap_then_the_events_after_a_sigkill_and_res
         .await
         .unwrap();
     let mut doms = ct
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut nets = ct
-        .subscribe_network_events(network_event_id::LIFECYCLE, None)
+        .subscribe::<NetworkEvent>(network_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut pools = ct
-        .subscribe_storage_pool_events(pool_event_id::LIFECYCLE, None)
+        .subscribe::<StoragePoolEvent>(pool_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut devs = ct
-        .subscribe_node_device_events(node_device_event_id::LIFECYCLE, None)
+        .subscribe::<NodeDeviceEvent>(node_device_event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let mut secrets = cs
-        .subscribe_secret_events(secret_event_id::LIFECYCLE, None)
+        .subscribe::<SecretEvent>(secret_event_id::LIFECYCLE, None)
         .await
         .unwrap();
 
@@ -347,7 +347,7 @@ async fn a_close_while_redialling_is_immediate_and_final() {
         .await
         .unwrap();
     let mut doms = c
-        .subscribe_domain_events(event_id::LIFECYCLE, None)
+        .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
     let waiting = {

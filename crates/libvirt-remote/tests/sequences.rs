@@ -12,12 +12,12 @@ use libvirt_remote::conn::{
     CallError, Config, ConnectionError, KeepaliveConfig, Output, ProtocolViolation, StreamError,
     StreamItem, StreamMisuse,
 };
-use libvirt_remote::proto::SecretEventType;
-use libvirt_remote::proto::SecretUsageType;
 use libvirt_remote::proto::events::{
     CallbackMsg, DomainEvent, Lifecycle, NetworkEvent, NetworkLifecycle, SecretEvent,
-    SecretLifecycle, network_event_id, secret_event_id,
+    SecretLifecycle,
 };
+use libvirt_remote::proto::events::{network_event_id, secret_event_id};
+use libvirt_remote::proto::names::{SecretEventType, SecretUsageType};
 use libvirt_remote::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetLibVersionRet};
 use libvirt_remote::proto::procs::migration::DomainMigrateFlags;
@@ -26,15 +26,17 @@ use libvirt_remote::proto::procs::storage::StorageVolStreamFlags;
 use libvirt_remote::proto::procs::storage::{
     StorageVolDownload, StorageVolTransferArgs, StorageVolUpload,
 };
-use libvirt_remote::proto::types::{Domain, Network, Secret, StorageVol, Uuid};
+use libvirt_remote::proto::types::{
+    NonnullDomain, NonnullNetwork, NonnullSecret, NonnullStorageVol, Uuid,
+};
 use libvirt_remote::proto::{ErrorCode, Procedure, events};
 use libvirt_remote::wire::frame::{Frame, FrameError, Header, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr;
 use libvirt_remote_testkit::Pair;
 use libvirt_remote_testkit::peer::{self, Raw};
 
-fn vol() -> StorageVol {
-    StorageVol {
+fn vol() -> NonnullStorageVol {
+    NonnullStorageVol {
         pool: "probe".into(),
         name: "rpc-rpcprobe.raw".into(),
         key: "/srv/pool/rpc-rpcprobe.raw".into(),
@@ -1254,11 +1256,11 @@ fn network_lifecycle(callback_id: i32) -> Bytes {
         &CallbackMsg {
             callback_id,
             body: NetworkLifecycle {
-                net: Network {
+                net: NonnullNetwork {
                     name: "default".into(),
                     uuid: Uuid([1; 16]),
                 },
-                event: libvirt_remote::proto::NetworkEventType::STARTED,
+                event: libvirt_remote::proto::names::NetworkEventType::STARTED,
                 detail: 0,
             },
         },
@@ -1432,7 +1434,7 @@ fn callback_ids_are_per_kind() {
             &CallbackMsg {
                 callback_id: 1,
                 body: SecretLifecycle {
-                    secret: Secret {
+                    secret: NonnullSecret {
                         uuid: Uuid([3; 16]),
                         usage_type: SecretUsageType::VOLUME,
                         usage_id: "/v".into(),
@@ -1449,13 +1451,15 @@ fn callback_ids_are_per_kind() {
         &CallbackMsg {
             callback_id: 1,
             body: Lifecycle {
-                dom: Domain {
+                dom: NonnullDomain {
                     name: "rpc-rpcprobe".into(),
                     uuid: Uuid([7; 16]),
                     id: -1,
                 },
-                event: events::DomainEventType::DEFINED,
-                detail: events::DomainEventType::DEFINED.with_detail(0).detail,
+                event: libvirt_remote::proto::names::DomainEventType::DEFINED,
+                detail: libvirt_remote::proto::names::DomainEventType::DEFINED
+                    .with_detail(0)
+                    .detail,
             },
         },
     );
@@ -1486,7 +1490,9 @@ fn a_refused_registration_fails_its_subscribers_and_can_be_retried() {
         "event callback already tracked",
     );
     p.deliver(&peer::reply_error_to(&reg.header, &err)).unwrap();
-    let want = Err(CallError::from(libvirt_remote::RemoteError::from(err)));
+    let want = Err(CallError::from(libvirt_remote::proto::RemoteError::from(
+        err,
+    )));
     assert_eq!(
         p.outputs(),
         vec![
@@ -1622,9 +1628,9 @@ fn stream_open_reply_carries_the_procedure_return() {
     use libvirt_remote::proto::procs::migration::{
         DomainMigrateCookieRet, DomainMigratePrepareTunnel3, DomainMigratePrepareTunnel3Args,
     };
-    use libvirt_remote::proto::types::{Domain, Uuid};
+    use libvirt_remote::proto::types::{NonnullDomain, Uuid};
     let mut p = Pair::no_keepalive();
-    let dom = Domain {
+    let dom = NonnullDomain {
         name: "test".into(),
         uuid: Uuid::default(),
         id: 1,
@@ -1718,7 +1724,7 @@ fn open_console(p: &mut Pair) -> (u32, Header) {
     let id = p
         .conn
         .open_stream::<DomainOpenConsole>(&DomainOpenConsoleArgs {
-            dom: Domain {
+            dom: NonnullDomain {
                 name: "g".into(),
                 uuid: Uuid([9; 16]),
                 id: 1,
@@ -1874,7 +1880,7 @@ fn legacy_any_registrations_route_by_event_id() {
     use libvirt_remote::proto::events::{DomainOnly, event_id};
     use libvirt_remote::proto::procs::connect::ConnectDomainEventRegisterAnyArgs;
     let mut p = Pair::no_keepalive();
-    let dom = || Domain {
+    let dom = || NonnullDomain {
         name: "legacy".into(),
         uuid: Uuid([9; 16]),
         id: 1,
@@ -1921,8 +1927,10 @@ fn legacy_any_registrations_route_by_event_id() {
         events::procs::DOMAIN_LIFECYCLE_LEGACY,
         &Lifecycle {
             dom: dom(),
-            event: events::DomainEventType::STARTED,
-            detail: events::DomainEventType::STARTED.with_detail(0).detail,
+            event: libvirt_remote::proto::names::DomainEventType::STARTED,
+            detail: libvirt_remote::proto::names::DomainEventType::STARTED
+                .with_detail(0)
+                .detail,
         },
     ))
     .unwrap();

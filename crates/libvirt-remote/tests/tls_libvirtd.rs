@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use libvirt_remote::client::{Client, ConnectError, ConnectOptions, TlsError};
+use libvirt_remote::client::tls::TlsError;
+use libvirt_remote::client::{Client, ConnectError, ConnectOptions};
 use libvirt_remote::conn::handshake::HandshakeError;
 use libvirt_remote::conn::sasl::{CredentialCallback, Credentials, SaslError};
 use libvirt_remote::proto::procs::connect::{ConnectGetLibVersion, ConnectGetUri, ConnectIsSecure};

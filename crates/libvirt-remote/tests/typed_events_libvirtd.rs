@@ -4,9 +4,10 @@
 
 use std::time::Duration;
 
+use libvirt_remote::Connect;
 use libvirt_remote::client::{Client, ConnectOptions, Subscription};
-use libvirt_remote::proto::NetworkEventType;
-use libvirt_remote::proto::events::{DomainEventType, TypedEvent, event_id, network_event_id};
+use libvirt_remote::proto::events::{TypedEvent, event_id, network_event_id};
+use libvirt_remote::proto::names::{DomainEventType, NetworkEventType};
 use libvirt_remote::proto::procs::common::XmlArgs;
 use libvirt_remote::proto::procs::domain::{
     DomainArgs, DomainCreate, DomainDefineXml, DomainDestroy, DomainUndefine,
@@ -29,18 +30,19 @@ fn domain_xml(name: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn subscribe_lifecycle_yields_lifecycle_events_only() {
+async fn a_typed_subscription_yields_its_event_only() {
     let Some(d) = Libvirtd::start_or_skip() else {
         return;
     };
     let c = Client::connect(&d.test_uri(), ConnectOptions::default())
         .await
         .unwrap();
-    let mut all = c.subscribe_lifecycle(None).await.unwrap();
+    let conn = Connect::from(c.clone());
+    let mut all = conn.subscribe::<event_id::Lifecycle>().await.unwrap();
     // Reboot events of the same family go to their own subscription, never to this one.
-    let mut reboots = c.subscribe_to::<event_id::Reboot>(None).await.unwrap();
-    let mut nets = c
-        .subscribe_to::<network_event_id::Lifecycle>(None)
+    let mut reboots = conn.subscribe::<event_id::Reboot>().await.unwrap();
+    let mut nets = conn
+        .subscribe::<network_event_id::Lifecycle>()
         .await
         .unwrap();
     assert_ne!(all.callback_id(), reboots.callback_id());
@@ -53,7 +55,11 @@ async fn subscribe_lifecycle_yields_lifecycle_events_only() {
         .unwrap()
         .dom;
     // A subscription for this one domain, opened after the define.
-    let mut mine = c.subscribe_lifecycle(Some(dom.clone())).await.unwrap();
+    let mut mine = conn
+        .bind(dom.clone())
+        .subscribe::<event_id::Lifecycle>()
+        .await
+        .unwrap();
     let args = DomainArgs { dom: dom.clone() };
     c.call::<DomainCreate>(&args).await.unwrap();
     c.call::<DomainDestroy>(&args).await.unwrap();

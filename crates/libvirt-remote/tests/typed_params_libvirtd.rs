@@ -4,14 +4,16 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
+use libvirt_remote::conn::CallError;
+use libvirt_remote::proto::Procedure;
 use libvirt_remote::proto::procs::common::NameArgs;
 use libvirt_remote::proto::procs::domain::{
     DomainGetBlkioParameters, DomainGetParamsArgs, DomainLookupByName,
 };
 use libvirt_remote::proto::procs::domain_tune::DomainGetNumaParameters;
 use libvirt_remote::proto::typed_params::{STRING_OKAY, TypedParamsGetter};
-use libvirt_remote::proto::types::{Domain, TypedParam, TypedParamValue};
-use libvirt_remote::{CallError, Client, ConnectOptions, Procedure};
+use libvirt_remote::proto::types::{NonnullDomain, TypedParam, TypedParamValue};
+use libvirt_remote::{Client, ConnectOptions};
 use testbed::libvirtd::Libvirtd;
 
 /// The field names the C library's getter answers for domain `test`, through python.
@@ -60,7 +62,7 @@ fn strings(params: &[TypedParam]) -> usize {
 /// raw table with the caller's flags only.
 async fn fetch<P>(
     c: &Client,
-    dom: &Domain,
+    dom: &NonnullDomain,
     libvirt: bool,
     params: fn(&P::Ret) -> (&[TypedParam], i32),
 ) -> Result<Vec<TypedParam>, CallError>

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use libvirt_remote::conn::{CALLER_WRITE_MAX, Config, KeepaliveConfig, Output, WriteTurn, Writer};
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_remote::proto::procs::storage::{StorageVolTransferArgs, StorageVolUpload};
-use libvirt_remote::proto::types::StorageVol;
+use libvirt_remote::proto::types::NonnullStorageVol;
 use libvirt_remote::proto::{KEEPALIVE_PING, KEEPALIVE_PROGRAM, Procedure, REMOTE_PROGRAM};
 use libvirt_remote::wire::frame::{Frame, MIN_FRAME_LEN, MessageStatus, MessageType};
 use libvirt_remote_testkit::Pair;
@@ -186,7 +186,7 @@ fn keepalive_waits_behind_a_half_written_packet() {
 #[test]
 fn an_abort_keeps_the_rest_of_a_half_written_data_packet() {
     let mut p = pair();
-    let vol = StorageVol {
+    let vol = NonnullStorageVol {
         pool: "p".into(),
         name: "v".into(),
         key: "/p/v".into(),

@@ -9,13 +9,13 @@ async fn main() -> Result<(), Error> {
     let conn = Connect::open(
         &args
             .next()
-            .unwrap_or_else(libvirt_remote::client::default_uri),
+            .unwrap_or_else(libvirt_remote::client::uri::default_uri),
     )
     .await?;
     let count: usize = args
         .next()
         .map_or(usize::MAX, |n| n.parse().expect("a count"));
-    let mut events = conn.client().subscribe_lifecycle(None).await?;
+    let mut events = conn.subscribe::<event_id::Lifecycle>().await?;
     println!("ready");
     for _ in 0..count {
         let Some(ev) = events.next().await else { break };

@@ -9,7 +9,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use libvirt_remote::client::{Client, ConnectOptions, UploadOptions};
-use libvirt_remote::proto::types::StorageVol;
+use libvirt_remote::proto::types::NonnullStorageVol;
 use testbed::libvirtd::Libvirtd;
 use testbed::relay::{Relay, established_to};
 
@@ -17,7 +17,7 @@ use testbed::relay::{Relay, established_to};
 pub const MIB: u64 = 1 << 20;
 
 /// A raw volume of `bytes` named `name` in the daemon's pool.
-pub async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> StorageVol {
+pub async fn make_vol(c: &Client, d: &Libvirtd, name: &str, bytes: u64) -> NonnullStorageVol {
     libvirt_remote_testkit::live::make_vol(c, d.pool_name(), name, bytes).await
 }
 
@@ -167,8 +167,8 @@ pub async fn close_is_bounded_with_a_frozen_peer(
     assert!(
         matches!(
             e,
-            libvirt_remote::StreamError::Connection(
-                libvirt_remote::ConnectionError::LocallyClosed { .. }
+            libvirt_remote::conn::StreamError::Connection(
+                libvirt_remote::conn::ConnectionError::LocallyClosed { .. }
             )
         ),
         "{e:?}"

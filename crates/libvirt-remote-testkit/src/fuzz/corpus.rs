@@ -9,14 +9,15 @@
 
 use std::collections::HashSet;
 
-use libvirt_remote::proto::error::WireError;
+use libvirt_remote::proto::WireError;
 use libvirt_remote::proto::events::{CallbackMsg, ConnectionClosedMsg, DomainOnly};
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsRet;
 use libvirt_remote::proto::procs::domain::{
     DomainGetMemoryParametersRet, DomainInterface, DomainInterfaceAddressesRet, DomainIpAddr,
 };
 use libvirt_remote::proto::types::{
-    Domain, StoragePool, StorageVol, StreamHole, TypedParam, TypedParamValue, Uuid,
+    NonnullDomain, NonnullStoragePool, NonnullStorageVol, StreamHole, TypedParam, TypedParamValue,
+    Uuid,
 };
 use libvirt_remote::proto::{KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use libvirt_remote::wire::frame::{Header, MessageStatus, MessageType};
@@ -24,8 +25,7 @@ use libvirt_remote::wire::xdr::{self, Encode, LvString};
 
 use super::xdr::{Names, Params};
 use crate::peer;
-use libvirt_remote::proto::ConnectCloseReason;
-use libvirt_remote::proto::IpAddrType;
+use libvirt_remote::proto::names::{ConnectCloseReason, IpAddrType};
 
 /// Whole packets kept per capture and direction as one `frame_decode` stream seed.
 const STREAM_SEED_MAX: usize = 16_384;
@@ -243,8 +243,8 @@ fn reply_error(procedure: i32, serial: u32, kind: MessageType, err: &WireError) 
     packet(procedure, kind, serial, MessageStatus::Error, err)
 }
 
-fn domain(name: &str, uuid: [u8; 16], id: i32) -> Domain {
-    Domain {
+fn domain(name: &str, uuid: [u8; 16], id: i32) -> NonnullDomain {
+    NonnullDomain {
         name: name.into(),
         uuid: Uuid(uuid),
         id,
@@ -412,14 +412,14 @@ pub fn synthesized() -> Vec<Vec<u8>> {
         (3, encode(&dom)),
         (
             5,
-            encode(&StoragePool {
+            encode(&NonnullStoragePool {
                 name: "probe".into(),
                 uuid: Uuid(POOL_UUID),
             }),
         ),
         (
             6,
-            encode(&StorageVol {
+            encode(&NonnullStorageVol {
                 pool: "probe".into(),
                 name: "rpc-rpcprobe2.raw".into(),
                 key: "/srv/pool/rpc-rpcprobe2.raw".into(),

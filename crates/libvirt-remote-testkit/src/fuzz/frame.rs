@@ -20,7 +20,7 @@
 use bytes::{BufMut, Bytes, BytesMut};
 
 use super::xdr::Meter;
-use libvirt_remote::Connection;
+use libvirt_remote::conn::Connection;
 use libvirt_remote::wire::frame::{
     self, FrameError, Header, LEN_WORD, MAX_FRAME_LEN, MIN_FRAME_LEN, MessageStatus, MessageType,
 };

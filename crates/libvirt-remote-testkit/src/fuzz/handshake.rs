@@ -21,17 +21,15 @@
 //!   in no call's arguments except a PLAIN response.
 
 use bytes::Bytes;
-use libvirt_remote::conn::CallError;
-use libvirt_remote::conn::ConnectionError;
 use libvirt_remote::conn::handshake::{Handshake, HandshakeOptions, tls_accept_status};
 use libvirt_remote::conn::sasl::{CredentialCallback, Credentials, MAX_STEPS, SaslOptions};
-use libvirt_remote::proto::Procedure;
-use libvirt_remote::proto::error::{RemoteError, WireError};
+use libvirt_remote::conn::{CallError, ConnectionError};
 use libvirt_remote::proto::procs::connect::{
     AuthList, AuthListRet, AuthSaslInit, AuthSaslInitRet, AuthSaslStart, AuthSaslStartArgs,
     AuthSaslStep, AuthSaslStepRet, ConnectOpen, ConnectSupportsFeatureRet, auth_type,
 };
 use libvirt_remote::proto::types::SaslData;
+use libvirt_remote::proto::{Procedure, RemoteError, WireError};
 use libvirt_remote::wire::xdr::{self, LvString};
 
 /// The password the harness's credentials carry.

@@ -32,20 +32,20 @@ use std::fmt::Debug;
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use libvirt_remote::proto::error::{RemoteError, WireError};
 use libvirt_remote::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainOnly, EVENT_PROCS, Lifecycle, QEMU_EVENT_PROCS,
     QemuMonitorEvent,
 };
-use libvirt_remote::proto::procedure::ProcedureVisitor;
+use libvirt_remote::proto::names::DomainState;
 use libvirt_remote::proto::procs::visit_procedures;
 use libvirt_remote::proto::types::{
-    Domain, DomainSnapshot, Interface, Network, NodeDevice, NwFilter, Secret, StoragePool,
-    StorageVol, StreamHole, TypedParam, Uuid,
+    NonnullDomain, NonnullDomainSnapshot, NonnullInterface, NonnullNetwork, NonnullNodeDevice,
+    NonnullNwFilter, NonnullSecret, NonnullStoragePool, NonnullStorageVol, StreamHole, TypedParam,
+    Uuid,
 };
 use libvirt_remote::proto::{
-    DomainState, ErrorCode, ErrorDomain, LXC_PROGRAM, ProcInfo, Procedure, QEMU_PROGRAM,
-    REMOTE_PROGRAM,
+    ErrorCode, ErrorDomain, LXC_PROGRAM, ProcInfo, Procedure, ProcedureVisitor, QEMU_PROGRAM,
+    REMOTE_PROGRAM, RemoteError, WireError,
 };
 use libvirt_remote::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvString};
 
@@ -53,7 +53,7 @@ use libvirt_remote::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, LvSt
 type LifecycleMsg = CallbackMsg<Lifecycle>;
 type RebootMsg = CallbackMsg<DomainOnly>;
 
-libvirt_remote::xdr_struct! {
+libvirt_remote::wire::xdr::xdr_struct! {
     /// A typed-parameter list, as many returns carry.
     pub struct Params {
         /// The parameters.
@@ -61,7 +61,7 @@ libvirt_remote::xdr_struct! {
     }
 }
 
-libvirt_remote::xdr_struct! {
+libvirt_remote::wire::xdr::xdr_struct! {
     /// A name list, as the legacy list calls return.
     pub struct Names {
         /// The names.
@@ -325,19 +325,19 @@ fn standalone(selector: u32, payload: &Bytes, meter: Option<Meter>) {
         WireError,
         TypedParam,
         Params,
-        Domain,
-        Network,
-        StoragePool,
-        StorageVol,
-        NodeDevice,
-        Secret,
-        Interface,
-        NwFilter,
-        DomainSnapshot,
+        NonnullDomain,
+        NonnullNetwork,
+        NonnullStoragePool,
+        NonnullStorageVol,
+        NonnullNodeDevice,
+        NonnullSecret,
+        NonnullInterface,
+        NonnullNwFilter,
+        NonnullDomainSnapshot,
         Uuid,
         LvString,
         Option<LvString>,
-        Option<Domain>,
+        Option<NonnullDomain>,
         Names,
         LifecycleMsg,
         RebootMsg,

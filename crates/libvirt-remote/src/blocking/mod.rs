@@ -257,26 +257,23 @@ impl Connect {
         self.inner.bind(wire).into_blocking(&self.rt)
     }
 
-    /// Subscribe to one event, typed ([`Client::subscribe_to`](crate::Client::subscribe_to)):
-    /// `T` names it (`event_id::Lifecycle`, …), for one object or (`None`) all. The
-    /// [`Events`] iterator yields its bodies and ends when the connection dies.
+    /// Subscribe to one event of every object ([`crate::Connect::subscribe`]): `T` names it
+    /// (`event_id::Lifecycle`, …). The [`Events`] iterator yields its bodies and ends when
+    /// the connection dies. One object's events: its handle's `subscribe`
+    /// ([`Domain::subscribe`], …).
     ///
     /// ```no_run
     /// # fn f(conn: &libvirt_remote::blocking::Connect) -> Result<(), libvirt_remote::Error> {
     /// use libvirt_remote::proto::events::event_id;
     ///
-    /// for ev in conn.subscribe_to::<event_id::Lifecycle>(None)? {
+    /// for ev in conn.subscribe::<event_id::Lifecycle>()? {
     ///     println!("{}: event {} detail {}", ev.dom.name, ev.event, ev.detail);
     /// }
     /// # Ok(()) }
     /// ```
-    pub fn subscribe_to<T: TypedEvent>(
-        &self,
-        object: Option<<T::Family as EventKind>::Object>,
-    ) -> Result<Events<T>, Error> {
-        let sub = self
-            .rt
-            .block_on(self.inner.client().subscribe_to::<T>(object))?;
+    #[doc(alias = "domain_event_register_any")]
+    pub fn subscribe<T: TypedEvent>(&self) -> Result<Events<T>, Error> {
+        let sub = self.rt.block_on(self.inner.subscribe::<T>())?;
         Ok(Events {
             sub,
             rt: self.rt.clone(),
@@ -284,7 +281,40 @@ impl Connect {
     }
 }
 
-/// A typed event subscription as an [`Iterator`] ([`Connect::subscribe_to`]): each `next()`
+/// `subscribe` on the blocking handles whose event families take an object filter.
+macro_rules! blocking_subscribe {
+    ($($handle:ident($wire:ident) $alias:literal;)*) => {$(
+        impl $handle {
+            #[doc = concat!(
+                "Subscribe to one event of this object only ([`crate::", stringify!($handle),
+                "::subscribe`]), as an [`Events`] iterator."
+            )]
+            #[doc(alias = $alias)]
+            pub fn subscribe<T>(&self) -> Result<Events<T>, Error>
+            where
+                T: TypedEvent,
+                T::Family: EventKind<Object = crate::proto::types::$wire>,
+            {
+                let sub = self.rt.block_on(self.inner.subscribe::<T>())?;
+                Ok(Events {
+                    sub,
+                    rt: self.rt.clone(),
+                })
+            }
+        }
+    )*};
+}
+
+blocking_subscribe! {
+    Domain(NonnullDomain) "domain_event_register_any";
+    Network(NonnullNetwork) "network_event_register_any";
+    StoragePool(NonnullStoragePool) "storage_pool_event_register_any";
+    NodeDevice(NonnullNodeDevice) "node_device_event_register_any";
+    Secret(NonnullSecret) "secret_event_register_any";
+}
+
+/// A typed event subscription as an [`Iterator`] ([`Connect::subscribe`], a handle's
+/// `subscribe`): each `next()`
 /// waits for the next event; `None` once the connection is dead. Dropping it deregisters.
 pub struct Events<T: TypedEvent> {
     sub: crate::client::Subscription<T>,

@@ -45,7 +45,8 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), libvirt_remote::Error> {
-//! use libvirt_remote::client::{Client, ConnectOptions, EventItem};
+//! use libvirt_remote::Connect;
+//! use libvirt_remote::client::{ConnectOptions, EventItem};
 //! use libvirt_remote::conn::reconnect::ReconnectPolicy;
 //! use libvirt_remote::proto::events::event_id;
 //!
@@ -53,8 +54,8 @@
 //!     reconnect: Some(ReconnectPolicy::default()),
 //!     ..ConnectOptions::default()
 //! };
-//! let client = Client::connect("qemu:///system", opts).await?;
-//! let mut events = client.subscribe_domain_events(event_id::LIFECYCLE, None).await?;
+//! let conn = Connect::open_with("qemu:///system", opts).await?;
+//! let mut events = conn.subscribe::<event_id::Lifecycle>().await?;
 //! while let Some(item) = events.next_item().await {
 //!     match item {
 //!         EventItem::Event(ev) => println!("{ev:?}"),
@@ -77,13 +78,11 @@
 //!   [`EventStream`]) have bounded queues; a subscriber whose queue is full loses events
 //!   (counted by [`EventStream::missed`]); it never slows the connection.
 
-mod api;
+pub(crate) mod api;
 mod dial;
 mod driver;
 
 pub use api::handles;
-#[cfg(feature = "xml")]
-pub use api::xml;
 #[cfg(feature = "tls")]
 pub use dial::tls;
 pub use dial::{auth, uri};
@@ -102,7 +101,6 @@ use std::time::Duration;
 
 pub use errors::Error;
 pub use events::{EventItem, EventStream, Gap, Subscription};
-pub use handles::Connect;
 pub use migrate::{
     MigrateError, MigrateOptions, MigrateProtocol, MigrateRefusal, MigrateStep, Migrated,
 };
@@ -116,10 +114,8 @@ pub use stream::{
     UploadOptions, UploadWriter, stream_error,
 };
 #[cfg(feature = "tls")]
-pub use tls::TlsError;
-pub use uri::{
-    LibvirtUri, RemoteMode, SshProxy, SshTarget, TlsTarget, Transport, UriError, default_uri,
-};
+use tls::TlsError;
+use uri::UriError;
 
 use crate::conn::handshake::{Handshake, HandshakeError, HandshakeOptions, HandshakeOutcome};
 use crate::conn::reconnect::LinkState;

@@ -31,7 +31,7 @@
 //! subscriber) and tells the driver which subscribers each event is for.
 
 pub mod admission;
-pub mod error;
+pub(crate) mod error;
 pub mod handshake;
 mod keepalive;
 pub mod reconnect;
@@ -701,7 +701,7 @@ impl Connection {
     /// with "event callback already tracked". A filtered registration is never checked.
     pub fn subscribe_qemu_monitor(
         &mut self,
-        dom: Option<proto::types::Domain>,
+        dom: Option<proto::types::NonnullDomain>,
         event: Option<&str>,
         flags: u32,
     ) -> Result<SubscriberId, CallError> {

@@ -3,9 +3,8 @@
 use std::fmt;
 
 use super::names::named;
-use crate::proto::types::{Domain, Network};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::types::{NonnullDomain, NonnullNetwork};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 named! {
     /// `virErrorNumber`: an open set, so a newtype with named constants rather than an enum
@@ -421,7 +420,7 @@ xdr_struct! {
         /// `virErrorLevel`.
         pub level: i32,
         /// Unused by the daemon (always NULL).
-        pub dom: Option<Domain>,
+        pub dom: Option<NonnullDomain>,
         /// Extra information (often a format string).
         pub str1: Option<LvString>,
         /// Extra information.
@@ -433,7 +432,7 @@ xdr_struct! {
         /// Extra number.
         pub int2: i32,
         /// Unused by the daemon (always NULL).
-        pub net: Option<Network>,
+        pub net: Option<NonnullNetwork>,
     }
 }
 

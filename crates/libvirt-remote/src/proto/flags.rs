@@ -1,6 +1,6 @@
 //! Typed flag families: one type per libvirt `*Flags` enum, built on the `bitflags` crate.
 //!
-//! Each family is declared once with [`flag_set!`](crate::flag_set) next to the procedures
+//! Each family is declared once with [`flag_set!`](crate::proto::flags::flag_set) next to the procedures
 //! that take it (`ConnectListAllDomainsFlags` in [`procs::connect`](super::procs::connect),
 //! `StoragePoolCreateFlags` in [`procs::storage`](super::procs::storage), …) and sits in the
 //! procedure's args struct in place of a bare `u32`. A family:
@@ -16,6 +16,9 @@
 //! The combinators are `bitflags`' own: `A | B`, `contains`, `insert`, `bits`, iteration.
 //! `From<u32>` (and back) converts from and to the raw number for power users.
 
+#[doc(inline)]
+pub use crate::__flag_set as flag_set;
+
 /// Declare a flag family: a `bitflags` type with the XDR encoding of its integer, readable
 /// `Debug`/`Display`, `Default` = empty and conversions from and to the integer.
 ///
@@ -28,8 +31,9 @@
 ///     }
 /// }
 /// ```
+#[doc(hidden)]
 #[macro_export]
-macro_rules! flag_set {
+macro_rules! __flag_set {
     (
         $(#[$($m:tt)*])*
         pub struct $T:ident: $int:ty {
@@ -128,8 +132,8 @@ mod tests {
     #[test]
     fn migration_flags_travel_as_u32_in_the_params_calls() {
         use crate::proto::procs::migration::DomainMigrateConfirm3ParamsArgs as A;
-        use crate::proto::types::{Domain, Uuid};
-        let dom = Domain {
+        use crate::proto::types::{NonnullDomain, Uuid};
+        let dom = NonnullDomain {
             name: "d".into(),
             uuid: Uuid([0; 16]),
             id: -1,

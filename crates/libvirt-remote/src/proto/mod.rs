@@ -1,36 +1,23 @@
 //! Layer 2: libvirt's programs — constants, shared types, errors, the procedure table and
 //! event messages. Pure data and codecs; no connection state.
 
-pub mod error;
+pub(crate) mod error;
 pub mod events;
 pub mod flags;
 pub mod limits;
 pub mod names;
-pub mod procedure;
+pub(crate) mod procedure;
 pub mod procs;
 pub mod typed_params;
 pub mod types;
 
-pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError};
-pub use names::{
-    AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
-    CpuCompareResult, DiskChangeReason, DomainEventType, DomainJobType, DomainLifecycle,
-    DomainState, DomainStateReason, GraphicsAddressType, GraphicsPhase, IoErrorAction, IpAddrType,
-    MemoryFailureAction, MemoryFailureRecipient, MetadataType, NetworkEventType,
-    NodeDeviceEventType, SecretEventType, SecretUsageType, StoragePoolEventType, StoragePoolState,
-    StorageVolType, TrayChangeReason, WatchdogAction,
-};
-// The typed reasons of a domain state and details of a lifecycle event.
-pub use names::{
-    BlockedReason, CrashedDetail, CrashedReason, DefinedDetail, LifecycleDetail, NoStateReason,
-    PausedReason, PmSuspendedDetail, PmSuspendedReason, ResumedDetail, RunningReason,
-    ShutdownDetail, ShutdownReason, ShutoffReason, StartedDetail, StateReason, StoppedDetail,
-    SuspendedDetail, UndefinedDetail,
-};
+#[doc(inline)]
+pub use crate::__procedures as procedures;
+pub use error::{ErrorCode, ErrorDomain, ErrorLevel, RemoteError, WireError};
 pub use procedure::{
-    FdPassing, LibvirtVersion, NeedsFds, ProcInfo, Procedure, StreamArgs, StreamDirection,
+    FdPassing, LibvirtVersion, NeedsFds, ProcInfo, Procedure, ProcedureVisitor, StreamArgs,
+    StreamDirection,
 };
-pub use types::TypedInt;
 
 /// `REMOTE_PROGRAM`: the libvirt remote program.
 pub const REMOTE_PROGRAM: u32 = 0x2000_8086;

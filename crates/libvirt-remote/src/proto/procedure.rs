@@ -1,6 +1,6 @@
 //! The procedure table: one declaration per procedure, typed args and return.
 //!
-//! Adding a procedure is one line in a [`procedures!`](crate::procedures) block (plus its
+//! Adding a procedure is one line in a [`procedures!`](crate::proto::procedures) block (plus its
 //! `xdr_struct!` args/ret types when they are not void or shared).
 
 use std::fmt::{self, Debug};
@@ -264,18 +264,19 @@ impl ProcInfo {
 ///     LxcDomainOpenNamespace = 1: LxcDomainOpenNamespaceArgs => (), since "1.0.2", fds Reply;
 /// }
 /// ```
+#[doc(hidden)]
 #[macro_export]
-macro_rules! procedures {
+macro_rules! __procedures {
     (
         [$module:ident] $($rest:tt)*
     ) => {
-        $crate::procedures! { $($rest)* }
+        $crate::__procedures! { $($rest)* }
     };
     (
         table $table:ident;
         $($rows:tt)*
     ) => {
-        $crate::procedures! { table $table, program REMOTE_PROGRAM; $($rows)* }
+        $crate::__procedures! { table $table, program REMOTE_PROGRAM; $($rows)* }
     };
     (
         table $table:ident, program $program:ident;
@@ -300,37 +301,37 @@ macro_rules! procedures {
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
             pub struct $name;
 
-            impl $crate::proto::procedure::Procedure for $name {
+            impl $crate::proto::Procedure for $name {
                 const PROGRAM: u32 = $crate::proto::$program;
                 const NUMBER: i32 = $num;
                 const NAME: &'static str = stringify!($name);
-                const STREAM: Option<$crate::proto::procedure::StreamDirection> =
-                    $crate::procedures!(@dir $($dir)?);
-                const SINCE: $crate::proto::procedure::LibvirtVersion =
-                    $crate::proto::procedure::LibvirtVersion::parse($since);
-                const FDS: Option<$crate::proto::procedure::FdPassing> =
-                    $crate::procedures!(@fds $($fds)?);
+                const STREAM: Option<$crate::proto::StreamDirection> =
+                    $crate::__procedures!(@dir $($dir)?);
+                const SINCE: $crate::proto::LibvirtVersion =
+                    $crate::proto::LibvirtVersion::parse($since);
+                const FDS: Option<$crate::proto::FdPassing> =
+                    $crate::__procedures!(@fds $($fds)?);
                 const METHOD: Option<&'static str> =
-                    $crate::procedures!(@method_name $($obj $meth)?);
+                    $crate::__procedures!(@method_name $($obj $meth)?);
                 type Args = $args;
                 type Ret = $ret;
             }
         )*
 
         /// Every procedure declared in this module.
-        pub const $table: &[$crate::proto::procedure::ProcInfo] = &[
-            $( $crate::proto::procedure::ProcInfo::of::<$name>(), )*
+        pub const $table: &[$crate::proto::ProcInfo] = &[
+            $( $crate::proto::ProcInfo::of::<$name>(), )*
         ];
 
         /// Hand every procedure declared in this module to `v`, in table order.
-        pub fn visit_procedures(v: &mut impl $crate::proto::procedure::ProcedureVisitor) {
+        pub fn visit_procedures(v: &mut impl $crate::proto::ProcedureVisitor) {
             $( v.visit::<$name>(); )*
         }
     };
     (@dir) => { None };
-    (@dir $dir:ident) => { Some($crate::proto::procedure::StreamDirection::$dir) };
+    (@dir $dir:ident) => { Some($crate::proto::StreamDirection::$dir) };
     (@fds) => { None };
-    (@fds $fds:ident) => { Some($crate::proto::procedure::FdPassing::$fds) };
+    (@fds $fds:ident) => { Some($crate::proto::FdPassing::$fds) };
     (@method_name) => { None };
     (@method_name $obj:ident $meth:ident) => {
         Some(concat!(stringify!($obj), "::", stringify!($meth)))

@@ -94,12 +94,12 @@ mod tests {
     use crate::proto::procs::domain::{
         DomainGetBlkioParameters, DomainGetParamsArgs, DomainGetParamsFlags,
     };
-    use crate::proto::types::{Domain, Uuid};
+    use crate::proto::types::{NonnullDomain, Uuid};
 
     #[test]
     fn the_flag_is_added_and_other_bits_kept() {
         let args = DomainGetParamsArgs {
-            dom: Domain {
+            dom: NonnullDomain {
                 name: "d".into(),
                 uuid: Uuid([0; 16]),
                 id: -1,

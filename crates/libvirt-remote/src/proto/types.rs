@@ -3,13 +3,13 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::wire::xdr::xdr_struct;
 use crate::wire::xdr::{
     Decode, DecodeBounded, DecodeError, Decoder, Encode, EncodeBounded, Encoder, LvString,
     vec_for_count,
 };
-use crate::xdr_struct;
 
-/// A typed integer of the protocol: a flag family ([`flag_set!`](crate::flag_set)) or an open
+/// A typed integer of the protocol: a flag family ([`flag_set!`](crate::proto::flags::flag_set)) or an open
 /// set of named values ([`names`](crate::proto::names)). It stands in an argument, reply or
 /// event struct in place of the bare integer, encodes exactly as that integer and converts
 /// from and to it; layers above take and return it as it is.
@@ -76,7 +76,7 @@ impl Decode for Uuid {
 
 xdr_struct! {
     /// `remote_nonnull_domain`. The daemon finds domains by UUID; `id` is -1 when inactive.
-    pub struct Domain {
+    pub struct NonnullDomain {
         /// Name.
         pub name: LvString,
         /// UUID (what the daemon looks the domain up by).
@@ -88,7 +88,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_network`.
-    pub struct Network {
+    pub struct NonnullNetwork {
         /// Name.
         pub name: LvString,
         /// UUID.
@@ -98,7 +98,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_nwfilter`.
-    pub struct NwFilter {
+    pub struct NonnullNwFilter {
         /// Name.
         pub name: LvString,
         /// UUID.
@@ -108,7 +108,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_interface`.
-    pub struct Interface {
+    pub struct NonnullInterface {
         /// Name.
         pub name: LvString,
         /// MAC address.
@@ -118,7 +118,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_storage_pool`. The daemon finds pools by UUID.
-    pub struct StoragePool {
+    pub struct NonnullStoragePool {
         /// Name.
         pub name: LvString,
         /// UUID.
@@ -128,7 +128,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_storage_vol`. The daemon finds volumes by pool name + volume name.
-    pub struct StorageVol {
+    pub struct NonnullStorageVol {
         /// Pool name.
         pub pool: LvString,
         /// Volume name.
@@ -140,7 +140,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_node_device`.
-    pub struct NodeDevice {
+    pub struct NonnullNodeDevice {
         /// Name.
         pub name: LvString,
     }
@@ -148,7 +148,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_secret`.
-    pub struct Secret {
+    pub struct NonnullSecret {
         /// UUID.
         pub uuid: Uuid,
         /// `virSecretUsageType`.
@@ -160,11 +160,11 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_domain_snapshot`.
-    pub struct DomainSnapshot {
+    pub struct NonnullDomainSnapshot {
         /// Snapshot name.
         pub name: LvString,
         /// Owning domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
     }
 }
 
@@ -257,7 +257,7 @@ pub mod typed_param_flags {
     pub const STRING_OKAY: u32 = 4;
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virTypedParameterFlags` as the flags of the getters that take nothing else
     /// (`DomainBlockStatsFlags`, `DomainGetCpuStats`, `NodeGetMemoryParameters`); the
     /// generated methods add [`STRING_OKAY`](Self::STRING_OKAY) as libvirt.so does.
@@ -279,19 +279,19 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_domain_checkpoint`.
-    pub struct DomainCheckpoint {
+    pub struct NonnullDomainCheckpoint {
         /// Checkpoint name.
         pub name: LvString,
         /// Owning domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
     }
 }
 
 xdr_struct! {
     /// `remote_nonnull_network_port`.
-    pub struct NetworkPort {
+    pub struct NonnullNetworkPort {
         /// Owning network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// Port UUID.
         pub uuid: Uuid,
     }
@@ -299,7 +299,7 @@ xdr_struct! {
 
 xdr_struct! {
     /// `remote_nonnull_nwfilter_binding`.
-    pub struct NwFilterBinding {
+    pub struct NonnullNwFilterBinding {
         /// The port device the filter is bound to.
         pub portdev: LvString,
         /// Filter name.

@@ -16,6 +16,9 @@
 
 use std::fmt;
 
+#[doc(inline)]
+pub use crate::__xdr_struct as xdr_struct;
+
 use bytes::{BufMut, Bytes, BytesMut};
 
 /// `REMOTE_STRING_MAX`: the longest `remote_nonnull_string` (4 MiB).
@@ -84,7 +87,7 @@ pub enum EncodeError {
         max: usize,
     },
     /// A value does not fit the narrower integer its field travels as (`name: Type as Wire`
-    /// in [`xdr_struct!`](crate::xdr_struct)).
+    /// in [`xdr_struct!`](crate::wire::xdr::xdr_struct)).
     #[error("{value:#x} does not fit the field's {wire}")]
     DoesNotFit {
         /// The value.
@@ -653,7 +656,7 @@ impl DecodeBounded for LvString {
 // ---- helpers ----------------------------------------------------------------------------
 
 /// Encode `v` (a flag family, or any value with a `u64` form) as the narrower integer `W`:
-/// a field declared `name: Type as W` in [`xdr_struct!`](crate::xdr_struct). A value that
+/// a field declared `name: Type as W` in [`xdr_struct!`](crate::wire::xdr::xdr_struct). A value that
 /// does not fit is recorded as [`EncodeError::DoesNotFit`] (the call is not sent).
 pub fn encode_as<T, W>(v: &T, enc: &mut Encoder)
 where
@@ -699,7 +702,7 @@ pub fn from_bytes<T: Decode>(buf: Bytes) -> Result<T, DecodeError> {
     Ok(v)
 }
 
-/// Field `N` (counting from 0 in declaration order) of an [`xdr_struct!`](crate::xdr_struct)
+/// Field `N` (counting from 0 in declaration order) of an [`xdr_struct!`](crate::wire::xdr::xdr_struct)
 /// struct has type `Ty`: what lets the procedure table's generated handle methods take and
 /// return exactly the types the wire structs declare, without restating them.
 pub trait Field<const N: usize> {
@@ -718,7 +721,7 @@ pub type FieldType<S, const N: usize> = <S as Field<N>>::Ty;
 /// dropped silently ([`encode_as`], [`decode_as`]).
 ///
 /// ```
-/// use libvirt_remote::xdr_struct;
+/// use libvirt_remote::wire::xdr::xdr_struct;
 /// use libvirt_remote::wire::xdr::{self, LvString};
 /// xdr_struct! {
 ///     /// Example.
@@ -733,13 +736,14 @@ pub type FieldType<S, const N: usize> = <S as Field<N>>::Ty;
 /// let b = xdr::to_bytes(&p).unwrap();
 /// assert_eq!(xdr::from_bytes::<Pair>(b).unwrap(), p);
 /// ```
+#[doc(hidden)]
 #[macro_export]
-macro_rules! xdr_struct {
+macro_rules! __xdr_struct {
     (
         $(#[$meta:meta])*
         pub struct $name:ident { $($body:tt)* }
     ) => {
-        $crate::xdr_struct!(@struct [$(#[$meta])*] $name [] { $($body)* });
+        $crate::__xdr_struct!(@struct [$(#[$meta])*] $name [] { $($body)* });
     };
     // One type parameter with a default: a layout shared by procedures whose `flags` field
     // belongs to different flag families (`DomainFlagsArgs<DomainDestroyFlags>`, …).
@@ -747,7 +751,7 @@ macro_rules! xdr_struct {
         $(#[$meta:meta])*
         pub struct $name:ident<$G:ident = $D:ty> { $($body:tt)* }
     ) => {
-        $crate::xdr_struct!(@struct [$(#[$meta])*] $name [$G = $D] { $($body)* });
+        $crate::__xdr_struct!(@struct [$(#[$meta])*] $name [$G = $D] { $($body)* });
     };
     // The struct, its `Encode`/`Decode` and its `Field<N>` impls; `[G = D]`: the type
     // parameter and its default, if any.
@@ -771,23 +775,23 @@ macro_rules! xdr_struct {
         impl<$($G: $crate::wire::xdr::Encode)?> $crate::wire::xdr::Encode for $name<$($G)?> {
             #[allow(unused_variables)]
             fn encode(&self, enc: &mut $crate::wire::xdr::Encoder) {
-                $( $crate::xdr_struct!(@enc self.$field, enc $(, $max)? $(; $wire)?); )*
+                $( $crate::__xdr_struct!(@enc self.$field, enc $(, $max)? $(; $wire)?); )*
             }
         }
 
         impl<$($G: $crate::wire::xdr::Decode)?> $crate::wire::xdr::Decode for $name<$($G)?> {
-            const MIN_SIZE: usize = 0 $( + $crate::xdr_struct!(@min $ty $(, $max)? $(; $wire)?) )*;
+            const MIN_SIZE: usize = 0 $( + $crate::__xdr_struct!(@min $ty $(, $max)? $(; $wire)?) )*;
             #[allow(unused_variables)]
             fn decode(
                 dec: &mut $crate::wire::xdr::Decoder,
             ) -> ::core::result::Result<Self, $crate::wire::xdr::DecodeError> {
                 Ok(Self {
-                    $( $field: $crate::xdr_struct!(@dec $ty, dec $(, $max)? $(; $wire)?), )*
+                    $( $field: $crate::__xdr_struct!(@dec $ty, dec $(, $max)? $(; $wire)?), )*
                 })
             }
         }
 
-        $crate::xdr_struct!(@fields $name [$($G)?] [] $($ty,)*);
+        $crate::__xdr_struct!(@fields $name [$($G)?] [] $($ty,)*);
     };
     // `Field<N>` per field, counting in unary; `[G]`: the struct's type parameter, if any.
     (@fields $name:ident [$($g:ident)?] [$($c:tt)*]) => {};
@@ -796,7 +800,7 @@ macro_rules! xdr_struct {
         impl<$($g)?> $crate::wire::xdr::Field<{ 0 $(+ $c)* }> for $name<$($g)?> {
             type Ty = $ty;
         }
-        $crate::xdr_struct!(@fields $name [$($g)?] [$($c)* 1] $($rest)*);
+        $crate::__xdr_struct!(@fields $name [$($g)?] [$($c)* 1] $($rest)*);
     };
     (@enc $v:expr, $enc:ident) => { $crate::wire::xdr::Encode::encode(&$v, $enc) };
     (@enc $v:expr, $enc:ident, $max:expr) => {

@@ -38,7 +38,7 @@ pub async fn run(c: &Client, a: Args) -> R {
             {
                 c.call::<ConnectGetLibVersion>(&()).await?;
             }
-            Ok::<(), libvirt_remote::CallError>(())
+            Ok::<(), libvirt_remote::conn::CallError>(())
         }));
     }
     for t in tasks {

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use libvirt_remote::prelude::*;
+use libvirt_remote::proto::names::IpAddrType;
 use libvirt_remote::proto::procs::connect::ConnectListAllDomainsFlags;
-use libvirt_remote::proto::procs::domain::{DomainXmlFlags, InterfaceAddressesSource, IpAddrType};
+use libvirt_remote::proto::procs::domain::{DomainXmlFlags, InterfaceAddressesSource};
 use libvirt_remote::proto::procs::qemu::{QemuMonitorCommandFlags, agent_timeout};
 use libvirt_remote::proto::procs::snapshot::{
     DomainSnapshotCreateFlags, DomainSnapshotRevertFlags,
@@ -527,7 +528,7 @@ async fn list(c: &Connect, all: bool, inactive: bool, names: bool, uuids: bool) 
         };
         (d.id < 0, d.id, name)
     });
-    let id_text = |d: &libvirt_remote::proto::types::Domain| {
+    let id_text = |d: &libvirt_remote::proto::types::NonnullDomain| {
         if d.id < 0 {
             "-".to_string()
         } else {

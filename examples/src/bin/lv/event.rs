@@ -257,16 +257,16 @@ fn known(text: Option<&'static str>) -> &'static str {
 }
 
 /// virsh's `NULLSTR`.
-fn null_str(s: Option<&libvirt_remote::LvString>) -> String {
+fn null_str(s: Option<&libvirt_remote::wire::xdr::LvString>) -> String {
     s.map_or_else(|| "<null>".to_string(), ToString::to_string)
 }
 
 fn block_job(
     name: &str,
-    dom: &libvirt_remote::LvString,
-    disk: &libvirt_remote::LvString,
-    kind: libvirt_remote::proto::BlockJobType,
-    status: libvirt_remote::proto::BlockJobStatus,
+    dom: &libvirt_remote::wire::xdr::LvString,
+    disk: &libvirt_remote::wire::xdr::LvString,
+    kind: libvirt_remote::proto::names::BlockJobType,
+    status: libvirt_remote::proto::names::BlockJobStatus,
 ) -> String {
     let (kind, status) = (known(kind.text()), known(status.text()));
     format!("event '{name}' for domain '{dom}': {kind} for {disk} {status}")
@@ -352,7 +352,7 @@ pub async fn run(conn: &libvirt_remote::Connect, a: Args) -> R<bool> {
 /// The name of lifecycle event `e` in lower case: `virDomainEventType` for domains, the
 /// lifecycle enums of networks, pools, node devices and secrets otherwise.
 fn event_name(kind: EventKind, e: i32) -> String {
-    use libvirt_remote::proto::{
+    use libvirt_remote::proto::names::{
         DomainEventType, NetworkEventType, NodeDeviceEventType, SecretEventType,
         StoragePoolEventType,
     };
@@ -370,7 +370,7 @@ fn event_name(kind: EventKind, e: i32) -> String {
 async fn event_lines(
     c: &Client,
     kind: EventKind,
-) -> Result<BoxStream<'static, Out>, libvirt_remote::CallError> {
+) -> Result<BoxStream<'static, Out>, libvirt_remote::conn::CallError> {
     use libvirt_remote::proto::events::{
         NetworkEvent, NodeDeviceEvent, SecretEvent, StoragePoolEvent,
     };
@@ -388,8 +388,8 @@ async fn event_lines(
 async fn lifecycle_lines<K: libvirt_remote::proto::events::EventKind>(
     c: &Client,
     kind: EventKind,
-    name: fn(&K::Object) -> &libvirt_remote::LvString,
-) -> Result<BoxStream<'static, Out>, libvirt_remote::CallError> {
+    name: fn(&K::Object) -> &libvirt_remote::wire::xdr::LvString,
+) -> Result<BoxStream<'static, Out>, libvirt_remote::conn::CallError> {
     use clap::ValueEnum;
     let events = c.subscribe::<K>(K::LIFECYCLE, None).await?;
     let label = kind.to_possible_value().expect("no skipped variants");
@@ -427,12 +427,12 @@ async fn lv_form(c: &Client, kind: EventKind, count: Option<u64>) -> R {
 #[cfg(test)]
 mod tests {
     use libvirt_remote::proto::events::{BalloonChange, DomainEvent, Lifecycle, TrayChange};
-    use libvirt_remote::proto::types::Domain;
+    use libvirt_remote::proto::types::NonnullDomain;
 
     use super::domain_line;
 
-    fn dom() -> Domain {
-        Domain {
+    fn dom() -> NonnullDomain {
+        NonnullDomain {
             name: "d".into(),
             uuid: libvirt_remote::proto::types::Uuid::default(),
             id: 1,
@@ -443,8 +443,8 @@ mod tests {
     fn events_print_like_virsh() {
         let l = DomainEvent::Lifecycle(Lifecycle {
             dom: dom(),
-            event: libvirt_remote::proto::DomainEventType(5),
-            detail: libvirt_remote::proto::StoppedDetail::DESTROYED.into(),
+            event: libvirt_remote::proto::names::DomainEventType(5),
+            detail: libvirt_remote::proto::names::StoppedDetail::DESTROYED.into(),
         });
         assert_eq!(
             domain_line(&l),
@@ -453,7 +453,7 @@ mod tests {
         let t = DomainEvent::TrayChange(TrayChange {
             dom: dom(),
             dev_alias: "sata0".into(),
-            reason: libvirt_remote::proto::TrayChangeReason(1),
+            reason: libvirt_remote::proto::names::TrayChangeReason(1),
         });
         assert_eq!(
             domain_line(&t),

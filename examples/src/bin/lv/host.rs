@@ -2,8 +2,8 @@
 //! nodedev-list, secret-list, nwfilter-list.
 
 use libvirt_remote::prelude::*;
+use libvirt_remote::proto::names::SecretUsageType;
 use libvirt_remote::proto::procs::interface::ConnectListAllInterfacesFlags;
-use libvirt_remote::proto::procs::secret::SecretUsageType;
 
 use crate::table::Table;
 use crate::{R, err};

@@ -52,21 +52,21 @@ macro_rules! say {
 /// What a command returns: its error is printed as `error: …` (libvirt's message included).
 pub type R<T = ()> = Result<T, String>;
 
-/// A failed call, from the raw client ([`libvirt_remote::CallError`]) or from a handle method
+/// A failed call, from the raw client ([`libvirt_remote::conn::CallError`]) or from a handle method
 /// ([`libvirt_remote::Error`]).
 pub trait Failure: std::fmt::Display {
     /// The daemon's error, if it sent one.
-    fn remote_error(&self) -> Option<&libvirt_remote::RemoteError>;
+    fn remote_error(&self) -> Option<&libvirt_remote::proto::RemoteError>;
 }
 
-impl Failure for libvirt_remote::CallError {
-    fn remote_error(&self) -> Option<&libvirt_remote::RemoteError> {
+impl Failure for libvirt_remote::conn::CallError {
+    fn remote_error(&self) -> Option<&libvirt_remote::proto::RemoteError> {
         self.remote()
     }
 }
 
 impl Failure for libvirt_remote::Error {
-    fn remote_error(&self) -> Option<&libvirt_remote::RemoteError> {
+    fn remote_error(&self) -> Option<&libvirt_remote::proto::RemoteError> {
         self.remote()
     }
 }

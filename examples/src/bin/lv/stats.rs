@@ -217,7 +217,7 @@ fn c_fixed(x: f64) -> String {
 pub async fn domains_with_state(
     c: &Connect,
     flags: ConnectListAllDomainsFlags,
-) -> R<Vec<(types::Domain, DomainState)>> {
+) -> R<Vec<(types::NonnullDomain, DomainState)>> {
     let bulk = ConnectGetAllDomainStatsFlags::from_bits_retain(flags.bits());
     match c.all_domain_stats(&[], DomainStatsTypes::STATE, bulk).await {
         Ok(records) => Ok(records
@@ -283,7 +283,7 @@ mod tests {
     fn records_print_as_virsh_prints_them() {
         use libvirt_remote::proto::types::TypedParam;
         let rec = |name: &str, params: Vec<(&str, TypedParamValue)>| DomainStatsRecord {
-            dom: types::Domain {
+            dom: types::NonnullDomain {
                 name: name.into(),
                 uuid: Uuid([0; 16]),
                 id: -1,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use examples::progress_bar;
 use libvirt_remote::prelude::*;
+use libvirt_remote::proto::names::{StoragePoolState, StorageVolType};
 use libvirt_remote::proto::procs::storage::ConnectListAllStoragePoolsFlags;
-use libvirt_remote::proto::{StoragePoolState, StorageVolType};
 
 use crate::table::{Table, field, pretty_size, yes_no};
 use crate::{R, err, lookup, text};

@@ -67,18 +67,18 @@ use libvirt_remote::conn::{
     BATCH_MAX, CALLER_WRITE_MAX, CallError, Config, ConnectionError, KeepaliveConfig, Output,
     ProtocolViolation, StreamError, StreamItem, StreamMisuse, SubscriberId, WriteTurn, Writer,
 };
-use libvirt_remote::proto::error::{RemoteError, WireError};
 use libvirt_remote::proto::events::{
     self, CallbackMsg, ConnectionClosedMsg, DomainEvent, DomainOnly, Lifecycle,
 };
 use libvirt_remote::proto::limits::MESSAGE_NUM_FDS_MAX;
+use libvirt_remote::proto::names::{ConnectCloseReason, DomainEventType};
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
-use libvirt_remote::proto::types::{Domain, StreamHole, Uuid};
-use libvirt_remote::proto::{ConnectCloseReason, DomainEventType};
+use libvirt_remote::proto::types::{NonnullDomain, StreamHole, Uuid};
 use libvirt_remote::proto::{
     KEEPALIVE_PING, KEEPALIVE_PONG, KEEPALIVE_PROGRAM, LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM,
     StreamDirection, program_version,
 };
+use libvirt_remote::proto::{RemoteError, WireError};
 use libvirt_remote::wire::frame::{self, Frame, Header, MIN_FRAME_LEN, MessageStatus, MessageType};
 use libvirt_remote::wire::xdr;
 
@@ -388,8 +388,8 @@ fn keepalive_config(k: Option<(u8, u8)>) -> Option<KeepaliveConfig> {
     })
 }
 
-fn domain() -> Domain {
-    Domain {
+fn domain() -> NonnullDomain {
+    NonnullDomain {
         name: "fuzz".into(),
         uuid: Uuid([7; 16]),
         id: -1,

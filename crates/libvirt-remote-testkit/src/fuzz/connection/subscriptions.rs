@@ -29,8 +29,6 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 use libvirt_remote::conn::{CallError, ConnectionError, SubscriberId};
-use libvirt_remote::proto::REMOTE_PROGRAM;
-use libvirt_remote::proto::error::{RemoteError, WireError};
 use libvirt_remote::proto::events::{
     CallbackMsg, DomainEvent, DomainOnly, Event, EventKind, Kind, Lifecycle, RtcChange,
     SecretEvent, SecretLifecycle, event_id, procs,
@@ -39,16 +37,15 @@ use libvirt_remote::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use libvirt_remote::proto::procs::connect::{
     ConnectDomainEventRegisterAnyArgs, ConnectDomainEventRegisterRet,
 };
-use libvirt_remote::proto::types::{Secret, Uuid};
+use libvirt_remote::proto::types::{NonnullSecret, Uuid};
+use libvirt_remote::proto::{REMOTE_PROGRAM, RemoteError, WireError};
 use libvirt_remote::wire::frame::{Frame, Header, MessageStatus};
 use libvirt_remote::wire::xdr;
 
 use super::input::SubOp;
 use super::{Harness, domain};
 use crate::peer::{self, call_header};
-use libvirt_remote::proto::DomainEventType;
-use libvirt_remote::proto::SecretEventType;
-use libvirt_remote::proto::SecretUsageType;
+use libvirt_remote::proto::names::{DomainEventType, SecretEventType, SecretUsageType};
 
 /// A registration key: (kind, event id); the object filter is `None`. The legacy lifecycle
 /// registration has event id 0.
@@ -350,7 +347,7 @@ impl Harness {
                         &CallbackMsg {
                             callback_id,
                             body: SecretLifecycle {
-                                secret: Secret {
+                                secret: NonnullSecret {
                                     uuid: Uuid([3; 16]),
                                     usage_type: SecretUsageType::VOLUME,
                                     usage_id: "/fuzz".into(),

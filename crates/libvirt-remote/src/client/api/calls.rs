@@ -13,9 +13,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use tracing::Instrument;
 
-use crate::client::Client;
-use crate::client::direct;
 use crate::client::shared::{CallSlot, Inner};
+use crate::client::{Client, direct};
 use crate::conn::reconnect::Admission;
 use crate::conn::{CallError, Connection, WriteTurn};
 use crate::proto::{self, Procedure};
@@ -43,8 +42,8 @@ impl Client {
     /// parameters out of the answer ([`proto::typed_params`]).
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::Domain)
-    /// # -> Result<(), libvirt_remote::CallError> {
+    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::NonnullDomain)
+    /// # -> Result<(), libvirt_remote::conn::CallError> {
     /// use libvirt_remote::proto::procs::domain::{DomainGetBlkioParameters, DomainGetParamsArgs};
     ///
     /// let args = DomainGetParamsArgs { dom, nparams: 0, flags: Default::default() };
@@ -109,8 +108,8 @@ impl Client {
     /// was dropped are closed when the reply arrives.
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::Domain)
-    /// # -> Result<(), libvirt_remote::CallError> {
+    /// # async fn demo(client: libvirt_remote::Client, dom: libvirt_remote::proto::types::NonnullDomain)
+    /// # -> Result<(), libvirt_remote::conn::CallError> {
     /// use libvirt_remote::proto::procs::domain::{DomainOpenGraphicsArgs, DomainOpenGraphicsFd};
     ///
     /// let args = DomainOpenGraphicsArgs { dom, idx: 0, flags: Default::default() };

@@ -7,7 +7,7 @@
 //! `{:#}`, `ProviderError::chain`) therefore shows each message once.
 
 #[cfg(feature = "tls")]
-use crate::client::TlsError;
+use crate::client::tls::TlsError;
 use crate::client::{ConnectError, TransferError};
 use crate::conn::error::error_predicates;
 use crate::conn::handshake::HandshakeError;
@@ -98,8 +98,8 @@ impl ConnectError {
     /// [`ConnectOptions::connect_timeout`]: crate::client::ConnectOptions::connect_timeout
     pub fn is_timeout(&self) -> bool {
         #[cfg(feature = "ssh")]
-        if let Some(crate::SshError::ConnectTimeout { .. }) =
-            self.ssh().map(crate::SshError::innermost)
+        if let Some(ssh_socket::SshError::ConnectTimeout { .. }) =
+            self.ssh().map(ssh_socket::SshError::innermost)
         {
             return true;
         }
@@ -108,7 +108,7 @@ impl ConnectError {
 
     /// The SSH transport's error, if that is what failed (feature `ssh`).
     #[cfg(feature = "ssh")]
-    pub fn ssh(&self) -> Option<&crate::SshError> {
+    pub fn ssh(&self) -> Option<&ssh_socket::SshError> {
         match self {
             Self::Ssh(e) => Some(e),
             _ => None,
@@ -136,19 +136,19 @@ impl ConnectError {
 enum NoSsh {}
 
 #[cfg(feature = "ssh")]
-fn ssh_is_host_key(e: &crate::SshError) -> bool {
+fn ssh_is_host_key(e: &ssh_socket::SshError) -> bool {
     e.is_host_key()
 }
 
 #[cfg(feature = "ssh")]
-fn ssh_is_auth(e: &crate::SshError) -> bool {
-    use crate::SshError as S;
+fn ssh_is_auth(e: &ssh_socket::SshError) -> bool {
+    use ssh_socket::SshError as S;
     matches!(e, S::Auth { .. } | S::Agent { .. } | S::KeyFile { .. })
 }
 
 #[cfg(feature = "ssh")]
-fn ssh_is_unreachable(e: &crate::SshError) -> bool {
-    use crate::SshError as S;
+fn ssh_is_unreachable(e: &ssh_socket::SshError) -> bool {
+    use ssh_socket::SshError as S;
     matches!(
         e,
         S::Connect { .. } | S::ConnectTimeout { .. } | S::ChannelOpen { .. }
@@ -200,7 +200,9 @@ fn ssh_is_unreachable(e: &NoSsh) -> bool {
 /// matches `&**e`, or take the accessors (`as_call()`, …):
 ///
 /// ```
-/// use libvirt_remote::{CallError, Error, ErrorCode, RemoteError};
+/// use libvirt_remote::Error;
+/// use libvirt_remote::conn::CallError;
+/// use libvirt_remote::proto::{ErrorCode, RemoteError};
 ///
 /// fn describe(e: &Error) -> &'static str {
 ///     match e {
@@ -215,7 +217,7 @@ fn ssh_is_unreachable(e: &NoSsh) -> bool {
 /// }
 /// let e = Error::from(CallError::from(RemoteError::new(
 ///     ErrorCode::NO_DOMAIN,
-///     libvirt_remote::ErrorDomain::QEMU,
+///     libvirt_remote::proto::ErrorDomain::QEMU,
 ///     "Domain not found",
 /// )));
 /// assert_eq!(describe(&e), "no such domain");

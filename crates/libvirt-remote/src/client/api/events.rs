@@ -15,15 +15,13 @@ use std::task::{Context, Poll};
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
-use crate::client::Client;
+use crate::client::handles::{Connect, Domain, Network, NodeDevice, Secret, StoragePool};
 use crate::client::shared::Inner;
+use crate::client::{Client, Error};
 use crate::conn::{CallError, ConnectionError, SubscriberId};
 use crate::proto::Procedure;
-use crate::proto::events::{
-    DomainEvent, Event, EventKind, Kind, NetworkEvent, NodeDeviceEvent, QemuMonitorEvent,
-    SecretEvent, StoragePoolEvent, TypedEvent, event_id, network_event_id, pool_event_id,
-};
-use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool};
+use crate::proto::events::{DomainEvent, Event, EventKind, Kind, QemuMonitorEvent, TypedEvent};
+use crate::proto::types::{self, NonnullDomain};
 
 /// The gap a reconnect leaves in a subscription: events between `lost_at` and
 /// `resubscribed_at` were not seen. The first item of the subscription after a reconnect
@@ -159,8 +157,10 @@ impl Subscriber {
     }
 }
 
-/// A subscription to one event id of one family: [`DomainEvent`]s by default, or
-/// [`NetworkEvent`], [`StoragePoolEvent`], [`NodeDeviceEvent`], [`SecretEvent`]. Ends
+/// A subscription to one event id of one family ([`Client::subscribe`]): [`DomainEvent`]s by
+/// default, or [`NetworkEvent`](crate::proto::events::NetworkEvent),
+/// [`StoragePoolEvent`](crate::proto::events::StoragePoolEvent),
+/// [`NodeDeviceEvent`](crate::proto::events::NodeDeviceEvent), [`SecretEvent`](crate::proto::events::SecretEvent). Ends
 /// (`None`) when the connection dies.
 ///
 /// Subscriptions to the same event id and object on one connection share one daemon
@@ -243,7 +243,8 @@ impl<E> futures::Stream for EventStream<E> {
 }
 
 /// A subscription to one event ([`TypedEvent`]: `event_id::Lifecycle`,
-/// `network_event_id::Lifecycle`, `event_id::Reboot`, …) that yields that event's body
+/// `network_event_id::Lifecycle`, `event_id::Reboot`, …), made by [`Connect::subscribe`] or a
+/// handle's `subscribe` ([`Domain::subscribe`], …), that yields that event's body
 /// only (a [`Lifecycle`](crate::proto::events::Lifecycle) for domain lifecycle events). Ends (`None`) when the connection
 /// dies; dropping it deregisters like an [`EventStream`], which it wraps.
 pub struct Subscription<T: TypedEvent> {
@@ -330,8 +331,15 @@ impl<E> Drop for EventStream<E> {
 }
 
 impl Client {
-    /// Subscribe to event id `event_id` of family `K` ([`DomainEvent`], [`NetworkEvent`],
-    /// [`StoragePoolEvent`], [`NodeDeviceEvent`], [`SecretEvent`]) for one object or all.
+    /// Subscribe to event id `event_id` of family `K` ([`DomainEvent`],
+    /// [`NetworkEvent`](crate::proto::events::NetworkEvent), [`StoragePoolEvent`](crate::proto::events::StoragePoolEvent),
+    /// [`NodeDeviceEvent`](crate::proto::events::NodeDeviceEvent), [`SecretEvent`](crate::proto::events::SecretEvent)) for one
+    /// object or (`None`) all; the stream yields the family's enum.
+    ///
+    /// The untyped form, for an event id chosen at run time (`lv event --event NAME`) or for
+    /// code that drives the raw procedure table. A program that knows its event uses
+    /// [`Connect::subscribe`] or a handle's `subscribe` ([`Domain::subscribe`], …), which
+    /// yield that event's body.
     ///
     /// The subscriber is attached before the register call goes out, so an event right behind
     /// the reply is not lost. Cancel safe: dropping the future detaches it (and a
@@ -357,7 +365,7 @@ impl Client {
     /// [`subscribe`](Self::subscribe).
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::CallError> {
+    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::conn::CallError> {
     /// let mut qmp = client.subscribe_qemu_monitor_events(None, Some("STOP"), 0).await?;
     /// while let Some(ev) = qmp.next().await {
     ///     println!("{}: {} at {}", ev.dom.name, ev.event, ev.seconds);
@@ -366,7 +374,7 @@ impl Client {
     /// ```
     pub async fn subscribe_qemu_monitor_events(
         &self,
-        dom: Option<Domain>,
+        dom: Option<NonnullDomain>,
         event: Option<&str>,
         flags: u32,
     ) -> Result<EventStream<QemuMonitorEvent>, CallError> {
@@ -387,7 +395,7 @@ impl Client {
     /// Subscribe through the legacy registration
     /// ([`ConnectDomainEventRegister`](crate::proto::procs::connect::ConnectDomainEventRegister)):
     /// lifecycle events ([`DomainEvent::Lifecycle`]) of every domain, as libvirt's oldest
-    /// clients receive them. Prefer [`subscribe_lifecycle`](Self::subscribe_lifecycle); this
+    /// clients receive them. Prefer [`Connect::subscribe`] (`conn.subscribe::<event_id::Lifecycle>()`); this
     /// is for code that must see what a legacy registration sees. The stream's
     /// [`callback_id`](EventStream::callback_id) is `LIFECYCLE`'s event id (0): libvirtd
     /// holds this registration and the any-registration of `LIFECYCLE` as one callback, so
@@ -413,7 +421,7 @@ impl Client {
     /// of `event_id` (0 to 15, [`crate::proto::events::event_id`]): that event of
     /// every domain, as the legacy `DOMAIN_EVENT_*` messages carry it (no callback id; the
     /// stream's [`callback_id`](EventStream::callback_id) is the event id). libvirtd refuses
-    /// ids from 16 on (they have no legacy message). Prefer [`subscribe`](Self::subscribe);
+    /// ids from 16 on (they have no legacy message). Prefer [`Connect::subscribe`];
     /// this is for code that must see what a pre-callback client sees.
     pub async fn subscribe_domain_events_legacy_any(
         &self,
@@ -488,110 +496,82 @@ impl Client {
         Ok(stream)
     }
 
-    /// Subscribe to one event, typed: `T` names it (`event_id::Lifecycle`,
-    /// `network_event_id::Lifecycle`, `event_id::Reboot`, … in [`crate::proto::events`]),
-    /// and the subscription yields its bodies only. For one object or (`None`) all.
-    ///
-    /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::CallError> {
-    /// use libvirt_remote::proto::events::pool_event_id;
-    ///
-    /// let mut pools = client.subscribe_to::<pool_event_id::Lifecycle>(None).await?;
-    /// while let Some(ev) = pools.next().await {
-    ///     println!("{}: event {} detail {}", ev.pool.name, ev.event, ev.detail);
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub async fn subscribe_to<T: TypedEvent>(
+    /// A typed subscription ([`Connect::subscribe`] and the handles' `subscribe`) for one
+    /// object or (`None`) all.
+    pub(crate) async fn subscribe_to<T: TypedEvent>(
         &self,
         object: Option<<T::Family as EventKind>::Object>,
     ) -> Result<Subscription<T>, CallError> {
         let events = self.subscribe::<T::Family>(T::ID, object).await?;
         Ok(Subscription { events })
     }
+}
 
-    /// Domain lifecycle events (defined, started, stopped, …) for one domain or (`None`)
-    /// all: [`Lifecycle`](crate::proto::events::Lifecycle) bodies only, read with [`Subscription::next`].
+impl Connect {
+    /// Subscribe to one event of every object: `T` names it (`event_id::Lifecycle`,
+    /// `event_id::Reboot`, `network_event_id::Lifecycle`, `pool_event_id::Refresh`, … in
+    /// [`crate::proto::events`]) and the [`Subscription`] yields its bodies, each naming its
+    /// object (`ev.dom`, `ev.net`, …). For one object's events, call `subscribe` on its handle
+    /// ([`Domain::subscribe`], [`Network::subscribe`], …). libvirt's
+    /// `virConnectDomainEventRegisterAny` and its siblings (`virt`'s
+    /// `domain_event_register_any`), as a stream instead of a callback.
+    ///
+    /// Subscriptions to the same event and object on one connection share one daemon
+    /// registration; each has its own bounded queue (a subscriber that falls behind loses
+    /// events, counted by [`Subscription::missed`], and never slows the connection); dropping
+    /// the last deregisters. Cancel safe. The [`Client`] underneath has the untyped form by
+    /// event id ([`Client::subscribe`]), the QEMU monitor's events and the legacy
+    /// registrations.
     ///
     /// ```no_run
-    /// # async fn demo(client: libvirt_remote::Client) -> Result<(), libvirt_remote::CallError> {
-    /// let mut events = client.subscribe_lifecycle(None).await?;
-    /// while let Some(ev) = events.next().await {
-    ///     println!("{}: event {} detail {}", ev.dom.name, ev.event, ev.detail);
+    /// # async fn demo(conn: libvirt_remote::Connect) -> Result<(), libvirt_remote::Error> {
+    /// use libvirt_remote::proto::events::pool_event_id;
+    ///
+    /// let mut pools = conn.subscribe::<pool_event_id::Lifecycle>().await?;
+    /// while let Some(ev) = pools.next().await {
+    ///     println!("{}: event {} detail {}", ev.pool.name, ev.event, ev.detail);
     /// }
     /// # Ok(()) }
     /// ```
-    pub async fn subscribe_lifecycle(
-        &self,
-        dom: Option<Domain>,
-    ) -> Result<Subscription<event_id::Lifecycle>, CallError> {
-        self.subscribe_to::<event_id::Lifecycle>(dom).await
+    #[doc(alias = "domain_event_register_any")]
+    #[doc(alias = "network_event_register_any")]
+    #[doc(alias = "storage_pool_event_register_any")]
+    #[doc(alias = "node_device_event_register_any")]
+    #[doc(alias = "secret_event_register_any")]
+    pub async fn subscribe<T: TypedEvent>(&self) -> Result<Subscription<T>, Error> {
+        Ok(self.client().subscribe_to::<T>(None).await?)
     }
+}
 
-    /// Network lifecycle events ([`NetworkLifecycle`](crate::proto::events::NetworkLifecycle) bodies) for one network or all.
-    pub async fn subscribe_network_lifecycle(
-        &self,
-        net: Option<Network>,
-    ) -> Result<Subscription<network_event_id::Lifecycle>, CallError> {
-        self.subscribe_to::<network_event_id::Lifecycle>(net).await
-    }
+/// `subscribe` on the handles whose event families take an object filter: one row per
+/// handle, with the `virt`/libvirt name it answers to.
+macro_rules! subscribe_on_handles {
+    ($($handle:ident($wire:ident) $alias:literal $family:literal $example:literal;)*) => {$(
+        impl $handle {
+            #[doc = concat!(
+                "Subscribe to one event of this ", $family, " only: `T` names it (`",
+                $example, "`, … in [`crate::proto::events`]). As [`Connect::subscribe`] \
+                (which watches every object), with this object as the registration's filter."
+            )]
+            #[doc(alias = $alias)]
+            pub async fn subscribe<T>(&self) -> Result<Subscription<T>, Error>
+            where
+                T: TypedEvent,
+                T::Family: EventKind<Object = types::$wire>,
+            {
+                let object = Some(self.wire().clone());
+                Ok(self.connect().client().subscribe_to::<T>(object).await?)
+            }
+        }
+    )*};
+}
 
-    /// Storage pool lifecycle events ([`StoragePoolLifecycle`](crate::proto::events::StoragePoolLifecycle) bodies) for one pool or all.
-    pub async fn subscribe_pool_lifecycle(
-        &self,
-        pool: Option<StoragePool>,
-    ) -> Result<Subscription<pool_event_id::Lifecycle>, CallError> {
-        self.subscribe_to::<pool_event_id::Lifecycle>(pool).await
-    }
-
-    /// [`subscribe`](Self::subscribe) to a domain event id
-    /// ([`crate::proto::events::event_id`]) for one domain or all.
-    pub async fn subscribe_domain_events(
-        &self,
-        event_id: i32,
-        dom: Option<Domain>,
-    ) -> Result<EventStream<DomainEvent>, CallError> {
-        self.subscribe::<DomainEvent>(event_id, dom).await
-    }
-
-    /// [`subscribe`](Self::subscribe) to a network event id
-    /// ([`network_event_id`]) for one network or all.
-    pub async fn subscribe_network_events(
-        &self,
-        event_id: i32,
-        net: Option<Network>,
-    ) -> Result<EventStream<NetworkEvent>, CallError> {
-        self.subscribe::<NetworkEvent>(event_id, net).await
-    }
-
-    /// [`subscribe`](Self::subscribe) to a storage pool event id
-    /// ([`pool_event_id`]) for one pool or all.
-    pub async fn subscribe_storage_pool_events(
-        &self,
-        event_id: i32,
-        pool: Option<StoragePool>,
-    ) -> Result<EventStream<StoragePoolEvent>, CallError> {
-        self.subscribe::<StoragePoolEvent>(event_id, pool).await
-    }
-
-    /// [`subscribe`](Self::subscribe) to a node device event id
-    /// ([`node_device_event_id`](crate::proto::events::node_device_event_id)) for one device
-    /// or all.
-    pub async fn subscribe_node_device_events(
-        &self,
-        event_id: i32,
-        dev: Option<NodeDevice>,
-    ) -> Result<EventStream<NodeDeviceEvent>, CallError> {
-        self.subscribe::<NodeDeviceEvent>(event_id, dev).await
-    }
-
-    /// [`subscribe`](Self::subscribe) to a secret event id
-    /// ([`secret_event_id`](crate::proto::events::secret_event_id)) for one secret or all.
-    pub async fn subscribe_secret_events(
-        &self,
-        event_id: i32,
-        secret: Option<Secret>,
-    ) -> Result<EventStream<SecretEvent>, CallError> {
-        self.subscribe::<SecretEvent>(event_id, secret).await
-    }
+subscribe_on_handles! {
+    Domain(NonnullDomain) "domain_event_register_any" "domain" "event_id::Lifecycle";
+    Network(NonnullNetwork) "network_event_register_any" "network" "network_event_id::Lifecycle";
+    StoragePool(NonnullStoragePool) "storage_pool_event_register_any" "pool"
+        "pool_event_id::Refresh";
+    NodeDevice(NonnullNodeDevice) "node_device_event_register_any" "device"
+        "node_device_event_id::Update";
+    Secret(NonnullSecret) "secret_event_register_any" "secret" "secret_event_id::ValueChanged";
 }

@@ -4,7 +4,7 @@
 //! The methods are not written here: each row of the procedure tables
 //! ([`proto::procs`](crate::proto::procs)) that names an object and a method is expanded into
 //! one here (`client::api::methods`, from the rows the table hands over; the row grammar is
-//! [`procedures!`](crate::procedures)'s). The handles' own accessors (`name()` and
+//! [`procedures!`](crate::proto::procedures)'s). The handles' own accessors (`name()` and
 //! `name_bytes()`, `uuid()`, …) are columns of their declaration (`handles!`). A method takes the row's argument struct's
 //! fields except the handle itself, each of one concrete type ([`Param`]): strings as
 //! `&str` (`Option<&str>` when optional), another object as its handle (`&StorageVol`),
@@ -31,6 +31,10 @@
 //! [`Domain::open_channel`], [`Domain::screenshot`]; they return the stream's typed end
 //! ([`Upload`], [`Download`], [`Duplex`]). Tunnelled migration and the procedures that pass
 //! file descriptors have none: use the [`Client`] (`conn.client()`).
+//!
+//! Events come from the handles too: [`Connect::subscribe`] for every object,
+//! `subscribe` on a [`Domain`], [`Network`], [`StoragePool`], [`NodeDevice`] or [`Secret`] for
+//! that object (`dom.subscribe::<event_id::Lifecycle>()`), one generic method for every event.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -95,7 +99,8 @@ impl Connect {
             .map(Self::from)
     }
 
-    /// The low-level client: typed calls by procedure, streams, event subscriptions.
+    /// The low-level client: typed calls by procedure, streams by procedure, untyped and QEMU
+    /// monitor event subscriptions (typed ones: [`subscribe`](Self::subscribe)).
     pub fn client(&self) -> &Client {
         &self.client
     }
@@ -111,7 +116,7 @@ impl Connect {
     }
 
     /// A handle on this connection for an object identity from the wire (a
-    /// [`types::Domain`] becomes a [`Domain`], a `Vec` of them a `Vec` of handles), e.g. one
+    /// [`types::NonnullDomain`] becomes a [`Domain`], a `Vec` of them a `Vec` of handles), e.g. one
     /// taken from an event or from a handle of another connection (see the
     /// [module docs](self) for what that means).
     pub fn bind<W: Lift>(&self, wire: W) -> W::Out {
@@ -229,7 +234,7 @@ macro_rules! handles {
 
 handles! {
     /// A domain (a guest; libvirt's `virDomainPtr`).
-    Domain(Domain)
+    Domain(NonnullDomain)
         strings [name / name_bytes = name "The domain's name"]
         uuid ["The domain's UUID"]
     {
@@ -240,32 +245,32 @@ handles! {
         }
     }
     /// A storage pool (`virStoragePoolPtr`).
-    StoragePool(StoragePool)
+    StoragePool(NonnullStoragePool)
         strings [name / name_bytes = name "The pool's name"]
         uuid ["The pool's UUID"]
     {}
     /// A storage volume (`virStorageVolPtr`).
-    StorageVol(StorageVol) strings [
+    StorageVol(NonnullStorageVol) strings [
         name / name_bytes = name "The volume's name",
         pool_name / pool_name_bytes = pool "The name of the pool holding the volume",
         key / key_bytes = key "The volume's key (usually its path)",
     ] {}
     /// A virtual network (`virNetworkPtr`).
-    Network(Network)
+    Network(NonnullNetwork)
         strings [name / name_bytes = name "The network's name"]
         uuid ["The network's UUID"]
     {}
     /// A port of a virtual network (`virNetworkPortPtr`).
-    NetworkPort(NetworkPort) uuid ["The port's UUID"] {
+    NetworkPort(NonnullNetworkPort) uuid ["The port's UUID"] {
         /// The network the port belongs to.
         pub fn network(&self) -> Network {
             self.wire.net.clone().lift(&self.conn)
         }
     }
     /// A host device (`virNodeDevicePtr`); the daemon knows it by name.
-    NodeDevice(NodeDevice) strings [name / name_bytes = name "The device's name"] {}
+    NodeDevice(NonnullNodeDevice) strings [name / name_bytes = name "The device's name"] {}
     /// A secret (`virSecretPtr`).
-    Secret(Secret)
+    Secret(NonnullSecret)
         strings [
             usage_id / usage_id_bytes = usage_id
                 "The usage id (e.g. the volume path for a volume secret)",
@@ -273,34 +278,34 @@ handles! {
         uuid ["The secret's UUID"]
     {
         /// What the secret is for (`virSecretUsageType`).
-        pub fn usage_type(&self) -> crate::proto::SecretUsageType {
+        pub fn usage_type(&self) -> crate::proto::names::SecretUsageType {
             self.wire.usage_type
         }
     }
     /// A host network interface (`virInterfacePtr`).
-    Interface(Interface) strings [
+    Interface(NonnullInterface) strings [
         name / name_bytes = name "The interface's name",
         mac / mac_bytes = mac "The interface's MAC address",
     ] {}
     /// A network filter (`virNWFilterPtr`).
-    NwFilter(NwFilter)
+    NwFilter(NonnullNwFilter)
         strings [name / name_bytes = name "The filter's name"]
         uuid ["The filter's UUID"]
     {}
     /// A network filter bound to a port (`virNWFilterBindingPtr`).
-    NwFilterBinding(NwFilterBinding) strings [
+    NwFilterBinding(NonnullNwFilterBinding) strings [
         port_dev / port_dev_bytes = portdev "The port device the filter is bound to",
         filter_name / filter_name_bytes = filtername "The filter's name",
     ] {}
     /// A domain snapshot (`virDomainSnapshotPtr`).
-    DomainSnapshot(DomainSnapshot) strings [name / name_bytes = name "The snapshot's name"] {
+    DomainSnapshot(NonnullDomainSnapshot) strings [name / name_bytes = name "The snapshot's name"] {
         /// The domain the snapshot belongs to.
         pub fn domain(&self) -> Domain {
             self.wire.dom.clone().lift(&self.conn)
         }
     }
     /// A domain checkpoint (`virDomainCheckpointPtr`).
-    DomainCheckpoint(DomainCheckpoint) strings [name / name_bytes = name "The checkpoint's name"] {
+    DomainCheckpoint(NonnullDomainCheckpoint) strings [name / name_bytes = name "The checkpoint's name"] {
         /// The domain the checkpoint belongs to.
         pub fn domain(&self) -> Domain {
             self.wire.dom.clone().lift(&self.conn)

@@ -4,7 +4,7 @@
 //! nothing of this one: each of its modules hands its rows to a callback macro (`rows!`, as
 //! quinn's `apply_params!`), and [`object_methods!`] here is that callback. A row with a
 //! `=> Object::method(…)` line becomes an async method of that handle (see
-//! [`procedures!`](crate::procedures) for the row grammar): its parameters are the argument
+//! [`procedures!`](crate::proto::procedures) for the row grammar): its parameters are the argument
 //! struct's fields that the row leaves to the caller, each taken as [`Param`] says; its return
 //! is the reply field the row names, lifted as [`Lift`] says, or the whole reply.
 

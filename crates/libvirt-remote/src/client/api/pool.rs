@@ -219,7 +219,7 @@ impl Pool {
     }
 
     /// Close the connection to `uri` with `reason` (callers holding it see
-    /// [`ConnectionError::LocallyClosed`](crate::ConnectionError::LocallyClosed) with it);
+    /// [`ConnectionError::LocallyClosed`](crate::conn::ConnectionError::LocallyClosed) with it);
     /// the next [`get`](Self::get) dials a new one. Returns whether this closed it (false:
     /// there was none, or it was dead already). Never waits for the transport (H1).
     pub fn close(&self, uri: &str, reason: &str) -> bool {

@@ -7,7 +7,7 @@ use super::DomainEvent;
 #[allow(unused_imports)] // for the doc links
 use crate::proto::names::DomainEventType;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainMemoryFailureFlags` in [`MemoryFailure`](super::MemoryFailure).
     pub struct MemoryFailureFlags: u32 {
         /// The failure must be handled at once (action required).

@@ -22,8 +22,6 @@
 
 use bytes::Bytes;
 
-use crate::proto::Procedure;
-use crate::proto::limits;
 use crate::proto::limits::DOMAIN_EVENT_GRAPHICS_IDENTITY_MAX;
 use crate::proto::procs::common::{CallbackIdArgs, CallbackIdRet};
 use crate::proto::procs::connect::{
@@ -46,9 +44,11 @@ use crate::proto::procs::storage::{
     ConnectStoragePoolEventDeregisterAny, ConnectStoragePoolEventRegisterAny,
     ConnectStoragePoolEventRegisterAnyArgs,
 };
-use crate::proto::types::{Domain, Network, NodeDevice, Secret, StoragePool, TypedParam};
-use crate::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, Encoder, LvString};
-use crate::xdr_struct;
+use crate::proto::types::{
+    NonnullDomain, NonnullNetwork, NonnullNodeDevice, NonnullSecret, NonnullStoragePool, TypedParam,
+};
+use crate::proto::{Procedure, limits};
+use crate::wire::xdr::{self, Decode, DecodeError, Decoder, Encode, Encoder, LvString, xdr_struct};
 
 mod codes;
 #[macro_use]
@@ -58,13 +58,12 @@ mod tests;
 
 pub use codes::MemoryFailureFlags;
 
-pub use crate::proto::names::{
+use crate::proto::names::{
     AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
-    CrashedDetail, DefinedDetail, DiskChangeReason, DomainEventType, DomainLifecycle,
-    GraphicsAddressType, GraphicsPhase, IoErrorAction, LifecycleDetail, MemoryFailureAction,
-    MemoryFailureRecipient, MetadataType, NetworkEventType, NodeDeviceEventType, PmSuspendedDetail,
-    ResumedDetail, SecretEventType, ShutdownDetail, StartedDetail, StoppedDetail,
-    StoragePoolEventType, SuspendedDetail, TrayChangeReason, UndefinedDetail, WatchdogAction,
+    DiskChangeReason, DomainEventType, DomainLifecycle, GraphicsAddressType, GraphicsPhase,
+    IoErrorAction, LifecycleDetail, MemoryFailureAction, MemoryFailureRecipient, MetadataType,
+    NetworkEventType, NodeDeviceEventType, SecretEventType, StoragePoolEventType, TrayChangeReason,
+    WatchdogAction,
 };
 
 /// One event family, for code generic over families (subscriptions, routing): what to
@@ -103,7 +102,7 @@ pub trait EventKind: Sized + Clone + std::fmt::Debug + Send + 'static {
 
 /// One event of one family as a type (`event_id::Lifecycle`, `network_event_id::Lifecycle`,
 /// `event_id::Reboot`, …, one per table row): what a typed subscription
-/// (`Client::subscribe_to` in the client) registers for and yields.
+/// (`conn.subscribe::<T>()`, `dom.subscribe::<T>()` in the client) registers for and yields.
 pub trait TypedEvent {
     /// The family the event belongs to.
     type Family: EventKind;
@@ -179,7 +178,7 @@ xdr_struct! {
         /// Reason (always 0 so far).
         pub reason: i32,
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
     }
 }
 
@@ -209,7 +208,7 @@ impl LegacyBody for PmReason {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lifecycle {
     /// The domain.
-    pub dom: Domain,
+    pub dom: NonnullDomain,
     /// The event.
     pub event: DomainEventType,
     /// The detail, typed by [`event`](Self::event) ([`LifecycleDetail::of`]); encodes as its
@@ -226,9 +225,9 @@ impl Encode for Lifecycle {
 }
 
 impl Decode for Lifecycle {
-    const MIN_SIZE: usize = Domain::MIN_SIZE + 8;
+    const MIN_SIZE: usize = NonnullDomain::MIN_SIZE + 8;
     fn decode(dec: &mut Decoder) -> Result<Self, DecodeError> {
-        let dom = Domain::decode(dec)?;
+        let dom = NonnullDomain::decode(dec)?;
         let event = DomainEventType::decode(dec)?;
         let detail = LifecycleDetail::of(event, i32::decode(dec)?);
         Ok(Self { dom, event, detail })
@@ -254,7 +253,7 @@ xdr_struct! {
     /// for [`Event::QemuMonitor`].
     pub struct QemuMonitorEvent {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The QMP event name (`STOP`, `BLOCK_JOB_COMPLETED`, …).
         pub event: LvString,
         /// When qemu sent it: seconds since the epoch.
@@ -295,7 +294,7 @@ pub fn decode_message(
 event_table! {
     /// A decoded domain event (`virDomainEventID`).
     Domain => DomainEvent {
-        object: "The domain." dom: Domain,
+        object: "The domain." dom: NonnullDomain,
         ids: event_id {
             /// Number of event ids libvirt 9.0 defines (0..=26).
             pub const COUNT_9_0: i32 = 27;
@@ -550,7 +549,7 @@ event_table! {
 
     /// A decoded network event (`virNetworkEventID`).
     Network => NetworkEvent {
-        object: "The network." net: Network,
+        object: "The network." net: NonnullNetwork,
         ids: network_event_id,
         register: ConnectNetworkEventRegisterAny(
             ConnectNetworkEventRegisterAnyArgs { event_id, net }
@@ -578,7 +577,7 @@ event_table! {
 
     /// A decoded storage pool event (`virStoragePoolEventID`).
     StoragePool => StoragePoolEvent {
-        object: "The pool." pool: StoragePool,
+        object: "The pool." pool: NonnullStoragePool,
         ids: pool_event_id,
         register: ConnectStoragePoolEventRegisterAny(
             ConnectStoragePoolEventRegisterAnyArgs { event_id, pool }
@@ -601,7 +600,7 @@ event_table! {
 
     /// A decoded node device event (`virNodeDeviceEventID`).
     NodeDevice => NodeDeviceEvent {
-        object: "The device." dev: NodeDevice,
+        object: "The device." dev: NonnullNodeDevice,
         ids: node_device_event_id,
         register: ConnectNodeDeviceEventRegisterAny(
             ConnectNodeDeviceEventRegisterAnyArgs { event_id, dev }
@@ -624,7 +623,7 @@ event_table! {
 
     /// A decoded secret event (`virSecretEventID`).
     Secret => SecretEvent {
-        object: "The secret." secret: Secret,
+        object: "The secret." secret: NonnullSecret,
         ids: secret_event_id,
         register: ConnectSecretEventRegisterAny(
             ConnectSecretEventRegisterAnyArgs { event_id, secret }
@@ -658,7 +657,7 @@ impl Lifecycle {
 
 impl DomainEvent {
     /// The domain the event is about.
-    pub fn domain(&self) -> &Domain {
+    pub fn domain(&self) -> &NonnullDomain {
         EventKind::object(self)
     }
 }

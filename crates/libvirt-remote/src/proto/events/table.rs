@@ -61,7 +61,7 @@ macro_rules! event_table {
         $(
             $(
                 $(
-                    crate::xdr_struct! {
+                    crate::wire::xdr::xdr_struct! {
                         #[doc = concat!(
                             "Body of [`", stringify!($Family), "::", stringify!($Variant),
                             "`]: `", $wire, "` (procedure ", stringify!($proc),

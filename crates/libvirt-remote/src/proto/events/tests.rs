@@ -1,26 +1,16 @@
 use super::*;
-use crate::proto::names::AgentLifecycleReason;
-use crate::proto::names::AgentLifecycleState;
-use crate::proto::names::BlockJobStatus;
-use crate::proto::names::BlockJobType;
-use crate::proto::names::ConnectCloseReason;
-use crate::proto::names::DiskChangeReason;
-use crate::proto::names::GraphicsAddressType;
-use crate::proto::names::GraphicsPhase;
-use crate::proto::names::MetadataType;
-use crate::proto::names::NetworkEventType;
-use crate::proto::names::NodeDeviceEventType;
-use crate::proto::names::SecretEventType;
-use crate::proto::names::SecretUsageType;
-use crate::proto::names::StoragePoolEventType;
-use crate::proto::names::TrayChangeReason;
-use crate::proto::names::WatchdogAction;
+use crate::proto::names::{
+    AgentLifecycleReason, AgentLifecycleState, BlockJobStatus, BlockJobType, ConnectCloseReason,
+    DiskChangeReason, GraphicsAddressType, GraphicsPhase, MetadataType, NetworkEventType,
+    NodeDeviceEventType, SecretEventType, SecretUsageType, StartedDetail, StoppedDetail,
+    StoragePoolEventType, TrayChangeReason, WatchdogAction,
+};
 use crate::proto::types::{TypedParamValue, Uuid};
 use crate::proto::{LXC_PROGRAM, QEMU_PROGRAM, REMOTE_PROGRAM};
 use crate::wire::xdr::Encode;
 
-fn dom() -> Domain {
-    Domain {
+fn dom() -> NonnullDomain {
+    NonnullDomain {
         name: "vm".into(),
         uuid: Uuid([7; 16]),
         id: 3,
@@ -460,18 +450,18 @@ fn pm_events_put_reason_before_the_domain() {
 
 #[test]
 fn other_object_events_decode() {
-    let net = Network {
+    let net = NonnullNetwork {
         name: "default".into(),
         uuid: Uuid([1; 16]),
     };
-    let pool = StoragePool {
+    let pool = NonnullStoragePool {
         name: "p".into(),
         uuid: Uuid([2; 16]),
     };
-    let dev = NodeDevice {
+    let dev = NonnullNodeDevice {
         name: "pci_0000_00_02_0".into(),
     };
-    let secret = Secret {
+    let secret = NonnullSecret {
         uuid: Uuid([3; 16]),
         usage_type: SecretUsageType::VOLUME,
         usage_id: "/v".into(),

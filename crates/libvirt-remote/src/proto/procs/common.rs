@@ -5,8 +5,7 @@
 //! here; the per-object modules add type aliases where a procedure-specific name helps.
 
 use crate::proto::types::Uuid;
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::wire::xdr::{LvString, xdr_struct};
 
 xdr_struct! {
     /// `{ unsigned int flags; }` (e.g. `CONNECT_GET_SYSINFO`, `INTERFACE_CHANGE_BEGIN`).

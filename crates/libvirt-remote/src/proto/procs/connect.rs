@@ -3,12 +3,10 @@
 //! proxy daemon acts as.
 
 use super::common::{CallbackIdArgs, CallbackIdRet, FlagsArgs, MaxNamesArgs, NumRet};
-use crate::procedures;
-use crate::proto::limits;
-pub use crate::proto::names::{ConnectCloseReason, CpuCompareResult};
-use crate::proto::types::{Domain, SaslData, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::names::CpuCompareResult;
+use crate::proto::types::{NonnullDomain, SaslData, TypedParam};
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 /// `remote_auth_type` values.
 pub mod auth_type {
@@ -20,7 +18,7 @@ pub mod auth_type {
     pub const POLKIT: i32 = 2;
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectFlags` for `CONNECT_OPEN`.
     pub struct ConnectFlags: u32 {
         /// Read-only connection.
@@ -30,7 +28,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllDomainsFlags` for [`ConnectListAllDomains`] (combine with `|`; within
     /// each pair, neither bit means "both").
     pub struct ConnectListAllDomainsFlags: u32 {
@@ -69,7 +67,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectGetAllDomainStatsFlags` for [`ConnectGetAllDomainStats`]: the filters of
     /// [`ConnectListAllDomainsFlags`] (same bits) plus options.
     pub struct ConnectGetAllDomainStatsFlags: u32 {
@@ -98,7 +96,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainStatsTypes`: the groups of statistics [`ConnectGetAllDomainStats`] reports.
     pub struct DomainStatsTypes: u32 {
         /// `state.*`.
@@ -126,7 +124,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectCompareCPUFlags` for [`ConnectCompareCpu`] and
     /// [`ConnectCompareHypervisorCpu`].
     pub struct ConnectCompareCpuFlags: u32 {
@@ -137,7 +135,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectBaselineCPUFlags` for [`ConnectBaselineCpu`] and
     /// [`ConnectBaselineHypervisorCpu`].
     pub struct ConnectBaselineCpuFlags: u32 {
@@ -286,7 +284,7 @@ xdr_struct! {
     /// `remote_connect_list_all_domains_ret`.
     pub struct ConnectListAllDomainsRet {
         /// The domains.
-        pub domains: Vec<Domain> [limits::DOMAIN_LIST_MAX],
+        pub domains: Vec<NonnullDomain> [limits::DOMAIN_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -512,7 +510,7 @@ xdr_struct! {
         /// `virDomainEventID` ([`crate::proto::events::event_id`]).
         pub event_id: i32,
         /// Only events of this domain; `None` for every domain.
-        pub dom: Option<Domain>,
+        pub dom: Option<NonnullDomain>,
     }
 }
 
@@ -545,7 +543,7 @@ xdr_struct! {
     /// `remote_connect_get_all_domain_stats_args`.
     pub struct ConnectGetAllDomainStatsArgs {
         /// The domains (empty: every domain the `flags` select).
-        pub doms: Vec<Domain> [limits::DOMAIN_LIST_MAX],
+        pub doms: Vec<NonnullDomain> [limits::DOMAIN_LIST_MAX],
         /// The groups of statistics wanted (empty: all).
         pub stats: DomainStatsTypes,
         /// Filters and options.
@@ -557,7 +555,7 @@ xdr_struct! {
     /// `remote_domain_stats_record`: the statistics of one domain.
     pub struct DomainStatsRecord {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Its statistics (`state.state`, `cpu.time`, `block.0.name`, …).
         pub params: Vec<TypedParam> [limits::CONNECT_GET_ALL_DOMAIN_STATS_MAX],
     }
@@ -583,7 +581,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [connect]

@@ -9,19 +9,15 @@ use super::common::{
     ActiveRet, AutostartRet, NameArgs, NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs,
     XmlRet,
 };
-use crate::procedures;
-use crate::proto::StreamArgs;
-use crate::proto::limits;
-pub use crate::proto::names::{
-    BlockJobType, BlockedReason, CrashedReason, DomainJobType, DomainState, IpAddrType,
-    MetadataType, NoStateReason, PausedReason, PmSuspendedReason, RunningReason, ShutdownReason,
-    ShutoffReason, StateReason,
+use crate::proto::names::{
+    BlockJobType, DomainJobType, DomainState, IpAddrType, MetadataType, StateReason,
 };
-use crate::proto::types::{CharVec, Domain, TypedParam, TypedParameterFlags};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::procedures;
+use crate::proto::types::{CharVec, NonnullDomain, TypedParam, TypedParameterFlags};
+use crate::proto::{StreamArgs, limits};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainModificationImpact`: which definition a change applies to. Most `*_FLAGS`
     /// procedures that modify a domain take these in their low bits.
     pub struct DomainModificationImpact: u32 {
@@ -34,7 +30,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// The flags of the domain typed-parameter getters (`memtune`, `blkiotune`, `schedinfo`,
     /// `numatune`, `blkdeviotune`, `domiftune` in virsh): [`DomainModificationImpact`]
     /// (virsh's `--current`, `--live`, `--config`) and `virTypedParameterFlags`'
@@ -51,7 +47,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainCreateFlags` for [`DomainCreateWithFlags`] and [`DomainCreateXml`].
     pub struct DomainCreateFlags: u32 {
         /// Default behaviour.
@@ -71,7 +67,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainDefineFlags` for [`DomainDefineXmlFlags`].
     pub struct DomainDefineFlags: u32 {
         /// Validate the XML against the schema.
@@ -79,7 +75,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainDestroyFlagsValues` for [`DomainDestroyFlags`].
     pub struct DomainDestroyFlagsValues: u32 {
         /// Kill the guest (SIGTERM, then SIGKILL).
@@ -91,7 +87,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainUndefineFlagsValues` for [`DomainUndefineFlags`].
     pub struct DomainUndefineFlagsValues: u32 {
         /// Also remove the managed save image.
@@ -111,7 +107,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainShutdownFlagValues` for [`DomainShutdownFlags`] (0 lets the hypervisor pick).
     pub struct DomainShutdownFlagValues: u32 {
         /// Hypervisor's choice.
@@ -129,7 +125,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainRebootFlagValues` for [`DomainReboot`] (0 lets the hypervisor pick; the same
     /// methods as [`DomainShutdownFlagValues`]).
     pub struct DomainRebootFlagValues: u32 {
@@ -148,7 +144,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainXMLFlags` for [`DomainGetXmlDesc`].
     pub struct DomainXmlFlags: u32 {
         /// Include security-sensitive data.
@@ -162,7 +158,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainDeviceModifyFlags` for the attach/detach/update device procedures.
     pub struct DomainDeviceModifyFlags: u32 {
         /// See [`DomainModificationImpact::CURRENT`].
@@ -176,7 +172,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainMemoryModFlags` for [`DomainSetMemoryFlags`].
     pub struct DomainMemoryModFlags: u32 {
         /// See [`DomainModificationImpact::CURRENT`].
@@ -190,7 +186,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainVcpuFlags` for [`DomainSetVcpusFlags`] and [`DomainGetVcpusFlags`].
     pub struct DomainVcpuFlags: u32 {
         /// See [`DomainModificationImpact::CURRENT`].
@@ -208,7 +204,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSaveRestoreFlags` for save, restore and managed save.
     pub struct DomainSaveRestoreFlags: u32 {
         /// Bypass the host page cache.
@@ -222,7 +218,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainBlockResizeFlags` for [`DomainBlockResize`].
     pub struct DomainBlockResizeFlags: u32 {
         /// `size` is in bytes, not KiB.
@@ -244,7 +240,7 @@ crate::proto::names::named! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainGetHostnameFlags` for [`DomainGetHostname`] (0: the hypervisor's choice).
     pub struct DomainGetHostnameFlags: u32 {
         /// Use DHCP leases.
@@ -258,7 +254,7 @@ xdr_struct! {
     /// Args holding just a domain (`remote_domain_create_args`, `…_destroy_args`, …).
     pub struct DomainArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
     }
 }
 
@@ -266,7 +262,7 @@ xdr_struct! {
     /// Args holding a domain and flags.
     pub struct DomainFlagsArgs<F = u32> {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Procedure-specific flags.
         pub flags: F,
     }
@@ -276,7 +272,7 @@ xdr_struct! {
     /// A return holding just a domain.
     pub struct DomainRet {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
     }
 }
 
@@ -311,7 +307,7 @@ xdr_struct! {
     /// `{ dom; xml }`: `remote_domain_attach_device_args`, `…_detach_device_args`.
     pub struct DomainXmlArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Device XML.
         pub xml: LvString,
     }
@@ -321,7 +317,7 @@ xdr_struct! {
     /// `{ dom; xml; flags }`: attach/detach/update device with flags.
     pub struct DomainXmlFlagsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Device XML.
         pub xml: LvString,
         /// [`DomainDeviceModifyFlags`].
@@ -333,7 +329,7 @@ xdr_struct! {
     /// `remote_domain_detach_device_alias_args`.
     pub struct DomainDetachDeviceAliasArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Device alias (`<alias name=…>`).
         pub alias: LvString,
         /// [`DomainDeviceModifyFlags`].
@@ -415,7 +411,7 @@ xdr_struct! {
     /// `remote_domain_set_autostart_args`.
     pub struct DomainSetAutostartArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// 1 to start with the daemon.
         pub autostart: i32,
     }
@@ -425,7 +421,7 @@ xdr_struct! {
     /// `remote_domain_set_memory_args` / `…_set_max_memory_args`.
     pub struct DomainSetMemoryArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Memory in KiB.
         pub memory: u64,
     }
@@ -435,7 +431,7 @@ xdr_struct! {
     /// `remote_domain_set_memory_flags_args`.
     pub struct DomainSetMemoryFlagsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Memory in KiB.
         pub memory: u64,
         /// [`DomainMemoryModFlags`].
@@ -447,7 +443,7 @@ xdr_struct! {
     /// `remote_domain_set_vcpus_args`.
     pub struct DomainSetVcpusArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// vCPU count.
         pub nvcpus: u32,
     }
@@ -457,7 +453,7 @@ xdr_struct! {
     /// `remote_domain_set_vcpus_flags_args`.
     pub struct DomainSetVcpusFlagsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// vCPU count.
         pub nvcpus: u32,
         /// [`DomainVcpuFlags`].
@@ -483,7 +479,7 @@ xdr_struct! {
     /// `remote_domain_get_vcpus_args`.
     pub struct DomainGetVcpusArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Most entries wanted.
         pub maxinfo: i32,
         /// Bytes per CPU map (0: no maps).
@@ -505,7 +501,7 @@ xdr_struct! {
     /// `remote_domain_pin_vcpu_args`.
     pub struct DomainPinVcpuArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// vCPU number.
         pub vcpu: u32,
         /// Host CPU bitmap.
@@ -517,7 +513,7 @@ xdr_struct! {
     /// `remote_domain_pin_vcpu_flags_args`.
     pub struct DomainPinVcpuFlagsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// vCPU number.
         pub vcpu: u32,
         /// Host CPU bitmap.
@@ -531,7 +527,7 @@ xdr_struct! {
     /// `remote_domain_set_guest_vcpus_args` / `remote_domain_set_vcpu_args`.
     pub struct DomainSetGuestVcpusArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// CPU list, e.g. `1-3,^2`.
         pub cpumap: LvString,
         /// 1 to enable, 0 to disable.
@@ -553,7 +549,7 @@ xdr_struct! {
     /// `remote_domain_core_dump_args`.
     pub struct DomainCoreDumpArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Path on the host.
         pub to: LvString,
         /// `virDomainCoreDumpFlags`.
@@ -565,7 +561,7 @@ xdr_struct! {
     /// `remote_domain_save_args`.
     pub struct DomainSaveArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Path on the host.
         pub to: LvString,
     }
@@ -575,7 +571,7 @@ xdr_struct! {
     /// `remote_domain_save_flags_args`.
     pub struct DomainSaveFlagsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Path on the host.
         pub to: LvString,
         /// Replacement XML to store in the image.
@@ -631,7 +627,7 @@ xdr_struct! {
     /// `remote_domain_managed_save_define_xml_args`.
     pub struct DomainManagedSaveDefineXmlArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Replacement XML.
         pub dxml: Option<LvString>,
         /// [`DomainSaveRestoreFlags`].
@@ -670,7 +666,7 @@ xdr_struct! {
     /// Call with `nparams = 0` first to learn the count.
     pub struct DomainGetParamsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
         /// [`DomainGetParamsFlags`].
@@ -692,7 +688,7 @@ xdr_struct! {
     /// `remote_domain_set_memory_parameters_args`.
     pub struct DomainSetMemoryParametersArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::DOMAIN_MEMORY_PARAMETERS_MAX],
         /// [`DomainModificationImpact`].
@@ -714,7 +710,7 @@ xdr_struct! {
     /// `remote_domain_set_blkio_parameters_args`.
     pub struct DomainSetBlkioParametersArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::DOMAIN_BLKIO_PARAMETERS_MAX],
         /// [`DomainModificationImpact`].
@@ -734,7 +730,7 @@ xdr_struct! {
     /// `remote_domain_set_scheduler_parameters_flags_args`.
     pub struct DomainSetSchedulerParametersFlagsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
         /// [`DomainModificationImpact`].
@@ -746,7 +742,7 @@ xdr_struct! {
     /// `remote_domain_block_stats_args`.
     pub struct DomainBlockStatsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target (`vda`) or source path.
         pub path: LvString,
     }
@@ -772,7 +768,7 @@ xdr_struct! {
     /// `remote_domain_interface_stats_args`.
     pub struct DomainInterfaceStatsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Interface target device (`vnet0`) or MAC.
         pub device: LvString,
     }
@@ -804,7 +800,7 @@ xdr_struct! {
     /// `remote_domain_memory_stats_args`.
     pub struct DomainMemoryStatsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Most statistics wanted.
         pub max_stats: u32,
         /// Must be 0.
@@ -834,7 +830,7 @@ xdr_struct! {
     /// `remote_domain_get_block_info_args`.
     pub struct DomainGetBlockInfoArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub path: LvString,
         /// Must be 0.
@@ -899,7 +895,7 @@ xdr_struct! {
     /// `remote_domain_open_graphics_args` = `remote_domain_open_graphics_fd_args`.
     pub struct DomainOpenGraphicsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Index of the graphics device in the domain XML.
         pub idx: u32,
         /// `virDomainOpenGraphicsFlags` (`SKIPAUTH` 1).
@@ -911,7 +907,7 @@ xdr_struct! {
     /// `remote_domain_fd_associate_args`.
     pub struct DomainFdAssociateArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Name the descriptors are known by in the domain XML.
         pub name: LvString,
         /// `virDomainFDAssociateFlags` (`SECLABEL_RESTORE` 1, `SECLABEL_WRITABLE` 2).
@@ -923,7 +919,7 @@ xdr_struct! {
     /// `remote_domain_open_console_args`.
     pub struct DomainOpenConsoleArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Console alias; `None` for the first console.
         pub dev_name: Option<LvString>,
         /// `virDomainConsoleFlags` (FORCE 1, SAFE 2).
@@ -935,7 +931,7 @@ xdr_struct! {
     /// `remote_domain_open_channel_args`.
     pub struct DomainOpenChannelArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Channel name; `None` for the first channel.
         pub name: Option<LvString>,
         /// `virDomainChannelFlags` (FORCE 1).
@@ -947,7 +943,7 @@ xdr_struct! {
     /// `remote_domain_screenshot_args`.
     pub struct DomainScreenshotArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Screen number.
         pub screen: u32,
         /// Must be 0.
@@ -972,7 +968,7 @@ xdr_struct! {
     /// `remote_domain_send_key_args`.
     pub struct DomainSendKeyArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// `virKeycodeSet` (LINUX 0, XT 1, …, QNUM 9).
         pub codeset: u32,
         /// Milliseconds to hold the keys.
@@ -988,7 +984,7 @@ xdr_struct! {
     /// `remote_domain_send_process_signal_args`.
     pub struct DomainSendProcessSignalArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Guest process id.
         pub pid_value: i64,
         /// `virDomainProcessSignal`.
@@ -1014,7 +1010,7 @@ xdr_struct! {
     /// `{ dom; path; flags }`: block job abort, block job info.
     pub struct DomainBlockPathArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub path: LvString,
         /// Procedure-specific flags.
@@ -1042,7 +1038,7 @@ xdr_struct! {
     /// `{ dom; path; bandwidth; flags }`: block pull, block job set speed.
     pub struct DomainBlockBandwidthArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub path: LvString,
         /// Bandwidth limit (MiB/s unless a `BYTES` flag says otherwise).
@@ -1056,7 +1052,7 @@ xdr_struct! {
     /// `remote_domain_block_rebase_args`.
     pub struct DomainBlockRebaseArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub path: LvString,
         /// New backing file; `None` to flatten.
@@ -1072,7 +1068,7 @@ xdr_struct! {
     /// `remote_domain_block_commit_args`.
     pub struct DomainBlockCommitArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub disk: LvString,
         /// Commit into this image; `None` for the deepest.
@@ -1090,7 +1086,7 @@ xdr_struct! {
     /// `remote_domain_block_resize_args`.
     pub struct DomainBlockResizeArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub disk: LvString,
         /// New size (KiB, or bytes with [`DomainBlockResizeFlags::BYTES`]).
@@ -1104,7 +1100,7 @@ xdr_struct! {
     /// `remote_domain_set_block_threshold_args`.
     pub struct DomainSetBlockThresholdArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target, optionally with `[index]`.
         pub dev: LvString,
         /// Write offset (bytes) that fires the block threshold event; 0 disables.
@@ -1118,7 +1114,7 @@ xdr_struct! {
     /// `remote_domain_pm_suspend_for_duration_args`.
     pub struct DomainPmSuspendForDurationArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// `virNodeSuspendTarget` (MEM 0, DISK 1, HYBRID 2).
         pub target: u32,
         /// Seconds (0: until woken).
@@ -1142,7 +1138,7 @@ xdr_struct! {
     /// `remote_domain_get_disk_errors_args`.
     pub struct DomainGetDiskErrorsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Most errors wanted (0: just count).
         pub maxerrors: u32,
         /// Must be 0.
@@ -1164,7 +1160,7 @@ xdr_struct! {
     /// `remote_domain_set_metadata_args`.
     pub struct DomainSetMetadataArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// [`MetadataType`].
         pub kind: MetadataType,
         /// New value; `None` removes it.
@@ -1182,7 +1178,7 @@ xdr_struct! {
     /// `remote_domain_get_metadata_args`.
     pub struct DomainGetMetadataArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// [`MetadataType`].
         pub kind: MetadataType,
         /// XML namespace URI (ELEMENT only).
@@ -1213,7 +1209,7 @@ xdr_struct! {
     /// `remote_domain_fstrim_args`.
     pub struct DomainFsTrimArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Mount point; `None` for all.
         pub mount_point: Option<LvString>,
         /// Minimum contiguous free range (bytes) to discard.
@@ -1227,7 +1223,7 @@ xdr_struct! {
     /// `remote_domain_fsfreeze_args` / `remote_domain_fsthaw_args`.
     pub struct DomainFsFreezeArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Mount points; empty for all.
         pub mountpoints: Vec<LvString> [limits::DOMAIN_FSFREEZE_MOUNTPOINTS_MAX],
         /// Must be 0.
@@ -1281,7 +1277,7 @@ xdr_struct! {
     /// `remote_domain_set_time_args`.
     pub struct DomainSetTimeArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Seconds since the epoch.
         pub seconds: i64,
         /// Nanoseconds.
@@ -1319,7 +1315,7 @@ xdr_struct! {
     /// `remote_domain_interface_addresses_args`.
     pub struct DomainInterfaceAddressesArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// [`InterfaceAddressesSource`].
         pub source: InterfaceAddressesSource,
         /// Must be 0.
@@ -1339,7 +1335,7 @@ xdr_struct! {
     /// `remote_domain_set_user_password_args`.
     pub struct DomainSetUserPasswordArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Guest user.
         pub user: Option<LvString>,
         /// New password.
@@ -1353,7 +1349,7 @@ xdr_struct! {
     /// `remote_domain_rename_args`.
     pub struct DomainRenameArgs {
         /// The domain (must be inactive).
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// New name.
         pub new_name: Option<LvString>,
         /// Must be 0.
@@ -1373,7 +1369,7 @@ xdr_struct! {
     /// `remote_domain_set_lifecycle_action_args`.
     pub struct DomainSetLifecycleActionArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// `virDomainLifecycle` (POWEROFF 0, REBOOT 1, CRASH 2).
         pub kind: u32,
         /// `virDomainLifecycleAction` (DESTROY 0, RESTART 1, …).
@@ -1387,7 +1383,7 @@ xdr_struct! {
     /// `remote_domain_get_guest_info_args`.
     pub struct DomainGetGuestInfoArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// `virDomainGuestInfoTypes` bits (USERS 1, OS 2, TIMEZONE 4, HOSTNAME 8,
         /// FILESYSTEM 16, DISKS 32, INTERFACES 64); 0 for all.
         pub types: u32,
@@ -1408,7 +1404,7 @@ xdr_struct! {
     /// `remote_domain_agent_set_response_timeout_args`.
     pub struct DomainAgentSetResponseTimeoutArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Seconds; -2 blocks forever, -1 default, 0 no wait.
         pub timeout: i32,
         /// Must be 0.
@@ -1420,7 +1416,7 @@ xdr_struct! {
     /// `remote_domain_authorized_ssh_keys_get_args`.
     pub struct DomainAuthorizedSshKeysGetArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Guest user.
         pub user: LvString,
         /// Must be 0.
@@ -1440,7 +1436,7 @@ xdr_struct! {
     /// `remote_domain_authorized_ssh_keys_set_args`.
     pub struct DomainAuthorizedSshKeysSetArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Guest user.
         pub user: LvString,
         /// Keys.
@@ -1473,7 +1469,7 @@ xdr_struct! {
     /// `remote_domain_block_peek_args`.
     pub struct DomainBlockPeekArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub path: LvString,
         /// Byte offset into the disk.
@@ -1489,7 +1485,7 @@ xdr_struct! {
     /// `remote_domain_memory_peek_args`.
     pub struct DomainMemoryPeekArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Start address.
         pub offset: u64,
         /// Bytes wanted (at most `REMOTE_DOMAIN_MEMORY_PEEK_BUFFER_MAX`).
@@ -1519,7 +1515,7 @@ xdr_struct! {
     /// `remote_domain_block_stats_flags_args`.
     pub struct DomainBlockStatsFlagsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path (empty: totals over every disk).
         pub path: LvString,
         /// Parameters wanted (0: just report how many exist).
@@ -1543,7 +1539,7 @@ xdr_struct! {
     /// `remote_domain_get_cpu_stats_args`.
     pub struct DomainGetCpuStatsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Parameters per CPU wanted (0: just report how many exist).
         pub nparams: u32,
         /// First host CPU, or -1 for the domain's total.
@@ -1579,7 +1575,7 @@ xdr_struct! {
     /// `remote_domain_core_dump_with_format_args`.
     pub struct DomainCoreDumpWithFormatArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Path on the host.
         pub to: LvString,
         /// `virDomainCoreDumpFormat` (RAW 0, `KDUMP_ZLIB` 1, `KDUMP_LZO` 2, `KDUMP_SNAPPY` 3,
@@ -1594,7 +1590,7 @@ xdr_struct! {
     /// `remote_domain_block_copy_args`.
     pub struct DomainBlockCopyArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path.
         pub path: LvString,
         /// Destination disk XML (`<disk>`).
@@ -1610,7 +1606,7 @@ xdr_struct! {
     /// `remote_domain_backup_begin_args`.
     pub struct DomainBackupBeginArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Backup XML (`<domainbackup>`).
         pub backup_xml: LvString,
         /// Checkpoint to create with the backup (`<domaincheckpoint>`).
@@ -1624,7 +1620,7 @@ xdr_struct! {
     /// `remote_domain_start_dirty_rate_calc_args`.
     pub struct DomainStartDirtyRateCalcArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Measuring time in seconds.
         pub seconds: i32,
         /// `virDomainDirtyRateCalcFlags` (`PAGE_SAMPLING` 1, `DIRTY_BITMAP` 2, `DIRTY_RING` 4).
@@ -1636,7 +1632,7 @@ xdr_struct! {
     /// `remote_domain_save_params_args`.
     pub struct DomainSaveParamsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// `file`, `dxml`, `image_format`, … (`VIR_DOMAIN_SAVE_PARAM_*`).
         pub params: Vec<TypedParam> [limits::DOMAIN_SAVE_PARAMS_MAX],
         /// [`DomainSaveRestoreFlags`].
@@ -1658,7 +1654,7 @@ xdr_struct! {
     /// `remote_domain_graphics_reload_args`.
     pub struct DomainGraphicsReloadArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// `virDomainGraphicsReloadType` (ANY 0, VNC 1).
         pub kind: u32,
         /// Must be 0.
@@ -1670,7 +1666,7 @@ xdr_struct! {
     /// `remote_domain_announce_interface_args` (12.5+).
     pub struct DomainAnnounceInterfaceArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Interface alias or target device (`None`: every interface).
         pub device: Option<LvString>,
         /// Announcement tuning (rounds, intervals).
@@ -1681,7 +1677,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [domain]

@@ -12,16 +12,15 @@ use bytes::Bytes;
 
 use super::domain::DomainModificationImpact;
 use super::domain::{DomainFlagsArgs, DomainGetParamsArgs, DomainGetParamsFlags};
-use crate::procedures;
-use crate::proto::types::{Domain, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::procedures;
+use crate::proto::types::{NonnullDomain, TypedParam};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 xdr_struct! {
     /// `remote_domain_get_scheduler_parameters_args` (legacy; prefer the `…_FLAGS` call).
     pub struct DomainGetSchedulerParametersArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Parameters wanted (from `DomainGetSchedulerType`).
         pub nparams: i32,
     }
@@ -31,7 +30,7 @@ xdr_struct! {
     /// `remote_domain_set_scheduler_parameters_args` (legacy; prefer the `…_FLAGS` call).
     pub struct DomainSetSchedulerParametersArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::DOMAIN_SCHEDULER_PARAMETERS_MAX],
     }
@@ -50,7 +49,7 @@ xdr_struct! {
     /// `remote_domain_get_vcpu_pin_info_args`.
     pub struct DomainGetVcpuPinInfoArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Number of vCPU maps wanted.
         pub ncpumaps: i32,
         /// Bytes per map (host CPUs / 8, rounded up).
@@ -74,7 +73,7 @@ xdr_struct! {
     /// `remote_domain_pin_emulator_args`.
     pub struct DomainPinEmulatorArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Host CPU bitmap for the emulator threads.
         pub cpumap: Bytes [limits::CPUMAP_MAX],
         /// Which definition.
@@ -86,7 +85,7 @@ xdr_struct! {
     /// `remote_domain_get_emulator_pin_info_args`.
     pub struct DomainGetEmulatorPinInfoArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Bytes of the map wanted.
         pub maplen: i32,
         /// Which definition.
@@ -108,7 +107,7 @@ xdr_struct! {
     /// `remote_domain_set_block_io_tune_args`.
     pub struct DomainSetBlockIoTuneArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target (`vda`) or source path.
         pub disk: LvString,
         /// The limits to change (`total_bytes_sec`, `read_iops_sec`, …).
@@ -122,7 +121,7 @@ xdr_struct! {
     /// `remote_domain_get_block_io_tune_args`.
     pub struct DomainGetBlockIoTuneArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Disk target or source path (`None` only when `nparams` is 0).
         pub disk: Option<LvString>,
         /// Parameters wanted (0: just report how many exist).
@@ -146,7 +145,7 @@ xdr_struct! {
     /// `remote_domain_set_numa_parameters_args`.
     pub struct DomainSetNumaParametersArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The parameters to change (`numa_mode`, `numa_nodeset`).
         pub params: Vec<TypedParam> [limits::DOMAIN_NUMA_PARAMETERS_MAX],
         /// Which definition.
@@ -168,7 +167,7 @@ xdr_struct! {
     /// `remote_domain_set_interface_parameters_args`.
     pub struct DomainSetInterfaceParametersArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Interface target device or MAC address.
         pub device: LvString,
         /// The bandwidth parameters to change (`inbound.average`, …).
@@ -182,7 +181,7 @@ xdr_struct! {
     /// `remote_domain_get_interface_parameters_args`.
     pub struct DomainGetInterfaceParametersArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Interface target device or MAC address.
         pub device: LvString,
         /// Parameters wanted (0: just report how many exist).
@@ -206,7 +205,7 @@ xdr_struct! {
     /// `remote_domain_set_memory_stats_period_args`.
     pub struct DomainSetMemoryStatsPeriodArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Balloon statistics period in seconds (0: off).
         pub period: i32,
         /// Which definition.
@@ -238,7 +237,7 @@ xdr_struct! {
     /// `remote_domain_pin_iothread_args`.
     pub struct DomainPinIoThreadArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// I/O thread id.
         pub iothreads_id: u32,
         /// Host CPU bitmap.
@@ -252,7 +251,7 @@ xdr_struct! {
     /// `remote_domain_add_iothread_args` / `remote_domain_del_iothread_args`.
     pub struct DomainIoThreadIdArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// I/O thread id.
         pub iothread_id: u32,
         /// Which definition.
@@ -264,7 +263,7 @@ xdr_struct! {
     /// `remote_domain_set_iothread_params_args`.
     pub struct DomainSetIoThreadParamsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// I/O thread id.
         pub iothread_id: u32,
         /// The parameters (`poll_max_ns`, `poll_grow`, …).
@@ -286,7 +285,7 @@ xdr_struct! {
     /// `remote_domain_set_perf_events_args`.
     pub struct DomainSetPerfEventsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The events to enable or disable.
         pub params: Vec<TypedParam> [limits::DOMAIN_PERF_EVENTS_MAX],
         /// Which definition.
@@ -306,7 +305,7 @@ xdr_struct! {
     /// `remote_domain_set_launch_security_state_args`.
     pub struct DomainSetLaunchSecurityStateArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The secret to inject (`sev-secret`, `sev-secret-header`, …).
         pub params: Vec<TypedParam> [limits::DOMAIN_LAUNCH_SECURITY_STATE_PARAMS_MAX],
         /// Must be 0.
@@ -318,7 +317,7 @@ xdr_struct! {
     /// `remote_domain_set_throttle_group_args` (11.2+).
     pub struct DomainSetThrottleGroupArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Throttle group name.
         pub group: LvString,
         /// The group's limits (the block I/O tune parameter names).
@@ -332,7 +331,7 @@ xdr_struct! {
     /// `remote_domain_del_throttle_group_args` (11.2+).
     pub struct DomainDelThrottleGroupArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Throttle group name.
         pub group: Option<LvString>,
         /// Which definition.
@@ -341,7 +340,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [domain_tune]

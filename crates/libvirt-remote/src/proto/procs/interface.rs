@@ -3,13 +3,11 @@
 use super::common::{
     ActiveRet, FlagsArgs, ListAllArgs, MaxNamesArgs, NameArgs, NumRet, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
-use crate::proto::limits;
-use crate::proto::types::Interface;
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::types::NonnullInterface;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllInterfacesFlags` for [`ConnectListAllInterfaces`].
     pub struct ConnectListAllInterfacesFlags: u32 {
         /// Inactive interfaces.
@@ -23,7 +21,7 @@ xdr_struct! {
     /// Args holding just an interface.
     pub struct InterfaceArgs {
         /// The interface.
-        pub iface: Interface,
+        pub iface: NonnullInterface,
     }
 }
 
@@ -31,7 +29,7 @@ xdr_struct! {
     /// Args holding an interface and flags.
     pub struct InterfaceFlagsArgs {
         /// The interface.
-        pub iface: Interface,
+        pub iface: NonnullInterface,
         /// Procedure-specific flags.
         pub flags: u32,
     }
@@ -41,7 +39,7 @@ xdr_struct! {
     /// A return holding just an interface.
     pub struct InterfaceRet {
         /// The interface.
-        pub iface: Interface,
+        pub iface: NonnullInterface,
     }
 }
 
@@ -65,14 +63,14 @@ xdr_struct! {
     /// `remote_connect_list_all_interfaces_ret`.
     pub struct ConnectListAllInterfacesRet {
         /// The interfaces.
-        pub ifaces: Vec<Interface> [limits::INTERFACE_LIST_MAX],
+        pub ifaces: Vec<NonnullInterface> [limits::INTERFACE_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [interface]

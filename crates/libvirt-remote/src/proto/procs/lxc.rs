@@ -4,10 +4,10 @@
 //! [`Procedure::refuse_fds`](crate::proto::Procedure::refuse_fds)).
 
 use super::domain::DomainFlagsArgs;
-use crate::procedures;
+use crate::proto::procedures;
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows {
     ($callback:ident) => {

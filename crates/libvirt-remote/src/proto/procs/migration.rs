@@ -12,17 +12,15 @@
 //! structs. Every cookie is bounded by `REMOTE_MIGRATE_COOKIE_MAX` and every parameter list
 //! by `REMOTE_DOMAIN_MIGRATE_PARAM_LIST_MAX`.
 
-use crate::proto::StreamArgs;
-use crate::proto::limits;
+use crate::proto::{StreamArgs, limits};
 use bytes::Bytes;
 
 use super::domain::DomainFlagsArgs;
-use crate::procedures;
-use crate::proto::types::{Domain, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::procedures;
+use crate::proto::types::{NonnullDomain, TypedParam};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainMigrateFlags` (the `flags` of every migration step; `u64` in the v1–v3 calls,
     /// `u32` in the `*_PARAMS` calls).
     pub struct DomainMigrateFlags: u64 {
@@ -125,7 +123,7 @@ xdr_struct! {
     /// `remote_domain_migrate_perform_args` (v1 and v2, source).
     pub struct DomainMigratePerformArgs {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cookie from the prepare step.
         pub cookie: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Transport URI.
@@ -157,7 +155,7 @@ xdr_struct! {
     /// `remote_domain_migrate_finish_ret` / `…_finish2_ret`: the domain on the destination.
     pub struct DomainMigrateFinishRet {
         /// The migrated domain.
-        pub ddom: Domain,
+        pub ddom: NonnullDomain,
     }
 }
 
@@ -212,7 +210,7 @@ xdr_struct! {
     /// `remote_domain_migrate_set_max_downtime_args`.
     pub struct DomainMigrateSetMaxDowntimeArgs {
         /// The domain being migrated.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Longest tolerable pause, in milliseconds.
         pub downtime: u64,
         /// Must be 0.
@@ -232,7 +230,7 @@ xdr_struct! {
     /// `remote_domain_migrate_set_max_speed_args`.
     pub struct DomainMigrateSetMaxSpeedArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// MiB/s.
         pub bandwidth: u64,
         /// `virDomainMigrateMaxSpeedFlags` (POSTCOPY 1).
@@ -252,7 +250,7 @@ xdr_struct! {
     /// `remote_domain_migrate_set_compression_cache_args`.
     pub struct DomainMigrateSetCompressionCacheArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cache size in bytes.
         pub cache_size: u64,
         /// Must be 0.
@@ -272,7 +270,7 @@ xdr_struct! {
     /// `remote_domain_migrate_begin3_args` (v3, source).
     pub struct DomainMigrateBegin3Args {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Replacement domain XML for the destination.
         pub xmlin: Option<LvString>,
         /// Migration flags.
@@ -352,7 +350,7 @@ xdr_struct! {
     /// `remote_domain_migrate_perform3_args` (v3, source).
     pub struct DomainMigratePerform3Args {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Replacement domain XML for the destination.
         pub xmlin: Option<LvString>,
         /// Cookie from the prepare step.
@@ -392,7 +390,7 @@ xdr_struct! {
     /// `remote_domain_migrate_finish3_ret` / `…_finish3_params_ret`.
     pub struct DomainMigrateFinish3Ret {
         /// The migrated domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cookie for the confirm step.
         pub cookie_out: Bytes [limits::MIGRATE_COOKIE_MAX],
     }
@@ -402,7 +400,7 @@ xdr_struct! {
     /// `remote_domain_migrate_confirm3_args` (v3, source).
     pub struct DomainMigrateConfirm3Args {
         /// The migrated domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Cookie from the finish step.
         pub cookie_in: Bytes [limits::MIGRATE_COOKIE_MAX],
         /// Migration flags.
@@ -416,7 +414,7 @@ xdr_struct! {
     /// `remote_domain_migrate_begin3_params_args`.
     pub struct DomainMigrateBegin3ParamsArgs {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// [`migrate_param`] values.
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Migration flags (an `unsigned int` here: a flag above bit 31 is an encode error).
@@ -442,7 +440,7 @@ xdr_struct! {
     /// `remote_domain_migrate_perform3_params_args`.
     pub struct DomainMigratePerform3ParamsArgs {
         /// The domain to migrate.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Destination libvirt URI (peer-to-peer migration).
         pub dconnuri: Option<LvString>,
         /// [`migrate_param`] values.
@@ -472,7 +470,7 @@ xdr_struct! {
     /// `remote_domain_migrate_confirm3_params_args`.
     pub struct DomainMigrateConfirm3ParamsArgs {
         /// The migrated domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// [`migrate_param`] values.
         pub params: Vec<TypedParam> [limits::DOMAIN_MIGRATE_PARAM_LIST_MAX],
         /// Cookie from the finish step.
@@ -490,7 +488,7 @@ impl StreamArgs for DomainMigratePrepareTunnel3Args {}
 impl StreamArgs for DomainMigratePrepare3ParamsArgs {}
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [migration]

@@ -3,7 +3,7 @@
 //!
 //! Written from libvirt's protocol description (`remote_protocol.x`, `qemu_protocol.x`,
 //! `lxc_protocol.x` layouts), not generated or copied from it. Each object module ends with
-//! a [`procedures!`](crate::procedures) table whose rows carry the number, the argument and
+//! a [`procedures!`](crate::proto::procedures) table whose rows carry the number, the argument and
 //! return types, the libvirt release that introduced the procedure (`since`), the stream
 //! direction of stream procedures and, for the calls that pass file descriptors, which side
 //! carries them ([`FdPassing`](crate::proto::FdPassing)); [`common`] holds layouts shared

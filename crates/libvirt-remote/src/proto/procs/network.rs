@@ -4,14 +4,12 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
-use crate::proto::limits;
-pub use crate::proto::names::{IpAddrType, MetadataType};
-use crate::proto::types::{Network, NetworkPort, TypedParam, Uuid};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::names::{IpAddrType, MetadataType};
+use crate::proto::types::{NonnullNetwork, NonnullNetworkPort, TypedParam, Uuid};
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllNetworksFlags` for [`ConnectListAllNetworks`].
     pub struct ConnectListAllNetworksFlags: u32 {
         /// Inactive networks.
@@ -29,7 +27,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkXMLFlags` for [`NetworkGetXmlDesc`].
     pub struct NetworkXmlFlags: u32 {
         /// The persistent definition rather than the live one.
@@ -85,7 +83,7 @@ crate::proto::names::named! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkUpdateFlags` for [`NetworkUpdate`].
     pub struct NetworkUpdateFlags: u32 {
         /// The current state.
@@ -97,15 +95,12 @@ crate::flag_set! {
     }
 }
 
-/// Event ids for [`ConnectNetworkEventRegisterAny`], declared with the events.
-pub use crate::proto::events::network_event_id;
-
 /// `remote_network_lookup_by_name_args`.
 pub type NetworkLookupByNameArgs = NameArgs;
 /// `remote_network_lookup_by_uuid_args`.
 pub type NetworkLookupByUuidArgs = UuidArgs;
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkDefineFlags` for [`NetworkDefineXmlFlags`].
     pub struct NetworkDefineFlags: u32 {
         /// Validate the XML against the schema.
@@ -113,7 +108,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virNetworkCreateFlags` for [`NetworkCreateXmlFlags`].
     pub struct NetworkCreateFlags: u32 {
         /// Validate the XML against the schema.
@@ -125,7 +120,7 @@ xdr_struct! {
     /// Args holding just a network.
     pub struct NetworkArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
     }
 }
 
@@ -133,7 +128,7 @@ xdr_struct! {
     /// Args holding a network and flags.
     pub struct NetworkFlagsArgs<F = u32> {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// Procedure-specific flags.
         pub flags: F,
     }
@@ -143,7 +138,7 @@ xdr_struct! {
     /// A return holding just a network.
     pub struct NetworkRet {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
     }
 }
 
@@ -151,7 +146,7 @@ xdr_struct! {
     /// `remote_network_set_autostart_args`.
     pub struct NetworkSetAutostartArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// 1 to start with the daemon.
         pub autostart: i32,
     }
@@ -177,7 +172,7 @@ xdr_struct! {
     /// `remote_connect_list_all_networks_ret`.
     pub struct ConnectListAllNetworksRet {
         /// The networks.
-        pub nets: Vec<Network> [limits::NETWORK_LIST_MAX],
+        pub nets: Vec<NonnullNetwork> [limits::NETWORK_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -187,7 +182,7 @@ xdr_struct! {
     /// `remote_network_update_args`.
     pub struct NetworkUpdateArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// [`NetworkUpdateCommand`].
         pub command: NetworkUpdateCommand,
         /// [`NetworkUpdateSection`].
@@ -229,7 +224,7 @@ xdr_struct! {
     /// `remote_network_get_dhcp_leases_args`.
     pub struct NetworkGetDhcpLeasesArgs {
         /// The network.
-        pub net: Network,
+        pub net: NonnullNetwork,
         /// Only leases of this MAC; `None` for all.
         pub mac: Option<LvString>,
         /// Non-zero to get the leases; zero returns only the count.
@@ -252,10 +247,10 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_network_event_register_any_args`.
     pub struct ConnectNetworkEventRegisterAnyArgs {
-        /// [`network_event_id`].
+        /// [`network_event_id`](crate::proto::events::network_event_id).
         pub event_id: i32,
         /// Only this network; `None` for all.
-        pub net: Option<Network>,
+        pub net: Option<NonnullNetwork>,
     }
 }
 
@@ -263,7 +258,7 @@ xdr_struct! {
     /// `remote_network_list_all_ports_args`.
     pub struct NetworkListAllPortsArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// Non-zero to get the ports; zero returns only the count.
         pub need_results: i32,
         /// Must be 0.
@@ -275,7 +270,7 @@ xdr_struct! {
     /// `remote_network_list_all_ports_ret`.
     pub struct NetworkListAllPortsRet {
         /// The ports.
-        pub ports: Vec<NetworkPort> [limits::NETWORK_PORT_LIST_MAX],
+        pub ports: Vec<NonnullNetworkPort> [limits::NETWORK_PORT_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -285,7 +280,7 @@ xdr_struct! {
     /// `remote_network_port_lookup_by_uuid_args`.
     pub struct NetworkPortLookupByUuidArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// Port UUID.
         pub uuid: Uuid,
     }
@@ -295,7 +290,7 @@ xdr_struct! {
     /// `remote_network_port_create_xml_args`.
     pub struct NetworkPortCreateXmlArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// Port XML.
         pub xml: LvString,
         /// `virNetworkPortCreateFlags`.
@@ -307,7 +302,7 @@ xdr_struct! {
     /// A return holding just a network port.
     pub struct NetworkPortRet {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
     }
 }
 
@@ -315,7 +310,7 @@ xdr_struct! {
     /// Args holding a network port and flags.
     pub struct NetworkPortFlagsArgs {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
         /// Must be 0.
         pub flags: u32,
     }
@@ -325,7 +320,7 @@ xdr_struct! {
     /// `remote_network_port_get_parameters_args`.
     pub struct NetworkPortGetParametersArgs {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
         /// Parameters wanted (0: just report how many exist).
         pub nparams: i32,
         /// Must be 0.
@@ -347,7 +342,7 @@ xdr_struct! {
     /// `remote_network_port_set_parameters_args`.
     pub struct NetworkPortSetParametersArgs {
         /// The port.
-        pub port: NetworkPort,
+        pub port: NonnullNetworkPort,
         /// The parameters to change.
         pub params: Vec<TypedParam> [limits::NETWORK_PORT_PARAMETERS_MAX],
         /// Must be 0.
@@ -359,7 +354,7 @@ xdr_struct! {
     /// `remote_network_set_metadata_args` (9.7+).
     pub struct NetworkSetMetadataArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// `virNetworkMetadataType` (DESCRIPTION 0, TITLE 1, ELEMENT 2).
         pub kind: MetadataType,
         /// New value; `None` removes it.
@@ -377,7 +372,7 @@ xdr_struct! {
     /// `remote_network_get_metadata_args` (9.7+).
     pub struct NetworkGetMetadataArgs {
         /// The network.
-        pub network: Network,
+        pub network: NonnullNetwork,
         /// `virNetworkMetadataType`.
         pub kind: MetadataType,
         /// XML namespace URI (for ELEMENT).
@@ -396,7 +391,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [network]

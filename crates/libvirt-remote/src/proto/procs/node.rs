@@ -4,11 +4,9 @@
 
 use bytes::Bytes;
 
-use crate::procedures;
-use crate::proto::limits;
 use crate::proto::types::{CharArray, CharVec, TypedParam};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 crate::proto::names::named! {
     /// `virNodeSuspendTarget` for [`NodeSuspendForDuration`] (and domain PM suspend).
@@ -280,7 +278,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [node]

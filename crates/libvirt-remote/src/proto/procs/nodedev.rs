@@ -5,16 +5,11 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, NameArgs, NameFlagsArgs,
     NumRet, PersistentRet, XmlRet,
 };
-use crate::procedures;
-use crate::proto::limits;
-use crate::proto::types::NodeDevice;
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::types::NonnullNodeDevice;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-/// Event ids for [`ConnectNodeDeviceEventRegisterAny`], declared with the events.
-pub use crate::proto::events::node_device_event_id;
-
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllNodeDeviceFlags` for [`ConnectListAllNodeDevices`]: devices with
     /// any of the capabilities named (none: every capability), active, inactive or both
     /// (neither flag: both; `virsh nodedev-list` asks for [`ACTIVE`](Self::ACTIVE) unless
@@ -76,7 +71,7 @@ xdr_struct! {
     /// A return holding just a node device.
     pub struct NodeDeviceRet {
         /// The device.
-        pub dev: NodeDevice,
+        pub dev: NonnullNodeDevice,
     }
 }
 
@@ -184,7 +179,7 @@ xdr_struct! {
     /// `remote_connect_list_all_node_devices_ret`.
     pub struct ConnectListAllNodeDevicesRet {
         /// The devices.
-        pub devices: Vec<NodeDevice> [limits::NODE_DEVICE_LIST_MAX],
+        pub devices: Vec<NonnullNodeDevice> [limits::NODE_DEVICE_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -193,10 +188,10 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_node_device_event_register_any_args`.
     pub struct ConnectNodeDeviceEventRegisterAnyArgs {
-        /// [`node_device_event_id`].
+        /// [`node_device_event_id`](crate::proto::events::node_device_event_id).
         pub event_id: i32,
         /// Only this device; `None` for all.
-        pub dev: Option<NodeDevice>,
+        pub dev: Option<NonnullNodeDevice>,
     }
 }
 
@@ -213,7 +208,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [nodedev]

@@ -3,17 +3,15 @@
 use super::common::{
     ListAllArgs, MaxNamesArgs, NameArgs, NumRet, UuidArgs, XmlArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
-use crate::proto::limits;
-use crate::proto::types::{NwFilter, NwFilterBinding};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::types::{NonnullNwFilter, NonnullNwFilterBinding};
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
 xdr_struct! {
     /// Args holding just a network filter.
     pub struct NwFilterArgs {
         /// The filter.
-        pub nwfilter: NwFilter,
+        pub nwfilter: NonnullNwFilter,
     }
 }
 
@@ -21,7 +19,7 @@ xdr_struct! {
     /// Args holding a network filter and flags.
     pub struct NwFilterFlagsArgs {
         /// The filter.
-        pub nwfilter: NwFilter,
+        pub nwfilter: NonnullNwFilter,
         /// Must be 0.
         pub flags: u32,
     }
@@ -31,7 +29,7 @@ xdr_struct! {
     /// A return holding just a network filter.
     pub struct NwFilterRet {
         /// The filter.
-        pub nwfilter: NwFilter,
+        pub nwfilter: NonnullNwFilter,
     }
 }
 
@@ -47,7 +45,7 @@ xdr_struct! {
     /// `remote_connect_list_all_nwfilters_ret`.
     pub struct ConnectListAllNwFiltersRet {
         /// The filters.
-        pub filters: Vec<NwFilter> [limits::NWFILTER_LIST_MAX],
+        pub filters: Vec<NonnullNwFilter> [limits::NWFILTER_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -57,7 +55,7 @@ xdr_struct! {
     /// Args holding just a filter binding.
     pub struct NwFilterBindingArgs {
         /// The binding.
-        pub nwfilter: NwFilterBinding,
+        pub nwfilter: NonnullNwFilterBinding,
     }
 }
 
@@ -65,7 +63,7 @@ xdr_struct! {
     /// Args holding a filter binding and flags.
     pub struct NwFilterBindingFlagsArgs {
         /// The binding.
-        pub nwfilter: NwFilterBinding,
+        pub nwfilter: NonnullNwFilterBinding,
         /// Must be 0.
         pub flags: u32,
     }
@@ -75,7 +73,7 @@ xdr_struct! {
     /// A return holding just a filter binding.
     pub struct NwFilterBindingRet {
         /// The binding.
-        pub nwfilter: NwFilterBinding,
+        pub nwfilter: NonnullNwFilterBinding,
     }
 }
 
@@ -83,14 +81,14 @@ xdr_struct! {
     /// `remote_connect_list_all_nwfilter_bindings_ret`.
     pub struct ConnectListAllNwFilterBindingsRet {
         /// The bindings.
-        pub bindings: Vec<NwFilterBinding> [limits::NWFILTER_BINDING_LIST_MAX],
+        pub bindings: Vec<NonnullNwFilterBinding> [limits::NWFILTER_BINDING_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [nwfilter]

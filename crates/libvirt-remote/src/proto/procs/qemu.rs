@@ -9,12 +9,11 @@
 
 use super::common::{CallbackIdArgs, CallbackIdRet};
 use super::domain::DomainRet;
-use crate::procedures;
-use crate::proto::types::Domain;
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::procedures;
+use crate::proto::types::NonnullDomain;
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainQemuMonitorCommandFlags` for [`QemuDomainMonitorCommand`].
     pub struct QemuMonitorCommandFlags: u32 {
         /// The command is a QMP JSON object.
@@ -37,7 +36,7 @@ pub mod agent_timeout {
     pub const SHUTDOWN: i32 = 60;
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectDomainQemuMonitorEventRegisterFlags` for
     /// [`QemuConnectDomainMonitorEventRegister`].
     pub struct QemuMonitorEventRegisterFlags: u32 {
@@ -52,7 +51,7 @@ xdr_struct! {
     /// `qemu_domain_monitor_command_args` (= `…_with_files_args`).
     pub struct QemuDomainMonitorCommandArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The command: QMP JSON, or HMP text with [`QemuMonitorCommandFlags::HMP`].
         pub cmd: LvString,
         /// Monitor command flags.
@@ -82,7 +81,7 @@ xdr_struct! {
     /// `qemu_domain_agent_command_args`.
     pub struct QemuDomainAgentCommandArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// The guest-agent command, a JSON object (`{"execute":"guest-ping"}`).
         pub cmd: LvString,
         /// Seconds to wait, or one of [`agent_timeout`].
@@ -104,7 +103,7 @@ xdr_struct! {
     /// `qemu_connect_domain_monitor_event_register_args`.
     pub struct QemuConnectDomainMonitorEventRegisterArgs {
         /// One domain, or `None` for all.
-        pub dom: Option<Domain>,
+        pub dom: Option<NonnullDomain>,
         /// The QMP event name to match, or `None` for all.
         pub event: Option<LvString>,
         /// Matching flags.
@@ -113,7 +112,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [qemu]

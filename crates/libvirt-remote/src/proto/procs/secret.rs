@@ -5,14 +5,12 @@ use bytes::Bytes;
 use super::common::{
     CallbackIdArgs, CallbackIdRet, ListAllArgs, NumRet, UuidArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
-use crate::proto::limits;
-pub use crate::proto::names::SecretUsageType;
-use crate::proto::types::Secret;
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::names::SecretUsageType;
+use crate::proto::types::NonnullSecret;
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllSecretsFlags` for [`ConnectListAllSecrets`].
     pub struct ConnectListAllSecretsFlags: u32 {
         /// Ephemeral secrets.
@@ -26,14 +24,11 @@ crate::flag_set! {
     }
 }
 
-/// Event ids for [`ConnectSecretEventRegisterAny`], declared with the events.
-pub use crate::proto::events::secret_event_id;
-
 xdr_struct! {
     /// Args holding just a secret.
     pub struct SecretArgs {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
     }
 }
 
@@ -41,7 +36,7 @@ xdr_struct! {
     /// Args holding a secret and flags.
     pub struct SecretFlagsArgs {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
         /// Procedure-specific flags.
         pub flags: u32,
     }
@@ -51,7 +46,7 @@ xdr_struct! {
     /// A return holding just a secret.
     pub struct SecretRet {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
     }
 }
 
@@ -75,7 +70,7 @@ xdr_struct! {
     /// `remote_secret_set_value_args`.
     pub struct SecretSetValueArgs {
         /// The secret.
-        pub secret: Secret,
+        pub secret: NonnullSecret,
         /// The value (raw bytes).
         pub value: Bytes [limits::SECRET_VALUE_MAX],
         /// Must be 0.
@@ -105,7 +100,7 @@ xdr_struct! {
     /// `remote_connect_list_all_secrets_ret`.
     pub struct ConnectListAllSecretsRet {
         /// The secrets.
-        pub secrets: Vec<Secret> [limits::SECRET_LIST_MAX],
+        pub secrets: Vec<NonnullSecret> [limits::SECRET_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -114,15 +109,15 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_secret_event_register_any_args`.
     pub struct ConnectSecretEventRegisterAnyArgs {
-        /// [`secret_event_id`].
+        /// [`secret_event_id`](crate::proto::events::secret_event_id).
         pub event_id: i32,
         /// Only this secret; `None` for all.
-        pub secret: Option<Secret>,
+        pub secret: Option<NonnullSecret>,
     }
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [secret]

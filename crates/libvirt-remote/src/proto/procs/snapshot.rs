@@ -2,13 +2,11 @@
 
 use super::common::{NumRet, XmlRet};
 use super::domain::{DomainFlagsArgs, DomainResultRet};
-use crate::procedures;
-use crate::proto::limits;
-use crate::proto::types::{Domain, DomainCheckpoint, DomainSnapshot};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::types::{NonnullDomain, NonnullDomainCheckpoint, NonnullDomainSnapshot};
+use crate::proto::{limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotCreateFlags` for [`DomainSnapshotCreateXml`].
     pub struct DomainSnapshotCreateFlags: u32 {
         /// Restore or alter metadata of an existing snapshot.
@@ -34,7 +32,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotDeleteFlags` for [`DomainSnapshotDelete`].
     pub struct DomainSnapshotDeleteFlags: u32 {
         /// Also delete children.
@@ -46,7 +44,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotRevertFlags` for [`DomainRevertToSnapshot`].
     pub struct DomainSnapshotRevertFlags: u32 {
         /// Run after revert.
@@ -60,7 +58,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotListFlags` for the snapshot counts and lists
     /// ([`DomainListAllSnapshots`], [`DomainSnapshotListAllChildren`], [`DomainSnapshotNum`],
     /// …). Bits come in groups; a group with no bit set does not filter.
@@ -93,7 +91,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virDomainSnapshotXMLFlags` for [`DomainSnapshotGetXmlDesc`].
     pub struct DomainSnapshotXmlFlags: u32 {
         /// Include security-sensitive data.
@@ -105,7 +103,7 @@ xdr_struct! {
     /// `{ snap; flags }`: most snapshot procedures.
     pub struct SnapshotFlagsArgs<F = u32> {
         /// The snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
         /// Procedure-specific flags.
         pub flags: F,
     }
@@ -115,7 +113,7 @@ xdr_struct! {
     /// A return holding just a snapshot.
     pub struct SnapshotRet {
         /// The snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
     }
 }
 
@@ -123,7 +121,7 @@ xdr_struct! {
     /// `{ dom; xml_desc; flags }`: snapshot and checkpoint creation.
     pub struct DomainCreateChildXmlArgs<F = u32> {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Snapshot or checkpoint XML.
         pub xml_desc: LvString,
         /// [`DomainSnapshotCreateFlags`] or `virDomainCheckpointCreateFlags`.
@@ -135,7 +133,7 @@ xdr_struct! {
     /// `{ dom; name; flags }`: snapshot and checkpoint lookup by name.
     pub struct DomainChildLookupArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Snapshot or checkpoint name.
         pub name: LvString,
         /// Must be 0.
@@ -147,7 +145,7 @@ xdr_struct! {
     /// `remote_domain_snapshot_list_names_args`.
     pub struct DomainSnapshotListNamesArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Most names wanted.
         pub maxnames: i32,
         /// `virDomainSnapshotListFlags`.
@@ -167,7 +165,7 @@ xdr_struct! {
     /// `remote_domain_list_all_snapshots_args`.
     pub struct DomainListAllSnapshotsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Non-zero to get the snapshots; zero returns only the count.
         pub need_results: i32,
         /// `virDomainSnapshotListFlags`.
@@ -179,7 +177,7 @@ xdr_struct! {
     /// `remote_domain_snapshot_list_all_children_args`.
     pub struct SnapshotListAllChildrenArgs {
         /// The parent snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
         /// Non-zero to get the snapshots; zero returns only the count.
         pub need_results: i32,
         /// `virDomainSnapshotListFlags`.
@@ -191,7 +189,7 @@ xdr_struct! {
     /// `remote_domain_list_all_snapshots_ret` (also for children).
     pub struct SnapshotListRet {
         /// The snapshots.
-        pub snapshots: Vec<DomainSnapshot> [limits::DOMAIN_SNAPSHOT_LIST_MAX],
+        pub snapshots: Vec<NonnullDomainSnapshot> [limits::DOMAIN_SNAPSHOT_LIST_MAX],
         /// Count (signed in this struct, unlike the other list-all returns).
         pub ret: i32,
     }
@@ -217,7 +215,7 @@ xdr_struct! {
     /// `{ checkpoint; flags }`: most checkpoint procedures.
     pub struct CheckpointFlagsArgs {
         /// The checkpoint.
-        pub checkpoint: DomainCheckpoint,
+        pub checkpoint: NonnullDomainCheckpoint,
         /// Procedure-specific flags.
         pub flags: u32,
     }
@@ -227,7 +225,7 @@ xdr_struct! {
     /// A return holding just a checkpoint.
     pub struct CheckpointRet {
         /// The checkpoint.
-        pub checkpoint: DomainCheckpoint,
+        pub checkpoint: NonnullDomainCheckpoint,
     }
 }
 
@@ -235,7 +233,7 @@ xdr_struct! {
     /// `remote_domain_list_all_checkpoints_args`.
     pub struct DomainListAllCheckpointsArgs {
         /// The domain.
-        pub dom: Domain,
+        pub dom: NonnullDomain,
         /// Non-zero to get the checkpoints; zero returns only the count.
         pub need_results: i32,
         /// `virDomainCheckpointListFlags`.
@@ -247,7 +245,7 @@ xdr_struct! {
     /// `remote_domain_checkpoint_list_all_children_args`.
     pub struct CheckpointListAllChildrenArgs {
         /// The parent checkpoint.
-        pub checkpoint: DomainCheckpoint,
+        pub checkpoint: NonnullDomainCheckpoint,
         /// Non-zero to get the checkpoints; zero returns only the count.
         pub need_results: i32,
         /// `virDomainCheckpointListFlags`.
@@ -259,7 +257,7 @@ xdr_struct! {
     /// `remote_domain_list_all_checkpoints_ret` (also for children).
     pub struct CheckpointListRet {
         /// The checkpoints.
-        pub checkpoints: Vec<DomainCheckpoint> [limits::DOMAIN_CHECKPOINT_LIST_MAX],
+        pub checkpoints: Vec<NonnullDomainCheckpoint> [limits::DOMAIN_CHECKPOINT_LIST_MAX],
         /// Count.
         pub ret: i32,
     }
@@ -269,7 +267,7 @@ xdr_struct! {
     /// `remote_domain_snapshot_list_children_names_args`.
     pub struct DomainSnapshotListChildrenNamesArgs {
         /// The parent snapshot.
-        pub snap: DomainSnapshot,
+        pub snap: NonnullDomainSnapshot,
         /// Most names wanted.
         pub maxnames: i32,
         /// `virDomainSnapshotListFlags`.
@@ -278,7 +276,7 @@ xdr_struct! {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [snapshot]

@@ -4,15 +4,12 @@ use super::common::{
     ActiveRet, AutostartRet, CallbackIdArgs, CallbackIdRet, ListAllArgs, MaxNamesArgs, NameArgs,
     NumRet, PersistentRet, UuidArgs, XmlFlagsArgs, XmlRet,
 };
-use crate::procedures;
-use crate::proto::StreamArgs;
-use crate::proto::limits;
-pub use crate::proto::names::{StoragePoolState, StorageVolType};
-use crate::proto::types::{StoragePool, StorageVol};
-use crate::wire::xdr::LvString;
-use crate::xdr_struct;
+use crate::proto::names::{StoragePoolState, StorageVolType};
+use crate::proto::types::{NonnullStoragePool, NonnullStorageVol};
+use crate::proto::{StreamArgs, limits, procedures};
+use crate::wire::xdr::{LvString, xdr_struct};
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolUploadFlags` / `virStorageVolDownloadFlags` for [`StorageVolUpload`] and
     /// [`StorageVolDownload`] (the same bit).
     pub struct StorageVolStreamFlags: u32 {
@@ -21,7 +18,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolDefineFlags` for [`StoragePoolDefineXml`].
     pub struct StoragePoolDefineFlags: u32 {
         /// Validate the XML against the schema.
@@ -29,7 +26,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageXMLFlags` for [`StoragePoolGetXmlDesc`].
     pub struct StorageXmlFlags: u32 {
         /// The persistent definition rather than the live one.
@@ -37,7 +34,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virConnectListAllStoragePoolsFlags` for [`ConnectListAllStoragePools`].
     pub struct ConnectListAllStoragePoolsFlags: u32 {
         /// Inactive pools.
@@ -83,7 +80,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolBuildFlags` for [`StoragePoolBuild`].
     pub struct StoragePoolBuildFlags: u32 {
         /// Regular build.
@@ -99,7 +96,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolCreateFlags` for [`StoragePoolCreate`] and [`StoragePoolCreateXml`].
     pub struct StoragePoolCreateFlags: u32 {
         /// Just start.
@@ -113,7 +110,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStoragePoolDeleteFlags` for [`StoragePoolDelete`].
     pub struct StoragePoolDeleteFlags: u32 {
         /// Delete metadata only.
@@ -123,7 +120,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolCreateFlags` for [`StorageVolCreateXml`] / [`StorageVolCreateXmlFrom`].
     pub struct StorageVolCreateFlags: u32 {
         /// Preallocate metadata (qcow2).
@@ -135,7 +132,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolDeleteFlags` for [`StorageVolDelete`].
     pub struct StorageVolDeleteFlags: u32 {
         /// Delete metadata only.
@@ -147,7 +144,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolResizeFlags` for [`StorageVolResize`].
     pub struct StorageVolResizeFlags: u32 {
         /// Allocate the new capacity.
@@ -159,7 +156,7 @@ crate::flag_set! {
     }
 }
 
-crate::flag_set! {
+crate::proto::flags::flag_set! {
     /// `virStorageVolInfoFlags` for [`StorageVolGetInfoFlags`].
     pub struct StorageVolInfoFlags: u32 {
         /// Report the physical host size as `allocation`.
@@ -193,9 +190,6 @@ crate::proto::names::named! {
     }
 }
 
-/// Event ids for [`ConnectStoragePoolEventRegisterAny`], declared with the events.
-pub use crate::proto::events::pool_event_id;
-
 /// `remote_storage_pool_lookup_by_name_args`.
 pub type StoragePoolLookupByNameArgs = NameArgs;
 
@@ -203,7 +197,7 @@ xdr_struct! {
     /// A return holding just a pool.
     pub struct StoragePoolRet {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
     }
 }
 
@@ -211,7 +205,7 @@ xdr_struct! {
     /// Args holding just a pool (`…_destroy_args`, `…_undefine_args`, …).
     pub struct StoragePoolArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
     }
 }
 
@@ -219,7 +213,7 @@ xdr_struct! {
     /// Args holding a pool and flags.
     pub struct StoragePoolFlagsArgs<F = u32> {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Flags.
         pub flags: F,
     }
@@ -229,7 +223,7 @@ xdr_struct! {
     /// `remote_storage_pool_set_autostart_args`.
     pub struct StoragePoolSetAutostartArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// 1 to start with the daemon.
         pub autostart: i32,
     }
@@ -254,7 +248,7 @@ xdr_struct! {
     /// `remote_storage_pool_list_volumes_args`.
     pub struct StoragePoolListVolumesArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Most names wanted.
         pub maxnames: i32,
     }
@@ -292,7 +286,7 @@ xdr_struct! {
     /// `remote_connect_list_all_storage_pools_ret`.
     pub struct ConnectListAllStoragePoolsRet {
         /// The pools.
-        pub pools: Vec<StoragePool> [limits::STORAGE_POOL_LIST_MAX],
+        pub pools: Vec<NonnullStoragePool> [limits::STORAGE_POOL_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -302,7 +296,7 @@ xdr_struct! {
     /// `remote_storage_pool_list_all_volumes_args`.
     pub struct StoragePoolListAllVolumesArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Non-zero to get the volumes; zero returns only the count.
         pub need_results: i32,
         /// Must be 0.
@@ -314,7 +308,7 @@ xdr_struct! {
     /// `remote_storage_pool_list_all_volumes_ret`.
     pub struct StoragePoolListAllVolumesRet {
         /// The volumes.
-        pub vols: Vec<StorageVol> [limits::STORAGE_VOL_LIST_MAX],
+        pub vols: Vec<NonnullStorageVol> [limits::STORAGE_VOL_LIST_MAX],
         /// Count.
         pub ret: u32,
     }
@@ -323,10 +317,10 @@ xdr_struct! {
 xdr_struct! {
     /// `remote_connect_storage_pool_event_register_any_args`.
     pub struct ConnectStoragePoolEventRegisterAnyArgs {
-        /// [`pool_event_id`].
+        /// [`pool_event_id`](crate::proto::events::pool_event_id).
         pub event_id: i32,
         /// Only this pool; `None` for all.
-        pub pool: Option<StoragePool>,
+        pub pool: Option<NonnullStoragePool>,
     }
 }
 
@@ -334,7 +328,7 @@ xdr_struct! {
     /// `remote_storage_vol_lookup_by_name_args`.
     pub struct StorageVolLookupByNameArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Volume name.
         pub name: LvString,
     }
@@ -360,7 +354,7 @@ xdr_struct! {
     /// A return holding just a volume.
     pub struct StorageVolRet {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
     }
 }
 
@@ -368,7 +362,7 @@ xdr_struct! {
     /// Args holding just a volume (`…_get_info_args`, `…_get_path_args`, …).
     pub struct StorageVolArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
     }
 }
 
@@ -376,7 +370,7 @@ xdr_struct! {
     /// `remote_storage_vol_create_xml_args`.
     pub struct StorageVolCreateXmlArgs {
         /// The pool.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// Volume XML.
         pub xml: LvString,
         /// [`StorageVolCreateFlags`].
@@ -388,11 +382,11 @@ xdr_struct! {
     /// `remote_storage_vol_create_xml_from_args`: create by cloning `clonevol`.
     pub struct StorageVolCreateXmlFromArgs {
         /// The pool to create in.
-        pub pool: StoragePool,
+        pub pool: NonnullStoragePool,
         /// New volume XML.
         pub xml: LvString,
         /// The volume to copy.
-        pub clonevol: StorageVol,
+        pub clonevol: NonnullStorageVol,
         /// [`StorageVolCreateFlags`].
         pub flags: StorageVolCreateFlags,
     }
@@ -402,7 +396,7 @@ xdr_struct! {
     /// Args holding a volume and flags (`…_delete_args`, …).
     pub struct StorageVolFlagsArgs<F = u32> {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// Flags.
         pub flags: F,
     }
@@ -412,7 +406,7 @@ xdr_struct! {
     /// `remote_storage_vol_wipe_pattern_args`.
     pub struct StorageVolWipePatternArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// [`StorageVolWipeAlgorithm`].
         pub algorithm: StorageVolWipeAlgorithm,
         /// Must be 0.
@@ -445,7 +439,7 @@ xdr_struct! {
     /// `remote_storage_vol_resize_args`.
     pub struct StorageVolResizeArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// New capacity (or delta) in bytes.
         pub capacity: u64,
         /// [`StorageVolResizeFlags`].
@@ -457,7 +451,7 @@ xdr_struct! {
     /// `remote_storage_vol_upload_args` / `remote_storage_vol_download_args`.
     pub struct StorageVolTransferArgs {
         /// The volume.
-        pub vol: StorageVol,
+        pub vol: NonnullStorageVol,
         /// Byte offset into the volume.
         pub offset: u64,
         /// Bytes to transfer (0 = to the end).
@@ -469,7 +463,7 @@ xdr_struct! {
 
 impl StorageVolTransferArgs {
     /// The whole transfer of `length` bytes (0 = to the end) from `offset`, sparse or not.
-    pub fn new(vol: StorageVol, offset: u64, length: u64, sparse: bool) -> Self {
+    pub fn new(vol: NonnullStorageVol, offset: u64, length: u64, sparse: bool) -> Self {
         Self {
             vol,
             offset,
@@ -495,7 +489,7 @@ impl StreamArgs for StorageVolTransferArgs {
 }
 
 /// This module's procedure table as data: `rows!(callback)` hands every row to `callback!`,
-/// as quinn's `apply_params!` does. [`procedures!`](crate::procedures) declares the types
+/// as quinn's `apply_params!` does. [`procedures!`](crate::proto::procedures) declares the types
 /// and the table from the rows; the client expands the same rows into the object API.
 macro_rules! rows { ($callback:ident) => { $callback! {
     [storage]

@@ -37,9 +37,10 @@
 //!   library has no such watch (it waits for the perform to end, then fails at finish).
 
 use crate::conn::CallError;
+use crate::proto::names::DomainState;
 use crate::proto::procs::connect::{ConnectSupportsFeature, ConnectSupportsFeatureArgs};
 use crate::proto::procs::domain::{
-    DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainState, DomainXmlFlags,
+    DomainFlagsArgs, DomainGetState, DomainGetXmlDesc, DomainXmlFlags,
 };
 use crate::proto::procs::migration::{
     DomainMigrateFinish, DomainMigrateFinish2, DomainMigrateFinish2Args, DomainMigrateFinishArgs,
@@ -47,7 +48,7 @@ use crate::proto::procs::migration::{
     DomainMigratePerform3ParamsArgs, DomainMigratePerformArgs, DomainMigratePrepare,
     DomainMigratePrepare2, DomainMigratePrepare2Args, DomainMigratePrepareArgs, migrate_param,
 };
-use crate::proto::types::{Domain, TypedParam, TypedParamValue};
+use crate::proto::types::{NonnullDomain, TypedParam, TypedParamValue};
 use crate::proto::{ErrorCode, ErrorDomain};
 use crate::wire::xdr::LvString;
 use bytes::Bytes;
@@ -169,7 +170,7 @@ impl MigrateOptions {
         self
     }
 
-    fn dname_or(&self, dom: &Domain) -> LvString {
+    fn dname_or(&self, dom: &NonnullDomain) -> LvString {
         match &self.dname {
             Some(n) => n.as_str().into(),
             None => dom.name.clone(),
@@ -177,7 +178,7 @@ impl MigrateOptions {
     }
 
     /// The typed parameters every step starts from.
-    fn params(&self, dom: &Domain) -> Vec<TypedParam> {
+    fn params(&self, dom: &NonnullDomain) -> Vec<TypedParam> {
         let s = |field: &str, v: &str| TypedParam {
             field: field.into(),
             value: TypedParamValue::String(v.into()),
@@ -333,7 +334,7 @@ impl MigrateError {
 #[non_exhaustive]
 pub struct Migrated {
     /// The domain as the destination knows it.
-    pub dom: Domain,
+    pub dom: NonnullDomain,
     /// The source's confirm step failed after the destination had finished (v3 only). As in
     /// libvirt, that does not fail the migration (the domain already runs on the destination);
     /// the domain is probably left paused on the source, its migration job ended or not
@@ -342,7 +343,7 @@ pub struct Migrated {
 }
 
 impl Migrated {
-    fn new(dom: Domain) -> Self {
+    fn new(dom: NonnullDomain) -> Self {
         Self {
             dom,
             confirm_error: None,
@@ -410,7 +411,7 @@ impl Client {
     ///
     /// ```no_run
     /// # async fn demo(src: libvirt_remote::Client, dst: libvirt_remote::Client,
-    /// #               dom: libvirt_remote::proto::types::Domain) -> Result<(), libvirt_remote::client::MigrateError> {
+    /// #               dom: libvirt_remote::proto::types::NonnullDomain) -> Result<(), libvirt_remote::client::MigrateError> {
     /// use libvirt_remote::client::MigrateOptions;
     /// use libvirt_remote::proto::procs::migration::DomainMigrateFlags;
     ///
@@ -426,7 +427,7 @@ impl Client {
     pub async fn migrate(
         &self,
         dest: &Client,
-        dom: &Domain,
+        dom: &NonnullDomain,
         opts: &MigrateOptions,
     ) -> Result<Migrated, MigrateError> {
         let span = tracing::debug_span!("libvirt.migrate", dom = %dom.name.to_string_lossy());
@@ -443,7 +444,7 @@ impl Client {
     pub async fn migrate_to_uri(
         &self,
         dconnuri: &str,
-        dom: &Domain,
+        dom: &NonnullDomain,
         opts: &MigrateOptions,
     ) -> Result<(), MigrateError> {
         let flags = opts.flags | DomainMigrateFlags::PEER2PEER;
@@ -466,7 +467,7 @@ impl Client {
     async fn migrate_checked(
         &self,
         dest: &Client,
-        dom: &Domain,
+        dom: &NonnullDomain,
         opts: &MigrateOptions,
     ) -> Result<Migrated, MigrateError> {
         use MigrateStep::{DestinationFeatures as Dst, SourceFeatures as Src};
@@ -560,7 +561,7 @@ impl Client {
 
     /// `PAUSED` joins the flags when the source domain is paused (a failed look is ignored,
     /// as libvirt ignores it).
-    async fn paused_flag(&self, dom: &Domain, flags: &mut Flags) {
+    async fn paused_flag(&self, dom: &NonnullDomain, flags: &mut Flags) {
         let state = self
             .call::<DomainGetState>(&DomainFlagsArgs {
                 dom: dom.clone(),
@@ -576,7 +577,7 @@ impl Client {
     async fn migrate_v3(
         &self,
         dest: &Client,
-        dom: &Domain,
+        dom: &NonnullDomain,
         opts: &MigrateOptions,
         mut flags: Flags,
         params: bool,
@@ -671,7 +672,7 @@ impl Client {
     async fn migrate_v2(
         &self,
         dest: &Client,
-        dom: &Domain,
+        dom: &NonnullDomain,
         opts: &MigrateOptions,
         mut flags: Flags,
         v1: bool,

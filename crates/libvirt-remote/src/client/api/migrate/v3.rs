@@ -18,7 +18,7 @@ use crate::proto::procs::migration::{
     DomainMigratePrepare3Args, DomainMigratePrepare3Params, DomainMigratePrepare3ParamsArgs,
     migrate_param,
 };
-use crate::proto::types::{Domain, TypedParam, TypedParamValue};
+use crate::proto::types::{NonnullDomain, TypedParam, TypedParamValue};
 use crate::wire::xdr::LvString;
 
 /// How a watched perform step ended.
@@ -35,7 +35,7 @@ pub(super) enum Performed {
 pub(super) struct V3<'a> {
     pub(super) src: &'a Client,
     pub(super) dest: &'a Client,
-    pub(super) dom: &'a Domain,
+    pub(super) dom: &'a NonnullDomain,
     pub(super) opts: &'a MigrateOptions,
     /// The typed parameters (with parameters), kept up to date with the XML and URI.
     pub(super) params: Vec<TypedParam>,

@@ -15,7 +15,7 @@ use crate::client::Client;
 use crate::client::shared::{Inner, StreamSlot, TRANSMIT_HIGH};
 use crate::conn::{StreamError, StreamId, StreamItem, StreamMisuse, StreamMut};
 use crate::proto::procs::storage::{StorageVolDelete, StorageVolDeleteFlags, StorageVolFlagsArgs};
-use crate::proto::types::StorageVol;
+use crate::proto::types::NonnullStorageVol;
 use crate::proto::{Procedure, StreamArgs};
 use crate::wire::xdr::{self, DecodeError};
 
@@ -101,7 +101,7 @@ impl Meter {
 /// The volume an upload deletes if it fails.
 pub(super) struct Cleanup {
     pub(super) client: Client,
-    pub(super) vol: StorageVol,
+    pub(super) vol: NonnullStorageVol,
 }
 
 impl Cleanup {

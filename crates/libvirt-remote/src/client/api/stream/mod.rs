@@ -33,7 +33,7 @@ use crate::proto::procs::domain::{
     DomainOpenChannel, DomainOpenChannelArgs, DomainOpenConsole, DomainOpenConsoleArgs,
 };
 use crate::proto::procs::storage::{StorageVolDownload, StorageVolTransferArgs, StorageVolUpload};
-use crate::proto::types::{Domain, StorageVol};
+use crate::proto::types::{NonnullDomain, NonnullStorageVol};
 use crate::proto::{Procedure, StreamArgs};
 
 /// The [`StreamError`] inside an [`io::Error`] returned by a stream adaptor
@@ -183,7 +183,7 @@ impl Client {
     /// another client, SAFE 2).
     ///
     /// ```no_run
-    /// # async fn f(c: &libvirt_remote::Client, dom: &libvirt_remote::proto::types::Domain)
+    /// # async fn f(c: &libvirt_remote::Client, dom: &libvirt_remote::proto::types::NonnullDomain)
     /// # -> std::io::Result<()> {
     /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
     /// let mut console = c.domain_open_console(dom, None, 0).await.map_err(std::io::Error::other)?;
@@ -194,7 +194,7 @@ impl Client {
     /// ```
     pub async fn domain_open_console(
         &self,
-        dom: &Domain,
+        dom: &NonnullDomain,
         dev_name: Option<&str>,
         flags: u32,
     ) -> Result<Duplex, StreamError> {
@@ -210,7 +210,7 @@ impl Client {
     /// [`Duplex`] stream. `flags`: `virDomainChannelFlags` (FORCE 1).
     pub async fn domain_open_channel(
         &self,
-        dom: &Domain,
+        dom: &NonnullDomain,
         name: Option<&str>,
         flags: u32,
     ) -> Result<Duplex, StreamError> {
@@ -256,7 +256,7 @@ impl Client {
     /// [`UploadOptions::delete_on_failure`], a failed upload deletes the volume.
     ///
     /// ```no_run
-    /// # async fn f(c: &libvirt_remote::Client, vol: &libvirt_remote::proto::types::StorageVol)
+    /// # async fn f(c: &libvirt_remote::Client, vol: &libvirt_remote::proto::types::NonnullStorageVol)
     /// # -> Result<(), Box<dyn std::error::Error>> {
     /// use libvirt_remote::client::UploadOptions;
     /// let up = c.vol_upload(vol, UploadOptions::new().sparse(true)).await?;
@@ -266,7 +266,7 @@ impl Client {
     /// ```
     pub async fn vol_upload(
         &self,
-        vol: &StorageVol,
+        vol: &NonnullStorageVol,
         opts: UploadOptions,
     ) -> Result<Upload, StreamError> {
         let args = StorageVolTransferArgs::new(vol.clone(), opts.offset, opts.length, opts.sparse);
@@ -286,7 +286,7 @@ impl Client {
     /// `virStorageVolDownload`: read `vol` (or the part `opts` says).
     pub async fn vol_download(
         &self,
-        vol: &StorageVol,
+        vol: &NonnullStorageVol,
         opts: DownloadOptions,
     ) -> Result<Download, StreamError> {
         let args = StorageVolTransferArgs::new(vol.clone(), opts.offset, opts.length, opts.sparse);
