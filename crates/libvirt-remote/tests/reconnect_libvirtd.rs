@@ -350,12 +350,16 @@ async fn a_close_while_redialling_is_immediate_and_final() {
         .subscribe::<DomainEvent>(event_id::LIFECYCLE, None)
         .await
         .unwrap();
+    d.kill().unwrap();
+    link_until(&c, "reconnecting", reconnecting).await;
+    // Started while the link is down, so it waits for the redial (started before the kill,
+    // it could be answered first).
     let waiting = {
         let c = c.clone();
         tokio::spawn(async move { c.call::<ConnectGetLibVersion>(&()).await })
     };
-    d.kill().unwrap();
-    link_until(&c, "reconnecting", reconnecting).await;
+    // The daemon stays dead, so the redial cannot succeed meanwhile.
+    tokio::time::sleep(Duration::from_millis(20)).await;
     let closing = Instant::now();
     assert!(c.close_with("test over"), "the close that ended the link");
     let took = closing.elapsed();
