@@ -51,6 +51,29 @@ pub async fn create_vhba(c: &Client, n: u8) -> libvirt_remote::proto::types::Non
     .dev
 }
 
+/// Define a volume-usage secret for `path` (no value set).
+///
+/// # Panics
+/// If the daemon refuses it.
+pub async fn define_volume_secret(
+    c: &Client,
+    path: &str,
+) -> libvirt_remote::proto::types::NonnullSecret {
+    use libvirt_remote::proto::procs::common::XmlFlagsArgs;
+    use libvirt_remote::proto::procs::secret::SecretDefineXml;
+    let xml = format!(
+        "<secret ephemeral='no' private='no'><usage type='volume'>\
+         <volume>{path}</volume></usage></secret>"
+    );
+    c.call::<SecretDefineXml>(&XmlFlagsArgs {
+        xml: xml.into(),
+        flags: 0,
+    })
+    .await
+    .unwrap_or_else(|e| panic!("define the secret of {path}: {e}"))
+    .secret
+}
+
 /// The pool named `name`.
 ///
 /// # Panics

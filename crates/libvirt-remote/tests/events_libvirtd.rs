@@ -22,7 +22,7 @@ use libvirt_remote::proto::procs::network::{
 };
 use libvirt_remote::proto::procs::nodedev::NodeDeviceDestroy;
 use libvirt_remote::proto::procs::secret::{
-    SecretArgs, SecretDefineXml, SecretSetValue, SecretSetValueArgs, SecretUndefine,
+    SecretArgs, SecretSetValue, SecretSetValueArgs, SecretUndefine,
 };
 use libvirt_remote::proto::procs::storage::{
     StoragePoolArgs, StoragePoolCreate, StoragePoolDefineXml, StoragePoolDestroy,
@@ -223,16 +223,8 @@ async fn secret_events_and_callback_ids_per_kind() {
     );
     drop(doms);
 
-    let secret = c
-        .call::<SecretDefineXml>(&XmlFlagsArgs {
-            xml: "<secret ephemeral='no' private='no'><usage type='volume'>\
-                  <volume>/var/lib/lv-ev/disk.img</volume></usage></secret>"
-                .into(),
-            flags: 0,
-        })
-        .await
-        .unwrap()
-        .secret;
+    let secret =
+        libvirt_remote_testkit::live::define_volume_secret(&c, "/var/lib/lv-ev/disk.img").await;
     c.call::<SecretSetValue>(&SecretSetValueArgs {
         secret: secret.clone(),
         value: bytes::Bytes::from_static(b"not-a-real-key"),

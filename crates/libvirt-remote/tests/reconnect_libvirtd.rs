@@ -21,7 +21,6 @@ use libvirt_remote::proto::procs::common::{XmlArgs, XmlFlagsArgs};
 use libvirt_remote::proto::procs::connect::ConnectGetLibVersion;
 use libvirt_remote::proto::procs::domain::{DomainDefineXml, DomainDefineXmlArgs};
 use libvirt_remote::proto::procs::network::NetworkDefineXml;
-use libvirt_remote::proto::procs::secret::SecretDefineXml;
 use libvirt_remote::proto::procs::storage::{StoragePoolDefineFlags, StoragePoolDefineXml};
 use libvirt_remote_testkit::live::{make_vol, upload_under_way};
 use testbed::libvirtd::Libvirtd;
@@ -191,16 +190,8 @@ async fn every_event_family_yields_a_gap_then_the_events_after_a_sigkill_and_res
         NodeDeviceEvent::Lifecycle(l) => assert_eq!(l.dev.name, dev.name),
         other => panic!("node device: {other:?}"),
     }
-    let secret = cs
-        .call::<SecretDefineXml>(&XmlFlagsArgs {
-            xml: "<secret ephemeral='no' private='no'><usage type='volume'>\
-                  <volume>/var/lib/lv-rc/disk.img</volume></usage></secret>"
-                .into(),
-            flags: 0,
-        })
-        .await
-        .unwrap()
-        .secret;
+    let secret =
+        libvirt_remote_testkit::live::define_volume_secret(&cs, "/var/lib/lv-rc/disk.img").await;
     match event(&mut secrets, "secret").await {
         SecretEvent::Lifecycle(l) => assert_eq!(l.secret.uuid, secret.uuid),
         other => panic!("secret: {other:?}"),
