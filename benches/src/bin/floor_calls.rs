@@ -15,7 +15,8 @@
 //! ```text
 //! floor_calls SOCKET NAME CALLS [CONCURRENCY] [tokio]   # NAME: the URI the daemon opens, e.g. qemu:///session
 //! ```
-//! Prints `calls/s: N` like `lv bench-calls`.
+//! Prints `calls/s: N` like `lv bench-calls`. The cap on calls in flight is the library's
+//! default (`Config::max_in_flight`, 4), as `lv`'s; `FLOOR_MAX_IN_FLIGHT=N` sets it (0: none).
 
 #![allow(clippy::cast_precision_loss)] // call counts far below 2^52.
 
@@ -70,6 +71,9 @@ impl Floor {
         while let Some(t) = self.conn.poll_transmit() {
             self.wbuf.extend_from_slice(&t.head);
             self.wbuf.extend_from_slice(&t.body);
+        }
+        if self.wbuf.is_empty() {
+            return Ok(());
         }
         self.sock.write_all(&self.wbuf).map_err(|e| e.to_string())
     }
@@ -141,9 +145,10 @@ impl Floor {
                 self.start(proc, &[]).map_err(|e| e.to_string())?;
             }
             issued += more;
-            if more > 0 {
-                self.flush()?;
-            }
+            // A reply also frees a slot of the cap on calls in flight
+            // (`Config::max_in_flight`): a held call is then queued even when no new
+            // call was started, so flush whatever the core has queued.
+            self.flush()?;
         }
         Ok(())
     }
@@ -167,6 +172,7 @@ fn run(socket: &str, name: &str, calls: u64, conc: u64, on_tokio: bool) -> Resul
     };
     let config = Config {
         keepalive: None,
+        max_in_flight: max_in_flight()?,
         ..Config::default()
     };
     let mut f = Floor {
@@ -193,6 +199,18 @@ fn run(socket: &str, name: &str, calls: u64, conc: u64, on_tokio: bool) -> Resul
         }
     }
     Ok(calls as f64 / t.elapsed().as_secs_f64())
+}
+
+/// The cap on calls in flight: `FLOOR_MAX_IN_FLIGHT` (0: none), else the library's default,
+/// so that the floor puts on the wire what `lv bench-calls` does.
+fn max_in_flight() -> Result<Option<std::num::NonZeroUsize>, String> {
+    match std::env::var("FLOOR_MAX_IN_FLIGHT") {
+        Err(_) => Ok(Config::default().max_in_flight),
+        Ok(v) => v
+            .parse::<usize>()
+            .map(std::num::NonZeroUsize::new)
+            .map_err(|e| format!("FLOOR_MAX_IN_FLIGHT={v}: {e}")),
+    }
 }
 
 fn main() -> ExitCode {
