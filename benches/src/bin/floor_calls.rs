@@ -17,6 +17,9 @@
 //! ```
 //! Prints `calls/s: N` like `lv bench-calls`. The cap on calls in flight is the library's
 //! default (`Config::max_in_flight`, 4), as `lv`'s; `FLOOR_MAX_IN_FLIGHT=N` sets it (0: none).
+//! `FLOOR_BATCH=K` (≤ CONCURRENCY) holds new calls back until K replies are in, so that calls
+//! reach the daemon K at a time (issue 36 item 6: does the daemon's cost per call depend on
+//! how calls arrive?).
 
 #![allow(clippy::cast_precision_loss)] // call counts far below 2^52.
 
@@ -130,6 +133,12 @@ impl Floor {
         }
         self.flush()?;
         let mut done = 0;
+        let mut owed = 0;
+        let batch: u64 = std::env::var("FLOOR_BATCH")
+            .ok()
+            .and_then(|b| b.parse().ok())
+            .unwrap_or(1)
+            .clamp(1, conc);
         while done < calls {
             self.read_some()?;
             let mut replies = 0;
@@ -140,7 +149,14 @@ impl Floor {
                 }
             }
             done += replies;
-            let more = replies.min(calls - issued);
+            owed += replies;
+            // FLOOR_BATCH=k: new calls go out only k at a time (an experiment: how the
+            // daemon's cost per call depends on calls arriving together).
+            if owed < batch && issued > done {
+                continue;
+            }
+            let more = owed.min(calls - issued);
+            owed = 0;
             for _ in 0..more {
                 self.start(proc, &[]).map_err(|e| e.to_string())?;
             }
