@@ -19,7 +19,8 @@
 //! default (`Config::max_in_flight`, 4), as `lv`'s; `FLOOR_MAX_IN_FLIGHT=N` sets it (0: none).
 //! `FLOOR_BATCH=K` (≤ CONCURRENCY) holds new calls back until K replies are in, so that calls
 //! reach the daemon K at a time (issue 36 item 6: does the daemon's cost per call depend on
-//! how calls arrive?).
+//! how calls arrive?). `FLOOR_SPIN_US=X` burns X µs of CPU per reply after each write (a
+//! client as busy as the C library's through python, its calls sent as early as the floor's).
 
 #![allow(clippy::cast_precision_loss)] // call counts far below 2^52.
 
@@ -139,6 +140,12 @@ impl Floor {
             .and_then(|b| b.parse().ok())
             .unwrap_or(1)
             .clamp(1, conc);
+        let spin = std::time::Duration::from_micros(
+            std::env::var("FLOOR_SPIN_US")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(0),
+        );
         while done < calls {
             self.read_some()?;
             let mut replies = 0;
@@ -165,6 +172,14 @@ impl Floor {
             // (`Config::max_in_flight`): a held call is then queued even when no new
             // call was started, so flush whatever the core has queued.
             self.flush()?;
+            // FLOOR_SPIN_US=X: burn X µs of CPU per reply after the write (an experiment:
+            // a client as slow as the C library's, its calls sent as early as the floor's).
+            if spin > std::time::Duration::ZERO {
+                let until = Instant::now() + spin * u32::try_from(replies).unwrap_or(1);
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            }
         }
         Ok(())
     }
