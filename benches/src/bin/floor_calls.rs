@@ -21,6 +21,8 @@
 //! reach the daemon K at a time (issue 36 item 6: does the daemon's cost per call depend on
 //! how calls arrive?). `FLOOR_SPIN_US=X` burns X µs of CPU per reply after each write (a
 //! client as busy as the C library's through python, its calls sent as early as the floor's).
+//! `FLOOR_PACE_US=X` writes new calls one per write, at least X µs apart (a client paced like
+//! the C library's, spinning in between).
 
 #![allow(clippy::cast_precision_loss)] // call counts far below 2^52.
 
@@ -140,6 +142,13 @@ impl Floor {
             .and_then(|b| b.parse().ok())
             .unwrap_or(1)
             .clamp(1, conc);
+        let pace = std::time::Duration::from_micros(
+            std::env::var("FLOOR_PACE_US")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(0),
+        );
+        let mut last_write = Instant::now();
         let spin = std::time::Duration::from_micros(
             std::env::var("FLOOR_SPIN_US")
                 .ok()
@@ -165,7 +174,16 @@ impl Floor {
             let more = owed.min(calls - issued);
             owed = 0;
             for _ in 0..more {
+                // FLOOR_PACE_US=X: one call per write, X µs apart at least (spinning), as
+                // the C library's threads space theirs.
+                while last_write.elapsed() < pace {
+                    std::hint::spin_loop();
+                }
                 self.start(proc, &[]).map_err(|e| e.to_string())?;
+                if pace > std::time::Duration::ZERO {
+                    self.flush()?;
+                    last_write = Instant::now();
+                }
             }
             issued += more;
             // A reply also frees a slot of the cap on calls in flight
