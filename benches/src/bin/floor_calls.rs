@@ -15,7 +15,14 @@
 //! ```text
 //! floor_calls SOCKET NAME CALLS [CONCURRENCY] [tokio]   # NAME: the URI the daemon opens, e.g. qemu:///session
 //! ```
-//! Prints `calls/s: N` like `lv bench-calls`.
+//! Prints `calls/s: N` like `lv bench-calls`. The cap on calls in flight is the library's
+//! default (`Config::max_in_flight`, 4), as `lv`'s; `FLOOR_MAX_IN_FLIGHT=N` sets it (0: none).
+//! `FLOOR_BATCH=K` (≤ CONCURRENCY) holds new calls back until K replies are in, so that calls
+//! reach the daemon K at a time (issue 36 item 6: does the daemon's cost per call depend on
+//! how calls arrive?). `FLOOR_SPIN_US=X` burns X µs of CPU per reply after each write (a
+//! client as busy as the C library's through python, its calls sent as early as the floor's).
+//! `FLOOR_PACE_US=X` writes new calls one per write, at least X µs apart (a client paced like
+//! the C library's, spinning in between).
 
 #![allow(clippy::cast_precision_loss)] // call counts far below 2^52.
 
@@ -70,6 +77,9 @@ impl Floor {
         while let Some(t) = self.conn.poll_transmit() {
             self.wbuf.extend_from_slice(&t.head);
             self.wbuf.extend_from_slice(&t.body);
+        }
+        if self.wbuf.is_empty() {
+            return Ok(());
         }
         self.sock.write_all(&self.wbuf).map_err(|e| e.to_string())
     }
@@ -126,6 +136,25 @@ impl Floor {
         }
         self.flush()?;
         let mut done = 0;
+        let mut owed = 0;
+        let batch: u64 = std::env::var("FLOOR_BATCH")
+            .ok()
+            .and_then(|b| b.parse().ok())
+            .unwrap_or(1)
+            .clamp(1, conc);
+        let pace = std::time::Duration::from_micros(
+            std::env::var("FLOOR_PACE_US")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(0),
+        );
+        let mut last_write = Instant::now();
+        let spin = std::time::Duration::from_micros(
+            std::env::var("FLOOR_SPIN_US")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(0),
+        );
         while done < calls {
             self.read_some()?;
             let mut replies = 0;
@@ -136,13 +165,38 @@ impl Floor {
                 }
             }
             done += replies;
-            let more = replies.min(calls - issued);
+            owed += replies;
+            // FLOOR_BATCH=k: new calls go out only k at a time (an experiment: how the
+            // daemon's cost per call depends on calls arriving together).
+            if owed < batch && issued > done {
+                continue;
+            }
+            let more = owed.min(calls - issued);
+            owed = 0;
             for _ in 0..more {
+                // FLOOR_PACE_US=X: one call per write, X µs apart at least (spinning), as
+                // the C library's threads space theirs.
+                while last_write.elapsed() < pace {
+                    std::hint::spin_loop();
+                }
                 self.start(proc, &[]).map_err(|e| e.to_string())?;
+                if pace > std::time::Duration::ZERO {
+                    self.flush()?;
+                    last_write = Instant::now();
+                }
             }
             issued += more;
-            if more > 0 {
-                self.flush()?;
+            // A reply also frees a slot of the cap on calls in flight
+            // (`Config::max_in_flight`): a held call is then queued even when no new
+            // call was started, so flush whatever the core has queued.
+            self.flush()?;
+            // FLOOR_SPIN_US=X: burn X µs of CPU per reply after the write (an experiment:
+            // a client as slow as the C library's, its calls sent as early as the floor's).
+            if spin > std::time::Duration::ZERO {
+                let until = Instant::now() + spin * u32::try_from(replies).unwrap_or(1);
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
             }
         }
         Ok(())
@@ -167,6 +221,7 @@ fn run(socket: &str, name: &str, calls: u64, conc: u64, on_tokio: bool) -> Resul
     };
     let config = Config {
         keepalive: None,
+        max_in_flight: max_in_flight()?,
         ..Config::default()
     };
     let mut f = Floor {
@@ -193,6 +248,18 @@ fn run(socket: &str, name: &str, calls: u64, conc: u64, on_tokio: bool) -> Resul
         }
     }
     Ok(calls as f64 / t.elapsed().as_secs_f64())
+}
+
+/// The cap on calls in flight: `FLOOR_MAX_IN_FLIGHT` (0: none), else the library's default,
+/// so that the floor puts on the wire what `lv bench-calls` does.
+fn max_in_flight() -> Result<Option<std::num::NonZeroUsize>, String> {
+    match std::env::var("FLOOR_MAX_IN_FLIGHT") {
+        Err(_) => Ok(Config::default().max_in_flight),
+        Ok(v) => v
+            .parse::<usize>()
+            .map(std::num::NonZeroUsize::new)
+            .map_err(|e| format!("FLOOR_MAX_IN_FLIGHT={v}: {e}")),
+    }
 }
 
 fn main() -> ExitCode {

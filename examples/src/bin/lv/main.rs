@@ -134,6 +134,10 @@ struct Cli {
     /// docs/decisions.md; for measurements).
     #[arg(long, value_name = "N")]
     worker_threads: Option<u16>,
+    /// Calls on the wire at most, the rest held in the client (0: no cap; default 4, one
+    /// under libvirtd's `max_client_requests`; for measurements).
+    #[arg(long, value_name = "N")]
+    max_in_flight: Option<usize>,
     /// Upload packet payload in bytes (default 131072; virsh sends 262120).
     #[arg(long, value_name = "BYTES")]
     packet_size: Option<usize>,
@@ -201,6 +205,9 @@ async fn connect(cli: &Cli, uri: &str, slot: &Slot) -> R<Connect> {
     }
     if let Some(n) = cli.packet_size {
         opts.config.stream_chunk = n;
+    }
+    if let Some(n) = cli.max_in_flight {
+        opts.config.max_in_flight = std::num::NonZeroUsize::new(n);
     }
     opts.ssh.config_file = match &cli.ssh_config {
         None => SshConfigFile::User,
