@@ -135,9 +135,9 @@ pub struct ConnectOptions {
     /// Queue length of each event subscription (default [`DEFAULT_EVENT_QUEUE`]). A
     /// subscriber that falls further behind loses events ([`EventStream::missed`]).
     pub event_queue: NonZeroUsize,
-    /// While a lone call awaits its reply, how long the driver keeps reading the socket
-    /// without sleeping after the last byte moved, before it parks in epoll (default
-    /// [`DEFAULT_BUSY_POLL`]; zero turns it off). Unix, TCP and TLS sockets only
+    /// While a reply is due, how long the driver keeps reading the socket without sleeping
+    /// after the last byte moved, before it parks in epoll (default [`DEFAULT_BUSY_POLL`];
+    /// zero turns it off). Unix, TCP and TLS sockets only
     /// ([`Client::connect`], [`Client::handshake_socket`]); over TLS the ciphertext socket is
     /// polled under rustls, for the budget after the last byte moved either way.
     ///
@@ -148,9 +148,11 @@ pub struct ConnectOptions {
     /// calls 27–28k per second spinning against 11–12k parked with the daemon pinned to the
     /// other CPU, 19–20k against 11–13k unpinned, at 34 µs of client CPU per call against
     /// 21–29 µs. The cost is at most this much spinning per wait, and nothing while no call is
-    /// pending. With several calls in flight the driver never spins: there spinning won only
-    /// with the daemon pinned (1.14–1.19× at 8 in flight) and lost with it unpinned (0.82×).
-    /// See docs/decisions.md.
+    /// pending. With several calls in flight the driver always spins within the budget, and
+    /// gives its CPU away between reads (`sched_yield`), so a daemon sharing that CPU is not
+    /// held up: 8 calls in flight measured 1.13× (unpinned) and 1.21× (pinned) the parked
+    /// driver's rate, at 15 and 28 µs of client CPU per call against 8 and 9 (over TLS a spin
+    /// cannot yield, and only a lone call spins). See docs/decisions.md.
     ///
     /// The spin, the caller and the driver task are served by the runtime: on tokio's
     /// multi-thread runtime with several workers they are handed between worker threads (and

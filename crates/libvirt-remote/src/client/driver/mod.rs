@@ -201,8 +201,11 @@ struct Closed;
 struct Interest {
     /// No download window is full.
     read: bool,
-    /// A lone call awaits its reply and the spin policy says spinning pays now.
+    /// A reply is due and the spin policy says spin now (a lone call when spinning pays,
+    /// calls in flight together always).
     spin: bool,
+    /// Calls in flight together: a spin gives the CPU away between reads.
+    yields: bool,
     /// A reply may bring descriptors: read with `recvmsg`.
     fds: bool,
 }
@@ -225,6 +228,7 @@ impl<T: Io> Driver<T> {
         };
         let mut progress = false;
         let mut spin = false;
+        let yields = interest.yields;
         self.read_by_spin = false;
         let spinning = std::mem::take(&mut self.spinning);
         if interest.read {
@@ -258,6 +262,11 @@ impl<T: Io> Driver<T> {
             if spin {
                 // Stay runnable (behind every other ready task) instead of parking.
                 self.spinning = true;
+                if yields {
+                    // Calls in flight together: let any other thread on this CPU (the
+                    // daemon's, when it shares it) run before the next read.
+                    std::thread::yield_now();
+                }
                 cx.waker().wake_by_ref();
             }
             Step::Idle
@@ -287,12 +296,11 @@ impl<T: Io> Driver<T> {
             // A caller's write is progress: the busy-poll budget counts from it.
             self.last_progress = Instant::now();
         }
+        let pending = st.conn.pending_calls();
         Ok(Interest {
             read: st.conn.wants_read(),
-            spin: st
-                .spin
-                .as_ref()
-                .is_some_and(|p| p.spin(st.conn.pending_calls())),
+            spin: st.spin.as_ref().is_some_and(|p| p.spin(pending)),
+            yields: SpinPolicy::yields(pending),
             fds: st.conn.wants_fds() && self.io.passes_fds(),
         })
     }
@@ -310,7 +318,8 @@ impl<T: Io> Driver<T> {
         }
         let spin_now = interest.spin;
         if let Some((gate, budget)) = &self.gate {
-            gate.set(spin_now && self.last_progress.elapsed() < *budget);
+            // Under rustls the spin cannot yield: a lone call's only.
+            gate.set(spin_now && !interest.yields && self.last_progress.elapsed() < *budget);
         }
         let mut got = if interest.fds {
             self.io.poll_recv_fds(cx, &mut self.rbuf, &mut self.rx_fds)

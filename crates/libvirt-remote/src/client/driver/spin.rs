@@ -109,16 +109,27 @@ impl Default for SpinPolicy {
 }
 
 impl SpinPolicy {
-    /// Whether to busy-poll now, with `pending` calls awaiting replies: only for a lone one.
+    /// Whether to busy-poll now, with `pending` calls awaiting replies. Calls in flight
+    /// together always are (the driver then gives the CPU away between reads:
+    /// [`yields`](Self::yields)); a lone call as the probes decide.
     pub(crate) fn spin(&self, pending: usize) -> bool {
         if pending != 1 {
-            return false;
+            return Self::yields(pending);
         }
         match self.phase {
             Phase::ProbeSpin => true,
             Phase::ProbePark => false,
             Phase::Exploit { spin, .. } => spin,
         }
+    }
+
+    /// Whether a spin yields the CPU between reads (`sched_yield`): with calls in flight
+    /// together. A reply that finds the client's CPU idle costs the daemon a wake-up inside
+    /// its `write()` (on a VM an IPI and a VM exit); a client that stays runnable spares it
+    /// that, and by yielding leaves the CPU to any thread of the daemon that wants it
+    /// (docs/decisions.md, "Calls in flight: spin, yielding the CPU").
+    pub(crate) fn yields(pending: usize) -> bool {
+        pending > 1
     }
 
     /// A call was written at `now` (by its caller): the wait is measured from here, unless
@@ -437,14 +448,18 @@ mod tests {
     }
 
     #[test]
-    fn calls_in_flight_together_are_neither_spun_for_nor_measured() {
+    fn calls_in_flight_together_are_spun_for_yielding_and_not_measured() {
         let mut p = SpinPolicy::default();
         let mut t = Instant::now();
         assert!(p.spin(1), "a lone call: the first probe spins");
+        assert!(!SpinPolicy::yields(1), "a lone call's spin keeps the CPU");
+        p.phase = Phase::ProbePark;
         assert!(
-            !p.spin(2) && !p.spin(8),
-            "with calls in flight together the driver parks, whatever the phase"
+            p.spin(2) && p.spin(8) && SpinPolicy::yields(2) && SpinPolicy::yields(8),
+            "with calls in flight together the driver spins, yielding, whatever the phase"
         );
+        assert!(!p.spin(0), "nothing pending: nothing to spin for");
+        p.phase = Phase::ProbeSpin;
         p.observe(t, 0, 8, false);
         t += us(80);
         p.observe(t, 4, 4, true);
