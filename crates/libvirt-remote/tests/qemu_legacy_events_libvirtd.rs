@@ -107,6 +107,37 @@ async fn qemu_monitor_events_reach_their_subscribers() {
     c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
 }
 
+/// The handle's form sees its own domain's events only (another domain's STOP does not
+/// reach it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_domains_monitor_subscription_sees_that_domain_only() {
+    let Some(d) = Libvirtd::start_or_skip() else {
+        return;
+    };
+    let conn = libvirt_remote::Connect::open_with(&d.uri(), ConnectOptions::default())
+        .await
+        .unwrap();
+    let c = conn.client();
+    let mine = create_domain(c, &d.minimal_domain_xml("qmp-mine")).await;
+    let other = create_domain(c, &d.minimal_domain_xml("qmp-other")).await;
+    let handle = conn.lookup_domain_by_name("qmp-mine").await.unwrap();
+    let mut stops = handle
+        .subscribe_qemu_monitor_events(Some("STOP"), 0)
+        .await
+        .unwrap();
+    c.call::<DomainSuspend>(&DomainArgs { dom: other.clone() })
+        .await
+        .unwrap();
+    c.call::<DomainSuspend>(&DomainArgs { dom: mine.clone() })
+        .await
+        .unwrap();
+    let ev = next(&mut stops, "STOP").await;
+    assert_eq!(ev.dom.name, mine.name, "{ev:?}");
+    for dom in [mine, other] {
+        c.call::<DomainDestroy>(&DomainArgs { dom }).await.unwrap();
+    }
+}
+
 /// libvirtd checks an unfiltered monitor registration for duplicates against every
 /// registration of the same domain (or of all domains), filtered ones included: "every
 /// event of `dom`" after "STOP of `dom`", or "every event" after a pattern over all domains,

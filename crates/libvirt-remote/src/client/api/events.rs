@@ -543,6 +543,37 @@ impl Connect {
     }
 }
 
+impl Domain {
+    /// Subscribe to this domain's QEMU monitor events (QMP events such as `STOP`, `RESUME`,
+    /// `SHUTDOWN`): of one event name or (`None`) all; `flags`
+    /// ([`QemuMonitorEventRegisterFlags`](crate::proto::procs::qemu::QemuMonitorEventRegisterFlags)
+    /// bits) make `event` a (case-insensitive) regular expression. The QEMU driver only.
+    /// libvirt's `virConnectDomainQemuMonitorEventRegister` with this domain as the filter;
+    /// every domain's: [`Client::subscribe_qemu_monitor_events`] with `None`.
+    ///
+    /// ```no_run
+    /// # async fn demo(dom: libvirt_remote::Domain) -> Result<(), libvirt_remote::Error> {
+    /// let mut qmp = dom.subscribe_qemu_monitor_events(Some("STOP"), 0).await?;
+    /// while let Some(ev) = qmp.next().await {
+    ///     println!("{} at {}", ev.event, ev.seconds);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "qemu_monitor_event_register")]
+    pub async fn subscribe_qemu_monitor_events(
+        &self,
+        event: Option<&str>,
+        flags: u32,
+    ) -> Result<EventStream<QemuMonitorEvent>, Error> {
+        let dom = Some(self.wire().clone());
+        Ok(self
+            .connect()
+            .client()
+            .subscribe_qemu_monitor_events(dom, event, flags)
+            .await?)
+    }
+}
+
 /// `subscribe` on the handles whose event families take an object filter: one row per
 /// handle, with the `virt`/libvirt name it answers to.
 macro_rules! subscribe_on_handles {
