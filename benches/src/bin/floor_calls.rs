@@ -137,24 +137,10 @@ impl Floor {
         self.flush()?;
         let mut done = 0;
         let mut owed = 0;
-        let batch: u64 = std::env::var("FLOOR_BATCH")
-            .ok()
-            .and_then(|b| b.parse().ok())
-            .unwrap_or(1)
-            .clamp(1, conc);
-        let pace = std::time::Duration::from_micros(
-            std::env::var("FLOOR_PACE_US")
-                .ok()
-                .and_then(|b| b.parse().ok())
-                .unwrap_or(0),
-        );
+        let batch: u64 = env_u64("FLOOR_BATCH", 1).clamp(1, conc);
+        let pace = std::time::Duration::from_micros(env_u64("FLOOR_PACE_US", 0));
         let mut last_write = Instant::now();
-        let spin = std::time::Duration::from_micros(
-            std::env::var("FLOOR_SPIN_US")
-                .ok()
-                .and_then(|b| b.parse().ok())
-                .unwrap_or(0),
-        );
+        let spin = std::time::Duration::from_micros(env_u64("FLOOR_SPIN_US", 0));
         while done < calls {
             self.read_some()?;
             let mut replies = 0;
@@ -248,6 +234,14 @@ fn run(socket: &str, name: &str, calls: u64, conc: u64, on_tokio: bool) -> Resul
         }
     }
     Ok(calls as f64 / t.elapsed().as_secs_f64())
+}
+
+/// An experiment knob: the number in environment variable `name`, or `default`.
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// The cap on calls in flight: `FLOOR_MAX_IN_FLIGHT` (0: none), else the library's default,

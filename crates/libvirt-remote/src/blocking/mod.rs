@@ -273,17 +273,13 @@ impl Connect {
     /// ```
     #[doc(alias = "domain_event_register_any")]
     pub fn subscribe<T: TypedEvent>(&self) -> Result<Events<T>, Error> {
-        let sub = self.rt.block_on(self.inner.subscribe::<T>())?;
-        Ok(Events {
-            sub,
-            rt: self.rt.clone(),
-        })
+        Events::wait(&self.rt, self.inner.subscribe::<T>())
     }
 }
 
 /// `subscribe` on the blocking handles whose event families take an object filter.
 macro_rules! blocking_subscribe {
-    ($($handle:ident($wire:ident) $alias:literal;)*) => {$(
+    ($($handle:ident($wire:ident) $alias:literal $family:literal $example:literal;)*) => {$(
         impl $handle {
             #[doc = concat!(
                 "Subscribe to one event of this object only ([`crate::", stringify!($handle),
@@ -295,23 +291,13 @@ macro_rules! blocking_subscribe {
                 T: TypedEvent,
                 T::Family: EventKind<Object = crate::proto::types::$wire>,
             {
-                let sub = self.rt.block_on(self.inner.subscribe::<T>())?;
-                Ok(Events {
-                    sub,
-                    rt: self.rt.clone(),
-                })
+                Events::wait(&self.rt, self.inner.subscribe::<T>())
             }
         }
     )*};
 }
 
-blocking_subscribe! {
-    Domain(NonnullDomain) "domain_event_register_any";
-    Network(NonnullNetwork) "network_event_register_any";
-    StoragePool(NonnullStoragePool) "storage_pool_event_register_any";
-    NodeDevice(NonnullNodeDevice) "node_device_event_register_any";
-    Secret(NonnullSecret) "secret_event_register_any";
-}
+crate::client::api::events::filtered_event_handles!(blocking_subscribe);
 
 /// A typed event subscription as an [`Iterator`] ([`Connect::subscribe`], a handle's
 /// `subscribe`): each `next()`
@@ -322,6 +308,17 @@ pub struct Events<T: TypedEvent> {
 }
 
 impl<T: TypedEvent> Events<T> {
+    /// Wait on `rt` for a subscription's registration.
+    fn wait(
+        rt: &Runtime,
+        subscribe: impl Future<Output = Result<crate::client::Subscription<T>, Error>>,
+    ) -> Result<Self, Error> {
+        Ok(Self {
+            sub: rt.block_on(subscribe)?,
+            rt: rt.clone(),
+        })
+    }
+
     /// Events dropped because this subscriber's queue was full
     /// ([`Subscription::missed`](crate::client::Subscription::missed)).
     pub fn missed(&self) -> u64 {

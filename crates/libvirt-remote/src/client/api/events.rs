@@ -597,12 +597,25 @@ macro_rules! subscribe_on_handles {
     )*};
 }
 
-subscribe_on_handles! {
-    Domain(NonnullDomain) "domain_event_register_any" "domain" "event_id::Lifecycle";
-    Network(NonnullNetwork) "network_event_register_any" "network" "network_event_id::Lifecycle";
-    StoragePool(NonnullStoragePool) "storage_pool_event_register_any" "pool"
-        "pool_event_id::Refresh";
-    NodeDevice(NonnullNodeDevice) "node_device_event_register_any" "device"
-        "node_device_event_id::Update";
-    Secret(NonnullSecret) "secret_event_register_any" "secret" "secret_event_id::ValueChanged";
+/// The handles whose event families take an object filter, one row each: the handle, its
+/// wire identity, the `virt`/libvirt name its `subscribe` answers to, what the docs call it
+/// and an event to name. The async handles' `subscribe` here and the blocking handles' expand
+/// the same rows (`$then`).
+macro_rules! filtered_event_handles {
+    ($then:ident) => {
+        $then! {
+            Domain(NonnullDomain) "domain_event_register_any" "domain" "event_id::Lifecycle";
+            Network(NonnullNetwork) "network_event_register_any" "network"
+                "network_event_id::Lifecycle";
+            StoragePool(NonnullStoragePool) "storage_pool_event_register_any" "pool"
+                "pool_event_id::Refresh";
+            NodeDevice(NonnullNodeDevice) "node_device_event_register_any" "device"
+                "node_device_event_id::Update";
+            Secret(NonnullSecret) "secret_event_register_any" "secret"
+                "secret_event_id::ValueChanged";
+        }
+    };
 }
+pub(crate) use filtered_event_handles;
+
+filtered_event_handles!(subscribe_on_handles);
